@@ -1,0 +1,14 @@
+/** Every wire schema of the API, one module per resource. */
+export * from "./common";
+export * from "./groups";
+export * from "./identities";
+export * from "./roles";
+export * from "./role-bindings";
+export * from "./identity-providers";
+export * from "./group-invites";
+export * from "./account-associations";
+export * from "./repos";
+export * from "./tags";
+export * from "./advisories";
+export * from "./v1";
+export * from "./sts";

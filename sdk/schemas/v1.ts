@@ -1,0 +1,27 @@
+/** v1 lists still offered: results under `items`, `id` for uid, createdAt/updatedAt; update resets omitted fields. */
+import { z } from "zod";
+
+export const V1Group = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  resourceLimits: z
+    .object({ clusters: z.number().int().optional(), idps: z.number().int().optional(), repositories: z.number().int().optional() })
+    .optional(),
+  verified: z.boolean().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type V1Group = z.infer<typeof V1Group>;
+
+export const V1Repo = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type V1Repo = z.infer<typeof V1Repo>;
+
+export const V1GroupList = z.object({ items: z.array(V1Group).default([]) });
+export const V1RepoList = z.object({ items: z.array(V1Repo).default([]) });
