@@ -1,0 +1,187 @@
+/**
+ * The client's options and the one precedence rule: explicit option, then environment variable, then default.
+ * Blank environment values count as unset. Invalid values fail loudly, naming the option and its env var.
+ *
+ * May import: ./errors, undici types.
+ */
+import type { Dispatcher } from "undici";
+import { ConfigurationError } from "./errors";
+
+export interface PlatformClientOptions {
+  /** Base URL of the API, e.g. https://console-api.example.dev. Env PLATFORM_API_URL. Required, no default. */
+  apiUrl?: string;
+  /** Base URL of the token exchange. Env PLATFORM_AUTH_URL. Default: the origin of apiUrl. */
+  authUrl?: string;
+  /** A static API bearer token. Env PLATFORM_TOKEN. Ignored when `identity` is set. No default. */
+  token?: string;
+  /** Uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY. No default. */
+  identity?: string;
+  /** The OIDC token presented to the exchange, as a string. Env PLATFORM_IDENTITY_TOKEN. No default. */
+  identityToken?: string;
+  /** A file holding the OIDC token; re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE. No default. */
+  identityTokenFile?: string;
+  /** Per-request limit for headers and for the body, in ms. Env PLATFORM_TIMEOUT_MS. Default 30000. */
+  timeoutMs?: number;
+  /** Retries of GET and DELETE after 429/502/503/504 or a dropped connection. Env PLATFORM_MAX_RETRIES. Default 3. */
+  maxRetries?: number;
+  /** Backoff before the first retry, doubling after. Env PLATFORM_RETRY_BASE_DELAY_MS. Default 250; tests set 0. */
+  retryBaseDelayMs?: number;
+  /** Connection cap per origin. Env PLATFORM_MAX_CONNECTIONS. Default 16. */
+  maxConnections?: number;
+  /** An undici dispatcher to send through instead of the client's own pools (tests pass a MockAgent). No env. */
+  dispatcher?: Dispatcher;
+  /** Appended to `pulumi-platform/<version>` in User-Agent. Env PLATFORM_USER_AGENT. No default. */
+  userAgent?: string;
+  /** Where env values come from. Default process.env. */
+  env?: Record<string, string | undefined>;
+  /** Clock for token expiry, in ms since the epoch. Default Date.now; tests inject one. */
+  now?: () => number;
+  /** How the client waits between retries. Default setTimeout; tests inject one to record delays. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** The env var of each option that has one. */
+export const ENV_VARS = {
+  apiUrl: "PLATFORM_API_URL",
+  authUrl: "PLATFORM_AUTH_URL",
+  token: "PLATFORM_TOKEN",
+  identity: "PLATFORM_IDENTITY",
+  identityToken: "PLATFORM_IDENTITY_TOKEN",
+  identityTokenFile: "PLATFORM_IDENTITY_TOKEN_FILE",
+  timeoutMs: "PLATFORM_TIMEOUT_MS",
+  maxRetries: "PLATFORM_MAX_RETRIES",
+  retryBaseDelayMs: "PLATFORM_RETRY_BASE_DELAY_MS",
+  maxConnections: "PLATFORM_MAX_CONNECTIONS",
+  userAgent: "PLATFORM_USER_AGENT",
+} as const;
+
+export const DEFAULTS = {
+  timeoutMs: 30_000,
+  maxRetries: 3,
+  retryBaseDelayMs: 250,
+  maxConnections: 16,
+} as const;
+
+/** How requests are authenticated. */
+export type Credentials =
+  | { kind: "token"; token: string }
+  | { kind: "exchange"; identity: string; identityToken?: string; identityTokenFile?: string };
+
+export interface ResolvedConfig {
+  /** Normalized, without a trailing slash. */
+  apiUrl: string;
+  authUrl: string;
+  credentials: Credentials;
+  timeoutMs: number;
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  maxConnections: number;
+  userAgent: string | undefined;
+  dispatcher: Dispatcher | undefined;
+  now: () => number;
+  sleep: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+}
+
+type EnvOption = keyof typeof ENV_VARS;
+
+function describe(option: EnvOption): string {
+  return `option ${option} (env ${ENV_VARS[option]})`;
+}
+
+/** The one precedence rule: explicit option, then env (blank = unset), then undefined. */
+function pick(options: PlatformClientOptions, env: Record<string, string | undefined>, option: EnvOption): string | number | undefined {
+  const explicit = options[option];
+  if (explicit !== undefined && !(typeof explicit === "string" && explicit.trim() === "")) return explicit;
+  const fromEnv = env[ENV_VARS[option]];
+  if (fromEnv !== undefined && fromEnv.trim() !== "") return fromEnv.trim();
+  return undefined;
+}
+
+function pickString(options: PlatformClientOptions, env: Record<string, string | undefined>, option: EnvOption): string | undefined {
+  const value = pick(options, env, option);
+  return value === undefined ? undefined : String(value);
+}
+
+function pickUrl(options: PlatformClientOptions, env: Record<string, string | undefined>, option: EnvOption): string | undefined {
+  const value = pickString(options, env, option);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigurationError(`${describe(option)} must be an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigurationError(`${describe(option)} must be an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.search || url.hash) {
+    throw new ConfigurationError(`${describe(option)} must not carry a query or fragment, got ${JSON.stringify(value)}`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+function pickInteger(
+  options: PlatformClientOptions,
+  env: Record<string, string | undefined>,
+  option: EnvOption,
+  fallback: number,
+  min: number,
+): number {
+  const value = pick(options, env, option);
+  if (value === undefined) return fallback;
+  const n = typeof value === "number" ? value : /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new ConfigurationError(`${describe(option)} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** Resolve options against the environment. Throws ConfigurationError naming the option and env var. */
+export function resolveConfig(options: PlatformClientOptions = {}): ResolvedConfig {
+  const env = options.env ?? process.env;
+  const apiUrl = pickUrl(options, env, "apiUrl");
+  if (apiUrl === undefined) {
+    throw new ConfigurationError(`the API URL is not set: pass ${describe("apiUrl")}`);
+  }
+  const authUrl = pickUrl(options, env, "authUrl") ?? new URL(apiUrl).origin;
+
+  const identity = pickString(options, env, "identity");
+  let credentials: Credentials;
+  if (identity !== undefined) {
+    const identityToken = pickString(options, env, "identityToken");
+    const identityTokenFile = pickString(options, env, "identityTokenFile");
+    if (identityToken === undefined && identityTokenFile === undefined) {
+      throw new ConfigurationError(
+        `${describe("identity")} is set, so an OIDC token is needed for the exchange: pass ${describe("identityToken")} or ${describe("identityTokenFile")}`,
+      );
+    }
+    credentials = {
+      kind: "exchange",
+      identity,
+      ...(identityToken !== undefined ? { identityToken } : {}),
+      ...(identityTokenFile !== undefined ? { identityTokenFile } : {}),
+    };
+  } else {
+    const token = pickString(options, env, "token");
+    if (token === undefined) {
+      throw new ConfigurationError(
+        `no credentials: pass ${describe("token")}, or ${describe("identity")} with ${describe("identityToken")} or ${describe("identityTokenFile")}`,
+      );
+    }
+    credentials = { kind: "token", token };
+  }
+
+  return {
+    apiUrl,
+    authUrl,
+    credentials,
+    timeoutMs: pickInteger(options, env, "timeoutMs", DEFAULTS.timeoutMs, 1),
+    maxRetries: pickInteger(options, env, "maxRetries", DEFAULTS.maxRetries, 0),
+    retryBaseDelayMs: pickInteger(options, env, "retryBaseDelayMs", DEFAULTS.retryBaseDelayMs, 0),
+    maxConnections: pickInteger(options, env, "maxConnections", DEFAULTS.maxConnections, 1),
+    userAgent: pickString(options, env, "userAgent"),
+    dispatcher: options.dispatcher,
+    now: options.now ?? Date.now,
+    sleep: options.sleep,
+  };
+}

@@ -1,0 +1,427 @@
+/**
+ * The one request pipeline every resource goes through:
+ *
+ *   build URL (one path helper) -> authenticate -> send through undici -> map failures to typed errors
+ *   -> parse the body with its zod schema -> retry idempotent calls -> re-exchange once after a 401.
+ *
+ * Also the shared list/update plumbing: query spelling (the spec's snake_case), page validation, update masks.
+ *
+ * May import: undici, zod, node:fs, ./errors, ./retry, ./config, ./pagination, ./schemas, ./version.
+ */
+import { readFile } from "node:fs/promises";
+import { Pool, type Dispatcher } from "undici";
+import type { z } from "zod";
+import type { ResolvedConfig } from "./config";
+import { ENV_VARS } from "./config";
+import {
+  ConfigurationError,
+  ConnectionError,
+  PlatformError,
+  RequestError,
+  ResponseValidationError,
+  TimeoutError,
+  UnauthenticatedError,
+  makeApiError,
+  redact,
+  type RequestSite,
+  type ValidationIssue,
+} from "./errors";
+import { PagePromise } from "./pagination";
+import { isIdempotentMethod, parseRetryAfter, withRetry } from "./retry";
+import type { ListPage } from "./schemas/common";
+import { ExchangeResponse } from "./schemas/sts";
+import { SDK_VERSION } from "./version";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** A query value; arrays are sent as repeated parameters, undefined values are left out. */
+export type QueryValue = string | number | boolean | readonly string[] | undefined;
+
+/**
+ * The one URL path helper: `collection` is a literal prefix such as `/iam/v2beta1/groups`; each uid is split on `/`,
+ * every segment is percent-encoded, and the `/` separators are kept (a child uid's slashes are part of the path).
+ */
+export function resourcePath(collection: string, uid?: string): string {
+  if (uid === undefined) return collection;
+  if (typeof uid !== "string" || uid.trim() === "") {
+    throw new RequestError(`${collection}: a uid is required, got ${JSON.stringify(uid)}`);
+  }
+  const segments = uid.split("/");
+  if (segments.some((s) => s === "" || s === "." || s === "..")) {
+    throw new RequestError(`${collection}: ${JSON.stringify(uid)} is not a uid (empty or dot segment)`);
+  }
+  return `${collection}/${segments.map(encodeURIComponent).join("/")}`;
+}
+
+/** Query names that are not plain camelCase-to-snake_case conversions. */
+const WIRE_NAMES: Record<string, string> = {
+  descendantsOf: "uidp.descendants_of",
+  childrenOf: "uidp.children_of",
+  ancestorsOf: "uidp.ancestors_of",
+  inRoot: "uidp.in_root",
+  ids: "uidp.ids",
+  // The spec spells updateMask in camelCase.
+  updateMask: "updateMask",
+};
+
+/** The wire spelling of a query option: the spec's snake_case (`pageSize` -> `page_size`). */
+export function wireQueryName(option: string): string {
+  return WIRE_NAMES[option] ?? option.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** Encode a query object with the wire spelling. Undefined values are left out; arrays repeat the name. */
+export function encodeQuery(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    const name = wireQueryName(key);
+    if (Array.isArray(value)) for (const v of value as readonly string[]) params.append(name, v);
+    else params.append(name, String(value));
+  }
+  const text = params.toString().replace(/\+/g, "%20");
+  return text ? `?${text}` : "";
+}
+
+/** Paging and ordering, accepted by every v2 list. */
+export interface PageQuery {
+  /** `order_by`: a field, optionally followed by ` desc`, e.g. "name", "created_at desc". */
+  orderBy?: string;
+  /** `page_size`: results per page, a positive integer; the service defaults to 50 and caps at 200. */
+  pageSize?: number;
+  /** `page_token`: start at this cursor (from a previous page's nextPageToken). */
+  pageToken?: string;
+  /** `skip`: results to skip before the first page starts. Sent with the first page only. */
+  skip?: number;
+}
+
+/** The uidp scoping filters every v2 list accepts. */
+export interface UidpFilters {
+  /** `uidp.descendants_of`: anywhere below this group. */
+  descendantsOf?: string;
+  /** `uidp.children_of`: direct children of this group. */
+  childrenOf?: string;
+  /** `uidp.ancestors_of`: groups above this uid. */
+  ancestorsOf?: string;
+  /** `uidp.in_root`: root-level resources only (organizations). */
+  inRoot?: boolean;
+  /** `uidp.ids`: exactly these uids. */
+  ids?: string[];
+}
+
+/** The common list query: scoping filters, exact name, paging. */
+export interface ListQuery extends PageQuery, UidpFilters {
+  /** `name`: exact match. */
+  name?: string;
+}
+
+function checkPageQuery(operation: string, q: PageQuery): void {
+  if (q.pageSize !== undefined && (!Number.isInteger(q.pageSize) || q.pageSize < 1)) {
+    throw new RequestError(`${operation}: pageSize must be a positive integer, got ${String(q.pageSize)}`);
+  }
+  if (q.skip !== undefined && (!Number.isInteger(q.skip) || q.skip < 0)) {
+    throw new RequestError(`${operation}: skip must be a non-negative integer, got ${String(q.skip)}`);
+  }
+}
+
+/** The body and updateMask of a PATCH: exactly the keys whose value is not undefined. */
+export function updateMaskFor<T extends object>(operation: string, patch: T): { body: Partial<T>; updateMask: string } {
+  const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) throw new RequestError(`${operation}: nothing to update (every field is undefined)`);
+  return { body: Object.fromEntries(entries) as Partial<T>, updateMask: entries.map(([k]) => k).join(",") };
+}
+
+export interface RequestSpec<S extends z.ZodType | undefined> {
+  method: HttpMethod;
+  /** Path below the base URL, built with resourcePath. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** Schema of a 2xx body; undefined: the body is ignored and the call resolves to void. */
+  schema: S;
+}
+
+type Result<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : void;
+
+interface SendSpec {
+  baseUrl: string;
+  method: HttpMethod;
+  path: string;
+  query?: Record<string, QueryValue> | undefined;
+  body?: unknown;
+  authorization: string | undefined;
+  schema: z.ZodType | undefined;
+}
+
+const CONNECTION_HINTS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset by peer",
+  EPIPE: "connection closed while sending",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host lookup failed",
+  UND_ERR_SOCKET: "socket closed",
+  UND_ERR_CLOSED: "client closed",
+  UND_ERR_CONNECT_TIMEOUT: "connect timed out",
+};
+
+function zodIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((i) => ({ field: i.path.map(String).join("."), message: i.message }));
+}
+
+/** Shared state and the request pipeline. Resources hold a reference to one. */
+export class Core {
+  private readonly pools = new Map<string, Pool>();
+  private readonly userAgent: string;
+  private readonly tokens: TokenSource;
+  private closed = false;
+
+  constructor(readonly config: ResolvedConfig) {
+    this.userAgent = `pulumi-platform/${SDK_VERSION}${config.userAgent ? ` ${config.userAgent}` : ""}`;
+    this.tokens = new TokenSource(config, (oidcToken) => this.exchange(oidcToken));
+  }
+
+  /** One API call: authenticated, retried when safe, parsed. */
+  async request<S extends z.ZodType | undefined>(spec: RequestSpec<S>): Promise<Result<S>> {
+    return this.withRetries(spec.method, async () => {
+      const token = await this.tokens.get();
+      try {
+        return (await this.send({ ...spec, baseUrl: this.config.apiUrl, authorization: `Bearer ${token}` })) as Result<S>;
+      } catch (error) {
+        // An exchanged token may have been revoked or expired early: exchange once more and repeat once.
+        // The 401 means the service did not act on the request, so repeating a POST is safe here.
+        if (!UnauthenticatedError.isInstance(error) || !this.tokens.canRefresh) throw error;
+        this.tokens.invalidate(token);
+        const fresh = await this.tokens.get();
+        return (await this.send({ ...spec, baseUrl: this.config.apiUrl, authorization: `Bearer ${fresh}` })) as Result<S>;
+      }
+    });
+  }
+
+  /** A list call as a PagePromise; `skip` goes with the first page only, later pages follow the cursor. */
+  list<T>(operation: string, path: string, query: Record<string, QueryValue> & PageQuery, envelope: z.ZodType<ListPage<T>>): PagePromise<T> {
+    checkPageQuery(operation, query);
+    return new PagePromise<T>(
+      (pageToken) =>
+        this.request({
+          method: "GET",
+          path,
+          query: pageToken === undefined ? query : { ...query, pageToken, skip: undefined },
+          schema: envelope,
+        }) as Promise<ListPage<T>>,
+    );
+  }
+
+  /** Close the pools. Later requests fail with ConnectionError. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
+
+  private withRetries<T>(method: HttpMethod, attempt: () => Promise<T>): Promise<T> {
+    return withRetry(attempt, {
+      maxRetries: isIdempotentMethod(method) ? this.config.maxRetries : 0,
+      baseDelayMs: this.config.retryBaseDelayMs,
+      ...(this.config.sleep ? { sleep: this.config.sleep } : {}),
+    });
+  }
+
+  private exchange(oidcToken: string): Promise<string> {
+    return this.withRetries("GET", async () => {
+      const body = (await this.send({
+        baseUrl: this.config.authUrl,
+        method: "GET",
+        path: "/sts/exchange",
+        query: {
+          aud: this.config.apiUrl,
+          identity: this.config.credentials.kind === "exchange" ? this.config.credentials.identity : undefined,
+        },
+        authorization: `Bearer ${oidcToken}`,
+        schema: ExchangeResponse,
+      })) as ExchangeResponse;
+      return body.token;
+    });
+  }
+
+  private dispatcherFor(origin: string): Dispatcher {
+    if (this.config.dispatcher) return this.config.dispatcher;
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      if (this.closed) throw new RequestError("the client is closed");
+      pool = new Pool(origin, {
+        connections: this.config.maxConnections,
+        keepAliveTimeout: 30_000,
+        headersTimeout: this.config.timeoutMs,
+        bodyTimeout: this.config.timeoutMs,
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** One HTTP exchange, no retries. Every failure leaves as a PlatformError with no secret in it. */
+  private async send(spec: SendSpec): Promise<unknown> {
+    const base = new URL(spec.baseUrl);
+    const fullPath = `${base.pathname.replace(/\/+$/, "")}${spec.path}`;
+    const site: RequestSite = { method: spec.method, path: fullPath };
+    const headers: Record<string, string> = { "user-agent": this.userAgent, accept: "application/json" };
+    if (spec.authorization) headers.authorization = spec.authorization;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      body = JSON.stringify(spec.body);
+      headers["content-type"] = "application/json";
+    }
+
+    const timeoutMs = this.config.timeoutMs;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    let status: number;
+    let text: string;
+    let responseHeaders: Record<string, string | string[] | undefined>;
+    try {
+      const res = await this.dispatcherFor(base.origin).request({
+        origin: base.origin,
+        path: `${fullPath}${encodeQuery(spec.query)}`,
+        method: spec.method,
+        headers,
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: controller.signal,
+      });
+      status = res.statusCode;
+      responseHeaders = res.headers;
+      text = await res.body.text();
+    } catch (error) {
+      throw this.transportError(site, error, timedOut);
+    } finally {
+      clearTimeout(timer);
+    }
+
+    if (status < 200 || status >= 300) {
+      const header = (name: string) => {
+        const v = responseHeaders[name];
+        return Array.isArray(v) ? v[0] : v;
+      };
+      throw makeApiError({
+        ...site,
+        httpStatus: status,
+        bodyText: text,
+        requestId: header("x-request-id"),
+        retryAfterMs: parseRetryAfter(header("retry-after"), Date.now()),
+        secrets: this.secrets(spec.authorization),
+      });
+    }
+    if (!spec.schema) return undefined;
+    let json: unknown;
+    try {
+      json = text.trim() === "" ? {} : JSON.parse(text);
+    } catch {
+      throw new ResponseValidationError(site, status, [{ field: "", message: "body is not JSON" }]);
+    }
+    const parsed = spec.schema.safeParse(json);
+    if (!parsed.success) throw new ResponseValidationError(site, status, zodIssues(parsed.error));
+    return parsed.data;
+  }
+
+  private secrets(authorization: string | undefined): string[] {
+    return [authorization?.replace(/^Bearer /, ""), ...this.tokens.secrets()].filter((s): s is string => !!s);
+  }
+
+  private transportError(site: RequestSite, error: unknown, timedOut: boolean): PlatformError {
+    if (PlatformError.isInstance(error)) return error;
+    const code = (error as { code?: unknown } | null)?.code;
+    const errorCode = typeof code === "string" ? code : undefined;
+    if (timedOut || errorCode === "UND_ERR_HEADERS_TIMEOUT" || errorCode === "UND_ERR_BODY_TIMEOUT") {
+      return new TimeoutError(site, this.config.timeoutMs);
+    }
+    const raw = error instanceof Error ? error.message : String(error);
+    const detail = redact(
+      [errorCode && CONNECTION_HINTS[errorCode], raw, errorCode && `(${errorCode})`].filter(Boolean).join(": "),
+      this.secrets(undefined),
+    );
+    return new ConnectionError(site, detail, errorCode);
+  }
+}
+
+/** Refresh an exchanged token this long before its hour ends. */
+export const TOKEN_REFRESH_AFTER_MS = 55 * 60 * 1000;
+
+/**
+ * The API token: a static one, or one exchanged for an OIDC token and cached until 55 minutes have passed on the
+ * client's clock. Concurrent callers share one in-flight exchange. The OIDC token file is re-read at each exchange.
+ */
+export class TokenSource {
+  private cached: { token: string; refreshAt: number } | undefined;
+  private inFlight: Promise<string> | undefined;
+  private lastOidc: string | undefined;
+
+  constructor(
+    private readonly config: Pick<ResolvedConfig, "credentials" | "now">,
+    private readonly exchange: (oidcToken: string) => Promise<string>,
+  ) {}
+
+  get canRefresh(): boolean {
+    return this.config.credentials.kind === "exchange";
+  }
+
+  async get(): Promise<string> {
+    const creds = this.config.credentials;
+    if (creds.kind === "token") return creds.token;
+    if (this.cached && this.config.now() < this.cached.refreshAt) return this.cached.token;
+    this.inFlight ??= this.refresh().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** Forget `token` if it is the cached one, so the next get() exchanges again. */
+  invalidate(token: string): void {
+    if (this.cached?.token === token) this.cached = undefined;
+  }
+
+  /** Every credential this source knows, for redaction. */
+  secrets(): string[] {
+    const creds = this.config.credentials;
+    if (creds.kind === "token") return [creds.token];
+    return [this.cached?.token, this.lastOidc, creds.identityToken].filter((s): s is string => !!s);
+  }
+
+  private async refresh(): Promise<string> {
+    const oidc = await this.readOidcToken();
+    this.lastOidc = oidc;
+    const startedAt = this.config.now();
+    const token = await this.exchange(oidc);
+    this.cached = { token, refreshAt: startedAt + TOKEN_REFRESH_AFTER_MS };
+    return token;
+  }
+
+  private async readOidcToken(): Promise<string> {
+    const creds = this.config.credentials;
+    if (creds.kind !== "exchange") throw new ConfigurationError("no identity to exchange a token for");
+    if (creds.identityTokenFile !== undefined) {
+      let text: string;
+      try {
+        text = await readFile(creds.identityTokenFile, "utf8");
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? "read failed";
+        throw new ConfigurationError(
+          `cannot read the OIDC token file ${creds.identityTokenFile} (option identityTokenFile, env ${ENV_VARS.identityTokenFile}): ${code}`,
+        );
+      }
+      const token = text.trim();
+      if (token === "") {
+        throw new ConfigurationError(
+          `the OIDC token file ${creds.identityTokenFile} is empty (option identityTokenFile, env ${ENV_VARS.identityTokenFile})`,
+        );
+      }
+      return token;
+    }
+    return creds.identityToken ?? "";
+  }
+}
