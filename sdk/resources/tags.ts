@@ -1,0 +1,44 @@
+/**
+ * Registry tags, read-only here. A tag's uid lies under its repo's uid.
+ *
+ *   GET /registry/v2beta1/tags             list (`repo` = uidp.children_of the repo uid; name, digest, ...)
+ *   GET /registry/v2beta1/tags/{tag_uid}   get
+ */
+import { RequestError } from "../errors";
+import { resourcePath, type ListQuery } from "../core";
+import type { PagePromise } from "../pagination";
+import { Tag, TagList } from "../schemas/tags";
+import { APIResource } from "./resource";
+
+export type { Tag } from "../schemas/tags";
+
+export interface TagListQuery extends ListQuery {
+  /** Tags of this repo uid; sent as `uidp.children_of`, so it cannot be combined with `childrenOf`. */
+  repo?: string;
+  /** `updated_since`: RFC 3339 timestamp. */
+  updatedSince?: string;
+  /** `include_referrers`: include `sha256-*` tags. */
+  includeReferrers?: boolean;
+  /** `include_dates`: include `*-20yymmdd` tags. */
+  includeDates?: boolean;
+  /** `include_epochs`: include `*-r<n>` tags. */
+  includeEpochs?: boolean;
+  /** `digest`: tags with this digest. */
+  digest?: string;
+}
+
+const COLLECTION = "/registry/v2beta1/tags";
+
+export class Tags extends APIResource {
+  list(query: TagListQuery = {}): PagePromise<Tag> {
+    const { repo, ...rest } = query;
+    if (repo !== undefined && rest.childrenOf !== undefined && rest.childrenOf !== repo) {
+      throw new RequestError("tags.list: pass either repo or childrenOf, not both");
+    }
+    return this.core.list("tags.list", COLLECTION, { ...rest, childrenOf: repo ?? rest.childrenOf }, TagList);
+  }
+
+  get(uid: string): Promise<Tag> {
+    return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Tag });
+  }
+}

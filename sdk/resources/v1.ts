@@ -1,0 +1,40 @@
+/**
+ * The v1 lists still offered: results under `items`, `id` for uid. No paging.
+ *
+ *   GET /iam/v1/groups        v1.groups.list
+ *   GET /registry/v1/repos    v1.repos.list
+ */
+import type { UidpFilters } from "../core";
+import type { Core } from "../core";
+import { V1GroupList, V1RepoList, type V1Group, type V1Repo } from "../schemas/v1";
+import { APIResource } from "./resource";
+
+export type { V1Group, V1Repo } from "../schemas/v1";
+
+export interface V1ListQuery extends Pick<UidpFilters, "descendantsOf" | "childrenOf"> {
+  /** `name`: exact match. */
+  name?: string;
+}
+
+export class V1Groups extends APIResource {
+  async list(query: V1ListQuery = {}): Promise<V1Group[]> {
+    const body = await this.core.request({ method: "GET", path: "/iam/v1/groups", query: { ...query }, schema: V1GroupList });
+    return body.items;
+  }
+}
+
+export class V1Repos extends APIResource {
+  async list(query: V1ListQuery = {}): Promise<V1Repo[]> {
+    const body = await this.core.request({ method: "GET", path: "/registry/v1/repos", query: { ...query }, schema: V1RepoList });
+    return body.items;
+  }
+}
+
+export class V1 {
+  readonly groups: V1Groups;
+  readonly repos: V1Repos;
+  constructor(core: Core) {
+    this.groups = new V1Groups(core);
+    this.repos = new V1Repos(core);
+  }
+}
