@@ -1,0 +1,56 @@
+/**
+ * Input validation for every provider's `check`: a zod schema's issues become Pulumi CheckFailures whose
+ * `property` is the input field and `reason` the rule. Runs at preview, before any API call.
+ *
+ * Values Pulumi does not know yet (the unknown sentinel, e.g. a uid of a resource not created yet) are
+ * never reported: an issue whose path reaches an unknown value, or whose value contains one, is dropped.
+ *
+ * May import: zod, @pulumi/pulumi types.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+
+/** The value Pulumi puts in `news` for an input that is unknown at preview (runtime/rpc unknownValue). */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** True if the value is unknown or holds an unknown anywhere inside. */
+export function containsUnknown(value: unknown): boolean {
+  if (value === UNKNOWN) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (typeof value === "object" && value !== null) return Object.values(value).some(containsUnknown);
+  return false;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): { value: unknown; crossesUnknown: boolean } {
+  let current: unknown = root;
+  for (const key of path) {
+    if (current === UNKNOWN) return { value: current, crossesUnknown: true };
+    if (typeof current !== "object" || current === null) return { value: undefined, crossesUnknown: false };
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return { value: current, crossesUnknown: current === UNKNOWN };
+}
+
+/** "claimMatch.issuer", "capabilities[2]". */
+export function propertyPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/** Validates `news` against `schema`; returns the failures (empty when valid or only unknowns failed). */
+export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
+  const result = schema.safeParse(news);
+  if (result.success) return [];
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  for (const issue of result.error.issues) {
+    const { value, crossesUnknown } = valueAt(news, issue.path);
+    if (crossesUnknown || containsUnknown(value)) continue;
+    const property = propertyPath(issue.path);
+    failures.push({ property, reason: issue.message });
+  }
+  return failures;
+}

@@ -1,0 +1,48 @@
+/**
+ * One PlatformClient per profile, built lazily inside provider methods and cached in this module's scope.
+ *
+ * This module lives in the provider process (or the program process for data sources). Its state is never
+ * captured by a serialized provider: providers reach it through `require`, so Pulumi stores a reference
+ * to the installed package, not these clients, sockets or credentials.
+ *
+ * May import: the SDK, ./config.
+ */
+import { PlatformClient } from "../../sdk";
+import { ConfigLookup, ProviderSettings, readProviderSettings, resolveClientOptions } from "./config";
+
+const EMPTY_SETTINGS: ProviderSettings = { stack: {}, profiles: {} };
+
+let settings: ProviderSettings = EMPTY_SETTINGS;
+const clients = new Map<string, PlatformClient>();
+
+/** Called from each provider's `configure`: remembers the stack config and drops clients built from older config. */
+export async function configureFromLookup(lookup: ConfigLookup): Promise<void> {
+  const next = readProviderSettings(lookup);
+  if (JSON.stringify(next) !== JSON.stringify(settings)) {
+    settings = next;
+    await closeClients();
+  }
+}
+
+/** The settings the provider process was configured with (for scrubbing secrets out of messages). */
+export function currentSettings(): ProviderSettings {
+  return settings;
+}
+
+/** The client for a profile (undefined or "" = the default credentials), built on first use. */
+export function clientFor(profile: string | undefined): PlatformClient {
+  const key = profile ?? "";
+  let client = clients.get(key);
+  if (client === undefined) {
+    client = new PlatformClient(resolveClientOptions(settings, profile === "" ? undefined : profile));
+    clients.set(key, client);
+  }
+  return client;
+}
+
+/** Closes every cached client (tests, and configure with new settings). */
+export async function closeClients(): Promise<void> {
+  const open = [...clients.values()];
+  clients.clear();
+  await Promise.all(open.map((c) => c.close().catch(() => undefined)));
+}

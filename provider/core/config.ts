@@ -1,0 +1,150 @@
+/**
+ * Where the provider's credentials and endpoints come from, resolved in ONE place.
+ *
+ * Precedence, written once here: profile keys > stack config > PLATFORM_* env > defaults. This module
+ * merges the first two (the Pulumi side); the SDK's own rule (explicit option, then env, then default,
+ * sdk/config.ts) supplies the last two, so nothing is decided twice.
+ *
+ * Two callers feed it: dynamic providers (from the `configure` request, in the provider process) and
+ * data sources (from the program's `platform:*` config, in the program process). Neither stores the
+ * result anywhere Pulumi serializes.
+ *
+ * May import: the SDK's option types only.
+ */
+import type { PlatformClientOptions } from "../../sdk";
+
+/** The stack-config keys of the `platform` namespace. */
+export const CONFIG_KEYS = {
+  apiUrl: "platform:apiUrl",
+  authUrl: "platform:authUrl",
+  token: "platform:token",
+  identity: "platform:identity",
+  identityToken: "platform:identityToken",
+  identityTokenFile: "platform:identityTokenFile",
+  profiles: "platform:profiles",
+} as const;
+
+/** The connection settings a profile or the stack config may carry. */
+export interface ConnectionSettings {
+  apiUrl?: string | undefined;
+  authUrl?: string | undefined;
+  token?: string | undefined;
+  identity?: string | undefined;
+  identityToken?: string | undefined;
+  identityTokenFile?: string | undefined;
+}
+
+const SETTING_NAMES = ["apiUrl", "authUrl", "token", "identity", "identityToken", "identityTokenFile"] as const;
+
+/** Env variables that carry a credential; dropped when config names a credential of its own. */
+const CREDENTIAL_ENV = ["PLATFORM_TOKEN", "PLATFORM_IDENTITY", "PLATFORM_IDENTITY_TOKEN", "PLATFORM_IDENTITY_TOKEN_FILE"];
+
+/** Reads one config key; both the dynamic provider's Config and pulumi.runtime.getConfig fit. */
+export type ConfigLookup = (key: string) => string | undefined;
+
+/** The settings of the stack config and of every profile, parsed from raw config values. */
+export interface ProviderSettings {
+  stack: ConnectionSettings;
+  profiles: Record<string, ConnectionSettings>;
+}
+
+function blankToUndefined(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
+}
+
+function pickSettings(source: Record<string, unknown>): ConnectionSettings {
+  const settings: ConnectionSettings = {};
+  for (const name of SETTING_NAMES) {
+    const value = blankToUndefined(source[name]);
+    if (value !== undefined) settings[name] = value;
+  }
+  return settings;
+}
+
+/**
+ * `platform:profiles` arrives as a JSON string (structured config) or, from some callers, an object.
+ * A malformed value fails loudly: silently ignoring it would send requests with the wrong credentials.
+ */
+export function parseProfiles(raw: unknown): Record<string, ConnectionSettings> {
+  if (raw === undefined || raw === null || raw === "") return {};
+  let value: unknown = raw;
+  if (typeof raw === "string") {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new Error(`${CONFIG_KEYS.profiles} must be a JSON object like {"orgb": {"apiUrl": "...", "token": "..."}}`);
+    }
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Error(`${CONFIG_KEYS.profiles} must be an object keyed by profile name`);
+  }
+  const profiles: Record<string, ConnectionSettings> = {};
+  for (const [name, body] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof body !== "object" || body === null) {
+      throw new Error(`${CONFIG_KEYS.profiles}.${name} must be an object with apiUrl, token, ...`);
+    }
+    profiles[name] = pickSettings(body as Record<string, unknown>);
+  }
+  return profiles;
+}
+
+/** Reads the stack config and profiles through any config lookup. */
+export function readProviderSettings(lookup: ConfigLookup): ProviderSettings {
+  const stack: ConnectionSettings = {};
+  for (const name of SETTING_NAMES) {
+    const value = blankToUndefined(lookup(CONFIG_KEYS[name]));
+    if (value !== undefined) stack[name] = value;
+  }
+  return { stack, profiles: parseProfiles(lookup(CONFIG_KEYS.profiles)) };
+}
+
+/**
+ * The client options for one profile (undefined = the stack's default credentials).
+ *
+ * Profile keys override stack keys one by one. When the merged config names a credential (a token or an
+ * identity), credential env variables are hidden from the SDK: an env PLATFORM_IDENTITY must not silently
+ * turn a profile's static token into a token exchange. Endpoint env variables still apply.
+ */
+export function resolveClientOptions(
+  settings: ProviderSettings,
+  profile: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): PlatformClientOptions {
+  let merged: ConnectionSettings = { ...settings.stack };
+  if (profile !== undefined && profile !== "") {
+    const profileSettings = settings.profiles[profile];
+    if (profileSettings === undefined) {
+      const known = Object.keys(settings.profiles);
+      throw new Error(
+        `profile "${profile}" is not configured: set it with ` +
+          `pulumi config set --secret --path '${CONFIG_KEYS.profiles}.${profile}.token' <token> ` +
+          `(and '${CONFIG_KEYS.profiles}.${profile}.apiUrl')` +
+          (known.length > 0 ? `; configured profiles: ${known.join(", ")}` : ""),
+      );
+    }
+    merged = { ...merged, ...profileSettings };
+    // A profile that brings its own credential replaces the stack's credential entirely.
+    if (profileSettings.token !== undefined || profileSettings.identity !== undefined) {
+      merged.token = profileSettings.token;
+      merged.identity = profileSettings.identity;
+      merged.identityToken = profileSettings.identityToken;
+      merged.identityTokenFile = profileSettings.identityTokenFile;
+    }
+  }
+  const options: PlatformClientOptions = {};
+  for (const name of SETTING_NAMES) {
+    const value = merged[name];
+    if (value !== undefined) options[name] = value;
+  }
+  const configNamesCredential = merged.token !== undefined || merged.identity !== undefined;
+  const effectiveEnv: Record<string, string | undefined> = { ...env };
+  if (configNamesCredential) for (const name of CREDENTIAL_ENV) delete effectiveEnv[name];
+  options.env = effectiveEnv;
+  return options;
+}
+
+/** Every secret value the settings hold, so error text can be scrubbed of them. */
+export function secretValues(settings: ProviderSettings): string[] {
+  const all = [settings.stack, ...Object.values(settings.profiles)];
+  return all.flatMap((s) => [s.token, s.identityToken]).filter((v): v is string => v !== undefined && v.length >= 4);
+}

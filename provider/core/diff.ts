@@ -1,0 +1,89 @@
+/**
+ * The diff every resource provider uses: compare the old state with the new (resolved) inputs, field by
+ * field, after normalizing what the API does not distinguish (absent description == "", capabilities as a
+ * set, empty objects == absent). Immutable fields go into `replaces`; `changes` is always set; the fields
+ * that changed are exactly the update mask.
+ *
+ * `profile` is state-only: changing it is a change (so the new profile is recorded) but never an API field.
+ * `adopt` only matters at create and is ignored afterwards.
+ *
+ * May import: ./check (for the unknown sentinel) only.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { containsUnknown } from "./check";
+
+/** How a field's values compare. */
+export type FieldKind = "string" | "stringSet" | "object";
+
+export interface FieldSpec<K extends string = string> {
+  key: K;
+  kind: FieldKind;
+  /** A change replaces the resource (parents, binding references). */
+  replaces?: boolean;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const inner = canonical((value as Record<string, unknown>)[key]);
+      const empty =
+        inner === undefined ||
+        inner === null ||
+        inner === "" ||
+        (typeof inner === "object" && !Array.isArray(inner) && Object.keys(inner as object).length === 0);
+      if (!empty) out[key] = inner;
+    }
+    return out;
+  }
+  return value;
+}
+
+/** The form two values are compared in. */
+export function normalize(kind: FieldKind, value: unknown): string {
+  switch (kind) {
+    case "string":
+      return JSON.stringify(value ?? "");
+    case "stringSet":
+      return JSON.stringify([...new Set(Array.isArray(value) ? (value as unknown[]).map(String) : [])].sort());
+    case "object":
+      return JSON.stringify(canonical(value ?? {}));
+  }
+}
+
+export interface FieldDiff extends pulumi.dynamic.DiffResult {
+  changes: boolean;
+  replaces: string[];
+  /** API fields whose value changed: the update mask. */
+  changedFields: string[];
+  /** Only state-only fields (profile) changed. */
+  stateOnly: boolean;
+}
+
+/** Compares old state with new inputs over the given API fields. */
+export function diffFields(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  fields: readonly FieldSpec[],
+): FieldDiff {
+  const changedFields: string[] = [];
+  const replaces: string[] = [];
+  for (const field of fields) {
+    const next = news[field.key];
+    const differs = containsUnknown(next) || normalize(field.kind, olds[field.key]) !== normalize(field.kind, next);
+    if (!differs) continue;
+    if (field.replaces) replaces.push(field.key);
+    else changedFields.push(field.key);
+  }
+  const profileChanged = (olds.profile ?? "") !== (news.profile ?? "");
+  const apiChanges = changedFields.length > 0 || replaces.length > 0;
+  return {
+    changes: apiChanges || profileChanged,
+    replaces,
+    changedFields,
+    stateOnly: !apiChanges && profileChanged,
+    // Only parents and references replace, so the replacement never collides with the old object's name.
+    deleteBeforeReplace: false,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The client data sources use. Data sources run in the program process, not the provider process, so
+ * they read the program's `platform:*` stack config (pulumi.runtime.getConfig, which returns secrets as
+ * plain strings without the "use getSecret" warning) and the same env, with the same precedence as
+ * providers (./config). The client lives for one call and is closed after it; nothing is stored.
+ *
+ * May import: @pulumi/pulumi, the SDK, ./config, ./errors.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { PlatformClient } from "../../sdk";
+import { readProviderSettings, resolveClientOptions, secretValues } from "./config";
+import { Attempt, translateError } from "./errors";
+
+/** Page size of every data-source list: the API's maximum. */
+export const DATA_SOURCE_PAGE_SIZE = 200;
+
+/** Runs `fn` with a client for `profile` built from the program's config; errors come back translated. */
+export async function withProgramClient<T>(
+  profile: string | undefined,
+  attempt: Omit<Attempt, "profile">,
+  fn: (client: PlatformClient) => Promise<T>,
+): Promise<T> {
+  const settings = readProviderSettings((key) => pulumi.runtime.getConfig(key));
+  let client: PlatformClient | undefined;
+  try {
+    client = new PlatformClient(resolveClientOptions(settings, profile));
+    return await fn(client);
+  } catch (err) {
+    throw translateError(err, { ...attempt, profile }, secretValues(settings));
+  } finally {
+    await client?.close();
+  }
+}
+
+/** Collects every item of a paged list (for-await over the SDK's pages). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** Common data-source argument: which credentials to use. */
+export interface ProfileArgs {
+  /** A key of `platform:profiles`; default: the stack's credentials. */
+  profile?: string;
+}
+
+/** The Output form's arguments: every member may be an Input. */
+export type InputArgs<A> = { [K in keyof A]: pulumi.Input<A[K]> };
+
+/** Wraps a Promise data source into its Output form (pulumi-awsx's getX / getXOutput pair). */
+export function outputForm<A, R>(
+  fn: (args: A, opts?: pulumi.InvokeOptions) => Promise<R>,
+): (args: InputArgs<A>, opts?: pulumi.InvokeOptions) => pulumi.Output<R> {
+  return (args, opts) => {
+    const resolved = pulumi.output(args) as unknown as pulumi.Output<A>;
+    return resolved.apply((plain) => fn(plain, opts)) as unknown as pulumi.Output<R>;
+  };
+}
+
+/** Fails a data-source call with a message naming the argument, before any API call. */
+export function argumentError(dataSource: string, message: string): Error {
+  const err = new Error(`${dataSource}: ${message}`);
+  err.name = "PlatformArgumentError";
+  return err;
+}

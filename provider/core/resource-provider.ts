@@ -1,0 +1,161 @@
+/**
+ * Builds a dynamic provider object (check, diff, create, read, update, delete, configure) from a small
+ * per-resource description, so every resource behaves the same way: zod check before any API call,
+ * normalized diff, ONE PATCH with exactly the changed fields, 404 on read = gone, 404 on delete = done,
+ * adopt / no-duplicate create, one error translator.
+ *
+ * The object returned is plain data + functions and is exported as the WHOLE module by each
+ * `<stem>-provider.ts`, so Pulumi serializes it as a `require()` of the installed package. Nothing here
+ * holds a client: clients come from ./client inside each method.
+ *
+ * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+import { NotFoundError, PlatformClient } from "../../sdk";
+import { checkInputs } from "./check";
+import { clientFor, configureFromLookup } from "./client";
+import { createOrAdopt } from "./create";
+import { FieldSpec, diffFields } from "./diff";
+import { Attempt, translateError } from "./errors";
+
+/** Inputs every resource accepts besides its API fields. */
+export interface CommonInputs {
+  profile?: string | undefined;
+  adopt?: boolean | undefined;
+}
+
+/** What a resource module tells the kit. `I` = resolved inputs, `T` = the API object. */
+export interface ResourceDescription<I extends CommonInputs, T extends { uid: string }> {
+  /** The Pulumi type users see in messages, e.g. "platform:iam:Group". */
+  type: string;
+  /** The zod schema of the inputs (check). */
+  inputSchema: z.ZodType;
+  /** The API fields compared by diff, with the immutable ones marked `replaces`. */
+  fields: readonly FieldSpec[];
+  /** A readable name for messages. */
+  describe: (inputs: Partial<I>) => { name?: string | undefined; where?: string | undefined };
+  get: (client: PlatformClient, uid: string) => Promise<T>;
+  create: (client: PlatformClient, inputs: I) => Promise<T>;
+  /** Finds an existing object with the same natural key (adopt, and recovery after an ambiguous create). */
+  lookup: (client: PlatformClient, inputs: I) => Promise<T | undefined>;
+  /** Sends ONE PATCH with exactly `fields` taken from `inputs`; absent when the resource has no update. */
+  update?: (client: PlatformClient, uid: string, inputs: I, fields: string[]) => Promise<T>;
+  delete: (client: PlatformClient, uid: string) => Promise<void>;
+  /** The program's inputs rebuilt from a live object (read, so refresh shows drift and no phantom diff). */
+  inputsOf: (object: T) => Omit<I, keyof CommonInputs>;
+  /** Outputs beyond the inputs: uid, times, hydrated references... */
+  outputsOf: (object: T) => Record<string, unknown>;
+}
+
+/** Drops undefined members (protobuf Structs reject them). */
+export function compact<T extends Record<string, unknown>>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
+
+function carried(inputs: CommonInputs | undefined): CommonInputs {
+  return compact({ profile: inputs?.profile, adopt: inputs?.adopt });
+}
+
+function withoutProvider(props: Record<string, unknown>): Record<string, unknown> {
+  const { __provider: _ignored, ...rest } = props;
+  return rest;
+}
+
+/** Builds the provider object for one resource. */
+export function defineResourceProvider<I extends CommonInputs, T extends { uid: string }>(
+  spec: ResourceDescription<I, T>,
+): pulumi.dynamic.ResourceProvider {
+  const attempt = (action: string, inputs: Partial<I> | undefined, uid?: string): Attempt => ({
+    action,
+    type: spec.type,
+    uid,
+    profile: inputs?.profile,
+    ...spec.describe(inputs ?? {}),
+  });
+
+  const outputs = (object: T, common: CommonInputs): Record<string, unknown> =>
+    compact({ ...spec.inputsOf(object), ...carried(common), ...spec.outputsOf(object) });
+
+  const applyUpdate = async (client: PlatformClient, uid: string, live: T, inputs: I): Promise<T> => {
+    if (!spec.update) return live;
+    const liveInputs = spec.inputsOf(live) as Record<string, unknown>;
+    const drift = diffFields(liveInputs, inputs as Record<string, unknown>, spec.fields);
+    if (drift.changedFields.length === 0) return live;
+    return spec.update(client, uid, inputs, drift.changedFields);
+  };
+
+  return {
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+      await configureFromLookup((key) => req.config.get(key));
+    },
+
+    async check(_olds: I, news: I): Promise<pulumi.dynamic.CheckResult<I>> {
+      const failures = checkInputs(spec.inputSchema, news as Record<string, unknown>);
+      return failures.length > 0 ? { inputs: news, failures } : { inputs: news };
+    },
+
+    async diff(_id: string, olds: Record<string, unknown>, news: I): Promise<pulumi.dynamic.DiffResult> {
+      const result = diffFields(olds, news as Record<string, unknown>, spec.fields);
+      return { changes: result.changes, replaces: result.replaces, deleteBeforeReplace: false };
+    },
+
+    async create(inputs: I): Promise<pulumi.dynamic.CreateResult> {
+      try {
+        const client = clientFor(inputs.profile);
+        const outcome = await createOrAdopt(
+          { create: () => spec.create(client, inputs), lookup: () => spec.lookup(client, inputs) },
+          inputs.adopt === true,
+        );
+        // An adopted or recovered object is brought in line with the program in the same step.
+        const object =
+          outcome.how === "created" ? outcome.object : await applyUpdate(client, outcome.object.uid, outcome.object, inputs);
+        return { id: object.uid, outs: outputs(object, inputs) };
+      } catch (err) {
+        throw translateError(err, attempt("create", inputs));
+      }
+    },
+
+    async read(id: string, props?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
+      const common = props as CommonInputs | undefined;
+      try {
+        const object = await spec.get(clientFor(common?.profile), id);
+        return {
+          id: object.uid,
+          props: outputs(object, common ?? {}),
+          inputs: compact({ ...spec.inputsOf(object), ...carried(common) }),
+        };
+      } catch (err) {
+        // Gone: no id, so refresh drops it from state and the next `up` creates it again.
+        if (NotFoundError.isInstance(err)) return {};
+        throw translateError(err, attempt("read", common as Partial<I> | undefined, id));
+      }
+    },
+
+    async update(id: string, olds: Record<string, unknown>, news: I): Promise<pulumi.dynamic.UpdateResult> {
+      const result = diffFields(olds, news as Record<string, unknown>, spec.fields);
+      if (result.changedFields.length === 0 || !spec.update) {
+        // Only the profile changed: nothing to send, record the new inputs.
+        return { outs: compact({ ...withoutProvider(olds), profile: undefined, adopt: undefined, ...carried(news) }) };
+      }
+      try {
+        const object = await spec.update(clientFor(news.profile), id, news, result.changedFields);
+        return { outs: outputs(object, news) };
+      } catch (err) {
+        throw translateError(err, attempt("update", news, id));
+      }
+    },
+
+    async delete(id: string, props: Record<string, unknown>): Promise<void> {
+      const common = props as CommonInputs;
+      try {
+        await spec.delete(clientFor(common.profile), id);
+      } catch (err) {
+        if (NotFoundError.isInstance(err)) return; // already gone is what we wanted
+        throw translateError(err, attempt("delete", props as Partial<I>, id));
+      }
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The dynamic provider of platform.iam.Group: organizations (no parentUid) and folders (parentUid set).
+ *
+ * Exported as the WHOLE module (`export =`), so Pulumi serializes it as a ~260-byte `require()` of the
+ * installed package instead of its code. It captures no client and no credential: see ../core/client.
+ *
+ * May import: ../core, ../../sdk, ./group (types and schema only).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { defineResourceProvider } from "../core/resource-provider";
+import { parentOf } from "../core/create";
+import { GROUP_FIELDS, GroupInputs, GroupInputSchema } from "./group-schema";
+import type { Group } from "../../sdk";
+
+const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<GroupInputs, Group>({
+  type: "platform:iam:Group",
+  inputSchema: GroupInputSchema,
+  fields: GROUP_FIELDS,
+  describe: (inputs) => ({
+    name: inputs.name,
+    where: inputs.parentUid ? `under group ${inputs.parentUid}` : "as an organization",
+  }),
+  get: (client, uid) => client.groups.get(uid),
+  create: (client, inputs) =>
+    client.groups.create(inputs.parentUid, { name: inputs.name, description: inputs.description }),
+  async lookup(client, inputs) {
+    const query = inputs.parentUid
+      ? { childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }
+      : { name: inputs.name, pageSize: 200 };
+    for await (const group of client.groups.list(query)) {
+      // Without a parent only organizations (root uids) qualify.
+      if (group.name === inputs.name && parentOf(group.uid) === (inputs.parentUid || undefined)) return group;
+    }
+    return undefined;
+  },
+  update: (client, uid, inputs, fields) =>
+    client.groups.update(uid, {
+      name: fields.includes("name") ? inputs.name : undefined,
+      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
+    }),
+  delete: (client, uid) => client.groups.delete(uid),
+  inputsOf: (group) => ({
+    name: group.name,
+    description: group.description ?? "",
+    parentUid: parentOf(group.uid),
+  }),
+  outputsOf: (group) => ({
+    uid: group.uid,
+    verified: group.verified ?? false,
+    resourceLimits: group.resourceLimits ?? {},
+    createTime: group.createTime,
+    updateTime: group.updateTime,
+  }),
+});
+
+export = provider;

@@ -1,0 +1,54 @@
+/**
+ * The dynamic provider of platform.iam.Identity (a workload identity; not to be confused with the API's
+ * IdentityProvider resource: the `-provider` suffix is this package's name for "dynamic provider of").
+ *
+ * Exported as the WHOLE module so Pulumi serializes a `require()` of the installed package.
+ *
+ * May import: ../core, ../../sdk, ./identity-schema.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { defineResourceProvider } from "../core/resource-provider";
+import { parentOf } from "../core/create";
+import { IDENTITY_FIELDS, IdentityInputs, IdentityInputSchema } from "./identity-schema";
+import type { Identity } from "../../sdk";
+
+const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<IdentityInputs, Identity>({
+  type: "platform:iam:Identity",
+  inputSchema: IdentityInputSchema,
+  fields: IDENTITY_FIELDS,
+  describe: (inputs) => ({ name: inputs.name, where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined }),
+  get: (client, uid) => client.identities.get(uid),
+  create: (client, inputs) =>
+    client.identities.create(inputs.parentUid, {
+      name: inputs.name,
+      description: inputs.description,
+      claimMatch: inputs.claimMatch,
+    }),
+  async lookup(client, inputs) {
+    for await (const identity of client.identities.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 })) {
+      if (identity.name === inputs.name && parentOf(identity.uid) === inputs.parentUid) return identity;
+    }
+    return undefined;
+  },
+  update: (client, uid, inputs, fields) =>
+    client.identities.update(uid, {
+      name: fields.includes("name") ? inputs.name : undefined,
+      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
+      claimMatch: fields.includes("claimMatch") ? inputs.claimMatch : undefined,
+    }),
+  delete: (client, uid) => client.identities.delete(uid),
+  inputsOf: (identity) => ({
+    parentUid: parentOf(identity.uid) ?? "",
+    name: identity.name,
+    description: identity.description ?? "",
+    claimMatch: identity.claimMatch ?? {},
+  }),
+  outputsOf: (identity) => ({
+    uid: identity.uid,
+    lastSeenTime: identity.lastSeenTime,
+    createTime: identity.createTime,
+    updateTime: identity.updateTime,
+  }),
+});
+
+export = provider;

@@ -1,0 +1,76 @@
+/**
+ * platform.iam.Identity: a workload identity that an OIDC token matching `claimMatch` can assume.
+ *
+ * May import: @pulumi/pulumi, ./identity-provider, ../core/resource-class.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import provider = require("./identity-provider");
+import { withOutputKeys } from "../core/resource-class";
+
+/** How a presented OIDC token is matched: an issuer or issuerPattern, and a subject or subjectPattern. */
+export interface ClaimMatchArgs {
+  issuer?: pulumi.Input<string>;
+  issuerPattern?: pulumi.Input<string>;
+  subject?: pulumi.Input<string>;
+  subjectPattern?: pulumi.Input<string>;
+  audience?: pulumi.Input<string>;
+  audiencePattern?: pulumi.Input<string>;
+  claims?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  claimPatterns?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+/** The resolved claim match, as outputs carry it. */
+export interface ClaimMatch {
+  issuer?: string;
+  issuerPattern?: string;
+  subject?: string;
+  subjectPattern?: string;
+  audience?: string;
+  audiencePattern?: string;
+  claims?: Record<string, string>;
+  claimPatterns?: Record<string, string>;
+}
+
+export interface IdentityArgs {
+  /** The uid of the group the identity lives in. Changing it replaces the identity. */
+  parentUid: pulumi.Input<string>;
+  name: pulumi.Input<string>;
+  description?: pulumi.Input<string>;
+  claimMatch: pulumi.Input<ClaimMatchArgs>;
+  /** Which credentials to use: a key of `platform:profiles`. */
+  profile?: pulumi.Input<string>;
+  /** Take over an existing identity with this name under this parent instead of creating a duplicate. */
+  adopt?: pulumi.Input<boolean>;
+}
+
+const OUTPUT_KEYS = [
+  "parentUid", "name", "description", "claimMatch", "profile", "adopt",
+  "uid", "lastSeenTime", "createTime", "updateTime",
+] as const;
+
+export class Identity extends pulumi.dynamic.Resource {
+  declare public readonly parentUid: pulumi.Output<string>;
+  declare public readonly name: pulumi.Output<string>;
+  declare public readonly description: pulumi.Output<string>;
+  declare public readonly claimMatch: pulumi.Output<ClaimMatch>;
+  declare public readonly profile: pulumi.Output<string | undefined>;
+  declare public readonly adopt: pulumi.Output<boolean | undefined>;
+  declare public readonly uid: pulumi.Output<string>;
+  declare public readonly lastSeenTime: pulumi.Output<string | undefined>;
+  declare public readonly createTime: pulumi.Output<string>;
+  declare public readonly updateTime: pulumi.Output<string>;
+
+  constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
+    super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "Identity");
+  }
+
+  /** Reads an existing identity by uid into the program (calls the provider's `read`). */
+  public static get(
+    name: string,
+    uid: pulumi.Input<string>,
+    opts?: pulumi.CustomResourceOptions,
+    state?: { profile?: pulumi.Input<string> },
+  ): Identity {
+    return new Identity(name, { profile: state?.profile } as IdentityArgs, { ...opts, id: uid });
+  }
+}

@@ -1,0 +1,2 @@
+/** platform.vulnerabilities: data sources over vulnerability advisories (read-only). */
+export * from "./get-advisories";
