@@ -115,13 +115,14 @@ export interface ListQuery extends PageQuery, UidpFilters {
   name?: string;
 }
 
-function checkPageQuery(operation: string, q: PageQuery): void {
+function checkPageQuery(operation: string, q: PageQuery): RequestError | undefined {
   if (q.pageSize !== undefined && (!Number.isInteger(q.pageSize) || q.pageSize < 1)) {
-    throw new RequestError(`${operation}: pageSize must be a positive integer, got ${String(q.pageSize)}`);
+    return new RequestError(`${operation}: pageSize must be a positive integer, got ${String(q.pageSize)}`);
   }
   if (q.skip !== undefined && (!Number.isInteger(q.skip) || q.skip < 0)) {
-    throw new RequestError(`${operation}: skip must be a non-negative integer, got ${String(q.skip)}`);
+    return new RequestError(`${operation}: skip must be a non-negative integer, got ${String(q.skip)}`);
   }
+  return undefined;
 }
 
 /** The body and updateMask of a PATCH: exactly the keys whose value is not undefined. */
@@ -199,16 +200,23 @@ export class Core {
 
   /** A list call as a PagePromise; `skip` goes with the first page only, later pages follow the cursor. */
   list<T>(operation: string, path: string, query: Record<string, QueryValue> & PageQuery, envelope: z.ZodType<ListPage<T>>): PagePromise<T> {
-    checkPageQuery(operation, query);
-    return new PagePromise<T>(
-      (pageToken) =>
-        this.request({
+    // Bad input rejects the PagePromise rather than throwing, like every other call's promise.
+    const problem = checkPageQuery(operation, query);
+    return new PagePromise<T>((pageToken) =>
+      problem
+        ? Promise.reject(problem)
+        : (this.request({
           method: "GET",
           path,
           query: pageToken === undefined ? query : { ...query, pageToken, skip: undefined },
           schema: envelope,
-        }) as Promise<ListPage<T>>,
+        }) as Promise<ListPage<T>>),
     );
+  }
+
+  /** A list that fails with `error` when awaited or iterated. */
+  failedList<T>(error: Error): PagePromise<T> {
+    return new PagePromise<T>(() => Promise.reject(error));
   }
 
   /** Close the pools. Later requests fail with ConnectionError. */

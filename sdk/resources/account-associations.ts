@@ -31,15 +31,15 @@ export class AccountAssociations extends APIResource {
     return this.core.list("accountAssociations.list", COLLECTION, { ...query }, AccountAssociationList);
   }
 
-  get(groupUid: string): Promise<AccountAssociation> {
+  async get(groupUid: string): Promise<AccountAssociation> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, groupUid), schema: AccountAssociation });
   }
 
-  create(groupUid: string, body: AccountAssociationCreate): Promise<AccountAssociation> {
+  async create(groupUid: string, body: AccountAssociationCreate): Promise<AccountAssociation> {
     return this.core.request({ method: "POST", path: resourcePath(COLLECTION, groupUid), body, schema: AccountAssociation });
   }
 
-  update(groupUid: string, patch: AccountAssociationUpdate): Promise<AccountAssociation> {
+  async update(groupUid: string, patch: AccountAssociationUpdate): Promise<AccountAssociation> {
     const { body, updateMask } = updateMaskFor("accountAssociations.update", patch);
     return this.core.request({
       method: "PATCH",
@@ -50,7 +50,7 @@ export class AccountAssociations extends APIResource {
     });
   }
 
-  delete(groupUid: string): Promise<void> {
+  async delete(groupUid: string): Promise<void> {
     return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, groupUid), schema: undefined });
   }
 }

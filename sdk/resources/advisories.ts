@@ -55,7 +55,7 @@ export class Advisories extends APIResource {
     return this.core.list("advisories.list", COLLECTION, { ...query }, AdvisoryList);
   }
 
-  get(uid: string): Promise<Advisory> {
+  async get(uid: string): Promise<Advisory> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Advisory });
   }
 }

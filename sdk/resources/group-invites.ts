@@ -26,15 +26,15 @@ export class GroupInvites extends APIResource {
     return this.core.list("groupInvites.list", COLLECTION, { ...query }, GroupInviteList);
   }
 
-  get(uid: string): Promise<GroupInvite> {
+  async get(uid: string): Promise<GroupInvite> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: GroupInvite });
   }
 
-  create(groupUid: string, body: GroupInviteCreate): Promise<GroupInvite> {
+  async create(groupUid: string, body: GroupInviteCreate): Promise<GroupInvite> {
     return this.core.request({ method: "POST", path: resourcePath(COLLECTION, groupUid), body, schema: GroupInvite });
   }
 
-  delete(uid: string): Promise<void> {
+  async delete(uid: string): Promise<void> {
     return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
   }
 }

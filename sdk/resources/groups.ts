@@ -22,22 +22,22 @@ export class Groups extends APIResource {
     return this.core.list("groups.list", COLLECTION, { ...query }, GroupList);
   }
 
-  get(uid: string): Promise<Group> {
+  async get(uid: string): Promise<Group> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Group });
   }
 
   /** Create a folder under `parentUid`, or a new organization when `parentUid` is undefined. */
-  create(parentUid: string | undefined, body: GroupCreate): Promise<Group> {
+  async create(parentUid: string | undefined, body: GroupCreate): Promise<Group> {
     return this.core.request({ method: "POST", path: resourcePath(COLLECTION, parentUid), body, schema: Group });
   }
 
   /** Change exactly the fields of `patch` whose value is not undefined; returns the group after the update. */
-  update(uid: string, patch: GroupUpdate): Promise<Group> {
+  async update(uid: string, patch: GroupUpdate): Promise<Group> {
     const { body, updateMask } = updateMaskFor("groups.update", patch);
     return this.core.request({ method: "PATCH", path: resourcePath(COLLECTION, uid), query: { updateMask }, body, schema: Group });
   }
 
-  delete(uid: string): Promise<void> {
+  async delete(uid: string): Promise<void> {
     return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
   }
 }

@@ -26,20 +26,20 @@ export class Identities extends APIResource {
     return this.core.list("identities.list", COLLECTION, { ...query }, IdentityList);
   }
 
-  get(uid: string): Promise<Identity> {
+  async get(uid: string): Promise<Identity> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Identity });
   }
 
-  create(parentUid: string, body: IdentityCreate): Promise<Identity> {
+  async create(parentUid: string, body: IdentityCreate): Promise<Identity> {
     return this.core.request({ method: "POST", path: resourcePath(COLLECTION, parentUid), body, schema: Identity });
   }
 
-  update(uid: string, patch: IdentityUpdate): Promise<Identity> {
+  async update(uid: string, patch: IdentityUpdate): Promise<Identity> {
     const { body, updateMask } = updateMaskFor("identities.update", patch);
     return this.core.request({ method: "PATCH", path: resourcePath(COLLECTION, uid), query: { updateMask }, body, schema: Identity });
   }
 
-  delete(uid: string): Promise<void> {
+  async delete(uid: string): Promise<void> {
     return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
   }
 }

@@ -27,15 +27,15 @@ export class IdentityProviders extends APIResource {
     return this.core.list("identityProviders.list", COLLECTION, { ...query }, IdentityProviderList);
   }
 
-  get(uid: string): Promise<IdentityProvider> {
+  async get(uid: string): Promise<IdentityProvider> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: IdentityProvider });
   }
 
-  create(parentUid: string, body: IdentityProviderCreate): Promise<IdentityProvider> {
+  async create(parentUid: string, body: IdentityProviderCreate): Promise<IdentityProvider> {
     return this.core.request({ method: "POST", path: resourcePath(COLLECTION, parentUid), body, schema: IdentityProvider });
   }
 
-  update(uid: string, patch: IdentityProviderUpdate): Promise<IdentityProvider> {
+  async update(uid: string, patch: IdentityProviderUpdate): Promise<IdentityProvider> {
     const { body, updateMask } = updateMaskFor("identityProviders.update", patch);
     return this.core.request({
       method: "PATCH",
@@ -46,7 +46,7 @@ export class IdentityProviders extends APIResource {
     });
   }
 
-  delete(uid: string): Promise<void> {
+  async delete(uid: string): Promise<void> {
     return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
   }
 }

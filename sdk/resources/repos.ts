@@ -19,7 +19,7 @@ export class Repos extends APIResource {
     return this.core.list("repos.list", COLLECTION, { ...query }, RepoList);
   }
 
-  get(uid: string): Promise<Repo> {
+  async get(uid: string): Promise<Repo> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Repo });
   }
 }

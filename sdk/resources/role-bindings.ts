@@ -30,21 +30,21 @@ export class RoleBindings extends APIResource {
     return this.core.list("roleBindings.list", COLLECTION, { ...query }, RoleBindingList);
   }
 
-  get(uid: string): Promise<RoleBinding> {
+  async get(uid: string): Promise<RoleBinding> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: RoleBinding });
   }
 
   /** Bind on `groupUid` (from the path); the body carries identityUid and roleUid only. */
-  create(groupUid: string, body: RoleBindingCreate): Promise<RoleBinding> {
+  async create(groupUid: string, body: RoleBindingCreate): Promise<RoleBinding> {
     return this.core.request({ method: "POST", path: resourcePath(COLLECTION, groupUid), body, schema: RoleBinding });
   }
 
-  update(uid: string, patch: RoleBindingUpdate): Promise<RoleBinding> {
+  async update(uid: string, patch: RoleBindingUpdate): Promise<RoleBinding> {
     const { body, updateMask } = updateMaskFor("roleBindings.update", patch);
     return this.core.request({ method: "PATCH", path: resourcePath(COLLECTION, uid), query: { updateMask }, body, schema: RoleBinding });
   }
 
-  delete(uid: string): Promise<void> {
+  async delete(uid: string): Promise<void> {
     return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
   }
 }

@@ -22,20 +22,20 @@ export class Roles extends APIResource {
     return this.core.list("roles.list", COLLECTION, { ...query }, RoleList);
   }
 
-  get(uid: string): Promise<Role> {
+  async get(uid: string): Promise<Role> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Role });
   }
 
-  create(parentUid: string, body: RoleCreate): Promise<Role> {
+  async create(parentUid: string, body: RoleCreate): Promise<Role> {
     return this.core.request({ method: "POST", path: resourcePath(COLLECTION, parentUid), body, schema: Role });
   }
 
-  update(uid: string, patch: RoleUpdate): Promise<Role> {
+  async update(uid: string, patch: RoleUpdate): Promise<Role> {
     const { body, updateMask } = updateMaskFor("roles.update", patch);
     return this.core.request({ method: "PATCH", path: resourcePath(COLLECTION, uid), query: { updateMask }, body, schema: Role });
   }
 
-  delete(uid: string): Promise<void> {
+  async delete(uid: string): Promise<void> {
     return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
   }
 }

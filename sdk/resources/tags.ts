@@ -33,12 +33,12 @@ export class Tags extends APIResource {
   list(query: TagListQuery = {}): PagePromise<Tag> {
     const { repo, ...rest } = query;
     if (repo !== undefined && rest.childrenOf !== undefined && rest.childrenOf !== repo) {
-      throw new RequestError("tags.list: pass either repo or childrenOf, not both");
+      return this.core.failedList(new RequestError("tags.list: pass either repo or childrenOf, not both"));
     }
     return this.core.list("tags.list", COLLECTION, { ...rest, childrenOf: repo ?? rest.childrenOf }, TagList);
   }
 
-  get(uid: string): Promise<Tag> {
+  async get(uid: string): Promise<Tag> {
     return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Tag });
   }
 }
