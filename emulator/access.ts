@@ -1,0 +1,140 @@
+/**
+ * Identity-based access, like the real service: a token maps to an identity; a role binding on group G grants
+ * its role's capabilities on G and everything below it. A caller with no binding anywhere in an organization
+ * learns nothing about it (404); one who can see an object but lacks the capability gets 403.
+ *
+ * May import: ./store, ./errors, node builtins.
+ */
+import { createHash } from "node:crypto";
+import { notFound, permissionDenied } from "./errors";
+import type { Store, StoredObject } from "./store";
+
+export interface Caller {
+  identityUid: string;
+}
+
+const IAM_KINDS = ["GROUPS", "GROUP_INVITES", "ROLES", "ROLE_BINDINGS", "ACCOUNT_ASSOCIATIONS", "IDENTITY", "IDENTITY_PROVIDERS"];
+const VERBS = ["CREATE", "UPDATE", "LIST", "DELETE"];
+const iamCaps = (kinds: string[], verbs: string[]): string[] =>
+  kinds.flatMap((k) => verbs.map((v) => `CAP_IAM_${k}_${v}`)).filter((c) => c !== "CAP_IAM_GROUP_INVITES_UPDATE");
+const REGISTRY_READ = ["CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_REPO_BLOBS_GET"];
+const REGISTRY_ALL = [...REGISTRY_READ, "CAP_REPO_CREATE", "CAP_REPO_UPDATE", "CAP_REPO_DELETE", "CAP_TAG_CREATE", "CAP_TAG_UPDATE", "CAP_TAG_DELETE"];
+
+export interface BuiltinRole {
+  uid: string;
+  name: string;
+  description: string;
+  capabilities: string[];
+}
+
+function builtin(name: string, description: string, capabilities: string[]): BuiltinRole {
+  return { uid: createHash("sha1").update(name).digest("hex"), name, description, capabilities: [...new Set(capabilities)].sort() };
+}
+
+/** Built-in roles: fixed 40-hex uids (sha1 of the name), listed alongside custom roles. */
+export const BUILTIN_ROLES: readonly BuiltinRole[] = [
+  builtin("owner", "Full control of the group and everything below it", [
+    ...iamCaps(IAM_KINDS, VERBS),
+    ...REGISTRY_ALL,
+    "CAP_ADVISORIES_LIST",
+  ]),
+  builtin("editor", "Create, update and delete groups, identities, roles and role bindings", [
+    ...iamCaps(["GROUPS", "IDENTITY", "ROLES", "ROLE_BINDINGS"], VERBS),
+    ...iamCaps(["GROUP_INVITES", "ACCOUNT_ASSOCIATIONS", "IDENTITY_PROVIDERS"], ["LIST"]),
+    ...REGISTRY_READ,
+    "CAP_ADVISORIES_LIST",
+  ]),
+  builtin("viewer", "Read-only access", [...iamCaps(IAM_KINDS, ["LIST"]), "CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_ADVISORIES_LIST"]),
+  builtin("registry.pull", "Pull images from the registry", REGISTRY_READ),
+];
+
+const BUILTIN_BY_UID = new Map(BUILTIN_ROLES.map((r) => [r.uid, r]));
+
+export function builtinRole(uid: string): BuiltinRole | undefined {
+  return BUILTIN_BY_UID.get(uid);
+}
+
+export function builtinRoleByName(name: string): BuiltinRole {
+  const role = BUILTIN_ROLES.find((r) => r.name === name);
+  if (role === undefined) throw new Error(`no built-in role ${name}`);
+  return role;
+}
+
+/** "a/b/c" → ["a", "a/b", "a/b/c"]. */
+export function ancestorsOrSelf(uid: string): string[] {
+  const segments = uid.split("/");
+  return segments.map((_, i) => segments.slice(0, i + 1).join("/"));
+}
+
+export function rootOf(uid: string): string {
+  const slash = uid.indexOf("/");
+  return slash === -1 ? uid : uid.slice(0, slash);
+}
+
+export class Access {
+  constructor(private readonly store: Store) {}
+
+  roleCapabilities(roleUid: string): string[] {
+    const builtinRole = BUILTIN_BY_UID.get(roleUid);
+    if (builtinRole !== undefined) return builtinRole.capabilities;
+    const custom = this.store.get("roles", roleUid);
+    return (custom?.fields.capabilities as string[] | undefined) ?? [];
+  }
+
+  /** Bindings of this identity on this exact group. */
+  private bindingsOn(identityUid: string, groupUid: string): StoredObject[] {
+    return this.store.children("roleBindings", groupUid).filter((b) => b.fields.identityUid === identityUid);
+  }
+
+  capabilitiesOn(caller: Caller, groupUid: string): Set<string> {
+    const caps = new Set<string>();
+    for (const ancestor of ancestorsOrSelf(groupUid)) {
+      for (const binding of this.bindingsOn(caller.identityUid, ancestor)) {
+        for (const cap of this.roleCapabilities(binding.fields.roleUid as string)) caps.add(cap);
+      }
+    }
+    return caps;
+  }
+
+  /** Does the caller hold any binding inside this organization? If not, the organization is invisible. */
+  knowsOrganization(caller: Caller, anyUidInOrg: string): boolean {
+    const root = rootOf(anyUidInOrg);
+    for (const binding of this.store.all("roleBindings")) {
+      if (binding.fields.identityUid === caller.identityUid && rootOf(binding.uid) === root) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Throws 404 when the caller cannot know the object exists, 403 when it can but lacks `capability` on
+   * `groupUid` (the group the object lives in, or the group itself).
+   */
+  require(caller: Caller, groupUid: string, capability: string, what: string): void {
+    if (!this.knowsOrganization(caller, groupUid)) throw notFound(what);
+    if (!this.capabilitiesOn(caller, groupUid).has(capability)) {
+      throw permissionDenied(`${capability} is required on ${groupUid} (${what})`);
+    }
+  }
+
+  /** The groups on which the caller holds `capability` directly through a binding; access flows down from them. */
+  grantRoots(caller: Caller, capability: string): Set<string> {
+    const roots = new Set<string>();
+    for (const binding of this.store.all("roleBindings")) {
+      if (binding.fields.identityUid !== caller.identityUid) continue;
+      if (this.roleCapabilities(binding.fields.roleUid as string).includes(capability)) roots.add(binding.parent);
+    }
+    return roots;
+  }
+}
+
+/** Is `groupUid` at or below one of `roots`? */
+export function underAny(groupUid: string, roots: Set<string>): boolean {
+  if (roots.size === 0) return false;
+  if (roots.has(groupUid)) return true;
+  let end = groupUid.lastIndexOf("/");
+  while (end > 0) {
+    if (roots.has(groupUid.slice(0, end))) return true;
+    end = groupUid.lastIndexOf("/", end - 1);
+  }
+  return false;
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * platform-emulator [--port N] [--data FILE] [--seed FILE]
+ *
+ * Starts the emulator on 127.0.0.1, prints the base URL (token exchange is on the same host), the organization
+ * uid and the bootstrap token, then machine-readable PLATFORM_API_URL= / PLATFORM_TOKEN= / PLATFORM_ORG_UID=
+ * lines. Logs one line per request (method, path, status, ms; never the Authorization header). Stops on
+ * SIGINT/SIGTERM.
+ */
+import { startEmulator, type EmulatorOptions } from "./index";
+
+function parseArgs(argv: string[]): EmulatorOptions {
+  const options: EmulatorOptions = { host: "127.0.0.1", logger: (line) => process.stdout.write(`${line}\n`) };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === "") throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case "--port": {
+        const port = Number(value());
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error("--port must be an integer 0..65535");
+        options.port = port;
+        break;
+      }
+      case "--data":
+        options.dataFile = value();
+        break;
+      case "--seed":
+        options.seed = value();
+        break;
+      case "--help":
+      case "-h":
+        process.stdout.write("usage: platform-emulator [--port N] [--data FILE] [--seed FILE]\n");
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument ${arg}`);
+    }
+  }
+  return options;
+}
+
+async function main(): Promise<void> {
+  const emulator = await startEmulator(parseArgs(process.argv.slice(2)));
+  process.stdout.write(
+    [
+      `platform-emulator listening on ${emulator.url} (token exchange: ${emulator.authUrl}/sts/exchange)`,
+      `organization: ${emulator.orgUid} (demo-org)`,
+      `bootstrap token (emulator only): ${emulator.token}`,
+      `PLATFORM_API_URL=${emulator.url}`,
+      `PLATFORM_TOKEN=${emulator.token}`,
+      `PLATFORM_ORG_UID=${emulator.orgUid}`,
+      "",
+    ].join("\n"),
+  );
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`received ${signal}, stopping\n`);
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`platform-emulator: error while stopping: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`platform-emulator: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

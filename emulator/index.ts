@@ -1,0 +1,180 @@
+/**
+ * A faithful local emulator of the Platform Management API v2beta1, as a library:
+ *
+ *   const emulator = await startEmulator();
+ *   await fetch(`${emulator.url}/iam/v2beta1/groups`, { headers: { authorization: `Bearer ${emulator.token}` } });
+ *   await emulator.close();
+ *
+ * The CLI (./cli.ts) is a thin wrapper around `startEmulator`. See emulator/README.md for behaviour,
+ * the seed format and the control endpoints.
+ */
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createClock } from "./clock";
+import { Faults, type FaultRule } from "./faults";
+import { OidcIssuer, type MintOptions } from "./oidc";
+import { controlRoutes, type Control } from "./routes/control";
+import { iamRoutes } from "./routes/iam";
+import { registryRoutes } from "./routes/registry";
+import { stsRoutes } from "./routes/sts";
+import { buildServer } from "./server";
+import { Service, type LoggedRequest } from "./service";
+import { MemoryStore } from "./store";
+
+export type { LoggedRequest } from "./service";
+export type { FaultRule, FaultAction } from "./faults";
+export type { MintOptions } from "./oidc";
+export { BUILTIN_ROLES } from "./access";
+
+export interface EmulatorOptions {
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Persist every change to this JSON file (atomically) and reload it on start. Default: memory only. */
+  dataFile?: string;
+  /** Seed data (see README) as an object or a path to a JSON file; applied on a fresh start and after reset. */
+  seed?: unknown;
+  /** One line per request (method, path, status, ms); never the Authorization header. Default: silent. */
+  logger?: (line: string) => void;
+  /** Start time of the emulator clock. Default: now. */
+  clockStart?: Date | string | number;
+  /** Seed of the fault-injection PRNG. Default 1. */
+  faultSeed?: number;
+}
+
+export interface Emulator {
+  /** Base URL, e.g. http://127.0.0.1:43121 (no trailing slash). */
+  readonly url: string;
+  /** Token exchange lives on the same host. */
+  readonly authUrl: string;
+  /** Bootstrap token of the owner of `orgUid` (a root-level user). */
+  readonly token: string;
+  /** uid of the organization "demo-org". */
+  readonly orgUid: string;
+  /** uid of the bootstrap user identity. */
+  readonly userUid: string;
+  /** A PlatformClient for `url` and `token` (loaded lazily from ../sdk). */
+  readonly client: import("../sdk").PlatformClient;
+  readonly clock: { now(): Date; advance(ms: number): void };
+  /** Drops all data and recreates the bootstrap user and organization (same uids and token), then re-seeds. */
+  reset(): void;
+  seed(data: unknown): { repos: number; tags: number; advisories: number };
+  requestLog(): LoggedRequest[];
+  clearRequestLog(): void;
+  faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };
+  mintIdToken(options: MintOptions): Promise<string>;
+  /** Another root-level user identity with its own token (for access tests). */
+  createUser(name?: string): { uid: string; token: string };
+  close(): Promise<void>;
+}
+
+function loadSeed(seed: unknown): unknown {
+  if (typeof seed === "string") return JSON.parse(readFileSync(seed, "utf8"));
+  return seed;
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const store = new MemoryStore(options.dataFile);
+  const clock = createClock(options.clockStart);
+  const issuer = await OidcIssuer.create(store, clock);
+  const svc = new Service(store, clock, issuer);
+  const seedData = options.seed === undefined ? undefined : loadSeed(options.seed);
+  const faults = new Faults(options.faultSeed ?? 1);
+  let log: LoggedRequest[] = [];
+
+  if (store.meta.orgUid === undefined || store.meta.bootstrapToken === undefined) {
+    svc.bootstrap();
+    if (seedData !== undefined) svc.seed(seedData);
+  }
+  const identity = {
+    identityUid: store.meta.bootstrapIdentityUid!,
+    orgUid: store.meta.orgUid!,
+    token: store.meta.bootstrapToken!,
+  };
+
+  const control: Control = {
+    reset: () => {
+      store.clear();
+      svc.bootstrap(identity);
+      if (seedData !== undefined) svc.seed(seedData);
+      faults.clear();
+      log = [];
+    },
+    seed: (data) => svc.seed(data),
+    mintIdToken: (mint) => issuer.mint(mint),
+    advance: (ms) => clock.advance(ms),
+    requestLog: () => log.slice(),
+    clearRequestLog: () => {
+      log = [];
+    },
+    addFaults: (rules) => rules.forEach((r) => faults.add(r)),
+    clearFaults: () => faults.clear(),
+    listFaults: () => faults.list(),
+    createUser: (name) => {
+      const { identity: user, token } = svc.createUser(name);
+      return { uid: user.uid, token };
+    },
+  };
+
+  let url = "";
+  const app = buildServer({
+    svc,
+    faults,
+    routes: [...controlRoutes(control), ...stsRoutes(), ...iamRoutes(), ...registryRoutes()],
+    onRequestLogged: (entry) => {
+      log.push(entry);
+      if (log.length > 10_000) log.splice(0, log.length - 10_000);
+    },
+    ...(options.logger !== undefined ? { logLine: options.logger } : {}),
+    url: () => url,
+  });
+  await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  url = `http://${host}:${address.port}`;
+  issuer.url = url;
+  store.flush();
+
+  let client: import("../sdk").PlatformClient | undefined;
+  return {
+    url,
+    authUrl: url,
+    token: identity.token,
+    orgUid: identity.orgUid,
+    userUid: identity.identityUid,
+    get client() {
+      if (client === undefined) {
+        // Lazy: the SDK is optional for users of the emulator's HTTP surface.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const sdk = require("../sdk") as typeof import("../sdk");
+        client = new sdk.PlatformClient({ apiUrl: url, token: identity.token });
+      }
+      return client;
+    },
+    clock,
+    reset: () => {
+      control.reset();
+      store.flush();
+    },
+    seed: (data) => {
+      const counts = svc.seed(data);
+      store.flush();
+      return counts;
+    },
+    requestLog: () => control.requestLog(),
+    clearRequestLog: () => control.clearRequestLog(),
+    faults: { add: (rule) => faults.add(rule), clear: () => faults.clear(), list: () => faults.list() },
+    mintIdToken: (mint) => issuer.mint(mint),
+    createUser: (name = "user") => {
+      const user = control.createUser(name);
+      store.flush();
+      return user;
+    },
+    close: async () => {
+      await client?.close();
+      await app.close();
+      store.flush();
+    },
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * The generic verbs shared by every v2 collection: list (filters, access, pagination), get, create under a
+ * parent group, PATCH with or without updateMask, delete. Each resource file describes itself with a
+ * `ResourceSpec`; special rules live in its hooks.
+ */
+import type { z } from "zod";
+import { underAny } from "../access";
+import { badField, notFound } from "../errors";
+import { parseListParams, queryParam, type ListParams, type Query } from "../listing";
+import type { Kind, StoredObject } from "../store";
+import type { Route, RouteContext } from "./types";
+
+export interface ResourceSpec {
+  kind: Kind;
+  /** Member name of the list envelope, e.g. "roleBindings". */
+  plural: string;
+  /** Singular for messages, e.g. "role binding". */
+  label: string;
+  /** e.g. "/iam/v2beta1/roleBindings". */
+  prefix: string;
+  /** Capability stem, e.g. "CAP_IAM_ROLE_BINDINGS"; verbs are appended. */
+  capability: string;
+  listCapability?: string;
+  sortable: readonly string[];
+  toWire: (object: StoredObject, ctx: RouteContext) => Record<string, unknown>;
+  /** The group whose bindings govern access to this object. Default: its parent. */
+  accessGroup?: (object: StoredObject) => string;
+  /** Extra list filters: a predicate and a stable key for caching. */
+  filters?: (query: Query) => { key: string; test: (object: StoredObject) => boolean } | undefined;
+  /** Objects every caller may see (built-in roles). */
+  globalObjects?: (params: ListParams) => StoredObject[];
+  create?: {
+    schema: z.ZodTypeAny;
+    /** Validates references and returns the fields to store (may throw). Runs after access checks. */
+    fields?: (body: Record<string, unknown>, parentUid: string, ctx: RouteContext) => Record<string, unknown>;
+    /** Overrides uid choice (account associations use the group's uid). */
+    uid?: (parentUid: string, ctx: RouteContext) => string;
+    updateTime?: boolean;
+    /** Adjusts the response of create only (an invite's code). */
+    respond?: (wire: Record<string, unknown>, object: StoredObject, ctx: RouteContext) => Record<string, unknown>;
+  };
+  update?: {
+    schema: z.ZodTypeAny;
+    fields: readonly string[];
+    /** Required fields cannot be cleared through updateMask. */
+    required?: readonly string[];
+    /** Merges validated changes into stored fields (keeps write-only secrets). */
+    apply?: (object: StoredObject, changes: Record<string, unknown>, ctx: RouteContext) => void;
+    updateTime?: boolean;
+  };
+  /** Runs before delete (e.g. refuse non-empty groups); may cascade. */
+  beforeDelete?: (object: StoredObject, ctx: RouteContext) => void;
+  /** Group a create goes under must satisfy this (identity providers: organizations only). */
+  checkParent?: (parentUid: string, ctx: RouteContext) => void;
+}
+
+const defaultAccessGroup = (o: StoredObject): string => o.parent;
+
+export function cap(spec: ResourceSpec, verb: "CREATE" | "UPDATE" | "LIST" | "DELETE"): string {
+  if (verb === "LIST" && spec.listCapability !== undefined) return spec.listCapability;
+  return `${spec.capability}_${verb}`;
+}
+
+/** Loads an object the caller may read, or throws 404 (missing, or invisible to the caller) / 403. */
+export function loadVisible(spec: ResourceSpec, ctx: RouteContext, uid: string, verb: "LIST" | "UPDATE" | "DELETE"): StoredObject {
+  const object = ctx.svc.store.get(spec.kind, uid);
+  const what = `${spec.label} ${uid}`;
+  if (object === undefined || uid === "") throw notFound(what);
+  const group = (spec.accessGroup ?? defaultAccessGroup)(object);
+  ctx.svc.access.require(ctx.caller, group, cap(spec, "LIST"), what);
+  if (verb !== "LIST") ctx.svc.access.require(ctx.caller, group, cap(spec, verb), what);
+  return object;
+}
+
+/** The parent group of a create: it must exist and be visible, and the caller needs the create capability. */
+export function loadParentGroup(spec: ResourceSpec, ctx: RouteContext, parentUid: string): StoredObject {
+  const what = `group ${parentUid}`;
+  const parent = ctx.svc.store.get("groups", parentUid);
+  if (parent === undefined || parentUid === "") throw notFound(what);
+  ctx.svc.access.require(ctx.caller, parentUid, cap(spec, "CREATE"), what);
+  return parent;
+}
+
+export function listHandler(spec: ResourceSpec) {
+  return (ctx: RouteContext): Record<string, unknown> => {
+    const params = parseListParams(ctx.query, spec.sortable);
+    const extra = spec.filters?.(ctx.query);
+    const accessGroup = spec.accessGroup ?? defaultAccessGroup;
+    const { store, access } = ctx.svc;
+    const queryKey = JSON.stringify([spec.kind, params.descendantsOf, params.childrenOf, params.name, extra?.key, params.orderField, params.descending]);
+    const candidates = function* (): Iterable<StoredObject> {
+      const roots = access.grantRoots(ctx.caller, cap(spec, "LIST"));
+      const matches = (o: StoredObject): boolean =>
+        (params.name === undefined || o.fields.name === params.name) && (extra === undefined || extra.test(o));
+      if (spec.globalObjects !== undefined) for (const o of spec.globalObjects(params)) if (matches(o)) yield o;
+      if (roots.size === 0) return;
+      const source = params.childrenOf !== undefined ? store.children(spec.kind, params.childrenOf) : store.all(spec.kind);
+      const below = params.descendantsOf === undefined ? undefined : `${params.descendantsOf}/`;
+      for (const o of source) {
+        if (below !== undefined && !(o.parent === params.descendantsOf || o.parent.startsWith(below))) continue;
+        if (!matches(o)) continue;
+        if (!underAny(accessGroup(o), roots)) continue;
+        yield o;
+      }
+    };
+    const page = ctx.svc.lister.page({
+      params,
+      queryKey,
+      cacheKey: `${queryKey}|${ctx.caller.identityUid}`,
+      version: store.version,
+      now: ctx.svc.clock.now().getTime(),
+      candidates,
+    });
+    return {
+      [spec.plural]: page.items.map((o) => spec.toWire(o, ctx)),
+      ...(page.nextPageToken !== undefined ? { nextPageToken: page.nextPageToken } : {}),
+      totalCount: String(page.totalCount),
+      skipped: page.skipped,
+    };
+  };
+}
+
+export function getHandler(spec: ResourceSpec) {
+  return (ctx: RouteContext): Record<string, unknown> => spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
+}
+
+export function createHandler(spec: ResourceSpec) {
+  const create = spec.create!;
+  return (ctx: RouteContext): Record<string, unknown> => {
+    const parentUid = ctx.uid;
+    loadParentGroup(spec, ctx, parentUid);
+    spec.checkParent?.(parentUid, ctx);
+    const body = ctx.svc.parseBody(create.schema, ctx.body) as Record<string, unknown>;
+    const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
+    const object = ctx.svc.insert(spec.kind, parentUid, fields, {
+      ...(create.uid ? { uid: create.uid(parentUid, ctx) } : {}),
+      ...(create.updateTime === false ? { updateTime: false } : {}),
+    });
+    const wire = spec.toWire(object, ctx);
+    return create.respond ? create.respond(wire, object, ctx) : wire;
+  };
+}
+
+/** The updateMask paths as top-level fields; unknown paths are an error naming updateMask. */
+export function parseUpdateMask(query: Query, allowed: readonly string[]): string[] | undefined {
+  const raw = queryParam(query, "updateMask", "update_mask");
+  if (raw === undefined) return undefined;
+  const paths = raw.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+  const fields: string[] = [];
+  for (const path of paths) {
+    const top = path.split(".")[0]!.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (!allowed.includes(top)) {
+      throw badField("updateMask", `updateMask path "${path}" is not an updatable field; use ${allowed.join(", ")}`);
+    }
+    if (!fields.includes(top)) fields.push(top);
+  }
+  return fields;
+}
+
+export function updateHandler(spec: ResourceSpec) {
+  const update = spec.update!;
+  return (ctx: RouteContext): Record<string, unknown> => {
+    const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
+    const mask = parseUpdateMask(ctx.query, update.fields);
+    const raw = ctx.body === undefined || ctx.body === null ? {} : ctx.body;
+    let input: unknown = raw;
+    if (mask !== undefined && typeof raw === "object" && !Array.isArray(raw)) {
+      const body = raw as Record<string, unknown>;
+      input = Object.fromEntries(mask.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
+      for (const field of mask) {
+        if (body[field] === undefined && update.required?.includes(field)) throw badField(field, `${field} is listed in updateMask and cannot be cleared`);
+      }
+    }
+    const parsed = ctx.svc.parseBody(update.schema, input) as Record<string, unknown>;
+    const changes: Record<string, unknown> = {};
+    for (const field of update.fields) {
+      if (parsed[field] !== undefined) changes[field] = parsed[field];
+      else if (mask?.includes(field)) changes[field] = undefined; // listed but absent: cleared
+    }
+    const next: StoredObject = { ...object, fields: { ...object.fields } };
+    if (update.apply) update.apply(next, changes, ctx);
+    else applyChanges(next, changes);
+    if (update.updateTime !== false) next.updateTime = ctx.svc.now();
+    ctx.svc.store.put(spec.kind, next);
+    return spec.toWire(next, ctx);
+  };
+}
+
+export function applyChanges(object: StoredObject, changes: Record<string, unknown>): void {
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) delete object.fields[field];
+    else object.fields[field] = value;
+  }
+}
+
+export function deleteHandler(spec: ResourceSpec) {
+  return (ctx: RouteContext): Record<string, unknown> => {
+    const object = loadVisible(spec, ctx, ctx.uid, "DELETE");
+    spec.beforeDelete?.(object, ctx);
+    ctx.svc.store.delete(spec.kind, object.uid);
+    return {};
+  };
+}
+
+/** The routes of one collection, in the API's shape. */
+export function crudRoutes(spec: ResourceSpec): Route[] {
+  const routes: Route[] = [
+    { method: "GET", url: spec.prefix, handler: listHandler(spec) },
+    { method: "GET", url: `${spec.prefix}/*`, handler: getHandler(spec) },
+  ];
+  if (spec.create) routes.push({ method: "POST", url: `${spec.prefix}/*`, handler: createHandler(spec) });
+  if (spec.update) routes.push({ method: "PATCH", url: `${spec.prefix}/*`, handler: updateHandler(spec) });
+  if (spec.create) routes.push({ method: "DELETE", url: `${spec.prefix}/*`, handler: deleteHandler(spec) });
+  return routes;
+}
+
+/** Common wire members of a stored object. */
+export function baseWire(object: StoredObject, withUpdateTime = true): Record<string, unknown> {
+  return {
+    uid: object.uid,
+    ...object.fields,
+    createTime: object.createTime,
+    ...(withUpdateTime && object.updateTime !== undefined ? { updateTime: object.updateTime } : {}),
+  };
+}

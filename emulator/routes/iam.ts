@@ -1,0 +1,380 @@
+/** The IAM collections: groups, identities, roles, role bindings, identity providers, group invites, account associations. */
+import {
+  ACCOUNT_ASSOCIATION_UPDATE_FIELDS,
+  AccountAssociationCreate,
+  AccountAssociationUpdate,
+  GROUP_UPDATE_FIELDS,
+  GroupCreate,
+  GroupInviteCreate,
+  GroupUpdate,
+  IDENTITY_PROVIDER_UPDATE_FIELDS,
+  IDENTITY_UPDATE_FIELDS,
+  IdentityCreate,
+  IdentityProviderCreate,
+  IdentityProviderUpdate,
+  IdentityUpdate,
+  ROLE_BINDING_UPDATE_FIELDS,
+  ROLE_UPDATE_FIELDS,
+  RoleBindingCreate,
+  RoleBindingUpdate,
+  RoleCreate,
+  RoleUpdate,
+} from "../../sdk/schemas";
+import { BUILTIN_ROLES, builtinRole, rootOf } from "../access";
+import { alreadyExists, badField, failedPrecondition, notFound, permissionDenied } from "../errors";
+import { queryParam } from "../listing";
+import { randomHex, withoutUndefined } from "../service";
+import type { StoredObject } from "../store";
+import { applyChanges, baseWire, crudRoutes, createHandler, type ResourceSpec } from "./crud";
+import type { Route, RouteContext } from "./types";
+
+const COMMON_SORT = ["uid", "name", "description", "createTime", "updateTime"] as const;
+
+export const groups: ResourceSpec = {
+  kind: "groups",
+  plural: "groups",
+  label: "group",
+  prefix: "/iam/v2beta1/groups",
+  capability: "CAP_IAM_GROUPS",
+  sortable: [...COMMON_SORT, "verified"],
+  accessGroup: (o) => o.uid,
+  toWire: (o) => ({ resourceLimits: {}, verified: false, description: "", ...baseWire(o) }),
+  create: { schema: GroupCreate, fields: (body) => ({ ...body, verified: false }) },
+  update: { schema: GroupUpdate, fields: GROUP_UPDATE_FIELDS, required: ["name"] },
+  beforeDelete: (group, ctx) => {
+    const { store } = ctx.svc;
+    const isOrganization = group.parent === "";
+    const blocking: [string, string, number][] = [
+      ["subgroup", "subgroups", store.children("groups", group.uid).length],
+      ["identity", "identities", store.children("identities", group.uid).length],
+      ["role", "roles", store.children("roles", group.uid).length],
+      // An organization's own bindings (its creator's owner binding) go with it; a folder's must be removed first.
+      ["role binding", "role bindings", isOrganization ? 0 : store.children("roleBindings", group.uid).length],
+      ["repo", "repos", store.children("repos", group.uid).length],
+      ["identity provider", "identity providers", store.children("identityProviders", group.uid).length],
+      ["group invite", "group invites", store.children("groupInvites", group.uid).length],
+      ["advisory", "advisories", store.children("advisories", group.uid).length],
+    ];
+    const present = blocking.filter(([, , n]) => n > 0).map(([one, many, n]) => `${n} ${n === 1 ? one : many}`);
+    if (present.length > 0) {
+      const description = `group ${group.uid} still contains ${present.join(", ")}`;
+      throw failedPrecondition(description, [{ type: "RESOURCE_NOT_EMPTY", subject: group.uid, description }]);
+    }
+    for (const binding of store.children("roleBindings", group.uid)) store.delete("roleBindings", binding.uid);
+    store.delete("accountAssociations", group.uid);
+  },
+};
+
+function claimMatchWire(o: StoredObject): Record<string, unknown> {
+  return (o.fields.claimMatch as Record<string, unknown> | undefined) ?? {};
+}
+
+export const identities: ResourceSpec = {
+  kind: "identities",
+  plural: "identities",
+  label: "identity",
+  prefix: "/iam/v2beta1/identities",
+  capability: "CAP_IAM_IDENTITY",
+  sortable: [...COMMON_SORT, "lastSeenTime"],
+  toWire: (o) => ({ description: "", ...baseWire(o), lastSeenTime: o.fields.lastSeenTime ?? o.createTime }),
+  create: {
+    schema: IdentityCreate,
+    fields: (body, _parent, ctx) => {
+      checkPatterns(body.claimMatch as Record<string, unknown> | undefined);
+      return { ...body, lastSeenTime: ctx.svc.now() };
+    },
+  },
+  update: {
+    schema: IdentityUpdate,
+    fields: IDENTITY_UPDATE_FIELDS,
+    required: ["name"],
+    apply: (o, changes) => {
+      checkPatterns(changes.claimMatch as Record<string, unknown> | undefined);
+      applyChanges(o, changes);
+    },
+  },
+  beforeDelete: (identity, ctx) => {
+    for (const binding of [...ctx.svc.store.all("roleBindings")]) {
+      if (binding.fields.identityUid === identity.uid) ctx.svc.store.delete("roleBindings", binding.uid);
+    }
+  },
+};
+
+function checkPatterns(claimMatch: Record<string, unknown> | undefined): void {
+  for (const key of ["issuerPattern", "subjectPattern", "audiencePattern"]) {
+    const pattern = claimMatch?.[key];
+    if (typeof pattern !== "string") continue;
+    try {
+      new RegExp(`^(?:${pattern})$`);
+    } catch {
+      throw badField(`claimMatch.${key}`, `claimMatch.${key} is not a valid regular expression`);
+    }
+  }
+}
+
+const builtinObjects: StoredObject[] = BUILTIN_ROLES.map((r) => ({
+  uid: r.uid,
+  parent: "",
+  fields: { name: r.name, description: r.description, capabilities: r.capabilities },
+  createTime: "2024-01-01T00:00:00.000Z",
+  updateTime: "2024-01-01T00:00:00.000Z",
+}));
+
+export const roles: ResourceSpec = {
+  kind: "roles",
+  plural: "roles",
+  label: "role",
+  prefix: "/iam/v2beta1/roles",
+  capability: "CAP_IAM_ROLES",
+  sortable: COMMON_SORT,
+  toWire: (o) => ({ description: "", ...baseWire(o) }),
+  // Built-in roles are usable anywhere, so they are listed unless the query asks for one group's direct children.
+  globalObjects: (params) => (params.childrenOf === undefined ? builtinObjects : []),
+  create: { schema: RoleCreate },
+  update: { schema: RoleUpdate, fields: ROLE_UPDATE_FIELDS, required: ["name", "capabilities"] },
+  beforeDelete: (role, ctx) => {
+    for (const binding of [...ctx.svc.store.all("roleBindings")]) {
+      if (binding.fields.roleUid === role.uid) ctx.svc.store.delete("roleBindings", binding.uid);
+    }
+  },
+};
+
+function builtinRoleRoutes(): Route[] {
+  const guard = (ctx: RouteContext): void => {
+    if (builtinRole(ctx.uid) !== undefined) throw permissionDenied(`built-in role ${ctx.uid} cannot be changed`);
+  };
+  return [
+    {
+      method: "GET",
+      url: "/iam/v2beta1/roles/*",
+      handler: (ctx) => {
+        const role = builtinObjects.find((r) => r.uid === ctx.uid);
+        return role !== undefined ? roles.toWire(role, ctx) : crudGet(roles, ctx);
+      },
+    },
+    { method: "PATCH", url: "/iam/v2beta1/roles/*", handler: (ctx) => (guard(ctx), crudRoute(roles, "PATCH")(ctx)) },
+    { method: "DELETE", url: "/iam/v2beta1/roles/*", handler: (ctx) => (guard(ctx), crudRoute(roles, "DELETE")(ctx)) },
+  ];
+}
+
+function crudRoute(spec: ResourceSpec, method: Route["method"]): Route["handler"] {
+  return crudRoutes(spec).find((r) => r.method === method && r.url.endsWith("/*"))!.handler;
+}
+const crudGet = (spec: ResourceSpec, ctx: RouteContext): unknown => crudRoute(spec, "GET")(ctx);
+
+/** A role usable in `groupUid`'s organization: built-in, or a custom role in the same organization. */
+function requireRole(ctx: RouteContext, roleUid: string, groupUid: string, field: string): void {
+  if (builtinRole(roleUid) !== undefined) return;
+  const role = ctx.svc.store.get("roles", roleUid);
+  if (role === undefined || rootOf(role.uid) !== rootOf(groupUid)) throw badField(field, `${field} ${roleUid} is not a role in this organization`);
+}
+
+function requireIdentity(ctx: RouteContext, identityUid: string, field: string): void {
+  if (ctx.svc.store.get("identities", identityUid) === undefined) throw badField(field, `${field} ${identityUid} is not an identity`);
+}
+
+function hydrateBinding(o: StoredObject, ctx: RouteContext): Record<string, unknown> {
+  const { store } = ctx.svc;
+  const identityUid = o.fields.identityUid as string;
+  const roleUid = o.fields.roleUid as string;
+  const identity = store.get("identities", identityUid);
+  const group = store.get("groups", o.parent);
+  const builtin = builtinRole(roleUid);
+  const role = builtin ?? store.get("roles", roleUid)?.fields;
+  const claim = (identity?.fields.claimMatch as Record<string, unknown> | undefined) ?? {};
+  return {
+    uid: o.uid,
+    identity: withoutUndefined({
+      uid: identityUid,
+      name: identity?.fields.name,
+      description: identity?.fields.description ?? "",
+      issuer: claim.issuer ?? "",
+      subject: claim.subject ?? "",
+    }),
+    group: withoutUndefined({ uid: o.parent, name: group?.fields.name, description: group?.fields.description ?? "" }),
+    role: withoutUndefined({ uid: roleUid, name: role?.name, description: role?.description ?? "" }),
+    createTime: o.createTime,
+  };
+}
+
+export const roleBindings: ResourceSpec = {
+  kind: "roleBindings",
+  plural: "roleBindings",
+  label: "role binding",
+  prefix: "/iam/v2beta1/roleBindings",
+  capability: "CAP_IAM_ROLE_BINDINGS",
+  sortable: ["uid", "createTime", "identityUid", "roleUid"],
+  toWire: hydrateBinding,
+  filters: (query) => {
+    const identity = queryParam(query, "identity");
+    const group = queryParam(query, "group");
+    const role = queryParam(query, "role");
+    if (identity === undefined && group === undefined && role === undefined) return undefined;
+    return {
+      key: JSON.stringify([identity, group, role]),
+      test: (o) =>
+        (identity === undefined || o.fields.identityUid === identity) &&
+        (group === undefined || o.parent === group) &&
+        (role === undefined || o.fields.roleUid === role),
+    };
+  },
+  create: {
+    schema: RoleBindingCreate,
+    updateTime: false,
+    fields: (body, parent, ctx) => {
+      requireIdentity(ctx, body.identityUid as string, "identityUid");
+      requireRole(ctx, body.roleUid as string, parent, "roleUid");
+      return body;
+    },
+  },
+  update: {
+    schema: RoleBindingUpdate,
+    fields: ROLE_BINDING_UPDATE_FIELDS,
+    required: ROLE_BINDING_UPDATE_FIELDS,
+    updateTime: false,
+    apply: (o, changes, ctx) => {
+      if (typeof changes.identityUid === "string") requireIdentity(ctx, changes.identityUid, "identityUid");
+      if (typeof changes.roleUid === "string") requireRole(ctx, changes.roleUid, o.parent, "roleUid");
+      applyChanges(o, changes);
+    },
+  },
+};
+
+function identityProviderWire(o: StoredObject): Record<string, unknown> {
+  const { clientSecret: _secret, ...oidc } = (o.fields.oidc as Record<string, unknown> | undefined) ?? {};
+  return { description: "", ...baseWire(o), oidc };
+}
+
+export const identityProviders: ResourceSpec = {
+  kind: "identityProviders",
+  plural: "identityProviders",
+  label: "identity provider",
+  prefix: "/iam/v2beta1/identityProviders",
+  capability: "CAP_IAM_IDENTITY_PROVIDERS",
+  sortable: [...COMMON_SORT, "defaultRole"],
+  toWire: identityProviderWire,
+  checkParent: (parentUid) => {
+    if (parentUid.includes("/")) {
+      const description = `identity providers can only be created on an organization (a root group); ${parentUid} is a folder`;
+      throw failedPrecondition(description, [{ type: "NOT_AN_ORGANIZATION", subject: parentUid, description }]);
+    }
+  },
+  create: {
+    schema: IdentityProviderCreate,
+    fields: (body, parent, ctx) => {
+      requireRole(ctx, body.defaultRole as string, parent, "defaultRole");
+      return body;
+    },
+  },
+  update: {
+    schema: IdentityProviderUpdate,
+    fields: IDENTITY_PROVIDER_UPDATE_FIELDS,
+    required: ["name", "defaultRole", "oidc"],
+    apply: (o, changes, ctx) => {
+      if (typeof changes.defaultRole === "string") requireRole(ctx, changes.defaultRole, o.parent, "defaultRole");
+      const oidc = changes.oidc as Record<string, unknown> | undefined;
+      const previousSecret = (o.fields.oidc as Record<string, unknown> | undefined)?.clientSecret;
+      // The secret is write-only: an update that does not send it keeps the stored one.
+      if (oidc !== undefined && oidc.clientSecret === undefined && previousSecret !== undefined) {
+        changes.oidc = { ...oidc, clientSecret: previousSecret };
+      }
+      applyChanges(o, changes);
+    },
+  },
+};
+
+function parseTtlMs(ttl: string): number {
+  return Math.round(Number.parseFloat(ttl.slice(0, -1)) * 1000);
+}
+
+export const groupInvites: ResourceSpec = {
+  kind: "groupInvites",
+  plural: "groupInvites",
+  label: "group invite",
+  prefix: "/iam/v2beta1/groupInvites",
+  capability: "CAP_IAM_GROUP_INVITES",
+  sortable: ["uid", "createTime", "expirationTime", "email", "roleUid", "keyId"],
+  filters: (query) => {
+    const keyId = queryParam(query, "keyId", "key_id");
+    return keyId === undefined ? undefined : { key: keyId, test: (o) => o.fields.keyId === keyId };
+  },
+  toWire: (o, ctx) => {
+    const roleUid = o.fields.roleUid as string;
+    const role = builtinRole(roleUid) ?? ctx.svc.store.get("roles", roleUid)?.fields;
+    return {
+      ...baseWire(o, false),
+      ...(role !== undefined
+        ? { role: withoutUndefined({ uid: roleUid, name: role.name, description: role.description ?? "", capabilities: role.capabilities }) }
+        : {}),
+    };
+  },
+  create: {
+    schema: GroupInviteCreate,
+    updateTime: false,
+    fields: (body, parent, ctx) => {
+      requireRole(ctx, body.roleUid as string, parent, "roleUid");
+      const ttlMs = parseTtlMs(body.ttl as string);
+      if (ttlMs <= 0) throw badField("ttl", "ttl must be positive");
+      const { ttl: _ttl, ...rest } = body;
+      return {
+        ...rest,
+        singleUse: body.singleUse ?? false,
+        keyId: randomHex(8),
+        expirationTime: new Date(ctx.svc.clock.now().getTime() + ttlMs).toISOString(),
+      };
+    },
+    // The code is shown once, on create; it is not stored.
+    respond: (wire) => ({ ...wire, code: `invite_${randomHex(16)}` }),
+  },
+};
+
+export const accountAssociations: ResourceSpec = {
+  kind: "accountAssociations",
+  plural: "accountAssociations",
+  label: "account association",
+  prefix: "/iam/v2beta1/accountAssociations",
+  capability: "CAP_IAM_ACCOUNT_ASSOCIATIONS",
+  sortable: COMMON_SORT,
+  accessGroup: (o) => o.uid,
+  toWire: (o) => ({ description: "", ...baseWire(o) }),
+  create: {
+    schema: AccountAssociationCreate,
+    uid: (parentUid, ctx) => {
+      if (ctx.svc.store.get("accountAssociations", parentUid) !== undefined) {
+        throw alreadyExists(`group ${parentUid} already has an account association`);
+      }
+      return parentUid;
+    },
+  },
+  update: { schema: AccountAssociationUpdate, fields: ACCOUNT_ASSOCIATION_UPDATE_FIELDS, required: ["name"] },
+};
+
+/** POST /iam/v2beta1/groups (no parent): a new organization, which only root-level users may create. */
+function createOrganizationRoute(): Route {
+  const handler = (ctx: RouteContext): unknown => {
+    if (ctx.uid !== "") return createHandler(groups)(ctx);
+    if (ctx.caller.identityUid.includes("/")) {
+      throw permissionDenied("only root-level user identities may create organizations");
+    }
+    const body = ctx.svc.parseBody(GroupCreate, ctx.body);
+    return groups.toWire(ctx.svc.createOrganization(ctx.caller, body), ctx);
+  };
+  return { method: "POST", url: "/iam/v2beta1/groups", handler };
+}
+
+export function iamRoutes(): Route[] {
+  const routes: Route[] = [createOrganizationRoute()];
+  // Built-in role routes come first so they win over the generic ones for the same method and path.
+  const roleOverrides = builtinRoleRoutes();
+  routes.push(...roleOverrides);
+  for (const spec of [groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations]) {
+    for (const route of crudRoutes(spec)) {
+      if (roleOverrides.some((r) => r.method === route.method && r.url === route.url)) continue;
+      // A group's association is addressed by the group's uid: make the 404 say so.
+      routes.push(route);
+    }
+  }
+  return routes;
+}
+
+export { notFound };

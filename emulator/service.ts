@@ -1,0 +1,165 @@
+/**
+ * What every route handler gets: storage, access checks, listing, the clock, the OIDC issuer and small helpers
+ * (uids, timestamps, body validation). Also the bootstrap (a root user owning "demo-org") and seeding.
+ *
+ * May import: ./store, ./access, ./listing, ./clock, ./oidc, ./errors, ./faults, sdk/schemas.
+ */
+import { randomBytes } from "node:crypto";
+import type { z } from "zod";
+import { Access, builtinRoleByName, type Caller } from "./access";
+import type { Clock } from "./clock";
+import { ApiFailure, fromZod, invalidArgument } from "./errors";
+import { Lister } from "./listing";
+import type { OidcIssuer } from "./oidc";
+import type { Kind, Store, StoredObject } from "./store";
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: Record<string, unknown>;
+  status: number;
+  identityUid?: string;
+  time: string;
+  durationMs: number;
+}
+
+export function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString("hex");
+}
+
+/** A child uid: parent + "/" + 16 hex; a root uid: 16 hex. */
+export function newUid(parent?: string): string {
+  const segment = randomHex(8);
+  return parent === undefined || parent === "" ? segment : `${parent}/${segment}`;
+}
+
+export function parentOf(uid: string): string {
+  const slash = uid.lastIndexOf("/");
+  return slash === -1 ? "" : uid.slice(0, slash);
+}
+
+export function newToken(): string {
+  return `emu_${randomHex(24)}`;
+}
+
+export class Service {
+  readonly access: Access;
+  readonly lister = new Lister();
+
+  constructor(
+    readonly store: Store,
+    readonly clock: Clock,
+    readonly issuer: OidcIssuer,
+  ) {
+    this.access = new Access(store);
+  }
+
+  now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  /** Parses a request body with a zod schema; an empty body counts as `{}` so required fields are named. */
+  parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.infer<S> {
+    const input = body === undefined || body === null || body === "" ? {} : body;
+    if (typeof input !== "object" || Array.isArray(input)) {
+      throw invalidArgument("the request body must be a JSON object", [{ field: "body", description: "must be a JSON object" }]);
+    }
+    const result = schema.safeParse(input);
+    if (!result.success) throw fromZod(result.error, input);
+    return result.data as z.infer<S>;
+  }
+
+  /** Inserts a new object with server-set uid and times. */
+  insert(kind: Kind, parent: string, fields: Record<string, unknown>, options: { uid?: string; updateTime?: boolean } = {}): StoredObject {
+    const time = this.now();
+    const object: StoredObject = {
+      uid: options.uid ?? newUid(parent),
+      parent,
+      fields: withoutUndefined(fields),
+      createTime: time,
+      ...(options.updateTime === false ? {} : { updateTime: time }),
+    };
+    this.store.put(kind, object);
+    return object;
+  }
+
+  /** Creates a root-level user identity (no parent) and returns it with a non-expiring token. */
+  createUser(name: string, token = newToken(), uid = newUid()): { identity: StoredObject; token: string } {
+    const identity = this.insert("identities", "", { name, description: "root-level user" }, { uid });
+    identity.fields.lastSeenTime = identity.createTime;
+    this.store.grantToken(token, { identityUid: identity.uid });
+    return { identity, token };
+  }
+
+  /** Creates an organization owned by `owner` (an owner binding on it, like the real service). */
+  createOrganization(owner: Caller, fields: Record<string, unknown>, uid?: string): StoredObject {
+    const group = this.insert("groups", "", { ...fields, verified: false }, uid === undefined ? {} : { uid });
+    this.insert("roleBindings", group.uid, { identityUid: owner.identityUid, roleUid: builtinRoleByName("owner").uid }, { updateTime: false });
+    return group;
+  }
+
+  /** The bootstrap: a user owning "demo-org". Reuses uids and token on reset so holders stay valid. */
+  bootstrap(previous?: { identityUid: string; orgUid: string; token: string }): { identityUid: string; orgUid: string; token: string } {
+    const { identity, token } = this.createUser("demo-user", previous?.token, previous?.identityUid);
+    const org = this.createOrganization({ identityUid: identity.uid }, { name: "demo-org", description: "Created by the emulator" }, previous?.orgUid);
+    this.store.meta.orgUid = org.uid;
+    this.store.meta.bootstrapIdentityUid = identity.uid;
+    this.store.meta.bootstrapToken = token;
+    return { identityUid: identity.uid, orgUid: org.uid, token };
+  }
+
+  /** Seeds read-only data: repos with tags, advisories. See emulator/README.md for the format. */
+  seed(data: unknown): { repos: number; tags: number; advisories: number } {
+    const counts = { repos: 0, tags: 0, advisories: 0 };
+    if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalidArgument("seed data must be an object");
+    const seed = data as { repos?: unknown; advisories?: unknown; groups?: unknown };
+    const defaultGroup = this.store.meta.orgUid ?? "";
+    const groupOf = (entry: Record<string, unknown>, where: string): string => {
+      const group = typeof entry.group === "string" ? entry.group : defaultGroup;
+      if (this.store.get("groups", group) === undefined) throw invalidArgument(`${where}: group ${group} does not exist`);
+      return group;
+    };
+    for (const [i, raw] of asArray(seed.groups, "groups").entries()) {
+      const entry = raw as Record<string, unknown>;
+      if (typeof entry.name !== "string") throw invalidArgument(`groups[${i}].name must be a string`);
+      const parent = groupOf(entry.parent === undefined ? entry : { group: entry.parent }, `groups[${i}]`);
+      this.insert("groups", parent, { name: entry.name, description: entry.description ?? "", verified: false }, typeof entry.uid === "string" ? { uid: entry.uid } : {});
+    }
+    for (const [i, raw] of asArray(seed.repos, "repos").entries()) {
+      const entry = raw as Record<string, unknown>;
+      if (typeof entry.name !== "string") throw invalidArgument(`repos[${i}].name must be a string`);
+      const { group: _group, tags, ...fields } = entry;
+      const repo = this.insert("repos", groupOf(entry, `repos[${i}]`), fields);
+      counts.repos++;
+      for (const [j, rawTag] of asArray(tags, `repos[${i}].tags`).entries()) {
+        const tag = rawTag as Record<string, unknown>;
+        if (typeof tag.name !== "string" || typeof tag.digest !== "string") {
+          throw invalidArgument(`repos[${i}].tags[${j}] needs string name and digest`);
+        }
+        this.insert("tags", repo.uid, tag);
+        counts.tags++;
+      }
+    }
+    for (const [i, raw] of asArray(seed.advisories, "advisories").entries()) {
+      const entry = raw as Record<string, unknown>;
+      if (typeof entry.advisoryId !== "string") throw invalidArgument(`advisories[${i}].advisoryId must be a string`);
+      const { group: _group, ...fields } = entry;
+      this.insert("advisories", groupOf(entry, `advisories[${i}]`), fields);
+      counts.advisories++;
+    }
+    return counts;
+  }
+}
+
+function asArray(value: unknown, where: string): unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw invalidArgument(`${where} must be an array`);
+  for (const item of value) if (item === null || typeof item !== "object") throw invalidArgument(`${where} entries must be objects`);
+  return value;
+}
+
+export function withoutUndefined(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
+export { ApiFailure };

@@ -1,0 +1,181 @@
+/**
+ * Storage behind one interface: every resource kind in its own map, children indexed by parent, tokens by
+ * hash, and optional persistence to a JSON file written atomically (temp file, then rename).
+ *
+ * May import: node builtins only.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+
+export const KINDS = [
+  "groups",
+  "identities",
+  "roles",
+  "roleBindings",
+  "identityProviders",
+  "groupInvites",
+  "accountAssociations",
+  "repos",
+  "tags",
+  "advisories",
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** One stored resource. `fields` holds the resource members (including write-only ones such as secrets). */
+export interface StoredObject {
+  uid: string;
+  /** The uid that `uidp.children_of` matches: the parent group ("" for roots); an account association's group. */
+  parent: string;
+  fields: Record<string, unknown>;
+  createTime: string;
+  updateTime?: string;
+}
+
+export interface TokenGrant {
+  identityUid: string;
+  /** Epoch ms on the emulator clock; absent = never expires (user tokens). */
+  expiresAt?: number;
+}
+
+export interface Meta {
+  orgUid?: string;
+  bootstrapIdentityUid?: string;
+  /** Kept so the CLI can print it again after a restart on the same data file (never committed, never logged). */
+  bootstrapToken?: string;
+  /** The OIDC issuer's private JWK, so ID tokens stay verifiable across restarts. */
+  signingJwk?: Record<string, unknown>;
+}
+
+export interface Store {
+  readonly version: number;
+  meta: Meta;
+  get(kind: Kind, uid: string): StoredObject | undefined;
+  put(kind: Kind, object: StoredObject): void;
+  delete(kind: Kind, uid: string): boolean;
+  all(kind: Kind): IterableIterator<StoredObject>;
+  count(kind: Kind): number;
+  children(kind: Kind, parent: string): StoredObject[];
+  grantToken(token: string, grant: TokenGrant): void;
+  tokenGrant(token: string): TokenGrant | undefined;
+  clear(): void;
+  /** Writes the data file if one is configured and something changed since the last flush. */
+  flush(): void;
+}
+
+interface Snapshot {
+  format: 1;
+  meta: Meta;
+  objects: Partial<Record<Kind, StoredObject[]>>;
+  tokens: Record<string, TokenGrant>;
+}
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export class MemoryStore implements Store {
+  meta: Meta = {};
+  private objects = new Map<Kind, Map<string, StoredObject>>();
+  private childIndex = new Map<Kind, Map<string, Set<string>>>();
+  private tokens = new Map<string, TokenGrant>();
+  private changes = 0;
+  private flushed = 0;
+
+  constructor(private readonly dataFile?: string) {
+    this.clear();
+    this.changes = 0;
+    if (dataFile !== undefined && existsSync(dataFile)) this.load(JSON.parse(readFileSync(dataFile, "utf8")) as Snapshot);
+  }
+
+  get version(): number {
+    return this.changes;
+  }
+
+  get(kind: Kind, uid: string): StoredObject | undefined {
+    return this.kindMap(kind).get(uid);
+  }
+
+  put(kind: Kind, object: StoredObject): void {
+    const map = this.kindMap(kind);
+    const previous = map.get(object.uid);
+    if (previous !== undefined && previous.parent !== object.parent) this.unindex(kind, previous);
+    map.set(object.uid, object);
+    const index = this.childIndex.get(kind)!;
+    let siblings = index.get(object.parent);
+    if (siblings === undefined) index.set(object.parent, (siblings = new Set()));
+    siblings.add(object.uid);
+    this.changes++;
+  }
+
+  delete(kind: Kind, uid: string): boolean {
+    const map = this.kindMap(kind);
+    const existing = map.get(uid);
+    if (existing === undefined) return false;
+    map.delete(uid);
+    this.unindex(kind, existing);
+    this.changes++;
+    return true;
+  }
+
+  all(kind: Kind): IterableIterator<StoredObject> {
+    return this.kindMap(kind).values();
+  }
+
+  count(kind: Kind): number {
+    return this.kindMap(kind).size;
+  }
+
+  children(kind: Kind, parent: string): StoredObject[] {
+    const uids = this.childIndex.get(kind)!.get(parent);
+    if (uids === undefined) return [];
+    const map = this.kindMap(kind);
+    return [...uids].map((uid) => map.get(uid)).filter((o): o is StoredObject => o !== undefined);
+  }
+
+  grantToken(token: string, grant: TokenGrant): void {
+    this.tokens.set(hashToken(token), grant);
+    this.changes++;
+  }
+
+  tokenGrant(token: string): TokenGrant | undefined {
+    return this.tokens.get(hashToken(token));
+  }
+
+  clear(): void {
+    for (const kind of KINDS) {
+      this.objects.set(kind, new Map());
+      this.childIndex.set(kind, new Map());
+    }
+    this.tokens.clear();
+    this.meta = { ...(this.meta.signingJwk ? { signingJwk: this.meta.signingJwk } : {}) };
+    this.changes++;
+  }
+
+  flush(): void {
+    if (this.dataFile === undefined || this.flushed === this.changes) return;
+    const snapshot: Snapshot = { format: 1, meta: this.meta, objects: {}, tokens: Object.fromEntries(this.tokens) };
+    for (const kind of KINDS) snapshot.objects[kind] = [...this.all(kind)];
+    const temp = `${this.dataFile}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify(snapshot), { mode: 0o600 });
+    renameSync(temp, this.dataFile);
+    this.flushed = this.changes;
+  }
+
+  private load(snapshot: Snapshot): void {
+    if (snapshot.format !== 1) throw new Error(`data file ${this.dataFile}: unknown format ${String(snapshot.format)}`);
+    this.meta = snapshot.meta ?? {};
+    for (const kind of KINDS) for (const object of snapshot.objects[kind] ?? []) this.put(kind, object);
+    for (const [hash, grant] of Object.entries(snapshot.tokens ?? {})) this.tokens.set(hash, grant);
+    this.flushed = this.changes;
+  }
+
+  private kindMap(kind: Kind): Map<string, StoredObject> {
+    return this.objects.get(kind)!;
+  }
+
+  private unindex(kind: Kind, object: StoredObject): void {
+    const siblings = this.childIndex.get(kind)!.get(object.parent);
+    siblings?.delete(object.uid);
+    if (siblings?.size === 0) this.childIndex.get(kind)!.delete(object.parent);
+  }
+}
