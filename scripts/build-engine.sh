@@ -1,25 +1,66 @@
 #!/usr/bin/env bash
-# Builds the Pulumi engine (the `pulumi` CLI) from its Go modules, offline but for the Go
-# module proxy, at the version of the @pulumi/pulumi npm dependency, and caches it outside
-# the repo keyed by version. Prints the bin directory on its last line.
+# Provides the Pulumi engine for the end-to-end tests and the examples, offline but for the Go module proxy:
+#   - pulumi                         the CLI, built from github.com/pulumi/pulumi/pkg/v3 at the version of the
+#                                    @pulumi/pulumi npm dependency;
+#   - pulumi-language-nodejs         OUR minimal Node.js language host (scripts/engine/langhost), because the
+#                                    upstream one's Go module is not served by the module proxy;
+#   - pulumi-resource-pulumi-nodejs  the dynamic-provider launcher shipped inside @pulumi/pulumi.
+# All three go into one bin directory cached outside the repo, keyed by version; the engine finds the two
+# plugins beside `pulumi`. A compatible pulumi already on PATH (same major.minor, both plugins beside it) is used
+# as it is. Progress goes to stderr; the LAST line on stdout is the bin directory.
+#
+# Environment: PULUMI_ENGINE_VERSION (default: the installed @pulumi/pulumi's version), PULUMI_PLATFORM_CACHE
+# (default ~/.cache/pulumi-platform), PULUMI_PLATFORM_BUILD_ENGINE=1 to ignore a pulumi found on PATH.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-version=${PULUMI_ENGINE_VERSION:-$(node -p "require('$here/node_modules/@pulumi/pulumi/package.json').version" 2>/dev/null || true)}
-[ -n "$version" ] || { echo "build-engine: cannot tell the @pulumi/pulumi version: run 'npm ci' first" >&2; exit 1; }
-cache=${PULUMI_PLATFORM_CACHE:-$HOME/.cache/pulumi-platform}/engine/v$version
-bin=$cache/bin
 say() { echo "build-engine: $*" >&2; }
 
-if [ -x "$bin/pulumi" ]; then
-  say "using cached engine v$version in $bin"
-  echo "$bin"; exit 0
-fi
-command -v go >/dev/null 2>&1 || { say "Go is not installed; install Go >= 1.25 (https://go.dev/dl) or put a pulumi v$version on PATH"; exit 1; }
+sdk=$here/node_modules/@pulumi/pulumi
+version=${PULUMI_ENGINE_VERSION:-$(node -p "require('$sdk/package.json').version" 2>/dev/null || true)}
+[ -n "$version" ] || { say "cannot tell the @pulumi/pulumi version: run 'npm ci' first"; exit 1; }
+launcher=$sdk/pulumi-resource-pulumi-nodejs
+[ -f "$launcher" ] || { say "missing $launcher: run 'npm ci' first"; exit 1; }
 
-work=$cache/src
-mkdir -p "$work" "$bin"
-cat > "$work/go.mod" <<MOD
+cache=${PULUMI_PLATFORM_CACHE:-$HOME/.cache/pulumi-platform}/engine/v$version
+bin=$cache/bin
+mkdir -p "$bin"
+
+# 1. A compatible engine on PATH wins (but not our own cache dir, which may be on PATH via pulumi-env.sh: that
+#    one goes through the freshness checks below).
+if [ "${PULUMI_PLATFORM_BUILD_ENGINE:-}" != 1 ] && found=$(command -v pulumi 2>/dev/null); then
+  found_dir=$(cd "$(dirname "$found")" && pwd)
+  if [ "$found_dir" != "$bin" ] && [ -x "$found_dir/pulumi-language-nodejs" ] &&
+     [ -x "$found_dir/pulumi-resource-pulumi-nodejs" ]; then
+    found_version=$(PULUMI_SKIP_UPDATE_CHECK=true "$found" version 2>/dev/null || true)
+    case "${found_version#v}" in
+      "${version%.*}".*) say "using pulumi $found_version found on PATH in $found_dir"; echo "$found_dir"; exit 0 ;;
+    esac
+    say "ignoring pulumi on PATH ($found, version '${found_version}'): not ${version%.*}.x"
+  fi
+fi
+
+# One build at a time per cache dir (test runs may start in parallel); uncontended, this costs nothing.
+exec 9>"$cache/.lock"
+command -v flock >/dev/null 2>&1 && flock 9
+
+need_go() {
+  command -v go >/dev/null 2>&1 && return 0
+  say "Go is not installed, and $1 must be built: install Go >= 1.25 (https://go.dev/dl), or put"
+  say "pulumi v$version on PATH with pulumi-language-nodejs and pulumi-resource-pulumi-nodejs beside it"
+  exit 1
+}
+# The sum database is not reachable from our machines; the module proxy is.
+export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0
+ldflags_version="-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version"
+
+# 2. The CLI: built once per version (several minutes cold), through a throwaway wrapper module, because
+#    upstream's go.mod carries local `replace`s that make `go install module@version` refuse it.
+if [ ! -x "$bin/pulumi" ]; then
+  need_go "the pulumi CLI"
+  work=$cache/src
+  mkdir -p "$work"
+  cat > "$work/go.mod" <<MOD
 module pulumi-platform/engine
 
 go 1.25
@@ -29,20 +70,44 @@ require github.com/pulumi/pulumi/sdk/v3 v$version
 
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 MOD
-cat > "$work/tools.go" <<'GO'
+  cat > "$work/tools.go" <<'GO'
 //go:build tools
 
 package tools
 
 import _ "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"
 GO
-export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0
-cd "$work"
-say "resolving modules for pulumi v$version (first run downloads ~330 modules)"
-go mod tidy >&2
-say "compiling pulumi v$version (several minutes on a cold cache)"
-go build -trimpath -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version" \
-  -o "$bin/pulumi.tmp" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
-mv "$bin/pulumi.tmp" "$bin/pulumi"
-say "built $bin/pulumi"
+  say "resolving modules for pulumi v$version (first run downloads ~330 modules)"
+  (cd "$work" && go mod tidy >&2)
+  say "compiling pulumi v$version (several minutes on a cold cache)"
+  (cd "$work" && go build -trimpath -ldflags "-s -w $ldflags_version" -o "$bin/pulumi.tmp" \
+    github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
+  mv "$bin/pulumi.tmp" "$bin/pulumi"
+  say "built $bin/pulumi"
+fi
+
+# 3. Our language host: rebuilt whenever its sources or the version change (stamp = hash of both).
+langhost_src=$here/scripts/engine/langhost
+stamp=$( { echo "$version"; cat "$langhost_src/main.go" "$langhost_src/go.mod" "$langhost_src/go.sum"; } |
+  sha256sum | cut -d' ' -f1)
+if [ ! -x "$bin/pulumi-language-nodejs" ] || [ "$(cat "$bin/.langhost.stamp" 2>/dev/null)" != "$stamp" ]; then
+  need_go "the Node.js language host"
+  say "compiling pulumi-language-nodejs (our minimal host, scripts/engine/langhost)"
+  (cd "$langhost_src" && go build -trimpath -ldflags "-s -w -X main.version=v$version" \
+    -o "$bin/pulumi-language-nodejs.tmp" .)
+  mv "$bin/pulumi-language-nodejs.tmp" "$bin/pulumi-language-nodejs"
+  echo "$stamp" > "$bin/.langhost.stamp"
+  say "built $bin/pulumi-language-nodejs"
+fi
+
+# 4. The dynamic-provider launcher: a copy, refreshed when the npm package changes. It resolves
+#    @pulumi/pulumi/cmd/dynamic-provider from its working directory (the program's), so a copy works anywhere.
+if ! cmp -s "$launcher" "$bin/pulumi-resource-pulumi-nodejs"; then
+  cp "$launcher" "$bin/pulumi-resource-pulumi-nodejs.tmp"
+  chmod +x "$bin/pulumi-resource-pulumi-nodejs.tmp"
+  mv "$bin/pulumi-resource-pulumi-nodejs.tmp" "$bin/pulumi-resource-pulumi-nodejs"
+  say "installed the dynamic-provider launcher in $bin"
+fi
+
+say "engine v$version ready in $bin"
 echo "$bin"
