@@ -41,6 +41,10 @@ export class PagePromise<T> implements PromiseLike<ListPage<T>>, AsyncIterable<T
     return this.firstPage().catch(onrejected);
   }
 
+  finally(onfinally?: (() => void) | null): Promise<ListPage<T>> {
+    return this.firstPage().finally(onfinally);
+  }
+
   /** Every page in turn, starting with the first. */
   async *pages(): AsyncGenerator<ListPage<T>, void, undefined> {
     let page = await this.firstPage();

@@ -11,7 +11,7 @@ const NOW = "2026-01-02T03:04:05.678Z";
 
 interface Case {
   name: string;
-  call: (c: PlatformClient) => Promise<unknown>;
+  call: (c: PlatformClient) => PromiseLike<unknown>;
   response: unknown;
   method: string;
   path: string;
