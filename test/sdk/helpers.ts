@@ -65,7 +65,7 @@ function normalizeHeaders(raw: unknown): Record<string, string> {
 export function answer(
   api: Interceptable,
   status: number,
-  body: unknown | ((n: number) => unknown),
+  body: string | object | ((n: number) => unknown),
   options: { times?: number; headers?: Record<string, string>; seen?: SeenRequest[] } = {},
 ): SeenRequest[] {
   const seen = options.seen ?? [];

@@ -12,7 +12,7 @@ const NOW = "2026-01-02T03:04:05.678Z";
 interface Case {
   name: string;
   call: (c: PlatformClient) => PromiseLike<unknown>;
-  response: unknown;
+  response: object;
   method: string;
   path: string;
   body?: unknown;
