@@ -1,0 +1,78 @@
+/**
+ * A small OpenAPI 3 response checker for tests (no dependency): resolves $ref and allOf in
+ * /work/shared/spec/openapi-v2beta1.json and checks required members and primitive types, recursively.
+ */
+import { readFileSync } from "node:fs";
+
+const SPEC_PATH = "/work/shared/spec/openapi-v2beta1.json";
+type Schema = Record<string, unknown>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const spec: any = JSON.parse(readFileSync(SPEC_PATH, "utf8"));
+
+function resolve(schema: Schema): Schema {
+  let current = schema;
+  while (typeof current.$ref === "string") {
+    const name = current.$ref.replace("#/components/schemas/", "");
+    const target = spec.components.schemas[name] as Schema | undefined;
+    if (target === undefined) throw new Error(`unresolved $ref ${current.$ref}`);
+    current = { ...target, ...Object.fromEntries(Object.entries(current).filter(([k]) => k !== "$ref")) };
+  }
+  if (Array.isArray(current.allOf)) {
+    const merged: Schema = { ...current };
+    delete merged.allOf;
+    for (const part of current.allOf as Schema[]) {
+      const resolved = resolve(part);
+      merged.properties = { ...((merged.properties as Schema) ?? {}), ...((resolved.properties as Schema) ?? {}) };
+      merged.required = [...((merged.required as string[]) ?? []), ...((resolved.required as string[]) ?? [])];
+      for (const key of ["type", "enum", "items", "additionalProperties", "format"]) {
+        if (resolved[key] !== undefined && merged[key] === undefined) merged[key] = resolved[key];
+      }
+    }
+    return merged;
+  }
+  return current;
+}
+
+/** Problems of `value` against `schema`, as "path: problem" strings. */
+export function check(value: unknown, schema: Schema, path = "$"): string[] {
+  const s = resolve(schema);
+  const problems: string[] = [];
+  const type = s.type as string | undefined;
+  if (value === null || value === undefined) return [`${path}: is ${String(value)}`];
+  if (type === "string" && typeof value !== "string") return [`${path}: expected string, got ${typeof value}`];
+  if (type === "boolean" && typeof value !== "boolean") return [`${path}: expected boolean, got ${typeof value}`];
+  if ((type === "integer" || type === "number") && typeof value !== "number") return [`${path}: expected ${type}, got ${typeof value}`];
+  if (type === "integer" && !Number.isInteger(value)) return [`${path}: expected integer`];
+  if (type === "array") {
+    if (!Array.isArray(value)) return [`${path}: expected array`];
+    if (s.items !== undefined) value.forEach((item, i) => problems.push(...check(item, s.items as Schema, `${path}[${i}]`)));
+    return problems;
+  }
+  if (type === "object" || s.properties !== undefined) {
+    if (typeof value !== "object" || Array.isArray(value)) return [`${path}: expected object`];
+    const record = value as Record<string, unknown>;
+    for (const name of (s.required as string[] | undefined) ?? []) if (record[name] === undefined) problems.push(`${path}.${name}: required`);
+    const properties = (s.properties as Record<string, Schema> | undefined) ?? {};
+    for (const [name, member] of Object.entries(record)) {
+      const memberSchema = properties[name] ?? (typeof s.additionalProperties === "object" ? (s.additionalProperties as Schema) : undefined);
+      if (memberSchema !== undefined) problems.push(...check(member, memberSchema, `${path}.${name}`));
+    }
+  }
+  return problems;
+}
+
+/** The 200 response schema of an operation, with `{uid}` paths matched by template. */
+export function responseSchema(method: string, path: string): Schema {
+  for (const [template, operations] of Object.entries(spec.paths as Record<string, Record<string, Schema>>)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, ".+")}$`);
+    if (!pattern.test(path) || (template.includes("{") === false && template !== path)) continue;
+    const operation = operations[method.toLowerCase()] as { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> } | undefined;
+    const schema = operation?.responses?.["200"]?.content?.["application/json"]?.schema;
+    if (schema !== undefined) return schema;
+  }
+  throw new Error(`no OpenAPI 200 response for ${method} ${path}`);
+}
+
+export function checkResponse(method: string, path: string, body: unknown): string[] {
+  return check(body, responseSchema(method, path));
+}
