@@ -35,6 +35,8 @@ export interface Attempt {
   /** Extra context, e.g. "under parent <uid>". */
   where?: string | undefined;
   profile?: string | undefined;
+  /** What the provider found out itself, e.g. the children still in a group it could not delete. */
+  found?: string | undefined;
 }
 
 const CREDENTIAL_HINT =
@@ -114,7 +116,8 @@ export function translateError(err: unknown, attempt: Attempt, secrets?: string[
   ]
     .filter(Boolean)
     .join(" ");
-  const message = `Could not ${attempt.action} ${subject}: ${whatTheServiceSaid(err)}. ${whatToDo(err, attempt)}`;
+  const found = attempt.found ? ` ${attempt.found}.` : "";
+  const message = `Could not ${attempt.action} ${subject}: ${whatTheServiceSaid(err)}.${found} ${whatToDo(err, attempt)}`;
   const translated = new Error(scrub(message, secrets));
   translated.name = "PlatformProviderError";
   return translated;

@@ -7,6 +7,7 @@
  * May import: @pulumi/pulumi, the SDK, ./config, ./errors.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import { PlatformClient } from "../../sdk";
 import { readProviderSettings, resolveClientOptions, secretValues } from "./config";
 import { Attempt, translateError } from "./errors";
@@ -40,9 +41,16 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Common data-source argument: which credentials to use. */
-export interface ProfileArgs {
-  /** A key of `platform:profiles`; default: the stack's credentials. */
-  profile?: string;
+export const ProfileArgsSchema = z.object({
+  profile: z.string().optional().describe("A key of platform:profiles; default: the stack's credentials."),
+});
+
+/** Validates data-source arguments before any API call; the error names the field and the rule. */
+export function parseArgs<S extends z.ZodType>(dataSource: string, schema: S, args: unknown): z.infer<S> {
+  const result = schema.safeParse(args ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+  throw argumentError(dataSource, problems.join("; "));
 }
 
 /** The Output form's arguments: every member may be an Input. */

@@ -12,7 +12,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { NotFoundError, PlatformClient } from "../../sdk";
+import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
 import { checkInputs } from "./check";
 import { clientFor, configureFromLookup } from "./client";
 import { createOrAdopt } from "./create";
@@ -42,6 +42,8 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
   /** Sends ONE PATCH with exactly `fields` taken from `inputs`; absent when the resource has no update. */
   update?: (client: PlatformClient, uid: string, inputs: I, fields: string[]) => Promise<T>;
   delete: (client: PlatformClient, uid: string) => Promise<void>;
+  /** After a refused delete (failed precondition): names what still blocks it, e.g. a group's children. */
+  describeBlockers?: (client: PlatformClient, uid: string) => Promise<string[]>;
   /** The program's inputs rebuilt from a live object (read, so refresh shows drift and no phantom diff). */
   inputsOf: (object: T) => Omit<I, keyof CommonInputs>;
   /** Outputs beyond the inputs: uid, times, hydrated references... */
@@ -150,11 +152,19 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
 
     async delete(id: string, props: Record<string, unknown>): Promise<void> {
       const common = props as CommonInputs;
+      let client: PlatformClient | undefined;
       try {
-        await spec.delete(clientFor(common.profile), id);
+        client = clientFor(common.profile);
+        await spec.delete(client, id);
       } catch (err) {
         if (NotFoundError.isInstance(err)) return; // already gone is what we wanted
-        throw translateError(err, attempt("delete", props as Partial<I>, id));
+        const context = attempt("delete", props as Partial<I>, id);
+        if (FailedPreconditionError.isInstance(err) && spec.describeBlockers && client) {
+          // Best effort: the refusal stands whether or not the listing works.
+          const blockers = await spec.describeBlockers(client, id).catch(() => []);
+          if (blockers.length > 0) context.found = `Still in it: ${blockers.join(", ")}`;
+        }
+        throw translateError(err, context);
       }
     },
   };

@@ -2,60 +2,62 @@
  * platform.iam.getGroup / getGroupOutput: one group by uid, or by name within an organization
  * (uidp.descendants_of + name; the organization itself matches too).
  *
- * May import: @pulumi/pulumi, ../core, ../../sdk.
+ * May import: @pulumi/pulumi, zod, ../core, ../../sdk.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Group } from "../../sdk";
+import { z } from "zod";
+import { Group, Uidp } from "../../sdk/schemas";
 import { parentOf } from "../core/create";
 import {
   DATA_SOURCE_PAGE_SIZE,
-  ProfileArgs,
+  ProfileArgsSchema,
   argumentError,
   collect,
   outputForm,
+  parseArgs,
   withProgramClient,
 } from "../core/program-client";
 
-export interface GetGroupArgs extends ProfileArgs {
-  /** The group's uid. */
-  uid?: string;
-  /** The group's exact name; needs `organizationUid`. */
-  name?: string;
-  /** The organization (root group) to search in by name. */
-  organizationUid?: string;
-}
+export const GetGroupArgsSchema = z
+  .object({
+    uid: Uidp.optional().describe("The group's uid."),
+    name: z.string().min(1).optional().describe("The group's exact name; needs organizationUid."),
+    organizationUid: Uidp.optional().describe("The organization (root group) to search by name."),
+    ...ProfileArgsSchema.shape,
+  })
+  .refine((a) => a.uid !== undefined || (a.name !== undefined && a.organizationUid !== undefined), {
+    message: "pass uid, or name with organizationUid",
+    path: ["uid"],
+  });
+export type GetGroupArgs = z.infer<typeof GetGroupArgsSchema>;
 
-export type GetGroupResult = Group & { parentUid?: string | undefined };
+export const GetGroupResultSchema = Group.extend({
+  parentUid: z.string().optional().describe("The parent group's uid; absent for an organization."),
+});
+export type GetGroupResult = z.infer<typeof GetGroupResultSchema>;
 
-export function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions): Promise<GetGroupResult> {
-  if (args.uid === undefined && (args.name === undefined || args.organizationUid === undefined)) {
-    return Promise.reject(argumentError("platform:iam:getGroup", "pass `uid`, or `name` with `organizationUid`"));
-  }
-  const attempt = { action: "look up", type: "platform:iam:getGroup", name: args.name, uid: args.uid };
-  return withProgramClient(args.profile, attempt, async (client) => {
+const TOKEN = "platform:iam:getGroup";
+
+export async function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions): Promise<GetGroupResult> {
+  const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetGroupArgsSchema, args);
+  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
     let group: Group | undefined;
-    if (args.uid !== undefined) {
-      group = await client.groups.get(args.uid);
+    if (uid !== undefined) {
+      group = await client.groups.get(uid);
     } else {
-      const org = args.organizationUid as string;
-      const below = await collect(
-        client.groups.list({ descendantsOf: org, name: args.name, pageSize: DATA_SOURCE_PAGE_SIZE }),
-      );
-      const matches = below.filter((g) => g.name === args.name);
+      const org = organizationUid as string;
+      const below = await collect(client.groups.list({ descendantsOf: org, name, pageSize: DATA_SOURCE_PAGE_SIZE }));
+      const matches = below.filter((g) => g.name === name);
       if (matches.length === 0) {
         const root = await client.groups.get(org);
-        if (root.name === args.name) matches.push(root);
+        if (root.name === name) matches.push(root);
       }
       if (matches.length > 1) {
-        throw argumentError(
-          "platform:iam:getGroup",
-          `${matches.length} groups are named "${args.name}" in ${org} (${matches.map((g) => g.uid).join(", ")}): pass \`uid\``,
-        );
+        const uids = matches.map((g) => g.uid).join(", ");
+        throw argumentError(TOKEN, `${matches.length} groups are named "${name}" in ${org} (${uids}): pass uid`);
       }
       group = matches[0];
-      if (group === undefined) {
-        throw argumentError("platform:iam:getGroup", `no group named "${args.name}" in organization ${org}`);
-      }
+      if (group === undefined) throw argumentError(TOKEN, `no group named "${name}" in organization ${org}`);
     }
     return { ...group, parentUid: parentOf(group.uid) };
   });

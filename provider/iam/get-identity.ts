@@ -1,56 +1,59 @@
 /**
  * platform.iam.getIdentity / getIdentityOutput: one identity by uid, or by name below a group.
  *
- * May import: @pulumi/pulumi, ../core, ../../sdk.
+ * May import: @pulumi/pulumi, zod, ../core, ../../sdk.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Identity } from "../../sdk";
+import { z } from "zod";
+import { Identity, Uidp } from "../../sdk/schemas";
 import { parentOf } from "../core/create";
 import {
   DATA_SOURCE_PAGE_SIZE,
-  ProfileArgs,
+  ProfileArgsSchema,
   argumentError,
   collect,
   outputForm,
+  parseArgs,
   withProgramClient,
 } from "../core/program-client";
 
-export interface GetIdentityArgs extends ProfileArgs {
-  /** The identity's uid. */
-  uid?: string;
-  /** The identity's exact name; needs `parentUid`. */
-  name?: string;
-  /** The group to search below (uidp.descendants_of), e.g. the organization. */
-  parentUid?: string;
-}
+export const GetIdentityArgsSchema = z
+  .object({
+    uid: Uidp.optional().describe("The identity's uid."),
+    name: z.string().min(1).optional().describe("The identity's exact name; needs parentUid."),
+    parentUid: Uidp.optional().describe("The group to search below (uidp.descendants_of), e.g. the organization."),
+    ...ProfileArgsSchema.shape,
+  })
+  .refine((a) => a.uid !== undefined || (a.name !== undefined && a.parentUid !== undefined), {
+    message: "pass uid, or name with parentUid",
+    path: ["uid"],
+  });
+export type GetIdentityArgs = z.infer<typeof GetIdentityArgsSchema>;
 
-export type GetIdentityResult = Identity & { parentUid?: string | undefined };
+export const GetIdentityResultSchema = Identity.extend({
+  parentUid: z.string().optional().describe("The uid of the group the identity lives in."),
+});
+export type GetIdentityResult = z.infer<typeof GetIdentityResultSchema>;
 
-export function getIdentity(args: GetIdentityArgs, _opts?: pulumi.InvokeOptions): Promise<GetIdentityResult> {
-  if (args.uid === undefined && (args.name === undefined || args.parentUid === undefined)) {
-    return Promise.reject(argumentError("platform:iam:getIdentity", "pass `uid`, or `name` with `parentUid`"));
-  }
-  const attempt = { action: "look up", type: "platform:iam:getIdentity", name: args.name, uid: args.uid };
-  return withProgramClient(args.profile, attempt, async (client) => {
+const TOKEN = "platform:iam:getIdentity";
+
+export async function getIdentity(args: GetIdentityArgs, _opts?: pulumi.InvokeOptions): Promise<GetIdentityResult> {
+  const { uid, name, parentUid, profile } = parseArgs(TOKEN, GetIdentityArgsSchema, args);
+  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
     let identity: Identity | undefined;
-    if (args.uid !== undefined) {
-      identity = await client.identities.get(args.uid);
+    if (uid !== undefined) {
+      identity = await client.identities.get(uid);
     } else {
-      const matches = (
-        await collect(
-          client.identities.list({ descendantsOf: args.parentUid, name: args.name, pageSize: DATA_SOURCE_PAGE_SIZE }),
-        )
-      ).filter((i) => i.name === args.name);
+      const listed = await collect(
+        client.identities.list({ descendantsOf: parentUid, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
+      );
+      const matches = listed.filter((i) => i.name === name);
       if (matches.length > 1) {
-        throw argumentError(
-          "platform:iam:getIdentity",
-          `${matches.length} identities are named "${args.name}" below ${args.parentUid} (${matches.map((i) => i.uid).join(", ")}): pass \`uid\``,
-        );
+        const uids = matches.map((i) => i.uid).join(", ");
+        throw argumentError(TOKEN, `${matches.length} identities are named "${name}" below ${parentUid} (${uids}): pass uid`);
       }
       identity = matches[0];
-      if (identity === undefined) {
-        throw argumentError("platform:iam:getIdentity", `no identity named "${args.name}" below ${args.parentUid}`);
-      }
+      if (identity === undefined) throw argumentError(TOKEN, `no identity named "${name}" below ${parentUid}`);
     }
     return { ...identity, parentUid: parentOf(identity.uid) };
   });

@@ -1,63 +1,66 @@
 /**
  * platform.iam.getRole / getRoleOutput: one role by uid, or by name. Names cover built-in roles (e.g.
- * `viewer`, 40-hex uid) and custom ones; `parentUid` narrows a name search to one organization's custom
- * roles, falling back to built-in roles of that name.
+ * `viewer`, 40-hex uid) and custom ones; `parentUid` narrows a name search to the custom roles below that
+ * group, falling back to a built-in role of that name.
  *
- * May import: @pulumi/pulumi, ../core/program-client, ../../sdk.
+ * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { BUILTIN_ROLE_UID_PATTERN, type PlatformClient, type Role } from "../../sdk";
+import { z } from "zod";
+import { BUILTIN_ROLE_UID_PATTERN, Role, RoleUid, Uidp } from "../../sdk/schemas";
+import type { PlatformClient } from "../../sdk";
 import {
   DATA_SOURCE_PAGE_SIZE,
-  ProfileArgs,
+  ProfileArgsSchema,
   argumentError,
   collect,
   outputForm,
+  parseArgs,
   withProgramClient,
 } from "../core/program-client";
 
-export interface GetRoleArgs extends ProfileArgs {
-  /** The role's uid (a uidp, or a built-in role's 40-hex uid). */
-  uid?: string;
-  /** The role's exact name, e.g. "viewer". */
-  name?: string;
-  /** With `name`: search custom roles below this group first (uidp.descendants_of). */
-  parentUid?: string;
-}
+export const GetRoleArgsSchema = z
+  .object({
+    uid: RoleUid.optional().describe("The role's uid: a uidp, or a built-in role's 40-hex uid."),
+    name: z.string().min(1).optional().describe('The role\'s exact name, e.g. "viewer".'),
+    parentUid: Uidp.optional().describe("With name: search the custom roles below this group first."),
+    ...ProfileArgsSchema.shape,
+  })
+  .refine((a) => a.uid !== undefined || a.name !== undefined, { message: "pass uid or name", path: ["uid"] });
+export type GetRoleArgs = z.infer<typeof GetRoleArgsSchema>;
 
-export type GetRoleResult = Role & { builtIn: boolean };
+export const GetRoleResultSchema = Role.extend({
+  builtIn: z.boolean().describe("True for a built-in role (40-hex uid), false for a custom role."),
+});
+export type GetRoleResult = z.infer<typeof GetRoleResultSchema>;
+
+const TOKEN = "platform:iam:getRole";
 
 async function findByName(client: PlatformClient, name: string, parentUid: string | undefined): Promise<Role[]> {
   const query = { name, pageSize: DATA_SOURCE_PAGE_SIZE };
   if (parentUid !== undefined) {
-    const scoped = await collect(client.roles.list({ ...query, descendantsOf: parentUid }));
-    if (scoped.length > 0) return scoped.filter((r) => r.name === name);
-    // Built-in roles live under no group: look for one of that name.
-    return (await collect(client.roles.list(query))).filter((r) => r.name === name && BUILTIN_ROLE_UID_PATTERN.test(r.uid));
+    const scoped = (await collect(client.roles.list({ ...query, descendantsOf: parentUid }))).filter((r) => r.name === name);
+    if (scoped.length > 0) return scoped;
+    // Built-in roles live under no group: fall back to one of that name.
+    const all = await collect(client.roles.list(query));
+    return all.filter((r) => r.name === name && BUILTIN_ROLE_UID_PATTERN.test(r.uid));
   }
   return (await collect(client.roles.list(query))).filter((r) => r.name === name);
 }
 
-export function getRole(args: GetRoleArgs, _opts?: pulumi.InvokeOptions): Promise<GetRoleResult> {
-  if (args.uid === undefined && args.name === undefined) {
-    return Promise.reject(argumentError("platform:iam:getRole", "pass `uid` or `name`"));
-  }
-  const attempt = { action: "look up", type: "platform:iam:getRole", name: args.name, uid: args.uid };
-  return withProgramClient(args.profile, attempt, async (client) => {
+export async function getRole(args: GetRoleArgs, _opts?: pulumi.InvokeOptions): Promise<GetRoleResult> {
+  const { uid, name, parentUid, profile } = parseArgs(TOKEN, GetRoleArgsSchema, args);
+  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
     let role: Role;
-    if (args.uid !== undefined) {
-      role = await client.roles.get(args.uid);
+    if (uid !== undefined) {
+      role = await client.roles.get(uid);
     } else {
-      const matches = await findByName(client, args.name as string, args.parentUid);
+      const matches = await findByName(client, name as string, parentUid);
       const [first, ...rest] = matches;
-      if (first === undefined) {
-        throw argumentError("platform:iam:getRole", `no role named "${args.name}" is visible to these credentials`);
-      }
+      if (first === undefined) throw argumentError(TOKEN, `no role named "${name}" is visible to these credentials`);
       if (rest.length > 0) {
-        throw argumentError(
-          "platform:iam:getRole",
-          `${matches.length} roles are named "${args.name}" (${matches.map((r) => r.uid).join(", ")}): pass \`uid\` or \`parentUid\``,
-        );
+        const uids = matches.map((r) => r.uid).join(", ");
+        throw argumentError(TOKEN, `${matches.length} roles are named "${name}" (${uids}): pass uid or parentUid`);
       }
       role = first;
     }

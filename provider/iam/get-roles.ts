@@ -2,38 +2,38 @@
  * platform.iam.getRoles / getRolesOutput: every role visible to the credentials (built-in and custom),
  * optionally scoped and filtered, paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, ../core/program-client, ../../sdk.
+ * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Role } from "../../sdk";
-import { DATA_SOURCE_PAGE_SIZE, ProfileArgs, collect, outputForm, withProgramClient } from "../core/program-client";
+import { z } from "zod";
+import { Role, Uidp } from "../../sdk/schemas";
+import {
+  DATA_SOURCE_PAGE_SIZE,
+  ProfileArgsSchema,
+  collect,
+  outputForm,
+  parseArgs,
+  withProgramClient,
+} from "../core/program-client";
 
-export interface GetRolesArgs extends ProfileArgs {
-  /** Only roles anywhere below this group (uidp.descendants_of). */
-  descendantsOf?: string;
-  /** Only roles defined directly in this group (uidp.children_of). */
-  childrenOf?: string;
-  /** Only roles with exactly this name. */
-  name?: string;
-  /** Server-side order, e.g. "name" or "created_at desc". */
-  orderBy?: string;
-}
+export const GetRolesArgsSchema = z.object({
+  descendantsOf: Uidp.optional().describe("Only roles anywhere below this group (uidp.descendants_of)."),
+  childrenOf: Uidp.optional().describe("Only roles defined directly in this group (uidp.children_of)."),
+  name: z.string().optional().describe("Only roles with exactly this name."),
+  orderBy: z.string().optional().describe('Server-side order, e.g. "name" or "created_at desc".'),
+  ...ProfileArgsSchema.shape,
+});
+export type GetRolesArgs = z.infer<typeof GetRolesArgsSchema>;
 
-export interface GetRolesResult {
-  roles: Role[];
-}
+export const GetRolesResultSchema = z.object({ roles: z.array(Role).describe("Every matching role.") });
+export type GetRolesResult = z.infer<typeof GetRolesResultSchema>;
 
-export function getRoles(args: GetRolesArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetRolesResult> {
-  return withProgramClient(args.profile, { action: "list", type: "platform:iam:getRoles" }, async (client) => ({
-    roles: await collect(
-      client.roles.list({
-        descendantsOf: args.descendantsOf,
-        childrenOf: args.childrenOf,
-        name: args.name,
-        orderBy: args.orderBy,
-        pageSize: DATA_SOURCE_PAGE_SIZE,
-      }),
-    ),
+const TOKEN = "platform:iam:getRoles";
+
+export async function getRoles(args: GetRolesArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetRolesResult> {
+  const { profile, ...filters } = parseArgs(TOKEN, GetRolesArgsSchema, args);
+  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
+    roles: await collect(client.roles.list({ ...filters, pageSize: DATA_SOURCE_PAGE_SIZE })),
   }));
 }
 

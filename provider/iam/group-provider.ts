@@ -12,6 +12,8 @@ import { parentOf } from "../core/create";
 import { GROUP_FIELDS, GroupInputs, GroupInputSchema } from "./group-schema";
 import type { Group } from "../../sdk";
 
+const BLOCKERS_PER_KIND = 10;
+
 const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<GroupInputs, Group>({
   type: "platform:iam:Group",
   inputSchema: GroupInputSchema,
@@ -39,6 +41,25 @@ const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<GroupIn
       description: fields.includes("description") ? (inputs.description ?? "") : undefined,
     }),
   delete: (client, uid) => client.groups.delete(uid),
+  // Names the direct children that keep a group from being deleted (a few of each kind).
+  async describeBlockers(client, uid) {
+    const query = { childrenOf: uid, pageSize: BLOCKERS_PER_KIND };
+    type Page = { items: { uid: string; name?: string }[]; totalCount?: number | undefined };
+    const kinds: [string, () => PromiseLike<Page>][] = [
+      ["group", () => client.groups.list(query)],
+      ["identity", () => client.identities.list(query)],
+      ["role", () => client.roles.list(query)],
+      ["repo", () => client.repos.list(query)],
+    ];
+    const named: string[] = [];
+    for (const [kind, list] of kinds) {
+      const page: Page = await Promise.resolve(list()).catch(() => ({ items: [], totalCount: 0 }));
+      for (const item of page.items) named.push(`${kind} "${item.name ?? ""}" (${item.uid})`);
+      const more = (page.totalCount ?? page.items.length) - page.items.length;
+      if (more > 0) named.push(`${more} more ${kind}s`);
+    }
+    return named;
+  },
   inputsOf: (group) => ({
     name: group.name,
     description: group.description ?? "",

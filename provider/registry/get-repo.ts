@@ -1,49 +1,50 @@
 /**
  * platform.registry.getRepo / getRepoOutput: one repository by uid, or by exact name in an organization.
  *
- * May import: @pulumi/pulumi, ../core/program-client, ../../sdk.
+ * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Repo } from "../../sdk";
+import { z } from "zod";
+import { Repo, Uidp } from "../../sdk/schemas";
 import {
   DATA_SOURCE_PAGE_SIZE,
-  ProfileArgs,
+  ProfileArgsSchema,
   argumentError,
   collect,
   outputForm,
+  parseArgs,
   withProgramClient,
 } from "../core/program-client";
 
-export interface GetRepoArgs extends ProfileArgs {
-  /** The repo's uid. */
-  uid?: string;
-  /** The repo's exact name; needs `organizationUid`. */
-  name?: string;
-  /** The organization to search in (uidp.descendants_of). */
-  organizationUid?: string;
-}
+export const GetRepoArgsSchema = z
+  .object({
+    uid: Uidp.optional().describe("The repo's uid."),
+    name: z.string().min(1).optional().describe("The repo's exact name; needs organizationUid."),
+    organizationUid: Uidp.optional().describe("The organization to search in (uidp.descendants_of)."),
+    ...ProfileArgsSchema.shape,
+  })
+  .refine((a) => a.uid !== undefined || (a.name !== undefined && a.organizationUid !== undefined), {
+    message: "pass uid, or name with organizationUid",
+    path: ["uid"],
+  });
+export type GetRepoArgs = z.infer<typeof GetRepoArgsSchema>;
+export const GetRepoResultSchema = Repo;
 
-export function getRepo(args: GetRepoArgs, _opts?: pulumi.InvokeOptions): Promise<Repo> {
-  if (args.uid === undefined && (args.name === undefined || args.organizationUid === undefined)) {
-    return Promise.reject(argumentError("platform:registry:getRepo", "pass `uid`, or `name` with `organizationUid`"));
-  }
-  const attempt = { action: "look up", type: "platform:registry:getRepo", name: args.name, uid: args.uid };
-  return withProgramClient(args.profile, attempt, async (client) => {
-    if (args.uid !== undefined) return client.repos.get(args.uid);
-    const matches = (
-      await collect(
-        client.repos.list({ descendantsOf: args.organizationUid, name: args.name, pageSize: DATA_SOURCE_PAGE_SIZE }),
-      )
-    ).filter((r) => r.name === args.name);
+const TOKEN = "platform:registry:getRepo";
+
+export async function getRepo(args: GetRepoArgs, _opts?: pulumi.InvokeOptions): Promise<Repo> {
+  const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetRepoArgsSchema, args);
+  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
+    if (uid !== undefined) return client.repos.get(uid);
+    const listed = await collect(
+      client.repos.list({ descendantsOf: organizationUid, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
+    );
+    const matches = listed.filter((r) => r.name === name);
     const [first, ...rest] = matches;
-    if (first === undefined) {
-      throw argumentError("platform:registry:getRepo", `no repo named "${args.name}" in ${args.organizationUid}`);
-    }
+    if (first === undefined) throw argumentError(TOKEN, `no repo named "${name}" in ${organizationUid}`);
     if (rest.length > 0) {
-      throw argumentError(
-        "platform:registry:getRepo",
-        `${matches.length} repos are named "${args.name}" (${matches.map((r) => r.uid).join(", ")}): pass \`uid\``,
-      );
+      const uids = matches.map((r) => r.uid).join(", ");
+      throw argumentError(TOKEN, `${matches.length} repos are named "${name}" (${uids}): pass uid`);
     }
     return first;
   });

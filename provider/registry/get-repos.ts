@@ -2,37 +2,39 @@
  * platform.registry.getRepos / getReposOutput: the registry repositories under an organization, with an
  * optional exact-name filter and server-side ordering, paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, ../core/program-client, ../../sdk.
+ * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Repo } from "../../sdk";
-import { DATA_SOURCE_PAGE_SIZE, ProfileArgs, collect, outputForm, withProgramClient } from "../core/program-client";
+import { z } from "zod";
+import { Repo, Uidp } from "../../sdk/schemas";
+import {
+  DATA_SOURCE_PAGE_SIZE,
+  ProfileArgsSchema,
+  collect,
+  outputForm,
+  parseArgs,
+  withProgramClient,
+} from "../core/program-client";
 
-export interface GetReposArgs extends ProfileArgs {
-  /** Only repos anywhere below this group, usually the organization (uidp.descendants_of). */
-  organizationUid?: string;
-  /** Only repos directly in this group (uidp.children_of). */
-  childrenOf?: string;
-  /** Only repos with exactly this name. */
-  name?: string;
-  /** Server-side order, e.g. "name", "name desc", "created_at desc". */
-  orderBy?: string;
-}
+export const GetReposArgsSchema = z.object({
+  organizationUid: Uidp.optional().describe("Only repos anywhere below this group, usually the organization."),
+  childrenOf: Uidp.optional().describe("Only repos directly in this group (uidp.children_of)."),
+  name: z.string().optional().describe("Only repos with exactly this name."),
+  orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "created_at desc".'),
+  ...ProfileArgsSchema.shape,
+});
+export type GetReposArgs = z.infer<typeof GetReposArgsSchema>;
 
-export interface GetReposResult {
-  repos: Repo[];
-}
+export const GetReposResultSchema = z.object({ repos: z.array(Repo).describe("Every matching repository.") });
+export type GetReposResult = z.infer<typeof GetReposResultSchema>;
 
-export function getRepos(args: GetReposArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetReposResult> {
-  return withProgramClient(args.profile, { action: "list", type: "platform:registry:getRepos" }, async (client) => ({
+const TOKEN = "platform:registry:getRepos";
+
+export async function getRepos(args: GetReposArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetReposResult> {
+  const { profile, organizationUid, ...filters } = parseArgs(TOKEN, GetReposArgsSchema, args);
+  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
     repos: await collect(
-      client.repos.list({
-        descendantsOf: args.organizationUid,
-        childrenOf: args.childrenOf,
-        name: args.name,
-        orderBy: args.orderBy,
-        pageSize: DATA_SOURCE_PAGE_SIZE,
-      }),
+      client.repos.list({ ...filters, descendantsOf: organizationUid, pageSize: DATA_SOURCE_PAGE_SIZE }),
     ),
   }));
 }

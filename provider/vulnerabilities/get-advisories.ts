@@ -2,56 +2,60 @@
  * platform.vulnerabilities.getAdvisories / getAdvisoriesOutput: vulnerability advisories with the filters
  * the API offers (OpenAPI ListAdvisories), paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, ../core/program-client, ../../sdk.
+ * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Advisory } from "../../sdk";
-import { DATA_SOURCE_PAGE_SIZE, ProfileArgs, collect, outputForm, withProgramClient } from "../core/program-client";
+import { z } from "zod";
+import { Advisory, Uidp } from "../../sdk/schemas";
+import {
+  DATA_SOURCE_PAGE_SIZE,
+  ProfileArgsSchema,
+  collect,
+  outputForm,
+  parseArgs,
+  withProgramClient,
+} from "../core/program-client";
 
-/** The API's advisory filters; list filters match any of the values given. */
-export interface AdvisoryFilters {
-  /** Only advisories below this group (uidp.descendants_of). */
-  descendantsOf?: string;
-  /** Only advisories directly in this group (uidp.children_of). */
-  childrenOf?: string;
-  advisoryIds?: string[];
-  legacyAdvisoryIds?: string[];
-  /** Exact artifact (package) names. */
-  artifactNames?: string[];
-  artifactTypes?: string[];
-  /** e.g. x86_64, aarch64. */
-  artifactArchitectures?: string[];
-  /** Exact component names. */
-  componentNames?: string[];
-  componentTypes?: string[];
-  componentLocations?: string[];
-  /** Vulnerability aliases: CVE-..., GHSA-... */
-  aliases?: string[];
-  /** An origin package: all advisories of it and its subpackages. */
-  origin?: string;
-  /** e.g. REVIEW_STATE_PENDING. */
-  eventReviewStates?: string[];
-  eventAuthors?: string[];
-  excludeEventAuthors?: string[];
-  eventReviewers?: string[];
-  /** e.g. EVENT_TYPE_FILTER_FIXED. */
-  eventTypes?: string[];
-  latestEventType?: string;
-  /** Free-text query. */
-  query?: string;
-  /** Server-side order, e.g. "created_at desc". */
-  orderBy?: string;
-}
+const anyOf = (what: string) => z.array(z.string()).optional().describe(`Match any of these ${what}.`);
 
-export interface GetAdvisoriesArgs extends AdvisoryFilters, ProfileArgs {}
+export const GetAdvisoriesArgsSchema = z.object({
+  descendantsOf: Uidp.optional().describe("Only advisories below this group (uidp.descendants_of)."),
+  childrenOf: Uidp.optional().describe("Only advisories directly in this group (uidp.children_of)."),
+  advisoryIds: anyOf("advisory ids"),
+  legacyAdvisoryIds: anyOf("legacy advisory ids"),
+  aliases: anyOf("vulnerability aliases (CVE-..., GHSA-...)"),
+  artifactNames: anyOf("exact artifact names"),
+  artifactTypes: anyOf("artifact types"),
+  artifactArchitectures: anyOf("architectures (x86_64, aarch64)"),
+  componentNames: anyOf("exact component names"),
+  componentTypes: anyOf("component types"),
+  componentLocations: anyOf("component locations"),
+  origin: z.string().optional().describe("An origin package: advisories of it and its subpackages."),
+  eventReviewStates: anyOf("event review states (REVIEW_STATE_PENDING, ...)"),
+  eventAuthors: anyOf("event authors"),
+  excludeEventAuthors: anyOf("event authors to exclude"),
+  eventReviewers: anyOf("event reviewers"),
+  eventTypes: anyOf("event types (EVENT_TYPE_FILTER_FIXED, ...)"),
+  latestEventType: z.string().optional().describe("The type of the latest approved event."),
+  query: z.string().optional().describe("Free-text search."),
+  orderBy: z.string().optional().describe('Server-side order, e.g. "created_at desc".'),
+  ...ProfileArgsSchema.shape,
+});
+export type GetAdvisoriesArgs = z.infer<typeof GetAdvisoriesArgsSchema>;
 
-export interface GetAdvisoriesResult {
-  advisories: Advisory[];
-}
+export const GetAdvisoriesResultSchema = z.object({
+  advisories: z.array(Advisory).describe("Every matching advisory."),
+});
+export type GetAdvisoriesResult = z.infer<typeof GetAdvisoriesResultSchema>;
 
-export function getAdvisories(args: GetAdvisoriesArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetAdvisoriesResult> {
-  const { profile, ...filters } = args;
-  return withProgramClient(profile, { action: "list", type: "platform:vulnerabilities:getAdvisories" }, async (client) => ({
+const TOKEN = "platform:vulnerabilities:getAdvisories";
+
+export async function getAdvisories(
+  args: GetAdvisoriesArgs = {},
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetAdvisoriesResult> {
+  const { profile, ...filters } = parseArgs(TOKEN, GetAdvisoriesArgsSchema, args);
+  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
     advisories: await collect(client.advisories.list({ ...filters, pageSize: DATA_SOURCE_PAGE_SIZE })),
   }));
 }
