@@ -349,10 +349,8 @@ export class Core {
       return new TimeoutError(site, this.config.timeoutMs);
     }
     const raw = error instanceof Error ? error.message : String(error);
-    const detail = redact(
-      [errorCode && CONNECTION_HINTS[errorCode], raw, errorCode && `(${errorCode})`].filter(Boolean).join(": "),
-      this.secrets(undefined),
-    );
+    const hint = errorCode ? CONNECTION_HINTS[errorCode] : undefined;
+    const detail = redact(`${hint ? `${hint}: ` : ""}${raw}${errorCode ? ` (${errorCode})` : ""}`, this.secrets(undefined));
     return new ConnectionError(site, detail, errorCode);
   }
 }
