@@ -1,0 +1,85 @@
+/** platform.iam.RoleBinding's provider against the in-process emulator. */
+import provider = require("../../provider/iam/role-binding-provider");
+import { Harness, startHarness } from "./harness";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => h.emulator.reset());
+
+async function fixture() {
+  const c = h.emulator.client;
+  const folder = await c.groups.create(h.emulator.orgUid, { name: "folder" });
+  const identity = await c.identities.create(h.emulator.orgUid, {
+    name: "ci",
+    claimMatch: { issuer: "https://issuer.example", subject: "ci" },
+  });
+  const role = await c.roles.create(h.emulator.orgUid, { name: "reader", capabilities: ["CAP_REPO_LIST"] });
+  return { folder, identity, role };
+}
+
+describe("role binding provider", () => {
+  it("creates a binding with hydrated identity, group and role", async () => {
+    const { folder, identity, role } = await fixture();
+    const { id, outs } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid });
+    expect(outs).toMatchObject({
+      uid: id,
+      groupUid: folder.uid,
+      identityUid: identity.uid,
+      roleUid: role.uid,
+      identity: { uid: identity.uid, name: "ci" },
+      group: { uid: folder.uid, name: "folder" },
+      role: { uid: role.uid, name: "reader" },
+    });
+    expect(typeof outs.createTime).toBe("string");
+    const read = await provider.read!(id, outs);
+    expect(await provider.diff!(id, read.props, { groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid })).toMatchObject({
+      changes: false,
+    });
+  });
+
+  it("replaces when any reference changes", async () => {
+    const { folder, identity, role } = await fixture();
+    const { id, outs } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid });
+    const other = await h.emulator.client.roles.create(h.emulator.orgUid, { name: "other", capabilities: ["CAP_IAM_GROUPS_LIST"] });
+    expect(await provider.diff!(id, outs, { groupUid: h.emulator.orgUid, identityUid: identity.uid, roleUid: other.uid })).toMatchObject({
+      changes: true,
+      replaces: ["groupUid", "roleUid"],
+    });
+  });
+
+  it("adopts an identical binding instead of creating a second one", async () => {
+    const { folder, identity, role } = await fixture();
+    const existing = await h.emulator.client.roleBindings.create(folder.uid, { identityUid: identity.uid, roleUid: role.uid });
+    const { id } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid, adopt: true });
+    expect(id).toBe(existing.uid);
+  });
+
+  it("does not duplicate when a create 'times out' after the service applied it", async () => {
+    const { folder, identity, role } = await fixture();
+    h.emulator.faults.add({ method: "POST", path: "^/iam/v2beta1/roleBindings", action: "applyThenDrop", times: 1 });
+    const { id } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid });
+    const all = await h.emulator.client.roleBindings.list({ group: folder.uid });
+    expect(all.items.map((b) => b.uid)).toEqual([id]);
+  });
+
+  it("drops a deleted binding on read; delete of a missing binding succeeds", async () => {
+    const { folder, identity, role } = await fixture();
+    const { id, outs } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid });
+    await h.emulator.client.roleBindings.delete(id);
+    expect((await provider.read!(id, outs)).id).toBeUndefined();
+    await expect(provider.delete!(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("check accepts a built-in role's 40-hex uid and rejects a malformed one", async () => {
+    const { folder, identity } = await fixture();
+    const ok = await provider.check!({}, { groupUid: folder.uid, identityUid: identity.uid, roleUid: "a".repeat(40) });
+    expect(ok.failures ?? []).toEqual([]);
+    const bad = await provider.check!({}, { groupUid: folder.uid, identityUid: identity.uid, roleUid: "viewer" });
+    expect(bad.failures?.map((f) => f.property)).toEqual(["roleUid"]);
+  });
+});
