@@ -1,0 +1,101 @@
+/** The test OIDC issuer and token exchange. */
+import { start, type Api } from "./helpers";
+
+let api: Api;
+let org: string;
+let ownerRole: string;
+const HOUR = 3600_000;
+
+beforeAll(async () => {
+  api = await start();
+  org = api.emulator.orgUid;
+  ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
+});
+afterAll(() => api.emulator.close());
+
+async function identity(claimMatch: Record<string, unknown>): Promise<string> {
+  const created = await api.post(`/iam/v2beta1/identities/${org}`, { name: "wl", claimMatch });
+  expect(created.status).toBe(200);
+  await api.post(`/iam/v2beta1/roleBindings/${org}`, { identityUid: created.body.uid, roleUid: ownerRole });
+  return created.body.uid;
+}
+
+const exchange = (identityUid: string, idToken: string | null, method = "GET") =>
+  api.call(method, `/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}&identity=${encodeURIComponent(identityUid)}`, { token: idToken });
+
+describe("OIDC issuer", () => {
+  test("discovery document and JWKS", async () => {
+    const discovery = await api.get("/oidc/.well-known/openid-configuration", null);
+    expect(discovery.body.issuer).toBe(`${api.emulator.url}/oidc`);
+    expect(discovery.body.jwks_uri).toBe(`${api.emulator.url}/oidc/jwks`);
+    const jwks = await api.get("/oidc/jwks", null);
+    expect(jwks.body.keys).toEqual([expect.objectContaining({ kty: "RSA", alg: "RS256", kid: expect.any(String) })]);
+    expect(jwks.body.keys[0]).not.toHaveProperty("d");
+  });
+
+  test("minting through the control endpoint", async () => {
+    const r = await api.post("/_emulator/oidc/mint", { subject: "ci", expiresInSeconds: 60 }, null);
+    expect(r.body.idToken.split(".")).toHaveLength(3);
+    const payload = JSON.parse(Buffer.from(r.body.idToken.split(".")[1], "base64url").toString());
+    expect(payload).toEqual(expect.objectContaining({ iss: `${api.emulator.url}/oidc`, sub: "ci", aud: api.emulator.url }));
+    expect(payload.exp - payload.iat).toBe(60);
+  });
+});
+
+describe("token exchange", () => {
+  test("a matching token gets an API token valid one hour on the emulator clock (GET and POST)", async () => {
+    const uid = await identity({ issuer: `${api.emulator.url}/oidc`, subject: "deploy" });
+    const idToken = await api.emulator.mintIdToken({ subject: "deploy" });
+    const r = await exchange(uid, idToken);
+    expect(r.status).toBe(200);
+    expect(r.body.token).toEqual(expect.any(String));
+    expect(Date.parse(r.body.expiry) - api.emulator.clock.now().getTime()).toBeGreaterThan(HOUR - 5000);
+    expect((await api.get(`/iam/v2beta1/groups/${org}`, r.body.token)).status).toBe(200);
+    expect((await exchange(uid, idToken, "POST")).status).toBe(200);
+    api.emulator.clock.advance(HOUR + 1000);
+    const expired = await api.get(`/iam/v2beta1/groups/${org}`, r.body.token);
+    expect([expired.status, expired.body.code]).toEqual([401, 16]);
+    // The request log records the exchanged identity, never a token.
+    const log = api.emulator.requestLog();
+    expect(log.some((e) => e.identityUid === uid)).toBe(true);
+    expect(JSON.stringify(log)).not.toContain(r.body.token);
+  });
+
+  test("patterns and audience are honoured", async () => {
+    const uid = await identity({ issuerPattern: ".*/oidc", subjectPattern: "repo:acme/.*", audience: "sts.example" });
+    expect((await exchange(uid, await api.emulator.mintIdToken({ subject: "repo:acme/web", audience: "sts.example" }))).status).toBe(200);
+    expect((await exchange(uid, await api.emulator.mintIdToken({ subject: "repo:acme/web" }))).body.code).toBe(7);
+    expect((await exchange(uid, await api.emulator.mintIdToken({ subject: "repo:evil/acme/web", audience: "sts.example" }))).body.code).toBe(7);
+  });
+
+  test("a valid token that does not match is code 7; an unknown identity looks the same", async () => {
+    const uid = await identity({ issuer: `${api.emulator.url}/oidc`, subject: "right" });
+    const wrong = await exchange(uid, await api.emulator.mintIdToken({ subject: "wrong" }));
+    expect([wrong.status, wrong.body.code]).toEqual([403, 7]);
+    const wrongIssuer = await exchange(uid, await api.emulator.mintIdToken({ subject: "right", claims: { iss: "https://elsewhere" } }));
+    expect(wrongIssuer.body.code).toBe(7);
+    const unknown = await exchange(`${org}/0123456789abcdef`, await api.emulator.mintIdToken({ subject: "right" }));
+    expect(unknown.body.code).toBe(7);
+  });
+
+  test("missing, forged or expired ID tokens are code 16", async () => {
+    const uid = await identity({ issuer: `${api.emulator.url}/oidc`, subject: "s" });
+    expect((await exchange(uid, null)).body.code).toBe(16);
+    const good = await api.emulator.mintIdToken({ subject: "s" });
+    const [h, p] = good.split(".");
+    const forged = `${h}.${p}.${Buffer.from("not a signature").toString("base64url")}`;
+    expect((await exchange(uid, forged)).body.code).toBe(16);
+    expect((await exchange(uid, "garbage")).body.code).toBe(16);
+    const expired = await api.emulator.mintIdToken({ subject: "s", expiresInSeconds: 60 });
+    api.emulator.clock.advance(120_000);
+    const r = await exchange(uid, expired);
+    expect([r.status, r.body.code]).toEqual([401, 16]);
+  });
+
+  test("missing identity is code 3; an aud for another service is refused", async () => {
+    const idToken = await api.emulator.mintIdToken({ subject: "s" });
+    expect((await api.get(`/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}`, idToken)).body.code).toBe(3);
+    const uid = await identity({ issuer: `${api.emulator.url}/oidc`, subject: "s" });
+    expect((await api.get(`/sts/exchange?aud=https://other.example&identity=${uid}`, idToken)).body.code).toBe(7);
+  });
+});
