@@ -1,0 +1,158 @@
+/** Data sources against the in-process emulator: paging, filters, lookups by name and uid, profiles. */
+import * as pulumi from "@pulumi/pulumi";
+import { startEmulator, type Emulator, type LoggedRequest } from "../../emulator";
+import * as platform from "../../provider";
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+beforeEach(() => {
+  emulator.reset();
+  pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": emulator.token }, ["platform:token"]);
+});
+
+const since = (mark: number, path: string): LoggedRequest[] =>
+  emulator.requestLog().slice(mark).filter((r) => r.method === "GET" && r.path === path);
+
+describe("registry.getRepos", () => {
+  it("pages through more than 200 repos with ceil(n/200) list calls of 200", async () => {
+    const n = 437;
+    emulator.seed({ repos: Array.from({ length: n }, (_, i) => ({ name: `repo-${String(i).padStart(3, "0")}` })) });
+    const mark = emulator.requestLog().length;
+    const { repos } = await platform.registry.getRepos({ organizationUid: emulator.orgUid, orderBy: "name desc" });
+    expect(repos).toHaveLength(n);
+    expect(new Set(repos.map((r) => r.uid)).size).toBe(n);
+    expect(repos[0]!.name).toBe("repo-436");
+    expect(repos[n - 1]!.name).toBe("repo-000");
+    const calls = since(mark, "/registry/v2beta1/repos");
+    expect(calls).toHaveLength(Math.ceil(n / 200));
+    expect(calls.every((c) => String(c.query.page_size ?? c.query.pageSize) === "200")).toBe(true);
+  });
+
+  it("filters by exact name", async () => {
+    emulator.seed({ repos: [{ name: "nginx" }, { name: "nginx-fips" }, { name: "python" }] });
+    const { repos } = await platform.registry.getRepos({ organizationUid: emulator.orgUid, name: "nginx" });
+    expect(repos.map((r) => r.name)).toEqual(["nginx"]);
+  });
+
+  it("getRepo finds one by name in an organization and by uid", async () => {
+    emulator.seed({ repos: [{ name: "nginx" }, { name: "python" }] });
+    const byName = await platform.registry.getRepo({ name: "python", organizationUid: emulator.orgUid });
+    expect(byName.name).toBe("python");
+    expect((await platform.registry.getRepo({ uid: byName.uid })).name).toBe("python");
+    await expect(platform.registry.getRepo({ name: "ruby", organizationUid: emulator.orgUid })).rejects.toThrow(
+      /no repo named "ruby"/,
+    );
+  });
+
+  it("the Output form resolves Inputs first", async () => {
+    emulator.seed({ repos: [{ name: "nginx" }] });
+    const org = pulumi.output(Promise.resolve(emulator.orgUid));
+    const result = platform.registry.getReposOutput({ organizationUid: org, name: "nginx" });
+    const names = await new Promise<string[]>((resolve) => result.apply((r) => resolve(r.repos.map((x) => x.name))));
+    expect(names).toEqual(["nginx"]);
+  });
+});
+
+describe("iam data sources", () => {
+  it("getRole finds the built-in viewer role by name (40-hex uid) and a custom one", async () => {
+    const viewer = await platform.iam.getRole({ name: "viewer" });
+    expect(viewer.uid).toMatch(/^[0-9a-f]{40}$/);
+    expect(viewer.builtIn).toBe(true);
+    const custom = await emulator.client.roles.create(emulator.orgUid, { name: "reader", capabilities: ["CAP_REPO_LIST"] });
+    const found = await platform.iam.getRole({ name: "reader", parentUid: emulator.orgUid });
+    expect(found).toMatchObject({ uid: custom.uid, builtIn: false });
+    expect((await platform.iam.getRole({ uid: viewer.uid })).name).toBe("viewer");
+  });
+
+  it("getRoles lists built-in and custom roles", async () => {
+    await emulator.client.roles.create(emulator.orgUid, { name: "reader", capabilities: ["CAP_REPO_LIST"] });
+    const { roles } = await platform.iam.getRoles();
+    const names = roles.map((r) => r.name);
+    expect(names).toEqual(expect.arrayContaining(["viewer", "reader"]));
+  });
+
+  it("getGroup finds a group by name within the organization, and by uid", async () => {
+    const folder = await emulator.client.groups.create(emulator.orgUid, { name: "platform" });
+    const nested = await emulator.client.groups.create(folder.uid, { name: "team-a" });
+    const byName = await platform.iam.getGroup({ name: "team-a", organizationUid: emulator.orgUid });
+    expect(byName).toMatchObject({ uid: nested.uid, parentUid: folder.uid });
+    expect((await platform.iam.getGroup({ uid: folder.uid })).name).toBe("platform");
+  });
+
+  it("getIdentity finds an identity by name below a group", async () => {
+    const identity = await emulator.client.identities.create(emulator.orgUid, {
+      name: "ci",
+      claimMatch: { issuer: "https://issuer.example", subject: "ci" },
+    });
+    const found = await platform.iam.getIdentity({ name: "ci", parentUid: emulator.orgUid });
+    expect(found).toMatchObject({ uid: identity.uid, parentUid: emulator.orgUid });
+  });
+
+  it("rejects bad arguments before any API call, naming the field", async () => {
+    const mark = emulator.requestLog().length;
+    await expect(platform.iam.getGroup({ name: "x" })).rejects.toThrow(/platform:iam:getGroup: uid: pass uid, or name with organizationUid/);
+    await expect(platform.iam.getGroup({ uid: "not-a-uid" })).rejects.toThrow(/uid: must be a uid/);
+    expect(emulator.requestLog().length).toBe(mark);
+  });
+});
+
+describe("vulnerabilities.getAdvisories", () => {
+  it("pages over more than 200 advisories and applies a filter", async () => {
+    const advisories = Array.from({ length: 230 }, (_, i) => ({
+      advisoryId: `CGA-${i}`,
+      artifactName: i % 2 === 0 ? "openssl" : "curl",
+      aliases: [`CVE-2026-${1000 + i}`],
+    }));
+    emulator.seed({ advisories });
+    const mark = emulator.requestLog().length;
+    const all = await platform.vulnerabilities.getAdvisories({});
+    expect(all.advisories).toHaveLength(230);
+    expect(since(mark, "/vulnerabilities/v2beta1/advisories")).toHaveLength(2);
+    const byAlias = await platform.vulnerabilities.getAdvisories({ aliases: ["CVE-2026-1003", "CVE-2026-1004"] });
+    expect(byAlias.advisories.map((a) => a.advisoryId).sort()).toEqual(["CGA-3", "CGA-4"]);
+    const curl = await platform.vulnerabilities.getAdvisories({ query: "curl" });
+    expect(curl.advisories).toHaveLength(115);
+    expect(curl.advisories.every((a) => a.artifactName === "curl")).toBe(true);
+  });
+});
+
+describe("credentials and profiles", () => {
+  it("a profile brings its own credentials: requests run as that profile's identity", async () => {
+    const other = emulator.createUser("orgb-admin");
+    pulumi.runtime.setAllConfig(
+      {
+        "platform:apiUrl": emulator.url,
+        "platform:token": emulator.token,
+        "platform:profiles": JSON.stringify({ orgb: { token: other.token } }),
+      },
+      ["platform:token", "platform:profiles"],
+    );
+    const mark = emulator.requestLog().length;
+    await platform.iam.getRoles({ profile: "orgb" });
+    await platform.iam.getRoles({});
+    const who = since(mark, "/iam/v2beta1/roles").map((r) => r.identityUid);
+    expect(who[0]).toBe(other.uid);
+    expect(who[who.length - 1]).toBe(emulator.userUid);
+  });
+
+  it("an unknown profile fails with how to configure it", async () => {
+    await expect(platform.iam.getRoles({ profile: "nope" })).rejects.toThrow(/platform:profiles\.nope\.token/);
+  });
+
+  it("a rejected token produces advice on platform:token / PLATFORM_TOKEN and never echoes the token", async () => {
+    const bogus = "bogus-token-value-123456";
+    pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": bogus }, ["platform:token"]);
+    const err = await platform.iam.getRoles({}).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.message).toMatch(/platform:token/);
+    expect(err?.message).toMatch(/PLATFORM_TOKEN/);
+    expect(err?.message).not.toContain(bogus);
+  });
+});
