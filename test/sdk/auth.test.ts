@@ -1,0 +1,190 @@
+/** Token exchange: query, bearer OIDC token, cache, refresh at 55 minutes, file re-read, one re-exchange after 401. */
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MockAgent } from "undici";
+import { ConfigurationError, PlatformClient, UnauthenticatedError, type PlatformClientOptions } from "../../sdk";
+import { API, FOLDER, JSON_HEADERS, ORG, aip193, group, type SeenRequest } from "./helpers";
+
+const AUTH = "https://auth.test.example";
+const IDENTITY = `${ORG}/00000000000000ee`;
+const OIDC = "oidc-token-from-the-ci-provider-abcdef";
+
+interface World {
+  client: PlatformClient;
+  exchanges: SeenRequest[];
+  apiCalls: SeenRequest[];
+  clock: { now: number };
+  agent: MockAgent;
+}
+
+/**
+ * A client that assumes IDENTITY. The exchange answers api-token-1, api-token-2, ...; the API answers with
+ * `apiStatus(n, authorization)` (default 200) and records every request.
+ */
+function world(options: PlatformClientOptions = {}, apiStatus: (n: number, auth: string) => number = () => 200): World {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const exchanges: SeenRequest[] = [];
+  const apiCalls: SeenRequest[] = [];
+  const clock = { now: Date.parse("2026-01-01T00:00:00Z") };
+  agent
+    .get(AUTH)
+    .intercept({ path: () => true, method: () => true })
+    .reply((opts) => {
+      exchanges.push({ method: opts.method, path: opts.path, headers: opts.headers as Record<string, string>, body: undefined });
+      return { statusCode: 200, data: JSON.stringify({ token: `api-token-${exchanges.length}` }), responseOptions: { headers: JSON_HEADERS } };
+    })
+    .persist();
+  agent
+    .get(API)
+    .intercept({ path: () => true, method: () => true })
+    .reply((opts) => {
+      const headers = opts.headers as Record<string, string>;
+      apiCalls.push({ method: opts.method, path: opts.path, headers, body: typeof opts.body === "string" ? JSON.parse(opts.body) : undefined });
+      const status = apiStatus(apiCalls.length - 1, headers.authorization ?? "");
+      const data = status === 200 ? group(FOLDER) : aip193(16, "Unauthenticated: token expired");
+      return { statusCode: status, data: JSON.stringify(data), responseOptions: { headers: JSON_HEADERS } };
+    })
+    .persist();
+  const client = new PlatformClient({
+    apiUrl: API,
+    authUrl: AUTH,
+    identity: IDENTITY,
+    identityToken: OIDC,
+    env: {},
+    retryBaseDelayMs: 0,
+    dispatcher: agent,
+    now: () => clock.now,
+    ...options,
+  });
+  return { client, exchanges, apiCalls, clock, agent };
+}
+
+describe("token exchange", () => {
+  it("exchanges the OIDC token at {authUrl}/sts/exchange with aud and identity, then sends the API token", async () => {
+    const { client, exchanges, apiCalls } = world();
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(1);
+    const url = new URL(`${AUTH}${exchanges[0]?.path}`);
+    expect(url.pathname).toBe("/sts/exchange");
+    expect(Object.fromEntries(url.searchParams)).toEqual({ aud: API, identity: IDENTITY });
+    expect(exchanges[0]?.method).toBe("GET");
+    expect(exchanges[0]?.headers.authorization).toBe(`Bearer ${OIDC}`);
+    expect(apiCalls[0]?.headers.authorization).toBe("Bearer api-token-1");
+  });
+
+  it("authUrl defaults to the origin of apiUrl", async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const seen: string[] = [];
+    const pool = agent.get(API);
+    pool.intercept({ path: (p) => p.startsWith("/sts/exchange"), method: "GET" }).reply(200, (o) => {
+      seen.push(o.path);
+      return JSON.stringify({ token: "t-1234" });
+    }, { headers: JSON_HEADERS });
+    pool.intercept({ path: `/iam/v2beta1/groups/${FOLDER}`, method: "GET" }).reply(200, JSON.stringify(group(FOLDER)), { headers: JSON_HEADERS });
+    const client = new PlatformClient({ apiUrl: API, identity: IDENTITY, identityToken: OIDC, env: {}, dispatcher: agent });
+    await client.groups.get(FOLDER);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("caches the token: many requests, one exchange", async () => {
+    const { client, exchanges, apiCalls } = world();
+    for (let i = 0; i < 3; i++) await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(1);
+    expect(apiCalls.map((c) => c.headers.authorization)).toEqual(Array(3).fill("Bearer api-token-1"));
+  });
+
+  it("concurrent requests share one in-flight exchange", async () => {
+    const { client, exchanges, apiCalls } = world();
+    await Promise.all(Array.from({ length: 10 }, () => client.groups.get(FOLDER)));
+    expect(exchanges).toHaveLength(1);
+    expect(apiCalls).toHaveLength(10);
+  });
+
+  it("exchanges again at 55 minutes by the injected clock, not before", async () => {
+    const { client, exchanges, clock, apiCalls } = world();
+    await client.groups.get(FOLDER);
+    clock.now += 54 * 60_000 + 59_000;
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(1);
+    clock.now += 1_000; // 55:00 after the first exchange
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(2);
+    expect(apiCalls.map((c) => c.headers.authorization)).toEqual(["Bearer api-token-1", "Bearer api-token-1", "Bearer api-token-2"]);
+  });
+
+  it("re-reads the token file at each exchange", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sdk-auth-"));
+    try {
+      const file = join(dir, "oidc");
+      writeFileSync(file, "first-oidc-token\n");
+      const { client, exchanges, clock } = world({ identityToken: undefined, identityTokenFile: file });
+      await client.groups.get(FOLDER);
+      writeFileSync(file, "second-oidc-token\n");
+      clock.now += 55 * 60_000;
+      await client.groups.get(FOLDER);
+      expect(exchanges.map((e) => e.headers.authorization)).toEqual(["Bearer first-oidc-token", "Bearer second-oidc-token"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a missing token file is a ConfigurationError naming the option and env var", async () => {
+    const { client } = world({ identityToken: undefined, identityTokenFile: "/nonexistent/oidc-token" });
+    const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
+    expect(ConfigurationError.isInstance(err)).toBe(true);
+    expect((err as Error).message).toContain("identityTokenFile");
+    expect((err as Error).message).toContain("PLATFORM_IDENTITY_TOKEN_FILE");
+  });
+
+  it("after a 401 it exchanges once more and repeats the request once", async () => {
+    const { client, exchanges, apiCalls } = world({}, (n) => (n === 0 ? 401 : 200));
+    const g = await client.groups.create(ORG, { name: "a" });
+    expect(g.uid).toBe(FOLDER);
+    expect(exchanges).toHaveLength(2);
+    expect(apiCalls.map((c) => [c.method, c.headers.authorization])).toEqual([
+      ["POST", "Bearer api-token-1"],
+      ["POST", "Bearer api-token-2"],
+    ]);
+    expect(apiCalls[1]?.body).toEqual({ name: "a" });
+  });
+
+  it("a second 401 surfaces UnauthenticatedError without looping", async () => {
+    const { client, exchanges, apiCalls } = world({}, () => 401);
+    const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
+    expect(UnauthenticatedError.isInstance(err)).toBe(true);
+    expect(exchanges).toHaveLength(2);
+    expect(apiCalls).toHaveLength(2);
+    expect((err as Error).message).not.toContain("api-token");
+    expect((err as Error).message).not.toContain(OIDC);
+  });
+
+  it("a static token gets no re-exchange after a 401", async () => {
+    const { client, exchanges, apiCalls } = world({ identity: undefined, token: "static-token-xyz" }, () => 401);
+    const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
+    expect(UnauthenticatedError.isInstance(err)).toBe(true);
+    expect(exchanges).toHaveLength(0);
+    expect(apiCalls).toHaveLength(1);
+  });
+
+  it("identity wins over a static token", async () => {
+    const { client, apiCalls } = world({ token: "static-token-xyz" });
+    await client.groups.get(FOLDER);
+    expect(apiCalls[0]?.headers.authorization).toBe("Bearer api-token-1");
+  });
+
+  it("a refused exchange names the exchange and never the OIDC token", async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get(AUTH)
+      .intercept({ path: () => true, method: "GET" })
+      .reply(401, JSON.stringify(aip193(16, `Unauthenticated: token ${OIDC} not accepted`)), { headers: JSON_HEADERS });
+    const client = new PlatformClient({ apiUrl: API, authUrl: AUTH, identity: IDENTITY, identityToken: OIDC, env: {}, dispatcher: agent });
+    const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
+    expect(UnauthenticatedError.isInstance(err)).toBe(true);
+    expect((err as Error).message).toMatch(/^GET \/sts\/exchange: Unauthenticated: token \[redacted\] not accepted$/);
+  });
+});
