@@ -48,6 +48,8 @@ const ADVISORY_LIST_FILTERS: [string, string][] = [
   ["componentLocations", "componentLocation"],
 ];
 
+const ADVISORY_REQUIRED = ["author", "artifactName", "artifactType", "artifactArchitecture", "componentName", "componentLocation", "componentType"];
+
 export const advisories: ResourceSpec = {
   kind: "advisories",
   plural: "advisories",
@@ -82,7 +84,16 @@ export const advisories: ResourceSpec = {
     if (tests.length === 0) return undefined;
     return { key: JSON.stringify(key), test: (o) => tests.every((t) => t(o)) };
   },
-  toWire: (o) => baseWire(o),
+  toWire: (o) => {
+    const events = (o.fields.events as Record<string, unknown>[] | undefined) ?? [];
+    return {
+      // Members the OpenAPI marks required default to empty values when a seed leaves them out.
+      ...Object.fromEntries(ADVISORY_REQUIRED.map((f) => [f, ""])),
+      aliases: [],
+      ...baseWire(o),
+      events: events.map((e) => ({ author: "", reviewState: "REVIEW_STATE_PENDING", ...e })),
+    };
+  },
 };
 
 function v1Group(o: StoredObject): Record<string, unknown> {

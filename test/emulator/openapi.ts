@@ -22,8 +22,8 @@ function resolve(schema: Schema): Schema {
     delete merged.allOf;
     for (const part of current.allOf as Schema[]) {
       const resolved = resolve(part);
-      merged.properties = { ...((merged.properties as Schema) ?? {}), ...((resolved.properties as Schema) ?? {}) };
-      merged.required = [...((merged.required as string[]) ?? []), ...((resolved.required as string[]) ?? [])];
+      if (resolved.properties !== undefined) merged.properties = { ...((merged.properties as Schema) ?? {}), ...(resolved.properties as Schema) };
+      if (resolved.required !== undefined) merged.required = [...((merged.required as string[]) ?? []), ...(resolved.required as string[])];
       for (const key of ["type", "enum", "items", "additionalProperties", "format"]) {
         if (resolved[key] !== undefined && merged[key] === undefined) merged[key] = resolved[key];
       }
@@ -31,6 +31,12 @@ function resolve(schema: Schema): Schema {
     return merged;
   }
   return current;
+}
+
+/** A member required on requests only: writeOnly, or documented as "not returned in responses" (GroupInvite.ttl). */
+function requestOnly(property: Schema | undefined): boolean {
+  if (property === undefined) return false;
+  return property.writeOnly === true || /not returned in responses/.test(String(property.description ?? ""));
 }
 
 /** Problems of `value` against `schema`, as "path: problem" strings. */
@@ -51,8 +57,10 @@ export function check(value: unknown, schema: Schema, path = "$"): string[] {
   if (type === "object" || s.properties !== undefined) {
     if (typeof value !== "object" || Array.isArray(value)) return [`${path}: expected object`];
     const record = value as Record<string, unknown>;
-    for (const name of (s.required as string[] | undefined) ?? []) if (record[name] === undefined) problems.push(`${path}.${name}: required`);
     const properties = (s.properties as Record<string, Schema> | undefined) ?? {};
+    for (const name of (s.required as string[] | undefined) ?? []) {
+      if (record[name] === undefined && !requestOnly(properties[name])) problems.push(`${path}.${name}: required`);
+    }
     for (const [name, member] of Object.entries(record)) {
       const memberSchema = properties[name] ?? (typeof s.additionalProperties === "object" ? (s.additionalProperties as Schema) : undefined);
       if (memberSchema !== undefined) problems.push(...check(member, memberSchema, `${path}.${name}`));
@@ -65,7 +73,7 @@ export function check(value: unknown, schema: Schema, path = "$"): string[] {
 export function responseSchema(method: string, path: string): Schema {
   for (const [template, operations] of Object.entries(spec.paths as Record<string, Record<string, Schema>>)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, ".+")}$`);
-    if (!pattern.test(path) || (template.includes("{") === false && template !== path)) continue;
+    if (!pattern.test(path)) continue;
     const operation = operations[method.toLowerCase()] as { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> } | undefined;
     const schema = operation?.responses?.["200"]?.content?.["application/json"]?.schema;
     if (schema !== undefined) return schema;
