@@ -89,7 +89,11 @@ function describe(option: EnvOption): string {
 }
 
 /** The one precedence rule: explicit option, then env (blank = unset), then undefined. */
-function pick(options: PlatformClientOptions, env: Record<string, string | undefined>, option: EnvOption): string | number | undefined {
+function pick(
+  options: PlatformClientOptions,
+  env: Record<string, string | undefined>,
+  option: EnvOption,
+): string | number | undefined {
   const explicit = options[option];
   if (explicit !== undefined && !(typeof explicit === "string" && explicit.trim() === "")) return explicit;
   const fromEnv = env[ENV_VARS[option]];
@@ -97,12 +101,20 @@ function pick(options: PlatformClientOptions, env: Record<string, string | undef
   return undefined;
 }
 
-function pickString(options: PlatformClientOptions, env: Record<string, string | undefined>, option: EnvOption): string | undefined {
+function pickString(
+  options: PlatformClientOptions,
+  env: Record<string, string | undefined>,
+  option: EnvOption,
+): string | undefined {
   const value = pick(options, env, option);
   return value === undefined ? undefined : String(value);
 }
 
-function pickUrl(options: PlatformClientOptions, env: Record<string, string | undefined>, option: EnvOption): string | undefined {
+function pickUrl(
+  options: PlatformClientOptions,
+  env: Record<string, string | undefined>,
+  option: EnvOption,
+): string | undefined {
   const value = pickString(options, env, option);
   if (value === undefined) return undefined;
   let url: URL;
@@ -115,7 +127,9 @@ function pickUrl(options: PlatformClientOptions, env: Record<string, string | un
     throw new ConfigurationError(`${describe(option)} must be an http(s) URL, got ${JSON.stringify(value)}`);
   }
   if (url.search || url.hash) {
-    throw new ConfigurationError(`${describe(option)} must not carry a query or fragment, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(
+      `${describe(option)} must not carry a query or fragment, got ${JSON.stringify(value)}`,
+    );
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
@@ -131,7 +145,9 @@ function pickInteger(
   if (value === undefined) return fallback;
   const n = typeof value === "number" ? value : /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min) {
-    throw new ConfigurationError(`${describe(option)} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+    throw new ConfigurationError(
+      `${describe(option)} must be an integer >= ${min}, got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }

@@ -126,9 +126,13 @@ function checkPageQuery(operation: string, q: PageQuery): RequestError | undefin
 }
 
 /** The body and updateMask of a PATCH: exactly the keys whose value is not undefined. */
-export function updateMaskFor<T extends object>(operation: string, patch: T): { body: Partial<T>; updateMask: string } {
+export function updateMaskFor<T extends object>(
+  operation: string,
+  patch: T,
+): { body: Partial<T>; updateMask: string } {
   const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) throw new RequestError(`${operation}: nothing to update (every field is undefined)`);
+  if (entries.length === 0)
+    throw new RequestError(`${operation}: nothing to update (every field is undefined)`);
   return { body: Object.fromEntries(entries) as Partial<T>, updateMask: entries.map(([k]) => k).join(",") };
 }
 
@@ -186,31 +190,44 @@ export class Core {
     return this.withRetries(spec.method, async () => {
       const token = await this.tokens.get();
       try {
-        return (await this.send({ ...spec, baseUrl: this.config.apiUrl, authorization: `Bearer ${token}` })) as Result<S>;
+        return (await this.send({
+          ...spec,
+          baseUrl: this.config.apiUrl,
+          authorization: `Bearer ${token}`,
+        })) as Result<S>;
       } catch (error) {
         // An exchanged token may have been revoked or expired early: exchange once more and repeat once.
         // The 401 means the service did not act on the request, so repeating a POST is safe here.
         if (!UnauthenticatedError.isInstance(error) || !this.tokens.canRefresh) throw error;
         this.tokens.invalidate(token);
         const fresh = await this.tokens.get();
-        return (await this.send({ ...spec, baseUrl: this.config.apiUrl, authorization: `Bearer ${fresh}` })) as Result<S>;
+        return (await this.send({
+          ...spec,
+          baseUrl: this.config.apiUrl,
+          authorization: `Bearer ${fresh}`,
+        })) as Result<S>;
       }
     });
   }
 
   /** A list call as a PagePromise; `skip` goes with the first page only, later pages follow the cursor. */
-  list<T>(operation: string, path: string, query: Record<string, QueryValue> & PageQuery, envelope: z.ZodType<ListPage<T>>): PagePromise<T> {
+  list<T>(
+    operation: string,
+    path: string,
+    query: Record<string, QueryValue> & PageQuery,
+    envelope: z.ZodType<ListPage<T>>,
+  ): PagePromise<T> {
     // Bad input rejects the PagePromise rather than throwing, like every other call's promise.
     const problem = checkPageQuery(operation, query);
     return new PagePromise<T>((pageToken) =>
       problem
         ? Promise.reject(problem)
         : (this.request({
-          method: "GET",
-          path,
-          query: pageToken === undefined ? query : { ...query, pageToken, skip: undefined },
-          schema: envelope,
-        }) as Promise<ListPage<T>>),
+            method: "GET",
+            path,
+            query: pageToken === undefined ? query : { ...query, pageToken, skip: undefined },
+            schema: envelope,
+          }) as Promise<ListPage<T>>),
     );
   }
 
@@ -243,7 +260,8 @@ export class Core {
         path: "/sts/exchange",
         query: {
           aud: this.config.apiUrl,
-          identity: this.config.credentials.kind === "exchange" ? this.config.credentials.identity : undefined,
+          identity:
+            this.config.credentials.kind === "exchange" ? this.config.credentials.identity : undefined,
         },
         authorization: `Bearer ${oidcToken}`,
         schema: ExchangeResponse,
@@ -350,7 +368,10 @@ export class Core {
     }
     const raw = error instanceof Error ? error.message : String(error);
     const hint = errorCode ? CONNECTION_HINTS[errorCode] : undefined;
-    const detail = redact(`${hint ? `${hint}: ` : ""}${raw}${errorCode ? ` (${errorCode})` : ""}`, this.secrets(undefined));
+    const detail = redact(
+      `${hint ? `${hint}: ` : ""}${raw}${errorCode ? ` (${errorCode})` : ""}`,
+      this.secrets(undefined),
+    );
     return new ConnectionError(site, detail, errorCode);
   }
 }

@@ -47,7 +47,11 @@ export class PlatformError extends Error {
       if (typeof kind === "string" && Object.prototype.hasOwnProperty.call(ctor, "kind")) kinds.push(kind);
     }
     Object.defineProperty(this, KINDS, { value: Object.freeze(kinds), enumerable: false });
-    Object.defineProperty(this, "name", { value: kinds[0] ?? "PlatformError", enumerable: false, configurable: true });
+    Object.defineProperty(this, "name", {
+      value: kinds[0] ?? "PlatformError",
+      enumerable: false,
+      configurable: true,
+    });
   }
 
   /** True when `value` is an instance of this class (or a subclass), from any copy of this module. */
@@ -188,11 +192,12 @@ export class ApiError extends PlatformError {
         : [],
     );
     const info = init.details.find((d) => d["@type"] === ERROR_INFO_TYPE) as
-      | { reason?: string; domain?: string }
-      | undefined;
+      { reason?: string; domain?: string } | undefined;
     const extras = [
       ...fieldViolations.map((v) => `field ${v.field}: ${v.description}`),
-      ...preconditionViolations.map((v) => `${v.type}${v.subject ? ` on ${v.subject}` : ""}: ${v.description}`),
+      ...preconditionViolations.map(
+        (v) => `${v.type}${v.subject ? ` on ${v.subject}` : ""}: ${v.description}`,
+      ),
     ];
     const suffix = extras.length > 0 ? ` (${extras.join("; ")})` : "";
     super(`${init.method} ${init.path}: ${init.serviceMessage}${suffix}`);
@@ -338,7 +343,8 @@ export function makeApiError(res: ErrorResponse): ApiError {
   }
   const Class = CLASS_BY_CODE[code] ?? ApiError;
   // Details are echoed back verbatim into the error object, so they are redacted too.
-  const safeDetails = secrets.length > 0 ? (JSON.parse(redact(JSON.stringify(details), secrets)) as ErrorDetail[]) : details;
+  const safeDetails =
+    secrets.length > 0 ? (JSON.parse(redact(JSON.stringify(details), secrets)) as ErrorDetail[]) : details;
   return new Class({
     method: res.method,
     path: redact(res.path, secrets),

@@ -5,7 +5,14 @@ export * from "./schemas";
 export * from "./pagination";
 export * from "./config";
 export * from "./retry";
-export { resourcePath, encodeQuery, wireQueryName, type ListQuery, type PageQuery, type UidpFilters } from "./core";
+export {
+  resourcePath,
+  encodeQuery,
+  wireQueryName,
+  type ListQuery,
+  type PageQuery,
+  type UidpFilters,
+} from "./core";
 export { SDK_VERSION } from "./version";
 export { Groups, type GroupListQuery } from "./resources/groups";
 export { Identities, type IdentityListQuery } from "./resources/identities";

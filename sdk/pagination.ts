@@ -54,7 +54,8 @@ export class PagePromise<T> implements PromiseLike<ListPage<T>>, AsyncIterable<T
       const token = page.nextPageToken;
       if (!token) return;
       // A service that hands back a token it already gave would make this loop forever.
-      if (seen.has(token)) throw new RequestError(`pagination stopped: the service returned page token twice`);
+      if (seen.has(token))
+        throw new RequestError(`pagination stopped: the service returned page token twice`);
       seen.add(token);
       page = await this.fetchPage(token);
     }

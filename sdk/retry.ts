@@ -42,7 +42,12 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
 }
 
 /** Jittered exponential backoff for the given retry (1 = first retry): base * 2^(n-1), capped, in [d/2, d]. */
-export function backoffDelay(retry: number, baseDelayMs: number, maxDelayMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  retry: number,
+  baseDelayMs: number,
+  maxDelayMs: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, retry - 1));
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
@@ -102,7 +107,10 @@ export function retryDelay(retry: number, error: unknown, options: RetryOptions)
  * Run `attempt` until it succeeds, fails with an error `shouldRetry` rejects, or `maxRetries` retries are spent.
  * The last error is rethrown as it was.
  */
-export async function withRetry<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
+export async function withRetry<T>(
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: RetryOptions,
+): Promise<T> {
   const shouldRetry = options.shouldRetry ?? isRetryableError;
   const wait = options.sleep ?? sleep;
   for (let n = 0; ; n++) {

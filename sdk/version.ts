@@ -10,7 +10,10 @@ import { dirname, join } from "node:path";
 function findVersion(start: string): string {
   for (let dir = start; ; dir = dirname(dir)) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown; version?: unknown };
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (pkg.name === "pulumi-platform" && typeof pkg.version === "string") return pkg.version;
     } catch {
       // no package.json here; keep walking up

@@ -32,11 +32,20 @@ export class AccountAssociations extends APIResource {
   }
 
   async get(groupUid: string): Promise<AccountAssociation> {
-    return this.core.request({ method: "GET", path: resourcePath(COLLECTION, groupUid), schema: AccountAssociation });
+    return this.core.request({
+      method: "GET",
+      path: resourcePath(COLLECTION, groupUid),
+      schema: AccountAssociation,
+    });
   }
 
   async create(groupUid: string, body: AccountAssociationCreate): Promise<AccountAssociation> {
-    return this.core.request({ method: "POST", path: resourcePath(COLLECTION, groupUid), body, schema: AccountAssociation });
+    return this.core.request({
+      method: "POST",
+      path: resourcePath(COLLECTION, groupUid),
+      body,
+      schema: AccountAssociation,
+    });
   }
 
   async update(groupUid: string, patch: AccountAssociationUpdate): Promise<AccountAssociation> {
@@ -51,6 +60,10 @@ export class AccountAssociations extends APIResource {
   }
 
   async delete(groupUid: string): Promise<void> {
-    return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, groupUid), schema: undefined });
+    return this.core.request({
+      method: "DELETE",
+      path: resourcePath(COLLECTION, groupUid),
+      schema: undefined,
+    });
   }
 }

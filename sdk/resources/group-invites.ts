@@ -31,7 +31,12 @@ export class GroupInvites extends APIResource {
   }
 
   async create(groupUid: string, body: GroupInviteCreate): Promise<GroupInvite> {
-    return this.core.request({ method: "POST", path: resourcePath(COLLECTION, groupUid), body, schema: GroupInvite });
+    return this.core.request({
+      method: "POST",
+      path: resourcePath(COLLECTION, groupUid),
+      body,
+      schema: GroupInvite,
+    });
   }
 
   async delete(uid: string): Promise<void> {

@@ -28,13 +28,24 @@ export class Groups extends APIResource {
 
   /** Create a folder under `parentUid`, or a new organization when `parentUid` is undefined. */
   async create(parentUid: string | undefined, body: GroupCreate): Promise<Group> {
-    return this.core.request({ method: "POST", path: resourcePath(COLLECTION, parentUid), body, schema: Group });
+    return this.core.request({
+      method: "POST",
+      path: resourcePath(COLLECTION, parentUid),
+      body,
+      schema: Group,
+    });
   }
 
   /** Change exactly the fields of `patch` whose value is not undefined; returns the group after the update. */
   async update(uid: string, patch: GroupUpdate): Promise<Group> {
     const { body, updateMask } = updateMaskFor("groups.update", patch);
-    return this.core.request({ method: "PATCH", path: resourcePath(COLLECTION, uid), query: { updateMask }, body, schema: Group });
+    return this.core.request({
+      method: "PATCH",
+      path: resourcePath(COLLECTION, uid),
+      query: { updateMask },
+      body,
+      schema: Group,
+    });
   }
 
   async delete(uid: string): Promise<void> {

@@ -31,12 +31,23 @@ export class Identities extends APIResource {
   }
 
   async create(parentUid: string, body: IdentityCreate): Promise<Identity> {
-    return this.core.request({ method: "POST", path: resourcePath(COLLECTION, parentUid), body, schema: Identity });
+    return this.core.request({
+      method: "POST",
+      path: resourcePath(COLLECTION, parentUid),
+      body,
+      schema: Identity,
+    });
   }
 
   async update(uid: string, patch: IdentityUpdate): Promise<Identity> {
     const { body, updateMask } = updateMaskFor("identities.update", patch);
-    return this.core.request({ method: "PATCH", path: resourcePath(COLLECTION, uid), query: { updateMask }, body, schema: Identity });
+    return this.core.request({
+      method: "PATCH",
+      path: resourcePath(COLLECTION, uid),
+      query: { updateMask },
+      body,
+      schema: Identity,
+    });
   }
 
   async delete(uid: string): Promise<void> {

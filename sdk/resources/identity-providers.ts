@@ -17,7 +17,11 @@ import {
 } from "../schemas/identity-providers";
 import { APIResource } from "./resource";
 
-export type { IdentityProvider, IdentityProviderCreate, IdentityProviderUpdate } from "../schemas/identity-providers";
+export type {
+  IdentityProvider,
+  IdentityProviderCreate,
+  IdentityProviderUpdate,
+} from "../schemas/identity-providers";
 export type IdentityProviderListQuery = ListQuery;
 
 const COLLECTION = "/iam/v2beta1/identityProviders";
@@ -28,11 +32,20 @@ export class IdentityProviders extends APIResource {
   }
 
   async get(uid: string): Promise<IdentityProvider> {
-    return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: IdentityProvider });
+    return this.core.request({
+      method: "GET",
+      path: resourcePath(COLLECTION, uid),
+      schema: IdentityProvider,
+    });
   }
 
   async create(parentUid: string, body: IdentityProviderCreate): Promise<IdentityProvider> {
-    return this.core.request({ method: "POST", path: resourcePath(COLLECTION, parentUid), body, schema: IdentityProvider });
+    return this.core.request({
+      method: "POST",
+      path: resourcePath(COLLECTION, parentUid),
+      body,
+      schema: IdentityProvider,
+    });
   }
 
   async update(uid: string, patch: IdentityProviderUpdate): Promise<IdentityProvider> {

@@ -9,7 +9,12 @@
  */
 import { resourcePath, updateMaskFor, type PageQuery, type UidpFilters } from "../core";
 import type { PagePromise } from "../pagination";
-import { RoleBinding, RoleBindingList, type RoleBindingCreate, type RoleBindingUpdate } from "../schemas/role-bindings";
+import {
+  RoleBinding,
+  RoleBindingList,
+  type RoleBindingCreate,
+  type RoleBindingUpdate,
+} from "../schemas/role-bindings";
 import { APIResource } from "./resource";
 
 export type { RoleBinding, RoleBindingCreate, RoleBindingUpdate } from "../schemas/role-bindings";
@@ -36,12 +41,23 @@ export class RoleBindings extends APIResource {
 
   /** Bind on `groupUid` (from the path); the body carries identityUid and roleUid only. */
   async create(groupUid: string, body: RoleBindingCreate): Promise<RoleBinding> {
-    return this.core.request({ method: "POST", path: resourcePath(COLLECTION, groupUid), body, schema: RoleBinding });
+    return this.core.request({
+      method: "POST",
+      path: resourcePath(COLLECTION, groupUid),
+      body,
+      schema: RoleBinding,
+    });
   }
 
   async update(uid: string, patch: RoleBindingUpdate): Promise<RoleBinding> {
     const { body, updateMask } = updateMaskFor("roleBindings.update", patch);
-    return this.core.request({ method: "PATCH", path: resourcePath(COLLECTION, uid), query: { updateMask }, body, schema: RoleBinding });
+    return this.core.request({
+      method: "PATCH",
+      path: resourcePath(COLLECTION, uid),
+      query: { updateMask },
+      body,
+      schema: RoleBinding,
+    });
   }
 
   async delete(uid: string): Promise<void> {

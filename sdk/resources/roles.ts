@@ -27,12 +27,23 @@ export class Roles extends APIResource {
   }
 
   async create(parentUid: string, body: RoleCreate): Promise<Role> {
-    return this.core.request({ method: "POST", path: resourcePath(COLLECTION, parentUid), body, schema: Role });
+    return this.core.request({
+      method: "POST",
+      path: resourcePath(COLLECTION, parentUid),
+      body,
+      schema: Role,
+    });
   }
 
   async update(uid: string, patch: RoleUpdate): Promise<Role> {
     const { body, updateMask } = updateMaskFor("roles.update", patch);
-    return this.core.request({ method: "PATCH", path: resourcePath(COLLECTION, uid), query: { updateMask }, body, schema: Role });
+    return this.core.request({
+      method: "PATCH",
+      path: resourcePath(COLLECTION, uid),
+      query: { updateMask },
+      body,
+      schema: Role,
+    });
   }
 
   async delete(uid: string): Promise<void> {

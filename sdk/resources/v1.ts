@@ -18,14 +18,24 @@ export interface V1ListQuery extends Pick<UidpFilters, "descendantsOf" | "childr
 
 export class V1Groups extends APIResource {
   async list(query: V1ListQuery = {}): Promise<V1Group[]> {
-    const body = await this.core.request({ method: "GET", path: "/iam/v1/groups", query: { ...query }, schema: V1GroupList });
+    const body = await this.core.request({
+      method: "GET",
+      path: "/iam/v1/groups",
+      query: { ...query },
+      schema: V1GroupList,
+    });
     return body.items;
   }
 }
 
 export class V1Repos extends APIResource {
   async list(query: V1ListQuery = {}): Promise<V1Repo[]> {
-    const body = await this.core.request({ method: "GET", path: "/registry/v1/repos", query: { ...query }, schema: V1RepoList });
+    const body = await this.core.request({
+      method: "GET",
+      path: "/registry/v1/repos",
+      query: { ...query },
+      schema: V1RepoList,
+    });
     return body.items;
   }
 }

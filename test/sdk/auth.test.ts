@@ -3,7 +3,12 @@ import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MockAgent } from "undici";
-import { ConfigurationError, PlatformClient, UnauthenticatedError, type PlatformClientOptions } from "../../sdk";
+import {
+  ConfigurationError,
+  PlatformClient,
+  UnauthenticatedError,
+  type PlatformClientOptions,
+} from "../../sdk";
 import { API, FOLDER, JSON_HEADERS, ORG, aip193, group, type SeenRequest } from "./helpers";
 
 const AUTH = "https://auth.test.example";
@@ -22,7 +27,10 @@ interface World {
  * A client that assumes IDENTITY. The exchange answers api-token-1, api-token-2, ...; the API answers with
  * `apiStatus(n, authorization)` (default 200) and records every request.
  */
-function world(options: PlatformClientOptions = {}, apiStatus: (n: number, auth: string) => number = () => 200): World {
+function world(
+  options: PlatformClientOptions = {},
+  apiStatus: (n: number, auth: string) => number = () => 200,
+): World {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const exchanges: SeenRequest[] = [];
@@ -32,8 +40,17 @@ function world(options: PlatformClientOptions = {}, apiStatus: (n: number, auth:
     .get(AUTH)
     .intercept({ path: () => true, method: () => true })
     .reply((opts) => {
-      exchanges.push({ method: opts.method, path: opts.path, headers: opts.headers as Record<string, string>, body: undefined });
-      return { statusCode: 200, data: JSON.stringify({ token: `api-token-${exchanges.length}` }), responseOptions: { headers: JSON_HEADERS } };
+      exchanges.push({
+        method: opts.method,
+        path: opts.path,
+        headers: opts.headers as Record<string, string>,
+        body: undefined,
+      });
+      return {
+        statusCode: 200,
+        data: JSON.stringify({ token: `api-token-${exchanges.length}` }),
+        responseOptions: { headers: JSON_HEADERS },
+      };
     })
     .persist();
   agent
@@ -41,7 +58,12 @@ function world(options: PlatformClientOptions = {}, apiStatus: (n: number, auth:
     .intercept({ path: () => true, method: () => true })
     .reply((opts) => {
       const headers = opts.headers as Record<string, string>;
-      apiCalls.push({ method: opts.method, path: opts.path, headers, body: typeof opts.body === "string" ? JSON.parse(opts.body) : undefined });
+      apiCalls.push({
+        method: opts.method,
+        path: opts.path,
+        headers,
+        body: typeof opts.body === "string" ? JSON.parse(opts.body) : undefined,
+      });
       const status = apiStatus(apiCalls.length - 1, headers.authorization ?? "");
       const data = status === 200 ? group(FOLDER) : aip193(16, "Unauthenticated: token expired");
       return { statusCode: status, data: JSON.stringify(data), responseOptions: { headers: JSON_HEADERS } };
@@ -79,12 +101,24 @@ describe("token exchange", () => {
     agent.disableNetConnect();
     const seen: string[] = [];
     const pool = agent.get(API);
-    pool.intercept({ path: (p) => p.startsWith("/sts/exchange"), method: "GET" }).reply(200, (o) => {
-      seen.push(o.path);
-      return JSON.stringify({ token: "t-1234" });
-    }, { headers: JSON_HEADERS });
-    pool.intercept({ path: `/iam/v2beta1/groups/${FOLDER}`, method: "GET" }).reply(200, JSON.stringify(group(FOLDER)), { headers: JSON_HEADERS });
-    const client = new PlatformClient({ apiUrl: API, identity: IDENTITY, identityToken: OIDC, env: {}, dispatcher: agent });
+    pool.intercept({ path: (p) => p.startsWith("/sts/exchange"), method: "GET" }).reply(
+      200,
+      (o) => {
+        seen.push(o.path);
+        return JSON.stringify({ token: "t-1234" });
+      },
+      { headers: JSON_HEADERS },
+    );
+    pool
+      .intercept({ path: `/iam/v2beta1/groups/${FOLDER}`, method: "GET" })
+      .reply(200, JSON.stringify(group(FOLDER)), { headers: JSON_HEADERS });
+    const client = new PlatformClient({
+      apiUrl: API,
+      identity: IDENTITY,
+      identityToken: OIDC,
+      env: {},
+      dispatcher: agent,
+    });
     await client.groups.get(FOLDER);
     expect(seen).toHaveLength(1);
   });
@@ -112,7 +146,11 @@ describe("token exchange", () => {
     clock.now += 1_000; // 55:00 after the first exchange
     await client.groups.get(FOLDER);
     expect(exchanges).toHaveLength(2);
-    expect(apiCalls.map((c) => c.headers.authorization)).toEqual(["Bearer api-token-1", "Bearer api-token-1", "Bearer api-token-2"]);
+    expect(apiCalls.map((c) => c.headers.authorization)).toEqual([
+      "Bearer api-token-1",
+      "Bearer api-token-1",
+      "Bearer api-token-2",
+    ]);
   });
 
   it("re-reads the token file at each exchange", async () => {
@@ -125,7 +163,10 @@ describe("token exchange", () => {
       writeFileSync(file, "second-oidc-token\n");
       clock.now += 55 * 60_000;
       await client.groups.get(FOLDER);
-      expect(exchanges.map((e) => e.headers.authorization)).toEqual(["Bearer first-oidc-token", "Bearer second-oidc-token"]);
+      expect(exchanges.map((e) => e.headers.authorization)).toEqual([
+        "Bearer first-oidc-token",
+        "Bearer second-oidc-token",
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -162,7 +203,10 @@ describe("token exchange", () => {
   });
 
   it("a static token gets no re-exchange after a 401", async () => {
-    const { client, exchanges, apiCalls } = world({ identity: undefined, token: "static-token-xyz" }, () => 401);
+    const { client, exchanges, apiCalls } = world(
+      { identity: undefined, token: "static-token-xyz" },
+      () => 401,
+    );
     const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
     expect(UnauthenticatedError.isInstance(err)).toBe(true);
     expect(exchanges).toHaveLength(0);
@@ -181,10 +225,21 @@ describe("token exchange", () => {
     agent
       .get(AUTH)
       .intercept({ path: () => true, method: "GET" })
-      .reply(401, JSON.stringify(aip193(16, `Unauthenticated: token ${OIDC} not accepted`)), { headers: JSON_HEADERS });
-    const client = new PlatformClient({ apiUrl: API, authUrl: AUTH, identity: IDENTITY, identityToken: OIDC, env: {}, dispatcher: agent });
+      .reply(401, JSON.stringify(aip193(16, `Unauthenticated: token ${OIDC} not accepted`)), {
+        headers: JSON_HEADERS,
+      });
+    const client = new PlatformClient({
+      apiUrl: API,
+      authUrl: AUTH,
+      identity: IDENTITY,
+      identityToken: OIDC,
+      env: {},
+      dispatcher: agent,
+    });
     const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
     expect(UnauthenticatedError.isInstance(err)).toBe(true);
-    expect((err as Error).message).toMatch(/^GET \/sts\/exchange: Unauthenticated: token \[redacted\] not accepted$/);
+    expect((err as Error).message).toMatch(
+      /^GET \/sts\/exchange: Unauthenticated: token \[redacted\] not accepted$/,
+    );
   });
 });

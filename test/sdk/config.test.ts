@@ -14,7 +14,11 @@ function configError(fn: () => unknown): ConfigurationError {
 
 describe("config precedence", () => {
   it("explicit option beats env, env beats default", () => {
-    const env = { PLATFORM_API_URL: "https://env.example", PLATFORM_TIMEOUT_MS: "1234", PLATFORM_TOKEN: "env-token" };
+    const env = {
+      PLATFORM_API_URL: "https://env.example",
+      PLATFORM_TIMEOUT_MS: "1234",
+      PLATFORM_TOKEN: "env-token",
+    };
     const c = resolveConfig({ env, apiUrl: "https://explicit.example/" });
     expect(c.apiUrl).toBe("https://explicit.example");
     expect(c.timeoutMs).toBe(1234);
@@ -32,7 +36,10 @@ describe("config precedence", () => {
   });
 
   it("blank env values count as unset", () => {
-    const c = resolveConfig({ ...base, env: { PLATFORM_TIMEOUT_MS: "  ", PLATFORM_AUTH_URL: "", PLATFORM_IDENTITY: " " } });
+    const c = resolveConfig({
+      ...base,
+      env: { PLATFORM_TIMEOUT_MS: "  ", PLATFORM_AUTH_URL: "", PLATFORM_IDENTITY: " " },
+    });
     expect(c.timeoutMs).toBe(30000);
     expect(c.authUrl).toBe("https://api.example");
     expect(c.credentials.kind).toBe("token");
@@ -96,14 +103,20 @@ describe("config precedence", () => {
   });
 
   it("identity without an OIDC token is a ConfigurationError", () => {
-    const e = configError(() => resolveConfig({ apiUrl: "https://api.example", identity: "0123456789abcdef", env: {} }));
+    const e = configError(() =>
+      resolveConfig({ apiUrl: "https://api.example", identity: "0123456789abcdef", env: {} }),
+    );
     expect(e.message).toContain("PLATFORM_IDENTITY_TOKEN");
     expect(e.message).toContain("PLATFORM_IDENTITY_TOKEN_FILE");
   });
 
   it("identity takes precedence over a static token", () => {
     const c = resolveConfig({ ...base, identity: "0123456789abcdef", identityToken: "oidc-1234", env: {} });
-    expect(c.credentials).toEqual({ kind: "exchange", identity: "0123456789abcdef", identityToken: "oidc-1234" });
+    expect(c.credentials).toEqual({
+      kind: "exchange",
+      identity: "0123456789abcdef",
+      identityToken: "oidc-1234",
+    });
   });
 
   it("a configuration error never echoes a token", () => {

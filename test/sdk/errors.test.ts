@@ -14,7 +14,17 @@ import {
   AlreadyExistsError,
   makeApiError,
 } from "../../sdk";
-import { INVALID_NAME_BODY, NOT_EMPTY_BODY, aip193, answer, harness, group, ORG, FOLDER, TOKEN } from "./helpers";
+import {
+  INVALID_NAME_BODY,
+  NOT_EMPTY_BODY,
+  aip193,
+  answer,
+  harness,
+  group,
+  ORG,
+  FOLDER,
+  TOKEN,
+} from "./helpers";
 
 async function failure(p: PromiseLike<unknown>): Promise<unknown> {
   try {
@@ -57,8 +67,12 @@ describe("errors from AIP-193 bodies", () => {
     expect(InvalidArgumentError.isInstance(err)).toBe(false);
     const e = err as FailedPreconditionError;
     expect(e.reason).toBe("FAILED_PRECONDITION");
-    expect(e.preconditionViolations).toEqual([{ type: "RESOURCE_NOT_EMPTY", subject: ORG, description: "group still has 2 repos" }]);
-    expect(e.message).toContain(`DELETE /iam/v2beta1/groups/${ORG}: Precondition failed: group has child resources`);
+    expect(e.preconditionViolations).toEqual([
+      { type: "RESOURCE_NOT_EMPTY", subject: ORG, description: "group still has 2 repos" },
+    ]);
+    expect(e.message).toContain(
+      `DELETE /iam/v2beta1/groups/${ORG}: Precondition failed: group has child resources`,
+    );
     expect(e.message).toContain("RESOURCE_NOT_EMPTY");
   });
 
@@ -92,11 +106,15 @@ describe("errors from AIP-193 bodies", () => {
     [503, UnavailableError, 14],
   ] as const)("a non-JSON %i body falls back to the HTTP status", async (status, Class, code) => {
     const { api, client } = harness({ maxRetries: 0 });
-    answer(api, status, "<html><body>upstream says no</body></html>", { headers: { "content-type": "text/html" } });
+    answer(api, status, "<html><body>upstream says no</body></html>", {
+      headers: { "content-type": "text/html" },
+    });
     const err = await failure(client.groups.get(FOLDER));
     expect(Class.isInstance(err)).toBe(true);
     expect((err as ApiError).code).toBe(code);
-    expect((err as ApiError).message).toBe(`GET /iam/v2beta1/groups/${FOLDER}: HTTP ${status}: <html><body>upstream says no</body></html>`);
+    expect((err as ApiError).message).toBe(
+      `GET /iam/v2beta1/groups/${FOLDER}: HTTP ${status}: <html><body>upstream says no</body></html>`,
+    );
   });
 
   it("a JSON body that is not AIP-193 also falls back to the status", async () => {
@@ -106,14 +124,23 @@ describe("errors from AIP-193 bodies", () => {
   });
 
   it("an unknown code stays a plain ApiError", () => {
-    const e = makeApiError({ method: "GET", path: "/p", httpStatus: 501, bodyText: JSON.stringify(aip193(12, "Unimplemented: x")) });
+    const e = makeApiError({
+      method: "GET",
+      path: "/p",
+      httpStatus: 501,
+      bodyText: JSON.stringify(aip193(12, "Unimplemented: x")),
+    });
     expect(ApiError.isInstance(e)).toBe(true);
     expect(e.constructor).toBe(ApiError);
     expect(e.grpcCodeName).toBe("UNIMPLEMENTED");
   });
 
   it("unknown detail types are kept as they came", () => {
-    const body = { code: 3, message: "Invalid argument: x", details: [{ "@type": "type.example/Other", extra: 1 }] };
+    const body = {
+      code: 3,
+      message: "Invalid argument: x",
+      details: [{ "@type": "type.example/Other", extra: 1 }],
+    };
     const e = makeApiError({ method: "GET", path: "/p", httpStatus: 400, bodyText: JSON.stringify(body) });
     expect(e.details).toEqual([{ "@type": "type.example/Other", extra: 1 }]);
   });
@@ -125,7 +152,14 @@ describe("no token in any error", () => {
     answer(api, 401, {
       code: 16,
       message: `Unauthenticated: token ${TOKEN} is invalid`,
-      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "UNAUTHENTICATED", domain: "d", metadata: { token: TOKEN } }],
+      details: [
+        {
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: "UNAUTHENTICATED",
+          domain: "d",
+          metadata: { token: TOKEN },
+        },
+      ],
     });
     const err = (await failure(client.groups.get(FOLDER))) as ApiError;
     expect(UnauthenticatedError.isInstance(err)).toBe(true);
@@ -138,7 +172,9 @@ describe("no token in any error", () => {
 
   it("a connection error message quoting the token is redacted", async () => {
     const { api, client } = harness({ maxRetries: 0 });
-    api.intercept({ path: () => true, method: "GET" }).replyWithError(new Error(`socket hang up while sending Bearer ${TOKEN}`));
+    api
+      .intercept({ path: () => true, method: "GET" })
+      .replyWithError(new Error(`socket hang up while sending Bearer ${TOKEN}`));
     const err = (await failure(client.groups.get(FOLDER))) as ConnectionError;
     expect(ConnectionError.isInstance(err)).toBe(true);
     expect(err.message).not.toContain(TOKEN);
@@ -188,12 +224,16 @@ describe("isInstance across module copies", () => {
   it("an error from one copy of the module is recognised by another copy's classes", () => {
     let Other: typeof import("../../sdk/errors") | undefined;
     jest.isolateModules(() => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       Other = require("../../sdk/errors") as typeof import("../../sdk/errors");
     });
     if (!Other) throw new Error("module copy not loaded");
     expect(Other.InvalidArgumentError).not.toBe(InvalidArgumentError);
-    const foreign = Other.makeApiError({ method: "POST", path: "/p", httpStatus: 400, bodyText: JSON.stringify(INVALID_NAME_BODY) });
+    const foreign = Other.makeApiError({
+      method: "POST",
+      path: "/p",
+      httpStatus: 400,
+      bodyText: JSON.stringify(INVALID_NAME_BODY),
+    });
     expect(foreign).not.toBeInstanceOf(InvalidArgumentError);
     expect(InvalidArgumentError.isInstance(foreign)).toBe(true);
     expect(ApiError.isInstance(foreign)).toBe(true);

@@ -22,7 +22,11 @@ describe("groups", () => {
     const { api, client } = harness();
     const seen = answer(api, 200, group(`${FOLDER}/0000000000000001`));
     await client.groups.create(FOLDER, { name: "team", description: "d" });
-    expect(seen[0]).toMatchObject({ method: "POST", path: `/iam/v2beta1/groups/${FOLDER}`, body: { name: "team", description: "d" } });
+    expect(seen[0]).toMatchObject({
+      method: "POST",
+      path: `/iam/v2beta1/groups/${FOLDER}`,
+      body: { name: "team", description: "d" },
+    });
   });
 
   it("update sends PATCH with updateMask of exactly the defined keys and returns the updated group", async () => {

@@ -35,7 +35,15 @@ export function harness(options: PlatformClientOptions = {}): Harness {
 }
 
 export function group(uid: string, name = "folder") {
-  return { uid, name, description: "", resourceLimits: {}, verified: false, createTime: "2026-01-02T03:04:05.678Z", updateTime: "2026-01-02T03:04:05.678Z" };
+  return {
+    uid,
+    name,
+    description: "",
+    resourceLimits: {},
+    verified: false,
+    createTime: "2026-01-02T03:04:05.678Z",
+    updateTime: "2026-01-02T03:04:05.678Z",
+  };
 }
 
 /** One request as the mock saw it. */
@@ -95,7 +103,11 @@ export const INVALID_NAME_BODY = {
   code: 3,
   message: "Invalid argument: name must match ^[a-z0-9 ._-]{1,}$",
   details: [
-    { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_ARGUMENT", domain: "iam.test.example" },
+    {
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: "INVALID_ARGUMENT",
+      domain: "iam.test.example",
+    },
     {
       "@type": "type.googleapis.com/google.rpc.BadRequest",
       fieldViolations: [{ field: "name", description: "name must match ^[a-z0-9 ._-]{1,}$" }],
@@ -108,7 +120,11 @@ export const NOT_EMPTY_BODY = {
   code: 9,
   message: "Precondition failed: group has child resources",
   details: [
-    { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "FAILED_PRECONDITION", domain: "iam.test.example" },
+    {
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: "FAILED_PRECONDITION",
+      domain: "iam.test.example",
+    },
     {
       "@type": "type.googleapis.com/google.rpc.PreconditionFailure",
       violations: [{ type: "RESOURCE_NOT_EMPTY", subject: ORG, description: "group still has 2 repos" }],

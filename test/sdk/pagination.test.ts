@@ -6,7 +6,11 @@ const uid = (n: number) => `${ORG}/${n.toString(16).padStart(16, "0")}`;
 describe("pagination", () => {
   it("await gives one page with totalCount parsed from its string and skipped echoed", async () => {
     const { api, client } = harness();
-    answer(api, 200, { groups: [group(uid(11)), group(uid(12)), group(uid(13)), group(uid(14))], totalCount: "14", skipped: 10 });
+    answer(api, 200, {
+      groups: [group(uid(11)), group(uid(12)), group(uid(13)), group(uid(14))],
+      totalCount: "14",
+      skipped: 10,
+    });
     const page = await client.groups.list({ descendantsOf: ORG, pageSize: 5, skip: 10 });
     expect(page.items).toHaveLength(4);
     expect(page.totalCount).toBe(14);
@@ -35,7 +39,15 @@ describe("pagination", () => {
 
   it("stops on an empty nextPageToken", async () => {
     const { api, client } = harness();
-    const seen = answer(api, 200, (n) => (n === 0 ? { groups: [group(uid(1))], nextPageToken: "t1" } : { groups: [group(uid(2))], nextPageToken: "" }), { times: 2 });
+    const seen = answer(
+      api,
+      200,
+      (n) =>
+        n === 0
+          ? { groups: [group(uid(1))], nextPageToken: "t1" }
+          : { groups: [group(uid(2))], nextPageToken: "" },
+      { times: 2 },
+    );
     const all = await client.groups.list().all();
     expect(all.map((g) => g.uid)).toEqual([uid(1), uid(2)]);
     expect(seen).toHaveLength(2);
@@ -43,7 +55,12 @@ describe("pagination", () => {
 
   it("awaiting then iterating the same PagePromise fetches the first page once", async () => {
     const { api, client } = harness();
-    const seen = answer(api, 200, (n) => (n === 0 ? { groups: [group(uid(1))], nextPageToken: "t1" } : { groups: [group(uid(2))] }), { times: 2 });
+    const seen = answer(
+      api,
+      200,
+      (n) => (n === 0 ? { groups: [group(uid(1))], nextPageToken: "t1" } : { groups: [group(uid(2))] }),
+      { times: 2 },
+    );
     const list = client.groups.list();
     const first = await list;
     expect(first.items).toHaveLength(1);
@@ -70,19 +87,27 @@ describe("pagination", () => {
   });
 
   it("a token returned twice ends iteration with an error instead of looping", async () => {
-    const pp = new PagePromise<number>(async (token) => ({ items: [1], nextPageToken: "same", skipped: 0, ...(token ? {} : {}) }));
+    const pp = new PagePromise<number>(async (token) => ({
+      items: [1],
+      nextPageToken: "same",
+      skipped: 0,
+      ...(token ? {} : {}),
+    }));
     await expect(pp.all()).rejects.toThrow(/page token twice/);
   });
 
-  it.each([0, -1, 1.5, Number.NaN])("pageSize %p is rejected client-side as not a positive integer", async (pageSize) => {
-    const { client } = harness();
-    const err = await client.groups.list({ pageSize }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(RequestError.isInstance(err)).toBe(true);
-    expect(String((err as Error).message)).toMatch(/pageSize must be a positive integer/);
-  });
+  it.each([0, -1, 1.5, Number.NaN])(
+    "pageSize %p is rejected client-side as not a positive integer",
+    async (pageSize) => {
+      const { client } = harness();
+      const err = await client.groups.list({ pageSize }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(RequestError.isInstance(err)).toBe(true);
+      expect(String((err as Error).message)).toMatch(/pageSize must be a positive integer/);
+    },
+  );
 
   it("pageSize above 200 is sent as given (clamping is the server's job)", async () => {
     const { api, client } = harness();
@@ -94,6 +119,9 @@ describe("pagination", () => {
   it("a page whose totalCount is not an integer is a ResponseValidationError naming the field", async () => {
     const { api, client } = harness();
     answer(api, 200, { groups: [], totalCount: "many" });
-    await expect(client.groups.list()).rejects.toMatchObject({ name: "ResponseValidationError", fields: ["totalCount"] });
+    await expect(client.groups.list()).rejects.toMatchObject({
+      name: "ResponseValidationError",
+      fields: ["totalCount"],
+    });
   });
 });

@@ -120,14 +120,18 @@ describe("retries through the client", () => {
     const err = await failure(client.groups.create(ORG, { name: "a" }));
     expect(ConnectionError.isInstance(err)).toBe(true);
     expect((err as ConnectionError).errorCode).toBe("UND_ERR_SOCKET");
-    expect((err as Error).message).toMatch(new RegExp(`^POST /iam/v2beta1/groups/${ORG}: connection failed: socket closed`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`^POST /iam/v2beta1/groups/${ORG}: connection failed: socket closed`),
+    );
     expect(seen).toHaveLength(0);
   });
 
   it("PATCH on 503 is NOT retried", async () => {
     const { api, client } = harness();
     const seen = answer(api, 503, aip193(14, "Unavailable: x"), { times: 2 });
-    expect(UnavailableError.isInstance(await failure(client.groups.update(FOLDER, { name: "b" })))).toBe(true);
+    expect(UnavailableError.isInstance(await failure(client.groups.update(FOLDER, { name: "b" })))).toBe(
+      true,
+    );
     expect(seen).toHaveLength(1);
   });
 
@@ -176,11 +180,27 @@ describe("the retry helper", () => {
   });
 
   it("isRetryableError: 429/502/503/504 and connection errors only", () => {
-    expect(isRetryableError(new ConnectionError({ method: "GET", path: "/" }, "reset", "ECONNRESET"))).toBe(true);
+    expect(isRetryableError(new ConnectionError({ method: "GET", path: "/" }, "reset", "ECONNRESET"))).toBe(
+      true,
+    );
     expect(isRetryableError(new Error("plain"))).toBe(false);
     const err = (httpStatus: number, code: number) =>
-      new ResourceExhaustedError({ method: "GET", path: "/", httpStatus, code, serviceMessage: "x", details: [] });
-    expect([429, 502, 503, 504, 500, 400].map((s) => isRetryableError(err(s, 8)))).toEqual([true, true, true, true, false, false]);
+      new ResourceExhaustedError({
+        method: "GET",
+        path: "/",
+        httpStatus,
+        code,
+        serviceMessage: "x",
+        details: [],
+      });
+    expect([429, 502, 503, 504, 500, 400].map((s) => isRetryableError(err(s, 8)))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it("withRetry lets callers decide what to retry (look up, then decide)", async () => {

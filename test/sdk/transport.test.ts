@@ -9,9 +9,13 @@ import { join } from "node:path";
 import { ConnectionError, PlatformClient, TimeoutError } from "../../sdk";
 import { answer, harness, group, FOLDER, ORG, TOKEN } from "./helpers";
 
-const VERSION = (JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as { version: string }
+).version;
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server; connections: () => number }> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server; connections: () => number }> {
   const server = createServer(handler);
   let connections = 0;
   server.on("connection", () => connections++);
@@ -129,7 +133,9 @@ describe("real pools", () => {
     const c = client(url, { maxRetries: 1 });
     const err = await c.groups.get(FOLDER).catch((e: unknown) => e);
     expect(ConnectionError.isInstance(err)).toBe(true);
-    expect((err as Error).message).toMatch(new RegExp(`^GET /iam/v2beta1/groups/${FOLDER}: connection failed: `));
+    expect((err as Error).message).toMatch(
+      new RegExp(`^GET /iam/v2beta1/groups/${FOLDER}: connection failed: `),
+    );
     expect((err as Error).message).not.toContain(TOKEN);
   });
 
