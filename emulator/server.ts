@@ -6,7 +6,7 @@
  * May import: fastify, ./errors, ./service, ./faults, ./routes.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { ApiFailure, internal, invalidArgument, notFound, permissionDenied, unauthenticated, unimplemented } from "./errors";
+import { ApiFailure, internal, invalidArgument, notFound, permissionDenied, unauthenticated } from "./errors";
 import type { Faults } from "./faults";
 import type { Query } from "./listing";
 import type { LoggedRequest, Service } from "./service";
@@ -58,7 +58,16 @@ function pathMatcher(routes: Route[]): (path: string) => boolean {
 
 export function buildServer(options: ServerOptions): FastifyInstance {
   const { svc, faults } = options;
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 } });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    forceCloseConnections: true,
+    routerOptions: { maxParamLength: 4096 },
+    // Errors raised before routing (a path that is not valid percent-encoding) get the same envelope.
+    frameworkErrors: (error, _request, reply) => {
+      void send(reply, invalidArgument(`the request URL could not be read (${error.message})`));
+    },
+  });
   const identities = new WeakMap<FastifyRequest, string>();
   const started = new WeakMap<FastifyRequest, bigint>();
 
@@ -112,7 +121,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const knownPath = pathMatcher(options.routes);
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
-    if (knownPath(path)) return send(reply, unimplemented(`${request.method} is not supported on ${path}`));
+    // Code 12 with HTTP 405 rather than 501: the body decides, and a wrong method is the client's mistake.
+    if (knownPath(path)) return send(reply, new ApiFailure(12, `${request.method} is not supported on ${path}`, [], [], 405));
     return send(reply, notFound(`no route ${request.method} ${path}`));
   });
 

@@ -58,7 +58,7 @@ describe("errors", () => {
     expect([unknown.status, unknown.body.code]).toEqual([404, 5]);
     expect(unknown.body.message).toMatch(/^Not found: /);
     const method = await api.call("PATCH", `/iam/v2beta1/groupInvites/${org}/0123456789abcdef`, { body: {} });
-    expect([method.status, method.body.code]).toEqual([501, 12]);
+    expect([method.status, method.body.code]).toEqual([405, 12]);
   });
 
   test("unknown uid is code 5", async () => {
