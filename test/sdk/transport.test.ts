@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConnectionError, PlatformClient, TimeoutError } from "../../sdk";
-import { answer, harness, group, FOLDER, ORG, TOKEN } from "./helpers";
+import { answer, harness, group, FOLDER, JSON_HEADERS, ORG, TOKEN } from "./helpers";
 
 const VERSION = (
   JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8")) as { version: string }
@@ -50,6 +50,23 @@ describe("User-Agent and Content-Type", () => {
     const seen = answer(api, 200, group(FOLDER));
     await client.groups.update(FOLDER, { name: "n" });
     expect(seen[0]?.headers["content-type"]).toBe("application/json");
+  });
+});
+
+describe("timeouts with a given dispatcher", () => {
+  it("a MockAgent reply slower than timeoutMs is a TimeoutError, GET retried then given up", async () => {
+    const { api, client, sleeps } = harness({ timeoutMs: 50, maxRetries: 2 });
+    api
+      .intercept({ path: () => true, method: "GET" })
+      .reply(200, JSON.stringify(group(FOLDER)), { headers: JSON_HEADERS })
+      .delay(300)
+      .times(3);
+    const started = Date.now();
+    const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
+    expect(TimeoutError.isInstance(err)).toBe(true);
+    // Timeouts are not retried: the request may have been applied, and waiting again multiplies the wait.
+    expect(sleeps).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(250);
   });
 });
 
