@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
- * platform-emulator [--port N] [--data FILE] [--seed FILE]
+ * platform-emulator [--port N] [--data FILE] [--seed FILE] [--quiet]
  *
  * Starts the emulator on 127.0.0.1, prints the base URL (token exchange is on the same host), the organization
  * uid and the bootstrap token, then machine-readable PLATFORM_API_URL= / PLATFORM_TOKEN= / PLATFORM_ORG_UID=
  * lines. Logs one line per request (method, path, status, ms; never the Authorization header). Stops on
- * SIGINT/SIGTERM.
+ * SIGINT/SIGTERM. --quiet drops the per-request lines (benchmarks).
  */
 import { startEmulator, type EmulatorOptions } from "./index";
 
@@ -32,9 +32,12 @@ function parseArgs(argv: string[]): EmulatorOptions {
       case "--seed":
         options.seed = value();
         break;
+      case "--quiet":
+        delete options.logger;
+        break;
       case "--help":
       case "-h":
-        process.stdout.write("usage: platform-emulator [--port N] [--data FILE] [--seed FILE]\n");
+        process.stdout.write("usage: platform-emulator [--port N] [--data FILE] [--seed FILE] [--quiet]\n");
         process.exit(0);
         break;
       default:

@@ -18,10 +18,10 @@ import { iamRoutes } from "./routes/iam";
 import { registryRoutes } from "./routes/registry";
 import { stsRoutes } from "./routes/sts";
 import { buildServer } from "./server";
-import { Service, type LoggedRequest } from "./service";
+import { Service, type LoggedRequest, type SeedCounts } from "./service";
 import { MemoryStore } from "./store";
 
-export type { LoggedRequest } from "./service";
+export type { LoggedRequest, SeedCounts } from "./service";
 export type { FaultRule, FaultAction } from "./faults";
 export type { MintOptions } from "./oidc";
 export { BUILTIN_ROLES } from "./access";
@@ -59,7 +59,7 @@ export interface Emulator {
   readonly clock: { now(): Date; advance(ms: number): void };
   /** Drops all data and recreates the bootstrap user and organization (same uids and token), then re-seeds. */
   reset(): void;
-  seed(data: unknown): { repos: number; tags: number; advisories: number };
+  seed(data: unknown): SeedCounts;
   requestLog(): LoggedRequest[];
   clearRequestLog(): void;
   faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };

@@ -15,6 +15,7 @@ import type { Route, RouteContext } from "./routes/types";
 import type { Caller } from "./access";
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const CONTROL_BODY_LIMIT_BYTES = 256 * 1024 * 1024;
 
 export interface ServerOptions {
   svc: Service;
@@ -131,6 +132,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     app.route({
       method: route.method,
       url: route.url,
+      // Seeding large data sets (50,000 groups) goes through the control path in one request.
+      ...(isControl ? { bodyLimit: CONTROL_BODY_LIMIT_BYTES } : {}),
       handler: async (request, reply) => {
         if (isControl && !LOOPBACK.has(request.socket.remoteAddress ?? "")) {
           return send(reply, permissionDenied("control endpoints answer loopback clients only"));

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { Access, builtinRoleByName, type Caller } from "./access";
 import type { Clock } from "./clock";
+import { GROUP_NAME_PATTERN, UID_SEGMENT_PATTERN } from "../sdk/schemas/common";
 import { ApiFailure, fromZod, invalidArgument } from "./errors";
 import { Lister } from "./listing";
 import type { OidcIssuer } from "./oidc";
@@ -40,6 +41,13 @@ export function parentOf(uid: string): string {
 
 export function newToken(): string {
   return `emu_${randomHex(24)}`;
+}
+
+export interface SeedCounts {
+  groups: number;
+  repos: number;
+  tags: number;
+  advisories: number;
 }
 
 export class Service {
@@ -109,8 +117,8 @@ export class Service {
   }
 
   /** Seeds read-only data: repos with tags, advisories. See emulator/README.md for the format. */
-  seed(data: unknown): { repos: number; tags: number; advisories: number } {
-    const counts = { repos: 0, tags: 0, advisories: 0 };
+  seed(data: unknown): SeedCounts {
+    const counts: SeedCounts = { groups: 0, repos: 0, tags: 0, advisories: 0 };
     if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalidArgument("seed data must be an object");
     const seed = data as { repos?: unknown; advisories?: unknown; groups?: unknown };
     const defaultGroup = this.store.meta.orgUid ?? "";
@@ -119,11 +127,20 @@ export class Service {
       if (this.store.get("groups", group) === undefined) throw invalidArgument(`${where}: group ${group} does not exist`);
       return group;
     };
+    // Groups are created in order, so a parent listed earlier (with its uid) can hold later entries.
     for (const [i, raw] of asArray(seed.groups, "groups").entries()) {
       const entry = raw as Record<string, unknown>;
-      if (typeof entry.name !== "string") throw invalidArgument(`groups[${i}].name must be a string`);
-      const parent = groupOf(entry.parent === undefined ? entry : { group: entry.parent }, `groups[${i}]`);
-      this.insert("groups", parent, { name: entry.name, description: entry.description ?? "", verified: false }, typeof entry.uid === "string" ? { uid: entry.uid } : {});
+      if (typeof entry.name !== "string" || !GROUP_NAME_PATTERN.test(entry.name)) throw invalidArgument(`groups[${i}].name must match ^[a-z0-9 ._-]{1,}$`);
+      const parent = groupOf({ group: entry.parent }, `groups[${i}]`);
+      if (entry.uid !== undefined) {
+        if (typeof entry.uid !== "string" || parentOf(entry.uid) !== parent || !UID_SEGMENT_PATTERN.test(entry.uid.slice(parent.length + 1))) {
+          throw invalidArgument(`groups[${i}].uid must be the parent's uid followed by / and 16 hex characters`);
+        }
+        if (this.store.get("groups", entry.uid) !== undefined) throw invalidArgument(`groups[${i}].uid ${entry.uid} already exists`);
+      }
+      const fields = { name: entry.name, description: typeof entry.description === "string" ? entry.description : "", verified: false };
+      this.insert("groups", parent, fields, typeof entry.uid === "string" ? { uid: entry.uid } : {});
+      counts.groups++;
     }
     for (const [i, raw] of asArray(seed.repos, "repos").entries()) {
       const entry = raw as Record<string, unknown>;

@@ -26,7 +26,7 @@ describe("control endpoints", () => {
 
   test("seed through the control endpoint, then reset keeps the bootstrap token and organization", async () => {
     const seeded = await api.post("/_emulator/seed", { repos: [{ name: "busybox", tags: [{ name: "latest", digest: "sha256:1" }] }] }, null);
-    expect(seeded.body).toEqual({ repos: 1, tags: 1, advisories: 0 });
+    expect(seeded.body).toEqual({ groups: 0, repos: 1, tags: 1, advisories: 0 });
     await api.post(`/iam/v2beta1/groups/${org}`, { name: "temp" });
     expect((await api.get("/registry/v2beta1/repos")).body.totalCount).toBe("1");
     expect((await api.post("/_emulator/reset", undefined, null)).status).toBe(200);
@@ -35,6 +35,16 @@ describe("control endpoints", () => {
     expect(groups.body.groups.map((g: { uid: string }) => g.uid)).toEqual([org]);
     const bad = await api.post("/_emulator/seed", { repos: [{ description: "no name" }] }, null);
     expect(bad.body.code).toBe(3);
+  });
+
+  test("seeding groups: in order, with optional uids that must sit under their parent", async () => {
+    const folder = `${org}/00000000000000aa`;
+    const r = await api.post("/_emulator/seed", { groups: [{ uid: folder, name: "seeded" }, { parent: folder, name: "below" }] }, null);
+    expect(r.body.groups).toBe(2);
+    expect((await api.get(`/iam/v2beta1/groups?uidp.children_of=${folder}`)).body.groups.map((g: { name: string }) => g.name)).toEqual(["below"]);
+    for (const groups of [[{ uid: "00000000000000bb/00000000000000cc", name: "x" }], [{ uid: folder, name: "dup" }], [{ name: "Bad Name" }]]) {
+      expect((await api.post("/_emulator/seed", { groups }, null)).body.code).toBe(3);
+    }
   });
 
   test("the request log holds API requests (method, path, query, status, identity, time), not control ones", async () => {
