@@ -236,7 +236,7 @@ export class Core {
     return new PagePromise<T>(() => Promise.reject(error));
   }
 
-  /** Close the pools. Later requests fail with ConnectionError. */
+  /** Close the client's own pools (a dispatcher passed in options is the caller's to close). Later requests reject with RequestError. */
   async close(): Promise<void> {
     this.closed = true;
     const pools = [...this.pools.values()];
