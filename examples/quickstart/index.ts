@@ -1,0 +1,71 @@
+// Quick start: lay out an organization's folders, give a CI workload an identity, define a custom role,
+// bind it (and the built-in viewer role), and read the organization's repos and advisories.
+//
+// Run from the repository root with `npm run demo`, or by hand against any Platform API:
+//   pulumi config set organization <org uid>
+//   pulumi config set platform:apiUrl https://...   (or PLATFORM_API_URL)
+//   pulumi config set --secret platform:token ...   (or PLATFORM_TOKEN, or a workload identity)
+//   pulumi up
+import * as pulumi from "@pulumi/pulumi";
+import * as platform from "pulumi-platform";
+
+const config = new pulumi.Config();
+const organization = config.require("organization");
+
+// Two folders under the organization.
+const engineering = new platform.iam.Group("engineering", {
+  parentUid: organization,
+  name: "engineering",
+  description: "Product engineering",
+});
+const operations = new platform.iam.Group("operations", {
+  parentUid: organization,
+  name: "operations",
+  description: "Operations and on-call",
+});
+
+// A workload identity that GitHub Actions runs of the main branch can assume through token exchange.
+const ci = new platform.iam.Identity("ci", {
+  parentUid: organization,
+  name: "github-actions-deployer",
+  description: "CI deployments from the main branch",
+  claimMatch: {
+    issuer: "https://token.actions.githubusercontent.com",
+    subject: "repo:acme/app:ref:refs/heads/main",
+  },
+});
+
+// A custom role with just what a deployment needs.
+const deployer = new platform.iam.Role("deployer", {
+  parentUid: organization,
+  name: "deployer",
+  description: "Reads repos and groups; used by CI",
+  capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"],
+});
+
+// The built-in viewer role, found by name.
+const viewer = platform.iam.getRoleOutput({ name: "viewer" });
+
+const ciDeploysEngineering = new platform.iam.RoleBinding("ci-deploys-engineering", {
+  groupUid: engineering.uid,
+  identityUid: ci.uid,
+  roleUid: deployer.uid,
+});
+const ciViewsOperations = new platform.iam.RoleBinding("ci-views-operations", {
+  groupUid: operations.uid,
+  identityUid: ci.uid,
+  roleUid: viewer.uid,
+});
+
+// What the organization's registry and advisories hold, for other stacks to consume.
+const repos = platform.registry.getReposOutput({ organizationUid: organization, orderBy: "name" });
+const advisories = platform.vulnerabilities.getAdvisoriesOutput({ descendantsOf: organization });
+
+export const engineeringUid = engineering.uid;
+export const operationsUid = operations.uid;
+export const ciIdentityUid = ci.uid;
+export const deployerRoleUid = deployer.uid;
+export const viewerRoleUid = viewer.uid;
+export const bindings = [ciDeploysEngineering.uid, ciViewsOperations.uid];
+export const repoNames = repos.repos.apply((rs) => rs.map((r) => r.name));
+export const advisoryIds = advisories.advisories.apply((as) => as.map((a) => a.advisoryId));
