@@ -187,25 +187,25 @@ export class Core {
 
   /** One API call: authenticated, retried when safe, parsed. */
   async request<S extends z.ZodType | undefined>(spec: RequestSpec<S>): Promise<Result<S>> {
+    // The token is fetched outside the retry loop: the exchange has retries of its own, and nesting them would
+    // multiply the attempts.
+    let token = await this.tokens.get();
+    const send = () =>
+      this.send({ ...spec, baseUrl: this.config.apiUrl, authorization: `Bearer ${token}` }) as Promise<
+        Result<S>
+      >;
+    let reExchanged = false;
     return this.withRetries(spec.method, async () => {
-      const token = await this.tokens.get();
       try {
-        return (await this.send({
-          ...spec,
-          baseUrl: this.config.apiUrl,
-          authorization: `Bearer ${token}`,
-        })) as Result<S>;
+        return await send();
       } catch (error) {
         // An exchanged token may have been revoked or expired early: exchange once more and repeat once.
         // The 401 means the service did not act on the request, so repeating a POST is safe here.
-        if (!UnauthenticatedError.isInstance(error) || !this.tokens.canRefresh) throw error;
+        if (!UnauthenticatedError.isInstance(error) || !this.tokens.canRefresh || reExchanged) throw error;
+        reExchanged = true;
         this.tokens.invalidate(token);
-        const fresh = await this.tokens.get();
-        return (await this.send({
-          ...spec,
-          baseUrl: this.config.apiUrl,
-          authorization: `Bearer ${fresh}`,
-        })) as Result<S>;
+        token = await this.tokens.get();
+        return await send();
       }
     });
   }

@@ -7,6 +7,7 @@ import {
   ConfigurationError,
   PlatformClient,
   UnauthenticatedError,
+  UnavailableError,
   type PlatformClientOptions,
 } from "../../sdk";
 import { API, FOLDER, JSON_HEADERS, ORG, aip193, group, type SeenRequest } from "./helpers";
@@ -241,5 +242,33 @@ describe("token exchange", () => {
     expect((err as Error).message).toMatch(
       /^GET \/sts\/exchange: Unauthenticated: token \[redacted\] not accepted$/,
     );
+  });
+
+  it("an unavailable exchange is retried by its own loop only (attempts do not multiply)", async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    let exchanges = 0;
+    agent
+      .get(AUTH)
+      .intercept({ path: () => true, method: "GET" })
+      .reply(() => {
+        exchanges++;
+        return { statusCode: 503, data: JSON.stringify(aip193(14, "Unavailable: sts down")) };
+      })
+      .persist();
+    const client = new PlatformClient({
+      apiUrl: API,
+      authUrl: AUTH,
+      identity: IDENTITY,
+      identityToken: OIDC,
+      env: {},
+      dispatcher: agent,
+      maxRetries: 2,
+      retryBaseDelayMs: 0,
+    });
+    const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
+    expect(UnavailableError.isInstance(err)).toBe(true);
+    expect((err as Error).message).toMatch(/^GET \/sts\/exchange: Unavailable: sts down$/);
+    expect(exchanges).toBe(3);
   });
 });
