@@ -45,9 +45,13 @@ async function startCli(): Promise<{ url: string; token: string; org: string; st
   if (!existsSync(cli) || process.env.BENCH_BUILD !== "0") {
     // Type errors elsewhere do not stop tsc from emitting; only a missing cli.js is fatal.
     spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
-    if (!existsSync(cli)) throw new Error("dist/emulator/cli.js was not built (npx tsc -p tsconfig.build.json)");
+    if (!existsSync(cli))
+      throw new Error("dist/emulator/cli.js was not built (npx tsc -p tsconfig.build.json)");
   }
-  const child = spawn(process.execPath, [cli, "--port", "0", "--quiet"], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [cli, "--port", "0", "--quiet"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   const deadline = Date.now() + 15_000;
@@ -77,9 +81,14 @@ async function run(pool: Pool, token: string, scenario: string, paths: () => str
       next++;
       const path = paths();
       const start = process.hrtime.bigint();
-      const response = await pool.request({ method: "GET", path, headers: { authorization: `Bearer ${token}` } });
+      const response = await pool.request({
+        method: "GET",
+        path,
+        headers: { authorization: `Bearer ${token}` },
+      });
       const text = await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`${scenario}: ${response.statusCode} ${text.slice(0, 200)}`);
+      if (response.statusCode !== 200)
+        throw new Error(`${scenario}: ${response.statusCode} ${text.slice(0, 200)}`);
       latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
   };
@@ -106,7 +115,10 @@ async function main(): Promise<void> {
   try {
     // 10 folders under the organization, the rest spread below them.
     const folders = Array.from({ length: FOLDERS }, () => `${emulator.org}/${hex16()}`);
-    const groups: { uid: string; parent?: string; name: string }[] = folders.map((uid, i) => ({ uid, name: `folder-${i}` }));
+    const groups: { uid: string; parent?: string; name: string }[] = folders.map((uid, i) => ({
+      uid,
+      name: `folder-${i}`,
+    }));
     const uids: string[] = [...folders];
     for (let i = groups.length; i < GROUPS; i++) {
       const parent = folders[i % FOLDERS]!;
@@ -122,12 +134,14 @@ async function main(): Promise<void> {
       body: JSON.stringify({ groups }),
     });
     const seedBody = (await seeded.body.json()) as { groups?: number };
-    if (seeded.statusCode !== 200 || seedBody.groups !== GROUPS) throw new Error(`seed failed: ${JSON.stringify(seedBody).slice(0, 300)}`);
+    if (seeded.statusCode !== 200 || seedBody.groups !== GROUPS)
+      throw new Error(`seed failed: ${JSON.stringify(seedBody).slice(0, 300)}`);
     const seedSeconds = (Date.now() - seedStart) / 1000;
 
     let pick = 0;
     const results: Result[] = [];
-    const byUid = (): string => `/iam/v2beta1/groups/${encodeURI(uids[(pick = (pick * 7919 + 1) % uids.length)]!)}`;
+    const byUid = (): string =>
+      `/iam/v2beta1/groups/${encodeURI(uids[(pick = (pick * 7919 + 1) % uids.length)]!)}`;
     // Warm-up (untimed, one full round): JIT, and the garbage left by parsing a 50,000-object seed.
     await run(pool, emulator.token, "warm-up", byUid);
     results.push(await run(pool, emulator.token, "GET group by uid", byUid));
@@ -138,7 +152,11 @@ async function main(): Promise<void> {
       const paths = [base];
       let token: string | undefined;
       for (let i = 1; i < maxPages; i++) {
-        const r = await pool.request({ method: "GET", path: token === undefined ? base : `${base}&page_token=${encodeURIComponent(token)}`, headers: { authorization: `Bearer ${emulator.token}` } });
+        const r = await pool.request({
+          method: "GET",
+          path: token === undefined ? base : `${base}&page_token=${encodeURIComponent(token)}`,
+          headers: { authorization: `Bearer ${emulator.token}` },
+        });
         const body = (await r.body.json()) as { nextPageToken?: string };
         if (body.nextPageToken === undefined) break;
         token = body.nextPageToken;
@@ -148,7 +166,10 @@ async function main(): Promise<void> {
     };
     const coldFirstPageMs: Record<string, number> = {};
     for (const [label, scope] of [
-      [`list descendants_of folder (${(GROUPS - FOLDERS) / FOLDERS} groups), name desc, 50/page`, folders[0]!],
+      [
+        `list descendants_of folder (${(GROUPS - FOLDERS) / FOLDERS} groups), name desc, 50/page`,
+        folders[0]!,
+      ],
       [`list descendants_of org (${GROUPS} groups), name desc, 50/page`, emulator.org],
     ] as const) {
       // The first request of a query filters and sorts the whole set (then cached per query and store version).
@@ -160,11 +181,18 @@ async function main(): Promise<void> {
       results.push({ ...result, scenario: `${result.scenario}, ${paths.length} distinct pages` });
     }
 
-    const rows = results.map((r) => `| ${r.scenario} | ${r.requests} | ${r.concurrency} | ${r.rps} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.max} |`);
+    const rows = results.map(
+      (r) =>
+        `| ${r.scenario} | ${r.requests} | ${r.concurrency} | ${r.rps} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.max} |`,
+    );
     process.stdout.write(
       [
         `emulator bench: ${GROUPS} groups seeded through /_emulator/seed in ${seedSeconds.toFixed(2)} s; node ${process.version}, loopback`,
-        `first walk of 100 pages (includes the one filter+sort of each query): ${Object.entries(coldFirstPageMs).map(([k, v]) => `${k.split(",")[0]}: ${v} ms`).join("; ")}`,
+        `first walk of 100 pages (includes the one filter+sort of each query): ${Object.entries(
+          coldFirstPageMs,
+        )
+          .map(([k, v]) => `${k.split(",")[0]}: ${v} ms`)
+          .join("; ")}`,
         "",
         "| scenario | requests | concurrency | req/s | p50 ms | p95 ms | p99 ms | max ms |",
         "|---|---|---|---|---|---|---|---|",

@@ -13,12 +13,30 @@ export interface Caller {
   identityUid: string;
 }
 
-const IAM_KINDS = ["GROUPS", "GROUP_INVITES", "ROLES", "ROLE_BINDINGS", "ACCOUNT_ASSOCIATIONS", "IDENTITY", "IDENTITY_PROVIDERS"];
+const IAM_KINDS = [
+  "GROUPS",
+  "GROUP_INVITES",
+  "ROLES",
+  "ROLE_BINDINGS",
+  "ACCOUNT_ASSOCIATIONS",
+  "IDENTITY",
+  "IDENTITY_PROVIDERS",
+];
 const VERBS = ["CREATE", "UPDATE", "LIST", "DELETE"];
 const iamCaps = (kinds: string[], verbs: string[]): string[] =>
-  kinds.flatMap((k) => verbs.map((v) => `CAP_IAM_${k}_${v}`)).filter((c) => c !== "CAP_IAM_GROUP_INVITES_UPDATE");
+  kinds
+    .flatMap((k) => verbs.map((v) => `CAP_IAM_${k}_${v}`))
+    .filter((c) => c !== "CAP_IAM_GROUP_INVITES_UPDATE");
 const REGISTRY_READ = ["CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_REPO_BLOBS_GET"];
-const REGISTRY_ALL = [...REGISTRY_READ, "CAP_REPO_CREATE", "CAP_REPO_UPDATE", "CAP_REPO_DELETE", "CAP_TAG_CREATE", "CAP_TAG_UPDATE", "CAP_TAG_DELETE"];
+const REGISTRY_ALL = [
+  ...REGISTRY_READ,
+  "CAP_REPO_CREATE",
+  "CAP_REPO_UPDATE",
+  "CAP_REPO_DELETE",
+  "CAP_TAG_CREATE",
+  "CAP_TAG_UPDATE",
+  "CAP_TAG_DELETE",
+];
 
 export interface BuiltinRole {
   uid: string;
@@ -28,7 +46,12 @@ export interface BuiltinRole {
 }
 
 function builtin(name: string, description: string, capabilities: string[]): BuiltinRole {
-  return { uid: createHash("sha1").update(name).digest("hex"), name, description, capabilities: [...new Set(capabilities)].sort() };
+  return {
+    uid: createHash("sha1").update(name).digest("hex"),
+    name,
+    description,
+    capabilities: [...new Set(capabilities)].sort(),
+  };
 }
 
 /** Built-in roles: fixed 40-hex uids (sha1 of the name), listed alongside custom roles. */
@@ -44,7 +67,13 @@ export const BUILTIN_ROLES: readonly BuiltinRole[] = [
     ...REGISTRY_READ,
     "CAP_ADVISORIES_LIST",
   ]),
-  builtin("viewer", "Read-only access", [...iamCaps(IAM_KINDS, ["LIST"]), "CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_ADVISORIES_LIST"]),
+  builtin("viewer", "Read-only access", [
+    ...iamCaps(IAM_KINDS, ["LIST"]),
+    "CAP_REPO_LIST",
+    "CAP_TAG_LIST",
+    "CAP_MANIFEST_LIST",
+    "CAP_ADVISORIES_LIST",
+  ]),
   builtin("registry.pull", "Pull images from the registry", REGISTRY_READ),
 ];
 
@@ -121,7 +150,8 @@ export class Access {
     const roots = new Set<string>();
     for (const binding of this.store.all("roleBindings")) {
       if (binding.fields.identityUid !== caller.identityUid) continue;
-      if (this.roleCapabilities(binding.fields.roleUid as string).includes(capability)) roots.add(binding.parent);
+      if (this.roleCapabilities(binding.fields.roleUid as string).includes(capability))
+        roots.add(binding.parent);
     }
     return roots;
   }

@@ -13,7 +13,9 @@ function parseArgs(argv: string[]): EmulatorOptions {
   const options: EmulatorOptions = { host: "127.0.0.1", logger: (line) => process.stdout.write(`${line}\n`) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] = arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined || v === "") throw new Error(`${flag} needs a value`);
@@ -22,7 +24,8 @@ function parseArgs(argv: string[]): EmulatorOptions {
     switch (flag) {
       case "--port": {
         const port = Number(value());
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error("--port must be an integer 0..65535");
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new Error("--port must be an integer 0..65535");
         options.port = port;
         break;
       }

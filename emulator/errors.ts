@@ -41,7 +41,8 @@ export class ApiFailure extends Error {
     const details: ErrorBody["details"] = [
       { "@type": ERROR_INFO_TYPE, reason: REASON_BY_CODE[this.code] ?? "UNKNOWN", domain: ERROR_DOMAIN },
     ];
-    if (this.fieldViolations.length > 0) details.push({ "@type": BAD_REQUEST_TYPE, fieldViolations: this.fieldViolations });
+    if (this.fieldViolations.length > 0)
+      details.push({ "@type": BAD_REQUEST_TYPE, fieldViolations: this.fieldViolations });
     if (this.preconditionViolations.length > 0) {
       details.push({ "@type": PRECONDITION_FAILURE_TYPE, violations: this.preconditionViolations });
     }
@@ -49,7 +50,11 @@ export class ApiFailure extends Error {
   }
 }
 
-export function invalidArgument(detail: string, violations: FieldViolation[] = [], httpStatus?: number): ApiFailure {
+export function invalidArgument(
+  detail: string,
+  violations: FieldViolation[] = [],
+  httpStatus?: number,
+): ApiFailure {
   return new ApiFailure(GrpcCode.INVALID_ARGUMENT, detail, violations, [], httpStatus);
 }
 

@@ -37,7 +37,8 @@ export function validateFaultRule(rule: unknown): FaultRule {
   if (!["status", "stall", "drop", "applyThenDrop"].includes(r.action as string)) {
     throw new Error('action must be one of "status", "stall", "drop", "applyThenDrop"');
   }
-  if (r.rate !== undefined && (typeof r.rate !== "number" || r.rate < 0 || r.rate > 1)) throw new Error("rate must be in 0..1");
+  if (r.rate !== undefined && (typeof r.rate !== "number" || r.rate < 0 || r.rate > 1))
+    throw new Error("rate must be in 0..1");
   if (r.path !== undefined) {
     if (typeof r.path !== "string") throw new Error("path must be a regular expression string");
     new RegExp(r.path);
@@ -45,8 +46,10 @@ export function validateFaultRule(rule: unknown): FaultRule {
   if (r.action === "status" && (typeof r.status !== "number" || r.status < 400 || r.status > 599)) {
     throw new Error("a status fault needs status 400..599");
   }
-  if (r.times !== undefined && (typeof r.times !== "number" || r.times < 1)) throw new Error("times must be >= 1");
-  if (r.stallMs !== undefined && (typeof r.stallMs !== "number" || r.stallMs < 0)) throw new Error("stallMs must be >= 0");
+  if (r.times !== undefined && (typeof r.times !== "number" || r.times < 1))
+    throw new Error("times must be >= 1");
+  if (r.stallMs !== undefined && (typeof r.stallMs !== "number" || r.stallMs < 0))
+    throw new Error("stallMs must be >= 0");
   return r as unknown as FaultRule;
 }
 
@@ -80,7 +83,8 @@ export class Faults {
   pick(method: string, path: string): FaultRule | undefined {
     for (const entry of this.rules) {
       if (entry.remaining <= 0) continue;
-      if (entry.rule.method !== undefined && entry.rule.method.toUpperCase() !== method.toUpperCase()) continue;
+      if (entry.rule.method !== undefined && entry.rule.method.toUpperCase() !== method.toUpperCase())
+        continue;
       if (entry.pattern !== undefined && !entry.pattern.test(path)) continue;
       if (this.random() >= (entry.rule.rate ?? 1)) continue;
       entry.remaining--;

@@ -146,7 +146,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     get client() {
       if (client === undefined) {
         // Lazy: the SDK is optional for users of the emulator's HTTP surface.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const sdk = require("../sdk") as typeof import("../sdk");
         client = new sdk.PlatformClient({ apiUrl: url, token: identity.token });
       }

@@ -31,8 +31,19 @@ export function queryList(query: Query, ...names: string[]): string[] {
   const values: string[] = [];
   for (const name of names) {
     const value = query[name];
-    const raw = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((v) => typeof v === "string") : [];
-    for (const item of raw) values.push(...item.split(",").map((s) => s.trim()).filter((s) => s.length > 0));
+    const raw =
+      typeof value === "string"
+        ? [value]
+        : Array.isArray(value)
+          ? value.filter((v) => typeof v === "string")
+          : [];
+    for (const item of raw)
+      values.push(
+        ...item
+          .split(",")
+          .map((s) => s.trim())
+          .filter((s) => s.length > 0),
+      );
   }
   return values;
 }
@@ -54,7 +65,8 @@ export interface ListParams {
 
 function nonNegativeInteger(raw: string | undefined, field: string): number | undefined {
   if (raw === undefined || raw === "") return undefined;
-  if (!/^\d+$/.test(raw.trim())) throw badField(field, `${field} must be a non-negative integer, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()))
+    throw badField(field, `${field} must be a non-negative integer, got "${raw}"`);
   return Number.parseInt(raw, 10);
 }
 
@@ -68,13 +80,17 @@ export function parseListParams(query: Query, sortableFields: readonly string[])
     const match = /^([A-Za-z_.]+)(?:\s+(asc|desc))?$/i.exec(orderBy);
     const field = match?.[1] === undefined ? undefined : fieldAlias(match[1]);
     if (field === undefined || !sortableFields.includes(field)) {
-      throw badField("order_by", `order_by "${orderBy}" is not sortable; use one of ${sortableFields.join(", ")}, optionally followed by " desc"`);
+      throw badField(
+        "order_by",
+        `order_by "${orderBy}" is not sortable; use one of ${sortableFields.join(", ")}, optionally followed by " desc"`,
+      );
     }
     orderField = field;
     descending = match?.[2]?.toLowerCase() === "desc";
   }
   const params: ListParams = {
-    pageSize: pageSize === undefined || pageSize === 0 ? DEFAULT_PAGE_SIZE : Math.min(pageSize, MAX_PAGE_SIZE),
+    pageSize:
+      pageSize === undefined || pageSize === 0 ? DEFAULT_PAGE_SIZE : Math.min(pageSize, MAX_PAGE_SIZE),
     orderField,
     descending,
     skip,
@@ -103,7 +119,9 @@ export function sortValue(object: StoredObject, field: string): SortValue {
   if (field === "createTime") return object.createTime;
   if (field === "updateTime") return object.updateTime;
   const value = object.fields[field];
-  return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : undefined;
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+    ? value
+    : undefined;
 }
 
 function compareValues(a: SortValue, b: SortValue): number {
@@ -114,7 +132,10 @@ function compareValues(a: SortValue, b: SortValue): number {
   return String(a) < String(b) ? -1 : 1;
 }
 
-function comparator(field: string, descending: boolean): (a: [SortValue, string], b: [SortValue, string]) => number {
+function comparator(
+  field: string,
+  descending: boolean,
+): (a: [SortValue, string], b: [SortValue, string]) => number {
   return (a, b) => {
     const primary = compareValues(a[0], b[0]);
     if (primary !== 0) return descending ? -primary : primary;
@@ -138,7 +159,12 @@ function encodeToken(body: PageTokenBody): string {
 function decodeToken(token: string): PageTokenBody {
   try {
     const body = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as PageTokenBody;
-    if (typeof body.q === "string" && Array.isArray(body.k) && typeof body.k[1] === "string" && typeof body.t === "number") {
+    if (
+      typeof body.q === "string" &&
+      Array.isArray(body.k) &&
+      typeof body.k[1] === "string" &&
+      typeof body.t === "number"
+    ) {
       return body;
     }
   } catch {
@@ -184,7 +210,8 @@ export class Lister {
     if (params.pageToken !== undefined) {
       const token = decodeToken(params.pageToken);
       if (token.q !== queryHash) throw badField("page_token", "page_token was issued for a different query");
-      if (now - token.t <= PAGE_TOKEN_LIFETIME_MS) start = upperBound(entry.keys, token.k, comparator(params.orderField, params.descending));
+      if (now - token.t <= PAGE_TOKEN_LIFETIME_MS)
+        start = upperBound(entry.keys, token.k, comparator(params.orderField, params.descending));
     }
     start += params.skip;
     const end = Math.min(start + params.pageSize, entry.sorted.length);
@@ -197,10 +224,18 @@ export class Lister {
     return page;
   }
 
-  private sorted(cacheKey: string, version: number, candidates: () => Iterable<StoredObject>, params: ListParams): CacheEntry {
+  private sorted(
+    cacheKey: string,
+    version: number,
+    candidates: () => Iterable<StoredObject>,
+    params: ListParams,
+  ): CacheEntry {
     const cached = this.cache.get(cacheKey);
     if (cached !== undefined && cached.version === version) return cached;
-    const keyed = [...candidates()].map((o) => ({ o, k: [sortValue(o, params.orderField), o.uid] as [SortValue, string] }));
+    const keyed = [...candidates()].map((o) => ({
+      o,
+      k: [sortValue(o, params.orderField), o.uid] as [SortValue, string],
+    }));
     const compare = comparator(params.orderField, params.descending);
     keyed.sort((a, b) => compare(a.k, b.k));
     const entry: CacheEntry = { version, sorted: keyed.map((x) => x.o), keys: keyed.map((x) => x.k) };

@@ -4,7 +4,16 @@
  *
  * May import: jose, ./clock, ./store.
  */
-import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type JWTPayload, type KeyLike } from "jose";
+import {
+  SignJWT,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  type JWK,
+  type JWTPayload,
+  type KeyLike,
+} from "jose";
 import { randomBytes } from "node:crypto";
 import type { Clock } from "./clock";
 import type { Store } from "./store";
@@ -32,7 +41,12 @@ export class OidcIssuer {
     let jwk = store.meta.signingJwk as unknown as JWK | undefined;
     if (jwk === undefined) {
       const { privateKey } = await generateKeyPair("RS256", { extractable: true });
-      jwk = { ...(await exportJWK(privateKey)), kid: randomBytes(8).toString("hex"), alg: "RS256", use: "sig" };
+      jwk = {
+        ...(await exportJWK(privateKey)),
+        kid: randomBytes(8).toString("hex"),
+        alg: "RS256",
+        use: "sig",
+      };
       store.meta.signingJwk = jwk as unknown as Record<string, unknown>;
     }
     const privateKey = await importJWK(jwk, "RS256");

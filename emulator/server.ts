@@ -46,14 +46,18 @@ function authenticate(svc: Service, authorization: string | undefined): Caller {
   if (match?.[1] === undefined) throw unauthenticated("missing bearer token in the Authorization header");
   const grant = svc.store.tokenGrant(match[1]);
   if (grant === undefined) throw unauthenticated("the bearer token is not valid");
-  if (grant.expiresAt !== undefined && grant.expiresAt <= svc.clock.now().getTime()) throw unauthenticated("the bearer token has expired");
-  if (svc.store.get("identities", grant.identityUid) === undefined) throw unauthenticated("the token's identity no longer exists");
+  if (grant.expiresAt !== undefined && grant.expiresAt <= svc.clock.now().getTime())
+    throw unauthenticated("the bearer token has expired");
+  if (svc.store.get("identities", grant.identityUid) === undefined)
+    throw unauthenticated("the token's identity no longer exists");
   return { identityUid: grant.identityUid };
 }
 
 /** Compiles fastify-style paths of the table, to tell "wrong method" (12) from "no such path" (5). */
 function pathMatcher(routes: Route[]): (path: string) => boolean {
-  const patterns = routes.map((r) => new RegExp(`^${r.url.replace(/[.]/g, "\\.").replace(/\/\*$/, "(/.*)?")}$`));
+  const patterns = routes.map(
+    (r) => new RegExp(`^${r.url.replace(/[.]/g, "\\.").replace(/\/\*$/, "(/.*)?")}$`),
+  );
   return (path) => patterns.some((p) => p.test(path));
 }
 
@@ -80,7 +84,12 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(invalidArgument(`the request body is not valid JSON (${(error as Error).message})`, [{ field: "body", description: "must be valid JSON" }]), undefined);
+      done(
+        invalidArgument(`the request body is not valid JSON (${(error as Error).message})`, [
+          { field: "body", description: "must be valid JSON" },
+        ]),
+        undefined,
+      );
     }
   });
 
@@ -110,12 +119,28 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     if (error instanceof ApiFailure) return send(reply, error);
     const fastifyError = error as { code?: string; statusCode?: number; message?: string };
     if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-      return send(reply, invalidArgument(`the request body exceeds ${BODY_LIMIT_BYTES} bytes`, [{ field: "body", description: `must be at most ${BODY_LIMIT_BYTES} bytes` }], 413));
+      return send(
+        reply,
+        invalidArgument(
+          `the request body exceeds ${BODY_LIMIT_BYTES} bytes`,
+          [{ field: "body", description: `must be at most ${BODY_LIMIT_BYTES} bytes` }],
+          413,
+        ),
+      );
     }
-    if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-      return send(reply, invalidArgument(`the request could not be read (${fastifyError.message ?? "bad request"})`));
+    if (
+      typeof fastifyError.statusCode === "number" &&
+      fastifyError.statusCode >= 400 &&
+      fastifyError.statusCode < 500
+    ) {
+      return send(
+        reply,
+        invalidArgument(`the request could not be read (${fastifyError.message ?? "bad request"})`),
+      );
     }
-    process.emitWarning(`platform-emulator: unexpected error on ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? String(error)}`);
+    process.emitWarning(
+      `platform-emulator: unexpected error on ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? String(error)}`,
+    );
     return send(reply, internal("an unexpected error occurred in the emulator"));
   });
 
@@ -123,7 +148,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
     // Code 12 with HTTP 405 rather than 501: the body decides, and a wrong method is the client's mistake.
-    if (knownPath(path)) return send(reply, new ApiFailure(12, `${request.method} is not supported on ${path}`, [], [], 405));
+    if (knownPath(path))
+      return send(reply, new ApiFailure(12, `${request.method} is not supported on ${path}`, [], [], 405));
     return send(reply, notFound(`no route ${request.method} ${path}`));
   });
 
@@ -143,6 +169,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         if (fault?.action === "status") {
           const status = fault.status ?? 503;
           const code = status === 503 ? 14 : status === 429 ? 8 : status >= 500 ? 13 : 3;
+          reply.header("retry-after", "0");
           return send(reply, new ApiFailure(code, `injected fault (HTTP ${status})`, [], [], status));
         }
         if (fault?.action === "drop") {
@@ -150,7 +177,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
           request.raw.socket.destroy();
           return reply;
         }
-        if (fault?.action === "stall") await new Promise((resolve) => setTimeout(resolve, fault.stallMs ?? 1000));
+        if (fault?.action === "stall")
+          await new Promise((resolve) => setTimeout(resolve, fault.stallMs ?? 1000));
         const authorization = request.headers.authorization;
         const ctx: RouteContext = {
           svc,
@@ -174,7 +202,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
           request.raw.socket.destroy();
           return reply;
         }
-        return reply.status(200).type("application/json").send(result ?? {});
+        return reply
+          .status(200)
+          .type("application/json")
+          .send(result ?? {});
       },
     });
   }

@@ -70,7 +70,9 @@ export class Service {
   parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.infer<S> {
     const input = body === undefined || body === null || body === "" ? {} : body;
     if (typeof input !== "object" || Array.isArray(input)) {
-      throw invalidArgument("the request body must be a JSON object", [{ field: "body", description: "must be a JSON object" }]);
+      throw invalidArgument("the request body must be a JSON object", [
+        { field: "body", description: "must be a JSON object" },
+      ]);
     }
     const result = schema.safeParse(input);
     if (!result.success) throw fromZod(result.error, input);
@@ -78,7 +80,12 @@ export class Service {
   }
 
   /** Inserts a new object with server-set uid and times. */
-  insert(kind: Kind, parent: string, fields: Record<string, unknown>, options: { uid?: string; updateTime?: boolean } = {}): StoredObject {
+  insert(
+    kind: Kind,
+    parent: string,
+    fields: Record<string, unknown>,
+    options: { uid?: string; updateTime?: boolean } = {},
+  ): StoredObject {
     const time = this.now();
     const object: StoredObject = {
       uid: options.uid ?? newUid(parent),
@@ -102,14 +109,27 @@ export class Service {
   /** Creates an organization owned by `owner` (an owner binding on it, like the real service). */
   createOrganization(owner: Caller, fields: Record<string, unknown>, uid?: string): StoredObject {
     const group = this.insert("groups", "", { ...fields, verified: false }, uid === undefined ? {} : { uid });
-    this.insert("roleBindings", group.uid, { identityUid: owner.identityUid, roleUid: builtinRoleByName("owner").uid }, { updateTime: false });
+    this.insert(
+      "roleBindings",
+      group.uid,
+      { identityUid: owner.identityUid, roleUid: builtinRoleByName("owner").uid },
+      { updateTime: false },
+    );
     return group;
   }
 
   /** The bootstrap: a user owning "demo-org". Reuses uids and token on reset so holders stay valid. */
-  bootstrap(previous?: { identityUid: string; orgUid: string; token: string }): { identityUid: string; orgUid: string; token: string } {
+  bootstrap(previous?: { identityUid: string; orgUid: string; token: string }): {
+    identityUid: string;
+    orgUid: string;
+    token: string;
+  } {
     const { identity, token } = this.createUser("demo-user", previous?.token, previous?.identityUid);
-    const org = this.createOrganization({ identityUid: identity.uid }, { name: "demo-org", description: "Created by the emulator" }, previous?.orgUid);
+    const org = this.createOrganization(
+      { identityUid: identity.uid },
+      { name: "demo-org", description: "Created by the emulator" },
+      previous?.orgUid,
+    );
     this.store.meta.orgUid = org.uid;
     this.store.meta.bootstrapIdentityUid = identity.uid;
     this.store.meta.bootstrapToken = token;
@@ -119,26 +139,40 @@ export class Service {
   /** Seeds read-only data: repos with tags, advisories. See emulator/README.md for the format. */
   seed(data: unknown): SeedCounts {
     const counts: SeedCounts = { groups: 0, repos: 0, tags: 0, advisories: 0 };
-    if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalidArgument("seed data must be an object");
+    if (data === null || typeof data !== "object" || Array.isArray(data))
+      throw invalidArgument("seed data must be an object");
     const seed = data as { repos?: unknown; advisories?: unknown; groups?: unknown };
     const defaultGroup = this.store.meta.orgUid ?? "";
     const groupOf = (entry: Record<string, unknown>, where: string): string => {
       const group = typeof entry.group === "string" ? entry.group : defaultGroup;
-      if (this.store.get("groups", group) === undefined) throw invalidArgument(`${where}: group ${group} does not exist`);
+      if (this.store.get("groups", group) === undefined)
+        throw invalidArgument(`${where}: group ${group} does not exist`);
       return group;
     };
     // Groups are created in order, so a parent listed earlier (with its uid) can hold later entries.
     for (const [i, raw] of asArray(seed.groups, "groups").entries()) {
       const entry = raw as Record<string, unknown>;
-      if (typeof entry.name !== "string" || !GROUP_NAME_PATTERN.test(entry.name)) throw invalidArgument(`groups[${i}].name must match ^[a-z0-9 ._-]{1,}$`);
+      if (typeof entry.name !== "string" || !GROUP_NAME_PATTERN.test(entry.name))
+        throw invalidArgument(`groups[${i}].name must match ^[a-z0-9 ._-]{1,}$`);
       const parent = groupOf({ group: entry.parent }, `groups[${i}]`);
       if (entry.uid !== undefined) {
-        if (typeof entry.uid !== "string" || parentOf(entry.uid) !== parent || !UID_SEGMENT_PATTERN.test(entry.uid.slice(parent.length + 1))) {
-          throw invalidArgument(`groups[${i}].uid must be the parent's uid followed by / and 16 hex characters`);
+        if (
+          typeof entry.uid !== "string" ||
+          parentOf(entry.uid) !== parent ||
+          !UID_SEGMENT_PATTERN.test(entry.uid.slice(parent.length + 1))
+        ) {
+          throw invalidArgument(
+            `groups[${i}].uid must be the parent's uid followed by / and 16 hex characters`,
+          );
         }
-        if (this.store.get("groups", entry.uid) !== undefined) throw invalidArgument(`groups[${i}].uid ${entry.uid} already exists`);
+        if (this.store.get("groups", entry.uid) !== undefined)
+          throw invalidArgument(`groups[${i}].uid ${entry.uid} already exists`);
       }
-      const fields = { name: entry.name, description: typeof entry.description === "string" ? entry.description : "", verified: false };
+      const fields = {
+        name: entry.name,
+        description: typeof entry.description === "string" ? entry.description : "",
+        verified: false,
+      };
       this.insert("groups", parent, fields, typeof entry.uid === "string" ? { uid: entry.uid } : {});
       counts.groups++;
     }
@@ -159,7 +193,8 @@ export class Service {
     }
     for (const [i, raw] of asArray(seed.advisories, "advisories").entries()) {
       const entry = raw as Record<string, unknown>;
-      if (typeof entry.advisoryId !== "string") throw invalidArgument(`advisories[${i}].advisoryId must be a string`);
+      if (typeof entry.advisoryId !== "string")
+        throw invalidArgument(`advisories[${i}].advisoryId must be a string`);
       const { group: _group, ...fields } = entry;
       this.insert("advisories", groupOf(entry, `advisories[${i}]`), fields);
       counts.advisories++;
@@ -171,7 +206,8 @@ export class Service {
 function asArray(value: unknown, where: string): unknown[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw invalidArgument(`${where} must be an array`);
-  for (const item of value) if (item === null || typeof item !== "object") throw invalidArgument(`${where} entries must be objects`);
+  for (const item of value)
+    if (item === null || typeof item !== "object") throw invalidArgument(`${where} entries must be objects`);
   return value;
 }
 

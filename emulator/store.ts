@@ -84,7 +84,8 @@ export class MemoryStore implements Store {
   constructor(private readonly dataFile?: string) {
     this.clear();
     this.changes = 0;
-    if (dataFile !== undefined && existsSync(dataFile)) this.load(JSON.parse(readFileSync(dataFile, "utf8")) as Snapshot);
+    if (dataFile !== undefined && existsSync(dataFile))
+      this.load(JSON.parse(readFileSync(dataFile, "utf8")) as Snapshot);
   }
 
   get version(): number {
@@ -153,7 +154,12 @@ export class MemoryStore implements Store {
 
   flush(): void {
     if (this.dataFile === undefined || this.flushed === this.changes) return;
-    const snapshot: Snapshot = { format: 1, meta: this.meta, objects: {}, tokens: Object.fromEntries(this.tokens) };
+    const snapshot: Snapshot = {
+      format: 1,
+      meta: this.meta,
+      objects: {},
+      tokens: Object.fromEntries(this.tokens),
+    };
     for (const kind of KINDS) snapshot.objects[kind] = [...this.all(kind)];
     const temp = `${this.dataFile}.${process.pid}.tmp`;
     writeFileSync(temp, JSON.stringify(snapshot), { mode: 0o600 });
@@ -162,7 +168,8 @@ export class MemoryStore implements Store {
   }
 
   private load(snapshot: Snapshot): void {
-    if (snapshot.format !== 1) throw new Error(`data file ${this.dataFile}: unknown format ${String(snapshot.format)}`);
+    if (snapshot.format !== 1)
+      throw new Error(`data file ${this.dataFile}: unknown format ${String(snapshot.format)}`);
     this.meta = snapshot.meta ?? {};
     for (const kind of KINDS) for (const object of snapshot.objects[kind] ?? []) this.put(kind, object);
     for (const [hash, grant] of Object.entries(snapshot.tokens ?? {})) this.tokens.set(hash, grant);

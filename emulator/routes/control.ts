@@ -21,7 +21,8 @@ export interface Control {
 }
 
 function object(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw invalidArgument("the request body must be a JSON object");
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw invalidArgument("the request body must be a JSON object");
   return body as Record<string, unknown>;
 }
 
@@ -38,16 +39,24 @@ export function controlRoutes(control: Control): Route[] {
     route("POST", "seed", (ctx) => control.seed(ctx.body)),
     route("POST", "oidc/mint", async (ctx) => {
       const body = object(ctx.body);
-      if (typeof body.subject !== "string" || body.subject === "") throw invalidArgument("subject is required", [{ field: "subject", description: "subject is required" }]);
+      if (typeof body.subject !== "string" || body.subject === "")
+        throw invalidArgument("subject is required", [
+          { field: "subject", description: "subject is required" },
+        ]);
       const options: MintOptions = { subject: body.subject };
-      if (typeof body.audience === "string" || Array.isArray(body.audience)) options.audience = body.audience as string | string[];
+      if (typeof body.audience === "string" || Array.isArray(body.audience))
+        options.audience = body.audience as string | string[];
       if (typeof body.expiresInSeconds === "number") options.expiresInSeconds = body.expiresInSeconds;
-      if (body.claims !== null && typeof body.claims === "object") options.claims = body.claims as Record<string, unknown>;
+      if (body.claims !== null && typeof body.claims === "object")
+        options.claims = body.claims as Record<string, unknown>;
       return { idToken: await control.mintIdToken(options) };
     }),
     route("POST", "clock/advance", (ctx) => {
       const ms = object(ctx.body).ms;
-      if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) throw invalidArgument("ms must be a non-negative number", [{ field: "ms", description: "must be a non-negative number" }]);
+      if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)
+        throw invalidArgument("ms must be a non-negative number", [
+          { field: "ms", description: "must be a non-negative number" },
+        ]);
       control.advance(ms);
       return { now: ctx.svc.now() };
     }),
@@ -56,7 +65,11 @@ export function controlRoutes(control: Control): Route[] {
     route("GET", "faults", () => ({ faults: control.listFaults() })),
     route("POST", "faults", (ctx) => {
       const body = ctx.body;
-      const rules = Array.isArray(body) ? body : Array.isArray((body as { faults?: unknown } | undefined)?.faults) ? (body as { faults: unknown[] }).faults : [body];
+      const rules = Array.isArray(body)
+        ? body
+        : Array.isArray((body as { faults?: unknown } | undefined)?.faults)
+          ? (body as { faults: unknown[] }).faults
+          : [body];
       try {
         control.addFaults(rules as FaultRule[]);
       } catch (error) {

@@ -37,7 +37,11 @@ export interface ResourceSpec {
     uid?: (parentUid: string, ctx: RouteContext) => string;
     updateTime?: boolean;
     /** Adjusts the response of create only (an invite's code). */
-    respond?: (wire: Record<string, unknown>, object: StoredObject, ctx: RouteContext) => Record<string, unknown>;
+    respond?: (
+      wire: Record<string, unknown>,
+      object: StoredObject,
+      ctx: RouteContext,
+    ) => Record<string, unknown>;
   };
   update?: {
     schema: z.ZodTypeAny;
@@ -62,7 +66,12 @@ export function cap(spec: ResourceSpec, verb: "CREATE" | "UPDATE" | "LIST" | "DE
 }
 
 /** Loads an object the caller may read, or throws 404 (missing, or invisible to the caller) / 403. */
-export function loadVisible(spec: ResourceSpec, ctx: RouteContext, uid: string, verb: "LIST" | "UPDATE" | "DELETE"): StoredObject {
+export function loadVisible(
+  spec: ResourceSpec,
+  ctx: RouteContext,
+  uid: string,
+  verb: "LIST" | "UPDATE" | "DELETE",
+): StoredObject {
   const object = ctx.svc.store.get(spec.kind, uid);
   const what = `${spec.label} ${uid}`;
   if (object === undefined || uid === "") throw notFound(what);
@@ -87,17 +96,29 @@ export function listHandler(spec: ResourceSpec) {
     const extra = spec.filters?.(ctx.query);
     const accessGroup = spec.accessGroup ?? defaultAccessGroup;
     const { store, access } = ctx.svc;
-    const queryKey = JSON.stringify([spec.kind, params.descendantsOf, params.childrenOf, params.name, extra?.key, params.orderField, params.descending]);
+    const queryKey = JSON.stringify([
+      spec.kind,
+      params.descendantsOf,
+      params.childrenOf,
+      params.name,
+      extra?.key,
+      params.orderField,
+      params.descending,
+    ]);
     const candidates = function* (): Iterable<StoredObject> {
       const roots = access.grantRoots(ctx.caller, cap(spec, "LIST"));
       const matches = (o: StoredObject): boolean =>
-        (params.name === undefined || o.fields.name === params.name) && (extra === undefined || extra.test(o));
-      if (spec.globalObjects !== undefined) for (const o of spec.globalObjects(params)) if (matches(o)) yield o;
+        (params.name === undefined || o.fields.name === params.name) &&
+        (extra === undefined || extra.test(o));
+      if (spec.globalObjects !== undefined)
+        for (const o of spec.globalObjects(params)) if (matches(o)) yield o;
       if (roots.size === 0) return;
-      const source = params.childrenOf !== undefined ? store.children(spec.kind, params.childrenOf) : store.all(spec.kind);
+      const source =
+        params.childrenOf !== undefined ? store.children(spec.kind, params.childrenOf) : store.all(spec.kind);
       const below = params.descendantsOf === undefined ? undefined : `${params.descendantsOf}/`;
       for (const o of source) {
-        if (below !== undefined && !(o.parent === params.descendantsOf || o.parent.startsWith(below))) continue;
+        if (below !== undefined && !(o.parent === params.descendantsOf || o.parent.startsWith(below)))
+          continue;
         if (!matches(o)) continue;
         if (!underAny(accessGroup(o), roots)) continue;
         yield o;
@@ -121,7 +142,8 @@ export function listHandler(spec: ResourceSpec) {
 }
 
 export function getHandler(spec: ResourceSpec) {
-  return (ctx: RouteContext): Record<string, unknown> => spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
+  return (ctx: RouteContext): Record<string, unknown> =>
+    spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
 }
 
 export function createHandler(spec: ResourceSpec) {
@@ -145,12 +167,18 @@ export function createHandler(spec: ResourceSpec) {
 export function parseUpdateMask(query: Query, allowed: readonly string[]): string[] | undefined {
   const raw = queryParam(query, "updateMask", "update_mask");
   if (raw === undefined) return undefined;
-  const paths = raw.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+  const paths = raw
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
   const fields: string[] = [];
   for (const path of paths) {
     const top = path.split(".")[0]!.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
     if (!allowed.includes(top)) {
-      throw badField("updateMask", `updateMask path "${path}" is not an updatable field; use ${allowed.join(", ")}`);
+      throw badField(
+        "updateMask",
+        `updateMask path "${path}" is not an updatable field; use ${allowed.join(", ")}`,
+      );
     }
     if (!fields.includes(top)) fields.push(top);
   }
@@ -168,7 +196,8 @@ export function updateHandler(spec: ResourceSpec) {
       const body = raw as Record<string, unknown>;
       input = Object.fromEntries(mask.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
       for (const field of mask) {
-        if (body[field] === undefined && update.required?.includes(field)) throw badField(field, `${field} is listed in updateMask and cannot be cleared`);
+        if (body[field] === undefined && update.required?.includes(field))
+          throw badField(field, `${field} is listed in updateMask and cannot be cleared`);
       }
     }
     const parsed = ctx.svc.parseBody(update.schema, input) as Record<string, unknown>;

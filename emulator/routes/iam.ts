@@ -21,7 +21,7 @@ import {
   RoleUpdate,
 } from "../../sdk/schemas";
 import { BUILTIN_ROLES, builtinRole, rootOf } from "../access";
-import { alreadyExists, badField, failedPrecondition, notFound, permissionDenied } from "../errors";
+import { alreadyExists, badField, failedPrecondition, permissionDenied } from "../errors";
 import { queryParam } from "../listing";
 import { randomHex, withoutUndefined } from "../service";
 import type { StoredObject } from "../store";
@@ -49,25 +49,30 @@ export const groups: ResourceSpec = {
       ["identity", "identities", store.children("identities", group.uid).length],
       ["role", "roles", store.children("roles", group.uid).length],
       // An organization's own bindings (its creator's owner binding) go with it; a folder's must be removed first.
-      ["role binding", "role bindings", isOrganization ? 0 : store.children("roleBindings", group.uid).length],
+      [
+        "role binding",
+        "role bindings",
+        isOrganization ? 0 : store.children("roleBindings", group.uid).length,
+      ],
       ["repo", "repos", store.children("repos", group.uid).length],
       ["identity provider", "identity providers", store.children("identityProviders", group.uid).length],
       ["group invite", "group invites", store.children("groupInvites", group.uid).length],
       ["advisory", "advisories", store.children("advisories", group.uid).length],
     ];
-    const present = blocking.filter(([, , n]) => n > 0).map(([one, many, n]) => `${n} ${n === 1 ? one : many}`);
+    const present = blocking
+      .filter(([, , n]) => n > 0)
+      .map(([one, many, n]) => `${n} ${n === 1 ? one : many}`);
     if (present.length > 0) {
       const description = `group ${group.uid} still contains ${present.join(", ")}`;
-      throw failedPrecondition(description, [{ type: "RESOURCE_NOT_EMPTY", subject: group.uid, description }]);
+      throw failedPrecondition(description, [
+        { type: "RESOURCE_NOT_EMPTY", subject: group.uid, description },
+      ]);
     }
-    for (const binding of store.children("roleBindings", group.uid)) store.delete("roleBindings", binding.uid);
+    for (const binding of store.children("roleBindings", group.uid))
+      store.delete("roleBindings", binding.uid);
     store.delete("accountAssociations", group.uid);
   },
 };
-
-function claimMatchWire(o: StoredObject): Record<string, unknown> {
-  return (o.fields.claimMatch as Record<string, unknown> | undefined) ?? {};
-}
 
 export const identities: ResourceSpec = {
   kind: "identities",
@@ -141,7 +146,8 @@ export const roles: ResourceSpec = {
 
 function builtinRoleRoutes(): Route[] {
   const guard = (ctx: RouteContext): void => {
-    if (builtinRole(ctx.uid) !== undefined) throw permissionDenied(`built-in role ${ctx.uid} cannot be changed`);
+    if (builtinRole(ctx.uid) !== undefined)
+      throw permissionDenied(`built-in role ${ctx.uid} cannot be changed`);
   };
   return [
     {
@@ -152,8 +158,16 @@ function builtinRoleRoutes(): Route[] {
         return role !== undefined ? roles.toWire(role, ctx) : crudGet(roles, ctx);
       },
     },
-    { method: "PATCH", url: "/iam/v2beta1/roles/*", handler: (ctx) => (guard(ctx), crudRoute(roles, "PATCH")(ctx)) },
-    { method: "DELETE", url: "/iam/v2beta1/roles/*", handler: (ctx) => (guard(ctx), crudRoute(roles, "DELETE")(ctx)) },
+    {
+      method: "PATCH",
+      url: "/iam/v2beta1/roles/*",
+      handler: (ctx) => (guard(ctx), crudRoute(roles, "PATCH")(ctx)),
+    },
+    {
+      method: "DELETE",
+      url: "/iam/v2beta1/roles/*",
+      handler: (ctx) => (guard(ctx), crudRoute(roles, "DELETE")(ctx)),
+    },
   ];
 }
 
@@ -166,11 +180,13 @@ const crudGet = (spec: ResourceSpec, ctx: RouteContext): unknown => crudRoute(sp
 function requireRole(ctx: RouteContext, roleUid: string, groupUid: string, field: string): void {
   if (builtinRole(roleUid) !== undefined) return;
   const role = ctx.svc.store.get("roles", roleUid);
-  if (role === undefined || rootOf(role.uid) !== rootOf(groupUid)) throw badField(field, `${field} ${roleUid} is not a role in this organization`);
+  if (role === undefined || rootOf(role.uid) !== rootOf(groupUid))
+    throw badField(field, `${field} ${roleUid} is not a role in this organization`);
 }
 
 function requireIdentity(ctx: RouteContext, identityUid: string, field: string): void {
-  if (ctx.svc.store.get("identities", identityUid) === undefined) throw badField(field, `${field} ${identityUid} is not an identity`);
+  if (ctx.svc.store.get("identities", identityUid) === undefined)
+    throw badField(field, `${field} ${identityUid} is not an identity`);
 }
 
 function hydrateBinding(o: StoredObject, ctx: RouteContext): Record<string, unknown> {
@@ -191,7 +207,11 @@ function hydrateBinding(o: StoredObject, ctx: RouteContext): Record<string, unkn
       issuer: claim.issuer ?? "",
       subject: claim.subject ?? "",
     }),
-    group: withoutUndefined({ uid: o.parent, name: group?.fields.name, description: group?.fields.description ?? "" }),
+    group: withoutUndefined({
+      uid: o.parent,
+      name: group?.fields.name,
+      description: group?.fields.description ?? "",
+    }),
     role: withoutUndefined({ uid: roleUid, name: role?.name, description: role?.description ?? "" }),
     createTime: o.createTime,
   };
@@ -256,7 +276,9 @@ export const identityProviders: ResourceSpec = {
   checkParent: (parentUid) => {
     if (parentUid.includes("/")) {
       const description = `identity providers can only be created on an organization (a root group); ${parentUid} is a folder`;
-      throw failedPrecondition(description, [{ type: "NOT_AN_ORGANIZATION", subject: parentUid, description }]);
+      throw failedPrecondition(description, [
+        { type: "NOT_AN_ORGANIZATION", subject: parentUid, description },
+      ]);
     }
   },
   create: {
@@ -271,7 +293,8 @@ export const identityProviders: ResourceSpec = {
     fields: IDENTITY_PROVIDER_UPDATE_FIELDS,
     required: ["name", "defaultRole", "oidc"],
     apply: (o, changes, ctx) => {
-      if (typeof changes.defaultRole === "string") requireRole(ctx, changes.defaultRole, o.parent, "defaultRole");
+      if (typeof changes.defaultRole === "string")
+        requireRole(ctx, changes.defaultRole, o.parent, "defaultRole");
       const oidc = changes.oidc as Record<string, unknown> | undefined;
       const previousSecret = (o.fields.oidc as Record<string, unknown> | undefined)?.clientSecret;
       // The secret is write-only: an update that does not send it keeps the stored one.
@@ -304,7 +327,14 @@ export const groupInvites: ResourceSpec = {
     return {
       ...baseWire(o, false),
       ...(role !== undefined
-        ? { role: withoutUndefined({ uid: roleUid, name: role.name, description: role.description ?? "", capabilities: role.capabilities }) }
+        ? {
+            role: withoutUndefined({
+              uid: roleUid,
+              name: role.name,
+              description: role.description ?? "",
+              capabilities: role.capabilities,
+            }),
+          }
         : {}),
     };
   },
@@ -367,14 +397,19 @@ export function iamRoutes(): Route[] {
   // Built-in role routes come first so they win over the generic ones for the same method and path.
   const roleOverrides = builtinRoleRoutes();
   routes.push(...roleOverrides);
-  for (const spec of [groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations]) {
+  for (const spec of [
+    groups,
+    identities,
+    roles,
+    roleBindings,
+    identityProviders,
+    groupInvites,
+    accountAssociations,
+  ]) {
     for (const route of crudRoutes(spec)) {
       if (roleOverrides.some((r) => r.method === route.method && r.url === route.url)) continue;
-      // A group's association is addressed by the group's uid: make the 404 say so.
       routes.push(route);
     }
   }
   return routes;
 }
-
-export { notFound };

@@ -48,7 +48,15 @@ const ADVISORY_LIST_FILTERS: [string, string][] = [
   ["componentLocations", "componentLocation"],
 ];
 
-const ADVISORY_REQUIRED = ["author", "artifactName", "artifactType", "artifactArchitecture", "componentName", "componentLocation", "componentType"];
+const ADVISORY_REQUIRED = [
+  "author",
+  "artifactName",
+  "artifactType",
+  "artifactArchitecture",
+  "componentName",
+  "componentLocation",
+  "componentType",
+];
 
 export const advisories: ResourceSpec = {
   kind: "advisories",
@@ -76,9 +84,12 @@ export const advisories: ResourceSpec = {
       const needle = text.toLowerCase();
       key.push("query", needle);
       tests.push((o) =>
-        [o.fields.advisoryId, o.fields.artifactName, o.fields.componentName, ...((o.fields.aliases as string[] | undefined) ?? [])].some(
-          (v) => typeof v === "string" && v.toLowerCase().includes(needle),
-        ),
+        [
+          o.fields.advisoryId,
+          o.fields.artifactName,
+          o.fields.componentName,
+          ...((o.fields.aliases as string[] | undefined) ?? []),
+        ].some((v) => typeof v === "string" && v.toLowerCase().includes(needle)),
       );
     }
     if (tests.length === 0) return undefined;
@@ -128,7 +139,9 @@ function v1List(spec: ResourceSpec, map: (o: StoredObject) => Record<string, unk
 }
 
 const V1GroupPut = z.object({
-  name: z.string({ error: "name is required" }).regex(GROUP_NAME_PATTERN, "name must match ^[a-z0-9 ._-]{1,}$"),
+  name: z
+    .string({ error: "name is required" })
+    .regex(GROUP_NAME_PATTERN, "name must match ^[a-z0-9 ._-]{1,}$"),
   description: z.string().optional(),
 });
 
@@ -151,7 +164,11 @@ export function registryRoutes(): Route[] {
     ...crudRoutes(tags),
     ...crudRoutes(advisories),
     { method: "GET", url: "/iam/v1/groups", handler: v1List(groups, v1Group) },
-    { method: "GET", url: "/iam/v1/groups/*", handler: (ctx) => v1Group(loadVisible(groups, ctx, ctx.uid, "LIST")) },
+    {
+      method: "GET",
+      url: "/iam/v1/groups/*",
+      handler: (ctx) => v1Group(loadVisible(groups, ctx, ctx.uid, "LIST")),
+    },
     { method: "PUT", url: "/iam/v1/groups/*", handler: v1Update },
     { method: "PATCH", url: "/iam/v1/groups/*", handler: v1Update },
     {
@@ -167,4 +184,3 @@ export function registryRoutes(): Route[] {
     },
   ];
 }
-

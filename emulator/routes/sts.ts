@@ -27,7 +27,9 @@ function matches(value: unknown, exact: unknown, pattern: unknown): boolean {
 }
 
 export function claimMatchAccepts(claimMatch: Record<string, unknown>, payload: JWTPayload): boolean {
-  const hasIssuer = (typeof claimMatch.issuer === "string" && claimMatch.issuer !== "") || typeof claimMatch.issuerPattern === "string";
+  const hasIssuer =
+    (typeof claimMatch.issuer === "string" && claimMatch.issuer !== "") ||
+    typeof claimMatch.issuerPattern === "string";
   if (!hasIssuer) return false;
   if (!matches(payload.iss, claimMatch.issuer, claimMatch.issuerPattern)) return false;
   if (!matches(payload.sub, claimMatch.subject, claimMatch.subjectPattern)) return false;
@@ -35,7 +37,8 @@ export function claimMatchAccepts(claimMatch: Record<string, unknown>, payload: 
   const claims = (claimMatch.claims as Record<string, string> | undefined) ?? {};
   for (const [name, expected] of Object.entries(claims)) if (String(payload[name]) !== expected) return false;
   const claimPatterns = (claimMatch.claimPatterns as Record<string, string> | undefined) ?? {};
-  for (const [name, pattern] of Object.entries(claimPatterns)) if (!matches(payload[name], undefined, pattern)) return false;
+  for (const [name, pattern] of Object.entries(claimPatterns))
+    if (!matches(payload[name], undefined, pattern)) return false;
   return true;
 }
 
@@ -48,13 +51,19 @@ function sameService(aud: string, url: string): boolean {
   }
 }
 
-async function exchange(ctx: RouteContext, authorization: string | undefined): Promise<Record<string, unknown>> {
+async function exchange(
+  ctx: RouteContext,
+  authorization: string | undefined,
+): Promise<Record<string, unknown>> {
   const identityUid = queryParam(ctx.query, "identity");
-  if (identityUid === undefined || identityUid === "") throw badField("identity", "identity (the uid of the identity to assume) is required");
+  if (identityUid === undefined || identityUid === "")
+    throw badField("identity", "identity (the uid of the identity to assume) is required");
   const aud = queryParam(ctx.query, "aud");
-  if (aud !== undefined && aud !== "" && !sameService(aud, ctx.url)) throw permissionDenied(`aud ${aud} is not this service`);
+  if (aud !== undefined && aud !== "" && !sameService(aud, ctx.url))
+    throw permissionDenied(`aud ${aud} is not this service`);
   const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
-  if (match?.[1] === undefined) throw unauthenticated("token exchange needs an OIDC ID token as the bearer token");
+  if (match?.[1] === undefined)
+    throw unauthenticated("token exchange needs an OIDC ID token as the bearer token");
   let payload: JWTPayload;
   try {
     payload = await ctx.svc.issuer.verify(match[1]);
@@ -69,7 +78,10 @@ async function exchange(ctx: RouteContext, authorization: string | undefined): P
   const token = newToken();
   const expiresAt = ctx.svc.clock.now().getTime() + EXCHANGED_TOKEN_LIFETIME_MS;
   ctx.svc.store.grantToken(token, { identityUid, expiresAt });
-  ctx.svc.store.put("identities", { ...identity, fields: { ...identity.fields, lastSeenTime: ctx.svc.now() } });
+  ctx.svc.store.put("identities", {
+    ...identity,
+    fields: { ...identity.fields, lastSeenTime: ctx.svc.now() },
+  });
   return { token, expiry: new Date(expiresAt).toISOString() };
 }
 
@@ -78,7 +90,12 @@ export function stsRoutes(): Route[] {
   return [
     { method: "GET", url: "/sts/exchange", auth: false, handler },
     { method: "POST", url: "/sts/exchange", auth: false, handler },
-    { method: "GET", url: "/oidc/.well-known/openid-configuration", auth: false, handler: (ctx) => ctx.svc.issuer.discovery() },
+    {
+      method: "GET",
+      url: "/oidc/.well-known/openid-configuration",
+      auth: false,
+      handler: (ctx) => ctx.svc.issuer.discovery(),
+    },
     { method: "GET", url: "/oidc/jwks", auth: false, handler: (ctx) => ctx.svc.issuer.jwks() },
   ];
 }

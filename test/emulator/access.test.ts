@@ -20,8 +20,12 @@ const bind = (group: string, identityUid: string, role: string) =>
 
 describe("access", () => {
   test("built-in roles have fixed 40-hex uids and are listed with custom roles", async () => {
-    for (const name of ["owner", "editor", "viewer", "registry.pull"]) expect(roles[name]).toMatch(/^[0-9a-f]{40}$/);
-    const custom = await api.post(`/iam/v2beta1/roles/${org}`, { name: "puller", capabilities: ["CAP_REPO_LIST"] });
+    for (const name of ["owner", "editor", "viewer", "registry.pull"])
+      expect(roles[name]).toMatch(/^[0-9a-f]{40}$/);
+    const custom = await api.post(`/iam/v2beta1/roles/${org}`, {
+      name: "puller",
+      capabilities: ["CAP_REPO_LIST"],
+    });
     const listed = await api.get(`/iam/v2beta1/roles?uidp.descendants_of=${org}`);
     const listedNames = listed.body.roles.map((r: { name: string }) => r.name);
     expect(listedNames).toEqual(expect.arrayContaining(["owner", "viewer", "puller"]));
@@ -37,7 +41,9 @@ describe("access", () => {
     expect((await api.get(`/iam/v2beta1/groups/${org}`, stranger.token)).status).toBe(404);
     expect((await api.get(`/iam/v2beta1/groups/${folder}`, stranger.token)).body.code).toBe(5);
     expect((await api.del(`/iam/v2beta1/groups/${folder}`, stranger.token)).body.code).toBe(5);
-    expect((await api.post(`/iam/v2beta1/groups/${folder}`, { name: "x" }, stranger.token)).body.code).toBe(5);
+    expect((await api.post(`/iam/v2beta1/groups/${folder}`, { name: "x" }, stranger.token)).body.code).toBe(
+      5,
+    );
     const listed = await api.get(`/iam/v2beta1/groups?uidp.descendants_of=${org}`, stranger.token);
     expect(listed.body.groups).toEqual([]);
     expect(listed.body.totalCount).toBe("0");
@@ -50,7 +56,9 @@ describe("access", () => {
     const patch = await api.patch(`/iam/v2beta1/groups/${folder}`, { description: "nope" }, viewer.token);
     expect([patch.status, patch.body.code]).toEqual([403, 7]);
     expect(patch.body.message).toMatch(/^Permission denied: /);
-    expect((await api.post(`/iam/v2beta1/groups/${folder}`, { name: "nope" }, viewer.token)).body.code).toBe(7);
+    expect((await api.post(`/iam/v2beta1/groups/${folder}`, { name: "nope" }, viewer.token)).body.code).toBe(
+      7,
+    );
     // The binding is on the folder: the organization itself is visible (a binding inside it) but not listable.
     expect((await api.get(`/iam/v2beta1/groups/${org}`, viewer.token)).body.code).toBe(7);
     const listed = await api.get(`/iam/v2beta1/groups?uidp.descendants_of=${org}`, viewer.token);
@@ -62,10 +70,14 @@ describe("access", () => {
     await bind(folder, editor.uid, "editor");
     const child = await api.post(`/iam/v2beta1/groups/${folder}`, { name: "by editor" }, editor.token);
     expect(child.status).toBe(200);
-    expect((await api.patch(`/iam/v2beta1/groups/${child.body.uid}`, { description: "ok" }, editor.token)).status).toBe(200);
+    expect(
+      (await api.patch(`/iam/v2beta1/groups/${child.body.uid}`, { description: "ok" }, editor.token)).status,
+    ).toBe(200);
     expect((await api.del(`/iam/v2beta1/groups/${child.body.uid}`, editor.token)).status).toBe(200);
     const otherFolder = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "sibling" })).body.uid;
-    expect((await api.post(`/iam/v2beta1/groups/${otherFolder}`, { name: "x" }, editor.token)).body.code).toBe(7);
+    expect(
+      (await api.post(`/iam/v2beta1/groups/${otherFolder}`, { name: "x" }, editor.token)).body.code,
+    ).toBe(7);
     const editorOrgWide = api.emulator.createUser("editor2");
     await bind(org, editorOrgWide.uid, "editor");
     const idp = await api.post(
@@ -90,7 +102,10 @@ describe("access", () => {
     });
     await bind(org, identity.body.uid, "owner");
     const idToken = await api.emulator.mintIdToken({ subject: "ci" });
-    const exchanged = await api.get(`/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}&identity=${encodeURIComponent(identity.body.uid)}`, idToken);
+    const exchanged = await api.get(
+      `/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}&identity=${encodeURIComponent(identity.body.uid)}`,
+      idToken,
+    );
     expect(exchanged.status).toBe(200);
     const denied = await api.post("/iam/v2beta1/groups", { name: "nope" }, exchanged.body.token);
     expect(denied.body.code).toBe(7);

@@ -25,7 +25,11 @@ describe("control endpoints", () => {
   });
 
   test("seed through the control endpoint, then reset keeps the bootstrap token and organization", async () => {
-    const seeded = await api.post("/_emulator/seed", { repos: [{ name: "busybox", tags: [{ name: "latest", digest: "sha256:1" }] }] }, null);
+    const seeded = await api.post(
+      "/_emulator/seed",
+      { repos: [{ name: "busybox", tags: [{ name: "latest", digest: "sha256:1" }] }] },
+      null,
+    );
     expect(seeded.body).toEqual({ groups: 0, repos: 1, tags: 1, advisories: 0 });
     await api.post(`/iam/v2beta1/groups/${org}`, { name: "temp" });
     expect((await api.get("/registry/v2beta1/repos")).body.totalCount).toBe("1");
@@ -39,10 +43,27 @@ describe("control endpoints", () => {
 
   test("seeding groups: in order, with optional uids that must sit under their parent", async () => {
     const folder = `${org}/00000000000000aa`;
-    const r = await api.post("/_emulator/seed", { groups: [{ uid: folder, name: "seeded" }, { parent: folder, name: "below" }] }, null);
+    const r = await api.post(
+      "/_emulator/seed",
+      {
+        groups: [
+          { uid: folder, name: "seeded" },
+          { parent: folder, name: "below" },
+        ],
+      },
+      null,
+    );
     expect(r.body.groups).toBe(2);
-    expect((await api.get(`/iam/v2beta1/groups?uidp.children_of=${folder}`)).body.groups.map((g: { name: string }) => g.name)).toEqual(["below"]);
-    for (const groups of [[{ uid: "00000000000000bb/00000000000000cc", name: "x" }], [{ uid: folder, name: "dup" }], [{ name: "Bad Name" }]]) {
+    expect(
+      (await api.get(`/iam/v2beta1/groups?uidp.children_of=${folder}`)).body.groups.map(
+        (g: { name: string }) => g.name,
+      ),
+    ).toEqual(["below"]);
+    for (const groups of [
+      [{ uid: "00000000000000bb/00000000000000cc", name: "x" }],
+      [{ uid: folder, name: "dup" }],
+      [{ name: "Bad Name" }],
+    ]) {
       expect((await api.post("/_emulator/seed", { groups }, null)).body.code).toBe(3);
     }
   });
@@ -54,20 +75,41 @@ describe("control endpoints", () => {
     await api.get("/_emulator/health", null);
     const log = (await api.get("/_emulator/requests", null)).body.requests;
     expect(log).toEqual([
-      expect.objectContaining({ method: "GET", path: "/iam/v2beta1/groups", query: { name: "demo-org" }, status: 200, identityUid: api.emulator.userUid }),
-      expect.objectContaining({ method: "GET", path: `/iam/v2beta1/groups/${org}/0123456789abcdef`, status: 404 }),
+      expect.objectContaining({
+        method: "GET",
+        path: "/iam/v2beta1/groups",
+        query: { name: "demo-org" },
+        status: 200,
+        identityUid: api.emulator.userUid,
+      }),
+      expect.objectContaining({
+        method: "GET",
+        path: `/iam/v2beta1/groups/${org}/0123456789abcdef`,
+        status: 404,
+      }),
     ]);
     expect(log[0].time).toMatch(/Z$/);
     expect(JSON.stringify(log)).not.toContain(api.emulator.token);
   });
 
   test("status fault: AIP-193 body, 503 → code 14, Retry-After: 0; times limits it", async () => {
-    await api.post("/_emulator/faults", { method: "GET", path: "^/iam/v2beta1/groups$", action: "status", status: 503, times: 2 }, null);
+    await api.post(
+      "/_emulator/faults",
+      { method: "GET", path: "^/iam/v2beta1/groups$", action: "status", status: 503, times: 2 },
+      null,
+    );
     for (let i = 0; i < 2; i++) {
       const r = await api.get("/iam/v2beta1/groups");
       expect([r.status, r.body.code, r.headers.get("retry-after")]).toEqual([503, 14, "0"]);
     }
     expect((await api.get("/iam/v2beta1/groups")).status).toBe(200);
+    await api.post(
+      "/_emulator/faults",
+      { path: "^/iam/v2beta1/roles$", action: "status", status: 429, times: 1 },
+      null,
+    );
+    const limited = await api.get("/iam/v2beta1/roles");
+    expect([limited.status, limited.body.code, limited.headers.get("retry-after")]).toEqual([429, 8, "0"]);
   });
 
   test("drop destroys the socket without a response", async () => {
@@ -92,7 +134,11 @@ describe("control endpoints", () => {
   test("rates use a seeded PRNG: the same seed fires on the same requests", async () => {
     const pattern = async () => {
       await api.del("/_emulator/faults", null);
-      await api.post("/_emulator/faults", { path: "^/iam/v2beta1/roles$", action: "status", status: 500, rate: 0.5 }, null);
+      await api.post(
+        "/_emulator/faults",
+        { path: "^/iam/v2beta1/roles$", action: "status", status: 500, rate: 0.5 },
+        null,
+      );
       const statuses: number[] = [];
       for (let i = 0; i < 16; i++) statuses.push((await api.get("/iam/v2beta1/roles")).status);
       return statuses;

@@ -16,7 +16,9 @@ describe("errors", () => {
     expect(r.body.code).toBe(3);
     expect(r.body.message).toMatch(/^Invalid argument: /);
     const d = details(r.body);
-    expect(d.errorInfo).toEqual(expect.objectContaining({ reason: "INVALID_ARGUMENT", domain: "iam.platform.local" }));
+    expect(d.errorInfo).toEqual(
+      expect.objectContaining({ reason: "INVALID_ARGUMENT", domain: "iam.platform.local" }),
+    );
     expect(d.fieldViolations.map((v) => v.field)).toEqual(["name"]);
   });
 
@@ -31,11 +33,18 @@ describe("errors", () => {
   });
 
   test("wrong types name exactly the failing nested fields", async () => {
-    const r = await api.post(`/iam/v2beta1/identities/${org}`, { name: "bot", claimMatch: { issuer: 7, subject: "x" } });
+    const r = await api.post(`/iam/v2beta1/identities/${org}`, {
+      name: "bot",
+      claimMatch: { issuer: 7, subject: "x" },
+    });
     expect(r.body.code).toBe(3);
     expect(details(r.body).fieldViolations.map((v) => v.field)).toEqual(["claimMatch.issuer"]);
     const two = await api.post(`/iam/v2beta1/roles/${org}`, { name: 5, capabilities: [] });
-    expect(details(two.body).fieldViolations.map((v) => v.field).sort()).toEqual(["capabilities", "name"]);
+    expect(
+      details(two.body)
+        .fieldViolations.map((v) => v.field)
+        .sort(),
+    ).toEqual(["capabilities", "name"]);
   });
 
   test("malformed JSON is code 3, never a 500", async () => {
@@ -47,7 +56,10 @@ describe("errors", () => {
   });
 
   test("an oversized body gets HTTP 413 with an AIP-193 code 3 body", async () => {
-    const r = await api.post(`/iam/v2beta1/groups/${org}`, { name: "big", description: "x".repeat(1024 * 1024 + 10) });
+    const r = await api.post(`/iam/v2beta1/groups/${org}`, {
+      name: "big",
+      description: "x".repeat(1024 * 1024 + 10),
+    });
     expect(r.status).toBe(413);
     expect(r.body.code).toBe(3);
     expect(r.body.message).toMatch(/^Invalid argument: .*exceeds/);
@@ -72,7 +84,10 @@ describe("errors", () => {
       expect([r.status, r.body.code]).toEqual([401, 16]);
       expect(r.body.message).toMatch(/^Unauthenticated: /);
     }
-    const noBearer = await api.call("GET", "/iam/v2beta1/groups", { token: null, headers: { authorization: "Basic abc" } });
+    const noBearer = await api.call("GET", "/iam/v2beta1/groups", {
+      token: null,
+      headers: { authorization: "Basic abc" },
+    });
     expect(noBearer.body.code).toBe(16);
   });
 
@@ -80,7 +95,10 @@ describe("errors", () => {
     const parent = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "parent" })).body.uid as string;
     await api.post(`/iam/v2beta1/groups/${parent}`, { name: "one" });
     await api.post(`/iam/v2beta1/groups/${parent}`, { name: "two" });
-    await api.post(`/iam/v2beta1/identities/${parent}`, { name: "bot", claimMatch: { issuer: "https://i", subject: "s" } });
+    await api.post(`/iam/v2beta1/identities/${parent}`, {
+      name: "bot",
+      claimMatch: { issuer: "https://i", subject: "s" },
+    });
     const r = await api.del(`/iam/v2beta1/groups/${parent}`);
     expect([r.status, r.body.code]).toEqual([400, 9]);
     expect(r.body.message).toMatch(/^Precondition failed: /);

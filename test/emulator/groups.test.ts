@@ -13,11 +13,17 @@ describe("groups", () => {
   test("the bootstrap organization is a root group with a 16-hex uid", async () => {
     expect(org).toMatch(UID16);
     const r = await api.get(`/iam/v2beta1/groups/${org}`);
-    expect(r.body).toEqual(expect.objectContaining({ uid: org, name: "demo-org", verified: false, resourceLimits: {} }));
+    expect(r.body).toEqual(
+      expect.objectContaining({ uid: org, name: "demo-org", verified: false, resourceLimits: {} }),
+    );
   });
 
   test("a child uid is the parent uid + / + 16 hex; server sets uid and times from the emulator clock", async () => {
-    const r = await api.post(`/iam/v2beta1/groups/${org}`, { name: "child", uid: "ignored", createTime: "1999-01-01T00:00:00.000Z" });
+    const r = await api.post(`/iam/v2beta1/groups/${org}`, {
+      name: "child",
+      uid: "ignored",
+      createTime: "1999-01-01T00:00:00.000Z",
+    });
     expect(r.status).toBe(200);
     expect(r.body.uid).toMatch(new RegExp(`^${org}/[0-9a-f]{16}$`));
     expect(r.body.createTime).toMatch(RFC3339_MS);
@@ -40,10 +46,18 @@ describe("groups", () => {
   });
 
   test("PATCH without updateMask changes only the fields present and bumps updateTime", async () => {
-    const created = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "patchme", description: "keep" })).body;
+    const created = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "patchme", description: "keep" }))
+      .body;
     api.emulator.clock.advance(5000);
     const r = await api.patch(`/iam/v2beta1/groups/${created.uid}`, { name: "renamed" });
-    expect(r.body).toEqual(expect.objectContaining({ uid: created.uid, name: "renamed", description: "keep", createTime: created.createTime }));
+    expect(r.body).toEqual(
+      expect.objectContaining({
+        uid: created.uid,
+        name: "renamed",
+        description: "keep",
+        createTime: created.createTime,
+      }),
+    );
     const bumped = Date.parse(r.body.updateTime) - Date.parse(created.updateTime);
     expect(bumped).toBeGreaterThanOrEqual(5000);
     expect(bumped).toBeLessThan(7000);
@@ -51,8 +65,12 @@ describe("groups", () => {
   });
 
   test("PATCH with updateMask changes only the listed fields and ignores the rest of the body", async () => {
-    const created = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "masked", description: "old" })).body;
-    const r = await api.patch(`/iam/v2beta1/groups/${created.uid}?updateMask=description`, { name: "NOT VALID", description: "new" });
+    const created = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "masked", description: "old" }))
+      .body;
+    const r = await api.patch(`/iam/v2beta1/groups/${created.uid}?updateMask=description`, {
+      name: "NOT VALID",
+      description: "new",
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual(expect.objectContaining({ name: "masked", description: "new" }));
   });

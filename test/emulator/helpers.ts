@@ -11,7 +11,11 @@ export interface WireResponse {
 
 export interface Api {
   emulator: Emulator;
-  call(method: string, path: string, options?: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> }): Promise<WireResponse>;
+  call(
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> },
+  ): Promise<WireResponse>;
   get(path: string, token?: string | null): Promise<WireResponse>;
   post(path: string, body?: unknown, token?: string | null): Promise<WireResponse>;
   patch(path: string, body?: unknown, token?: string | null): Promise<WireResponse>;
@@ -27,8 +31,13 @@ export async function start(options: EmulatorOptions = {}): Promise<Api> {
     let body: string | undefined;
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
-    const response = await fetch(`${emulator.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    if (body !== undefined && headers["content-type"] === undefined)
+      headers["content-type"] = "application/json";
+    const response = await fetch(`${emulator.url}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
     const text = await response.text();
     let parsed: unknown;
     try {
@@ -50,11 +59,12 @@ export async function start(options: EmulatorOptions = {}): Promise<Api> {
 
 /** The ErrorInfo, BadRequest and PreconditionFailure details of an AIP-193 body. */
 export function details(body: { details?: { "@type": string }[] }) {
-  const find = (suffix: string) => body.details?.find((d) => d["@type"].endsWith(suffix)) as Record<string, unknown> | undefined;
+  const find = (suffix: string) =>
+    body.details?.find((d) => d["@type"].endsWith(suffix)) as Record<string, unknown> | undefined;
   return {
     errorInfo: find("ErrorInfo") as { reason: string; domain: string } | undefined,
-    fieldViolations: ((find("BadRequest")?.fieldViolations ?? []) as { field: string; description: string }[]),
-    violations: ((find("PreconditionFailure")?.violations ?? []) as { type: string; description: string }[]),
+    fieldViolations: (find("BadRequest")?.fieldViolations ?? []) as { field: string; description: string }[],
+    violations: (find("PreconditionFailure")?.violations ?? []) as { type: string; description: string }[],
   };
 }
 

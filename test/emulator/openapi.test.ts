@@ -9,6 +9,7 @@ import { start, type Api } from "./helpers";
 let api: Api;
 const served: { method: string; path: string; body: unknown }[] = [];
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire bodies are read loosely here; the checks below validate them
 async function record(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
   const r = await api.call(method, path, body === undefined ? {} : { body });
   expect(r.status).toBe(200);
@@ -20,7 +21,15 @@ beforeAll(async () => {
   api = await start({
     seed: {
       repos: [{ name: "nginx", tags: [{ name: "latest", digest: "sha256:abc" }] }],
-      advisories: [{ advisoryId: "CGA-1", aliases: ["CVE-1"], artifactName: "nginx", componentName: "openssl", events: [{ author: "bot" }] }],
+      advisories: [
+        {
+          advisoryId: "CGA-1",
+          aliases: ["CVE-1"],
+          artifactName: "nginx",
+          componentName: "openssl",
+          events: [{ author: "bot" }],
+        },
+      ],
     },
   });
   const org = api.emulator.orgUid;
@@ -29,26 +38,45 @@ beforeAll(async () => {
   await record("GET", `/iam/v2beta1/groups/${group.uid}`);
   await record("PATCH", `/iam/v2beta1/groups/${group.uid}`, { description: "e" });
   await record("GET", `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=1`);
-  const identity = await record("POST", `/iam/v2beta1/identities/${group.uid}`, { name: "bot", claimMatch: { issuer: "https://i", subject: "s" } });
+  const identity = await record("POST", `/iam/v2beta1/identities/${group.uid}`, {
+    name: "bot",
+    claimMatch: { issuer: "https://i", subject: "s" },
+  });
   await record("GET", `/iam/v2beta1/identities/${identity.uid}`);
   await record("PATCH", `/iam/v2beta1/identities/${identity.uid}`, { description: "x" });
   await record("GET", "/iam/v2beta1/identities");
-  const role = await record("POST", `/iam/v2beta1/roles/${org}`, { name: "custom", capabilities: ["CAP_IAM_GROUPS_LIST"] });
+  const role = await record("POST", `/iam/v2beta1/roles/${org}`, {
+    name: "custom",
+    capabilities: ["CAP_IAM_GROUPS_LIST"],
+  });
   await record("GET", `/iam/v2beta1/roles/${role.uid}`);
   await record("GET", `/iam/v2beta1/roles/${viewer}`);
   await record("PATCH", `/iam/v2beta1/roles/${role.uid}`, { description: "x" });
-  const binding = await record("POST", `/iam/v2beta1/roleBindings/${group.uid}`, { identityUid: identity.uid, roleUid: role.uid });
+  const binding = await record("POST", `/iam/v2beta1/roleBindings/${group.uid}`, {
+    identityUid: identity.uid,
+    roleUid: role.uid,
+  });
   await record("GET", `/iam/v2beta1/roleBindings/${binding.uid}`);
   await record("PATCH", `/iam/v2beta1/roleBindings/${binding.uid}`, { roleUid: viewer });
   await record("GET", "/iam/v2beta1/roleBindings");
-  const idp = await record("POST", `/iam/v2beta1/identityProviders/${org}`, { name: "sso", defaultRole: viewer, oidc: { issuer: "https://sso.example.com", clientId: "c", clientSecret: "s" } });
+  const idp = await record("POST", `/iam/v2beta1/identityProviders/${org}`, {
+    name: "sso",
+    defaultRole: viewer,
+    oidc: { issuer: "https://sso.example.com", clientId: "c", clientSecret: "s" },
+  });
   await record("GET", `/iam/v2beta1/identityProviders/${idp.uid}`);
   await record("PATCH", `/iam/v2beta1/identityProviders/${idp.uid}`, { description: "x" });
   await record("GET", "/iam/v2beta1/identityProviders");
-  const invite = await record("POST", `/iam/v2beta1/groupInvites/${group.uid}`, { roleUid: viewer, ttl: "60s" });
+  const invite = await record("POST", `/iam/v2beta1/groupInvites/${group.uid}`, {
+    roleUid: viewer,
+    ttl: "60s",
+  });
   await record("GET", `/iam/v2beta1/groupInvites/${invite.uid}`);
   await record("GET", "/iam/v2beta1/groupInvites");
-  await record("POST", `/iam/v2beta1/accountAssociations/${group.uid}`, { name: "aws", amazon: { account: "123456789012" } });
+  await record("POST", `/iam/v2beta1/accountAssociations/${group.uid}`, {
+    name: "aws",
+    amazon: { account: "123456789012" },
+  });
   await record("GET", `/iam/v2beta1/accountAssociations/${group.uid}`);
   await record("PATCH", `/iam/v2beta1/accountAssociations/${group.uid}`, { description: "x" });
   await record("GET", "/iam/v2beta1/accountAssociations");
@@ -66,23 +94,37 @@ describe("OpenAPI conformance", () => {
   test("the checker itself catches missing required members and wrong primitive types", () => {
     const groupSchema = { $ref: "#/components/schemas/platform.iam.v2beta1.Group" };
     expect(check({ uid: "x" }, groupSchema)).toEqual(["$.name: required"]);
-    expect(check({ name: "n", verified: "no" }, groupSchema)).toEqual(["$.verified: expected boolean, got string"]);
-    expect(check({ groups: [{ name: 1 }], totalCount: 3 }, { $ref: "#/components/schemas/platform.iam.v2beta1.ListGroupsResponse" })).toEqual([
-      "$.groups[0].name: expected string, got number",
-      "$.totalCount: expected string, got number",
+    expect(check({ name: "n", verified: "no" }, groupSchema)).toEqual([
+      "$.verified: expected boolean, got string",
     ]);
+    expect(
+      check(
+        { groups: [{ name: 1 }], totalCount: 3 },
+        { $ref: "#/components/schemas/platform.iam.v2beta1.ListGroupsResponse" },
+      ),
+    ).toEqual(["$.groups[0].name: expected string, got number", "$.totalCount: expected string, got number"]);
   });
 
   test("every recorded response body matches its path's OpenAPI response schema", () => {
     expect(served.length).toBeGreaterThan(30);
-    const problems = served.flatMap((s) => checkResponse(s.method, s.path, s.body).map((p) => `${s.method} ${s.path}: ${p}`));
+    const problems = served.flatMap((s) =>
+      checkResponse(s.method, s.path, s.body).map((p) => `${s.method} ${s.path}: ${p}`),
+    );
     expect(problems).toEqual([]);
   });
 
   test("token exchange answers the OpenAPI RawToken shape", async () => {
     const org = api.emulator.orgUid;
-    const identity = (await api.post(`/iam/v2beta1/identities/${org}`, { name: "w", claimMatch: { issuer: `${api.emulator.url}/oidc`, subject: "w" } })).body;
-    const r = await api.get(`/sts/exchange?identity=${encodeURIComponent(identity.uid)}`, await api.emulator.mintIdToken({ subject: "w" }));
+    const identity = (
+      await api.post(`/iam/v2beta1/identities/${org}`, {
+        name: "w",
+        claimMatch: { issuer: `${api.emulator.url}/oidc`, subject: "w" },
+      })
+    ).body;
+    const r = await api.get(
+      `/sts/exchange?identity=${encodeURIComponent(identity.uid)}`,
+      await api.emulator.mintIdToken({ subject: "w" }),
+    );
     expect(checkResponse("GET", "/sts/exchange", r.body)).toEqual([]);
     expect(schemas.ExchangeResponse.safeParse(r.body).success).toBe(true);
   });

@@ -22,8 +22,10 @@ function resolve(schema: Schema): Schema {
     delete merged.allOf;
     for (const part of current.allOf as Schema[]) {
       const resolved = resolve(part);
-      if (resolved.properties !== undefined) merged.properties = { ...((merged.properties as Schema) ?? {}), ...(resolved.properties as Schema) };
-      if (resolved.required !== undefined) merged.required = [...((merged.required as string[]) ?? []), ...(resolved.required as string[])];
+      if (resolved.properties !== undefined)
+        merged.properties = { ...((merged.properties as Schema) ?? {}), ...(resolved.properties as Schema) };
+      if (resolved.required !== undefined)
+        merged.required = [...((merged.required as string[]) ?? []), ...(resolved.required as string[])];
       for (const key of ["type", "enum", "items", "additionalProperties", "format"]) {
         if (resolved[key] !== undefined && merged[key] === undefined) merged[key] = resolved[key];
       }
@@ -45,13 +47,17 @@ export function check(value: unknown, schema: Schema, path = "$"): string[] {
   const problems: string[] = [];
   const type = s.type as string | undefined;
   if (value === null || value === undefined) return [`${path}: is ${String(value)}`];
-  if (type === "string" && typeof value !== "string") return [`${path}: expected string, got ${typeof value}`];
-  if (type === "boolean" && typeof value !== "boolean") return [`${path}: expected boolean, got ${typeof value}`];
-  if ((type === "integer" || type === "number") && typeof value !== "number") return [`${path}: expected ${type}, got ${typeof value}`];
+  if (type === "string" && typeof value !== "string")
+    return [`${path}: expected string, got ${typeof value}`];
+  if (type === "boolean" && typeof value !== "boolean")
+    return [`${path}: expected boolean, got ${typeof value}`];
+  if ((type === "integer" || type === "number") && typeof value !== "number")
+    return [`${path}: expected ${type}, got ${typeof value}`];
   if (type === "integer" && !Number.isInteger(value)) return [`${path}: expected integer`];
   if (type === "array") {
     if (!Array.isArray(value)) return [`${path}: expected array`];
-    if (s.items !== undefined) value.forEach((item, i) => problems.push(...check(item, s.items as Schema, `${path}[${i}]`)));
+    if (s.items !== undefined)
+      value.forEach((item, i) => problems.push(...check(item, s.items as Schema, `${path}[${i}]`)));
     return problems;
   }
   if (type === "object" || s.properties !== undefined) {
@@ -59,10 +65,13 @@ export function check(value: unknown, schema: Schema, path = "$"): string[] {
     const record = value as Record<string, unknown>;
     const properties = (s.properties as Record<string, Schema> | undefined) ?? {};
     for (const name of (s.required as string[] | undefined) ?? []) {
-      if (record[name] === undefined && !requestOnly(properties[name])) problems.push(`${path}.${name}: required`);
+      if (record[name] === undefined && !requestOnly(properties[name]))
+        problems.push(`${path}.${name}: required`);
     }
     for (const [name, member] of Object.entries(record)) {
-      const memberSchema = properties[name] ?? (typeof s.additionalProperties === "object" ? (s.additionalProperties as Schema) : undefined);
+      const memberSchema =
+        properties[name] ??
+        (typeof s.additionalProperties === "object" ? (s.additionalProperties as Schema) : undefined);
       if (memberSchema !== undefined) problems.push(...check(member, memberSchema, `${path}.${name}`));
     }
   }
@@ -74,7 +83,8 @@ export function responseSchema(method: string, path: string): Schema {
   for (const [template, operations] of Object.entries(spec.paths as Record<string, Record<string, Schema>>)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, ".+")}$`);
     if (!pattern.test(path)) continue;
-    const operation = operations[method.toLowerCase()] as { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> } | undefined;
+    const operation = operations[method.toLowerCase()] as
+      { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> } | undefined;
     const schema = operation?.responses?.["200"]?.content?.["application/json"]?.schema;
     if (schema !== undefined) return schema;
   }

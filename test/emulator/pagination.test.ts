@@ -44,7 +44,9 @@ describe("list groups", () => {
   test("camelCase spellings are accepted too", async () => {
     const r = await list(`uidp.childrenOf=${folder}&pageSize=3&orderBy=${enc("name desc")}`);
     expect(r.body.groups.map((g: { name: string }) => g.name)).toEqual(["g13", "g12", "g11"]);
-    const next = await list(`uidp.childrenOf=${folder}&pageSize=3&orderBy=${enc("name desc")}&pageToken=${enc(r.body.nextPageToken)}`);
+    const next = await list(
+      `uidp.childrenOf=${folder}&pageSize=3&orderBy=${enc("name desc")}&pageToken=${enc(r.body.nextPageToken)}`,
+    );
     expect(next.body.groups.map((g: { name: string }) => g.name)).toEqual(["g10", "g09", "g08"]);
   });
 
@@ -58,7 +60,9 @@ describe("list groups", () => {
       const seen: string[] = [];
       let token: string | undefined;
       do {
-        const r = await list(`uidp.children_of=${folder}&page_size=4&order_by=${enc(orderBy)}${token ? `&page_token=${enc(token)}` : ""}`);
+        const r = await list(
+          `uidp.children_of=${folder}&page_size=4&order_by=${enc(orderBy)}${token ? `&page_token=${enc(token)}` : ""}`,
+        );
         expect(r.body.totalCount).toBe("14");
         seen.push(...r.body.groups.map((g: { name: string }) => g.name));
         token = r.body.nextPageToken;
@@ -84,10 +88,14 @@ describe("list groups", () => {
 
   test("a page token older than 3 days silently restarts from the beginning", async () => {
     const first = await list(`uidp.children_of=${folder}&page_size=2&order_by=name`);
-    const second = await list(`uidp.children_of=${folder}&page_size=2&order_by=name&page_token=${enc(first.body.nextPageToken)}`);
+    const second = await list(
+      `uidp.children_of=${folder}&page_size=2&order_by=name&page_token=${enc(first.body.nextPageToken)}`,
+    );
     expect(second.body.groups[0].name).toBe("g02");
     api.emulator.clock.advance(3 * 24 * 3600 * 1000 + 1000);
-    const expired = await list(`uidp.children_of=${folder}&page_size=2&order_by=name&page_token=${enc(first.body.nextPageToken)}`);
+    const expired = await list(
+      `uidp.children_of=${folder}&page_size=2&order_by=name&page_token=${enc(first.body.nextPageToken)}`,
+    );
     expect(expired.status).toBe(200);
     expect(expired.body.groups[0].name).toBe("g00");
   });

@@ -10,14 +10,34 @@ let api: Api;
 let targets: string[];
 
 beforeAll(async () => {
-  api = await start({ seed: { repos: [{ name: "nginx", tags: [{ name: "latest", digest: "sha256:a" }] }], advisories: [{ advisoryId: "CGA-1" }] } });
+  api = await start({
+    seed: {
+      repos: [{ name: "nginx", tags: [{ name: "latest", digest: "sha256:a" }] }],
+      advisories: [{ advisoryId: "CGA-1" }],
+    },
+  });
   const org = api.emulator.orgUid;
   const viewer = (await api.get("/iam/v2beta1/roles?name=viewer")).body.roles[0].uid;
   const folder = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "folder" })).body.uid;
-  const identity = (await api.post(`/iam/v2beta1/identities/${folder}`, { name: "bot", claimMatch: { issuer: "https://i", subject: "s" } })).body.uid;
-  const role = (await api.post(`/iam/v2beta1/roles/${org}`, { name: "r", capabilities: ["CAP_IAM_GROUPS_LIST"] })).body.uid;
-  const binding = (await api.post(`/iam/v2beta1/roleBindings/${folder}`, { identityUid: identity, roleUid: role })).body.uid;
-  const idp = (await api.post(`/iam/v2beta1/identityProviders/${org}`, { name: "sso", defaultRole: viewer, oidc: { issuer: "https://sso.example.com", clientId: "c" } })).body.uid;
+  const identity = (
+    await api.post(`/iam/v2beta1/identities/${folder}`, {
+      name: "bot",
+      claimMatch: { issuer: "https://i", subject: "s" },
+    })
+  ).body.uid;
+  const role = (
+    await api.post(`/iam/v2beta1/roles/${org}`, { name: "r", capabilities: ["CAP_IAM_GROUPS_LIST"] })
+  ).body.uid;
+  const binding = (
+    await api.post(`/iam/v2beta1/roleBindings/${folder}`, { identityUid: identity, roleUid: role })
+  ).body.uid;
+  const idp = (
+    await api.post(`/iam/v2beta1/identityProviders/${org}`, {
+      name: "sso",
+      defaultRole: viewer,
+      oidc: { issuer: "https://sso.example.com", clientId: "c" },
+    })
+  ).body.uid;
   await api.post(`/iam/v2beta1/accountAssociations/${folder}`, { name: "aws" });
   targets = [
     "/iam/v2beta1/groups",
@@ -48,10 +68,18 @@ afterAll(() => api.emulator.close());
 /** Everything the bootstrap owner can see, to compare before and after a rejected request. */
 async function snapshot(): Promise<string> {
   const org = api.emulator.orgUid;
-  const paths = ["groups", "identities", "roles", "roleBindings", "identityProviders", "groupInvites", "accountAssociations"].map(
-    (c) => `/iam/v2beta1/${c}?uidp.descendants_of=${org}&page_size=200&order_by=uid`,
+  const paths = [
+    "groups",
+    "identities",
+    "roles",
+    "roleBindings",
+    "identityProviders",
+    "groupInvites",
+    "accountAssociations",
+  ].map((c) => `/iam/v2beta1/${c}?uidp.descendants_of=${org}&page_size=200&order_by=uid`);
+  const bodies = await Promise.all(
+    [...paths, `/iam/v2beta1/groups/${org}`, "/_emulator/faults"].map((p) => api.get(p).then((r) => r.text)),
   );
-  const bodies = await Promise.all([...paths, `/iam/v2beta1/groups/${org}`, "/_emulator/faults"].map((p) => api.get(p).then((r) => r.text)));
   return bodies.join("\n");
 }
 
@@ -61,7 +89,10 @@ const jsonish = fc.oneof(
     {
       name: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.array(fc.string())),
       description: fc.oneof(fc.string(), fc.boolean()),
-      claimMatch: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.record({ issuer: fc.jsonValue({ maxDepth: 1 }), subjectPattern: fc.string() })),
+      claimMatch: fc.oneof(
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.record({ issuer: fc.jsonValue({ maxDepth: 1 }), subjectPattern: fc.string() }),
+      ),
       capabilities: fc.oneof(fc.array(fc.string()), fc.string()),
       identityUid: fc.oneof(fc.string(), fc.integer()),
       roleUid: fc.string(),
@@ -77,16 +108,38 @@ const jsonish = fc.oneof(
 const body = fc.oneof(
   jsonish.map((v) => JSON.stringify(v)),
   fc.string(),
-  fc.constantFrom("", "{", "{\"name\":", "[]", "null", "\u0000", "{\"name\":\"ok\"}garbage"),
+  fc.constantFrom("", "{", '{"name":', "[]", "null", "\u0000", '{"name":"ok"}garbage'),
 );
 
 const query = fc.dictionary(
-  fc.constantFrom("page_size", "pageSize", "skip", "page_token", "order_by", "orderBy", "uidp.descendants_of", "uidp.children_of", "name", "updateMask", "identity", "aud", "artifactNames"),
-  fc.oneof(fc.string(), fc.integer().map(String), fc.constantFrom("-1", "1e3", "name desc", "uid", "9999999999999999999", "%", "name,description")),
+  fc.constantFrom(
+    "page_size",
+    "pageSize",
+    "skip",
+    "page_token",
+    "order_by",
+    "orderBy",
+    "uidp.descendants_of",
+    "uidp.children_of",
+    "name",
+    "updateMask",
+    "identity",
+    "aud",
+    "artifactNames",
+  ),
+  fc.oneof(
+    fc.string(),
+    fc.integer().map(String),
+    fc.constantFrom("-1", "1e3", "name desc", "uid", "9999999999999999999", "%", "name,description"),
+  ),
   { maxKeys: 3 },
 );
 
-const suffix = fc.oneof(fc.constant(""), fc.constantFrom("/", "/..", "/0123456789abcdef", "//x", "/%zz", "/%2F", ":lookupGroup"), fc.string({ maxLength: 12 }).map((s) => `/${encodeURIComponent(s)}`));
+const suffix = fc.oneof(
+  fc.constant(""),
+  fc.constantFrom("/", "/..", "/0123456789abcdef", "//x", "/%zz", "/%2F", ":lookupGroup"),
+  fc.string({ maxLength: 12 }).map((s) => `/${encodeURIComponent(s)}`),
+);
 
 const request = fc.record({
   method: fc.constantFrom("GET", "POST", "PATCH", "PUT", "DELETE"),
@@ -94,7 +147,12 @@ const request = fc.record({
   suffix,
   query,
   body: fc.option(body, { nil: undefined }),
-  contentType: fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded", undefined),
+  contentType: fc.constantFrom(
+    "application/json",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    undefined,
+  ),
 });
 
 describe("malformed requests", () => {
@@ -111,7 +169,13 @@ describe("malformed requests", () => {
         const response = await api.call(r.method, url, { ...(sendsBody ? { raw: r.body! } : {}), headers });
         expect(response.status).toBeLessThan(500);
         if (response.status >= 400) {
-          expect(response.body).toEqual(expect.objectContaining({ code: expect.any(Number), message: expect.any(String), details: expect.any(Array) }));
+          expect(response.body).toEqual(
+            expect.objectContaining({
+              code: expect.any(Number),
+              message: expect.any(String),
+              details: expect.any(Array),
+            }),
+          );
           expect(response.body.code).not.toBe(13);
           expect(await snapshot()).toBe(before);
         }

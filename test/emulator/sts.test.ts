@@ -21,7 +21,11 @@ async function identity(claimMatch: Record<string, unknown>): Promise<string> {
 }
 
 const exchange = (identityUid: string, idToken: string | null, method = "GET") =>
-  api.call(method, `/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}&identity=${encodeURIComponent(identityUid)}`, { token: idToken });
+  api.call(
+    method,
+    `/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}&identity=${encodeURIComponent(identityUid)}`,
+    { token: idToken },
+  );
 
 describe("OIDC issuer", () => {
   test("discovery document and JWKS", async () => {
@@ -29,7 +33,9 @@ describe("OIDC issuer", () => {
     expect(discovery.body.issuer).toBe(`${api.emulator.url}/oidc`);
     expect(discovery.body.jwks_uri).toBe(`${api.emulator.url}/oidc/jwks`);
     const jwks = await api.get("/oidc/jwks", null);
-    expect(jwks.body.keys).toEqual([expect.objectContaining({ kty: "RSA", alg: "RS256", kid: expect.any(String) })]);
+    expect(jwks.body.keys).toEqual([
+      expect.objectContaining({ kty: "RSA", alg: "RS256", kid: expect.any(String) }),
+    ]);
     expect(jwks.body.keys[0]).not.toHaveProperty("d");
   });
 
@@ -37,7 +43,9 @@ describe("OIDC issuer", () => {
     const r = await api.post("/_emulator/oidc/mint", { subject: "ci", expiresInSeconds: 60 }, null);
     expect(r.body.idToken.split(".")).toHaveLength(3);
     const payload = JSON.parse(Buffer.from(r.body.idToken.split(".")[1], "base64url").toString());
-    expect(payload).toEqual(expect.objectContaining({ iss: `${api.emulator.url}/oidc`, sub: "ci", aud: api.emulator.url }));
+    expect(payload).toEqual(
+      expect.objectContaining({ iss: `${api.emulator.url}/oidc`, sub: "ci", aud: api.emulator.url }),
+    );
     expect(payload.exp - payload.iat).toBe(60);
   });
 });
@@ -62,19 +70,45 @@ describe("token exchange", () => {
   });
 
   test("patterns and audience are honoured", async () => {
-    const uid = await identity({ issuerPattern: ".*/oidc", subjectPattern: "repo:acme/.*", audience: "sts.example" });
-    expect((await exchange(uid, await api.emulator.mintIdToken({ subject: "repo:acme/web", audience: "sts.example" }))).status).toBe(200);
-    expect((await exchange(uid, await api.emulator.mintIdToken({ subject: "repo:acme/web" }))).body.code).toBe(7);
-    expect((await exchange(uid, await api.emulator.mintIdToken({ subject: "repo:evil/acme/web", audience: "sts.example" }))).body.code).toBe(7);
+    const uid = await identity({
+      issuerPattern: ".*/oidc",
+      subjectPattern: "repo:acme/.*",
+      audience: "sts.example",
+    });
+    expect(
+      (
+        await exchange(
+          uid,
+          await api.emulator.mintIdToken({ subject: "repo:acme/web", audience: "sts.example" }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await exchange(uid, await api.emulator.mintIdToken({ subject: "repo:acme/web" }))).body.code,
+    ).toBe(7);
+    expect(
+      (
+        await exchange(
+          uid,
+          await api.emulator.mintIdToken({ subject: "repo:evil/acme/web", audience: "sts.example" }),
+        )
+      ).body.code,
+    ).toBe(7);
   });
 
   test("a valid token that does not match is code 7; an unknown identity looks the same", async () => {
     const uid = await identity({ issuer: `${api.emulator.url}/oidc`, subject: "right" });
     const wrong = await exchange(uid, await api.emulator.mintIdToken({ subject: "wrong" }));
     expect([wrong.status, wrong.body.code]).toEqual([403, 7]);
-    const wrongIssuer = await exchange(uid, await api.emulator.mintIdToken({ subject: "right", claims: { iss: "https://elsewhere" } }));
+    const wrongIssuer = await exchange(
+      uid,
+      await api.emulator.mintIdToken({ subject: "right", claims: { iss: "https://elsewhere" } }),
+    );
     expect(wrongIssuer.body.code).toBe(7);
-    const unknown = await exchange(`${org}/0123456789abcdef`, await api.emulator.mintIdToken({ subject: "right" }));
+    const unknown = await exchange(
+      `${org}/0123456789abcdef`,
+      await api.emulator.mintIdToken({ subject: "right" }),
+    );
     expect(unknown.body.code).toBe(7);
   });
 
@@ -94,8 +128,12 @@ describe("token exchange", () => {
 
   test("missing identity is code 3; an aud for another service is refused", async () => {
     const idToken = await api.emulator.mintIdToken({ subject: "s" });
-    expect((await api.get(`/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}`, idToken)).body.code).toBe(3);
+    expect(
+      (await api.get(`/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}`, idToken)).body.code,
+    ).toBe(3);
     const uid = await identity({ issuer: `${api.emulator.url}/oidc`, subject: "s" });
-    expect((await api.get(`/sts/exchange?aud=https://other.example&identity=${uid}`, idToken)).body.code).toBe(7);
+    expect(
+      (await api.get(`/sts/exchange?aud=https://other.example&identity=${uid}`, idToken)).body.code,
+    ).toBe(7);
   });
 });
