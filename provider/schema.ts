@@ -1,0 +1,311 @@
+/**
+ * The Pulumi package schema (schema.json) of pulumi-platform, derived from the zod schemas the provider
+ * validates with, so the two cannot disagree. `scripts/generate-schema.js` writes it to the repository
+ * root; test/provider/schema.test.ts fails when the file drifts from this code.
+ *
+ * JSON Schema comes from zod 4's z.toJSONSchema; this module maps it onto Pulumi's property-spec dialect
+ * (named object types under #/types, maps as additionalProperties, replace-on-change flags).
+ *
+ * May import: zod, the provider's *-schema modules and data-source argument/result schemas.
+ */
+import { z } from "zod";
+import type { FieldSpec } from "./core/diff";
+import { GROUP_FIELDS, GroupInputSchema, GroupOutputSchema } from "./iam/group-schema";
+import { IDENTITY_FIELDS, IdentityInputSchema, IdentityOutputSchema } from "./iam/identity-schema";
+import { ROLE_FIELDS, RoleInputSchema, RoleOutputSchema } from "./iam/role-schema";
+import { ROLE_BINDING_FIELDS, RoleBindingInputSchema, RoleBindingOutputSchema } from "./iam/role-binding-schema";
+import { GetRolesArgsSchema, GetRolesResultSchema } from "./iam/get-roles";
+import { GetRoleArgsSchema, GetRoleResultSchema } from "./iam/get-role";
+import { GetGroupArgsSchema, GetGroupResultSchema } from "./iam/get-group";
+import { GetIdentityArgsSchema, GetIdentityResultSchema } from "./iam/get-identity";
+import { GetReposArgsSchema, GetReposResultSchema } from "./registry/get-repos";
+import { GetRepoArgsSchema, GetRepoResultSchema } from "./registry/get-repo";
+import { GetAdvisoriesArgsSchema, GetAdvisoriesResultSchema } from "./vulnerabilities/get-advisories";
+
+export const PACKAGE_NAME = "platform";
+
+type Json = Record<string, unknown>;
+
+/** A Pulumi property spec (the subset this package uses). */
+export interface PropertySpec {
+  type?: string;
+  $ref?: string;
+  items?: PropertySpec;
+  additionalProperties?: PropertySpec;
+  description?: string;
+  secret?: boolean;
+  willReplaceOnChanges?: boolean;
+}
+
+export interface ObjectTypeSpec {
+  type: "object";
+  description?: string;
+  properties: Record<string, PropertySpec>;
+  required?: string[];
+}
+
+/** Readable names for the object types the generic naming would call e.g. GetRolesResultRolesItem. */
+const TYPE_NAMES: Record<string, string> = {
+  "platform:iam:IdentityClaimMatch": "platform:iam:ClaimMatch",
+  "platform:iam:GetIdentityResultClaimMatch": "platform:iam:ClaimMatch",
+  "platform:iam:RoleBindingIdentity": "platform:iam:BindingIdentityRef",
+  "platform:iam:RoleBindingGroup": "platform:iam:BindingRef",
+  "platform:iam:RoleBindingRole": "platform:iam:BindingRef",
+  "platform:iam:GetRolesResultRolesItem": "platform:iam:RoleInfo",
+  "platform:registry:GetReposResultReposItem": "platform:registry:RepoInfo",
+  "platform:vulnerabilities:GetAdvisoriesResultAdvisoriesItem": "platform:vulnerabilities:Advisory",
+  "platform:vulnerabilities:AdvisoryEventsItem": "platform:vulnerabilities:AdvisoryEvent",
+  "platform:vulnerabilities:AdvisorySeveritiesItem": "platform:vulnerabilities:Severity",
+};
+
+class TypeRegistry {
+  readonly types: Record<string, ObjectTypeSpec> = {};
+
+  /** Converts one JSON Schema node; nested objects with properties become named types. */
+  convert(node: Json, typeToken: string): PropertySpec {
+    const description = typeof node.description === "string" ? node.description : undefined;
+    const withDescription = (spec: PropertySpec): PropertySpec => (description ? { ...spec, description } : spec);
+    const variants = (node.anyOf ?? node.oneOf) as Json[] | undefined;
+    if (Array.isArray(variants)) {
+      const concrete = variants.filter((v) => v.type !== "null");
+      if (concrete.length === 1) return this.convert({ ...concrete[0], description: node.description }, typeToken);
+      return withDescription({ $ref: "pulumi.json#/Any" });
+    }
+    switch (node.type) {
+      case "string":
+      case "boolean":
+      case "number":
+      case "integer":
+        return withDescription({ type: node.type });
+      case "array":
+        return withDescription({ type: "array", items: this.convert((node.items as Json) ?? {}, `${typeToken}Item`) });
+      case "object": {
+        const properties = node.properties as Record<string, Json> | undefined;
+        if (properties && Object.keys(properties).length > 0) {
+          const name = TYPE_NAMES[typeToken] ?? typeToken;
+          // First definition wins: the resource's (documented) form of a shared type comes first.
+          this.types[name] ??= this.objectType(node, name);
+          return withDescription({ $ref: `#/types/${name}` });
+        }
+        const additional = node.additionalProperties;
+        if (additional && typeof additional === "object" && Object.keys(additional).length > 0) {
+          return withDescription({ type: "object", additionalProperties: this.convert(additional as Json, `${typeToken}Value`) });
+        }
+        return withDescription({ $ref: "pulumi.json#/Any" });
+      }
+      default:
+        return withDescription({ $ref: "pulumi.json#/Any" });
+    }
+  }
+
+  objectType(node: Json, typeToken: string): ObjectTypeSpec {
+    const { properties, required } = this.properties(node, typeToken);
+    const spec: ObjectTypeSpec = { type: "object", properties };
+    if (typeof node.description === "string") spec.description = node.description;
+    if (required.length > 0) spec.required = required;
+    return spec;
+  }
+
+  /** The properties of an object node, nested types named `<typeToken><Key>`. */
+  properties(node: Json, typeToken: string): { properties: Record<string, PropertySpec>; required: string[] } {
+    const properties: Record<string, PropertySpec> = {};
+    for (const [key, child] of Object.entries((node.properties as Record<string, Json> | undefined) ?? {})) {
+      properties[key] = this.convert(child, `${typeToken}${key[0]!.toUpperCase()}${key.slice(1)}`);
+    }
+    const required = ((node.required as string[] | undefined) ?? []).filter((k) => k in properties);
+    return { properties, required };
+  }
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
+  return z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
+}
+
+interface ResourceEntry {
+  token: string;
+  description: string;
+  input: z.ZodType;
+  output: z.ZodType;
+  fields: readonly FieldSpec[];
+}
+
+const RESOURCES: ResourceEntry[] = [
+  {
+    token: "platform:iam:Group",
+    description: "An organization (a root group, when parentUid is omitted) or a folder under another group.",
+    input: GroupInputSchema,
+    output: GroupOutputSchema,
+    fields: GROUP_FIELDS,
+  },
+  {
+    token: "platform:iam:Identity",
+    description: "A workload identity that an OIDC token matching claimMatch can assume through token exchange.",
+    input: IdentityInputSchema,
+    output: IdentityOutputSchema,
+    fields: IDENTITY_FIELDS,
+  },
+  {
+    token: "platform:iam:Role",
+    description: "A custom role: a named set of capabilities defined in a group.",
+    input: RoleInputSchema,
+    output: RoleOutputSchema,
+    fields: ROLE_FIELDS,
+  },
+  {
+    token: "platform:iam:RoleBinding",
+    description: "Grants an identity a role on a group. Changing any reference replaces the binding.",
+    input: RoleBindingInputSchema,
+    output: RoleBindingOutputSchema,
+    fields: ROLE_BINDING_FIELDS,
+  },
+];
+
+interface FunctionEntry {
+  token: string;
+  description: string;
+  args: z.ZodType;
+  result: z.ZodType;
+}
+
+const FUNCTIONS: FunctionEntry[] = [
+  {
+    token: "platform:iam:getRoles",
+    description: "Every role visible to the credentials, built-in and custom, optionally scoped and filtered.",
+    args: GetRolesArgsSchema,
+    result: GetRolesResultSchema,
+  },
+  {
+    token: "platform:iam:getRole",
+    description: "One role by uid, or by name (built-in roles such as viewer, or custom roles below parentUid).",
+    args: GetRoleArgsSchema,
+    result: GetRoleResultSchema,
+  },
+  {
+    token: "platform:iam:getGroup",
+    description: "One group by uid, or by name within an organization.",
+    args: GetGroupArgsSchema,
+    result: GetGroupResultSchema,
+  },
+  {
+    token: "platform:iam:getIdentity",
+    description: "One identity by uid, or by name below a group.",
+    args: GetIdentityArgsSchema,
+    result: GetIdentityResultSchema,
+  },
+  {
+    token: "platform:registry:getRepos",
+    description: "The registry repositories under an organization, with an optional name filter and ordering.",
+    args: GetReposArgsSchema,
+    result: GetReposResultSchema,
+  },
+  {
+    token: "platform:registry:getRepo",
+    description: "One registry repository by uid, or by exact name in an organization.",
+    args: GetRepoArgsSchema,
+    result: GetRepoResultSchema,
+  },
+  {
+    token: "platform:vulnerabilities:getAdvisories",
+    description: "Vulnerability advisories matching the API's filters.",
+    args: GetAdvisoriesArgsSchema,
+    result: GetAdvisoriesResultSchema,
+  },
+];
+
+/** Strips the `platform:module:` prefix and capitalizes: platform:iam:getRoles → GetRoles. */
+function typeStem(token: string): string {
+  const name = token.split(":")[2]!;
+  return name[0]!.toUpperCase() + name.slice(1);
+}
+
+const CONFIG_VARIABLES: Record<string, PropertySpec> = {
+  apiUrl: { type: "string", description: "The API base URL. Env PLATFORM_API_URL. Required." },
+  authUrl: {
+    type: "string",
+    description: "Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin.",
+  },
+  token: { type: "string", secret: true, description: "A static API token. Env PLATFORM_TOKEN." },
+  identity: {
+    type: "string",
+    description: "The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.",
+  },
+  identityToken: {
+    type: "string",
+    secret: true,
+    description: "The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.",
+  },
+  identityTokenFile: {
+    type: "string",
+    description: "A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.",
+  },
+  profiles: {
+    type: "object",
+    secret: true,
+    additionalProperties: { $ref: "#/types/platform:index:Profile" },
+    description:
+      "Named credential sets, e.g. {\"orgb\": {\"apiUrl\": \"...\", \"token\": \"...\"}}; a resource or data source picks one with `profile`. Profile keys override stack keys.",
+  },
+};
+
+/** Builds the package schema. Deterministic: same code, same JSON. */
+export function buildPackageSchema(): Json {
+  const registry = new TypeRegistry();
+  registry.types["platform:index:Profile"] = {
+    type: "object",
+    description: "One named set of connection settings (see the config variables of the same names).",
+    properties: Object.fromEntries(
+      ["apiUrl", "authUrl", "token", "identity", "identityToken", "identityTokenFile"].map((key) => {
+        const { description: _d, ...rest } = CONFIG_VARIABLES[key]!;
+        return [key, { ...rest, description: CONFIG_VARIABLES[key]!.description! }];
+      }),
+    ),
+  };
+
+  const resources: Record<string, Json> = {};
+  for (const entry of RESOURCES) {
+    const stem = entry.token.split(":")[1] + ":" + typeStem(entry.token);
+    const inputs = registry.properties(jsonSchema(entry.input, "input"), `platform:${stem}`);
+    for (const field of entry.fields) {
+      const spec = inputs.properties[field.key];
+      if (field.replaces && spec) spec.willReplaceOnChanges = true;
+    }
+    const outputs = registry.properties(jsonSchema(entry.output, "output"), `platform:${stem}`);
+    resources[entry.token] = {
+      description: entry.description,
+      inputProperties: inputs.properties,
+      requiredInputs: inputs.required,
+      properties: { ...inputs.properties, ...outputs.properties },
+      required: [...new Set([...inputs.required, ...outputs.required])].sort(),
+    };
+  }
+
+  const functions: Record<string, Json> = {};
+  for (const entry of FUNCTIONS) {
+    const stem = `${entry.token.split(":")[1]}:${typeStem(entry.token)}`;
+    const args = registry.properties(jsonSchema(entry.args, "input"), `platform:${stem}Args`);
+    const result = registry.properties(jsonSchema(entry.result, "output"), `platform:${stem}Result`);
+    functions[entry.token] = {
+      description: entry.description,
+      inputs: { properties: args.properties, ...(args.required.length ? { required: args.required } : {}) },
+      outputs: { properties: result.properties, ...(result.required.length ? { required: result.required } : {}) },
+    };
+  }
+
+  return {
+    name: PACKAGE_NAME,
+    displayName: "Platform",
+    description: "Pulumi resources and data sources for the Platform Management API v2beta1 (dynamic providers).",
+    keywords: ["pulumi", "platform", "iam", "registry", "vulnerabilities", "category/utility"],
+    license: "Apache-2.0",
+    config: { variables: CONFIG_VARIABLES },
+    types: Object.fromEntries(Object.entries(registry.types).sort(([a], [b]) => a.localeCompare(b))),
+    resources,
+    functions,
+    language: { nodejs: { packageName: "pulumi-platform" } },
+  };
+}
+
+/** The text written to schema.json. */
+export function renderPackageSchema(): string {
+  return `${JSON.stringify(buildPackageSchema(), null, 2)}\n`;
+}
