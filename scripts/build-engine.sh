@@ -3,7 +3,8 @@
 #   - pulumi                         the CLI, built from github.com/pulumi/pulumi/pkg/v3 at the version of the
 #                                    @pulumi/pulumi npm dependency;
 #   - pulumi-language-nodejs         OUR minimal Node.js language host (scripts/engine/langhost), because the
-#                                    upstream one's Go module is not served by the module proxy;
+#                                    upstream one's Go module is not served by the module proxy (plus its
+#                                    pulumi-language-nodejs-preload.js, a Node.js 20 bug workaround);
 #   - pulumi-resource-pulumi-nodejs  the dynamic-provider launcher shipped inside @pulumi/pulumi.
 # All three go into one bin directory cached outside the repo, keyed by version; the engine finds the two
 # plugins beside `pulumi`. A compatible pulumi already on PATH (same major.minor, both plugins beside it) is used
@@ -88,14 +89,14 @@ fi
 
 # 3. Our language host: rebuilt whenever its sources or the version change (stamp = hash of both).
 langhost_src=$here/scripts/engine/langhost
-stamp=$( { echo "$version"; cat "$langhost_src/main.go" "$langhost_src/go.mod" "$langhost_src/go.sum"; } |
-  sha256sum | cut -d' ' -f1)
+stamp=$( { echo "$version"; cat "$langhost_src"/{main.go,go.mod,go.sum,preload.js}; } | sha256sum | cut -d' ' -f1)
 if [ ! -x "$bin/pulumi-language-nodejs" ] || [ "$(cat "$bin/.langhost.stamp" 2>/dev/null)" != "$stamp" ]; then
   need_go "the Node.js language host"
   say "compiling pulumi-language-nodejs (our minimal host, scripts/engine/langhost)"
   (cd "$langhost_src" && go build -trimpath -ldflags "-s -w -X main.version=v$version" \
     -o "$bin/pulumi-language-nodejs.tmp" .)
   mv "$bin/pulumi-language-nodejs.tmp" "$bin/pulumi-language-nodejs"
+  cp "$langhost_src/preload.js" "$bin/pulumi-language-nodejs-preload.js"
   echo "$stamp" > "$bin/.langhost.stamp"
   say "built $bin/pulumi-language-nodejs"
 fi

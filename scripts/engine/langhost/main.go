@@ -322,6 +322,11 @@ func programEnvironment(req *pulumirpc.RunRequest, options runtimeOptions) ([]st
 	if options.tsconfig != "" {
 		ours["PULUMI_NODEJS_TSCONFIG_PATH"] = options.tsconfig
 	}
+	// Through NODE_OPTIONS rather than `node --require`: cmd/run turns off its automatic ESM mode when it sees
+	// --require in process.execArgv, and NODE_OPTIONS does not show there.
+	if preload := preloadScript(); preload != "" {
+		ours["NODE_OPTIONS"] = strings.TrimSpace(os.Getenv("NODE_OPTIONS") + ` --require "` + preload + `"`)
+	}
 
 	env := []string{}
 	for _, entry := range os.Environ() {
@@ -334,6 +339,20 @@ func programEnvironment(req *pulumirpc.RunRequest, options runtimeOptions) ([]st
 		env = append(env, name+"="+value)
 	}
 	return env, nil
+}
+
+// preloadScript is preload.js (a workaround for a Node.js 20 bug, see that file) as build-engine.sh installs it
+// beside this binary, or "" when it is missing or its path cannot be quoted in NODE_OPTIONS.
+func preloadScript() string {
+	executable, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	preload := filepath.Join(filepath.Dir(executable), "pulumi-language-nodejs-preload.js")
+	if _, err := os.Stat(preload); err != nil || strings.ContainsAny(preload, `"\`) {
+		return ""
+	}
+	return preload
 }
 
 // runtimeOptions are the `runtime.options` of Pulumi.yaml this host understands (the upstream names).
