@@ -1,0 +1,22 @@
+/**
+ * End-to-end suite: Pulumi programs under the real engine (test/e2e, see test/e2e/harness.ts). Needs the engine
+ * (scripts/build-engine.sh; scripts/test.sh passes its bin dir in PULUMI_PLATFORM_ENGINE_BIN). Serial, because
+ * every test drives CLI processes and the machine has two cores; generous timeouts, because `pulumi up` of even a
+ * tiny program takes seconds.
+ */
+module.exports = {
+  displayName: "e2e",
+  preset: "ts-jest",
+  testEnvironment: "node",
+  rootDir: __dirname,
+  roots: ["<rootDir>/test/e2e"],
+  testMatch: ["<rootDir>/test/e2e/**/*.e2e.test.ts"],
+  // Programs' installed packages (copied in by the tests) are not test sources.
+  modulePathIgnorePatterns: [
+    "<rootDir>/test/e2e/fixtures/.*/node_modules/",
+    "<rootDir>/examples/.*/node_modules/",
+  ],
+  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json", isolatedModules: true }] },
+  testTimeout: 300000,
+  maxWorkers: 1,
+};
