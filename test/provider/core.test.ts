@@ -1,0 +1,171 @@
+/** The provider's pure core: config precedence, check with unknowns, the normalized diff, the translator, create recovery. */
+import fc from "fast-check";
+import { ConnectionError, NotFoundError, TimeoutError, UnauthenticatedError } from "../../sdk";
+import { UNKNOWN, checkInputs } from "../../provider/core/check";
+import { readProviderSettings, resolveClientOptions } from "../../provider/core/config";
+import { createOrAdopt } from "../../provider/core/create";
+import { diffFields, normalize } from "../../provider/core/diff";
+import { translateError } from "../../provider/core/errors";
+import { GROUP_FIELDS, GroupInputSchema } from "../../provider/iam/group-schema";
+import { ROLE_FIELDS } from "../../provider/iam/role-schema";
+
+const lookup = (values: Record<string, string>) => (key: string) => values[key];
+
+describe("config precedence: profile keys > stack config > PLATFORM_* env > defaults", () => {
+  const env = { PLATFORM_API_URL: "https://env.example", PLATFORM_TOKEN: "env-token", PLATFORM_IDENTITY: "" };
+
+  it("stack config is passed explicitly, so it wins over env inside the SDK", () => {
+    const settings = readProviderSettings(lookup({ "platform:apiUrl": "https://stack.example", "platform:token": "stack-token" }));
+    const options = resolveClientOptions(settings, undefined, env);
+    expect(options).toMatchObject({ apiUrl: "https://stack.example", token: "stack-token" });
+  });
+
+  it("without stack config, nothing is explicit and the env reaches the SDK untouched", () => {
+    const options = resolveClientOptions(readProviderSettings(lookup({})), undefined, env);
+    expect(options.apiUrl).toBeUndefined();
+    expect(options.token).toBeUndefined();
+    expect(options.env).toEqual(env);
+  });
+
+  it("a profile's keys override the stack's one by one; its credential replaces the stack's entirely", () => {
+    const settings = readProviderSettings(
+      lookup({
+        "platform:apiUrl": "https://stack.example",
+        "platform:identity": "0123456789abcdef/0123456789abcdef",
+        "platform:identityTokenFile": "/var/run/token",
+        "platform:profiles": JSON.stringify({ orgb: { token: "orgb-token" } }),
+      }),
+    );
+    const options = resolveClientOptions(settings, "orgb", { PLATFORM_IDENTITY: "from-env" });
+    expect(options).toMatchObject({ apiUrl: "https://stack.example", token: "orgb-token" });
+    expect(options.identity).toBeUndefined();
+    expect(options.identityTokenFile).toBeUndefined();
+    // A configured credential hides credential env vars, so an env identity cannot hijack it.
+    expect(options.env?.PLATFORM_IDENTITY).toBeUndefined();
+  });
+
+  it("blank values count as unset, and a malformed profiles value fails loudly", () => {
+    expect(readProviderSettings(lookup({ "platform:token": "  " })).stack.token).toBeUndefined();
+    expect(() => readProviderSettings(lookup({ "platform:profiles": "{not json" }))).toThrow(/platform:profiles must be a JSON object/);
+  });
+});
+
+describe("check", () => {
+  it("names each failing field and never fails on unknowns", () => {
+    expect(checkInputs(GroupInputSchema, { name: "UPPER" }).map((f) => f.property)).toEqual(["name"]);
+    expect(checkInputs(GroupInputSchema, {}).map((f) => f.property)).toEqual(["name"]);
+    expect(checkInputs(GroupInputSchema, { name: UNKNOWN, parentUid: UNKNOWN })).toEqual([]);
+  });
+
+  it("accepts every name matching the spec's rule and rejects every other (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), (name) => {
+        const valid = /^[a-z0-9 ._-]{1,}$/.test(name);
+        return (checkInputs(GroupInputSchema, { name }).length === 0) === valid;
+      }),
+    );
+  });
+});
+
+describe("diff", () => {
+  it("compares capabilities as sets and absent description as empty (property)", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.constantFrom("CAP_A", "CAP_B", "CAP_C", "CAP_D"), { minLength: 1 }), (caps) => {
+        const olds = { parentUid: "p", name: "r", description: "", capabilities: caps };
+        const news = { parentUid: "p", name: "r", capabilities: [...caps].reverse() };
+        return diffFields(olds, news, ROLE_FIELDS).changes === false;
+      }),
+    );
+  });
+
+  it("puts immutable fields in replaces and the rest in the update mask", () => {
+    const result = diffFields({ name: "a", description: "x", parentUid: "p" }, { name: "b", description: "x", parentUid: "q" }, GROUP_FIELDS);
+    expect(result).toMatchObject({ changes: true, replaces: ["parentUid"], changedFields: ["name"] });
+  });
+
+  it("normalizes objects: empty members and key order do not matter", () => {
+    expect(normalize("object", { b: "", a: "1", c: {} })).toBe(normalize("object", { a: "1" }));
+    expect(normalize("object", undefined)).toBe(normalize("object", {}));
+  });
+});
+
+describe("the error translator", () => {
+  it("says what was attempted, on what, what the service said and what to do, without the token", () => {
+    const err = new UnauthenticatedError({
+      httpStatus: 401,
+      code: 16,
+      serviceMessage: "Unauthenticated: bad token",
+      details: [],
+      method: "GET",
+      path: "/iam/v2beta1/groups/abc",
+    });
+    const message = translateError(err, { action: "read", type: "platform:iam:Group", name: "eng", uid: "abc" }, [
+      "super-secret-token",
+    ]).message;
+    expect(message).toMatch(/^Could not read platform:iam:Group "eng" \(uid abc\): GET \/iam\/v2beta1\/groups\/abc: Unauthenticated/);
+    expect(message).toMatch(/pulumi config set --secret platform:token/);
+    expect(message).toMatch(/PLATFORM_TOKEN/);
+    const leaky = translateError(new Error("echo super-secret-token and Bearer abc.def"), { action: "read", type: "t" }, [
+      "super-secret-token",
+    ]).message;
+    expect(leaky).not.toContain("super-secret-token");
+    expect(leaky).not.toContain("abc.def");
+  });
+});
+
+describe("create without duplicates", () => {
+  const found = { uid: "found" };
+  const made = { uid: "made" };
+
+  it("after an ambiguous failure, takes over what the lookup finds and sends nothing more", async () => {
+    let creates = 0;
+    const outcome = await createOrAdopt(
+      {
+        create: async () => {
+          creates++;
+          throw new ConnectionError({ method: "POST", path: "/x" }, "socket hang up", "ECONNRESET");
+        },
+        lookup: async () => found,
+      },
+      false,
+    );
+    expect(outcome).toEqual({ object: found, how: "recovered" });
+    expect(creates).toBe(1);
+  });
+
+  it("retries exactly once when the lookup finds nothing", async () => {
+    let creates = 0;
+    const outcome = await createOrAdopt(
+      {
+        create: async () => {
+          if (creates++ === 0) throw new TimeoutError({ method: "POST", path: "/x" }, 30000);
+          return made;
+        },
+        lookup: async () => undefined,
+      },
+      false,
+    );
+    expect(outcome.how).toBe("created");
+    expect(creates).toBe(2);
+  });
+
+  it("does not retry a definite failure", async () => {
+    let lookups = 0;
+    const failure = new NotFoundError({ httpStatus: 404, code: 5, serviceMessage: "Not found: parent", details: [], method: "POST", path: "/x" });
+    await expect(
+      createOrAdopt(
+        {
+          create: async () => {
+            throw failure;
+          },
+          lookup: async () => {
+            lookups++;
+            return undefined;
+          },
+        },
+        false,
+      ),
+    ).rejects.toBe(failure);
+    expect(lookups).toBe(0);
+  });
+});
