@@ -95,6 +95,19 @@ describe("the offline Pulumi engine runs a dynamic provider from an installed pa
     expect(greeting).toBeUndefined();
   });
 
+  it("a command that outlives its timeout is stopped and reported as timed out", async () => {
+    const failure = await stack.preview({ timeoutMs: 200 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(failure).toBeInstanceOf(PulumiCommandError);
+    expect(failure).toMatchObject({ timedOut: true });
+    expect((failure as PulumiCommandError).message).toMatch(
+      /^`pulumi preview .*` \(stack e2e-\w+ .*\) timed out/,
+    );
+  });
+
   it("a failing program fails the command with the program's own error in the output", async () => {
     const unconfigured = await PulumiStack.create({ programDir, secrets: { "platform:token": token } });
     try {
