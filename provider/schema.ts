@@ -13,7 +13,11 @@ import type { FieldSpec } from "./core/diff";
 import { GROUP_FIELDS, GroupInputSchema, GroupOutputSchema } from "./iam/group-schema";
 import { IDENTITY_FIELDS, IdentityInputSchema, IdentityOutputSchema } from "./iam/identity-schema";
 import { ROLE_FIELDS, RoleInputSchema, RoleOutputSchema } from "./iam/role-schema";
-import { ROLE_BINDING_FIELDS, RoleBindingInputSchema, RoleBindingOutputSchema } from "./iam/role-binding-schema";
+import {
+  ROLE_BINDING_FIELDS,
+  RoleBindingInputSchema,
+  RoleBindingOutputSchema,
+} from "./iam/role-binding-schema";
 import { GetRolesArgsSchema, GetRolesResultSchema } from "./iam/get-roles";
 import { GetRoleArgsSchema, GetRoleResultSchema } from "./iam/get-role";
 import { GetGroupArgsSchema, GetGroupResultSchema } from "./iam/get-group";
@@ -64,11 +68,13 @@ class TypeRegistry {
   /** Converts one JSON Schema node; nested objects with properties become named types. */
   convert(node: Json, typeToken: string): PropertySpec {
     const description = typeof node.description === "string" ? node.description : undefined;
-    const withDescription = (spec: PropertySpec): PropertySpec => (description ? { ...spec, description } : spec);
+    const withDescription = (spec: PropertySpec): PropertySpec =>
+      description ? { ...spec, description } : spec;
     const variants = (node.anyOf ?? node.oneOf) as Json[] | undefined;
     if (Array.isArray(variants)) {
       const concrete = variants.filter((v) => v.type !== "null");
-      if (concrete.length === 1) return this.convert({ ...concrete[0], description: node.description }, typeToken);
+      if (concrete.length === 1)
+        return this.convert({ ...concrete[0], description: node.description }, typeToken);
       return withDescription({ $ref: "pulumi.json#/Any" });
     }
     switch (node.type) {
@@ -78,7 +84,10 @@ class TypeRegistry {
       case "integer":
         return withDescription({ type: node.type });
       case "array":
-        return withDescription({ type: "array", items: this.convert((node.items as Json) ?? {}, `${typeToken}Item`) });
+        return withDescription({
+          type: "array",
+          items: this.convert((node.items as Json) ?? {}, `${typeToken}Item`),
+        });
       case "object": {
         const properties = node.properties as Record<string, Json> | undefined;
         if (properties && Object.keys(properties).length > 0) {
@@ -89,7 +98,10 @@ class TypeRegistry {
         }
         const additional = node.additionalProperties;
         if (additional && typeof additional === "object" && Object.keys(additional).length > 0) {
-          return withDescription({ type: "object", additionalProperties: this.convert(additional as Json, `${typeToken}Value`) });
+          return withDescription({
+            type: "object",
+            additionalProperties: this.convert(additional as Json, `${typeToken}Value`),
+          });
         }
         return withDescription({ $ref: "pulumi.json#/Any" });
       }
@@ -107,7 +119,10 @@ class TypeRegistry {
   }
 
   /** The properties of an object node, nested types named `<typeToken><Key>`. */
-  properties(node: Json, typeToken: string): { properties: Record<string, PropertySpec>; required: string[] } {
+  properties(
+    node: Json,
+    typeToken: string,
+  ): { properties: Record<string, PropertySpec>; required: string[] } {
     const properties: Record<string, PropertySpec> = {};
     for (const [key, child] of Object.entries((node.properties as Record<string, Json> | undefined) ?? {})) {
       properties[key] = this.convert(child, `${typeToken}${key[0]!.toUpperCase()}${key.slice(1)}`);
@@ -139,7 +154,8 @@ const RESOURCES: ResourceEntry[] = [
   },
   {
     token: "platform:iam:Identity",
-    description: "A workload identity that an OIDC token matching claimMatch can assume through token exchange.",
+    description:
+      "A workload identity that an OIDC token matching claimMatch can assume through token exchange.",
     input: IdentityInputSchema,
     output: IdentityOutputSchema,
     fields: IDENTITY_FIELDS,
@@ -170,13 +186,15 @@ interface FunctionEntry {
 const FUNCTIONS: FunctionEntry[] = [
   {
     token: "platform:iam:getRoles",
-    description: "Every role visible to the credentials, built-in and custom, optionally scoped and filtered.",
+    description:
+      "Every role visible to the credentials, built-in and custom, optionally scoped and filtered.",
     args: GetRolesArgsSchema,
     result: GetRolesResultSchema,
   },
   {
     token: "platform:iam:getRole",
-    description: "One role by uid, or by name (built-in roles such as viewer, or custom roles below parentUid).",
+    description:
+      "One role by uid, or by name (built-in roles such as viewer, or custom roles below parentUid).",
     args: GetRoleArgsSchema,
     result: GetRoleResultSchema,
   },
@@ -194,7 +212,8 @@ const FUNCTIONS: FunctionEntry[] = [
   },
   {
     token: "platform:registry:getRepos",
-    description: "The registry repositories under an organization, with an optional name filter and ordering.",
+    description:
+      "The registry repositories under an organization, with an optional name filter and ordering.",
     args: GetReposArgsSchema,
     result: GetReposResultSchema,
   },
@@ -236,14 +255,15 @@ const CONFIG_VARIABLES: Record<string, PropertySpec> = {
   },
   identityTokenFile: {
     type: "string",
-    description: "A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.",
+    description:
+      "A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.",
   },
   profiles: {
     type: "object",
     secret: true,
     additionalProperties: { $ref: "#/types/platform:index:Profile" },
     description:
-      "Named credential sets, e.g. {\"orgb\": {\"apiUrl\": \"...\", \"token\": \"...\"}}; a resource or data source picks one with `profile`. Profile keys override stack keys.",
+      'Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.',
   },
 };
 
@@ -287,14 +307,18 @@ export function buildPackageSchema(): Json {
     functions[entry.token] = {
       description: entry.description,
       inputs: { properties: args.properties, ...(args.required.length ? { required: args.required } : {}) },
-      outputs: { properties: result.properties, ...(result.required.length ? { required: result.required } : {}) },
+      outputs: {
+        properties: result.properties,
+        ...(result.required.length ? { required: result.required } : {}),
+      },
     };
   }
 
   return {
     name: PACKAGE_NAME,
     displayName: "Platform",
-    description: "Pulumi resources and data sources for the Platform Management API v2beta1 (dynamic providers).",
+    description:
+      "Pulumi resources and data sources for the Platform Management API v2beta1 (dynamic providers).",
     keywords: ["pulumi", "platform", "iam", "registry", "vulnerabilities", "category/utility"],
     license: "Apache-2.0",
     config: { variables: CONFIG_VARIABLES },

@@ -26,13 +26,18 @@ function newestSource(dir) {
 
 function loadSchemaModule() {
   const compiled = path.join(root, "dist", "provider", "schema.js");
-  const sources = Math.max(newestSource(path.join(root, "provider")), newestSource(path.join(root, "sdk", "schemas")));
+  const sources = Math.max(
+    newestSource(path.join(root, "provider")),
+    newestSource(path.join(root, "sdk", "schemas")),
+  );
   // A stale build would write a stale schema: use the compiled module only when it is newer than the sources.
   if (fs.existsSync(compiled) && fs.statSync(compiled).mtimeMs >= sources) return require(compiled);
   try {
     require("ts-node").register({ transpileOnly: true, project: path.join(root, "tsconfig.json") });
   } catch {
-    console.error("dist/provider/schema.js is missing and ts-node is unavailable: run `npm run build` first.");
+    console.error(
+      "dist/provider/schema.js is missing and ts-node is unavailable: run `npm run build` first.",
+    );
     process.exit(2);
   }
   return require(path.join(root, "provider", "schema.ts"));

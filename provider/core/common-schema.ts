@@ -10,7 +10,9 @@ export const CommonInputSchema = z.object({
   profile: z
     .string()
     .optional()
-    .describe("The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's."),
+    .describe(
+      "The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.",
+    ),
   adopt: z
     .boolean()
     .optional()

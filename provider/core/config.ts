@@ -34,10 +34,22 @@ export interface ConnectionSettings {
   identityTokenFile?: string | undefined;
 }
 
-const SETTING_NAMES = ["apiUrl", "authUrl", "token", "identity", "identityToken", "identityTokenFile"] as const;
+const SETTING_NAMES = [
+  "apiUrl",
+  "authUrl",
+  "token",
+  "identity",
+  "identityToken",
+  "identityTokenFile",
+] as const;
 
 /** Env variables that carry a credential; dropped when config names a credential of its own. */
-const CREDENTIAL_ENV = ["PLATFORM_TOKEN", "PLATFORM_IDENTITY", "PLATFORM_IDENTITY_TOKEN", "PLATFORM_IDENTITY_TOKEN_FILE"];
+const CREDENTIAL_ENV = [
+  "PLATFORM_TOKEN",
+  "PLATFORM_IDENTITY",
+  "PLATFORM_IDENTITY_TOKEN",
+  "PLATFORM_IDENTITY_TOKEN_FILE",
+];
 
 /** Reads one config key; both the dynamic provider's Config and pulumi.runtime.getConfig fit. */
 export type ConfigLookup = (key: string) => string | undefined;
@@ -72,7 +84,9 @@ export function parseProfiles(raw: unknown): Record<string, ConnectionSettings> 
     try {
       value = JSON.parse(raw);
     } catch {
-      throw new Error(`${CONFIG_KEYS.profiles} must be a JSON object like {"orgb": {"apiUrl": "...", "token": "..."}}`);
+      throw new Error(
+        `${CONFIG_KEYS.profiles} must be a JSON object like {"orgb": {"apiUrl": "...", "token": "..."}}`,
+      );
     }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -146,5 +160,7 @@ export function resolveClientOptions(
 /** Every secret value the settings hold, so error text can be scrubbed of them. */
 export function secretValues(settings: ProviderSettings): string[] {
   const all = [settings.stack, ...Object.values(settings.profiles)];
-  return all.flatMap((s) => [s.token, s.identityToken]).filter((v): v is string => v !== undefined && v.length >= 4);
+  return all
+    .flatMap((s) => [s.token, s.identityToken])
+    .filter((v): v is string => v !== undefined && v.length >= 4);
 }

@@ -46,7 +46,9 @@ export function normalize(kind: FieldKind, value: unknown): string {
     case "string":
       return JSON.stringify(value ?? "");
     case "stringSet":
-      return JSON.stringify([...new Set(Array.isArray(value) ? (value as unknown[]).map(String) : [])].sort());
+      return JSON.stringify(
+        [...new Set(Array.isArray(value) ? (value as unknown[]).map(String) : [])].sort(),
+      );
     case "object":
       return JSON.stringify(canonical(value ?? {}));
   }
@@ -71,7 +73,8 @@ export function diffFields(
   const replaces: string[] = [];
   for (const field of fields) {
     const next = news[field.key];
-    const differs = containsUnknown(next) || normalize(field.kind, olds[field.key]) !== normalize(field.kind, next);
+    const differs =
+      containsUnknown(next) || normalize(field.kind, olds[field.key]) !== normalize(field.kind, next);
     if (!differs) continue;
     if (field.replaces) replaces.push(field.key);
     else changedFields.push(field.key);

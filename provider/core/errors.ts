@@ -45,7 +45,9 @@ const CREDENTIAL_HINT =
   "PLATFORM_IDENTITY_TOKEN_FILE)";
 
 function profileHint(attempt: Attempt): string {
-  return attempt.profile ? ` for profile "${attempt.profile}" (platform:profiles.${attempt.profile}.token)` : "";
+  return attempt.profile
+    ? ` for profile "${attempt.profile}" (platform:profiles.${attempt.profile}.token)`
+    : "";
 }
 
 /** The advice for each kind of failure. */
@@ -71,7 +73,8 @@ function whatToDo(err: unknown, attempt: Attempt): string {
   if (NotFoundError.isInstance(err)) {
     return "Check that the uids it refers to (parent group, identity, role) exist and that these credentials can see them.";
   }
-  if (ResourceExhaustedError.isInstance(err)) return "The service is rate limiting: wait a moment and run the update again.";
+  if (ResourceExhaustedError.isInstance(err))
+    return "The service is rate limiting: wait a moment and run the update again.";
   if (ConnectionError.isInstance(err) || TimeoutError.isInstance(err) || UnavailableError.isInstance(err)) {
     return "Check platform:apiUrl / PLATFORM_API_URL and the network, then run the update again (it is safe to repeat).";
   }

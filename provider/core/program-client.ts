@@ -49,7 +49,9 @@ export const ProfileArgsSchema = z.object({
 export function parseArgs<S extends z.ZodType>(dataSource: string, schema: S, args: unknown): z.infer<S> {
   const result = schema.safeParse(args ?? {});
   if (result.success) return result.data;
-  const problems = result.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+  const problems = result.error.issues.map((i) =>
+    i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message,
+  );
   throw argumentError(dataSource, problems.join("; "));
 }
 

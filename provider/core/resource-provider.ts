@@ -113,7 +113,9 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
         );
         // An adopted or recovered object is brought in line with the program in the same step.
         const object =
-          outcome.how === "created" ? outcome.object : await applyUpdate(client, outcome.object.uid, outcome.object, inputs);
+          outcome.how === "created"
+            ? outcome.object
+            : await applyUpdate(client, outcome.object.uid, outcome.object, inputs);
         return { id: object.uid, outs: outputs(object, inputs) };
       } catch (err) {
         throw translateError(err, attempt("create", inputs));
@@ -140,7 +142,9 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
       const result = diffFields(olds, news as Record<string, unknown>, spec.fields);
       if (result.changedFields.length === 0 || !spec.update) {
         // Only the profile changed: nothing to send, record the new inputs.
-        return { outs: compact({ ...withoutProvider(olds), profile: undefined, adopt: undefined, ...carried(news) }) };
+        return {
+          outs: compact({ ...withoutProvider(olds), profile: undefined, adopt: undefined, ...carried(news) }),
+        };
       }
       try {
         const object = await spec.update(clientFor(news.profile), id, news, result.changedFields);

@@ -46,7 +46,9 @@ export async function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions)
       group = await client.groups.get(uid);
     } else {
       const org = organizationUid as string;
-      const below = await collect(client.groups.list({ descendantsOf: org, name, pageSize: DATA_SOURCE_PAGE_SIZE }));
+      const below = await collect(
+        client.groups.list({ descendantsOf: org, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
+      );
       const matches = below.filter((g) => g.name === name);
       if (matches.length === 0) {
         const root = await client.groups.get(org);
@@ -54,7 +56,10 @@ export async function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions)
       }
       if (matches.length > 1) {
         const uids = matches.map((g) => g.uid).join(", ");
-        throw argumentError(TOKEN, `${matches.length} groups are named "${name}" in ${org} (${uids}): pass uid`);
+        throw argumentError(
+          TOKEN,
+          `${matches.length} groups are named "${name}" in ${org} (${uids}): pass uid`,
+        );
       }
       group = matches[0];
       if (group === undefined) throw argumentError(TOKEN, `no group named "${name}" in organization ${org}`);

@@ -21,7 +21,9 @@ export const GetIdentityArgsSchema = z
   .object({
     uid: Uidp.optional().describe("The identity's uid."),
     name: z.string().min(1).optional().describe("The identity's exact name; needs parentUid."),
-    parentUid: Uidp.optional().describe("The group to search below (uidp.descendants_of), e.g. the organization."),
+    parentUid: Uidp.optional().describe(
+      "The group to search below (uidp.descendants_of), e.g. the organization.",
+    ),
     ...ProfileArgsSchema.shape,
   })
   .refine((a) => a.uid !== undefined || (a.name !== undefined && a.parentUid !== undefined), {
@@ -37,7 +39,10 @@ export type GetIdentityResult = z.infer<typeof GetIdentityResultSchema>;
 
 const TOKEN = "platform:iam:getIdentity";
 
-export async function getIdentity(args: GetIdentityArgs, _opts?: pulumi.InvokeOptions): Promise<GetIdentityResult> {
+export async function getIdentity(
+  args: GetIdentityArgs,
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetIdentityResult> {
   const { uid, name, parentUid, profile } = parseArgs(TOKEN, GetIdentityArgsSchema, args);
   return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
     let identity: Identity | undefined;
@@ -50,10 +55,14 @@ export async function getIdentity(args: GetIdentityArgs, _opts?: pulumi.InvokeOp
       const matches = listed.filter((i) => i.name === name);
       if (matches.length > 1) {
         const uids = matches.map((i) => i.uid).join(", ");
-        throw argumentError(TOKEN, `${matches.length} identities are named "${name}" below ${parentUid} (${uids}): pass uid`);
+        throw argumentError(
+          TOKEN,
+          `${matches.length} identities are named "${name}" below ${parentUid} (${uids}): pass uid`,
+        );
       }
       identity = matches[0];
-      if (identity === undefined) throw argumentError(TOKEN, `no identity named "${name}" below ${parentUid}`);
+      if (identity === undefined)
+        throw argumentError(TOKEN, `no identity named "${name}" below ${parentUid}`);
     }
     return { ...identity, parentUid: parentOf(identity.uid) };
   });

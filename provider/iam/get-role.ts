@@ -36,10 +36,16 @@ export type GetRoleResult = z.infer<typeof GetRoleResultSchema>;
 
 const TOKEN = "platform:iam:getRole";
 
-async function findByName(client: PlatformClient, name: string, parentUid: string | undefined): Promise<Role[]> {
+async function findByName(
+  client: PlatformClient,
+  name: string,
+  parentUid: string | undefined,
+): Promise<Role[]> {
   const query = { name, pageSize: DATA_SOURCE_PAGE_SIZE };
   if (parentUid !== undefined) {
-    const scoped = (await collect(client.roles.list({ ...query, descendantsOf: parentUid }))).filter((r) => r.name === name);
+    const scoped = (await collect(client.roles.list({ ...query, descendantsOf: parentUid }))).filter(
+      (r) => r.name === name,
+    );
     if (scoped.length > 0) return scoped;
     // Built-in roles live under no group: fall back to one of that name.
     const all = await collect(client.roles.list(query));
@@ -57,10 +63,14 @@ export async function getRole(args: GetRoleArgs, _opts?: pulumi.InvokeOptions): 
     } else {
       const matches = await findByName(client, name as string, parentUid);
       const [first, ...rest] = matches;
-      if (first === undefined) throw argumentError(TOKEN, `no role named "${name}" is visible to these credentials`);
+      if (first === undefined)
+        throw argumentError(TOKEN, `no role named "${name}" is visible to these credentials`);
       if (rest.length > 0) {
         const uids = matches.map((r) => r.uid).join(", ");
-        throw argumentError(TOKEN, `${matches.length} roles are named "${name}" (${uids}): pass uid or parentUid`);
+        throw argumentError(
+          TOKEN,
+          `${matches.length} roles are named "${name}" (${uids}): pass uid or parentUid`,
+        );
       }
       role = first;
     }

@@ -30,7 +30,10 @@ export type GetRolesResult = z.infer<typeof GetRolesResultSchema>;
 
 const TOKEN = "platform:iam:getRoles";
 
-export async function getRoles(args: GetRolesArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetRolesResult> {
+export async function getRoles(
+  args: GetRolesArgs = {},
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetRolesResult> {
   const { profile, ...filters } = parseArgs(TOKEN, GetRolesArgsSchema, args);
   return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
     roles: await collect(client.roles.list({ ...filters, pageSize: DATA_SOURCE_PAGE_SIZE })),

@@ -22,8 +22,16 @@ export interface GroupArgs {
 
 /** Every property the class exposes: the inputs and what the service assigns. */
 const OUTPUT_KEYS = [
-  "name", "description", "parentUid", "profile", "adopt",
-  "uid", "verified", "resourceLimits", "createTime", "updateTime",
+  "name",
+  "description",
+  "parentUid",
+  "profile",
+  "adopt",
+  "uid",
+  "verified",
+  "resourceLimits",
+  "createTime",
+  "updateTime",
 ] as const;
 
 export class Group extends pulumi.dynamic.Resource {

@@ -16,7 +16,10 @@ const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<Identit
   type: "platform:iam:Identity",
   inputSchema: IdentityInputSchema,
   fields: IDENTITY_FIELDS,
-  describe: (inputs) => ({ name: inputs.name, where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined }),
+  describe: (inputs) => ({
+    name: inputs.name,
+    where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
+  }),
   get: (client, uid) => client.identities.get(uid),
   create: (client, inputs) =>
     client.identities.create(inputs.parentUid, {
@@ -25,7 +28,11 @@ const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<Identit
       claimMatch: inputs.claimMatch,
     }),
   async lookup(client, inputs) {
-    for await (const identity of client.identities.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 })) {
+    for await (const identity of client.identities.list({
+      childrenOf: inputs.parentUid,
+      name: inputs.name,
+      pageSize: 200,
+    })) {
       if (identity.name === inputs.name && parentOf(identity.uid) === inputs.parentUid) return identity;
     }
     return undefined;

@@ -16,10 +16,17 @@ export const ClaimMatchInputSchema = z
     issuer: text("issuer").optional().describe("The exact issuer (iss) URL of accepted tokens."),
     issuerPattern: text("issuerPattern").optional().describe("A regular expression the issuer must match."),
     subject: text("subject").optional().describe("The exact subject (sub) claim of accepted tokens."),
-    subjectPattern: text("subjectPattern").optional().describe("A regular expression the subject must match."),
+    subjectPattern: text("subjectPattern")
+      .optional()
+      .describe("A regular expression the subject must match."),
     audience: text("audience").optional().describe("The exact audience (aud) claim."),
-    audiencePattern: text("audiencePattern").optional().describe("A regular expression the audience must match."),
-    claims: z.record(z.string(), z.string()).optional().describe("Other claims that must equal these values."),
+    audiencePattern: text("audiencePattern")
+      .optional()
+      .describe("A regular expression the audience must match."),
+    claims: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("Other claims that must equal these values."),
     claimPatterns: z
       .record(z.string(), z.string())
       .optional()
@@ -27,10 +34,18 @@ export const ClaimMatchInputSchema = z
   })
   .superRefine((match, ctx) => {
     if (match.issuer === undefined && match.issuerPattern === undefined) {
-      ctx.addIssue({ code: "custom", path: ["issuer"], message: "claimMatch needs an issuer or an issuerPattern" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["issuer"],
+        message: "claimMatch needs an issuer or an issuerPattern",
+      });
     }
     if (match.subject === undefined && match.subjectPattern === undefined) {
-      ctx.addIssue({ code: "custom", path: ["subject"], message: "claimMatch needs a subject or a subjectPattern" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["subject"],
+        message: "claimMatch needs a subject or a subjectPattern",
+      });
     }
     for (const [key, pattern] of [
       ["issuerPattern", match.issuerPattern],

@@ -44,8 +44,16 @@ export interface IdentityArgs {
 }
 
 const OUTPUT_KEYS = [
-  "parentUid", "name", "description", "claimMatch", "profile", "adopt",
-  "uid", "lastSeenTime", "createTime", "updateTime",
+  "parentUid",
+  "name",
+  "description",
+  "claimMatch",
+  "profile",
+  "adopt",
+  "uid",
+  "lastSeenTime",
+  "createTime",
+  "updateTime",
 ] as const;
 
 export class Identity extends pulumi.dynamic.Resource {

@@ -25,10 +25,19 @@ const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<RoleBin
     client.roleBindings.create(inputs.groupUid, { identityUid: inputs.identityUid, roleUid: inputs.roleUid }),
   // A binding's natural key is (group, identity, role).
   async lookup(client, inputs) {
-    const query = { group: inputs.groupUid, identity: inputs.identityUid, role: inputs.roleUid, pageSize: 200 };
+    const query = {
+      group: inputs.groupUid,
+      identity: inputs.identityUid,
+      role: inputs.roleUid,
+      pageSize: 200,
+    };
     for await (const binding of client.roleBindings.list(query)) {
       const groupUid = binding.group?.uid ?? parentOf(binding.uid);
-      if (groupUid === inputs.groupUid && binding.identity?.uid === inputs.identityUid && binding.role?.uid === inputs.roleUid) {
+      if (
+        groupUid === inputs.groupUid &&
+        binding.identity?.uid === inputs.identityUid &&
+        binding.role?.uid === inputs.roleUid
+      ) {
         return binding;
       }
     }

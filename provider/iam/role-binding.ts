@@ -28,8 +28,16 @@ export interface BindingRef {
 }
 
 const OUTPUT_KEYS = [
-  "groupUid", "identityUid", "roleUid", "profile", "adopt",
-  "uid", "identity", "group", "role", "createTime",
+  "groupUid",
+  "identityUid",
+  "roleUid",
+  "profile",
+  "adopt",
+  "uid",
+  "identity",
+  "group",
+  "role",
+  "createTime",
 ] as const;
 
 export class RoleBinding extends pulumi.dynamic.Resource {

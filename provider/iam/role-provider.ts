@@ -14,7 +14,10 @@ const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<RoleInp
   type: "platform:iam:Role",
   inputSchema: RoleInputSchema,
   fields: ROLE_FIELDS,
-  describe: (inputs) => ({ name: inputs.name, where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined }),
+  describe: (inputs) => ({
+    name: inputs.name,
+    where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
+  }),
   get: (client, uid) => client.roles.get(uid),
   create: (client, inputs) =>
     client.roles.create(inputs.parentUid, {
@@ -23,7 +26,11 @@ const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<RoleInp
       capabilities: inputs.capabilities,
     }),
   async lookup(client, inputs) {
-    for await (const role of client.roles.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 })) {
+    for await (const role of client.roles.list({
+      childrenOf: inputs.parentUid,
+      name: inputs.name,
+      pageSize: 200,
+    })) {
       if (role.name === inputs.name && parentOf(role.uid) === inputs.parentUid) return role;
     }
     return undefined;

@@ -9,11 +9,9 @@ import type { FieldSpec } from "../core/diff";
 import { CommonInputSchema } from "../core/common-schema";
 import { CAPABILITY_SET } from "./capabilities";
 
-export const CapabilityName = z
-  .string()
-  .refine((name) => CAPABILITY_SET.has(name), {
-    error: (issue) => `unknown capability ${JSON.stringify(issue.input)}: use a name like CAP_IAM_GROUPS_LIST`,
-  });
+export const CapabilityName = z.string().refine((name) => CAPABILITY_SET.has(name), {
+  error: (issue) => `unknown capability ${JSON.stringify(issue.input)}: use a name like CAP_IAM_GROUPS_LIST`,
+});
 
 export const RoleInputSchema = z.object({
   parentUid: Uidp.describe("The uid of the group the role is defined in. Changing it replaces the role."),

@@ -21,8 +21,15 @@ export interface RoleArgs {
 }
 
 const OUTPUT_KEYS = [
-  "parentUid", "name", "description", "capabilities", "profile", "adopt",
-  "uid", "createTime", "updateTime",
+  "parentUid",
+  "name",
+  "description",
+  "capabilities",
+  "profile",
+  "adopt",
+  "uid",
+  "createTime",
+  "updateTime",
 ] as const;
 
 export class Role extends pulumi.dynamic.Resource {

@@ -17,7 +17,9 @@ import {
 } from "../core/program-client";
 
 export const GetReposArgsSchema = z.object({
-  organizationUid: Uidp.optional().describe("Only repos anywhere below this group, usually the organization."),
+  organizationUid: Uidp.optional().describe(
+    "Only repos anywhere below this group, usually the organization.",
+  ),
   childrenOf: Uidp.optional().describe("Only repos directly in this group (uidp.children_of)."),
   name: z.string().optional().describe("Only repos with exactly this name."),
   orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "created_at desc".'),
@@ -30,7 +32,10 @@ export type GetReposResult = z.infer<typeof GetReposResultSchema>;
 
 const TOKEN = "platform:registry:getRepos";
 
-export async function getRepos(args: GetReposArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetReposResult> {
+export async function getRepos(
+  args: GetReposArgs = {},
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetReposResult> {
   const { profile, organizationUid, ...filters } = parseArgs(TOKEN, GetReposArgsSchema, args);
   return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
     repos: await collect(

@@ -15,7 +15,9 @@ describe("config precedence: profile keys > stack config > PLATFORM_* env > defa
   const env = { PLATFORM_API_URL: "https://env.example", PLATFORM_TOKEN: "env-token", PLATFORM_IDENTITY: "" };
 
   it("stack config is passed explicitly, so it wins over env inside the SDK", () => {
-    const settings = readProviderSettings(lookup({ "platform:apiUrl": "https://stack.example", "platform:token": "stack-token" }));
+    const settings = readProviderSettings(
+      lookup({ "platform:apiUrl": "https://stack.example", "platform:token": "stack-token" }),
+    );
     const options = resolveClientOptions(settings, undefined, env);
     expect(options).toMatchObject({ apiUrl: "https://stack.example", token: "stack-token" });
   });
@@ -46,7 +48,9 @@ describe("config precedence: profile keys > stack config > PLATFORM_* env > defa
 
   it("blank values count as unset, and a malformed profiles value fails loudly", () => {
     expect(readProviderSettings(lookup({ "platform:token": "  " })).stack.token).toBeUndefined();
-    expect(() => readProviderSettings(lookup({ "platform:profiles": "{not json" }))).toThrow(/platform:profiles must be a JSON object/);
+    expect(() => readProviderSettings(lookup({ "platform:profiles": "{not json" }))).toThrow(
+      /platform:profiles must be a JSON object/,
+    );
   });
 });
 
@@ -70,16 +74,23 @@ describe("check", () => {
 describe("diff", () => {
   it("compares capabilities as sets and absent description as empty (property)", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.constantFrom("CAP_A", "CAP_B", "CAP_C", "CAP_D"), { minLength: 1 }), (caps) => {
-        const olds = { parentUid: "p", name: "r", description: "", capabilities: caps };
-        const news = { parentUid: "p", name: "r", capabilities: [...caps].reverse() };
-        return diffFields(olds, news, ROLE_FIELDS).changes === false;
-      }),
+      fc.property(
+        fc.uniqueArray(fc.constantFrom("CAP_A", "CAP_B", "CAP_C", "CAP_D"), { minLength: 1 }),
+        (caps) => {
+          const olds = { parentUid: "p", name: "r", description: "", capabilities: caps };
+          const news = { parentUid: "p", name: "r", capabilities: [...caps].reverse() };
+          return diffFields(olds, news, ROLE_FIELDS).changes === false;
+        },
+      ),
     );
   });
 
   it("puts immutable fields in replaces and the rest in the update mask", () => {
-    const result = diffFields({ name: "a", description: "x", parentUid: "p" }, { name: "b", description: "x", parentUid: "q" }, GROUP_FIELDS);
+    const result = diffFields(
+      { name: "a", description: "x", parentUid: "p" },
+      { name: "b", description: "x", parentUid: "q" },
+      GROUP_FIELDS,
+    );
     expect(result).toMatchObject({ changes: true, replaces: ["parentUid"], changedFields: ["name"] });
   });
 
@@ -99,15 +110,21 @@ describe("the error translator", () => {
       method: "GET",
       path: "/iam/v2beta1/groups/abc",
     });
-    const message = translateError(err, { action: "read", type: "platform:iam:Group", name: "eng", uid: "abc" }, [
-      "super-secret-token",
-    ]).message;
-    expect(message).toMatch(/^Could not read platform:iam:Group "eng" \(uid abc\): GET \/iam\/v2beta1\/groups\/abc: Unauthenticated/);
+    const message = translateError(
+      err,
+      { action: "read", type: "platform:iam:Group", name: "eng", uid: "abc" },
+      ["super-secret-token"],
+    ).message;
+    expect(message).toMatch(
+      /^Could not read platform:iam:Group "eng" \(uid abc\): GET \/iam\/v2beta1\/groups\/abc: Unauthenticated/,
+    );
     expect(message).toMatch(/pulumi config set --secret platform:token/);
     expect(message).toMatch(/PLATFORM_TOKEN/);
-    const leaky = translateError(new Error("echo super-secret-token and Bearer abc.def"), { action: "read", type: "t" }, [
-      "super-secret-token",
-    ]).message;
+    const leaky = translateError(
+      new Error("echo super-secret-token and Bearer abc.def"),
+      { action: "read", type: "t" },
+      ["super-secret-token"],
+    ).message;
     expect(leaky).not.toContain("super-secret-token");
     expect(leaky).not.toContain("abc.def");
   });
@@ -151,7 +168,14 @@ describe("create without duplicates", () => {
 
   it("does not retry a definite failure", async () => {
     let lookups = 0;
-    const failure = new NotFoundError({ httpStatus: 404, code: 5, serviceMessage: "Not found: parent", details: [], method: "POST", path: "/x" });
+    const failure = new NotFoundError({
+      httpStatus: 404,
+      code: 5,
+      serviceMessage: "Not found: parent",
+      details: [],
+      method: "POST",
+      path: "/x",
+    });
     await expect(
       createOrAdopt(
         {

@@ -12,18 +12,28 @@ afterAll(async () => {
 });
 beforeEach(() => {
   emulator.reset();
-  pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": emulator.token }, ["platform:token"]);
+  pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": emulator.token }, [
+    "platform:token",
+  ]);
 });
 
 const since = (mark: number, path: string): LoggedRequest[] =>
-  emulator.requestLog().slice(mark).filter((r) => r.method === "GET" && r.path === path);
+  emulator
+    .requestLog()
+    .slice(mark)
+    .filter((r) => r.method === "GET" && r.path === path);
 
 describe("registry.getRepos", () => {
   it("pages through more than 200 repos with ceil(n/200) list calls of 200", async () => {
     const n = 437;
-    emulator.seed({ repos: Array.from({ length: n }, (_, i) => ({ name: `repo-${String(i).padStart(3, "0")}` })) });
+    emulator.seed({
+      repos: Array.from({ length: n }, (_, i) => ({ name: `repo-${String(i).padStart(3, "0")}` })),
+    });
     const mark = emulator.requestLog().length;
-    const { repos } = await platform.registry.getRepos({ organizationUid: emulator.orgUid, orderBy: "name desc" });
+    const { repos } = await platform.registry.getRepos({
+      organizationUid: emulator.orgUid,
+      orderBy: "name desc",
+    });
     expect(repos).toHaveLength(n);
     expect(new Set(repos.map((r) => r.uid)).size).toBe(n);
     expect(repos[0]!.name).toBe("repo-436");
@@ -44,16 +54,18 @@ describe("registry.getRepos", () => {
     const byName = await platform.registry.getRepo({ name: "python", organizationUid: emulator.orgUid });
     expect(byName.name).toBe("python");
     expect((await platform.registry.getRepo({ uid: byName.uid })).name).toBe("python");
-    await expect(platform.registry.getRepo({ name: "ruby", organizationUid: emulator.orgUid })).rejects.toThrow(
-      /no repo named "ruby"/,
-    );
+    await expect(
+      platform.registry.getRepo({ name: "ruby", organizationUid: emulator.orgUid }),
+    ).rejects.toThrow(/no repo named "ruby"/);
   });
 
   it("the Output form resolves Inputs first", async () => {
     emulator.seed({ repos: [{ name: "nginx" }] });
     const org = pulumi.output(Promise.resolve(emulator.orgUid));
     const result = platform.registry.getReposOutput({ organizationUid: org, name: "nginx" });
-    const names = await new Promise<string[]>((resolve) => result.apply((r) => resolve(r.repos.map((x) => x.name))));
+    const names = await new Promise<string[]>((resolve) =>
+      result.apply((r) => resolve(r.repos.map((x) => x.name))),
+    );
     expect(names).toEqual(["nginx"]);
   });
 });
@@ -63,7 +75,10 @@ describe("iam data sources", () => {
     const viewer = await platform.iam.getRole({ name: "viewer" });
     expect(viewer.uid).toMatch(/^[0-9a-f]{40}$/);
     expect(viewer.builtIn).toBe(true);
-    const custom = await emulator.client.roles.create(emulator.orgUid, { name: "reader", capabilities: ["CAP_REPO_LIST"] });
+    const custom = await emulator.client.roles.create(emulator.orgUid, {
+      name: "reader",
+      capabilities: ["CAP_REPO_LIST"],
+    });
     const found = await platform.iam.getRole({ name: "reader", parentUid: emulator.orgUid });
     expect(found).toMatchObject({ uid: custom.uid, builtIn: false });
     expect((await platform.iam.getRole({ uid: viewer.uid })).name).toBe("viewer");
@@ -95,7 +110,9 @@ describe("iam data sources", () => {
 
   it("rejects bad arguments before any API call, naming the field", async () => {
     const mark = emulator.requestLog().length;
-    await expect(platform.iam.getGroup({ name: "x" })).rejects.toThrow(/platform:iam:getGroup: uid: pass uid, or name with organizationUid/);
+    await expect(platform.iam.getGroup({ name: "x" })).rejects.toThrow(
+      /platform:iam:getGroup: uid: pass uid, or name with organizationUid/,
+    );
     await expect(platform.iam.getGroup({ uid: "not-a-uid" })).rejects.toThrow(/uid: must be a uid/);
     expect(emulator.requestLog().length).toBe(mark);
   });
@@ -113,7 +130,9 @@ describe("vulnerabilities.getAdvisories", () => {
     const all = await platform.vulnerabilities.getAdvisories({});
     expect(all.advisories).toHaveLength(230);
     expect(since(mark, "/vulnerabilities/v2beta1/advisories")).toHaveLength(2);
-    const byAlias = await platform.vulnerabilities.getAdvisories({ aliases: ["CVE-2026-1003", "CVE-2026-1004"] });
+    const byAlias = await platform.vulnerabilities.getAdvisories({
+      aliases: ["CVE-2026-1003", "CVE-2026-1004"],
+    });
     expect(byAlias.advisories.map((a) => a.advisoryId).sort()).toEqual(["CGA-3", "CGA-4"]);
     const curl = await platform.vulnerabilities.getAdvisories({ query: "curl" });
     expect(curl.advisories).toHaveLength(115);
@@ -141,12 +160,16 @@ describe("credentials and profiles", () => {
   });
 
   it("an unknown profile fails with how to configure it", async () => {
-    await expect(platform.iam.getRoles({ profile: "nope" })).rejects.toThrow(/platform:profiles\.nope\.token/);
+    await expect(platform.iam.getRoles({ profile: "nope" })).rejects.toThrow(
+      /platform:profiles\.nope\.token/,
+    );
   });
 
   it("a rejected token produces advice on platform:token / PLATFORM_TOKEN and never echoes the token", async () => {
     const bogus = "bogus-token-value-123456";
-    pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": bogus }, ["platform:token"]);
+    pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": bogus }, [
+      "platform:token",
+    ]);
     const err = await platform.iam.getRoles({}).then(
       () => undefined,
       (e: Error) => e,

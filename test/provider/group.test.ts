@@ -15,9 +15,19 @@ const create = (inputs: Record<string, unknown>) => provider.create(inputs);
 
 describe("group provider", () => {
   it("creates a folder under the organization and returns outputs with uid and times", async () => {
-    const { id, outs } = await create({ name: "eng", description: "engineering", parentUid: h.emulator.orgUid });
+    const { id, outs } = await create({
+      name: "eng",
+      description: "engineering",
+      parentUid: h.emulator.orgUid,
+    });
     expect(id.startsWith(`${h.emulator.orgUid}/`)).toBe(true);
-    expect(outs).toMatchObject({ uid: id, name: "eng", description: "engineering", parentUid: h.emulator.orgUid, verified: false });
+    expect(outs).toMatchObject({
+      uid: id,
+      name: "eng",
+      description: "engineering",
+      parentUid: h.emulator.orgUid,
+      verified: false,
+    });
     expect(typeof outs.createTime).toBe("string");
     expect(typeof outs.updateTime).toBe("string");
     expect((await h.emulator.client.groups.get(id)).name).toBe("eng");
@@ -33,7 +43,12 @@ describe("group provider", () => {
     const { id } = await create({ name: "eng", parentUid: h.emulator.orgUid });
     const result = await provider.read!(id, { name: "eng", parentUid: h.emulator.orgUid, adopt: true });
     expect(result.id).toBe(id);
-    expect(result.inputs).toEqual({ name: "eng", description: "", parentUid: h.emulator.orgUid, adopt: true });
+    expect(result.inputs).toEqual({
+      name: "eng",
+      description: "",
+      parentUid: h.emulator.orgUid,
+      adopt: true,
+    });
     expect(result.props).toMatchObject({ uid: id, name: "eng" });
   });
 
@@ -75,9 +90,11 @@ describe("group provider", () => {
   it("treats an absent description like the empty one the service returns (no phantom diff)", async () => {
     const { id } = await create({ name: "eng", parentUid: h.emulator.orgUid });
     const read = await provider.read!(id, {});
-    expect(await provider.diff!(id, read.props, { name: "eng", parentUid: h.emulator.orgUid })).toMatchObject({
-      changes: false,
-    });
+    expect(await provider.diff!(id, read.props, { name: "eng", parentUid: h.emulator.orgUid })).toMatchObject(
+      {
+        changes: false,
+      },
+    );
   });
 
   it("reports an out-of-band delete as gone (no id) so refresh drops it", async () => {
@@ -118,18 +135,33 @@ describe("group provider", () => {
   });
 
   it("adopts an existing group with the same name under the same parent and updates it to match", async () => {
-    const existing = await h.emulator.client.groups.create(h.emulator.orgUid, { name: "eng", description: "old" });
+    const existing = await h.emulator.client.groups.create(h.emulator.orgUid, {
+      name: "eng",
+      description: "old",
+    });
     h.mark();
-    const { id, outs } = await create({ name: "eng", description: "new", parentUid: h.emulator.orgUid, adopt: true });
+    const { id, outs } = await create({
+      name: "eng",
+      description: "new",
+      parentUid: h.emulator.orgUid,
+      adopt: true,
+    });
     expect(id).toBe(existing.uid);
     expect(outs.description).toBe("new");
     const requests = h.requestsSinceMark();
     expect(requests.filter((r) => r.method === "POST")).toHaveLength(0);
-    expect(requests.filter((r) => r.method === "PATCH").map((r) => r.query.updateMask)).toEqual(["description"]);
+    expect(requests.filter((r) => r.method === "PATCH").map((r) => r.query.updateMask)).toEqual([
+      "description",
+    ]);
   });
 
   it("does not duplicate when a create 'times out' after the service applied it", async () => {
-    h.emulator.faults.add({ method: "POST", path: "^/iam/v2beta1/groups", action: "applyThenDrop", times: 1 });
+    h.emulator.faults.add({
+      method: "POST",
+      path: "^/iam/v2beta1/groups",
+      action: "applyThenDrop",
+      times: 1,
+    });
     h.mark();
     const { id } = await create({ name: "eng", parentUid: h.emulator.orgUid });
     // The create failed on the client side (only then does the provider look the object up by name)...

@@ -14,7 +14,9 @@ export interface Harness {
 }
 
 /** What the engine passes to `configure`: the stack's config, as a lookup. */
-export function configOf(values: Record<string, string>): { config: { get(k: string): string | undefined; require(k: string): string } } {
+export function configOf(values: Record<string, string>): {
+  config: { get(k: string): string | undefined; require(k: string): string };
+} {
   return {
     config: {
       get: (key) => values[key],
@@ -29,7 +31,9 @@ export function configOf(values: Record<string, string>): { config: { get(k: str
 
 export async function startHarness(): Promise<Harness> {
   const emulator = await startEmulator();
-  await configureFromLookup((key) => ({ "platform:apiUrl": emulator.url, "platform:token": emulator.token })[key]);
+  await configureFromLookup(
+    (key) => ({ "platform:apiUrl": emulator.url, "platform:token": emulator.token })[key],
+  );
   let offset = 0;
   const apiOnly = (r: LoggedRequest) => !r.path.startsWith("/__") && !r.path.startsWith("/_emulator");
   return {

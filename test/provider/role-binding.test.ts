@@ -25,7 +25,11 @@ async function fixture() {
 describe("role binding provider", () => {
   it("creates a binding with hydrated identity, group and role", async () => {
     const { folder, identity, role } = await fixture();
-    const { id, outs } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid });
+    const { id, outs } = await provider.create({
+      groupUid: folder.uid,
+      identityUid: identity.uid,
+      roleUid: role.uid,
+    });
     expect(outs).toMatchObject({
       uid: id,
       groupUid: folder.uid,
@@ -37,16 +41,35 @@ describe("role binding provider", () => {
     });
     expect(typeof outs.createTime).toBe("string");
     const read = await provider.read!(id, outs);
-    expect(await provider.diff!(id, read.props, { groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid })).toMatchObject({
+    expect(
+      await provider.diff!(id, read.props, {
+        groupUid: folder.uid,
+        identityUid: identity.uid,
+        roleUid: role.uid,
+      }),
+    ).toMatchObject({
       changes: false,
     });
   });
 
   it("replaces when any reference changes", async () => {
     const { folder, identity, role } = await fixture();
-    const { id, outs } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid });
-    const other = await h.emulator.client.roles.create(h.emulator.orgUid, { name: "other", capabilities: ["CAP_IAM_GROUPS_LIST"] });
-    expect(await provider.diff!(id, outs, { groupUid: h.emulator.orgUid, identityUid: identity.uid, roleUid: other.uid })).toMatchObject({
+    const { id, outs } = await provider.create({
+      groupUid: folder.uid,
+      identityUid: identity.uid,
+      roleUid: role.uid,
+    });
+    const other = await h.emulator.client.roles.create(h.emulator.orgUid, {
+      name: "other",
+      capabilities: ["CAP_IAM_GROUPS_LIST"],
+    });
+    expect(
+      await provider.diff!(id, outs, {
+        groupUid: h.emulator.orgUid,
+        identityUid: identity.uid,
+        roleUid: other.uid,
+      }),
+    ).toMatchObject({
       changes: true,
       replaces: ["groupUid", "roleUid"],
     });
@@ -54,22 +77,43 @@ describe("role binding provider", () => {
 
   it("adopts an identical binding instead of creating a second one", async () => {
     const { folder, identity, role } = await fixture();
-    const existing = await h.emulator.client.roleBindings.create(folder.uid, { identityUid: identity.uid, roleUid: role.uid });
-    const { id } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid, adopt: true });
+    const existing = await h.emulator.client.roleBindings.create(folder.uid, {
+      identityUid: identity.uid,
+      roleUid: role.uid,
+    });
+    const { id } = await provider.create({
+      groupUid: folder.uid,
+      identityUid: identity.uid,
+      roleUid: role.uid,
+      adopt: true,
+    });
     expect(id).toBe(existing.uid);
   });
 
   it("does not duplicate when a create 'times out' after the service applied it", async () => {
     const { folder, identity, role } = await fixture();
-    h.emulator.faults.add({ method: "POST", path: "^/iam/v2beta1/roleBindings", action: "applyThenDrop", times: 1 });
-    const { id } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid });
+    h.emulator.faults.add({
+      method: "POST",
+      path: "^/iam/v2beta1/roleBindings",
+      action: "applyThenDrop",
+      times: 1,
+    });
+    const { id } = await provider.create({
+      groupUid: folder.uid,
+      identityUid: identity.uid,
+      roleUid: role.uid,
+    });
     const all = await h.emulator.client.roleBindings.list({ group: folder.uid });
     expect(all.items.map((b) => b.uid)).toEqual([id]);
   });
 
   it("drops a deleted binding on read; delete of a missing binding succeeds", async () => {
     const { folder, identity, role } = await fixture();
-    const { id, outs } = await provider.create({ groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid });
+    const { id, outs } = await provider.create({
+      groupUid: folder.uid,
+      identityUid: identity.uid,
+      roleUid: role.uid,
+    });
     await h.emulator.client.roleBindings.delete(id);
     expect((await provider.read!(id, outs)).id).toBeUndefined();
     await expect(provider.delete!(id, outs)).resolves.toBeUndefined();
@@ -77,9 +121,15 @@ describe("role binding provider", () => {
 
   it("check accepts a built-in role's 40-hex uid and rejects a malformed one", async () => {
     const { folder, identity } = await fixture();
-    const ok = await provider.check!({}, { groupUid: folder.uid, identityUid: identity.uid, roleUid: "a".repeat(40) });
+    const ok = await provider.check!(
+      {},
+      { groupUid: folder.uid, identityUid: identity.uid, roleUid: "a".repeat(40) },
+    );
     expect(ok.failures ?? []).toEqual([]);
-    const bad = await provider.check!({}, { groupUid: folder.uid, identityUid: identity.uid, roleUid: "viewer" });
+    const bad = await provider.check!(
+      {},
+      { groupUid: folder.uid, identityUid: identity.uid, roleUid: "viewer" },
+    );
     expect(bad.failures?.map((f) => f.property)).toEqual(["roleUid"]);
   });
 });

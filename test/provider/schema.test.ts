@@ -13,7 +13,10 @@ describe("schema.json", () => {
   it("names the package platform and lists every resource and function", () => {
     const schema = buildPackageSchema() as {
       name: string;
-      resources: Record<string, { requiredInputs: string[]; inputProperties: Record<string, { willReplaceOnChanges?: boolean }> }>;
+      resources: Record<
+        string,
+        { requiredInputs: string[]; inputProperties: Record<string, { willReplaceOnChanges?: boolean }> }
+      >;
       functions: Record<string, unknown>;
       config: { variables: Record<string, { secret?: boolean }> };
     };
@@ -34,9 +37,17 @@ describe("schema.json", () => {
     );
     // Derived from the zod schemas and the diff's field specs, not written by hand:
     expect(schema.resources["platform:iam:Group"]!.requiredInputs).toEqual(["name"]);
-    expect(schema.resources["platform:iam:Group"]!.inputProperties.parentUid!.willReplaceOnChanges).toBe(true);
-    expect(schema.resources["platform:iam:Group"]!.inputProperties.name!.willReplaceOnChanges).toBeUndefined();
-    expect(schema.resources["platform:iam:RoleBinding"]!.requiredInputs.sort()).toEqual(["groupUid", "identityUid", "roleUid"]);
+    expect(schema.resources["platform:iam:Group"]!.inputProperties.parentUid!.willReplaceOnChanges).toBe(
+      true,
+    );
+    expect(
+      schema.resources["platform:iam:Group"]!.inputProperties.name!.willReplaceOnChanges,
+    ).toBeUndefined();
+    expect(schema.resources["platform:iam:RoleBinding"]!.requiredInputs.sort()).toEqual([
+      "groupUid",
+      "identityUid",
+      "roleUid",
+    ]);
     expect(schema.config.variables.token!.secret).toBe(true);
     expect(schema.config.variables.identityToken!.secret).toBe(true);
   });

@@ -14,7 +14,12 @@ import * as path from "node:path";
 import * as ts from "typescript";
 
 const repo = path.resolve(__dirname, "../..");
-const PROVIDERS = ["iam/group-provider", "iam/identity-provider", "iam/role-provider", "iam/role-binding-provider"];
+const PROVIDERS = [
+  "iam/group-provider",
+  "iam/identity-provider",
+  "iam/role-provider",
+  "iam/role-binding-provider",
+];
 
 function listTs(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -32,7 +37,11 @@ beforeAll(() => {
     const out = path.join(pkg, "dist", path.relative(repo, file)).replace(/\.ts$/, ".js");
     fs.mkdirSync(path.dirname(out), { recursive: true });
     const js = ts.transpileModule(fs.readFileSync(file, "utf8"), {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
     }).outputText;
     fs.writeFileSync(out, js);
   }
@@ -80,8 +89,11 @@ describe("provider serialization", () => {
   it("is a require() of the installed module, under 1 KB, with no credential and no version", () => {
     const results = serialize();
     expect(results).toHaveLength(PROVIDERS.length);
-    const version = (JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as { version: string }).version;
-    if (process.env.SHOW_SERIALIZED) console.log(results.map((r) => `${r.module}: ${r.bytes} bytes\n${r.text}`).join("\n"));
+    const version = (
+      JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as { version: string }
+    ).version;
+    if (process.env.SHOW_SERIALIZED)
+      console.log(results.map((r) => `${r.module}: ${r.bytes} bytes\n${r.text}`).join("\n"));
     for (const r of results) {
       expect(r.text).toContain(`require("pulumi-platform/dist/provider/${r.module}.js")`);
       expect(r.bytes).toBeLessThan(1024);

@@ -9,7 +9,10 @@ import * as pulumi from "@pulumi/pulumi";
 // value (slow, and not what users get). What users get is covered by serialization.test.ts; here the
 // serializer returns a marker so the tests look at wiring only.
 jest.mock("@pulumi/pulumi/runtime/closure/serializeClosure", () => ({
-  serializeFunction: async () => ({ text: "exports.handler = () => provider; // serialized in serialization.test.ts", containsSecrets: false }),
+  serializeFunction: async () => ({
+    text: "exports.handler = () => provider; // serialized in serialization.test.ts",
+    containsSecrets: false,
+  }),
 }));
 
 interface Registered {
@@ -54,7 +57,11 @@ beforeEach(() => {
 
 describe("resource classes", () => {
   it("Group registers pulumi-nodejs:dynamic/iam:Group with its inputs and exposes outputs", async () => {
-    const group = new platform.iam.Group("eng", { name: "eng", description: "d", parentUid: "0123456789abcdef" });
+    const group = new platform.iam.Group("eng", {
+      name: "eng",
+      description: "d",
+      parentUid: "0123456789abcdef",
+    });
     expect(await value(group.uid)).toBe(`0123456789abcdef/${"a".repeat(16)}`);
     expect(await value(group.name)).toBe("eng");
     expect(await value(group.createTime)).toBe("2026-01-01T00:00:00.000Z");
@@ -65,11 +72,32 @@ describe("resource classes", () => {
   });
 
   it.each([
-    ["Identity", () => new platform.iam.Identity("id", { parentUid: "0123456789abcdef", name: "ci", claimMatch: { issuer: "i", subject: "s" } })],
-    ["Role", () => new platform.iam.Role("role", { parentUid: "0123456789abcdef", name: "r", capabilities: ["CAP_REPO_LIST"] })],
+    [
+      "Identity",
+      () =>
+        new platform.iam.Identity("id", {
+          parentUid: "0123456789abcdef",
+          name: "ci",
+          claimMatch: { issuer: "i", subject: "s" },
+        }),
+    ],
+    [
+      "Role",
+      () =>
+        new platform.iam.Role("role", {
+          parentUid: "0123456789abcdef",
+          name: "r",
+          capabilities: ["CAP_REPO_LIST"],
+        }),
+    ],
     [
       "RoleBinding",
-      () => new platform.iam.RoleBinding("rb", { groupUid: "0123456789abcdef", identityUid: "0123456789abcdef/aaaaaaaaaaaaaaaa", roleUid: "b".repeat(40) }),
+      () =>
+        new platform.iam.RoleBinding("rb", {
+          groupUid: "0123456789abcdef",
+          identityUid: "0123456789abcdef/aaaaaaaaaaaaaaaa",
+          roleUid: "b".repeat(40),
+        }),
     ],
   ])("%s registers the iam type token and wires uid", async (type, make) => {
     const resource = make() as pulumi.CustomResource & { uid: pulumi.Output<string> };
@@ -78,7 +106,9 @@ describe("resource classes", () => {
   });
 
   it("static get() reads by id and exposes the read state", async () => {
-    const group = platform.iam.Group.get("existing", "0123456789abcdef/bbbbbbbbbbbbbbbb", undefined, { profile: "orgb" });
+    const group = platform.iam.Group.get("existing", "0123456789abcdef/bbbbbbbbbbbbbbbb", undefined, {
+      profile: "orgb",
+    });
     expect(await value(group.name)).toBe("read-from-service");
     const reg = registered.find((r) => r.name === "existing")!;
     expect(reg.id).toBe("0123456789abcdef/bbbbbbbbbbbbbbbb");
