@@ -101,7 +101,25 @@ export function rootOf(uid: string): string {
 }
 
 export class Access {
+  /** Bindings by identity, rebuilt when the store changes: access checks stay O(own bindings) at any size. */
+  private byIdentity = new Map<string, StoredObject[]>();
+  private indexedVersion = -1;
+
   constructor(private readonly store: Store) {}
+
+  private bindingsOf(identityUid: string): StoredObject[] {
+    if (this.indexedVersion !== this.store.version) {
+      this.byIdentity.clear();
+      for (const binding of this.store.all("roleBindings")) {
+        const key = binding.fields.identityUid as string;
+        const list = this.byIdentity.get(key);
+        if (list === undefined) this.byIdentity.set(key, [binding]);
+        else list.push(binding);
+      }
+      this.indexedVersion = this.store.version;
+    }
+    return this.byIdentity.get(identityUid) ?? [];
+  }
 
   roleCapabilities(roleUid: string): string[] {
     const builtinRole = BUILTIN_BY_UID.get(roleUid);
@@ -110,17 +128,12 @@ export class Access {
     return (custom?.fields.capabilities as string[] | undefined) ?? [];
   }
 
-  /** Bindings of this identity on this exact group. */
-  private bindingsOn(identityUid: string, groupUid: string): StoredObject[] {
-    return this.store.children("roleBindings", groupUid).filter((b) => b.fields.identityUid === identityUid);
-  }
-
   capabilitiesOn(caller: Caller, groupUid: string): Set<string> {
     const caps = new Set<string>();
-    for (const ancestor of ancestorsOrSelf(groupUid)) {
-      for (const binding of this.bindingsOn(caller.identityUid, ancestor)) {
-        for (const cap of this.roleCapabilities(binding.fields.roleUid as string)) caps.add(cap);
-      }
+    const ancestors = new Set(ancestorsOrSelf(groupUid));
+    for (const binding of this.bindingsOf(caller.identityUid)) {
+      if (!ancestors.has(binding.parent)) continue;
+      for (const cap of this.roleCapabilities(binding.fields.roleUid as string)) caps.add(cap);
     }
     return caps;
   }
@@ -128,10 +141,7 @@ export class Access {
   /** Does the caller hold any binding inside this organization? If not, the organization is invisible. */
   knowsOrganization(caller: Caller, anyUidInOrg: string): boolean {
     const root = rootOf(anyUidInOrg);
-    for (const binding of this.store.all("roleBindings")) {
-      if (binding.fields.identityUid === caller.identityUid && rootOf(binding.uid) === root) return true;
-    }
-    return false;
+    return this.bindingsOf(caller.identityUid).some((binding) => rootOf(binding.uid) === root);
   }
 
   /**
@@ -148,8 +158,7 @@ export class Access {
   /** The groups on which the caller holds `capability` directly through a binding; access flows down from them. */
   grantRoots(caller: Caller, capability: string): Set<string> {
     const roots = new Set<string>();
-    for (const binding of this.store.all("roleBindings")) {
-      if (binding.fields.identityUid !== caller.identityUid) continue;
+    for (const binding of this.bindingsOf(caller.identityUid)) {
       if (this.roleCapabilities(binding.fields.roleUid as string).includes(capability))
         roots.add(binding.parent);
     }

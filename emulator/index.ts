@@ -126,7 +126,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       log.push(entry);
       if (log.length > 10_000) log.splice(0, log.length - 10_000);
     },
-    ...(options.logger !== undefined ? { logLine: options.logger } : {}),
+    ...(options.logger !== undefined ? { logLine: options.logger, onUnexpectedError: options.logger } : {}),
     url: () => url,
   });
   await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });

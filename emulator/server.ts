@@ -25,6 +25,8 @@ export interface ServerOptions {
   onRequestLogged: (entry: LoggedRequest) => void;
   /** One line per request (method, path, status, ms), or silent. */
   logLine?: (line: string) => void;
+  /** Where unexpected handler exceptions are reported (default: a process warning). */
+  onUnexpectedError?: (report: string) => void;
   /** The base URL, known once listening. */
   url: () => string;
 }
@@ -138,9 +140,9 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         invalidArgument(`the request could not be read (${fastifyError.message ?? "bad request"})`),
       );
     }
-    process.emitWarning(
-      `platform-emulator: unexpected error on ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? String(error)}`,
-    );
+    const report = `platform-emulator: unexpected error on ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? String(error)}`;
+    if (options.onUnexpectedError !== undefined) options.onUnexpectedError(report);
+    else process.emitWarning(report);
     return send(reply, internal("an unexpected error occurred in the emulator"));
   });
 
