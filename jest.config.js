@@ -1,9 +1,7 @@
-/** Unit, contract and provider tests; the end-to-end suite (test/e2e) has its own config. */
+/**
+ * `npm test` runs both projects: unit/contract/provider tests and the end-to-end suite under the real engine.
+ * Run one with `npx jest --selectProjects unit` (or e2e).
+ */
 module.exports = {
-  preset: "ts-jest",
-  testEnvironment: "node",
-  roots: ["<rootDir>/test"],
-  testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/e2e/"],
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json", isolatedModules: true }] },
-  testTimeout: 30000,
+  projects: ["<rootDir>/jest.unit.config.js", "<rootDir>/jest.e2e.config.js"],
 };
