@@ -177,6 +177,7 @@ async function main(): Promise<void> {
       const paths = await walk(scope, 100);
       coldFirstPageMs[label] = Math.round((Number(process.hrtime.bigint() - coldStart) / 1e6) * 100) / 100;
       let i = 0;
+      await run(pool, emulator.token, "warm-up", () => paths[i++ % paths.length]!);
       const result = await run(pool, emulator.token, label, () => paths[i++ % paths.length]!);
       results.push({ ...result, scenario: `${result.scenario}, ${paths.length} distinct pages` });
     }
