@@ -50,13 +50,17 @@ function profileHint(attempt: Attempt): string {
     : "";
 }
 
+function whose(attempt: Attempt): string {
+  return attempt.profile ? `the credentials of profile "${attempt.profile}"` : "these credentials";
+}
+
 /** The advice for each kind of failure. */
 function whatToDo(err: unknown, attempt: Attempt): string {
   if (UnauthenticatedError.isInstance(err)) {
     return `The service did not accept the credentials${profileHint(attempt)}: they are missing, expired or for another environment. ${CREDENTIAL_HINT}.`;
   }
   if (PermissionDeniedError.isInstance(err)) {
-    return "The identity behind the credentials lacks a role on this group: bind a role with the needed capability (e.g. with platform.iam.RoleBinding) or use a profile for an identity that has it.";
+    return `The identity behind ${whose(attempt)} lacks a role on this group: bind a role with the needed capability (e.g. with platform.iam.RoleBinding) or use a profile for an identity that has it.`;
   }
   if (ConfigurationError.isInstance(err)) {
     return `Set the API address with \`pulumi config set platform:apiUrl <url>\` or PLATFORM_API_URL; ${CREDENTIAL_HINT}.`;
@@ -71,7 +75,7 @@ function whatToDo(err: unknown, attempt: Attempt): string {
   }
   if (InvalidArgumentError.isInstance(err)) return "Fix the fields named above in the program.";
   if (NotFoundError.isInstance(err)) {
-    return "Check that the uids it refers to (parent group, identity, role) exist and that these credentials can see them.";
+    return `Check that the uids it refers to (parent group, identity, role) exist and that ${whose(attempt)} can see them.`;
   }
   if (ResourceExhaustedError.isInstance(err))
     return "The service is rate limiting: wait a moment and run the update again.";

@@ -193,3 +193,19 @@ describe("create without duplicates", () => {
     expect(lookups).toBe(0);
   });
 });
+
+describe("a provider without configuration", () => {
+  it("fails with how to set platform:apiUrl / PLATFORM_API_URL, before any request", async () => {
+    const saved = { ...process.env };
+    for (const key of Object.keys(process.env)) if (key.startsWith("PLATFORM_")) delete process.env[key];
+    try {
+      const { configureFromLookup, closeClients } = await import("../../provider/core/client");
+      const provider = (await import("../../provider/iam/group-provider")).default;
+      await configureFromLookup(() => undefined);
+      await expect(provider.create({ name: "eng" })).rejects.toThrow(/platform:apiUrl.*PLATFORM_API_URL/s);
+      await closeClients();
+    } finally {
+      process.env = saved;
+    }
+  });
+});

@@ -187,3 +187,30 @@ describe("group provider", () => {
     expect(h.requestsSinceMark()).toHaveLength(0);
   });
 });
+
+describe("group provider credentials", () => {
+  it("with a profile whose identity has no role on the parent, the error says what to do", async () => {
+    const outsider = h.emulator.createUser("outsider");
+    const { configureFromLookup } = await import("../../provider/core/client");
+    await configureFromLookup(
+      (key) =>
+        ({
+          "platform:apiUrl": h.emulator.url,
+          "platform:token": h.emulator.token,
+          "platform:profiles": JSON.stringify({ outsider: { token: outsider.token } }),
+        })[key],
+    );
+    const err = await create({ name: "eng", parentUid: h.emulator.orgUid, profile: "outsider" }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    if (process.env.SHOW_MESSAGES) console.log(err?.message);
+    expect(err?.message).toMatch(/^Could not create platform:iam:Group "eng"/);
+    expect(err?.message).toMatch(/profile "outsider"/);
+    expect(err?.message).not.toContain(outsider.token);
+    // The default credentials still work in the same provider process.
+    await expect(create({ name: "eng", parentUid: h.emulator.orgUid })).resolves.toMatchObject({
+      outs: { name: "eng" },
+    });
+  });
+});
