@@ -11,6 +11,10 @@ import * as path from "node:path";
 
 import { installFakePackage, PulumiCommandError, PulumiStack } from "./harness";
 
+// Here, not only in jest.e2e.config.js: when that config runs as one of several projects, jest ignores its
+// testTimeout and falls back to 5 s, shorter than one `pulumi up`.
+jest.setTimeout(300_000);
+
 const programDir = "test/e2e/fixtures/smoke";
 const greetingType = "pulumi-nodejs:dynamic/smoke:Greeting";
 /** How the engine marks an encrypted secret in state (sig key and value of a secret). */
