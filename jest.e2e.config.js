@@ -18,5 +18,4 @@ module.exports = {
   ],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json", isolatedModules: true }] },
   testTimeout: 300000,
-  maxWorkers: 1,
 };

@@ -1,10 +1,10 @@
 /**
  * platform.iam.Group: an organization (root group, no parentUid) or a folder under another group.
  *
- * May import: @pulumi/pulumi, ./group-provider, ./group-schema.
+ * May import: @pulumi/pulumi, ./group.provider, ./group-schema.
  */
 import * as pulumi from "@pulumi/pulumi";
-import provider = require("./group-provider");
+import provider = require("./group.provider");
 import { withOutputKeys } from "../core/resource-class";
 
 export interface GroupArgs {

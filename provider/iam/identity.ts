@@ -1,10 +1,10 @@
 /**
  * platform.iam.Identity: a workload identity that an OIDC token matching `claimMatch` can assume.
  *
- * May import: @pulumi/pulumi, ./identity-provider, ../core/resource-class.
+ * May import: @pulumi/pulumi, ./identity.provider, ../core/resource-class.
  */
 import * as pulumi from "@pulumi/pulumi";
-import provider = require("./identity-provider");
+import provider = require("./identity.provider");
 import { withOutputKeys } from "../core/resource-class";
 
 /** How a presented OIDC token is matched: an issuer or issuerPattern, and a subject or subjectPattern. */

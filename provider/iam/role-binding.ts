@@ -1,10 +1,10 @@
 /**
  * platform.iam.RoleBinding: grants an identity a role on a group. Changing any reference replaces it.
  *
- * May import: @pulumi/pulumi, ./role-binding-provider, ../core/resource-class.
+ * May import: @pulumi/pulumi, ./role-binding.provider, ../core/resource-class.
  */
 import * as pulumi from "@pulumi/pulumi";
-import provider = require("./role-binding-provider");
+import provider = require("./role-binding.provider");
 import { withOutputKeys } from "../core/resource-class";
 
 export interface RoleBindingArgs {

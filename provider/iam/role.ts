@@ -1,10 +1,10 @@
 /**
  * platform.iam.Role: a custom role, a named set of capabilities defined in a group.
  *
- * May import: @pulumi/pulumi, ./role-provider, ../core/resource-class.
+ * May import: @pulumi/pulumi, ./role.provider, ../core/resource-class.
  */
 import * as pulumi from "@pulumi/pulumi";
-import provider = require("./role-provider");
+import provider = require("./role.provider");
 import { withOutputKeys } from "../core/resource-class";
 
 export interface RoleArgs {

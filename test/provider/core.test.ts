@@ -200,7 +200,7 @@ describe("a provider without configuration", () => {
     for (const key of Object.keys(process.env)) if (key.startsWith("PLATFORM_")) delete process.env[key];
     try {
       const { configureFromLookup, closeClients } = await import("../../provider/core/client");
-      const provider = (await import("../../provider/iam/group-provider")).default;
+      const provider = (await import("../../provider/iam/group.provider")).default;
       await configureFromLookup(() => undefined);
       await expect(provider.create({ name: "eng" })).rejects.toThrow(/platform:apiUrl.*PLATFORM_API_URL/s);
       await closeClients();

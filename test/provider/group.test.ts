@@ -1,5 +1,5 @@
 /** platform.iam.Group's provider against the in-process emulator. */
-import provider = require("../../provider/iam/group-provider");
+import provider = require("../../provider/iam/group.provider");
 import { Harness, startHarness } from "./harness";
 
 let h: Harness;

@@ -1,5 +1,5 @@
 /** platform.iam.Identity's provider against the in-process emulator. */
-import provider = require("../../provider/iam/identity-provider");
+import provider = require("../../provider/iam/identity.provider");
 import { UNKNOWN } from "../../provider/core/check";
 import { Harness, startHarness } from "./harness";
 

@@ -1,5 +1,5 @@
 /** platform.iam.RoleBinding's provider against the in-process emulator. */
-import provider = require("../../provider/iam/role-binding-provider");
+import provider = require("../../provider/iam/role-binding.provider");
 import { Harness, startHarness } from "./harness";
 
 let h: Harness;

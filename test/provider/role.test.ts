@@ -1,5 +1,5 @@
 /** platform.iam.Role's provider against the in-process emulator. */
-import provider = require("../../provider/iam/role-provider");
+import provider = require("../../provider/iam/role.provider");
 import { Harness, startHarness } from "./harness";
 
 let h: Harness;

@@ -15,10 +15,10 @@ import * as ts from "typescript";
 
 const repo = path.resolve(__dirname, "../..");
 const PROVIDERS = [
-  "iam/group-provider",
-  "iam/identity-provider",
-  "iam/role-provider",
-  "iam/role-binding-provider",
+  "iam/group.provider",
+  "iam/identity.provider",
+  "iam/role.provider",
+  "iam/role-binding.provider",
 ];
 
 function listTs(dir: string): string[] {

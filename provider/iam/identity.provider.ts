@@ -1,6 +1,6 @@
 /**
- * The dynamic provider of platform.iam.Identity (a workload identity; not to be confused with the API's
- * IdentityProvider resource: the `-provider` suffix is this package's name for "dynamic provider of").
+ * The dynamic provider of platform.iam.Identity (a workload identity). Dynamic providers live in
+ * `<stem>.provider.ts`, so this file and the IdentityProvider resource's `identity-provider.ts` stay apart.
  *
  * Exported as the WHOLE module so Pulumi serializes a `require()` of the installed package.
  *
