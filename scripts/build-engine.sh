@@ -46,6 +46,8 @@ exec 9>"$cache/.lock"
 command -v flock >/dev/null 2>&1 && flock 9
 
 need_go() {
+  # A fresh shell (CI) may lack Go's usual install dir on PATH.
+  command -v go >/dev/null 2>&1 || { [ -x /usr/local/go/bin/go ] && PATH=$PATH:/usr/local/go/bin; }
   command -v go >/dev/null 2>&1 && return 0
   say "Go is not installed, and $1 must be built: install Go >= 1.25 (https://go.dev/dl), or put"
   say "pulumi v$version on PATH with pulumi-language-nodejs and pulumi-resource-pulumi-nodejs beside it"
