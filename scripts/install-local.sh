@@ -31,7 +31,10 @@ case "$program/" in
   *) say "$program is outside $root: the package's dependencies would not resolve (put programs under examples/)"
      exit 1 ;;
 esac
-[ -f "$program/Pulumi.yaml" ] || say "warning: $program has no Pulumi.yaml"
+# The project file may sit in a parent (the root Pulumi.yaml's `main: examples/quickstart/`).
+project_dir=$program
+while [ ! -f "$project_dir/Pulumi.yaml" ] && [ "$project_dir" != "$root" ]; do project_dir=$(dirname "$project_dir"); done
+[ -f "$project_dir/Pulumi.yaml" ] || say "warning: no Pulumi.yaml in $program or above it"
 
 if [ "$build" = 1 ]; then
   say "building the package (npm run build)"
