@@ -3,7 +3,16 @@
 const tseslint = require("typescript-eslint");
 
 module.exports = tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "examples/*/node_modules/**", "coverage/**", "**/*.js", "scripts/engine/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "examples/*/node_modules/**",
+      "coverage/**",
+      "**/*.js",
+      "scripts/engine/**",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

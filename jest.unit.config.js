@@ -6,7 +6,10 @@ module.exports = {
   rootDir: __dirname,
   roots: ["<rootDir>/test"],
   testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/e2e/"],
-  modulePathIgnorePatterns: ["<rootDir>/test/e2e/fixtures/.*/node_modules/", "<rootDir>/examples/.*/node_modules/"],
+  modulePathIgnorePatterns: [
+    "<rootDir>/test/e2e/fixtures/.*/node_modules/",
+    "<rootDir>/examples/.*/node_modules/",
+  ],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json", isolatedModules: true }] },
   testTimeout: 60000,
 };

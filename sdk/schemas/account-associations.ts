@@ -17,7 +17,9 @@ export const Google = z.object({
 export const Chainguard = z.object({ serviceBindings: z.record(z.string(), z.string()) });
 export const GitHubInstallation = z.object({ installationId: z.string(), name: z.string().optional() });
 export const GitHub = z.object({
-  appInstallations: z.record(z.string(), z.object({ installations: z.array(GitHubInstallation).optional() })).optional(),
+  appInstallations: z
+    .record(z.string(), z.object({ installations: z.array(GitHubInstallation).optional() }))
+    .optional(),
 });
 
 export const AccountAssociation = z.object({

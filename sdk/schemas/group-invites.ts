@@ -6,7 +6,9 @@ import { z } from "zod";
 import { RoleUid, Timestamp, listEnvelope } from "./common";
 
 /** A protobuf Duration in JSON: seconds with an `s` suffix, e.g. "3600s" or "86400.5s". */
-export const Duration = z.string().regex(/^\d+(\.\d{1,9})?s$/, "ttl must be a duration in seconds such as 3600s");
+export const Duration = z
+  .string()
+  .regex(/^\d+(\.\d{1,9})?s$/, "ttl must be a duration in seconds such as 3600s");
 
 export const GroupInviteRole = z.object({
   uid: z.string(),

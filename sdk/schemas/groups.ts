@@ -4,7 +4,10 @@ import { GROUP_NAME_PATTERN, Timestamp, listEnvelope } from "./common";
 
 export const GroupName = z
   .string({ error: "name is required" })
-  .regex(GROUP_NAME_PATTERN, "name must match ^[a-z0-9 ._-]{1,}$ (lowercase letters, digits, space, '.', '_', '-')");
+  .regex(
+    GROUP_NAME_PATTERN,
+    "name must match ^[a-z0-9 ._-]{1,}$ (lowercase letters, digits, space, '.', '_', '-')",
+  );
 
 export const Group = z.object({
   uid: z.string(),

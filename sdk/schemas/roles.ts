@@ -3,7 +3,9 @@ import { z } from "zod";
 import { Timestamp, listEnvelope } from "./common";
 
 /** A capability name, e.g. CAP_IAM_GROUPS_LIST (enum platform.capabilities.Capability). */
-export const Capability = z.string().regex(/^CAP_[A-Z0-9_]+$/, "capability must look like CAP_IAM_GROUPS_LIST");
+export const Capability = z
+  .string()
+  .regex(/^CAP_[A-Z0-9_]+$/, "capability must look like CAP_IAM_GROUPS_LIST");
 
 export const Role = z.object({
   uid: z.string(),

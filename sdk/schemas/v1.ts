@@ -6,7 +6,11 @@ export const V1Group = z.object({
   name: z.string(),
   description: z.string().optional(),
   resourceLimits: z
-    .object({ clusters: z.number().int().optional(), idps: z.number().int().optional(), repositories: z.number().int().optional() })
+    .object({
+      clusters: z.number().int().optional(),
+      idps: z.number().int().optional(),
+      repositories: z.number().int().optional(),
+    })
     .optional(),
   verified: z.boolean().optional(),
   createdAt: z.string().optional(),
