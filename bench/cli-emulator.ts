@@ -1,0 +1,69 @@
+/**
+ * The emulator as a separate process (dist/emulator/cli.js), so neither the Pulumi engine nor the raw-SDK
+ * comparison shares its event loop, and its control endpoints (request log, seed) over HTTP.
+ *
+ * May import: node built-ins.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: Record<string, unknown>;
+  status: number;
+}
+
+export interface CliEmulator {
+  url: string;
+  token: string;
+  orgUid: string;
+  requests(): Promise<LoggedRequest[]>;
+  clearRequests(): Promise<void>;
+  seed(data: unknown): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+export async function startCliEmulator(root: string): Promise<CliEmulator> {
+  const cli = join(root, "dist", "emulator", "cli.js");
+  if (!existsSync(cli)) throw new Error("dist/emulator/cli.js is missing: npx tsc -p tsconfig.build.json");
+  const child = spawn(process.execPath, [cli, "--port", "0", "--quiet"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const deadline = Date.now() + 15_000;
+  while (!/PLATFORM_ORG_UID=\S+/.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the emulator did not start");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const read = (name: string): string => new RegExp(`${name}=(\\S+)`).exec(out)![1]!;
+  const url = read("PLATFORM_API_URL");
+  const control = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(`${url}/_emulator/${path}`, {
+      method,
+      ...(body !== undefined
+        ? { body: JSON.stringify(body), headers: { "content-type": "application/json" } }
+        : {}),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} /_emulator/${path}: ${response.status} ${text.slice(0, 300)}`);
+    return text === "" ? {} : JSON.parse(text);
+  };
+  return {
+    url,
+    token: read("PLATFORM_TOKEN"),
+    orgUid: read("PLATFORM_ORG_UID"),
+    requests: async () => ((await control("GET", "requests")) as { requests: LoggedRequest[] }).requests,
+    clearRequests: async () => void (await control("DELETE", "requests")),
+    seed: async (data) => (await control("POST", "seed", data)) as Record<string, number>,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.on("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
