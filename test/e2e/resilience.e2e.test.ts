@@ -1,0 +1,164 @@
+/**
+ * Resilience: `pulumi up` of the benchmark program (bench/stack, shrunk to 10 groups, 10 identities and 20 role
+ * bindings) against an emulator that, on every API route, answers 20% of requests with 503, drops 5% of
+ * connections without a response and, for another 5%, applies the request and then drops the connection (the
+ * response is lost). Fixed fault seed, so a run is repeatable.
+ *
+ * The stack must converge with at most one re-run of `up` to exactly the declared objects: listing everything
+ * under the organization afterwards (faults off) finds each declared group, identity and binding once (no
+ * duplicates), nothing else (no orphans), and every uid in the state exists (nothing lost).
+ *
+ * Counts (faults injected, re-runs, objects) are printed. Dropped connections never reach the request log, so
+ * the drop counts come from replaying the emulator's fault PRNG against the logged requests; the replay is
+ * checked against the 503s, which are logged.
+ */
+import { createHash } from "node:crypto";
+
+import { Emulator, startEmulator } from "../../emulator";
+import { seededRandom } from "../../emulator/faults";
+import { CommandResult, installLocalPackage, PulumiCommandError, PulumiStack } from "./harness";
+
+jest.setTimeout(300_000);
+
+const programDir = "bench/stack";
+const GROUPS = 10;
+const IDENTITIES = 10;
+const BINDINGS = 20;
+const FAULT_SEED = 20261122;
+/** How many times up is run at most (the assertion allows 2: one re-run); more only to report the figure. */
+const MAX_RUNS = 4;
+const viewerRoleUid = createHash("sha1").update("viewer").digest("hex");
+
+/** Target share of all API requests per fault; rules fire in order, so later rates are scaled up to match. */
+const SHARE = { status503: 0.2, drop: 0.05, applyThenDrop: 0.05 };
+const RATES = {
+  status503: SHARE.status503,
+  drop: SHARE.drop / (1 - SHARE.status503),
+  applyThenDrop: SHARE.applyThenDrop / (1 - SHARE.status503 - SHARE.drop),
+};
+
+/** Replays the fault PRNG until `logged` requests would have been answered; counts what it injected. */
+function replayFaults(logged: number): { status503: number; drop: number; applyThenDrop: number } {
+  const random = seededRandom(FAULT_SEED);
+  const counts = { status503: 0, drop: 0, applyThenDrop: 0 };
+  let answered = 0;
+  while (answered < logged) {
+    if (random() < RATES.status503) {
+      counts.status503++;
+      answered++;
+    } else if (random() < RATES.drop) counts.drop++;
+    else if (random() < RATES.applyThenDrop) counts.applyThenDrop++;
+    else answered++;
+  }
+  return counts;
+}
+
+const pad = (i: number): string => String(i).padStart(3, "0");
+
+describe("pulumi up converges under 503s, dropped connections and lost responses", () => {
+  let emulator: Emulator;
+  let stack: PulumiStack;
+
+  beforeAll(async () => {
+    installLocalPackage(programDir, { build: false });
+    emulator = await startEmulator({ faultSeed: FAULT_SEED });
+    stack = await PulumiStack.create({
+      programDir,
+      config: {
+        organization: emulator.orgUid,
+        roleUid: viewerRoleUid,
+        groups: String(GROUPS),
+        identities: String(IDENTITIES),
+        bindings: String(BINDINGS),
+        "platform:apiUrl": emulator.url,
+      },
+      secrets: { "platform:token": emulator.token },
+      timeoutMs: 120_000,
+    });
+  });
+
+  afterAll(async () => {
+    emulator?.faults.clear();
+    await stack?.cleanup();
+    await emulator?.close();
+  });
+
+  it("creates exactly the declared objects: no duplicates, no orphans, nothing lost", async () => {
+    emulator.faults.add({ action: "status", status: 503, rate: RATES.status503 });
+    emulator.faults.add({ action: "drop", rate: RATES.drop });
+    emulator.faults.add({ action: "applyThenDrop", rate: RATES.applyThenDrop });
+    emulator.clearRequestLog();
+
+    // Up until it succeeds (bounded), to report how many re-runs it took; at most one is asserted at the end.
+    const runs: CommandResult[] = [];
+    for (let run = 0; run < MAX_RUNS; run++) {
+      const result = await stack.up({ allowFailure: true });
+      runs.push(result);
+      if (result.exitCode === 0) break;
+    }
+    const log = emulator.requestLog();
+    emulator.faults.clear();
+    const last = runs[runs.length - 1]!;
+    const failures = runs
+      .filter((r) => r.exitCode !== 0)
+      .map((r) => r.stdout.split("\n").filter((line) => line.includes("creating failed")).length);
+
+    const logged503 = log.filter((r) => r.status === 503).length;
+    const injected = replayFaults(log.length);
+    expect(injected.status503).toBe(logged503); // the replay is in step with the emulator
+    process.stdout.write(
+      `resilience: ${log.length} answered API requests (+${injected.drop + injected.applyThenDrop} dropped); ` +
+        `faults injected: ${injected.status503} x 503, ${injected.drop} dropped, ${injected.applyThenDrop} applied then dropped; ` +
+        `up runs: ${runs.length} (re-runs: ${runs.length - 1}; resources failed per failed run: ${failures.join(", ") || "none"}; ` +
+        `converged: ${last.exitCode === 0}); ` +
+        `objects: ${GROUPS} groups, ${IDENTITIES} identities, ${BINDINGS} bindings\n`,
+    );
+    // Faults really happened, of every kind, or this test proves nothing.
+    expect(injected.status503).toBeGreaterThan(0);
+    expect(injected.drop).toBeGreaterThan(0);
+    expect(injected.applyThenDrop).toBeGreaterThan(0);
+
+    // Everything under the organization, read with faults off.
+    const client = emulator.client;
+    const org = emulator.orgUid;
+    const groups = await client.groups.list({ descendantsOf: org, pageSize: 200 }).all();
+    const identities = await client.identities.list({ descendantsOf: org, pageSize: 200 }).all();
+    const bindings = (await client.roleBindings.list({ descendantsOf: org, pageSize: 200 }).all()).filter(
+      (b) => b.role?.uid === viewerRoleUid,
+    );
+
+    const expectedGroups = Array.from({ length: GROUPS }, (_, i) => `bench-group-${pad(i)}`);
+    const expectedIdentities = Array.from({ length: IDENTITIES }, (_, i) => `bench-identity-${pad(i)}`);
+    expect(groups.map((g) => g.name).sort()).toEqual(expectedGroups);
+    expect(groups.every((g) => g.uid.startsWith(`${org}/`) && g.uid.split("/").length === 2)).toBe(true);
+    const identityNames = identities.map((i) => i.name).sort();
+    // The bootstrap user is a root-level identity, not under the organization.
+    expect(identityNames).toEqual(expectedIdentities);
+
+    const groupName = new Map(groups.map((g) => [g.uid, g.name]));
+    const identityName = new Map(identities.map((i) => [i.uid, i.name]));
+    const pairs = bindings.map((b) => `${groupName.get(b.group?.uid ?? "")} ${identityName.get(b.identity?.uid ?? "")}`).sort();
+    const expectedPairs = Array.from(
+      { length: BINDINGS },
+      (_, k) =>
+        `bench-group-${pad(k % GROUPS)} bench-identity-${pad((k + Math.floor(k / GROUPS)) % IDENTITIES)}`,
+    ).sort();
+    expect(pairs).toEqual(expectedPairs);
+
+    // The state points at exactly these objects.
+    const { state } = await stack.exportState();
+    const ids = (state.deployment.resources ?? [])
+      .filter((r) => r.custom === true && !r.type.startsWith("pulumi:providers:"))
+      .map((r) => r.id)
+      .sort();
+    expect(ids).toEqual([...groups, ...identities, ...bindings].map((o) => o.uid).sort());
+
+    // Converged, with at most one re-run.
+    if (last.exitCode !== 0) throw new PulumiCommandError(last, `up under faults, run ${runs.length}`, false);
+    expect(runs.length - 1).toBeLessThanOrEqual(1);
+  });
+
+  it("then a preview finds nothing to change", async () => {
+    await expect(stack.preview({ expectNoChanges: true })).resolves.toMatchObject({ exitCode: 0 });
+  });
+});
