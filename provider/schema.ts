@@ -18,12 +18,34 @@ import {
   RoleBindingInputSchema,
   RoleBindingOutputSchema,
 } from "./iam/role-binding-schema";
+import {
+  IDENTITY_PROVIDER_FIELDS,
+  IDENTITY_PROVIDER_SECRETS,
+  IdentityProviderInputSchema,
+  IdentityProviderOutputSchema,
+} from "./iam/identity-provider-schema";
+import {
+  GROUP_INVITE_FIELDS,
+  GROUP_INVITE_SECRETS,
+  GroupInviteInputSchema,
+  GroupInviteOutputSchema,
+} from "./iam/group-invite-schema";
+import {
+  ACCOUNT_ASSOCIATION_FIELDS,
+  AccountAssociationInputSchema,
+  AccountAssociationOutputSchema,
+} from "./iam/account-association-schema";
 import { GetRolesArgsSchema, GetRolesResultSchema } from "./iam/get-roles";
 import { GetRoleArgsSchema, GetRoleResultSchema } from "./iam/get-role";
 import { GetGroupArgsSchema, GetGroupResultSchema } from "./iam/get-group";
 import { GetIdentityArgsSchema, GetIdentityResultSchema } from "./iam/get-identity";
 import { GetReposArgsSchema, GetReposResultSchema } from "./registry/get-repos";
 import { GetRepoArgsSchema, GetRepoResultSchema } from "./registry/get-repo";
+import { GetTagsArgsSchema, GetTagsResultSchema } from "./registry/get-tags";
+import {
+  GetIdentityProvidersArgsSchema,
+  GetIdentityProvidersResultSchema,
+} from "./iam/get-identity-providers";
 import { GetAdvisoriesArgsSchema, GetAdvisoriesResultSchema } from "./vulnerabilities/get-advisories";
 
 export const PACKAGE_NAME = "platform";
@@ -57,6 +79,11 @@ const TYPE_NAMES: Record<string, string> = {
   "platform:iam:RoleBindingRole": "platform:iam:BindingRef",
   "platform:iam:GetRolesResultRolesItem": "platform:iam:RoleInfo",
   "platform:registry:GetReposResultReposItem": "platform:registry:RepoInfo",
+  "platform:registry:GetTagsResultTagsItem": "platform:registry:TagInfo",
+  "platform:iam:GetIdentityProvidersResultIdentityProvidersItem": "platform:iam:IdentityProviderInfo",
+  "platform:iam:AccountAssociationGithubAppInstallationsValue": "platform:iam:GitHubAppInstallations",
+  "platform:iam:GitHubAppInstallationsInstallationsItem": "platform:iam:GitHubInstallation",
+  "platform:iam:GroupInviteRole": "platform:iam:InviteRole",
   "platform:vulnerabilities:GetAdvisoriesResultAdvisoriesItem": "platform:vulnerabilities:Advisory",
   "platform:vulnerabilities:AdvisoryEventsItem": "platform:vulnerabilities:AdvisoryEvent",
   "platform:vulnerabilities:AdvisorySeveritiesItem": "platform:vulnerabilities:Severity",
@@ -142,6 +169,8 @@ interface ResourceEntry {
   input: z.ZodType;
   output: z.ZodType;
   fields: readonly FieldSpec[];
+  /** Properties stored and shown as secrets (write-only inputs, one-time outputs). */
+  secrets?: readonly string[];
 }
 
 const RESOURCES: ResourceEntry[] = [
@@ -173,6 +202,32 @@ const RESOURCES: ResourceEntry[] = [
     input: RoleBindingInputSchema,
     output: RoleBindingOutputSchema,
     fields: ROLE_BINDING_FIELDS,
+  },
+  {
+    token: "platform:iam:IdentityProvider",
+    description:
+      "An organization's OIDC login. clientSecret is write-only in the API: kept secret in state and sent only when it changes.",
+    input: IdentityProviderInputSchema,
+    output: IdentityProviderOutputSchema,
+    fields: IDENTITY_PROVIDER_FIELDS,
+    secrets: IDENTITY_PROVIDER_SECRETS,
+  },
+  {
+    token: "platform:iam:GroupInvite",
+    description:
+      "A code that grants a role on a group when accepted. No update in the API: every change replaces it; code is a secret returned only at creation.",
+    input: GroupInviteInputSchema,
+    output: GroupInviteOutputSchema,
+    fields: GROUP_INVITE_FIELDS,
+    secrets: GROUP_INVITE_SECRETS,
+  },
+  {
+    token: "platform:iam:AccountAssociation",
+    description:
+      "A group's cloud accounts (amazon, azure, google, chainguard, github). One per group; its uid is the group's uid.",
+    input: AccountAssociationInputSchema,
+    output: AccountAssociationOutputSchema,
+    fields: ACCOUNT_ASSOCIATION_FIELDS,
   },
 ];
 
@@ -222,6 +277,18 @@ const FUNCTIONS: FunctionEntry[] = [
     description: "One registry repository by uid, or by exact name in an organization.",
     args: GetRepoArgsSchema,
     result: GetRepoResultSchema,
+  },
+  {
+    token: "platform:registry:getTags",
+    description: "The tags of one registry repository, with an optional name filter and ordering.",
+    args: GetTagsArgsSchema,
+    result: GetTagsResultSchema,
+  },
+  {
+    token: "platform:iam:getIdentityProviders",
+    description: "The identity providers of an organization, with an optional name filter.",
+    args: GetIdentityProvidersArgsSchema,
+    result: GetIdentityProvidersResultSchema,
   },
   {
     token: "platform:vulnerabilities:getAdvisories",
@@ -290,6 +357,9 @@ export function buildPackageSchema(): Json {
       if (field.replaces && spec) spec.willReplaceOnChanges = true;
     }
     const outputs = registry.properties(jsonSchema(entry.output, "output"), `platform:${stem}`);
+    for (const key of entry.secrets ?? []) {
+      for (const spec of [inputs.properties[key], outputs.properties[key]]) if (spec) spec.secret = true;
+    }
     resources[entry.token] = {
       description: entry.description,
       inputProperties: inputs.properties,

@@ -1,9 +1,26 @@
-/** platform.iam: groups, identities, custom roles and role bindings, and their data sources. */
+/**
+ * platform.iam: groups, identities, custom roles, role bindings, identity providers, group invites and
+ * account associations, and their data sources.
+ */
 export { Group, type GroupArgs } from "./group";
 export { Identity, type IdentityArgs, type ClaimMatchArgs, type ClaimMatch } from "./identity";
 export { Role, type RoleArgs } from "./role";
 export { RoleBinding, type RoleBindingArgs, type BindingRef } from "./role-binding";
+export { IdentityProvider, type IdentityProviderArgs } from "./identity-provider";
+export { GroupInvite, type GroupInviteArgs, type InviteRole } from "./group-invite";
+export {
+  AccountAssociation,
+  type AccountAssociationArgs,
+  type AccountAssociationBlocks,
+  type AmazonArgs,
+  type AzureArgs,
+  type GoogleArgs,
+  type ChainguardArgs,
+  type GitHubArgs,
+  type GitHubInstallationArgs,
+} from "./account-association";
 export * from "./get-roles";
 export * from "./get-role";
 export * from "./get-group";
 export * from "./get-identity";
+export * from "./get-identity-providers";

@@ -22,16 +22,26 @@ describe("schema.json", () => {
     };
     expect(schema.name).toBe("platform");
     expect(Object.keys(schema.resources).sort()).toEqual(
-      ["platform:iam:Group", "platform:iam:Identity", "platform:iam:Role", "platform:iam:RoleBinding"].sort(),
+      [
+        "platform:iam:Group",
+        "platform:iam:Identity",
+        "platform:iam:Role",
+        "platform:iam:RoleBinding",
+        "platform:iam:IdentityProvider",
+        "platform:iam:GroupInvite",
+        "platform:iam:AccountAssociation",
+      ].sort(),
     );
     expect(Object.keys(schema.functions).sort()).toEqual(
       [
         "platform:iam:getGroup",
         "platform:iam:getIdentity",
+        "platform:iam:getIdentityProviders",
         "platform:iam:getRole",
         "platform:iam:getRoles",
         "platform:registry:getRepo",
         "platform:registry:getRepos",
+        "platform:registry:getTags",
         "platform:vulnerabilities:getAdvisories",
       ].sort(),
     );
@@ -50,5 +60,27 @@ describe("schema.json", () => {
     ]);
     expect(schema.config.variables.token!.secret).toBe(true);
     expect(schema.config.variables.identityToken!.secret).toBe(true);
+  });
+});
+
+describe("schema.json secrets", () => {
+  it("marks the identity provider's clientSecret and the invite's code secret, and nothing else of theirs", () => {
+    type Props = Record<string, { secret?: boolean; willReplaceOnChanges?: boolean }>;
+    const resources = buildPackageSchema().resources as Record<
+      string,
+      { inputProperties: Props; properties: Props }
+    >;
+    const secretKeys = (props: Props) =>
+      Object.entries(props)
+        .filter(([, p]) => p.secret === true)
+        .map(([k]) => k);
+    const idp = resources["platform:iam:IdentityProvider"]!;
+    expect(secretKeys(idp.inputProperties)).toEqual(["clientSecret"]);
+    expect(secretKeys(idp.properties)).toEqual(["clientSecret"]);
+    const invite = resources["platform:iam:GroupInvite"]!;
+    expect(secretKeys(invite.properties)).toEqual(["code"]);
+    // No update in the API: every input of an invite replaces it.
+    for (const key of ["groupUid", "roleUid", "ttl", "email", "singleUse"])
+      expect(invite.inputProperties[key]!.willReplaceOnChanges).toBe(true);
   });
 });

@@ -1,0 +1,96 @@
+/**
+ * The inputs of platform.iam.GroupInvite as one zod schema (check, schema.json), and the friendly-duration
+ * parser behind `ttl`. The API has no update, so every field replaces the invite.
+ *
+ * May import: zod, ../../sdk/schemas, ../core.
+ */
+import { z } from "zod";
+import { RoleUid, Uidp } from "../../sdk/schemas";
+import type { FieldSpec } from "../core/diff";
+import { CommonInputSchema } from "../core/common-schema";
+
+const UNIT_SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60, s: 1 };
+const DURATION = /^(?:\d+(?:\.\d+)?[dhms])+$/;
+
+/**
+ * Seconds in a friendly duration: "72h", "90m", "1h30m", "3600s", "1d", "86400.5s". Undefined when the
+ * text is not a duration.
+ */
+export function durationSeconds(text: string): number | undefined {
+  const compact = text.trim();
+  if (!DURATION.test(compact)) return undefined;
+  let seconds = 0;
+  for (const [, amount, unit] of compact.matchAll(/(\d+(?:\.\d+)?)([dhms])/g)) {
+    seconds += Number(amount) * UNIT_SECONDS[unit!]!;
+  }
+  return seconds;
+}
+
+/** A friendly duration as a protobuf Duration in JSON ("259200s"), nanosecond precision at most. */
+export function protoDuration(text: string): string {
+  const seconds = durationSeconds(text);
+  if (seconds === undefined) throw new Error(`ttl "${text}" is not a duration`);
+  return `${Number(seconds.toFixed(9))}s`;
+}
+
+export const GroupInviteInputSchema = z.object({
+  groupUid: Uidp.describe("The group the invite grants a role on. Changing it replaces the invite."),
+  roleUid: RoleUid.describe(
+    "The role granted on acceptance: a custom role's uid or a built-in 40-hex uid. Changing it replaces the invite.",
+  ),
+  ttl: z
+    .string()
+    .refine((text) => durationSeconds(text) !== undefined, {
+      error: 'ttl must be a duration such as "72h", "90m", "1h30m" or "3600s"',
+    })
+    .refine((text) => (durationSeconds(text) ?? 1) > 0, { error: "ttl must be longer than zero" })
+    .describe(
+      'How long the invite is valid from its creation, e.g. "72h" or "3600s" (units d, h, m, s). Changing it replaces the invite.',
+    ),
+  email: z
+    .email({ error: "email must be an email address" })
+    .optional()
+    .describe("Only this email address may accept the invite. Changing it replaces the invite."),
+  singleUse: z
+    .boolean()
+    .optional()
+    .describe("The invite works once. Default false. Changing it replaces the invite."),
+  profile: CommonInputSchema.shape.profile,
+  adopt: z
+    .boolean()
+    .optional()
+    .refine((adopt) => adopt !== true, {
+      error: "an invite's code is returned only when it is created, so an existing invite cannot be adopted",
+    })
+    .describe("Not supported: an existing invite's code cannot be read back, so adopt must not be true."),
+});
+export type GroupInviteInputs = z.infer<typeof GroupInviteInputSchema>;
+
+export const GROUP_INVITE_FIELDS: readonly FieldSpec[] = [
+  { key: "groupUid", kind: "string", replaces: true },
+  { key: "roleUid", kind: "string", replaces: true },
+  { key: "ttl", kind: "string", replaces: true },
+  { key: "email", kind: "string", replaces: true },
+  { key: "singleUse", kind: "string", replaces: true },
+];
+
+/** Properties the resource class marks secret in state and in the program. */
+export const GROUP_INVITE_SECRETS = ["code"] as const;
+
+export const GroupInviteOutputSchema = z.object({
+  uid: z.string().describe("The invite's uid, assigned by the service."),
+  code: z
+    .string()
+    .describe("The code to hand to the invitee. Secret; returned by the service only at creation."),
+  expirationTime: z.string().describe("When the invite expires (RFC 3339)."),
+  keyId: z.string().describe("The id of the key the code is signed with."),
+  role: z
+    .object({
+      uid: z.string(),
+      name: z.string().optional(),
+      description: z.string().optional(),
+      capabilities: z.array(z.string()).optional(),
+    })
+    .describe("The granted role, hydrated by the service."),
+  createTime: z.string().describe("When the invite was created (RFC 3339)."),
+});
