@@ -1,0 +1,177 @@
+/** platform.iam.GroupInvite's provider against the in-process emulator: replace-only, secret code, ttl. */
+import provider = require("../../provider/iam/group-invite.provider");
+import { durationSeconds, protoDuration } from "../../provider/iam/group-invite-schema";
+import { Harness, startHarness } from "./harness";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => h.emulator.reset());
+
+async function inputs(overrides: Record<string, unknown> = {}) {
+  const role = await h.emulator.client.roles.create(h.emulator.orgUid, {
+    name: "joiner",
+    capabilities: ["CAP_REPO_LIST"],
+  });
+  const checked = await provider.check!(
+    {},
+    {
+      groupUid: h.emulator.orgUid,
+      roleUid: role.uid,
+      ttl: "72h",
+      email: "dev@example.com",
+      ...overrides,
+    },
+  );
+  expect(checked.failures ?? []).toEqual([]);
+  return checked.inputs as Record<string, unknown>;
+}
+
+describe("ttl parsing", () => {
+  it.each([
+    ["72h", 259_200],
+    ["90m", 5_400],
+    ["1h30m", 5_400],
+    ["3600s", 3_600],
+    ["1d", 86_400],
+    ["86400.5s", 86_400.5],
+  ])("%s is %d seconds", (text, seconds) => {
+    expect(durationSeconds(text)).toBe(seconds);
+    expect(protoDuration(text)).toBe(`${seconds}s`);
+  });
+
+  it.each(["", "72", "h", "3 days", "-1h", "1w"])("%j is not a duration", (text) => {
+    expect(durationSeconds(text)).toBeUndefined();
+  });
+});
+
+describe("group invite", () => {
+  it("creates with ttl sent as protobuf seconds and returns the code, role and expiration", async () => {
+    const news = await inputs();
+    h.mark();
+    const { id, outs } = await provider.create(news);
+    const [post, ...rest] = h.requestsSinceMark();
+    expect(rest).toEqual([]);
+    expect([post!.method, post!.path]).toEqual(["POST", `/iam/v2beta1/groupInvites/${h.emulator.orgUid}`]);
+    const now = h.emulator.clock.now().getTime();
+    expect(outs).toMatchObject({
+      uid: id,
+      groupUid: h.emulator.orgUid,
+      roleUid: news.roleUid,
+      ttl: "72h",
+      email: "dev@example.com",
+      singleUse: false,
+      role: { uid: news.roleUid, name: "joiner" },
+    });
+    expect(outs.code).toMatch(/^invite_/);
+    expect(typeof outs.keyId).toBe("string");
+    const expires = Date.parse(outs.expirationTime as string);
+    expect(Math.abs(expires - (now + 72 * 3_600_000))).toBeLessThan(5_000);
+  });
+
+  it("read keeps the code and ttl the service does not return, and refresh shows no diff", async () => {
+    const news = await inputs();
+    const { id, outs } = await provider.create(news);
+    const live = await h.emulator.client.groupInvites.get(id);
+    expect(live.code).toBeUndefined();
+    const read = await provider.read!(id, outs);
+    expect(read.props).toMatchObject({ code: outs.code, ttl: "72h", uid: id });
+    expect(read.inputs).toMatchObject({ ttl: "72h", roleUid: news.roleUid, email: "dev@example.com" });
+    expect(await provider.diff!(id, read.props!, news)).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("every changed input replaces; the same ttl written differently does not", async () => {
+    const news = await inputs();
+    const { id, outs } = await provider.create(news);
+    expect(await provider.diff!(id, outs, { ...news, ttl: "259200s" })).toMatchObject({
+      changes: false,
+      replaces: [],
+    });
+    const other = await h.emulator.client.roles.create(h.emulator.orgUid, {
+      name: "other",
+      capabilities: ["CAP_REPO_LIST"],
+    });
+    const diff = await provider.diff!(id, outs, {
+      ...news,
+      ttl: "24h",
+      email: "ops@example.com",
+      singleUse: true,
+      roleUid: other.uid,
+    });
+    expect(diff.changes).toBe(true);
+    expect([...(diff.replaces ?? [])].sort()).toEqual(["email", "roleUid", "singleUse", "ttl"]);
+  });
+
+  it("a profile-only update sends nothing", async () => {
+    const news = await inputs();
+    const { id, outs } = await provider.create(news);
+    h.mark();
+    const { outs: updated } = await provider.update!(id, outs, { ...news, profile: "other" });
+    expect(h.requestsSinceMark()).toEqual([]);
+    expect(updated).toMatchObject({ profile: "other", code: outs.code });
+  });
+
+  it("after expiry on the emulator clock the invite is still read (code kept) until the service deletes it", async () => {
+    const news = await inputs({ ttl: "1h" });
+    const { id, outs } = await provider.create(news);
+    h.emulator.clock.advance(2 * 3_600_000);
+    const expired = await provider.read!(id, outs);
+    expect(expired.id).toBe(id);
+    expect(expired.props).toMatchObject({ code: outs.code });
+    expect(Date.parse(expired.props!.expirationTime as string)).toBeLessThan(
+      h.emulator.clock.now().getTime(),
+    );
+    // The service removing it (expiry cleanup or by hand): gone, so the next up creates a new invite.
+    await h.emulator.client.groupInvites.delete(id);
+    expect((await provider.read!(id, outs)).id).toBeUndefined();
+    await expect(provider.delete!(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("read after an out-of-band change to the role shows it hydrated afresh", async () => {
+    const news = await inputs();
+    const { id, outs } = await provider.create(news);
+    await h.emulator.client.roles.update(news.roleUid as string, { name: "renamed" });
+    const read = await provider.read!(id, outs);
+    expect(read.props).toMatchObject({ role: { name: "renamed" }, code: outs.code });
+  });
+
+  it("deletes", async () => {
+    const { id, outs } = await provider.create(await inputs());
+    h.mark();
+    await provider.delete!(id, outs);
+    expect(h.requestsSinceMark().map((r) => [r.method, r.path])).toEqual([
+      ["DELETE", `/iam/v2beta1/groupInvites/${id}`],
+    ]);
+    await expect(h.emulator.client.groupInvites.get(id)).rejects.toThrow(/not found/i);
+  });
+
+  it("check rejects a bad ttl, email and adopt, naming each, with zero API calls", async () => {
+    const role = await h.emulator.client.roles.create(h.emulator.orgUid, {
+      name: "r",
+      capabilities: ["CAP_REPO_LIST"],
+    });
+    h.mark();
+    const { failures } = await provider.check!(
+      {},
+      {
+        groupUid: h.emulator.orgUid,
+        roleUid: role.uid,
+        ttl: "3 days",
+        email: "not-an-email",
+        adopt: true,
+      },
+    );
+    expect(failures?.map((f) => f.property).sort()).toEqual(["adopt", "email", "ttl"]);
+    expect(failures?.find((f) => f.property === "ttl")?.reason).toMatch(/72h/);
+    expect(failures?.find((f) => f.property === "adopt")?.reason).toMatch(/code/);
+    const zero = await provider.check!({}, { groupUid: h.emulator.orgUid, roleUid: role.uid, ttl: "0s" });
+    expect(zero.failures?.map((f) => [f.property, f.reason])).toEqual([
+      ["ttl", "ttl must be longer than zero"],
+    ]);
+    expect(h.requestsSinceMark()).toHaveLength(0);
+  });
+});
