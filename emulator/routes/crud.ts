@@ -90,10 +90,34 @@ export function loadParentGroup(spec: ResourceSpec, ctx: RouteContext, parentUid
   return parent;
 }
 
+/** `artifactNames` → `artifact_names`, `uidp.childrenOf` → `uidp.children_of`. */
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** `artifact_names` → `artifactNames`, `uidp.children_of` → `uidp.childrenOf`. */
+function camelCase(name: string): string {
+  return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * The query with every parameter under both spellings, as the real service accepts both (spec README):
+ * list handlers and filters name one spelling and still see a parameter sent in the other (the SDK sends
+ * snake_case, the OpenAPI names camelCase). A spelling the client sent itself is never overwritten.
+ */
+export function withBothSpellings(query: Query): Query {
+  const out: Query = { ...query };
+  for (const [name, value] of Object.entries(query)) {
+    for (const alias of [snakeCase(name), camelCase(name)]) if (!(alias in out)) out[alias] = value;
+  }
+  return out;
+}
+
 export function listHandler(spec: ResourceSpec) {
   return (ctx: RouteContext): Record<string, unknown> => {
-    const params = parseListParams(ctx.query, spec.sortable);
-    const extra = spec.filters?.(ctx.query);
+    const query = withBothSpellings(ctx.query);
+    const params = parseListParams(query, spec.sortable);
+    const extra = spec.filters?.(query);
     const accessGroup = spec.accessGroup ?? defaultAccessGroup;
     const { store, access } = ctx.svc;
     const queryKey = JSON.stringify([

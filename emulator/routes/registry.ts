@@ -4,7 +4,7 @@ import { GROUP_NAME_PATTERN } from "../../sdk/schemas";
 import { underAny } from "../access";
 import { queryList, queryParam } from "../listing";
 import type { StoredObject } from "../store";
-import { baseWire, crudRoutes, loadVisible, type ResourceSpec } from "./crud";
+import { baseWire, crudRoutes, loadVisible, withBothSpellings, type ResourceSpec } from "./crud";
 import { groups } from "./iam";
 import type { Route, RouteContext } from "./types";
 
@@ -123,9 +123,10 @@ function v1Group(o: StoredObject): Record<string, unknown> {
 function v1List(spec: ResourceSpec, map: (o: StoredObject) => Record<string, unknown>) {
   return (ctx: RouteContext): Record<string, unknown> => {
     const roots = ctx.svc.access.grantRoots(ctx.caller, `${spec.capability}_LIST`);
-    const descendantsOf = queryParam(ctx.query, "uidp.descendants_of", "uidp.descendantsOf");
-    const childrenOf = queryParam(ctx.query, "uidp.children_of", "uidp.childrenOf");
-    const name = queryParam(ctx.query, "name");
+    const query = withBothSpellings(ctx.query);
+    const descendantsOf = queryParam(query, "uidp.descendants_of");
+    const childrenOf = queryParam(query, "uidp.children_of");
+    const name = queryParam(query, "name");
     const accessGroup = spec.accessGroup ?? ((o: StoredObject) => o.parent);
     const items = [...ctx.svc.store.all(spec.kind)]
       .filter((o) => underAny(accessGroup(o), roots))
