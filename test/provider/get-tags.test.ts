@@ -119,7 +119,8 @@ describe("vulnerabilities.getAdvisories filters", () => {
     });
   });
 
-  const ids = (advisories: { advisoryId: string }[]) => advisories.map((a) => a.advisoryId).sort();
+  const ids = (advisories: { advisoryId?: string | undefined }[]) =>
+    advisories.map((a) => a.advisoryId ?? "").sort();
 
   it("artifactNames selects only those artifacts", async () => {
     const all = await platform.vulnerabilities.getAdvisories({});
