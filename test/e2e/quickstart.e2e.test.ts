@@ -322,3 +322,59 @@ describe("invalid arguments fail at preview, naming the field, before any API ca
     }
   });
 });
+
+describe("an identity provider, a group invite and an account association under the real engine", () => {
+  const accessDir = "test/e2e/fixtures/quickstart-access";
+  const clientSecret = `client-secret-${Date.now().toString(36)}`;
+  let emulator: Emulator;
+  let stack: PulumiStack;
+  let before: Awaited<ReturnType<typeof organizationContents>>;
+
+  beforeAll(async () => {
+    installLocalPackage(accessDir, { build: false });
+    emulator = await startEmulator();
+    before = await organizationContents(emulator.client, emulator.orgUid);
+    stack = await PulumiStack.create({
+      programDir: accessDir,
+      config: { "access:organization": emulator.orgUid, "platform:apiUrl": emulator.url },
+      secrets: { "platform:token": emulator.token, "access:clientSecret": clientSecret },
+    });
+  });
+  afterAll(async () => {
+    await stack?.cleanup();
+    await emulator?.close();
+  });
+
+  it("up, no-change preview, refresh keeping the invite code and client secret without a diff, destroy", async () => {
+    const client = emulator.client;
+    await stack.up();
+    const created = await stack.outputs();
+    expect(created["clientSecret"]).toBe(clientSecret);
+    expect(created["inviteCode"]).toEqual(expect.any(String));
+    expect((created["inviteCode"] as string).length).toBeGreaterThan(0);
+    const partnersUid = created["partnersUid"] as string;
+    expect(await client.identityProviders.get(created["identityProviderUid"] as string)).toMatchObject({
+      name: "corporate-sso",
+      oidc: { issuer: "https://login.example.com", clientId: "platform-console" },
+    });
+    expect(await client.groupInvites.list({ childrenOf: partnersUid }).all()).toHaveLength(1);
+    expect(await client.accountAssociations.get(partnersUid)).toMatchObject({
+      name: "partners-aws",
+      amazon: { account: "123456789012" },
+    });
+    // The secret values are stored encrypted only.
+    const { text } = await stack.exportState();
+    expect(text).not.toContain(clientSecret);
+    expect(text).not.toContain(created["inviteCode"] as string);
+
+    await expect(stack.preview({ expectNoChanges: true })).resolves.toMatchObject({ exitCode: 0 });
+
+    // The API returns neither the code nor the secret; refresh must keep both and see no change.
+    await stack.run(["refresh", "--yes", "--expect-no-changes"]);
+    expect(await stack.outputs()).toEqual(created);
+    await expect(stack.preview({ expectNoChanges: true })).resolves.toMatchObject({ exitCode: 0 });
+
+    await stack.destroy();
+    expect(await organizationContents(client, emulator.orgUid)).toEqual(before);
+  });
+});
