@@ -19,7 +19,7 @@ import {
 
 export const GetIdentityProvidersArgsSchema = z.object({
   organizationUid: Uidp.refine((uid) => !uid.includes("/"), {
-    error: "organizationUid must be an organization (a root group uid)",
+    error: "must be an organization (a root group uid), not a folder",
   }).describe("The organization whose identity providers to list."),
   name: z.string().optional().describe("Only identity providers with exactly this name."),
   orderBy: z.string().optional().describe('Server-side order, e.g. "name" or "created_at desc".'),

@@ -19,6 +19,9 @@ const PROVIDERS = [
   "iam/identity.provider",
   "iam/role.provider",
   "iam/role-binding.provider",
+  "iam/identity-provider.provider",
+  "iam/group-invite.provider",
+  "iam/account-association.provider",
 ];
 
 function listTs(dir: string): string[] {

@@ -40,6 +40,20 @@ pulumi.runtime.setMocks(
   false,
 );
 
+// additionalSecretOutputs of each registration, by resource name (the mock monitor ignores them).
+const secretOutputsRequested = new Map<string, string[]>();
+{
+  type Request = { getName(): string; getAdditionalsecretoutputsList(): string[] };
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(req: Request, callback: unknown): unknown;
+  };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    secretOutputsRequested.set(req.getName(), req.getAdditionalsecretoutputsList());
+    return register(req, callback);
+  };
+}
+
 // Imported after setMocks so resources register against the mock monitor.
 import * as platform from "../../provider";
 
@@ -103,6 +117,80 @@ describe("resource classes", () => {
     const resource = make() as pulumi.CustomResource & { uid: pulumi.Output<string> };
     expect(await value(resource.uid)).toMatch(/^0123456789abcdef\//);
     expect(registered.at(-1)!.type).toBe(`pulumi-nodejs:dynamic/iam:${type}`);
+  });
+
+  it.each([
+    [
+      "IdentityProvider",
+      () =>
+        new platform.iam.IdentityProvider("idp", {
+          parentUid: "0123456789abcdef",
+          name: "okta",
+          defaultRole: "b".repeat(40),
+          issuer: "https://login.example.com",
+          clientId: "c",
+          clientSecret: "plain-string-secret",
+        }),
+    ],
+    [
+      "GroupInvite",
+      () =>
+        new platform.iam.GroupInvite("invite", {
+          groupUid: "0123456789abcdef",
+          roleUid: "b".repeat(40),
+          ttl: "72h",
+        }),
+    ],
+    [
+      "AccountAssociation",
+      () =>
+        new platform.iam.AccountAssociation("assoc", {
+          groupUid: "0123456789abcdef",
+          name: "accounts",
+          amazon: { account: "123456789012" },
+        }),
+    ],
+  ])("%s registers the iam type token and wires uid", async (type, make) => {
+    const resource = make() as pulumi.CustomResource & { uid: pulumi.Output<string> };
+    expect(await value(resource.uid)).toMatch(/^0123456789abcdef\//);
+    expect(registered.at(-1)!.type).toBe(`pulumi-nodejs:dynamic/iam:${type}`);
+  });
+
+  it("IdentityProvider's clientSecret is secret even when passed as a plain string; other outputs are not", async () => {
+    const idp = new platform.iam.IdentityProvider("idp-secret", {
+      parentUid: "0123456789abcdef",
+      name: "okta",
+      defaultRole: "b".repeat(40),
+      issuer: "https://login.example.com",
+      clientId: "c",
+      clientSecret: "plain-string-secret",
+    });
+    expect(await isSecret(idp.clientSecret)).toBe(true);
+    expect(await value(idp.clientSecret)).toBe("plain-string-secret");
+    expect(await isSecret(idp.clientId)).toBe(false);
+    expect(await isSecret(idp.issuer)).toBe(false);
+  });
+
+  it("GroupInvite and IdentityProvider ask the engine to keep code and clientSecret secret; AccountAssociation.get reads by group uid", async () => {
+    const invite = new platform.iam.GroupInvite("invite-secret", {
+      groupUid: "0123456789abcdef",
+      roleUid: "b".repeat(40),
+      ttl: "72h",
+    });
+    await value(invite.uid);
+    // The engine (not the mock monitor) applies additionalSecretOutputs: check what the class asks it for.
+    expect(secretOutputsRequested.get("invite-secret")).toEqual(["code"]);
+    expect(secretOutputsRequested.get("idp-secret")).toEqual(["clientSecret"]);
+    const assoc = platform.iam.AccountAssociation.get("existing-assoc", "0123456789abcdef");
+    expect(await value(assoc.name)).toBe("read-from-service");
+    expect(registered.find((r) => r.name === "existing-assoc")!.id).toBe("0123456789abcdef");
+  });
+
+  it("data sources getTags and getIdentityProviders are exported with their Output forms", () => {
+    expect(typeof platform.registry.getTags).toBe("function");
+    expect(typeof platform.registry.getTagsOutput).toBe("function");
+    expect(typeof platform.iam.getIdentityProviders).toBe("function");
+    expect(typeof platform.iam.getIdentityProvidersOutput).toBe("function");
   });
 
   it("static get() reads by id and exposes the read state", async () => {
