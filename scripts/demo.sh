@@ -20,12 +20,6 @@ say() { echo "demo: $*" >&2; }
 heading() { step=$((step + 1)); printf '\n==> %s. %s\n' "$step" "$*" >&2; }
 
 [ -d node_modules/@pulumi/pulumi ] || { say "dependencies are missing: run 'npm ci' first"; exit 1; }
-# Pulumi.demo.yaml beside Pulumi.yaml would be the stack's config; we keep ours in the temp dir and refuse to
-# touch one we did not create.
-if [ -e "Pulumi.$stack.yaml" ]; then
-  say "Pulumi.$stack.yaml exists in $root (from an earlier run by hand?): move it away and run again"
-  exit 1
-fi
 
 tmp=$(mktemp -d -t pulumi-platform-demo.XXXXXX)
 emulator_pid=
@@ -39,7 +33,6 @@ cleanup() {
     wait "$emulator_pid" 2>/dev/null || true
     say "emulator stopped"
   fi
-  [ -n "${created_stack_file:-}" ] && rm -f "$root/Pulumi.$stack.yaml"
   rm -rf "$tmp"
   if [ "$status" = 0 ]; then say "done; temporary backend removed"; else say "FAILED (exit $status); cleaned up"; fi
   exit "$status"
@@ -62,8 +55,12 @@ heading "Pulumi engine"
 engine_bin=$(bash scripts/build-engine.sh | tail -n 1)
 
 heading "Emulator"
+# In its own process group (set -m), so a Ctrl-C reaches pulumi (which cancels cleanly) but not the emulator it
+# is still talking to; the EXIT trap stops the emulator afterwards.
+set -m
 node dist/emulator/cli.js --port 0 --seed "$program/seed.json" --quiet >"$tmp/emulator.out" 2>"$tmp/emulator.err" &
 emulator_pid=$!
+set +m
 for _ in $(seq 200); do
   grep -q '^PLATFORM_ORG_UID=' "$tmp/emulator.out" && break
   kill -0 "$emulator_pid" 2>/dev/null || { say "the emulator exited:"; cat "$tmp/emulator.err" >&2; exit 1; }
@@ -90,11 +87,13 @@ source scripts/pulumi-env.sh
 export NO_COLOR=1
 
 heading "Stack '$stack' in a temporary backend"
-pulumi stack init "$stack" --non-interactive
-# stack init writes Pulumi.demo.yaml beside Pulumi.yaml; move it to the temp dir and point every command at it.
-created_stack_file=1
-mv "Pulumi.$stack.yaml" "$tmp/Pulumi.$stack.yaml"
-cfg=(--stack "$stack" --config-file "$tmp/Pulumi.$stack.yaml" --non-interactive)
+# The stack's config file (Pulumi.demo.yaml) stays in the temp dir: `stack init` runs beside a copy of
+# Pulumi.yaml there (it writes the file next to the project file), and every later command names it with
+# --config-file. Nothing is written into the repo, and a Pulumi.demo.yaml of your own is left alone.
+mkdir -p "$tmp/project"
+cp Pulumi.yaml "$tmp/project/"
+(cd "$tmp/project" && pulumi stack init "$stack" --non-interactive)
+cfg=(--stack "$stack" --config-file "$tmp/project/Pulumi.$stack.yaml" --non-interactive)
 pulumi config set "${cfg[@]}" organization "$org_uid"
 pulumi config set "${cfg[@]}" platform:apiUrl "$api_url"
 printf '%s' "$token" | pulumi config set "${cfg[@]}" --secret platform:token
