@@ -21,68 +21,10 @@ import roleProvider = require("../../provider/iam/role.provider");
 import roleBindingProvider = require("../../provider/iam/role-binding.provider");
 import { CAPABILITIES } from "../../provider/iam/capabilities";
 import { startHarness, type Harness } from "../provider/harness";
+import { anyText, caseOf, notAString, notAUid, topLevel, type Case, type Field } from "./cases";
 
 const SEED = 20261122;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 120);
-
-/** Generated inputs and the fields deliberately made invalid. */
-interface Case {
-  inputs: Record<string, unknown>;
-  broken: string[];
-}
-
-/** A field: its valid values, its certainly-invalid values, and whether it may be left out. */
-interface Field {
-  valid: fc.Arbitrary<unknown>;
-  invalid: fc.Arbitrary<unknown>;
-  optional?: boolean;
-}
-
-/** Values no string field accepts. */
-const notAString = fc.oneof(
-  fc.constant(null),
-  fc.integer(),
-  fc.double({ noNaN: false }),
-  fc.boolean(),
-  fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
-  fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }),
-);
-
-/** Strings that are not uids (16-hex segments joined by '/'). */
-const notAUid = fc.oneof(
-  notAString,
-  fc.constantFrom("", "abc", "0123456789ABCDEF", "0123456789abcdef/", "/0123456789abcdef", "0123456789abcde"),
-  fc.string({ maxLength: 20 }).filter((s) => !/^[0-9a-f]{16}(\/[0-9a-f]{16})*$/.test(s)),
-);
-
-/** Any text: ASCII, full Unicode, control characters, long. */
-const anyText = fc.oneof(
-  fc.string({ maxLength: 40 }),
-  fc.string({ unit: "binary", maxLength: 40 }),
-  fc.string({ minLength: 2000, maxLength: 4000 }),
-);
-
-/** Builds the case arbitrary of a resource from its fields: each one valid (mostly), invalid, or absent. */
-function caseOf(fields: Record<string, Field>): fc.Arbitrary<Case> {
-  const entries = Object.entries(fields).map(([name, field]) => {
-    const choices: fc.WeightedArbitrary<{ value?: unknown; broken: boolean; present: boolean }>[] = [
-      { arbitrary: field.valid.map((value) => ({ value, broken: false, present: true })), weight: 6 },
-      { arbitrary: field.invalid.map((value) => ({ value, broken: true, present: true })), weight: 1 },
-    ];
-    if (field.optional) choices.push({ arbitrary: fc.constant({ broken: false, present: false }), weight: 2 });
-    else choices.push({ arbitrary: fc.constant({ broken: true, present: false }), weight: 1 }); // required, absent
-    return fc.oneof(...choices).map((choice) => ({ name, ...choice }));
-  });
-  return fc.tuple(...entries).map((chosen) => {
-    const inputs: Record<string, unknown> = {};
-    const broken: string[] = [];
-    for (const c of chosen) {
-      if (c.present) inputs[c.name] = c.value;
-      if (c.broken) broken.push(c.name);
-    }
-    return { inputs, broken: broken.sort() };
-  });
-}
 
 /** Common inputs every resource accepts (left out or well-formed for creates; broken types are rejected). */
 const common: Record<string, Field> = {
@@ -271,8 +213,6 @@ const targets: Target[] = [
   },
 ];
 
-/** The top-level argument a failure names: "claimMatch.issuer" → "claimMatch", "capabilities[1]" → "capabilities". */
-const topLevel = (property: string): string => property.split(/[.[]/)[0]!;
 
 describe.each(targets)("$name provider under random and malformed arguments", (target) => {
   const tally = { rejected: 0, created: 0 };
