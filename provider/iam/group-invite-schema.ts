@@ -33,43 +33,80 @@ export function protoDuration(text: string): string {
   return `${Number(seconds.toFixed(9))}s`;
 }
 
-export const GroupInviteInputSchema = z.object({
-  groupUid: Uidp.describe("The group the invite grants a role on. Changing it replaces the invite."),
-  roleUid: RoleUid.describe(
-    "The role granted on acceptance: a custom role's uid or a built-in 40-hex uid. Changing it replaces the invite.",
-  ),
-  ttl: z
-    .string()
-    .refine((text) => durationSeconds(text) !== undefined, {
-      error: 'ttl must be a duration such as "72h", "90m", "1h30m" or "3600s"',
-    })
-    .refine((text) => (durationSeconds(text) ?? 1) > 0, { error: "ttl must be longer than zero" })
-    .describe(
-      'How long the invite is valid from its creation, e.g. "72h" or "3600s" (units d, h, m, s). Changing it replaces the invite.',
+/** The protobuf Duration from `now` until `expirationTime` (millisecond precision); undefined if not ahead. */
+export function durationUntil(expirationTime: string, now: number): string | undefined {
+  const ms = Date.parse(expirationTime) - now;
+  if (!(ms > 0)) return undefined;
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+export const GroupInviteInputSchema = z
+  .object({
+    groupUid: Uidp.describe("The group the invite grants a role on. Changing it replaces the invite."),
+    roleUid: RoleUid.describe(
+      "The role granted on acceptance: a custom role's uid or a built-in 40-hex uid. Changing it replaces the invite.",
     ),
-  email: z
-    .email({ error: "email must be an email address" })
-    .optional()
-    .describe("Only this email address may accept the invite. Changing it replaces the invite."),
-  singleUse: z
-    .boolean()
-    .optional()
-    .describe("The invite works once. Default false. Changing it replaces the invite."),
-  profile: CommonInputSchema.shape.profile,
-  adopt: z
-    .boolean()
-    .optional()
-    .refine((adopt) => adopt !== true, {
-      error: "an invite's code is returned only when it is created, so an existing invite cannot be adopted",
-    })
-    .describe("Not supported: an existing invite's code cannot be read back, so adopt must not be true."),
-});
+    ttl: z
+      .string()
+      .optional()
+      .refine((text) => text === undefined || durationSeconds(text) !== undefined, {
+        error: 'ttl must be a duration such as "72h", "90m", "1h30m" or "3600s"',
+      })
+      .refine((text) => text === undefined || (durationSeconds(text) ?? 1) > 0, {
+        error: "ttl must be longer than zero",
+      })
+      .describe(
+        'How long the invite is valid from its creation, e.g. "72h" or "3600s" (units d, h, m, s). Give ttl or expirationTime. Changing it replaces the invite.',
+      ),
+    expirationTime: z.iso
+      .datetime({
+        offset: true,
+        error: "expirationTime must be an RFC 3339 time such as 2026-12-31T23:59:59Z",
+      })
+      .optional()
+      .describe(
+        "When the invite expires (RFC 3339), instead of a ttl; sent as the ttl left at creation. Changing it replaces the invite.",
+      ),
+    email: z
+      .email({ error: "email must be an email address" })
+      .optional()
+      .describe("Only this email address may accept the invite. Changing it replaces the invite."),
+    singleUse: z
+      .boolean()
+      .optional()
+      .describe("The invite works once. Default false. Changing it replaces the invite."),
+    profile: CommonInputSchema.shape.profile,
+    adopt: z
+      .boolean()
+      .optional()
+      .refine((adopt) => adopt !== true, {
+        error:
+          "an invite's code is returned only when it is created, so an existing invite cannot be adopted",
+      })
+      .describe("Not supported: an existing invite's code cannot be read back, so adopt must not be true."),
+  })
+  .superRefine((inputs, ctx) => {
+    if (inputs.ttl === undefined && inputs.expirationTime === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["ttl"],
+        message: 'give a ttl (e.g. "72h") or an expirationTime',
+      });
+    if (inputs.ttl !== undefined && inputs.expirationTime !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["expirationTime"],
+        message: "give a ttl or an expirationTime, not both",
+      });
+  });
 export type GroupInviteInputs = z.infer<typeof GroupInviteInputSchema>;
 
 export const GROUP_INVITE_FIELDS: readonly FieldSpec[] = [
   { key: "groupUid", kind: "string", replaces: true },
   { key: "roleUid", kind: "string", replaces: true },
   { key: "ttl", kind: "string", replaces: true },
+  // Compared with the program's previous expirationTime, kept in state (see group-invite.provider.ts).
+  { key: "expirationTime", kind: "string", replaces: true },
   { key: "email", kind: "string", replaces: true },
   { key: "singleUse", kind: "string", replaces: true },
 ];

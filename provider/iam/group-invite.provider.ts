@@ -2,9 +2,13 @@
  * The dynamic provider of platform.iam.GroupInvite. The API has no update, so every input replaces; the
  * kit's update only ever records a new profile.
  *
- * Two values cannot be read back and are carried over from the previous state by read:
- * - `code`, returned by the service only at creation (a secret output), and
- * - `ttl`, which the service turns into `expirationTime` at creation.
+ * The expiry is given as a `ttl` or as an `expirationTime`; the API's create takes a duration, so an
+ * expirationTime is sent as the time left until it. Values the service does not return are carried over
+ * from the previous state by read, so refresh shows no diff:
+ * - `code`, returned by the service only at creation (a secret output);
+ * - `ttl`, which the service turns into `expirationTime` at creation;
+ * - the program's `expirationTime`, when it gave one: state keeps the program's value (the service's own is
+ *   the same instant give or take the request's latency), so diff compares it with the previous input.
  * An invite that has expired is still read as it is while the service keeps it; once the service deletes
  * it, read reports it gone and the next `up` creates a new invite (with a new code).
  *
@@ -20,11 +24,21 @@ import {
   GroupInviteInputs,
   GroupInviteInputSchema,
   durationSeconds,
+  durationUntil,
   protoDuration,
 } from "./group-invite-schema";
 import type { GroupInvite } from "../../sdk";
 
 type Props = Record<string, unknown>;
+
+/** The ttl the API's create takes: the program's, or the time left until its expirationTime. */
+function ttlOf(inputs: GroupInviteInputs): string {
+  if (inputs.ttl !== undefined) return protoDuration(inputs.ttl);
+  const left = durationUntil(inputs.expirationTime ?? "", Date.now());
+  if (left === undefined)
+    throw new Error(`expirationTime ${inputs.expirationTime ?? "(none)"} is not in the future`);
+  return left;
+}
 
 const kit = defineResourceProvider<GroupInviteInputs, GroupInvite>({
   type: "platform:iam:GroupInvite",
@@ -34,10 +48,10 @@ const kit = defineResourceProvider<GroupInviteInputs, GroupInvite>({
     where: inputs.groupUid ? `for role ${inputs.roleUid} on group ${inputs.groupUid}` : undefined,
   }),
   get: (client, uid) => client.groupInvites.get(uid),
-  create: (client, inputs) =>
+  create: async (client, inputs) =>
     client.groupInvites.create(inputs.groupUid, {
       roleUid: inputs.roleUid,
-      ttl: protoDuration(inputs.ttl),
+      ttl: ttlOf(inputs),
       email: inputs.email || undefined,
       singleUse: inputs.singleUse,
     }),
@@ -46,10 +60,11 @@ const kit = defineResourceProvider<GroupInviteInputs, GroupInvite>({
   // shown to anyone and expires with its ttl.
   lookup: async () => undefined,
   delete: (client, uid) => client.groupInvites.delete(uid),
+  // ttl is not returned by the service; expirationTime is the live one. expiry() below sets both right.
   inputsOf: (invite) => ({
     groupUid: parentOf(invite.uid) ?? "",
     roleUid: invite.roleUid ?? invite.role?.uid ?? "",
-    ttl: "", // not returned by the service: carried over from state by carry() below
+    expirationTime: invite.expirationTime,
     email: invite.email ?? "",
     singleUse: invite.singleUse ?? false,
   }),
@@ -63,18 +78,26 @@ const kit = defineResourceProvider<GroupInviteInputs, GroupInvite>({
   }),
 });
 
-/** Copies the values the service does not return (ttl, code) from `from` into a property map. */
-function carry(
-  props: Props | undefined,
-  from: Props | undefined,
-  keys: readonly string[],
-): Props | undefined {
-  if (props === undefined) return props;
+/**
+ * How the program gave the expiry, judged from its previous inputs or state: a ttl, its own
+ * expirationTime, or nothing known (a read by uid alone, where the live expirationTime stands).
+ */
+function expiryOf(previous: Props | undefined): { ttl?: string; expirationTime?: string } {
+  if (typeof previous?.ttl === "string" && previous.ttl !== "") return { ttl: previous.ttl };
+  if (typeof previous?.expirationTime === "string") return { expirationTime: previous.expirationTime };
+  return {};
+}
+
+/** Inputs or outputs with the expiry the program gave (see expiryOf). */
+function withExpiry(props: Props, previous: Props | undefined, isOutput: boolean): Props {
+  const expiry = expiryOf(previous);
   const out = { ...props };
-  for (const key of keys) {
-    const value = from?.[key];
-    if (typeof value === "string" && value !== "") out[key] = value;
-    else if (out[key] === "") delete out[key];
+  if (expiry.ttl !== undefined) {
+    out.ttl = expiry.ttl;
+    // In ttl form the live expirationTime is an output only.
+    if (!isOutput) delete out.expirationTime;
+  } else if (expiry.expirationTime !== undefined) {
+    out.expirationTime = expiry.expirationTime;
   }
   return out;
 }
@@ -90,25 +113,29 @@ const provider: pulumi.dynamic.ResourceProvider = {
     return kit.check!(olds, withDefaults(news));
   },
   async diff(id: string, olds: Props, news: GroupInviteInputs) {
+    // In ttl form the state's expirationTime is the service's, not an input: leave it out of the comparison.
+    const previous = expiryOf(olds).ttl !== undefined ? { ...olds, expirationTime: undefined } : olds;
     // "72h" and "259200s" are the same ttl: no replacement for rewriting it.
-    const same =
+    const sameTtl =
       typeof olds.ttl === "string" &&
       typeof news.ttl === "string" &&
       durationSeconds(olds.ttl) !== undefined &&
       durationSeconds(olds.ttl) === durationSeconds(news.ttl);
-    return kit.diff!(id, olds, same ? { ...news, ttl: olds.ttl as string } : news);
+    return kit.diff!(id, previous, sameTtl ? { ...news, ttl: olds.ttl as string } : news);
   },
   async create(inputs: GroupInviteInputs) {
     const result = await kit.create(inputs);
-    return { ...result, outs: carry(result.outs, inputs as Props, ["ttl"]) };
+    return { ...result, outs: withExpiry(result.outs as Props, inputs as Props, true) };
   },
   async read(id: string, props?: Props) {
     const result = await kit.read!(id, props);
-    if (result.id === undefined) return result;
+    if (result.id === undefined || result.props === undefined) return result;
+    // The code is shown once, at creation: keep it.
+    const code = typeof props?.code === "string" ? { code: props.code } : {};
     return {
       ...result,
-      props: carry(result.props, props, ["ttl", "code"]),
-      inputs: carry(result.inputs, props, ["ttl"]),
+      props: { ...withExpiry(result.props, props, true), ...code },
+      inputs: withExpiry(result.inputs ?? {}, props, false),
     };
   },
 };

@@ -1,6 +1,7 @@
 /**
  * platform.iam.GroupInvite: a code that grants a role on a group when accepted. Every change replaces it
- * (the API has no update). `code` is a secret output, returned by the service only at creation.
+ * (the API has no update). `code` is a secret output, returned by the service only at creation. The expiry
+ * is a `ttl` or an `expirationTime`.
  *
  * May import: @pulumi/pulumi, ./group-invite.provider, ../core/resource-class.
  */
@@ -14,7 +15,9 @@ export interface GroupInviteArgs {
   /** The granted role: a custom role uid or a built-in 40-hex uid (see getRole). */
   roleUid: pulumi.Input<string>;
   /** How long the invite is valid from creation: "72h", "90m", "1h30m", "3600s" (units d, h, m, s). */
-  ttl: pulumi.Input<string>;
+  ttl?: pulumi.Input<string>;
+  /** Instead of a ttl: when the invite expires (RFC 3339); sent as the time left at creation. */
+  expirationTime?: pulumi.Input<string>;
   /** Only this email address may accept it. */
   email?: pulumi.Input<string>;
   /** The invite works once. Default false. */
@@ -49,13 +52,14 @@ const OUTPUT_KEYS = [
 export class GroupInvite extends pulumi.dynamic.Resource {
   declare public readonly groupUid: pulumi.Output<string>;
   declare public readonly roleUid: pulumi.Output<string>;
-  declare public readonly ttl: pulumi.Output<string>;
+  declare public readonly ttl: pulumi.Output<string | undefined>;
   declare public readonly email: pulumi.Output<string>;
   declare public readonly singleUse: pulumi.Output<boolean>;
   declare public readonly profile: pulumi.Output<string | undefined>;
   declare public readonly uid: pulumi.Output<string>;
   /** Secret: the code to hand to the invitee. */
   declare public readonly code: pulumi.Output<string>;
+  /** The service's expiry; with an expirationTime input, the program's value. */
   declare public readonly expirationTime: pulumi.Output<string>;
   declare public readonly keyId: pulumi.Output<string>;
   declare public readonly role: pulumi.Output<InviteRole>;

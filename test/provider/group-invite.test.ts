@@ -149,6 +149,60 @@ describe("group invite", () => {
     await expect(h.emulator.client.groupInvites.get(id)).rejects.toThrow(/not found/i);
   });
 
+  it("an expirationTime instead of a ttl is sent as the time left, kept as given, and refreshes clean", async () => {
+    const requested = new Date(Date.now() + 2 * 3_600_000).toISOString();
+    const news = await inputs({ ttl: undefined, expirationTime: requested });
+    const sentAt = Date.now();
+    const { id, outs } = await provider.create(news);
+    const live = await h.emulator.client.groupInvites.get(id);
+    // The service's expiry is its own clock at creation plus the ttl that was sent: about two hours.
+    const ttlSent = Date.parse(live.expirationTime!) - Date.parse(live.createTime!);
+    expect(Math.abs(ttlSent - (Date.parse(requested) - sentAt))).toBeLessThan(5_000);
+    expect(outs).toMatchObject({ expirationTime: requested });
+    expect(outs.ttl).toBeUndefined();
+    const read = await provider.read!(id, outs);
+    expect(read.inputs).toMatchObject({ expirationTime: requested });
+    expect(read.props).toMatchObject({ expirationTime: requested, code: outs.code });
+    expect(await provider.diff!(id, read.props!, news)).toMatchObject({ changes: false, replaces: [] });
+    const later = new Date(Date.parse(requested) + 60_000).toISOString();
+    expect(await provider.diff!(id, outs, { ...news, expirationTime: later })).toMatchObject({
+      changes: true,
+      replaces: ["expirationTime"],
+    });
+    const toTtl = await provider.diff!(id, outs, { ...news, expirationTime: undefined, ttl: "2h" });
+    expect([...(toTtl.replaces ?? [])].sort()).toEqual(["expirationTime", "ttl"]);
+  });
+
+  it("in ttl form the live expirationTime is an output only, never compared", async () => {
+    const news = await inputs();
+    const { id, outs } = await provider.create(news);
+    const read = await provider.read!(id, outs);
+    expect(read.inputs).not.toHaveProperty("expirationTime");
+    expect(typeof read.props!.expirationTime).toBe("string");
+    expect(await provider.diff!(id, read.props!, news)).toMatchObject({ changes: false });
+  });
+
+  it("an expirationTime already past fails the create before any API call, naming it", async () => {
+    const news = await inputs({ ttl: undefined, expirationTime: "2020-01-01T00:00:00Z" });
+    h.mark();
+    await expect(provider.create(news)).rejects.toThrow(
+      /expirationTime 2020-01-01T00:00:00Z is not in the future/,
+    );
+    expect(h.requestsSinceMark()).toHaveLength(0);
+  });
+
+  it("check wants exactly one of ttl and expirationTime", async () => {
+    const base = { groupUid: h.emulator.orgUid, roleUid: "b".repeat(40) };
+    h.mark();
+    const neither = await provider.check!({}, base);
+    expect(neither.failures?.map((f) => f.property)).toEqual(["ttl"]);
+    const both = await provider.check!({}, { ...base, ttl: "1h", expirationTime: "2030-01-01T00:00:00Z" });
+    expect(both.failures?.map((f) => [f.property, f.reason])).toEqual([
+      ["expirationTime", "give a ttl or an expirationTime, not both"],
+    ]);
+    expect(h.requestsSinceMark()).toHaveLength(0);
+  });
+
   it("check rejects a bad ttl, email and adopt, naming each, with zero API calls", async () => {
     const role = await h.emulator.client.roles.create(h.emulator.orgUid, {
       name: "r",
