@@ -68,4 +68,4 @@ export const deployerRoleUid = deployer.uid;
 export const viewerRoleUid = viewer.uid;
 export const bindings = [ciDeploysEngineering.uid, ciViewsOperations.uid];
 export const repoNames = repos.repos.apply((rs) => rs.map((r) => r.name));
-export const advisoryIds = advisories.advisories.apply((as) => as.map((a) => a.advisoryId));
+export const advisoryIds = advisories.advisories.apply((as) => as.map((a) => a.advisoryId).sort());
