@@ -49,7 +49,8 @@ export async function startCliEmulator(root: string): Promise<CliEmulator> {
         : {}),
     });
     const text = await response.text();
-    if (!response.ok) throw new Error(`${method} /_emulator/${path}: ${response.status} ${text.slice(0, 300)}`);
+    if (!response.ok)
+      throw new Error(`${method} /_emulator/${path}: ${response.status} ${text.slice(0, 300)}`);
     return text === "" ? {} : JSON.parse(text);
   };
   return {

@@ -15,6 +15,7 @@ interface StackResults {
   stack: { groups: number; identities: number; bindings: number; repos: number };
   apiCalls: { operation: string; total: number; minimum: number; ok: boolean }[];
   timing: { operation: string; pulumiSeconds: number; sdkSeconds: number; ratio: number }[];
+  noOpUpSeconds?: number;
   state: { stateBytesPerResource: number; providerBytesPerResource: number; resources: number };
 }
 
@@ -42,7 +43,14 @@ export function table(stack: StackResults | undefined, emulator: EmulatorResults
         `| time: pulumi ${t.operation} vs raw SDK (--parallel ${stack.parallel}) | ${t.pulumiSeconds} s vs ${t.sdkSeconds} s = ${t.ratio}× |`,
       );
     }
-    rows.push(`| state per resource (stack export, ${stack.state.resources} resources) | ${stack.state.stateBytesPerResource} bytes |`);
+    if (stack.noOpUpSeconds !== undefined) {
+      rows.push(
+        `| time: pulumi up with nothing to change (0 API calls: the engine's floor) | ${stack.noOpUpSeconds} s |`,
+      );
+    }
+    rows.push(
+      `| state per resource (stack export, ${stack.state.resources} resources) | ${stack.state.stateBytesPerResource} bytes |`,
+    );
     rows.push(`| serialized provider per resource | ${stack.state.providerBytesPerResource} bytes |`);
     rows.unshift(
       `stack: ${s.groups} groups, ${s.identities} identities, ${s.bindings} role bindings, getRepos over ${s.repos} repos; ${stack.cpus} CPUs`,

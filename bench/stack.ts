@@ -76,7 +76,11 @@ const pad = (i: number): string => String(i).padStart(3, "0");
 
 /** The same calls as the program's up / refresh / destroy, made directly with the SDK. */
 async function rawSdk(emulator: CliEmulator, roleUid: string): Promise<Record<string, number>> {
-  const client = new PlatformClient({ apiUrl: emulator.url, token: emulator.token, maxConnections: PARALLEL });
+  const client = new PlatformClient({
+    apiUrl: emulator.url,
+    token: emulator.token,
+    maxConnections: PARALLEL,
+  });
   const org = emulator.orgUid;
   const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
   try {
@@ -86,7 +90,10 @@ async function rawSdk(emulator: CliEmulator, roleUid: string): Promise<Record<st
     const firstWave = [
       ...Array.from({ length: GROUPS }, (_, i) => async () => {
         groups[i] = (
-          await client.groups.create(org, { name: `raw-group-${pad(i)}`, description: `benchmark folder ${i}` })
+          await client.groups.create(org, {
+            name: `raw-group-${pad(i)}`,
+            description: `benchmark folder ${i}`,
+          })
         ).uid;
       }),
       ...Array.from({ length: IDENTITIES }, (_, i) => async () => {
@@ -173,7 +180,9 @@ async function main(): Promise<void> {
       pulumiSeconds[operation] = result.durationMs / 1000;
       const c = check(operation, expected, await emulator.requests());
       checks.push(c);
-      process.stderr.write(`${operation}: ${c.total} API calls (minimum ${c.minimum}) in ${result.durationMs} ms\n`);
+      process.stderr.write(
+        `${operation}: ${c.total} API calls (minimum ${c.minimum}) in ${result.durationMs} ms\n`,
+      );
     };
     const perResource = (method: string) => ({
       [`${method} groups`]: GROUPS,
@@ -205,7 +214,8 @@ async function main(): Promise<void> {
       providerBytesPerResource: Math.round(providerBytes.reduce((a, b) => a + b, 0) / managed.length),
       providerBytesMax: Math.max(...providerBytes),
     };
-    if (managed.length !== RESOURCES) throw new Error(`state holds ${managed.length} resources, not ${RESOURCES}`);
+    if (managed.length !== RESOURCES)
+      throw new Error(`state holds ${managed.length} resources, not ${RESOURCES}`);
 
     await step("destroy", () => stack!.run(["destroy", "--yes", "--skip-preview"]), perResource("DELETE"));
 
@@ -227,6 +237,9 @@ async function main(): Promise<void> {
       };
     });
 
+    // What the engine costs with zero API calls: program, plugins, diff of every resource, checkpoint.
+    const noOpUpSeconds = Math.round(pulumiSeconds["up (no changes)"]! * 100) / 100;
+
     const results = {
       date: new Date().toISOString(),
       node: process.version,
@@ -235,6 +248,7 @@ async function main(): Promise<void> {
       stack: { groups: GROUPS, identities: IDENTITIES, bindings: BINDINGS, repos: REPOS },
       apiCalls: checks,
       timing,
+      noOpUpSeconds,
       state: stateFigures,
     };
     mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
@@ -251,12 +265,14 @@ async function main(): Promise<void> {
         "| operation | API calls | minimum | calls made | verdict |",
         "|---|---|---|---|---|",
         ...checks.map(
-          (c) => `| ${c.operation} | ${c.total} | ${c.minimum} | ${show(c.actual)} | ${c.ok ? "minimal" : "EXCESS"} |`,
+          (c) =>
+            `| ${c.operation} | ${c.total} | ${c.minimum} | ${show(c.actual)} | ${c.ok ? "minimal" : "EXCESS"} |`,
         ),
         "",
         "| operation | pulumi s | raw SDK s | ratio |",
         "|---|---|---|---|",
         ...timing.map((t) => `| ${t.operation} | ${t.pulumiSeconds} | ${t.sdkSeconds} | ${t.ratio} |`),
+        `| up, nothing to change (0 API calls) | ${noOpUpSeconds} | | |`,
         "",
         `state: ${stateFigures.stateBytesPerResource} bytes per resource (${stateFigures.stateBytes} bytes, ${stateFigures.resources} resources); serialized provider ${stateFigures.providerBytesPerResource} bytes per resource`,
         "",

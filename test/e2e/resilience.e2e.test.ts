@@ -97,7 +97,9 @@ describe("pulumi up converges under 503s, dropped connections and lost responses
     // Up until it succeeds (bounded), to report how many re-runs it took; at most one is asserted at the end.
     const runs: CommandResult[] = [];
     for (let run = 0; run < MAX_RUNS; run++) {
-      const result = await stack.run(["up", "--yes", "--skip-preview", "--parallel", "1"], { allowFailure: true });
+      const result = await stack.run(["up", "--yes", "--skip-preview", "--parallel", "1"], {
+        allowFailure: true,
+      });
       runs.push(result);
       if (result.exitCode === 0) break;
     }
@@ -142,7 +144,9 @@ describe("pulumi up converges under 503s, dropped connections and lost responses
 
     const groupName = new Map(groups.map((g) => [g.uid, g.name]));
     const identityName = new Map(identities.map((i) => [i.uid, i.name]));
-    const pairs = bindings.map((b) => `${groupName.get(b.group?.uid ?? "")} ${identityName.get(b.identity?.uid ?? "")}`).sort();
+    const pairs = bindings
+      .map((b) => `${groupName.get(b.group?.uid ?? "")} ${identityName.get(b.identity?.uid ?? "")}`)
+      .sort();
     const expectedPairs = Array.from(
       { length: BINDINGS },
       (_, k) =>

@@ -48,7 +48,8 @@ export function caseOf(fields: Record<string, Field>): fc.Arbitrary<Case> {
       { arbitrary: field.valid.map((value) => ({ value, broken: false, present: true })), weight: 6 },
       { arbitrary: field.invalid.map((value) => ({ value, broken: true, present: true })), weight: 1 },
     ];
-    if (field.optional) choices.push({ arbitrary: fc.constant({ broken: false, present: false }), weight: 2 });
+    if (field.optional)
+      choices.push({ arbitrary: fc.constant({ broken: false, present: false }), weight: 2 });
     else choices.push({ arbitrary: fc.constant({ broken: true, present: false }), weight: 1 }); // required, absent
     return fc.oneof(...choices).map((choice) => ({ name, ...choice }));
   });

@@ -38,7 +38,10 @@ beforeAll(async () => {
   patched.groups = (await api.post(`/iam/v2beta1/groups/${folder}`, { name: "patch-me" })).body.uid;
   patched.identities = identity;
   patched.roles = (
-    await api.post(`/iam/v2beta1/roles/${folder}`, { name: "patch-me", capabilities: ["CAP_IAM_GROUPS_LIST"] })
+    await api.post(`/iam/v2beta1/roles/${folder}`, {
+      name: "patch-me",
+      capabilities: ["CAP_IAM_GROUPS_LIST"],
+    })
   ).body.uid;
 });
 afterAll(() => api.emulator.close());
@@ -48,7 +51,10 @@ const groupName = {
   invalid: fc.oneof(notAString, fc.constantFrom("", "Upper", "slash/name", "ünï")),
 };
 const text = { valid: anyText, invalid: notAString };
-const nonEmpty = { valid: fc.string({ minLength: 1, maxLength: 40 }), invalid: fc.oneof(notAString, fc.constant("")) };
+const nonEmpty = {
+  valid: fc.string({ minLength: 1, maxLength: 40 }),
+  invalid: fc.oneof(notAString, fc.constant("")),
+};
 const claimMatch = {
   valid: fc.record(
     {
@@ -56,7 +62,9 @@ const claimMatch = {
       subject: fc.string({ maxLength: 20 }),
       subjectPattern: fc.constantFrom("^main$", ".*"),
       audience: fc.string({ maxLength: 20 }),
-      claims: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 2 }),
+      claims: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 8 }), {
+        maxKeys: 2,
+      }),
     },
     { requiredKeys: ["issuer", "subject"] },
   ),

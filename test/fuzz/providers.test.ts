@@ -28,8 +28,16 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 120);
 
 /** Common inputs every resource accepts (left out or well-formed for creates; broken types are rejected). */
 const common: Record<string, Field> = {
-  profile: { valid: fc.constant(""), invalid: notAString.filter((v) => typeof v !== "string"), optional: true },
-  adopt: { valid: fc.constant(false), invalid: fc.oneof(fc.constant(null), fc.string(), fc.integer()), optional: true },
+  profile: {
+    valid: fc.constant(""),
+    invalid: notAString.filter((v) => typeof v !== "string"),
+    optional: true,
+  },
+  adopt: {
+    valid: fc.constant(false),
+    invalid: fc.oneof(fc.constant(null), fc.string(), fc.integer()),
+    optional: true,
+  },
 };
 
 let h: Harness;
@@ -56,7 +64,8 @@ beforeAll(async () => {
         ).uid,
     ),
   );
-  customRole = (await client.roles.create(org, { name: "fuzz-role", capabilities: ["CAP_IAM_GROUPS_LIST"] })).uid;
+  customRole = (await client.roles.create(org, { name: "fuzz-role", capabilities: ["CAP_IAM_GROUPS_LIST"] }))
+    .uid;
 });
 afterAll(() => h?.close());
 
@@ -88,7 +97,9 @@ const claimMatchValid = fc
       audience: fc.string({ minLength: 1, maxLength: 20 }),
       subjectPattern: validRegex,
       audiencePattern: validRegex,
-      claims: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 2 }),
+      claims: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 8 }), {
+        maxKeys: 2,
+      }),
     },
     { requiredKeys: ["issuer", "subject"] },
   )
@@ -135,7 +146,10 @@ const targets: Target[] = [
     cases: () =>
       caseOf({
         parentUid: { valid: parent(), invalid: notAUid },
-        name: { valid: fc.string({ minLength: 1, maxLength: 40 }), invalid: fc.oneof(notAString, fc.constant("")) },
+        name: {
+          valid: fc.string({ minLength: 1, maxLength: 40 }),
+          invalid: fc.oneof(notAString, fc.constant("")),
+        },
         description: { valid: anyText, invalid: notAString, optional: true },
         claimMatch: { valid: claimMatchValid, invalid: claimMatchInvalid },
         ...common,
@@ -162,7 +176,10 @@ const targets: Target[] = [
     cases: () =>
       caseOf({
         parentUid: { valid: parent(), invalid: notAUid },
-        name: { valid: fc.string({ minLength: 1, maxLength: 40 }), invalid: fc.oneof(notAString, fc.constant("")) },
+        name: {
+          valid: fc.string({ minLength: 1, maxLength: 40 }),
+          invalid: fc.oneof(notAString, fc.constant("")),
+        },
         description: { valid: anyText, invalid: notAString, optional: true },
         capabilities: {
           valid: fc.array(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 6 }),
@@ -213,11 +230,12 @@ const targets: Target[] = [
   },
 ];
 
-
 describe.each(targets)("$name provider under random and malformed arguments", (target) => {
   const tally = { rejected: 0, created: 0 };
   afterAll(() => {
-    process.stdout.write(`fuzz ${target.name}: ${tally.rejected} rejected at check, ${tally.created} created\n`);
+    process.stdout.write(
+      `fuzz ${target.name}: ${tally.rejected} rejected at check, ${tally.created} created\n`,
+    );
   });
 
   test("rejected at check naming exactly the broken fields with zero API calls, or created exactly", async () => {
