@@ -17,6 +17,7 @@
  * May import: ../core, ../../sdk, ./group-invite-schema.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { UNKNOWN } from "../core/check";
 import { defineResourceProvider } from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import {
@@ -110,7 +111,19 @@ function withDefaults(news: GroupInviteInputs): GroupInviteInputs {
 const provider: pulumi.dynamic.ResourceProvider = {
   ...kit,
   async check(olds: GroupInviteInputs, news: GroupInviteInputs) {
-    return kit.check!(olds, withDefaults(news));
+    const result = await kit.check!(olds, withDefaults(news));
+    // A new or changed expirationTime must lie ahead; an unchanged one may have passed since creation.
+    const expiration = news.expirationTime;
+    const isNew = expiration !== undefined && expiration !== UNKNOWN && expiration !== olds?.expirationTime;
+    if (isNew && !result.failures?.length && !(Date.parse(expiration) > Date.now())) {
+      return {
+        ...result,
+        failures: [
+          { property: "expirationTime", reason: `expirationTime ${expiration} is not in the future` },
+        ],
+      };
+    }
+    return result;
   },
   async diff(id: string, olds: Props, news: GroupInviteInputs) {
     // In ttl form the state's expirationTime is the service's, not an input: leave it out of the comparison.

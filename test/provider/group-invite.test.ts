@@ -182,8 +182,25 @@ describe("group invite", () => {
     expect(await provider.diff!(id, read.props!, news)).toMatchObject({ changes: false });
   });
 
+  it("check refuses a new expirationTime in the past, but not one that has passed since creation", async () => {
+    const base = {
+      groupUid: h.emulator.orgUid,
+      roleUid: "b".repeat(40),
+      expirationTime: "2020-01-01T00:00:00Z",
+    };
+    h.mark();
+    const fresh = await provider.check!({}, base);
+    expect(fresh.failures).toEqual([
+      { property: "expirationTime", reason: "expirationTime 2020-01-01T00:00:00Z is not in the future" },
+    ]);
+    const unchanged = await provider.check!({ ...base, singleUse: false }, base);
+    expect(unchanged.failures ?? []).toEqual([]);
+    expect(h.requestsSinceMark()).toHaveLength(0);
+  });
+
   it("an expirationTime already past fails the create before any API call, naming it", async () => {
-    const news = await inputs({ ttl: undefined, expirationTime: "2020-01-01T00:00:00Z" });
+    // Checked in time, but the moment passed before create ran (a long preview, a slow update).
+    const news = { ...(await inputs()), ttl: undefined, expirationTime: "2020-01-01T00:00:00Z" };
     h.mark();
     await expect(provider.create(news)).rejects.toThrow(
       /expirationTime 2020-01-01T00:00:00Z is not in the future/,
