@@ -27,8 +27,11 @@ import type { IdentityProvider } from "../../sdk";
 
 type Props = Record<string, unknown>;
 
+/** The inputs as the kit sees them: the live object never has a clientSecret to rebuild. */
+type KitInputs = Omit<IdentityProviderInputs, "clientSecret"> & { clientSecret?: string | undefined };
+
 /** The API's oidc block from the flat inputs; the secret only when asked for. */
-function oidcOf(inputs: IdentityProviderInputs, withSecret: boolean) {
+function oidcOf(inputs: KitInputs, withSecret: boolean) {
   return compact({
     issuer: inputs.issuer,
     clientId: inputs.clientId,
@@ -39,7 +42,7 @@ function oidcOf(inputs: IdentityProviderInputs, withSecret: boolean) {
   });
 }
 
-const kit = defineResourceProvider<IdentityProviderInputs, IdentityProvider>({
+const kit = defineResourceProvider<KitInputs, IdentityProvider>({
   type: "platform:iam:IdentityProvider",
   inputSchema: IdentityProviderInputSchema,
   fields: IDENTITY_PROVIDER_FIELDS,
@@ -77,13 +80,12 @@ const kit = defineResourceProvider<IdentityProviderInputs, IdentityProvider>({
   delete: (client, uid) => client.identityProviders.delete(uid),
   // clientSecret is absent here on purpose: the API never returns it (see withSecret below).
   inputsOf: (idp) => ({
-    parentUid: parentOf(idp.uid) ?? idp.uid,
+    parentUid: parentOf(idp.uid) ?? "",
     name: idp.name,
     description: idp.description ?? "",
     defaultRole: idp.defaultRole ?? "",
     issuer: idp.oidc?.issuer ?? "",
     clientId: idp.oidc?.clientId ?? "",
-    clientSecret: undefined as unknown as string,
     additionalScopes: idp.oidc?.additionalScopes ?? [],
     groupsClaim: idp.oidc?.groupsClaim ?? "",
     pkceEnabled: idp.oidc?.pkceEnabled ?? false,
