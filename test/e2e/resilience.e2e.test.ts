@@ -9,9 +9,9 @@
  * duplicates), nothing else (no orphans), and every uid in the state exists (nothing lost).
  *
  * `up` runs with `--parallel 1`: the fault PRNG draws once per request in arrival order, so only a serial run
- * makes the fixed seed give the same faults to the same requests every time. (Under the default parallelism the
- * same seed lands on different requests from run to run; the per-request fault rates, and so the outcome's odds,
- * are the same.)
+ * makes the fixed seed give the same fault sequence every time (the counts below repeat exactly; which resource
+ * meets a given fault can still vary with the order the program registers resources). Under the default
+ * parallelism the same seed lands differently from run to run; the per-request rates, and so the odds, are equal.
  *
  * Counts (faults injected, re-runs, objects) are printed. Dropped connections never reach the request log, so
  * the drop counts come from replaying the emulator's fault PRNG against the logged requests; the replay is
