@@ -2,12 +2,15 @@
  * Create without duplicates. A create that fails with a ConnectionError, TimeoutError or UnavailableError
  * may still have reached the service, so before anything is retried the object is looked up by its
  * natural key (name under its parent; for a binding: group + identity + role): found means it was created
- * and is taken over; not found means the create is sent once more. Adoption (`adopt: true`) uses the same
- * lookup before the first attempt.
+ * and is taken over; not found means the create is sent again, and the same holds for that attempt.
+ * Adoption (`adopt: true`) uses the same lookup before the first attempt.
  *
- * May import: the SDK's error classes.
+ * The lookup is a GET, safe to repeat, so it is retried patiently: if it cannot be answered, this create
+ * has to fail without knowing whether the object exists, and Pulumi's next `up` would create it again.
+ *
+ * May import: the SDK's error classes and retry helper.
  */
-import { ConnectionError, TimeoutError, UnavailableError } from "../../sdk";
+import { ConnectionError, TimeoutError, UnavailableError, isRetryableError, withRetry } from "../../sdk";
 
 export interface CreateSteps<T> {
   /** Sends the create. */
@@ -22,30 +25,55 @@ export interface CreateOutcome<T> {
   how: "created" | "adopted" | "recovered";
 }
 
+export interface CreatePolicy {
+  /** Creates sent at most, each after a lookup that found nothing. */
+  maxCreates: number;
+  /** Retries of a lookup that fails (on top of the client's own GET retries). */
+  lookupRetries: number;
+  /** Delay before the first lookup retry; doubles each time. */
+  lookupBaseDelayMs: number;
+}
+
+export const DEFAULT_CREATE_POLICY: CreatePolicy = {
+  maxCreates: 3,
+  lookupRetries: 5,
+  lookupBaseDelayMs: 200,
+};
+
 /** True for failures after which the service may or may not have applied the request. */
 export function isAmbiguousFailure(err: unknown): boolean {
   return ConnectionError.isInstance(err) || TimeoutError.isInstance(err) || UnavailableError.isInstance(err);
 }
 
-/** Adopts (when asked) or creates, recovering from an ambiguous failure by lookup, then one retry. */
-export async function createOrAdopt<T>(steps: CreateSteps<T>, adopt: boolean): Promise<CreateOutcome<T>> {
+/** Adopts (when asked) or creates, recovering from each ambiguous failure by a lookup before sending again. */
+export async function createOrAdopt<T>(
+  steps: CreateSteps<T>,
+  adopt: boolean,
+  policy: CreatePolicy = DEFAULT_CREATE_POLICY,
+): Promise<CreateOutcome<T>> {
   if (adopt) {
     const existing = await steps.lookup();
     if (existing !== undefined) return { object: existing, how: "adopted" };
   }
-  try {
-    return { object: await steps.create(), how: "created" };
-  } catch (err) {
-    if (!isAmbiguousFailure(err)) throw err;
-    let found: T | undefined;
+  for (let sent = 1; ; sent++) {
     try {
-      found = await steps.lookup();
-    } catch {
-      // The lookup failing too means we cannot tell; report the original failure, not the lookup's.
-      throw err;
+      return { object: await steps.create(), how: "created" };
+    } catch (err) {
+      if (!isAmbiguousFailure(err)) throw err;
+      let found: T | undefined;
+      try {
+        found = await withRetry(() => steps.lookup(), {
+          maxRetries: policy.lookupRetries,
+          baseDelayMs: policy.lookupBaseDelayMs,
+          shouldRetry: (lookupError) => isRetryableError(lookupError) || isAmbiguousFailure(lookupError),
+        });
+      } catch {
+        // We cannot tell whether the create was applied; report the create's failure, not the lookup's.
+        throw err;
+      }
+      if (found !== undefined) return { object: found, how: "recovered" };
+      if (sent >= policy.maxCreates) throw err;
     }
-    if (found !== undefined) return { object: found, how: "recovered" };
-    return { object: await steps.create(), how: "created" };
   }
 }
 

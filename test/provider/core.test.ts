@@ -166,6 +166,84 @@ describe("create without duplicates", () => {
     expect(creates).toBe(2);
   });
 
+  const quick = { maxCreates: 3, lookupRetries: 5, lookupBaseDelayMs: 0 };
+
+  it("retries a lookup that fails, instead of giving up on knowing whether the create was applied", async () => {
+    let lookups = 0;
+    const outcome = await createOrAdopt(
+      {
+        create: async () => {
+          throw new ConnectionError({ method: "POST", path: "/x" }, "socket hang up", "ECONNRESET");
+        },
+        lookup: async () => {
+          if (lookups++ < 3)
+            throw new ConnectionError({ method: "GET", path: "/x" }, "socket hang up", "ECONNRESET");
+          return found;
+        },
+      },
+      false,
+      quick,
+    );
+    expect(outcome).toEqual({ object: found, how: "recovered" });
+    expect(lookups).toBe(4);
+  });
+
+  it("looks up again after the resent create fails ambiguously too", async () => {
+    let creates = 0;
+    let applied = false;
+    const outcome = await createOrAdopt(
+      {
+        create: async () => {
+          creates++;
+          if (creates === 2) applied = true; // the second attempt reached the service, its answer was lost
+          throw new ConnectionError({ method: "POST", path: "/x" }, "socket hang up", "ECONNRESET");
+        },
+        lookup: async () => (applied ? found : undefined),
+      },
+      false,
+      quick,
+    );
+    expect(outcome).toEqual({ object: found, how: "recovered" });
+    expect(creates).toBe(2);
+  });
+
+  it("gives up with the create's own error after maxCreates ambiguous failures that left nothing", async () => {
+    let creates = 0;
+    const failure = new TimeoutError({ method: "POST", path: "/x" }, 30000);
+    await expect(
+      createOrAdopt(
+        {
+          create: async () => {
+            creates++;
+            throw failure;
+          },
+          lookup: async () => undefined,
+        },
+        false,
+        quick,
+      ),
+    ).rejects.toBe(failure);
+    expect(creates).toBe(3);
+  });
+
+  it("reports the create's failure, not the lookup's, when the lookup cannot be answered", async () => {
+    const failure = new TimeoutError({ method: "POST", path: "/x" }, 30000);
+    await expect(
+      createOrAdopt(
+        {
+          create: async () => {
+            throw failure;
+          },
+          lookup: async () => {
+            throw new ConnectionError({ method: "GET", path: "/x" }, "socket hang up", "ECONNRESET");
+          },
+        },
+        false,
+        quick,
+      ),
+    ).rejects.toBe(failure);
+  });
+
   it("does not retry a definite failure", async () => {
     let lookups = 0;
     const failure = new NotFoundError({
