@@ -8,6 +8,8 @@ import fc from "fast-check";
 export interface Case {
   inputs: Record<string, unknown>;
   broken: string[];
+  /** Fields that may be named too, or not (a whole-object rule zod skips when a field has a type error). */
+  maybe?: string[];
 }
 
 /** A field: its valid values, its certainly-invalid values, and whether it may be left out. */
