@@ -4,7 +4,7 @@
  *   import * as platform from "pulumi-platform";
  *   const org = new platform.iam.Group("acme", { name: "acme" });
  *
- * Configuration (stack config `platform:*`, env PLATFORM_*, profiles) is described in docs/reference.md.
+ * Configuration (stack config `platform:*`, env PLATFORM_*, profiles) is described in the README's reference section.
  */
 export * as iam from "./iam";
 export * as registry from "./registry";
