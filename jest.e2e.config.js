@@ -16,6 +16,6 @@ module.exports = {
     "<rootDir>/test/e2e/fixtures/.*/node_modules/",
     "<rootDir>/examples/.*/node_modules/",
   ],
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json", isolatedModules: true }] },
+  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
   testTimeout: 300000,
 };
