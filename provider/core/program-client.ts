@@ -74,3 +74,36 @@ export function argumentError(dataSource: string, message: string): Error {
   err.name = "PlatformArgumentError";
   return err;
 }
+
+/** What a by-name lookup was looking for, for its messages. */
+export interface NameLookup {
+  kind: string; // "group"
+  kinds: string; // "groups"
+  name: string | undefined;
+  where: string; // "in organization <uid>"
+  hint?: string; // what to pass instead when several match; default "pass uid"
+}
+
+/**
+ * The single object a by-name lookup found. None, or several (names are not unique under a parent), is an
+ * argument error that names the candidates' uids, so the user can pass the one they mean.
+ */
+export function theOnlyMatch<T extends { uid: string }>(
+  dataSource: string,
+  matches: T[],
+  lookup: NameLookup,
+): T {
+  const [first, ...rest] = matches;
+  if (first === undefined) {
+    throw argumentError(dataSource, `no ${lookup.kind} named "${lookup.name}" ${lookup.where}`);
+  }
+  if (rest.length > 0) {
+    const uids = matches.map((m) => m.uid).join(", ");
+    throw argumentError(
+      dataSource,
+      `${matches.length} ${lookup.kinds} are named "${lookup.name}" ${lookup.where} (${uids}): ` +
+        (lookup.hint ?? "pass uid"),
+    );
+  }
+  return first;
+}

@@ -11,10 +11,10 @@ import { parentOf } from "../core/create";
 import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
-  argumentError,
   collect,
   outputForm,
   parseArgs,
+  theOnlyMatch,
   withProgramClient,
 } from "../core/program-client";
 
@@ -41,7 +41,7 @@ const TOKEN = "platform:iam:getGroup";
 export async function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions): Promise<GetGroupResult> {
   const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetGroupArgsSchema, args);
   return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
-    let group: Group | undefined;
+    let group: Group;
     if (uid !== undefined) {
       group = await client.groups.get(uid);
     } else {
@@ -54,15 +54,12 @@ export async function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions)
         const root = await client.groups.get(org);
         if (root.name === name) matches.push(root);
       }
-      if (matches.length > 1) {
-        const uids = matches.map((g) => g.uid).join(", ");
-        throw argumentError(
-          TOKEN,
-          `${matches.length} groups are named "${name}" in ${org} (${uids}): pass uid`,
-        );
-      }
-      group = matches[0];
-      if (group === undefined) throw argumentError(TOKEN, `no group named "${name}" in organization ${org}`);
+      group = theOnlyMatch(TOKEN, matches, {
+        kind: "group",
+        kinds: "groups",
+        name,
+        where: `in organization ${org}`,
+      });
     }
     return { ...group, parentUid: parentOf(group.uid) };
   });

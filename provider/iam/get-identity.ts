@@ -10,10 +10,10 @@ import { parentOf } from "../core/create";
 import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
-  argumentError,
   collect,
   outputForm,
   parseArgs,
+  theOnlyMatch,
   withProgramClient,
 } from "../core/program-client";
 
@@ -45,7 +45,7 @@ export async function getIdentity(
 ): Promise<GetIdentityResult> {
   const { uid, name, parentUid, profile } = parseArgs(TOKEN, GetIdentityArgsSchema, args);
   return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
-    let identity: Identity | undefined;
+    let identity: Identity;
     if (uid !== undefined) {
       identity = await client.identities.get(uid);
     } else {
@@ -53,16 +53,12 @@ export async function getIdentity(
         client.identities.list({ descendantsOf: parentUid, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
       );
       const matches = listed.filter((i) => i.name === name);
-      if (matches.length > 1) {
-        const uids = matches.map((i) => i.uid).join(", ");
-        throw argumentError(
-          TOKEN,
-          `${matches.length} identities are named "${name}" below ${parentUid} (${uids}): pass uid`,
-        );
-      }
-      identity = matches[0];
-      if (identity === undefined)
-        throw argumentError(TOKEN, `no identity named "${name}" below ${parentUid}`);
+      identity = theOnlyMatch(TOKEN, matches, {
+        kind: "identity",
+        kinds: "identities",
+        name,
+        where: `below ${parentUid}`,
+      });
     }
     return { ...identity, parentUid: parentOf(identity.uid) };
   });

@@ -12,10 +12,10 @@ import type { PlatformClient } from "../../sdk";
 import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
-  argumentError,
   collect,
   outputForm,
   parseArgs,
+  theOnlyMatch,
   withProgramClient,
 } from "../core/program-client";
 
@@ -61,18 +61,13 @@ export async function getRole(args: GetRoleArgs, _opts?: pulumi.InvokeOptions): 
     if (uid !== undefined) {
       role = await client.roles.get(uid);
     } else {
-      const matches = await findByName(client, name as string, parentUid);
-      const [first, ...rest] = matches;
-      if (first === undefined)
-        throw argumentError(TOKEN, `no role named "${name}" is visible to these credentials`);
-      if (rest.length > 0) {
-        const uids = matches.map((r) => r.uid).join(", ");
-        throw argumentError(
-          TOKEN,
-          `${matches.length} roles are named "${name}" (${uids}): pass uid or parentUid`,
-        );
-      }
-      role = first;
+      role = theOnlyMatch(TOKEN, await findByName(client, name as string, parentUid), {
+        kind: "role",
+        kinds: "roles",
+        name,
+        where: "visible to these credentials",
+        hint: "pass uid or parentUid",
+      });
     }
     return { ...role, builtIn: BUILTIN_ROLE_UID_PATTERN.test(role.uid) };
   });

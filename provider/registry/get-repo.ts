@@ -9,10 +9,10 @@ import { Repo, Uidp } from "../../sdk/schemas";
 import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
-  argumentError,
   collect,
   outputForm,
   parseArgs,
+  theOnlyMatch,
   withProgramClient,
 } from "../core/program-client";
 
@@ -40,13 +40,12 @@ export async function getRepo(args: GetRepoArgs, _opts?: pulumi.InvokeOptions): 
       client.repos.list({ descendantsOf: organizationUid, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
     );
     const matches = listed.filter((r) => r.name === name);
-    const [first, ...rest] = matches;
-    if (first === undefined) throw argumentError(TOKEN, `no repo named "${name}" in ${organizationUid}`);
-    if (rest.length > 0) {
-      const uids = matches.map((r) => r.uid).join(", ");
-      throw argumentError(TOKEN, `${matches.length} repos are named "${name}" (${uids}): pass uid`);
-    }
-    return first;
+    return theOnlyMatch(TOKEN, matches, {
+      kind: "repo",
+      kinds: "repos",
+      name,
+      where: `in ${organizationUid}`,
+    });
   });
 }
 

@@ -108,6 +108,26 @@ describe("iam data sources", () => {
     expect(found).toMatchObject({ uid: identity.uid, parentUid: emulator.orgUid });
   });
 
+  it("a name that several objects share fails with every candidate's uid, and one that none has, plainly", async () => {
+    // Names are not unique under a parent, so a by-name lookup must not pick one silently.
+    const a = await emulator.client.groups.create(emulator.orgUid, { name: "shared" });
+    const b = await emulator.client.groups.create(emulator.orgUid, { name: "shared" });
+    const failure = platform.iam.getGroup({ name: "shared", organizationUid: emulator.orgUid });
+    await expect(failure).rejects.toThrow(/platform:iam:getGroup: 2 groups are named "shared"/);
+    await expect(failure).rejects.toThrow(a.uid);
+    await expect(failure).rejects.toThrow(b.uid);
+    await expect(
+      platform.iam.getGroup({ name: "nowhere", organizationUid: emulator.orgUid }),
+    ).rejects.toThrow(/no group named "nowhere" in organization/);
+
+    const claimMatch = { issuer: "https://issuer.example", subject: "ci" };
+    await emulator.client.identities.create(emulator.orgUid, { name: "twin", claimMatch });
+    await emulator.client.identities.create(a.uid, { name: "twin", claimMatch });
+    await expect(platform.iam.getIdentity({ name: "twin", parentUid: emulator.orgUid })).rejects.toThrow(
+      /2 identities are named "twin" below .*: pass uid/,
+    );
+  });
+
   it("rejects bad arguments before any API call, naming the field", async () => {
     const mark = emulator.requestLog().length;
     await expect(platform.iam.getGroup({ name: "x" })).rejects.toThrow(
