@@ -1,8 +1,9 @@
 /**
  * End-to-end suite: Pulumi programs under the real engine (test/e2e, see test/e2e/harness.ts). Needs the engine
  * (scripts/build-engine.sh; scripts/test.sh passes its bin dir in PULUMI_PLATFORM_ENGINE_BIN). Serial, because
- * every test drives CLI processes and the machine has two cores; generous timeouts, because `pulumi up` of even a
- * tiny program takes seconds.
+ * every test drives CLI processes and the machine has two cores (scripts/test.sh runs it with --runInBand).
+ * Timeouts are generous, because `pulumi up` of even a tiny program takes seconds: jest reads testTimeout only
+ * globally, so scripts/test.sh passes --testTimeout and each e2e file calls jest.setTimeout.
  */
 module.exports = {
   displayName: "e2e",
@@ -17,5 +18,4 @@ module.exports = {
     "<rootDir>/examples/.*/node_modules/",
   ],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
-  testTimeout: 300000,
 };

@@ -11,5 +11,4 @@ module.exports = {
     "<rootDir>/examples/.*/node_modules/",
   ],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
-  testTimeout: 60000,
 };

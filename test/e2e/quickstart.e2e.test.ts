@@ -323,7 +323,7 @@ describe("invalid arguments fail at preview, naming the field, before any API ca
 });
 
 describe("an identity provider, a group invite and an account association under the real engine", () => {
-  const accessDir = "test/e2e/fixtures/quickstart-access";
+  const accessDir = "examples/access";
   const clientSecret = `client-secret-${Date.now().toString(36)}`;
   let emulator: Emulator;
   let stack: PulumiStack;
