@@ -166,6 +166,23 @@ describe("the quick start under the real engine", () => {
       `${Math.min(...sizes)}-${largest} bytes, twice (inputs, outputs)`;
   });
 
+  it("a newer installed version of the package is picked up without replacing or updating anything", async () => {
+    // What state stores per resource is a require() of the installed package, so upgrading it changes no
+    // resource. Simulate an upgrade in place: a new version number and changed provider code.
+    const installed = path.join(repoRoot, quickstartDir, "node_modules", "pulumi-platform");
+    const manifestPath = path.join(installed, "package.json");
+    const manifest = JSON.parse(fs.readFileSync(manifestPath, "utf8")) as { version: string };
+    manifest.version = "99.0.0";
+    fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+    const groupProvider = path.join(installed, "dist", "provider", "iam", "group.provider.js");
+    fs.appendFileSync(groupProvider, "\n// a later release's provider code\n");
+    try {
+      await expect(stack.preview({ expectNoChanges: true })).resolves.toMatchObject({ exitCode: 0 });
+    } finally {
+      installLocalPackage(quickstartDir, { build: false });
+    }
+  });
+
   // Pulumi gives the dynamic providers' default provider (`pulumi:providers:pulumi-nodejs`) the whole stack config
   // as its inputs and records them, secrets encrypted, like any provider's config. So a token set as secret
   // config has exactly one copy in the state: encrypted, in that entry. No resource of ours may hold it.
