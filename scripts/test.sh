@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The project's one test command (README, `npm test`, .ci/run): builds and type-checks, makes sure a Pulumi
+# The project's one test command (README, `npm test`, .ci/run): builds, type-checks and lints, makes sure a Pulumi
 # engine is available for the end-to-end suite, runs the unit and e2e jest suites, and ends with one line
 # `tests: N passed, N failed` read from jest's --json results. Exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-npm run --silent build && npm run --silent typecheck || { echo "tests: 0 passed, 1 failed"; exit 1; }
+npm run --silent build && npm run --silent typecheck && npm run --silent lint || { echo "tests: 0 passed, 1 failed"; exit 1; }
 
 # The end-to-end suite needs `pulumi` and its Node.js language host; scripts/pulumi-env.sh finds or builds them.
 if ! engine_bin=$(bash scripts/build-engine.sh); then
