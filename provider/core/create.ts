@@ -10,7 +10,15 @@
  *
  * May import: the SDK's error classes and retry helper.
  */
-import { ConnectionError, TimeoutError, UnavailableError, isRetryableError, withRetry } from "../../sdk";
+import {
+  ConnectionError,
+  TimeoutError,
+  UnavailableError,
+  isRetryableError,
+  retryDelay,
+  sleep,
+  withRetry,
+} from "../../sdk";
 
 export interface CreateSteps<T> {
   /** Sends the create. */
@@ -30,12 +38,14 @@ export interface CreatePolicy {
   maxCreates: number;
   /** Retries of a lookup that fails (on top of the client's own GET retries). */
   lookupRetries: number;
-  /** Delay before the first lookup retry; doubles each time. */
+  /** Delay before the first lookup retry, and before the first resend; doubles each time. */
   lookupBaseDelayMs: number;
+  /** Injected by tests to see the delays asked for; default the SDK's sleep. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export const DEFAULT_CREATE_POLICY: CreatePolicy = {
-  maxCreates: 3,
+  maxCreates: 4,
   lookupRetries: 5,
   lookupBaseDelayMs: 200,
 };
@@ -73,6 +83,10 @@ export async function createOrAdopt<T>(
       }
       if (found !== undefined) return { object: found, how: "recovered" };
       if (sent >= policy.maxCreates) throw err;
+      // Not applied: back off (honouring a Retry-After) before sending it again.
+      await (policy.sleep ?? sleep)(
+        retryDelay(sent, err, { maxRetries: policy.maxCreates, baseDelayMs: policy.lookupBaseDelayMs }),
+      );
     }
   }
 }

@@ -1,6 +1,12 @@
 /** The provider's pure core: config precedence, check with unknowns, the normalized diff, the translator, create recovery. */
 import fc from "fast-check";
-import { ConnectionError, NotFoundError, TimeoutError, UnauthenticatedError } from "../../sdk";
+import {
+  ConnectionError,
+  NotFoundError,
+  TimeoutError,
+  UnauthenticatedError,
+  UnavailableError,
+} from "../../sdk";
 import { UNKNOWN, checkInputs } from "../../provider/core/check";
 import { readProviderSettings, resolveClientOptions } from "../../provider/core/config";
 import { createOrAdopt } from "../../provider/core/create";
@@ -205,6 +211,33 @@ describe("create without duplicates", () => {
     );
     expect(outcome).toEqual({ object: found, how: "recovered" });
     expect(creates).toBe(2);
+  });
+
+  it("backs off before resending, for as long as the service's Retry-After asks", async () => {
+    const delays: number[] = [];
+    let creates = 0;
+    const busy = new UnavailableError({
+      httpStatus: 503,
+      code: 14,
+      serviceMessage: "Unavailable: try later",
+      details: [],
+      method: "POST",
+      path: "/x",
+      retryAfterMs: 1500,
+    });
+    const outcome = await createOrAdopt(
+      {
+        create: async () => {
+          if (creates++ === 0) throw busy;
+          return made;
+        },
+        lookup: async () => undefined,
+      },
+      false,
+      { ...quick, sleep: async (ms) => void delays.push(ms) },
+    );
+    expect(outcome).toEqual({ object: made, how: "created" });
+    expect(delays).toEqual([1500]);
   });
 
   it("gives up with the create's own error after maxCreates ambiguous failures that left nothing", async () => {
