@@ -1,7 +1,8 @@
 /** Data sources against the in-process emulator: paging, filters, lookups by name and uid, profiles. */
 import * as pulumi from "@pulumi/pulumi";
-import { startEmulator, type Emulator, type LoggedRequest } from "../../emulator";
+import { startEmulator, type Emulator } from "../../emulator";
 import * as platform from "../../provider";
+import { setProgramConfig, getsSince } from "./harness";
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -12,16 +13,10 @@ afterAll(async () => {
 });
 beforeEach(() => {
   emulator.reset();
-  pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": emulator.token }, [
-    "platform:token",
-  ]);
+  setProgramConfig(emulator);
 });
 
-const since = (mark: number, path: string): LoggedRequest[] =>
-  emulator
-    .requestLog()
-    .slice(mark)
-    .filter((r) => r.method === "GET" && r.path === path);
+const since = (mark: number, path: string) => getsSince(emulator, mark, path);
 
 describe("registry.getRepos", () => {
   it("pages through more than 200 repos with ceil(n/200) list calls of 200", async () => {

@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { startEmulator, type Emulator } from "../../emulator";
 import * as platform from "../../provider";
+import { setProgramConfig } from "./harness";
 
 let emulator: Emulator;
 let role: string;
@@ -13,9 +14,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   emulator.reset();
-  pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": emulator.token }, [
-    "platform:token",
-  ]);
+  setProgramConfig(emulator);
   role = (
     await emulator.client.roles.create(emulator.orgUid, { name: "login", capabilities: ["CAP_REPO_LIST"] })
   ).uid;

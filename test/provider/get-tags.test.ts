@@ -4,8 +4,9 @@
  * sends them in snake_case, which the emulator must honour like the real service).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { startEmulator, type Emulator, type LoggedRequest } from "../../emulator";
+import { startEmulator, type Emulator } from "../../emulator";
 import * as platform from "../../provider";
+import { setProgramConfig, getsSince } from "./harness";
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -16,16 +17,10 @@ afterAll(async () => {
 });
 beforeEach(() => {
   emulator.reset();
-  pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": emulator.token }, [
-    "platform:token",
-  ]);
+  setProgramConfig(emulator);
 });
 
-const since = (mark: number, path: string): LoggedRequest[] =>
-  emulator
-    .requestLog()
-    .slice(mark)
-    .filter((r) => r.method === "GET" && r.path === path);
+const since = (mark: number, path: string) => getsSince(emulator, mark, path);
 
 async function repoUid(name: string): Promise<string> {
   return (await platform.registry.getRepo({ name, organizationUid: emulator.orgUid })).uid;

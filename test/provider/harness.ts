@@ -2,6 +2,7 @@
  * Shared setup for provider tests: an in-process emulator, the provider process's config pointed at it,
  * and helpers to read the emulator's request log.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { startEmulator, type Emulator, type LoggedRequest } from "../../emulator";
 import { closeClients, configureFromLookup } from "../../provider/core/client";
 
@@ -47,4 +48,22 @@ export async function startHarness(): Promise<Harness> {
       await emulator.close();
     },
   };
+}
+
+/**
+ * Data sources run in the program and read its config: point it at the emulator, with the token marked
+ * secret as `pulumi config set --secret` would.
+ */
+export function setProgramConfig(emulator: Emulator): void {
+  pulumi.runtime.setAllConfig({ "platform:apiUrl": emulator.url, "platform:token": emulator.token }, [
+    "platform:token",
+  ]);
+}
+
+/** The GETs of `path` the emulator saw after request number `mark` (a `requestLog().length` taken before). */
+export function getsSince(emulator: Emulator, mark: number, path: string): LoggedRequest[] {
+  return emulator
+    .requestLog()
+    .slice(mark)
+    .filter((r) => r.method === "GET" && r.path === path);
 }
