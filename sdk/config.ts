@@ -2,9 +2,10 @@
  * The client's options and the one precedence rule: explicit option, then environment variable, then default.
  * Blank environment values count as unset. Invalid values fail loudly, naming the option and its env var.
  *
- * May import: ./errors, undici types.
+ * May import: ./errors, undici types, ./core (types).
  */
 import type { Dispatcher } from "undici";
+import type { TokenCache } from "./core";
 import { ConfigurationError } from "./errors";
 
 export interface PlatformClientOptions {
@@ -22,8 +23,16 @@ export interface PlatformClientOptions {
   identityTokenFile?: string;
   /** Per-request limit for headers and for the body, in ms. Env PLATFORM_TIMEOUT_MS. Default 30000. */
   timeoutMs?: number;
-  /** Retries of GET and DELETE after 429/502/503/504 or a dropped connection. Env PLATFORM_MAX_RETRIES. Default 3. */
+  /**
+   * Retries, at most, of an idempotent call (GET, DELETE, PATCH with an updateMask) after 429/502/503/504, a
+   * dropped connection or a timeout. Env PLATFORM_MAX_RETRIES. Default 10.
+   */
   maxRetries?: number;
+  /**
+   * How long, in ms, a call keeps retrying transient failures (backing off, honouring Retry-After) before it
+   * fails. Env PLATFORM_RETRY_BUDGET_MS. Default 60000.
+   */
+  retryBudgetMs?: number;
   /** Backoff before the first retry, doubling after. Env PLATFORM_RETRY_BASE_DELAY_MS. Default 250; tests set 0. */
   retryBaseDelayMs?: number;
   /** Connection cap per origin. Env PLATFORM_MAX_CONNECTIONS. Default 16. */
@@ -38,6 +47,8 @@ export interface PlatformClientOptions {
   now?: () => number;
   /** How the client waits between retries. Default setTimeout; tests inject one to record delays. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Where exchanged tokens are kept. Default: one cache per process, shared by every client. No env. */
+  tokenCache?: TokenCache;
 }
 
 /** The env var of each option that has one. */
@@ -51,14 +62,16 @@ export const ENV_VARS = {
   timeoutMs: "PLATFORM_TIMEOUT_MS",
   maxRetries: "PLATFORM_MAX_RETRIES",
   retryBaseDelayMs: "PLATFORM_RETRY_BASE_DELAY_MS",
+  retryBudgetMs: "PLATFORM_RETRY_BUDGET_MS",
   maxConnections: "PLATFORM_MAX_CONNECTIONS",
   userAgent: "PLATFORM_USER_AGENT",
 } as const;
 
 export const DEFAULTS = {
   timeoutMs: 30_000,
-  maxRetries: 3,
+  maxRetries: 10,
   retryBaseDelayMs: 250,
+  retryBudgetMs: 60_000,
   maxConnections: 16,
 } as const;
 
@@ -75,11 +88,13 @@ export interface ResolvedConfig {
   timeoutMs: number;
   maxRetries: number;
   retryBaseDelayMs: number;
+  retryBudgetMs: number;
   maxConnections: number;
   userAgent: string | undefined;
   dispatcher: Dispatcher | undefined;
   now: () => number;
   sleep: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  tokenCache: TokenCache | undefined;
 }
 
 type EnvOption = keyof typeof ENV_VARS;
@@ -194,10 +209,12 @@ export function resolveConfig(options: PlatformClientOptions = {}): ResolvedConf
     timeoutMs: pickInteger(options, env, "timeoutMs", DEFAULTS.timeoutMs, 1),
     maxRetries: pickInteger(options, env, "maxRetries", DEFAULTS.maxRetries, 0),
     retryBaseDelayMs: pickInteger(options, env, "retryBaseDelayMs", DEFAULTS.retryBaseDelayMs, 0),
+    retryBudgetMs: pickInteger(options, env, "retryBudgetMs", DEFAULTS.retryBudgetMs, 0),
     maxConnections: pickInteger(options, env, "maxConnections", DEFAULTS.maxConnections, 1),
     userAgent: pickString(options, env, "userAgent"),
     dispatcher: options.dispatcher,
     now: options.now ?? Date.now,
     sleep: options.sleep,
+    tokenCache: options.tokenCache,
   };
 }

@@ -8,6 +8,7 @@
  *
  * May import: undici, zod, node:fs, ./errors, ./retry, ./config, ./pagination, ./schemas, ./version.
  */
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { Pool, type Dispatcher } from "undici";
 import type { z } from "zod";
@@ -125,7 +126,7 @@ function checkPageQuery(operation: string, q: PageQuery): RequestError | undefin
   return undefined;
 }
 
-/** The body and updateMask of a PATCH: exactly the keys whose value is not undefined. */
+/** The body and updateMask of a PATCH: exactly the keys whose value is not undefined (send it `idempotent`). */
 export function updateMaskFor<T extends object>(
   operation: string,
   patch: T,
@@ -144,6 +145,11 @@ export interface RequestSpec<S extends z.ZodType | undefined> {
   body?: unknown;
   /** Schema of a 2xx body; undefined: the body is ignored and the call resolves to void. */
   schema: S;
+  /**
+   * Safe to repeat although the method alone does not say so: a PATCH with an updateMask sets the named fields to
+   * the same values however often it is applied. GET and DELETE are always repeated; a POST never is.
+   */
+  idempotent?: boolean;
 }
 
 type Result<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : void;
@@ -195,7 +201,7 @@ export class Core {
         Result<S>
       >;
     let reExchanged = false;
-    return this.withRetries(spec.method, async () => {
+    return this.withRetries(spec.idempotent === true || isIdempotentMethod(spec.method), async () => {
       try {
         return await send();
       } catch (error) {
@@ -244,16 +250,18 @@ export class Core {
     await Promise.all(pools.map((p) => p.close()));
   }
 
-  private withRetries<T>(method: HttpMethod, attempt: () => Promise<T>): Promise<T> {
+  private withRetries<T>(idempotent: boolean, attempt: () => Promise<T>): Promise<T> {
     return withRetry(attempt, {
-      maxRetries: isIdempotentMethod(method) ? this.config.maxRetries : 0,
+      maxRetries: idempotent ? this.config.maxRetries : 0,
+      budgetMs: this.config.retryBudgetMs,
+      now: this.config.now,
       baseDelayMs: this.config.retryBaseDelayMs,
       ...(this.config.sleep ? { sleep: this.config.sleep } : {}),
     });
   }
 
-  private exchange(oidcToken: string): Promise<string> {
-    return this.withRetries("GET", async () => {
+  private exchange(oidcToken: string): Promise<ExchangedToken> {
+    return this.withRetries(true, async () => {
       const body = (await this.send({
         baseUrl: this.config.authUrl,
         method: "GET",
@@ -266,7 +274,8 @@ export class Core {
         authorization: `Bearer ${oidcToken}`,
         schema: ExchangeResponse,
       })) as ExchangeResponse;
-      return body.token;
+      const expiresAt = body.expiry === undefined ? undefined : Date.parse(body.expiry);
+      return { token: body.token, expiresAt: Number.isNaN(expiresAt) ? undefined : expiresAt };
     });
   }
 
@@ -376,22 +385,125 @@ export class Core {
   }
 }
 
-/** Refresh an exchanged token this long before its hour ends. */
+/** Without an expiry from the service, an exchanged token is used for this long (it is valid one hour). */
 export const TOKEN_REFRESH_AFTER_MS = 55 * 60 * 1000;
+/** With one, it is exchanged again this long before it expires (or at 90% of a shorter lifetime). */
+export const TOKEN_REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+/** What an exchange returns: the API token and, when the service says, when it expires (ms since the epoch). */
+export interface ExchangedToken {
+  token: string;
+  expiresAt?: number | undefined;
+}
+
+/** The `exp` and `iat` claims of a JWT, in ms; undefined for a token that is not a readable JWT. */
+export function jwtTimes(token: string): { exp?: number; iat?: number } | undefined {
+  const payload = token.split(".")[1];
+  if (payload === undefined) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>;
+    const ms = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v * 1000 : undefined);
+    const exp = ms(claims.exp);
+    const iat = ms(claims.iat);
+    return { ...(exp !== undefined ? { exp } : {}), ...(iat !== undefined ? { iat } : {}) };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * The API token: a static one, or one exchanged for an OIDC token and cached until 55 minutes have passed on the
- * client's clock. Concurrent callers share one in-flight exchange. The OIDC token file is re-read at each exchange.
+ * How long, from `startedAt` on the client's clock, a freshly exchanged token is used. The token's own lifetime
+ * (`exp - iat` of a JWT) is clock-skew free; else the response's expiry against the client's clock; else 55 min.
+ */
+export function tokenLifetimeMs(exchanged: ExchangedToken, startedAt: number): number {
+  const times = jwtTimes(exchanged.token);
+  const exp = times?.exp ?? exchanged.expiresAt;
+  const lifetime =
+    times?.exp !== undefined && times.iat !== undefined
+      ? times.exp - times.iat
+      : exp !== undefined
+        ? exp - startedAt
+        : undefined;
+  if (lifetime === undefined) return TOKEN_REFRESH_AFTER_MS;
+  return Math.max(0, lifetime - Math.min(TOKEN_REFRESH_MARGIN_MS, lifetime / 10));
+}
+
+/**
+ * Exchanged API tokens, shared by every client in a process that assumes the same identity with the same OIDC
+ * token source against the same service: a Pulumi provider process or program process exchanges once per token
+ * lifetime, however many clients (profiles, data-source calls) it builds. Concurrent callers share one exchange.
+ * The default is one cache per process; pass `tokenCache: new TokenCache()` for a private one (tests).
+ */
+export class TokenCache {
+  private readonly tokens = new Map<string, { token: string; refreshAt: number }>();
+  private readonly inFlight = new Map<string, Promise<string>>();
+
+  /** The cached token for `key` if still fresh at `now`, else the result of `exchange` (one in flight per key). */
+  get(
+    key: string,
+    now: number,
+    exchange: () => Promise<{ token: string; refreshAt: number }>,
+  ): Promise<string> {
+    const cached = this.tokens.get(key);
+    if (cached && now < cached.refreshAt) return Promise.resolve(cached.token);
+    let pending = this.inFlight.get(key);
+    if (pending === undefined) {
+      pending = exchange()
+        .then((fresh) => {
+          this.tokens.set(key, fresh);
+          return fresh.token;
+        })
+        .finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Forget `token` under `key` if it is the cached one, so the next get() exchanges again. */
+  invalidate(key: string, token: string): void {
+    if (this.tokens.get(key)?.token === token) this.tokens.delete(key);
+  }
+
+  /** The cached token under `key`, for redaction. */
+  peek(key: string): string | undefined {
+    return this.tokens.get(key)?.token;
+  }
+}
+
+const processTokenCache = new TokenCache();
+
+/**
+ * The API token: a static one, or one exchanged for an OIDC token and cached (see TokenCache) until shortly before
+ * it expires. The OIDC token file is re-read at each exchange.
  */
 export class TokenSource {
-  private cached: { token: string; refreshAt: number } | undefined;
-  private inFlight: Promise<string> | undefined;
   private lastOidc: string | undefined;
+  private readonly key: string;
+  private readonly cache: TokenCache;
 
   constructor(
-    private readonly config: Pick<ResolvedConfig, "credentials" | "now">,
-    private readonly exchange: (oidcToken: string) => Promise<string>,
-  ) {}
+    private readonly config: Pick<ResolvedConfig, "credentials" | "now" | "apiUrl" | "authUrl"> & {
+      tokenCache?: TokenCache | undefined;
+    },
+    private readonly exchange: (oidcToken: string) => Promise<ExchangedToken>,
+  ) {
+    this.cache = config.tokenCache ?? processTokenCache;
+    const creds = config.credentials;
+    const source =
+      creds.kind !== "exchange"
+        ? ""
+        : creds.identityTokenFile !== undefined
+          ? `file:${creds.identityTokenFile}`
+          : `token:${createHash("sha256")
+              .update(creds.identityToken ?? "")
+              .digest("hex")}`;
+    this.key = JSON.stringify([
+      config.authUrl,
+      config.apiUrl,
+      creds.kind === "exchange" ? creds.identity : "",
+      source,
+    ]);
+  }
 
   get canRefresh(): boolean {
     return this.config.credentials.kind === "exchange";
@@ -400,32 +512,27 @@ export class TokenSource {
   async get(): Promise<string> {
     const creds = this.config.credentials;
     if (creds.kind === "token") return creds.token;
-    if (this.cached && this.config.now() < this.cached.refreshAt) return this.cached.token;
-    this.inFlight ??= this.refresh().finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    return this.cache.get(this.key, this.config.now(), () => this.refresh());
   }
 
   /** Forget `token` if it is the cached one, so the next get() exchanges again. */
   invalidate(token: string): void {
-    if (this.cached?.token === token) this.cached = undefined;
+    this.cache.invalidate(this.key, token);
   }
 
   /** Every credential this source knows, for redaction. */
   secrets(): string[] {
     const creds = this.config.credentials;
     if (creds.kind === "token") return [creds.token];
-    return [this.cached?.token, this.lastOidc, creds.identityToken].filter((s): s is string => !!s);
+    return [this.cache.peek(this.key), this.lastOidc, creds.identityToken].filter((s): s is string => !!s);
   }
 
-  private async refresh(): Promise<string> {
+  private async refresh(): Promise<{ token: string; refreshAt: number }> {
     const oidc = await this.readOidcToken();
     this.lastOidc = oidc;
     const startedAt = this.config.now();
-    const token = await this.exchange(oidc);
-    this.cached = { token, refreshAt: startedAt + TOKEN_REFRESH_AFTER_MS };
-    return token;
+    const exchanged = await this.exchange(oidc);
+    return { token: exchanged.token, refreshAt: startedAt + tokenLifetimeMs(exchanged, startedAt) };
   }
 
   private async readOidcToken(): Promise<string> {

@@ -12,6 +12,7 @@ export {
   type ListQuery,
   type PageQuery,
   type UidpFilters,
+  TokenCache,
 } from "./core";
 export { SDK_VERSION } from "./version";
 export { Groups, type GroupListQuery } from "./resources/groups";

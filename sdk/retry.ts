@@ -2,9 +2,14 @@
  * The one retry helper: which failures are worth repeating, how long to wait, and the loop itself.
  *
  * Only calls that are safe to repeat are retried: GET and DELETE (a repeated DELETE of something already gone
- * answers 404, which callers treat as success). POST and PATCH are never retried blindly, because a dropped
- * connection or a 503 does not tell whether the service applied them. The provider reuses `withRetry` for
- * "look up, then decide" flows and eventual-consistency waits.
+ * answers 404, which callers treat as success), and a PATCH that names its fields in an updateMask (it sets those
+ * fields to the same values however often it is applied: AIP-134). A POST is never retried blindly, because a
+ * dropped connection or a 503 does not tell whether the service applied it; the provider looks the object up
+ * before sending it again. The provider reuses `withRetry` for those "look up, then decide" flows.
+ *
+ * How long to keep trying is a TIME budget (AIP-194: retry transient failures with backoff for as long as the
+ * caller can wait), with a count cap as a backstop: a burst of 503s must not fail a call after four quick tries
+ * when the service is back ten seconds later.
  *
  * Delays are jittered exponential backoff (full jitter over [delay/2, delay]) and honour `Retry-After` in seconds
  * or as an HTTP date. The base delay is an option; tests set it to zero and inject `sleep` to assert the delay
@@ -23,7 +28,10 @@ export function isIdempotentMethod(method: string): boolean {
   return m === "GET" || m === "DELETE" || m === "HEAD";
 }
 
-/** A failure that a repeat of an idempotent request may cure: 429/502/503/504 or a dropped connection. */
+/**
+ * A failure that a repeat of an idempotent request may cure: 429/502/503/504 or a dropped connection. Not a
+ * timeout (AIP-194: DEADLINE_EXCEEDED is not retried automatically; waiting again multiplies the wait).
+ */
 export function isRetryableError(error: unknown): boolean {
   if (ConnectionError.isInstance(error)) return true;
   if (ApiError.isInstance(error)) return RETRYABLE_STATUSES.has(error.httpStatus);
@@ -53,8 +61,15 @@ export function backoffDelay(
 }
 
 export interface RetryOptions {
-  /** Retries after the first attempt. 0 disables retrying. */
+  /** Retries after the first attempt, at most. 0 disables retrying. */
   maxRetries: number;
+  /**
+   * Time budget: no retry starts whose wait would end more than this many ms after the first attempt started.
+   * Default: no budget (only maxRetries counts).
+   */
+  budgetMs?: number;
+  /** Clock for the budget, in ms. Default Date.now. */
+  now?: () => number;
   /** Delay before the first retry; doubles each time. Tests set 0. */
   baseDelayMs: number;
   /** Cap for the computed backoff. Default 8000. */
@@ -104,8 +119,8 @@ export function retryDelay(retry: number, error: unknown, options: RetryOptions)
 }
 
 /**
- * Run `attempt` until it succeeds, fails with an error `shouldRetry` rejects, or `maxRetries` retries are spent.
- * The last error is rethrown as it was.
+ * Run `attempt` until it succeeds, fails with an error `shouldRetry` rejects, or the retries are spent (`maxRetries`
+ * of them, or the time budget). The last error is rethrown as it was.
  */
 export async function withRetry<T>(
   attempt: (attemptNumber: number) => Promise<T>,
@@ -113,12 +128,15 @@ export async function withRetry<T>(
 ): Promise<T> {
   const shouldRetry = options.shouldRetry ?? isRetryableError;
   const wait = options.sleep ?? sleep;
+  const now = options.now ?? Date.now;
+  const started = now();
   for (let n = 0; ; n++) {
     try {
       return await attempt(n);
     } catch (error) {
       if (n >= options.maxRetries || options.signal?.aborted || !shouldRetry(error, n)) throw error;
       const delayMs = retryDelay(n + 1, error, options);
+      if (options.budgetMs !== undefined && now() - started + delayMs > options.budgetMs) throw error;
       options.onRetry?.({ retry: n + 1, delayMs, error });
       await wait(delayMs, options.signal);
     }

@@ -8,6 +8,9 @@
  * The lookup is a GET, safe to repeat, so it is retried patiently: if it cannot be answered, this create
  * has to fail without knowing whether the object exists, and Pulumi's next `up` would create it again.
  *
+ * How long it keeps going is a time budget (tens of seconds, backing off and honouring Retry-After), not a
+ * count of sends: a transient fault must not fail a resource while the service may still come back.
+ *
  * May import: the SDK's error classes and retry helper.
  */
 import {
@@ -34,19 +37,24 @@ export interface CreateOutcome<T> {
 }
 
 export interface CreatePolicy {
-  /** Creates sent at most, each after a lookup that found nothing. */
+  /** How long, in ms from the first send, resends and lookups may go on; nothing new starts after it. */
+  budgetMs: number;
+  /** Creates sent at most, each after a lookup that found nothing (a backstop to the budget). */
   maxCreates: number;
-  /** Retries of a lookup that fails (on top of the client's own GET retries). */
+  /** Retries of a lookup that fails, at most (on top of the client's own GET retries), within the budget. */
   lookupRetries: number;
   /** Delay before the first lookup retry, and before the first resend; doubles each time. */
   lookupBaseDelayMs: number;
   /** Injected by tests to see the delays asked for; default the SDK's sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /** Clock of the budget; default Date.now. */
+  now?: () => number;
 }
 
 export const DEFAULT_CREATE_POLICY: CreatePolicy = {
-  maxCreates: 4,
-  lookupRetries: 5,
+  budgetMs: 60_000,
+  maxCreates: 12,
+  lookupRetries: 10,
   lookupBaseDelayMs: 200,
 };
 
@@ -65,6 +73,9 @@ export async function createOrAdopt<T>(
     const existing = await steps.lookup();
     if (existing !== undefined) return { object: existing, how: "adopted" };
   }
+  const now = policy.now ?? Date.now;
+  const started = now();
+  const remaining = (): number => policy.budgetMs - (now() - started);
   for (let sent = 1; ; sent++) {
     try {
       return { object: await steps.create(), how: "created" };
@@ -74,19 +85,25 @@ export async function createOrAdopt<T>(
       try {
         found = await withRetry(() => steps.lookup(), {
           maxRetries: policy.lookupRetries,
+          // At least one patient lookup even when the budget is spent: it decides between "recovered" and failing.
+          budgetMs: Math.max(remaining(), policy.lookupBaseDelayMs * 8),
+          now,
           baseDelayMs: policy.lookupBaseDelayMs,
           shouldRetry: (lookupError) => isRetryableError(lookupError) || isAmbiguousFailure(lookupError),
+          ...(policy.sleep ? { sleep: policy.sleep } : {}),
         });
       } catch {
         // We cannot tell whether the create was applied; report the create's failure, not the lookup's.
         throw err;
       }
       if (found !== undefined) return { object: found, how: "recovered" };
-      if (sent >= policy.maxCreates) throw err;
-      // Not applied: back off (honouring a Retry-After) before sending it again.
-      await (policy.sleep ?? sleep)(
-        retryDelay(sent, err, { maxRetries: policy.maxCreates, baseDelayMs: policy.lookupBaseDelayMs }),
-      );
+      // Not applied: back off (honouring a Retry-After) before sending it again, while the budget allows.
+      const delay = retryDelay(sent, err, {
+        maxRetries: policy.maxCreates,
+        baseDelayMs: policy.lookupBaseDelayMs,
+      });
+      if (sent >= policy.maxCreates || delay > remaining()) throw err;
+      await (policy.sleep ?? sleep)(delay);
     }
   }
 }

@@ -52,6 +52,7 @@ export class AccountAssociations extends APIResource {
     const { body, updateMask } = updateMaskFor("accountAssociations.update", patch);
     return this.core.request({
       method: "PATCH",
+      idempotent: true,
       path: resourcePath(COLLECTION, groupUid),
       query: { updateMask },
       body,

@@ -41,6 +41,7 @@ export class Groups extends APIResource {
     const { body, updateMask } = updateMaskFor("groups.update", patch);
     return this.core.request({
       method: "PATCH",
+      idempotent: true,
       path: resourcePath(COLLECTION, uid),
       query: { updateMask },
       body,

@@ -43,6 +43,7 @@ export class Identities extends APIResource {
     const { body, updateMask } = updateMaskFor("identities.update", patch);
     return this.core.request({
       method: "PATCH",
+      idempotent: true,
       path: resourcePath(COLLECTION, uid),
       query: { updateMask },
       body,

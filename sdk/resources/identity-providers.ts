@@ -52,6 +52,7 @@ export class IdentityProviders extends APIResource {
     const { body, updateMask } = updateMaskFor("identityProviders.update", patch);
     return this.core.request({
       method: "PATCH",
+      idempotent: true,
       path: resourcePath(COLLECTION, uid),
       query: { updateMask },
       body,

@@ -53,6 +53,7 @@ export class RoleBindings extends APIResource {
     const { body, updateMask } = updateMaskFor("roleBindings.update", patch);
     return this.core.request({
       method: "PATCH",
+      idempotent: true,
       path: resourcePath(COLLECTION, uid),
       query: { updateMask },
       body,

@@ -39,6 +39,7 @@ export class Roles extends APIResource {
     const { body, updateMask } = updateMaskFor("roles.update", patch);
     return this.core.request({
       method: "PATCH",
+      idempotent: true,
       path: resourcePath(COLLECTION, uid),
       query: { updateMask },
       body,

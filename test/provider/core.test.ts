@@ -172,7 +172,7 @@ describe("create without duplicates", () => {
     expect(creates).toBe(2);
   });
 
-  const quick = { maxCreates: 3, lookupRetries: 5, lookupBaseDelayMs: 0 };
+  const quick = { budgetMs: 60_000, maxCreates: 3, lookupRetries: 5, lookupBaseDelayMs: 0 };
 
   it("retries a lookup that fails, instead of giving up on knowing whether the create was applied", async () => {
     let lookups = 0;
@@ -257,6 +257,63 @@ describe("create without duplicates", () => {
       ),
     ).rejects.toBe(failure);
     expect(creates).toBe(3);
+  });
+
+  it("keeps resending within its time budget, not a fixed count, and stops when the next wait would pass it", async () => {
+    // A service that is busy for a while: every create answers 503 with Retry-After 7 s, nothing is applied.
+    let clock = 0;
+    let creates = 0;
+    const busy = new UnavailableError({
+      httpStatus: 503,
+      code: 14,
+      serviceMessage: "Unavailable: try later",
+      details: [],
+      method: "POST",
+      path: "/x",
+      retryAfterMs: 7000,
+    });
+    const policy = {
+      budgetMs: 45_000,
+      maxCreates: 100,
+      lookupRetries: 0,
+      lookupBaseDelayMs: 0,
+      now: () => clock,
+      sleep: async (ms: number) => void (clock += ms),
+    };
+    await expect(
+      createOrAdopt(
+        {
+          create: async () => {
+            creates++;
+            throw busy;
+          },
+          lookup: async () => undefined,
+        },
+        false,
+        policy,
+      ),
+    ).rejects.toBe(busy);
+    // Sends at 0, 7, 14, 21, 28, 35, 42 s; the next would start at 49 s, past the 45 s budget.
+    expect(creates).toBe(7);
+    expect(clock).toBe(42_000);
+
+    // The same outage, ending after 30 s: the create succeeds in the same run.
+    clock = 0;
+    creates = 0;
+    const outcome = await createOrAdopt(
+      {
+        create: async () => {
+          creates++;
+          if (clock < 30_000) throw busy;
+          return made;
+        },
+        lookup: async () => undefined,
+      },
+      false,
+      policy,
+    );
+    expect(outcome).toEqual({ object: made, how: "created" });
+    expect(creates).toBe(6);
   });
 
   it("reports the create's failure, not the lookup's, when the lookup cannot be answered", async () => {

@@ -6,6 +6,7 @@ import { MockAgent } from "undici";
 import {
   ConfigurationError,
   PlatformClient,
+  TokenCache,
   UnauthenticatedError,
   UnavailableError,
   type PlatformClientOptions,
@@ -31,6 +32,7 @@ interface World {
 function world(
   options: PlatformClientOptions = {},
   apiStatus: (n: number, auth: string) => number = () => 200,
+  exchangeBody: (n: number) => Record<string, unknown> = (n) => ({ token: `api-token-${n}` }),
 ): World {
   const agent = new MockAgent();
   agent.disableNetConnect();
@@ -49,7 +51,7 @@ function world(
       });
       return {
         statusCode: 200,
-        data: JSON.stringify({ token: `api-token-${exchanges.length}` }),
+        data: JSON.stringify(exchangeBody(exchanges.length)),
         responseOptions: { headers: JSON_HEADERS },
       };
     })
@@ -79,6 +81,7 @@ function world(
     retryBaseDelayMs: 0,
     dispatcher: agent,
     now: () => clock.now,
+    tokenCache: new TokenCache(), // each world its own service; the process-wide cache is tested below
     ...options,
   });
   return { client, exchanges, apiCalls, clock, agent };
@@ -152,6 +155,61 @@ describe("token exchange", () => {
       "Bearer api-token-1",
       "Bearer api-token-2",
     ]);
+  });
+
+  /** An unsigned JWT with the given claims (the client reads exp and iat; it never verifies: the service does). */
+  const jwt = (claims: Record<string, number>) =>
+    ["{}", JSON.stringify(claims), ""].map((p) => Buffer.from(p).toString("base64url")).join(".");
+
+  it("reads the token's own lifetime (JWT exp - iat) and exchanges again 5 minutes before it ends", async () => {
+    const iat = 1_700_000_000;
+    const { client, exchanges, clock } = world({}, undefined, (n) => ({
+      token: jwt({ iat, exp: iat + 600 * n }),
+    }));
+    // First token: 10 minutes, so refresh at 90% (9 min); the margin never exceeds a tenth of the lifetime.
+    await client.groups.get(FOLDER);
+    clock.now += 9 * 60_000 - 1;
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(1);
+    clock.now += 1;
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(2);
+    // Second token: 20 minutes, so refresh after 18.
+    clock.now += 18 * 60_000 - 1;
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(2);
+    clock.now += 1;
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(3);
+  });
+
+  it("without a JWT, reads the response's expiry: a two-hour token is used for 1 h 55 min", async () => {
+    const { client, exchanges, clock } = world({}, undefined, (n) => ({
+      token: `opaque-${n}`,
+      expiry: new Date(clock.now + 2 * 3_600_000).toISOString(),
+    }));
+    await client.groups.get(FOLDER);
+    clock.now += 115 * 60_000 - 1;
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(1);
+    clock.now += 1;
+    await client.groups.get(FOLDER);
+    expect(exchanges).toHaveLength(2);
+  });
+
+  it("clients of one process share the exchanged token (one exchange however many clients), not across identities", async () => {
+    const shared = new TokenCache();
+    const first = world({ tokenCache: shared });
+    const options = { tokenCache: shared, dispatcher: first.agent, now: () => first.clock.now };
+    const clients = Array.from({ length: 5 }, () => world(options).client);
+    await Promise.all(clients.map((c) => c.groups.get(FOLDER)));
+    await first.client.groups.get(FOLDER);
+    expect(first.exchanges).toHaveLength(1);
+    expect(first.apiCalls.map((c) => c.headers.authorization)).toEqual(Array(6).fill("Bearer api-token-1"));
+    // Another identity, or another OIDC token, is another credential: its own exchange.
+    await world({ ...options, identity: `${ORG}/00000000000000ef` }).client.groups.get(FOLDER);
+    await world({ ...options, identityToken: "another-oidc-token" }).client.groups.get(FOLDER);
+    expect(first.exchanges).toHaveLength(3);
   });
 
   it("re-reads the token file at each exchange", async () => {

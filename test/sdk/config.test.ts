@@ -29,9 +29,11 @@ describe("config precedence", () => {
     expect(c.timeoutMs).not.toBe(DEFAULTS.timeoutMs);
   });
 
-  it("defaults: timeout 30000, 3 retries, 250 ms base delay, 16 connections, authUrl = apiUrl's origin", () => {
+  it("defaults: timeout 30000, 10 retries within 60 s, 250 ms base delay, 16 connections, authUrl = apiUrl's origin", () => {
     const c = resolveConfig({ ...base, apiUrl: "https://api.example/prefix", env: {} });
-    expect([c.timeoutMs, c.maxRetries, c.retryBaseDelayMs, c.maxConnections]).toEqual([30000, 3, 250, 16]);
+    expect([c.timeoutMs, c.maxRetries, c.retryBudgetMs, c.retryBaseDelayMs, c.maxConnections]).toEqual([
+      30000, 10, 60000, 250, 16,
+    ]);
     expect(c.authUrl).toBe("https://api.example");
   });
 

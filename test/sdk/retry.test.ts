@@ -12,7 +12,7 @@ import {
   parseRetryAfter,
   withRetry,
 } from "../../sdk";
-import { aip193, answer, harness, group, FOLDER, ORG, type SeenRequest } from "./helpers";
+import { aip193, answer, harness, group, FOLDER, JSON_HEADERS, ORG, type SeenRequest } from "./helpers";
 
 const dropped = () => new errors.SocketError("other side closed");
 
@@ -126,13 +126,32 @@ describe("retries through the client", () => {
     expect(seen).toHaveLength(0);
   });
 
-  it("PATCH on 503 is NOT retried", async () => {
+  it("PATCH with an updateMask on 503 IS retried: it sets the same fields to the same values again", async () => {
     const { api, client } = harness();
     const seen = answer(api, 503, aip193(14, "Unavailable: x"), { times: 2 });
-    expect(UnavailableError.isInstance(await failure(client.groups.update(FOLDER, { name: "b" })))).toBe(
-      true,
-    );
-    expect(seen).toHaveLength(1);
+    api
+      .intercept({ path: () => true, method: "PATCH" })
+      .reply(200, JSON.stringify(group(FOLDER)), { headers: JSON_HEADERS });
+    await client.groups.update(FOLDER, { name: "b" });
+    expect(seen).toHaveLength(2);
+  });
+
+  it("a retry stops when its wait would pass the time budget, however many retries are left", async () => {
+    let clock = 0;
+    const { api, client, sleeps } = harness({
+      maxRetries: 50,
+      retryBudgetMs: 10_000,
+      now: () => clock,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        clock += ms;
+      },
+    });
+    const seen = answer(api, 503, aip193(14, "x"), { times: 10, headers: { "retry-after": "3" } });
+    expect(UnavailableError.isInstance(await failure(client.groups.get(FOLDER)))).toBe(true);
+    // Waits of 3 s at 0, 3, 6 s; a fourth would end at 12 s, past 10 s.
+    expect(sleeps).toEqual([3000, 3000, 3000]);
+    expect(seen).toHaveLength(4);
   });
 
   it.each([
