@@ -1,8 +1,9 @@
 /**
  * Helpers for the resource classes (program side).
  *
- * May import: nothing.
+ * May import: @pulumi/pulumi (types only).
  */
+import type * as pulumi from "@pulumi/pulumi";
 
 /**
  * Every output must be a key of the props handed to the engine, or the class's output stays undefined:
@@ -12,4 +13,18 @@ export function withOutputKeys(args: object, keys: readonly string[]): Record<st
   const props: Record<string, unknown> = { ...args };
   for (const key of keys) if (!(key in props)) props[key] = undefined;
   return props;
+}
+
+/**
+ * A resource's uid, taken from its id (every provider returns the uid as the id), never from an output property.
+ *
+ * Why: during a preview the engine hands a resource that is being UPDATED its new inputs as outputs (the
+ * dynamic-provider host does not run previews), so an output-only property such as `uid` is unknown, and every
+ * resource referring to it would preview a replacement that `up` never makes. The id, on the other hand, is known
+ * in a preview for every resource that exists and is not being replaced, and unknown exactly when the resource is
+ * created or replaced, which is when a new uid is coming. So a dependent previews a replacement only when what it
+ * refers to is really replaced: the preview tells the truth for every resource kind and every reference at once.
+ */
+export function uidOf(resource: pulumi.CustomResource): pulumi.Output<string> {
+  return resource.id as pulumi.Output<string>;
 }

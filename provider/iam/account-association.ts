@@ -6,7 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./account-association.provider");
-import { withOutputKeys } from "../core/resource-class";
+import { uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface AmazonArgs {
   /** The 12-digit AWS account id. */
@@ -71,7 +71,6 @@ const OUTPUT_KEYS = [
   "github",
   "profile",
   "adopt",
-  "uid",
   "createTime",
   "updateTime",
 ] as const;
@@ -87,12 +86,14 @@ export class AccountAssociation extends pulumi.dynamic.Resource {
   declare public readonly github: pulumi.Output<AccountAssociationBlocks["github"]>;
   declare public readonly profile: pulumi.Output<string | undefined>;
   declare public readonly adopt: pulumi.Output<boolean | undefined>;
-  declare public readonly uid: pulumi.Output<string>;
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
   declare public readonly createTime: pulumi.Output<string>;
   declare public readonly updateTime: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
     super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "AccountAssociation");
+    this.uid = uidOf(this);
   }
 
   /** Reads a group's association by the group's uid (calls the provider's `read`). */

@@ -7,7 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./group-invite.provider");
-import { withOutputKeys } from "../core/resource-class";
+import { uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface GroupInviteArgs {
   /** The group the invite grants a role on. */
@@ -41,7 +41,6 @@ const OUTPUT_KEYS = [
   "email",
   "singleUse",
   "profile",
-  "uid",
   "code",
   "expirationTime",
   "keyId",
@@ -56,7 +55,8 @@ export class GroupInvite extends pulumi.dynamic.Resource {
   declare public readonly email: pulumi.Output<string>;
   declare public readonly singleUse: pulumi.Output<boolean>;
   declare public readonly profile: pulumi.Output<string | undefined>;
-  declare public readonly uid: pulumi.Output<string>;
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
   /** Secret: the code to hand to the invitee. */
   declare public readonly code: pulumi.Output<string>;
   /** The service's expiry; with an expirationTime input, the program's value. */
@@ -75,6 +75,7 @@ export class GroupInvite extends pulumi.dynamic.Resource {
       "iam",
       "GroupInvite",
     );
+    this.uid = uidOf(this);
   }
 
   /** Reads an existing invite by uid (calls the provider's `read`); its code cannot be read back. */

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./group.provider");
-import { withOutputKeys } from "../core/resource-class";
+import { uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface GroupArgs {
   /** The name; must match ^[a-z0-9 ._-]{1,}$. */
@@ -27,7 +27,6 @@ const OUTPUT_KEYS = [
   "parentUid",
   "profile",
   "adopt",
-  "uid",
   "verified",
   "resourceLimits",
   "createTime",
@@ -40,7 +39,8 @@ export class Group extends pulumi.dynamic.Resource {
   declare public readonly parentUid: pulumi.Output<string | undefined>;
   declare public readonly profile: pulumi.Output<string | undefined>;
   declare public readonly adopt: pulumi.Output<boolean | undefined>;
-  declare public readonly uid: pulumi.Output<string>;
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
   declare public readonly verified: pulumi.Output<boolean>;
   declare public readonly resourceLimits: pulumi.Output<Record<string, number>>;
   declare public readonly createTime: pulumi.Output<string>;
@@ -48,6 +48,7 @@ export class Group extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "Group");
+    this.uid = uidOf(this);
   }
 
   /** Reads an existing group by uid into the program (calls the provider's `read`). */

@@ -8,7 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./identity-provider.provider");
-import { withOutputKeys } from "../core/resource-class";
+import { uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface IdentityProviderArgs {
   /** The organization (a root group uid); identity providers cannot live in folders. Changing it replaces. */
@@ -45,7 +45,6 @@ const OUTPUT_KEYS = [
   "pkceEnabled",
   "profile",
   "adopt",
-  "uid",
   "createTime",
   "updateTime",
 ] as const;
@@ -64,7 +63,8 @@ export class IdentityProvider extends pulumi.dynamic.Resource {
   declare public readonly pkceEnabled: pulumi.Output<boolean>;
   declare public readonly profile: pulumi.Output<string | undefined>;
   declare public readonly adopt: pulumi.Output<boolean | undefined>;
-  declare public readonly uid: pulumi.Output<string>;
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
   declare public readonly createTime: pulumi.Output<string>;
   declare public readonly updateTime: pulumi.Output<string>;
 
@@ -73,6 +73,7 @@ export class IdentityProvider extends pulumi.dynamic.Resource {
     // Secret even when the program passed a plain string (static get passes none).
     if (args.clientSecret !== undefined) props.clientSecret = pulumi.secret(args.clientSecret);
     super(provider, name, props, withSecretOutputs(opts), "iam", "IdentityProvider");
+    this.uid = uidOf(this);
   }
 
   /** Reads an existing identity provider by uid (calls the provider's `read`); clientSecret stays unknown. */

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./identity.provider");
-import { withOutputKeys } from "../core/resource-class";
+import { uidOf, withOutputKeys } from "../core/resource-class";
 
 /** How a presented OIDC token is matched: an issuer or issuerPattern, and a subject or subjectPattern. */
 export interface ClaimMatchArgs {
@@ -50,7 +50,6 @@ const OUTPUT_KEYS = [
   "claimMatch",
   "profile",
   "adopt",
-  "uid",
   "lastSeenTime",
   "createTime",
   "updateTime",
@@ -63,13 +62,15 @@ export class Identity extends pulumi.dynamic.Resource {
   declare public readonly claimMatch: pulumi.Output<ClaimMatch>;
   declare public readonly profile: pulumi.Output<string | undefined>;
   declare public readonly adopt: pulumi.Output<boolean | undefined>;
-  declare public readonly uid: pulumi.Output<string>;
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
   declare public readonly lastSeenTime: pulumi.Output<string | undefined>;
   declare public readonly createTime: pulumi.Output<string>;
   declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
     super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "Identity");
+    this.uid = uidOf(this);
   }
 
   /** Reads an existing identity by uid into the program (calls the provider's `read`). */

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./role-binding.provider");
-import { withOutputKeys } from "../core/resource-class";
+import { uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface RoleBindingArgs {
   /** The group the role is granted on. */
@@ -33,7 +33,6 @@ const OUTPUT_KEYS = [
   "roleUid",
   "profile",
   "adopt",
-  "uid",
   "identity",
   "group",
   "role",
@@ -46,7 +45,8 @@ export class RoleBinding extends pulumi.dynamic.Resource {
   declare public readonly roleUid: pulumi.Output<string>;
   declare public readonly profile: pulumi.Output<string | undefined>;
   declare public readonly adopt: pulumi.Output<boolean | undefined>;
-  declare public readonly uid: pulumi.Output<string>;
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
   declare public readonly identity: pulumi.Output<BindingRef & { issuer?: string; subject?: string }>;
   declare public readonly group: pulumi.Output<BindingRef>;
   declare public readonly role: pulumi.Output<BindingRef>;
@@ -54,6 +54,7 @@ export class RoleBinding extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: RoleBindingArgs, opts?: pulumi.CustomResourceOptions) {
     super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "RoleBinding");
+    this.uid = uidOf(this);
   }
 
   /** Reads an existing binding by uid into the program (calls the provider's `read`). */

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./role.provider");
-import { withOutputKeys } from "../core/resource-class";
+import { uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface RoleArgs {
   /** The uid of the group the role is defined in. Changing it replaces the role. */
@@ -27,7 +27,6 @@ const OUTPUT_KEYS = [
   "capabilities",
   "profile",
   "adopt",
-  "uid",
   "createTime",
   "updateTime",
 ] as const;
@@ -39,12 +38,14 @@ export class Role extends pulumi.dynamic.Resource {
   declare public readonly capabilities: pulumi.Output<string[]>;
   declare public readonly profile: pulumi.Output<string | undefined>;
   declare public readonly adopt: pulumi.Output<boolean | undefined>;
-  declare public readonly uid: pulumi.Output<string>;
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
   declare public readonly createTime: pulumi.Output<string>;
   declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
     super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "Role");
+    this.uid = uidOf(this);
   }
 
   /** Reads an existing custom role by uid into the program (calls the provider's `read`). */
