@@ -1,0 +1,112 @@
+/**
+ * A preview is a promise: for every program change in the table below, over a stack that holds every resource
+ * kind (fixtures/every-kind), the steps `pulumi preview --json` shows (resource and operation) are exactly the
+ * steps the following `pulumi up --json` performs, and a resource is replaced only when something it depends on
+ * really is. Each row is applied to the stack as the previous row left it (a row's program is the base program
+ * with that one change, so going from one row to the next also undoes the previous change).
+ */
+import { startEmulator, type Emulator } from "../../emulator";
+import { installLocalPackage, PulumiStack } from "./harness";
+
+jest.setTimeout(600_000);
+
+const programDir = "test/e2e/fixtures/every-kind";
+
+/** Operation per resource name (the last URN segment), with a replacement's three steps counted as one. */
+type Plan = Record<string, string>;
+
+const REPLACEMENT_STEPS = new Set(["replace", "create-replacement", "delete-replaced"]);
+
+function nameOf(urn: string): string {
+  return urn.split("::").pop() ?? urn;
+}
+
+/** What `pulumi preview --json` promises. */
+function previewPlan(stdout: string): Plan {
+  const preview = JSON.parse(stdout) as { steps: { op: string; urn: string }[] };
+  const plan: Plan = {};
+  for (const step of preview.steps) {
+    plan[nameOf(step.urn)] = REPLACEMENT_STEPS.has(step.op) ? "replace" : step.op;
+  }
+  return plan;
+}
+
+/** What `pulumi up --json` did: its engine events, one JSON object per line. */
+function appliedPlan(stdout: string): Plan {
+  const plan: Plan = {};
+  for (const line of stdout.split("\n")) {
+    if (!line.trim().startsWith("{")) continue;
+    const event = JSON.parse(line) as { resourcePreEvent?: { metadata: { op: string; urn: string } } };
+    const step = event.resourcePreEvent?.metadata;
+    if (step === undefined) continue;
+    const name = nameOf(step.urn);
+    plan[name] = REPLACEMENT_STEPS.has(step.op) ? "replace" : (plan[name] ?? step.op);
+  }
+  return plan;
+}
+
+const changed = (plan: Plan): Plan =>
+  Object.fromEntries(Object.entries(plan).filter(([, op]) => op !== "same"));
+
+/**
+ * Each program change, and what it must do (besides undoing the previous row's change). Only the rows that move
+ * the team folder or change the invite replace anything: a group's parent, a binding's role and everything of an
+ * invite are immutable, and only the team's contents depend on the team.
+ */
+const teamAndContents = {
+  "platform-team": "replace",
+  ci: "replace",
+  "ci-deploys-engineering": "replace",
+  "ci-views-operations": "replace",
+};
+const table: { change: string; expected: Plan }[] = [
+  { change: "description", expected: { engineering: "update" } },
+  { change: "rename", expected: { engineering: "update", operations: "update" } },
+  { change: "capabilities", expected: { operations: "update", deployer: "update" } },
+  { change: "claim-match", expected: { deployer: "update", ci: "update" } },
+  { change: "move", expected: { ...teamAndContents, ci: "replace" } },
+  { change: "binding-role", expected: { ...teamAndContents, "ci-views-operations": "replace" } },
+  { change: "add-binding", expected: { "ci-views-operations": "replace", "ci-views-team": "create" } },
+  { change: "remove-binding", expected: { "ci-views-team": "delete", "ci-views-operations": "delete" } },
+  { change: "invite", expected: { "ci-views-operations": "create", "partner-invite": "replace" } },
+  { change: "none", expected: { "partner-invite": "replace" } },
+];
+
+describe("preview = apply, under the real engine, for every resource kind", () => {
+  let emulator: Emulator;
+  let stack: PulumiStack;
+  const report: string[] = [];
+
+  beforeAll(async () => {
+    installLocalPackage(programDir, { build: false });
+    emulator = await startEmulator();
+    stack = await PulumiStack.create({
+      programDir,
+      config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
+      secrets: { "platform:token": emulator.token, clientSecret: "sso-client-secret" },
+    });
+    await stack.up();
+  });
+
+  afterAll(async () => {
+    await stack?.destroy({ allowFailure: true });
+    await stack?.cleanup();
+    await emulator?.close();
+    if (report.length > 0) console.info(["change | preview | up", ...report].join("\n"));
+  });
+
+  it.each(table)("$change: preview shows exactly what up does", async ({ change, expected }) => {
+    await stack.setConfig("change", change);
+    emulator.clearRequestLog();
+    const preview = previewPlan((await stack.run(["preview", "--json"])).stdout);
+    // A preview changes nothing.
+    expect(emulator.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
+
+    const applied = appliedPlan((await stack.run(["up", "--json", "--yes", "--skip-preview"])).stdout);
+    report.push(`${change} | ${JSON.stringify(changed(preview))} | ${JSON.stringify(changed(applied))}`);
+
+    // Every step but "same" (the engine reports unchanged resources to a --json up only in part).
+    expect(changed(applied)).toEqual(changed(preview));
+    expect(changed(applied)).toEqual(expected);
+  });
+});
