@@ -41,6 +41,19 @@ export function propertyPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/**
+ * The rule an issue broke, in words a person acts on: a missing field is "required", a wrong type says what is
+ * expected; the schemas' own messages (patterns, ranges, exactly-one-of) stand as written.
+ */
+function ruleOf(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code !== "invalid_type") return issue.message;
+  if (value === undefined || value === null) return "required";
+  const got = Array.isArray(value) ? "a list" : `a ${typeof value}`;
+  const expected =
+    issue.expected === "array" ? "a list" : issue.expected === "object" ? "an object" : `a ${issue.expected}`;
+  return `must be ${expected}, not ${got}`;
+}
+
 /** Validates `news` against `schema`; returns the failures (empty when valid or only unknowns failed). */
 export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
   const result = schema.safeParse(news);
@@ -50,7 +63,7 @@ export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): p
     const { value, crossesUnknown } = valueAt(news, issue.path);
     if (crossesUnknown || containsUnknown(value)) continue;
     const property = propertyPath(issue.path);
-    failures.push({ property, reason: issue.message });
+    failures.push({ property, reason: ruleOf(issue, value) });
   }
   return failures;
 }

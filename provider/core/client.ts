@@ -8,7 +8,14 @@
  * May import: the SDK, ./config.
  */
 import { PlatformClient } from "../../sdk";
-import { ConfigLookup, ProviderSettings, readProviderSettings, resolveClientOptions } from "./config";
+import {
+  ConfigLookup,
+  ProviderSettings,
+  readProviderSettings,
+  resolveClientOptions,
+  settingTerms,
+  type SettingName,
+} from "./config";
 
 const EMPTY_SETTINGS: ProviderSettings = { stack: {}, profiles: {} };
 
@@ -27,6 +34,11 @@ export async function configureFromLookup(lookup: ConfigLookup): Promise<void> {
 /** The settings the provider process was configured with (for scrubbing secrets out of messages). */
 export function currentSettings(): ProviderSettings {
   return settings;
+}
+
+/** How the user spelled each connection setting of `profile` (for error messages). */
+export function termsFor(profile: string | undefined): Record<SettingName, string> {
+  return settingTerms(settings, profile === "" ? undefined : profile);
 }
 
 /** The client for a profile (undefined or "" = the default credentials), built on first use. */

@@ -9,9 +9,9 @@
  * data sources (from the program's `platform:*` config, in the program process). Neither stores the
  * result anywhere Pulumi serializes.
  *
- * May import: the SDK's option types only.
+ * May import: the SDK's option types and ConfigurationError only.
  */
-import type { PlatformClientOptions } from "../../sdk";
+import { ConfigurationError, type PlatformClientOptions } from "../../sdk";
 
 /** The stack-config keys of the `platform` namespace. */
 export const CONFIG_KEYS = {
@@ -33,6 +33,8 @@ export interface ConnectionSettings {
   identityToken?: string | undefined;
   identityTokenFile?: string | undefined;
 }
+
+export type SettingName = (typeof SETTING_NAMES)[number];
 
 const SETTING_NAMES = [
   "apiUrl",
@@ -129,7 +131,7 @@ export function resolveClientOptions(
     const profileSettings = settings.profiles[profile];
     if (profileSettings === undefined) {
       const known = Object.keys(settings.profiles);
-      throw new Error(
+      throw new ConfigurationError(
         `profile "${profile}" is not configured: set it with ` +
           `pulumi config set --secret --path '${CONFIG_KEYS.profiles}.${profile}.token' <token> ` +
           `(and '${CONFIG_KEYS.profiles}.${profile}.apiUrl')` +
@@ -155,6 +157,38 @@ export function resolveClientOptions(
   if (configNamesCredential) for (const name of CREDENTIAL_ENV) delete effectiveEnv[name];
   options.env = effectiveEnv;
   return options;
+}
+
+/** The env variable of each connection setting. */
+const SETTING_ENV: Record<SettingName, string> = {
+  apiUrl: "PLATFORM_API_URL",
+  authUrl: "PLATFORM_AUTH_URL",
+  token: "PLATFORM_TOKEN",
+  identity: "PLATFORM_IDENTITY",
+  identityToken: "PLATFORM_IDENTITY_TOKEN",
+  identityTokenFile: "PLATFORM_IDENTITY_TOKEN_FILE",
+};
+
+/**
+ * How the user spelled each setting for `profile`: the profile's key, the stack-config key, or the env variable,
+ * whichever supplied it (by the precedence above); a setting nobody supplied is named both ways, config first.
+ * Error messages use these, so they speak of what the user actually configured.
+ */
+export function settingTerms(
+  settings: ProviderSettings,
+  profile: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): Record<SettingName, string> {
+  const terms = {} as Record<SettingName, string>;
+  const profileSettings = profile ? settings.profiles[profile] : undefined;
+  for (const name of SETTING_NAMES) {
+    const fromEnv = blankToUndefined(env[SETTING_ENV[name]]) !== undefined;
+    if (profileSettings?.[name] !== undefined) terms[name] = `${CONFIG_KEYS.profiles}.${profile}.${name}`;
+    else if (settings.stack[name] !== undefined) terms[name] = CONFIG_KEYS[name];
+    else if (fromEnv) terms[name] = SETTING_ENV[name];
+    else terms[name] = `${CONFIG_KEYS[name]} (or ${SETTING_ENV[name]})`;
+  }
+  return terms;
 }
 
 /** Every secret value the settings hold, so error text can be scrubbed of them. */

@@ -20,7 +20,7 @@ import {
   UnauthenticatedError,
   UnavailableError,
 } from "../../sdk";
-import { secretValues } from "./config";
+import { secretValues, type SettingName } from "./config";
 import { currentSettings } from "./client";
 
 /** What was being done when the error happened. */
@@ -63,7 +63,10 @@ function whatToDo(err: unknown, attempt: Attempt): string {
     return `The identity behind ${whose(attempt)} lacks a role on this group: bind a role with the needed capability (e.g. with platform.iam.RoleBinding) or use a profile for an identity that has it.`;
   }
   if (ConfigurationError.isInstance(err)) {
-    return `Set the API address with \`pulumi config set platform:apiUrl <url>\` or PLATFORM_API_URL; ${CREDENTIAL_HINT}.`;
+    // The message names the setting to fix, in the user's terms; only a missing credential needs the overview.
+    return /no credentials/.test((err as Error).message)
+      ? "Keep tokens secret: `pulumi config set --secret platform:token <token>`."
+      : "";
   }
   if (AlreadyExistsError.isInstance(err)) {
     return "An object with this name already exists here: set `adopt: true` to take it over, or choose another name.";
@@ -88,21 +91,44 @@ function whatToDo(err: unknown, attempt: Attempt): string {
   return "Run the update again; if it keeps failing, report it with this message.";
 }
 
-/** What the service said, with field and precondition violations spelled out if the message lacks them. */
-function whatTheServiceSaid(err: unknown): string {
+/**
+ * What the service said, in its own words (not the HTTP method and path: the resource is named already), with
+ * field and precondition violations spelled out only where the message lacks them.
+ */
+function whatTheServiceSaid(err: unknown, terms: SettingTerms | undefined): string {
+  if (ConfigurationError.isInstance(err)) return inUserTerms((err as Error).message, terms);
   const base = err instanceof Error ? err.message : String(err);
   if (!ApiError.isInstance(err)) return base;
   const api = err as ApiError;
+  const said = api.serviceMessage;
   const extra: string[] = [];
   for (const v of api.fieldViolations ?? []) {
-    const text = `${v.field}: ${v.description}`;
-    if (!base.includes(v.description)) extra.push(text);
+    if (!said.includes(v.description)) extra.push(`${v.field}: ${v.description}`);
   }
   for (const v of api.preconditionViolations ?? []) {
-    const text = [v.type, v.subject, v.description].filter(Boolean).join(" ");
-    if (!base.includes(v.description)) extra.push(text);
+    if (!said.includes(v.description))
+      extra.push([v.type, v.subject, v.description].filter(Boolean).join(" "));
   }
-  return extra.length > 0 ? `${base} (${extra.join("; ")})` : base;
+  return extra.length > 0 ? `${said} (${extra.join("; ")})` : said;
+}
+
+/** How the user spelled each connection setting: the stack-config key or env variable they used. */
+export type SettingTerms = Partial<Record<SettingName, string>>;
+
+/**
+ * Rewrites the SDK's "option identityToken (env PLATFORM_IDENTITY_TOKEN)" into the setting the user configured
+ * (platform:identityToken, platform:profiles.<p>.identityToken, or the env variable), so a message speaks of what
+ * they can change; "pass <option>" becomes "set <setting>".
+ */
+export function inUserTerms(message: string, terms: SettingTerms | undefined): string {
+  return message.replace(
+    /(pass )?option (\w+) \(env (\w+)\)/g,
+    (_all, pass: string | undefined, option: string, env: string) => {
+      const term =
+        (terms as Record<string, string> | undefined)?.[option] ?? `platform:${option} (or ${env})`;
+      return `${pass ? "set " : ""}${term}`;
+    },
+  );
 }
 
 /** Replaces every configured secret in `text` by "[redacted]". */
@@ -113,19 +139,64 @@ export function scrub(text: string, secrets: string[] = secretValues(currentSett
   return out.replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/g, "Bearer [redacted]");
 }
 
-/** Turns any error into one readable Error. The original is kept as `cause` for debugging. */
-export function translateError(err: unknown, attempt: Attempt, secrets?: string[]): Error {
+/** Whether the user asked for verbose logs (`pulumi ... -v=N`, or PULUMI_PLATFORM_DEBUG): then stacks are shown. */
+export function verboseLogs(argv: readonly string[] = process.argv, env = process.env): boolean {
+  return argv.some((a) => /^--?v=[1-9]/.test(a)) || (env["PULUMI_PLATFORM_DEBUG"] ?? "") !== "";
+}
+
+/**
+ * Turns any error into one readable Error: one line of what failed on which resource, what the service said,
+ * what to do. No stack trace (the stack is the message itself) unless the user asked for verbose logs; the
+ * original is kept as `cause`. `terms` says how the user spelled the connection settings.
+ */
+export function translateError(
+  err: unknown,
+  attempt: Attempt,
+  secrets?: string[],
+  terms?: SettingTerms,
+): Error {
   const subject = [
     attempt.type,
     attempt.name !== undefined ? `"${attempt.name}"` : undefined,
-    attempt.uid !== undefined ? `(uid ${attempt.uid})` : undefined,
-    attempt.where,
+    attempt.uid !== undefined ? `(uid ${attempt.uid})` : attempt.where,
   ]
     .filter(Boolean)
     .join(" ");
+  // Scrubbed before the sentence goes on, so a redacted bearer token cannot swallow the full stop after it.
+  const said = scrub(whatTheServiceSaid(err, terms), secrets).replace(/[.\s]+$/, "");
   const found = attempt.found ? ` ${attempt.found}.` : "";
-  const message = `Could not ${attempt.action} ${subject}: ${whatTheServiceSaid(err)}.${found} ${whatToDo(err, attempt)}`;
-  const translated = new Error(scrub(message, secrets));
+  const advice = whatToDo(err, attempt);
+  const message = scrub(
+    `Could not ${attempt.action} ${subject}: ${said}.${found}${advice ? ` ${advice}` : ""}`,
+    secrets,
+  );
+  const translated = new Error(message, { cause: err });
   translated.name = "PlatformProviderError";
+  const cause = err instanceof Error && err.stack !== undefined ? scrub(err.stack, secrets) : undefined;
+  translated.stack = verboseLogs() && cause !== undefined ? `${message}\nCaused by: ${cause}` : message;
   return translated;
+}
+
+const pendingEchoes = new Set<string>();
+const echoFilters = new WeakSet<object>();
+
+/**
+ * The dynamic-provider host prints `${error}: ${error.stack}` to stderr for every error thrown from check, diff,
+ * read and delete, then returns the error to the engine, which prints it again: the user saw the message twice and
+ * a stack trace. This drops exactly that echo of an error we translated (nothing else the process prints), unless
+ * the user asked for verbose logs. Call it on the error a provider method is about to throw.
+ */
+export function withoutHostEcho(error: Error): Error {
+  if (verboseLogs()) return error;
+  pendingEchoes.add(`${String(error)}: ${error.stack ?? ""}`);
+  if (!echoFilters.has(console.error)) {
+    const inner = console.error.bind(console);
+    const filter = (...args: unknown[]): void => {
+      if (args.length === 1 && typeof args[0] === "string" && pendingEchoes.delete(args[0])) return;
+      inner(...args);
+    };
+    echoFilters.add(filter);
+    console.error = filter;
+  }
+  return error;
 }

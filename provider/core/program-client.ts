@@ -9,7 +9,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { PlatformClient } from "../../sdk";
-import { readProviderSettings, resolveClientOptions, secretValues } from "./config";
+import { readProviderSettings, resolveClientOptions, secretValues, settingTerms } from "./config";
 import { Attempt, translateError } from "./errors";
 
 /** Page size of every data-source list: the API's maximum. */
@@ -27,7 +27,12 @@ export async function withProgramClient<T>(
     client = new PlatformClient(resolveClientOptions(settings, profile));
     return await fn(client);
   } catch (err) {
-    throw translateError(err, { ...attempt, profile }, secretValues(settings));
+    throw translateError(
+      err,
+      { ...attempt, profile },
+      secretValues(settings),
+      settingTerms(settings, profile),
+    );
   } finally {
     await client?.close();
   }

@@ -13,11 +13,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
-import { checkInputs } from "./check";
-import { clientFor, configureFromLookup } from "./client";
+import { clientFor, configureFromLookup, termsFor } from "./client";
 import { createOrAdopt } from "./create";
 import { FieldSpec, diffFields } from "./diff";
-import { Attempt, translateError } from "./errors";
+import { Attempt, translateError, withoutHostEcho } from "./errors";
+import { checkInputs, containsUnknown } from "./check";
 
 /** Inputs every resource accepts besides its API fields. */
 export interface CommonInputs {
@@ -77,6 +77,9 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
     profile: inputs?.profile,
     ...spec.describe(inputs ?? {}),
   });
+  /** The one way a method fails: translated, in the user's terms, printed once. */
+  const failure = (err: unknown, context: Attempt): Error =>
+    withoutHostEcho(translateError(err, context, undefined, termsFor(context.profile)));
 
   const outputs = (object: T, common: CommonInputs): Record<string, unknown> =>
     compact({ ...spec.inputsOf(object), ...carried(common), ...spec.outputsOf(object) });
@@ -96,7 +99,16 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
 
     async check(_olds: I, news: I): Promise<pulumi.dynamic.CheckResult<I>> {
       const failures = checkInputs(spec.inputSchema, news as Record<string, unknown>);
-      return failures.length > 0 ? { inputs: news, failures } : { inputs: news };
+      if (failures.length > 0) return { inputs: news, failures };
+      // A program that manages resources needs an API to send them to: say so at preview, not halfway into up.
+      if (!containsUnknown(news.profile)) {
+        try {
+          clientFor(news.profile);
+        } catch (err) {
+          throw failure(err, attempt("plan", news));
+        }
+      }
+      return { inputs: news };
     },
 
     async diff(_id: string, olds: Record<string, unknown>, news: I): Promise<pulumi.dynamic.DiffResult> {
@@ -118,7 +130,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
             : await applyUpdate(client, outcome.object.uid, outcome.object, inputs);
         return { id: object.uid, outs: outputs(object, inputs) };
       } catch (err) {
-        throw translateError(err, attempt("create", inputs));
+        throw failure(err, attempt("create", inputs));
       }
     },
 
@@ -134,7 +146,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
       } catch (err) {
         // Gone: no id, so refresh drops it from state and the next `up` creates it again.
         if (NotFoundError.isInstance(err)) return {};
-        throw translateError(err, attempt("read", common as Partial<I> | undefined, id));
+        throw failure(err, attempt("read", common as Partial<I> | undefined, id));
       }
     },
 
@@ -150,7 +162,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
         const object = await spec.update(clientFor(news.profile), id, news, result.changedFields);
         return { outs: outputs(object, news) };
       } catch (err) {
-        throw translateError(err, attempt("update", news, id));
+        throw failure(err, attempt("update", news, id));
       }
     },
 
@@ -168,7 +180,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
           const blockers = await spec.describeBlockers(client, id).catch(() => []);
           if (blockers.length > 0) context.found = `Still in it: ${blockers.join(", ")}`;
         }
-        throw translateError(err, context);
+        throw failure(err, context);
       }
     },
   };

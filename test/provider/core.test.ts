@@ -1,17 +1,10 @@
-/** The provider's pure core: config precedence, check with unknowns, the normalized diff, the translator, create recovery. */
+/** The provider's pure core: config precedence, check with unknowns, the normalized diff, create recovery (the translator: errors.test.ts). */
 import fc from "fast-check";
-import {
-  ConnectionError,
-  NotFoundError,
-  TimeoutError,
-  UnauthenticatedError,
-  UnavailableError,
-} from "../../sdk";
+import { ConnectionError, NotFoundError, TimeoutError, UnavailableError } from "../../sdk";
 import { UNKNOWN, checkInputs } from "../../provider/core/check";
 import { readProviderSettings, resolveClientOptions } from "../../provider/core/config";
 import { createOrAdopt } from "../../provider/core/create";
 import { diffFields, normalize } from "../../provider/core/diff";
-import { translateError } from "../../provider/core/errors";
 import { GROUP_FIELDS, GroupInputSchema } from "../../provider/iam/group-schema";
 import { ROLE_FIELDS } from "../../provider/iam/role-schema";
 
@@ -103,36 +96,6 @@ describe("diff", () => {
   it("normalizes objects: empty members and key order do not matter", () => {
     expect(normalize("object", { b: "", a: "1", c: {} })).toBe(normalize("object", { a: "1" }));
     expect(normalize("object", undefined)).toBe(normalize("object", {}));
-  });
-});
-
-describe("the error translator", () => {
-  it("says what was attempted, on what, what the service said and what to do, without the token", () => {
-    const err = new UnauthenticatedError({
-      httpStatus: 401,
-      code: 16,
-      serviceMessage: "Unauthenticated: bad token",
-      details: [],
-      method: "GET",
-      path: "/iam/v2beta1/groups/abc",
-    });
-    const message = translateError(
-      err,
-      { action: "read", type: "platform:iam:Group", name: "eng", uid: "abc" },
-      ["super-secret-token"],
-    ).message;
-    expect(message).toMatch(
-      /^Could not read platform:iam:Group "eng" \(uid abc\): GET \/iam\/v2beta1\/groups\/abc: Unauthenticated/,
-    );
-    expect(message).toMatch(/pulumi config set --secret platform:token/);
-    expect(message).toMatch(/PLATFORM_TOKEN/);
-    const leaky = translateError(
-      new Error("echo super-secret-token and Bearer abc.def"),
-      { action: "read", type: "t" },
-      ["super-secret-token"],
-    ).message;
-    expect(leaky).not.toContain("super-secret-token");
-    expect(leaky).not.toContain("abc.def");
   });
 });
 

@@ -1,0 +1,194 @@
+/**
+ * What a person reads when something fails, asserted literally: one line of what failed on which resource, the
+ * field and the rule or what the service said, and what to do, in the terms the user configured (their stack
+ * config key, profile key or env variable); no HTTP method and path, no stack trace, printed once.
+ */
+import { FailedPreconditionError, UnauthenticatedError } from "../../sdk";
+import { closeClients, configureFromLookup } from "../../provider/core/client";
+import { translateError, verboseLogs, withoutHostEcho } from "../../provider/core/errors";
+import groupProvider from "../../provider/iam/group.provider";
+import roleProvider from "../../provider/iam/role.provider";
+import { startHarness, type Harness } from "./harness";
+
+const ORG = "0123456789abcdef"; // TODO(after the uid change): a 40-hex organization uid
+
+/** Runs `fn` with no PLATFORM_* variable but those given, and the provider configured from `config`. */
+async function withSettings<T>(
+  config: Record<string, string>,
+  env: Record<string, string>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const saved = { ...process.env };
+  for (const key of Object.keys(process.env)) if (key.startsWith("PLATFORM_")) delete process.env[key];
+  Object.assign(process.env, env);
+  try {
+    await configureFromLookup((key) => config[key]);
+    return await fn();
+  } finally {
+    process.env = saved;
+    await closeClients();
+  }
+}
+
+const planError = (inputs: Record<string, unknown>) =>
+  groupProvider.check!({}, inputs).then(
+    () => "no error",
+    (e: Error) => e.message,
+  );
+
+describe("configuration errors fail the preview (check), in the user's own terms", () => {
+  const folder = { name: "eng", parentUid: ORG };
+
+  it("no API address", async () => {
+    const message = await withSettings({}, {}, () => planError(folder));
+    expect(message).toBe(
+      `Could not plan platform:iam:Group "eng" under group ${ORG}: the API URL is not set: ` +
+        "set platform:apiUrl (or PLATFORM_API_URL).",
+    );
+  });
+
+  it("an identity from stack config without a token file names the stack config keys", async () => {
+    const config = {
+      "platform:apiUrl": "https://api.example",
+      "platform:identity": `${ORG}/00000000000000aa`,
+    };
+    const message = await withSettings(config, {}, () => planError(folder));
+    expect(message).toBe(
+      `Could not plan platform:iam:Group "eng" under group ${ORG}: platform:identity is set, so an OIDC token is ` +
+        "needed for the exchange: set platform:identityToken (or PLATFORM_IDENTITY_TOKEN) or " +
+        "platform:identityTokenFile (or PLATFORM_IDENTITY_TOKEN_FILE).",
+    );
+  });
+
+  it("an identity from the environment names the env variable", async () => {
+    const env = { PLATFORM_API_URL: "https://api.example", PLATFORM_IDENTITY: `${ORG}/00000000000000aa` };
+    const message = await withSettings({}, env, () => planError(folder));
+    expect(message).toContain("PLATFORM_IDENTITY is set, so an OIDC token is needed for the exchange");
+    expect(message).not.toMatch(/option identity|apiUrl/);
+  });
+
+  it("a profile's setting is named by its profile key", async () => {
+    const config = {
+      "platform:apiUrl": "https://api.example",
+      "platform:token": "stack-token",
+      "platform:profiles": JSON.stringify({ orgb: { identity: `${ORG}/00000000000000aa` } }),
+    };
+    const message = await withSettings(config, {}, () => planError({ ...folder, profile: "orgb" }));
+    expect(message).toContain("platform:profiles.orgb.identity is set, so an OIDC token is needed");
+  });
+
+  it("with an API address and a token, check passes and sends nothing", async () => {
+    const config = { "platform:apiUrl": "https://api.example", "platform:token": "t" };
+    await expect(withSettings(config, {}, () => planError(folder))).resolves.toBe("no error");
+  });
+});
+
+describe("argument errors name the field and the rule", () => {
+  it("a missing required field is 'required', a wrong type says what is expected", async () => {
+    const config = { "platform:apiUrl": "https://api.example", "platform:token": "t" };
+    const result = await withSettings(config, {}, () =>
+      roleProvider.check!({}, { name: "deployer", parentUid: ORG, description: 7 }),
+    );
+    expect(result.failures).toEqual([
+      { property: "description", reason: "must be a string, not a number" },
+      { property: "capabilities", reason: "required" },
+    ]);
+  });
+});
+
+describe("service errors", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(async () => harness.close());
+
+  it("a group that still holds something: the service's words once, what is in it, what to do", async () => {
+    const { emulator } = harness;
+    const org = emulator.orgUid;
+    const created = await groupProvider.create({ name: "team", parentUid: org });
+    const child = await emulator.client.groups.create(created.id, { name: "child" });
+    const message = await groupProvider.delete!(created.id, created.outs).then(
+      () => "deleted",
+      (e: Error) => e.message,
+    );
+    expect(message).toBe(
+      `Could not delete platform:iam:Group "team" (uid ${created.id}): Precondition failed: group ${created.id} ` +
+        `still contains 1 subgroup. Still in it: group "child" (${child.uid}). Delete or move what still lives in ` +
+        "it first (or remove them from the program in the same update), then retry.",
+    );
+  });
+
+  it("any error is scrubbed of configured secrets and of bearer tokens", () => {
+    const leaky = translateError(
+      new Error("echo super-secret-token and Bearer abc.def"),
+      { action: "read", type: "t" },
+      ["super-secret-token"],
+    );
+    expect(leaky.message).toBe(
+      "Could not read t: echo [redacted] and Bearer [redacted]. Run the update again; if it keeps failing, report it with this message.",
+    );
+    expect(leaky.stack).not.toContain("abc.def");
+  });
+
+  it("an unauthenticated call says how to set credentials, and never the token", () => {
+    const err = new UnauthenticatedError({
+      httpStatus: 401,
+      code: 16,
+      serviceMessage: "Unauthenticated: bad token super-secret-token",
+      details: [],
+      method: "GET",
+      path: "/iam/v2beta1/groups/abc",
+    });
+    const message = translateError(
+      err,
+      { action: "read", type: "platform:iam:Group", name: "eng", uid: "abc" },
+      ["super-secret-token"],
+    ).message;
+    expect(message).toBe(
+      'Could not read platform:iam:Group "eng" (uid abc): Unauthenticated: bad token [redacted]. The service did ' +
+        "not accept the credentials: they are missing, expired or for another environment. Set credentials with " +
+        "`pulumi config set --secret platform:token <token>` or the PLATFORM_TOKEN environment variable (for a " +
+        "workload identity: platform:identity + platform:identityTokenFile, or PLATFORM_IDENTITY + " +
+        "PLATFORM_IDENTITY_TOKEN_FILE).",
+    );
+  });
+});
+
+describe("printed once, without a stack trace", () => {
+  const precondition = new FailedPreconditionError({
+    httpStatus: 400,
+    code: 9,
+    serviceMessage: "Precondition failed: not empty",
+    details: [],
+    method: "DELETE",
+    path: "/x",
+  });
+
+  it("the error's stack is its message unless the user asks for verbose logs", () => {
+    const quiet = translateError(precondition, { action: "delete", type: "t", uid: "u" });
+    expect(quiet.stack).toBe(quiet.message);
+    expect(verboseLogs(["node", "provider", "-v=9"], {})).toBe(true);
+    expect(verboseLogs(["node", "provider"], { PULUMI_PLATFORM_DEBUG: "1" })).toBe(true);
+    expect(verboseLogs(["node", "provider"], {})).toBe(false);
+  });
+
+  it("the dynamic-provider host's echo of a thrown error is dropped, and nothing else", () => {
+    const printed: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void printed.push(args);
+    try {
+      const error = withoutHostEcho(translateError(precondition, { action: "delete", type: "t", uid: "u" }));
+      // What cmd/dynamic-provider does before returning the error to the engine (which prints it itself):
+      console.error(`${String(error)}: ${error.stack}`);
+      console.error("something else");
+      console.error(`${String(error)}: ${error.stack}`); // a second, unrelated print of the same text goes out
+    } finally {
+      console.error = original;
+    }
+    expect(printed.map((a) => String(a[0]))).toEqual([
+      "something else",
+      expect.stringContaining("Could not delete t (uid u)"),
+    ]);
+  });
+});
