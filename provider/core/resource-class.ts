@@ -1,9 +1,9 @@
 /**
  * Helpers for the resource classes (program side).
  *
- * May import: @pulumi/pulumi (types only).
+ * May import: @pulumi/pulumi.
  */
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 
 /**
  * Every output must be a key of the props handed to the engine, or the class's output stays undefined:
@@ -27,4 +27,34 @@ export function withOutputKeys(args: object, keys: readonly string[]): Record<st
  */
 export function uidOf(resource: pulumi.CustomResource): pulumi.Output<string> {
   return resource.id as pulumi.Output<string>;
+}
+
+const serialized = new WeakMap<object, pulumi.Output<string>>();
+
+/**
+ * The props of a dynamic resource: `args` plus the serialized provider under `__provider`, exactly what
+ * `pulumi.dynamic.Resource` adds (the same closure text, `() => provider`, so existing state sees no change), with
+ * one serialization per provider object.
+ *
+ * Why the classes do not extend `pulumi.dynamic.Resource`: the Node SDK records as a resource's source position the
+ * frame a fixed number of constructors below its own, which for a subclass of `dynamic.Resource` is the class's
+ * constructor in this package. Extending `CustomResource` directly puts the user's line there.
+ */
+export function dynamicProps(
+  provider: pulumi.dynamic.ResourceProvider,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
+  let text = serialized.get(provider);
+  if (text === undefined) {
+    text = pulumi.output(
+      pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true }).then((sf) => sf.text),
+    );
+    serialized.set(provider, text);
+  }
+  return { ...args, __provider: text };
+}
+
+/** The type token the engine routes to the dynamic-provider host, e.g. `pulumi-nodejs:dynamic/iam:Group`. */
+export function dynamicType(module: string, type: string): string {
+  return `pulumi-nodejs:dynamic/${module}:${type}`;
 }

@@ -6,7 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./account-association.provider");
-import { uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface AmazonArgs {
   /** The 12-digit AWS account id. */
@@ -75,7 +75,7 @@ const OUTPUT_KEYS = [
   "updateTime",
 ] as const;
 
-export class AccountAssociation extends pulumi.dynamic.Resource {
+export class AccountAssociation extends pulumi.CustomResource {
   declare public readonly groupUid: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
   declare public readonly description: pulumi.Output<string>;
@@ -92,7 +92,12 @@ export class AccountAssociation extends pulumi.dynamic.Resource {
   declare public readonly updateTime: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "AccountAssociation");
+    super(
+      dynamicType("iam", "AccountAssociation"),
+      name,
+      dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)),
+      opts,
+    );
     this.uid = uidOf(this);
   }
 

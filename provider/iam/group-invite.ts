@@ -7,7 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./group-invite.provider");
-import { uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface GroupInviteArgs {
   /** The group the invite grants a role on. */
@@ -48,7 +48,7 @@ const OUTPUT_KEYS = [
   "createTime",
 ] as const;
 
-export class GroupInvite extends pulumi.dynamic.Resource {
+export class GroupInvite extends pulumi.CustomResource {
   declare public readonly groupUid: pulumi.Output<string>;
   declare public readonly roleUid: pulumi.Output<string>;
   declare public readonly ttl: pulumi.Output<string | undefined>;
@@ -68,12 +68,10 @@ export class GroupInvite extends pulumi.dynamic.Resource {
   constructor(name: string, args: GroupInviteArgs, opts?: pulumi.CustomResourceOptions) {
     const secrets = new Set([...(opts?.additionalSecretOutputs ?? []), "code"]);
     super(
-      provider,
+      dynamicType("iam", "GroupInvite"),
       name,
-      withOutputKeys(args, OUTPUT_KEYS),
+      dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)),
       { ...opts, additionalSecretOutputs: [...secrets] },
-      "iam",
-      "GroupInvite",
     );
     this.uid = uidOf(this);
   }

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./group.provider");
-import { uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface GroupArgs {
   /** The name; must match ^[a-z0-9 ._-]{1,}$. */
@@ -33,7 +33,7 @@ const OUTPUT_KEYS = [
   "updateTime",
 ] as const;
 
-export class Group extends pulumi.dynamic.Resource {
+export class Group extends pulumi.CustomResource {
   declare public readonly name: pulumi.Output<string>;
   declare public readonly description: pulumi.Output<string>;
   declare public readonly parentUid: pulumi.Output<string | undefined>;
@@ -47,7 +47,7 @@ export class Group extends pulumi.dynamic.Resource {
   declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "Group");
+    super(dynamicType("iam", "Group"), name, dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)), opts);
     this.uid = uidOf(this);
   }
 

@@ -8,7 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./identity-provider.provider");
-import { uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface IdentityProviderArgs {
   /** The organization (a root group uid); identity providers cannot live in folders. Changing it replaces. */
@@ -49,7 +49,7 @@ const OUTPUT_KEYS = [
   "updateTime",
 ] as const;
 
-export class IdentityProvider extends pulumi.dynamic.Resource {
+export class IdentityProvider extends pulumi.CustomResource {
   declare public readonly parentUid: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
   declare public readonly description: pulumi.Output<string>;
@@ -72,7 +72,12 @@ export class IdentityProvider extends pulumi.dynamic.Resource {
     const props = withOutputKeys(args, OUTPUT_KEYS);
     // Secret even when the program passed a plain string (static get passes none).
     if (args.clientSecret !== undefined) props.clientSecret = pulumi.secret(args.clientSecret);
-    super(provider, name, props, withSecretOutputs(opts), "iam", "IdentityProvider");
+    super(
+      dynamicType("iam", "IdentityProvider"),
+      name,
+      dynamicProps(provider, props),
+      withSecretOutputs(opts),
+    );
     this.uid = uidOf(this);
   }
 

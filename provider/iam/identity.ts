@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./identity.provider");
-import { uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
 
 /** How a presented OIDC token is matched: an issuer or issuerPattern, and a subject or subjectPattern. */
 export interface ClaimMatchArgs {
@@ -55,7 +55,7 @@ const OUTPUT_KEYS = [
   "updateTime",
 ] as const;
 
-export class Identity extends pulumi.dynamic.Resource {
+export class Identity extends pulumi.CustomResource {
   declare public readonly parentUid: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
   declare public readonly description: pulumi.Output<string>;
@@ -69,7 +69,12 @@ export class Identity extends pulumi.dynamic.Resource {
   declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "Identity");
+    super(
+      dynamicType("iam", "Identity"),
+      name,
+      dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)),
+      opts,
+    );
     this.uid = uidOf(this);
   }
 

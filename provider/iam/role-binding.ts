@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./role-binding.provider");
-import { uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface RoleBindingArgs {
   /** The group the role is granted on. */
@@ -39,7 +39,7 @@ const OUTPUT_KEYS = [
   "createTime",
 ] as const;
 
-export class RoleBinding extends pulumi.dynamic.Resource {
+export class RoleBinding extends pulumi.CustomResource {
   declare public readonly groupUid: pulumi.Output<string>;
   declare public readonly identityUid: pulumi.Output<string>;
   declare public readonly roleUid: pulumi.Output<string>;
@@ -53,7 +53,12 @@ export class RoleBinding extends pulumi.dynamic.Resource {
   declare public readonly createTime: pulumi.Output<string>;
 
   constructor(name: string, args: RoleBindingArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "RoleBinding");
+    super(
+      dynamicType("iam", "RoleBinding"),
+      name,
+      dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)),
+      opts,
+    );
     this.uid = uidOf(this);
   }
 

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./role.provider");
-import { uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
 
 export interface RoleArgs {
   /** The uid of the group the role is defined in. Changing it replaces the role. */
@@ -31,7 +31,7 @@ const OUTPUT_KEYS = [
   "updateTime",
 ] as const;
 
-export class Role extends pulumi.dynamic.Resource {
+export class Role extends pulumi.CustomResource {
   declare public readonly parentUid: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
   declare public readonly description: pulumi.Output<string>;
@@ -44,7 +44,7 @@ export class Role extends pulumi.dynamic.Resource {
   declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, withOutputKeys(args, OUTPUT_KEYS), opts, "iam", "Role");
+    super(dynamicType("iam", "Role"), name, dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)), opts);
     this.uid = uidOf(this);
   }
 

@@ -95,6 +95,17 @@ describe("preview = apply, under the real engine, for every resource kind", () =
     if (report.length > 0) console.info(["change | preview | up", ...report].join("\n"));
   });
 
+  it("every resource's recorded source position is the program's own line, not the package's", async () => {
+    const { state } = await stack.exportState();
+    const ours = (state.deployment.resources ?? []).filter((r) =>
+      r.type.startsWith("pulumi-nodejs:dynamic/"),
+    );
+    expect(ours).toHaveLength(11);
+    for (const resource of ours) {
+      expect(resource["sourcePosition"]).toMatch(/^project:\/\/\/index\.js#\d+,\d+$/);
+    }
+  });
+
   it.each(table)("$change: preview shows exactly what up does", async ({ change, expected }) => {
     await stack.setConfig("change", change);
     emulator.clearRequestLog();
