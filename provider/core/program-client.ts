@@ -4,7 +4,7 @@
  * plain strings without the "use getSecret" warning) and the same env, with the same precedence as
  * providers (./config). The client lives for one call and is closed after it; nothing is stored.
  *
- * May import: @pulumi/pulumi, the SDK, ./config, ./errors.
+ * May import: @pulumi/pulumi, zod, the SDK, ./config, ./errors.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
@@ -58,19 +58,6 @@ export function parseArgs<S extends z.ZodType>(dataSource: string, schema: S, ar
     i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message,
   );
   throw argumentError(dataSource, problems.join("; "));
-}
-
-/** The Output form's arguments: every member may be an Input. */
-export type InputArgs<A> = { [K in keyof A]: pulumi.Input<A[K]> };
-
-/** Wraps a Promise data source into its Output form (pulumi-awsx's getX / getXOutput pair). */
-export function outputForm<A, R>(
-  fn: (args: A, opts?: pulumi.InvokeOptions) => Promise<R>,
-): (args: InputArgs<A>, opts?: pulumi.InvokeOptions) => pulumi.Output<R> {
-  return (args, opts) => {
-    const resolved = pulumi.output(args) as unknown as pulumi.Output<A>;
-    return resolved.apply((plain) => fn(plain, opts)) as unknown as pulumi.Output<R>;
-  };
 }
 
 /** Fails a data-source call with a message naming the argument, before any API call. */

@@ -12,12 +12,16 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   theOnlyMatch,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetGroupArgs, GetGroupResult } from "../types";
 
+export type { GetGroupArgs, GetGroupResult };
+
+/** @internal */
 export const GetGroupArgsSchema = z
   .object({
     uid: Uidp.optional().describe("The group's uid."),
@@ -29,12 +33,11 @@ export const GetGroupArgsSchema = z
     message: "pass uid, or name with organizationUid",
     path: ["uid"],
   });
-export type GetGroupArgs = z.infer<typeof GetGroupArgsSchema>;
 
+/** @internal */
 export const GetGroupResultSchema = Group.extend({
   parentUid: z.string().optional().describe("The parent group's uid; absent for an organization."),
 });
-export type GetGroupResult = z.infer<typeof GetGroupResultSchema>;
 
 const TOKEN = "platform:iam:getGroup";
 

@@ -12,11 +12,15 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetIdentityProvidersArgs, GetIdentityProvidersResult } from "../types";
 
+export type { GetIdentityProvidersArgs, GetIdentityProvidersResult };
+
+/** @internal */
 export const GetIdentityProvidersArgsSchema = z.object({
   organizationUid: Uidp.refine((uid) => !uid.includes("/"), {
     error: "must be an organization (a root group uid), not a folder",
@@ -25,12 +29,11 @@ export const GetIdentityProvidersArgsSchema = z.object({
   orderBy: z.string().optional().describe('Server-side order, e.g. "name" or "created_at desc".'),
   ...ProfileArgsSchema.shape,
 });
-export type GetIdentityProvidersArgs = z.infer<typeof GetIdentityProvidersArgsSchema>;
 
+/** @internal */
 export const GetIdentityProvidersResultSchema = z.object({
   identityProviders: z.array(IdentityProvider).describe("Every matching identity provider."),
 });
-export type GetIdentityProvidersResult = z.infer<typeof GetIdentityProvidersResultSchema>;
 
 const TOKEN = "platform:iam:getIdentityProviders";
 

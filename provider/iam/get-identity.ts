@@ -11,12 +11,16 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   theOnlyMatch,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetIdentityArgs, GetIdentityResult } from "../types";
 
+export type { GetIdentityArgs, GetIdentityResult };
+
+/** @internal */
 export const GetIdentityArgsSchema = z
   .object({
     uid: Uidp.optional().describe("The identity's uid."),
@@ -30,12 +34,11 @@ export const GetIdentityArgsSchema = z
     message: "pass uid, or name with parentUid",
     path: ["uid"],
   });
-export type GetIdentityArgs = z.infer<typeof GetIdentityArgsSchema>;
 
+/** @internal */
 export const GetIdentityResultSchema = Identity.extend({
   parentUid: z.string().optional().describe("The uid of the group the identity lives in."),
 });
-export type GetIdentityResult = z.infer<typeof GetIdentityResultSchema>;
 
 const TOKEN = "platform:iam:getIdentity";
 

@@ -13,12 +13,16 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   theOnlyMatch,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetRoleArgs, GetRoleResult } from "../types";
 
+export type { GetRoleArgs, GetRoleResult };
+
+/** @internal */
 export const GetRoleArgsSchema = z
   .object({
     uid: RoleUid.optional().describe("The role's uid: a uidp, or a built-in role's 40-hex uid."),
@@ -27,12 +31,11 @@ export const GetRoleArgsSchema = z
     ...ProfileArgsSchema.shape,
   })
   .refine((a) => a.uid !== undefined || a.name !== undefined, { message: "pass uid or name", path: ["uid"] });
-export type GetRoleArgs = z.infer<typeof GetRoleArgsSchema>;
 
+/** @internal */
 export const GetRoleResultSchema = Role.extend({
   builtIn: z.boolean().describe("True for a built-in role (40-hex uid), false for a custom role."),
 });
-export type GetRoleResult = z.infer<typeof GetRoleResultSchema>;
 
 const TOKEN = "platform:iam:getRole";
 

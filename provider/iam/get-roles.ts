@@ -11,11 +11,15 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetRolesArgs, GetRolesResult } from "../types";
 
+export type { GetRolesArgs, GetRolesResult };
+
+/** @internal */
 export const GetRolesArgsSchema = z.object({
   descendantsOf: Uidp.optional().describe("Only roles anywhere below this group (uidp.descendants_of)."),
   childrenOf: Uidp.optional().describe("Only roles defined directly in this group (uidp.children_of)."),
@@ -23,10 +27,9 @@ export const GetRolesArgsSchema = z.object({
   orderBy: z.string().optional().describe('Server-side order, e.g. "name" or "created_at desc".'),
   ...ProfileArgsSchema.shape,
 });
-export type GetRolesArgs = z.infer<typeof GetRolesArgsSchema>;
 
+/** @internal */
 export const GetRolesResultSchema = z.object({ roles: z.array(Role).describe("Every matching role.") });
-export type GetRolesResult = z.infer<typeof GetRolesResultSchema>;
 
 const TOKEN = "platform:iam:getRoles";
 

@@ -10,12 +10,16 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   theOnlyMatch,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetRepoArgs, GetRepoResult } from "../types";
 
+export type { GetRepoArgs, GetRepoResult };
+
+/** @internal */
 export const GetRepoArgsSchema = z
   .object({
     uid: Uidp.optional().describe("The repo's uid."),
@@ -27,12 +31,12 @@ export const GetRepoArgsSchema = z
     message: "pass uid, or name with organizationUid",
     path: ["uid"],
   });
-export type GetRepoArgs = z.infer<typeof GetRepoArgsSchema>;
+/** @internal */
 export const GetRepoResultSchema = Repo;
 
 const TOKEN = "platform:registry:getRepo";
 
-export async function getRepo(args: GetRepoArgs, _opts?: pulumi.InvokeOptions): Promise<Repo> {
+export async function getRepo(args: GetRepoArgs, _opts?: pulumi.InvokeOptions): Promise<GetRepoResult> {
   const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetRepoArgsSchema, args);
   return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
     if (uid !== undefined) return client.repos.get(uid);

@@ -11,11 +11,15 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetReposArgs, GetReposResult } from "../types";
 
+export type { GetReposArgs, GetReposResult };
+
+/** @internal */
 export const GetReposArgsSchema = z.object({
   organizationUid: Uidp.optional().describe(
     "Only repos anywhere below this group, usually the organization.",
@@ -25,10 +29,9 @@ export const GetReposArgsSchema = z.object({
   orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "created_at desc".'),
   ...ProfileArgsSchema.shape,
 });
-export type GetReposArgs = z.infer<typeof GetReposArgsSchema>;
 
+/** @internal */
 export const GetReposResultSchema = z.object({ repos: z.array(Repo).describe("Every matching repository.") });
-export type GetReposResult = z.infer<typeof GetReposResultSchema>;
 
 const TOKEN = "platform:registry:getRepos";
 

@@ -11,21 +11,24 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetTagsArgs, GetTagsResult } from "../types";
 
+export type { GetTagsArgs, GetTagsResult };
+
+/** @internal */
 export const GetTagsArgsSchema = z.object({
   repoUid: Uidp.describe("The repository whose tags to list (see getRepo)."),
   name: z.string().optional().describe("Only the tag with exactly this name."),
   orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "update_time desc".'),
   ...ProfileArgsSchema.shape,
 });
-export type GetTagsArgs = z.infer<typeof GetTagsArgsSchema>;
 
+/** @internal */
 export const GetTagsResultSchema = z.object({ tags: z.array(Tag).describe("Every matching tag.") });
-export type GetTagsResult = z.infer<typeof GetTagsResultSchema>;
 
 const TOKEN = "platform:registry:getTags";
 

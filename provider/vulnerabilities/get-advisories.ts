@@ -11,13 +11,17 @@ import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
   collect,
-  outputForm,
   parseArgs,
   withProgramClient,
 } from "../core/program-client";
+import { outputForm } from "../core/output-form";
+import type { GetAdvisoriesArgs, GetAdvisoriesResult } from "../types";
+
+export type { GetAdvisoriesArgs, GetAdvisoriesResult };
 
 const anyOf = (what: string) => z.array(z.string()).optional().describe(`Match any of these ${what}.`);
 
+/** @internal */
 export const GetAdvisoriesArgsSchema = z.object({
   descendantsOf: Uidp.optional().describe("Only advisories below this group (uidp.descendants_of)."),
   childrenOf: Uidp.optional().describe("Only advisories directly in this group (uidp.children_of)."),
@@ -41,12 +45,11 @@ export const GetAdvisoriesArgsSchema = z.object({
   orderBy: z.string().optional().describe('Server-side order, e.g. "created_at desc".'),
   ...ProfileArgsSchema.shape,
 });
-export type GetAdvisoriesArgs = z.infer<typeof GetAdvisoriesArgsSchema>;
 
+/** @internal */
 export const GetAdvisoriesResultSchema = z.object({
   advisories: z.array(Advisory).describe("Every matching advisory."),
 });
-export type GetAdvisoriesResult = z.infer<typeof GetAdvisoriesResultSchema>;
 
 const TOKEN = "platform:vulnerabilities:getAdvisories";
 
