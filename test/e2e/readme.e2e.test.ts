@@ -1,0 +1,121 @@
+/**
+ * Every shell command in the README's code blocks is a tested thing: `pulumi config` commands run against a
+ * throwaway stack (so the CLI's own rules apply, e.g. it refuses a plaintext value under a key that looks like a
+ * secret), `npm run` names a script that exists, `node` commands start, and the "Using it in your own program"
+ * section is run in full by user-program.e2e.test.ts. A command no rule knows fails the test, so a new kind of
+ * command in the README gets a check when it is written.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { engineBinDir, repoRoot } from "./harness";
+import { codeBlocks, readmePath, SHELL_LANGUAGES, shellCommands } from "./readme";
+
+jest.setTimeout(300_000);
+
+/** Values for the README's placeholders. */
+const PLACEHOLDERS: Record<string, string> = {
+  PLATFORM_TOKEN_VALUE: "placeholder-token",
+  ORGB_TOKEN: "placeholder-orgb-token",
+  IDENTITY_UID: "0123456789abcdef/0123456789abcdef",
+  ORGANIZATION_UID: "0123456789abcdef",
+};
+
+const commands = codeBlocks(readmePath(repoRoot))
+  .filter((b) => SHELL_LANGUAGES.has(b.language))
+  .flatMap((b) => shellCommands(b).map((command) => ({ section: b.section, command })));
+
+function run(command: string, cwd: string, env: NodeJS.ProcessEnv, untilOutput?: RegExp) {
+  return new Promise<{ status: number | null; output: string }>((resolve) => {
+    const child = spawn("bash", ["-c", command], { cwd, env, detached: true });
+    let output = "";
+    const stop = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // gone already
+      }
+    };
+    const timer = setTimeout(stop, 60_000);
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      if (untilOutput?.test(output)) stop();
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, output });
+    });
+  });
+}
+
+describe("the README's shell commands", () => {
+  let scratch: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-platform-readme-"));
+    fs.writeFileSync(path.join(scratch, "Pulumi.yaml"), "name: readme-check\nruntime: nodejs\n");
+    // The service's own CLI, which the README uses to print a token: a stand-in that prints one.
+    fs.mkdirSync(path.join(scratch, "bin"));
+    fs.writeFileSync(path.join(scratch, "bin", "chainctl"), "#!/bin/sh\necho placeholder-cli-token\n", {
+      mode: 0o755,
+    });
+    env = {
+      ...process.env,
+      ...PLACEHOLDERS,
+      PATH: `${engineBinDir()}:${path.join(scratch, "bin")}:${process.env["PATH"] ?? ""}`,
+      PULUMI_HOME: path.join(scratch, ".home"),
+      PULUMI_BACKEND_URL: `file://${path.join(scratch, ".backend")}`,
+      PULUMI_CONFIG_PASSPHRASE: "readme-e2e-passphrase",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      NO_COLOR: "1",
+    };
+    fs.mkdirSync(path.join(scratch, ".backend"));
+    const init = await run("pulumi stack init readme --non-interactive", scratch, env);
+    expect(init.status).toBe(0);
+  });
+
+  afterAll(() => {
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("there are commands to check", () => {
+    expect(commands.length).toBeGreaterThan(10);
+  });
+
+  const scripts = (
+    JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
+
+  it.each(commands)("[$section] $command", async ({ section, command }) => {
+    if (section === "Using it in your own program") {
+      // Run in full, in order, by user-program.e2e.test.ts (they need a real program and an API).
+      return;
+    }
+    if (/^npm (ci|test|install)\b/.test(command)) return; // what CI itself runs, and plain installs
+    const npmRun = /^npm run ([\w:-]+)/.exec(command);
+    if (npmRun) {
+      expect(Object.keys(scripts)).toContain(npmRun[1]);
+      return;
+    }
+    if (command.startsWith("pulumi config ")) {
+      const result = await run(`set -o pipefail; ${command} --non-interactive`, scratch, env);
+      expect(result.output).not.toMatch(/error|not found/i);
+      expect(result.status).toBe(0);
+      return;
+    }
+    if (command.startsWith("node ")) {
+      // Starts (on a free port instead of the example's), says where it listens, and is stopped.
+      const result = await run(command.replace(/--port \d+/, "--port 0"), repoRoot, env, /listening on http/);
+      expect(result.output).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      return;
+    }
+    throw new Error(`no check for README command \`${command}\`: add one to ${path.basename(__filename)}`);
+  });
+});
