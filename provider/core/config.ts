@@ -9,9 +9,9 @@
  * data sources (from the program's `platform:*` config, in the program process). Neither stores the
  * result anywhere Pulumi serializes.
  *
- * May import: the SDK's option types and ConfigurationError only.
+ * May import: the SDK's option types, ENV_VARS and ConfigurationError only.
  */
-import { ConfigurationError, type PlatformClientOptions } from "../../sdk";
+import { ConfigurationError, ENV_VARS, type PlatformClientOptions } from "../../sdk";
 
 /** The stack-config keys of the `platform` namespace. */
 export const CONFIG_KEYS = {
@@ -159,16 +159,6 @@ export function resolveClientOptions(
   return options;
 }
 
-/** The env variable of each connection setting. */
-const SETTING_ENV: Record<SettingName, string> = {
-  apiUrl: "PLATFORM_API_URL",
-  authUrl: "PLATFORM_AUTH_URL",
-  token: "PLATFORM_TOKEN",
-  identity: "PLATFORM_IDENTITY",
-  identityToken: "PLATFORM_IDENTITY_TOKEN",
-  identityTokenFile: "PLATFORM_IDENTITY_TOKEN_FILE",
-};
-
 /**
  * How the user spelled each setting for `profile`: the profile's key, the stack-config key, or the env variable,
  * whichever supplied it (by the precedence above); a setting nobody supplied is named both ways, config first.
@@ -182,11 +172,11 @@ export function settingTerms(
   const terms = {} as Record<SettingName, string>;
   const profileSettings = profile ? settings.profiles[profile] : undefined;
   for (const name of SETTING_NAMES) {
-    const fromEnv = blankToUndefined(env[SETTING_ENV[name]]) !== undefined;
+    const fromEnv = blankToUndefined(env[ENV_VARS[name]]) !== undefined;
     if (profileSettings?.[name] !== undefined) terms[name] = `${CONFIG_KEYS.profiles}.${profile}.${name}`;
     else if (settings.stack[name] !== undefined) terms[name] = CONFIG_KEYS[name];
-    else if (fromEnv) terms[name] = SETTING_ENV[name];
-    else terms[name] = `${CONFIG_KEYS[name]} (or ${SETTING_ENV[name]})`;
+    else if (fromEnv) terms[name] = ENV_VARS[name];
+    else terms[name] = `${CONFIG_KEYS[name]} (or ${ENV_VARS[name]})`;
   }
   return terms;
 }
