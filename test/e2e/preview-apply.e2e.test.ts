@@ -120,4 +120,28 @@ describe("preview = apply, under the real engine, for every resource kind", () =
     expect(changed(applied)).toEqual(changed(preview));
     expect(changed(applied)).toEqual(expected);
   });
+
+  it("a refused delete reads as one line with what to do, without the host's echo or a stack trace", async () => {
+    const { state } = await stack.exportState();
+    const partners = (state.deployment.resources ?? []).find((r) => r.urn.endsWith("iam:Group::partners"));
+    const child = await emulator.client.groups.create(partners?.id as string, { name: "made-by-hand" });
+    await stack.setConfig("change", "no-partners");
+    const failed = await stack.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+    const output = failed.stdout + failed.stderr;
+    expect(failed.exitCode).not.toBe(0);
+    const message =
+      `Could not delete platform:iam:Group "partners" (uid ${partners?.id}): Precondition failed: group ` +
+      `${partners?.id} still contains 1 subgroup. Still in it: group "made-by-hand" (${child.uid}). Delete or move ` +
+      "what still lives in it first (or remove them from the program in the same update), then retry.";
+    expect(output).toContain(`error: ${message}`);
+    expect(output).not.toContain("PlatformProviderError");
+    expect(output).not.toMatch(/^\s+at /m);
+    // The Diagnostics section names it once.
+    const diagnostics = output.slice(output.indexOf("Diagnostics:"));
+    expect(diagnostics.split(message).length - 1).toBe(1);
+
+    await emulator.client.groups.delete(child.uid);
+    await stack.setConfig("change", "none");
+    await stack.up();
+  });
 });

@@ -148,6 +148,27 @@ describe("a user's own program, outside the repository, set up as the README say
     expect(JSON.stringify(state)).not.toContain(emulator.token);
   });
 
+  it("a preview with no API address or credentials fails with the configuration error, before any request", async () => {
+    await sh("pulumi stack init bare --non-interactive", program);
+    try {
+      await sh(`pulumi config set organization ${emulator.orgUid} --stack bare`, program);
+      emulator.clearRequestLog();
+      const failure = await sh("pulumi preview --stack bare --non-interactive", program).then(
+        () => "preview succeeded",
+        (e: Error) => e.message,
+      );
+      expect(failure).toContain(
+        `error: Could not plan platform:iam:Group "team-a" under group ${emulator.orgUid}: the API URL is not ` +
+          "set: set platform:apiUrl (or PLATFORM_API_URL).",
+      );
+      expect(failure).not.toMatch(/^\s+at /m);
+      expect(emulator.requestLog()).toEqual([]);
+    } finally {
+      await sh("pulumi stack rm bare --yes --force --non-interactive", program);
+      await sh("pulumi stack select dev --non-interactive", program);
+    }
+  });
+
   it.each([
     ["the pulumi new typescript tsconfig", {}],
     ["with esModuleInterop and skipLibCheck: false", { esModuleInterop: true, skipLibCheck: false }],
