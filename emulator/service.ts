@@ -28,10 +28,9 @@ export function randomHex(bytes: number): string {
   return randomBytes(bytes).toString("hex");
 }
 
-/** A child uid: parent + "/" + 16 hex; a root uid: 16 hex. */
+/** A child uid: parent + "/" + 16 hex; a root uid (organization, root-level user): 40 hex, as the real service. */
 export function newUid(parent?: string): string {
-  const segment = randomHex(8);
-  return parent === undefined || parent === "" ? segment : `${parent}/${segment}`;
+  return parent === undefined || parent === "" ? randomHex(20) : `${parent}/${randomHex(8)}`;
 }
 
 export function parentOf(uid: string): string {

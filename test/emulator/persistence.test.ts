@@ -83,7 +83,7 @@ describe("CLI", () => {
         await new Promise((r) => setTimeout(r, 50));
       const url = /PLATFORM_API_URL=(\S+)/.exec(out)?.[1];
       const token = /PLATFORM_TOKEN=(\S+)/.exec(out)?.[1];
-      expect(/PLATFORM_ORG_UID=[0-9a-f]{16}/.test(out)).toBe(true);
+      expect(/PLATFORM_ORG_UID=[0-9a-f]{40}\s/.test(out)).toBe(true);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const response = await fetch(`${url}/registry/v2beta1/repos`, {
         headers: { authorization: `Bearer ${token}` },
