@@ -1,4 +1,5 @@
 /** The IAM collections: groups, identities, roles, role bindings, identity providers, group invites, account associations. */
+import { createPublicKey, type JsonWebKey } from "node:crypto";
 import {
   ACCOUNT_ASSOCIATION_UPDATE_FIELDS,
   AccountAssociationCreate,
@@ -13,6 +14,7 @@ import {
   IdentityProviderCreate,
   IdentityProviderUpdate,
   IdentityUpdate,
+  IDENTITY_RELATIONSHIPS,
   ROLE_BINDING_UPDATE_FIELDS,
   ROLE_UPDATE_FIELDS,
   RoleBindingCreate,
@@ -40,7 +42,13 @@ export const groups: ResourceSpec = {
   accessGroup: (o) => o.uid,
   toWire: (o) => ({ resourceLimits: {}, verified: false, description: "", ...baseWire(o) }),
   create: { schema: GroupCreate, fields: (body) => ({ ...body, verified: false }) },
-  update: { schema: GroupUpdate, fields: GROUP_UPDATE_FIELDS, required: ["name"] },
+  update: {
+    schema: GroupUpdate,
+    fields: GROUP_UPDATE_FIELDS,
+    required: ["name"],
+    ignored: ["status"],
+    restricted: { verified: "verified can only be set by the service's staff" },
+  },
   beforeDelete: (group, ctx) => {
     const { store } = ctx.svc;
     const isOrganization = group.parent === "";
@@ -86,6 +94,7 @@ export const identities: ResourceSpec = {
     schema: IdentityCreate,
     fields: (body, _parent, ctx) => {
       checkPatterns(body.claimMatch as Record<string, unknown> | undefined);
+      checkRelationship(body, Object.keys(body), ctx);
       return { ...body, lastSeenTime: ctx.svc.now() };
     },
   },
@@ -93,8 +102,10 @@ export const identities: ResourceSpec = {
     schema: IdentityUpdate,
     fields: IDENTITY_UPDATE_FIELDS,
     required: ["name"],
-    apply: (o, changes) => {
+    ignored: ["email", "emailUnverified"],
+    apply: (o, changes, ctx) => {
       checkPatterns(changes.claimMatch as Record<string, unknown> | undefined);
+      checkRelationship(changes, Object.keys(changes), ctx);
       applyChanges(o, changes);
     },
   },
@@ -115,6 +126,81 @@ function checkPatterns(claimMatch: Record<string, unknown> | undefined): void {
       throw badField(`claimMatch.${key}`, `claimMatch.${key} is not a valid regular expression`);
     }
   }
+}
+
+/** Static keys expire at most this long after they are set (OpenAPI Identity.StaticKeys.expirationTime). */
+export const STATIC_KEYS_MAX_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * The oneof of how an identity is assumed: at most one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+ * Setting one (create, or an update that touches it) clears the others, as a protobuf oneof does; setting two at
+ * once is code 3. Validates what the emulator stores, and refuses with 3 what it cannot honour. Mutates
+ * `fields` (defaults, cleared siblings).
+ */
+function checkRelationship(fields: Record<string, unknown>, touched: string[], ctx: RouteContext): void {
+  const set = IDENTITY_RELATIONSHIPS.filter((k) => touched.includes(k) && fields[k] !== undefined);
+  if (set.length > 1) {
+    throw badField(
+      set[1]!,
+      `only one of ${IDENTITY_RELATIONSHIPS.join(", ")} may be set; this request sets ${set.join(" and ")}`,
+    );
+  }
+  if (set.length === 1)
+    for (const other of IDENTITY_RELATIONSHIPS) if (other !== set[0]) fields[other] = undefined;
+  if (fields.servicePrincipal !== undefined) {
+    throw badField(
+      "servicePrincipal",
+      "service principals are the service's own workloads; the emulator cannot honour one, so it refuses it",
+    );
+  }
+  const staticKeys = fields.staticKeys as Record<string, unknown> | undefined;
+  if (staticKeys !== undefined)
+    fields.staticKeys = checkStaticKeys(staticKeys, ctx.svc.clock.now().getTime());
+  const aws = fields.awsIdentity as Record<string, unknown> | undefined;
+  for (const key of ["arnPattern", "userIdPattern"]) {
+    const pattern = aws?.[key];
+    if (typeof pattern !== "string") continue;
+    try {
+      new RegExp(`^(?:${pattern})$`);
+    } catch {
+      throw badField(`awsIdentity.${key}`, `awsIdentity.${key} is not a valid regular expression`);
+    }
+  }
+}
+
+/** Public keys only, at least one, usable for verification; the expiration within 365 days (default: 365 days). */
+function checkStaticKeys(staticKeys: Record<string, unknown>, now: number): Record<string, unknown> {
+  const field = "staticKeys.issuerKeys";
+  let jwks: unknown;
+  try {
+    jwks = JSON.parse(String(staticKeys.issuerKeys));
+  } catch {
+    throw badField(field, `${field} must be a JWKS document (JSON with a "keys" array)`);
+  }
+  const keys = (jwks as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.length === 0)
+    throw badField(field, `${field} must be a JWKS document with at least one key in "keys"`);
+  for (const [i, key] of keys.entries()) {
+    if (typeof key !== "object" || key === null || "d" in key)
+      throw badField(field, `${field}: keys[${i}] must be a public key (a private key is never stored)`);
+    try {
+      createPublicKey({ key: key as JsonWebKey, format: "jwk" });
+    } catch {
+      throw badField(field, `${field}: keys[${i}] is not a usable public key`);
+    }
+  }
+  const audiences = (staticKeys.audiences as string[] | undefined) ?? [];
+  if (audiences.length > 1)
+    throw badField("staticKeys.audiences", "staticKeys.audiences supports exactly one value today");
+  const latest = now + STATIC_KEYS_MAX_LIFETIME_MS;
+  if (staticKeys.expirationTime === undefined)
+    return { ...staticKeys, expirationTime: new Date(latest).toISOString() };
+  const expiration = Date.parse(String(staticKeys.expirationTime));
+  const where = "staticKeys.expirationTime";
+  if (!Number.isFinite(expiration)) throw badField(where, `${where} must be an RFC 3339 timestamp`);
+  if (expiration <= now) throw badField(where, `${where} must be in the future`);
+  if (expiration > latest) throw badField(where, `${where} may be at most 365 days from now`);
+  return { ...staticKeys, expirationTime: new Date(expiration).toISOString() };
 }
 
 const builtinObjects: StoredObject[] = BUILTIN_ROLES.map((r) => ({
@@ -292,13 +378,16 @@ export const identityProviders: ResourceSpec = {
     schema: IdentityProviderUpdate,
     fields: IDENTITY_PROVIDER_UPDATE_FIELDS,
     required: ["name", "defaultRole", "oidc"],
-    apply: (o, changes, ctx) => {
+    ignored: ["scim"],
+    apply: (o, changes, ctx, paths) => {
       if (typeof changes.defaultRole === "string")
         requireRole(ctx, changes.defaultRole, o.parent, "defaultRole");
       const oidc = changes.oidc as Record<string, unknown> | undefined;
       const previousSecret = (o.fields.oidc as Record<string, unknown> | undefined)?.clientSecret;
-      // The secret is write-only: an update that does not send it keeps the stored one.
-      if (oidc !== undefined && oidc.clientSecret === undefined && previousSecret !== undefined) {
+      // The secret is write-only: an update that does not send it keeps the stored one, unless the mask names
+      // oidc.clientSecret itself (OpenAPI IdentityProvider.OIDC.clientSecret: then the empty value clears it).
+      const named = paths.includes("oidc.clientSecret");
+      if (oidc !== undefined && oidc.clientSecret === undefined && previousSecret !== undefined && !named) {
         changes.oidc = { ...oidc, clientSecret: previousSecret };
       }
       applyChanges(o, changes);

@@ -77,7 +77,7 @@ describe("groups", () => {
 
   test("an unknown updateMask path is code 3 naming updateMask", async () => {
     const created = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "mask2" })).body;
-    const r = await api.patch(`/iam/v2beta1/groups/${created.uid}?updateMask=name,verified`, { name: "x" });
+    const r = await api.patch(`/iam/v2beta1/groups/${created.uid}?updateMask=name,color`, { name: "x" });
     expect(r.body.code).toBe(3);
     expect(details(r.body).fieldViolations.map((v) => v.field)).toEqual(["updateMask"]);
     expect((await api.get(`/iam/v2beta1/groups/${created.uid}`)).body.name).toBe("mask2");
