@@ -59,7 +59,7 @@ function authenticate(svc: Service, authorization: string | undefined): Caller {
 /** Compiles fastify-style paths of the table, to tell "wrong method" (12) from "no such path" (5). */
 function pathMatcher(routes: Route[]): (path: string) => boolean {
   const patterns = routes.map(
-    (r) => new RegExp(`^${r.url.replace(/[.]/g, "\\.").replace(/\/\*$/, "(/.*)?")}$`),
+    (r) => new RegExp(`^${r.url.replace(/::/g, ":").replace(/[.]/g, "\\.").replace(/\/\*$/, "(/.*)?")}$`),
   );
   return (path) => patterns.some((p) => p.test(path));
 }

@@ -1,5 +1,5 @@
 /** The IAM collections: groups, identities, roles, role bindings, identity providers, group invites, account associations. */
-import { createPublicKey, type JsonWebKey } from "node:crypto";
+import { createHash, createPublicKey, type JsonWebKey } from "node:crypto";
 import {
   ACCOUNT_ASSOCIATION_UPDATE_FIELDS,
   AccountAssociationCreate,
@@ -22,7 +22,7 @@ import {
   RoleCreate,
   RoleUpdate,
 } from "../../sdk/schemas";
-import { BUILTIN_ROLES, builtinRole, rootOf } from "../access";
+import { BUILTIN_ROLES, builtinRole, rootOf, underAny } from "../access";
 import { alreadyExists, badField, failedPrecondition, permissionDenied } from "../errors";
 import { queryParam } from "../listing";
 import { randomHex, withoutUndefined } from "../service";
@@ -468,12 +468,19 @@ export const accountAssociations: ResourceSpec = {
   update: { schema: AccountAssociationUpdate, fields: ACCOUNT_ASSOCIATION_UPDATE_FIELDS, required: ["name"] },
 };
 
-/** POST /iam/v2beta1/groups (no parent): a new organization, which only root-level users may create. */
+/**
+ * POST /iam/v2beta1/groups (no parent): a new organization, owned by its creator. Root-level users may create
+ * one; so may an assumed identity holding CAP_IAM_GROUPS_CREATE through a binding (a role such as owner or
+ * editor), as the Terraform provider's own tests do with a nested identity.
+ */
 function createOrganizationRoute(): Route {
   const handler = (ctx: RouteContext): unknown => {
     if (ctx.uid !== "") return createHandler(groups)(ctx);
-    if (ctx.caller.identityUid.includes("/")) {
-      throw permissionDenied("only root-level user identities may create organizations");
+    const rootUser = !ctx.caller.identityUid.includes("/");
+    if (!rootUser && ctx.svc.access.grantRoots(ctx.caller, "CAP_IAM_GROUPS_CREATE").size === 0) {
+      throw permissionDenied(
+        "creating an organization needs CAP_IAM_GROUPS_CREATE through a role binding (e.g. owner or editor)",
+      );
     }
     const body = ctx.svc.parseBody(GroupCreate, ctx.body);
     return groups.toWire(ctx.svc.createOrganization(ctx.caller, body), ctx);
@@ -481,8 +488,50 @@ function createOrganizationRoute(): Route {
   return { method: "POST", url: "/iam/v2beta1/groups", handler };
 }
 
+/**
+ * The identity an issuer and subject name: an identity whose claimMatch has exactly that issuer and subject, among
+ * the root-level ones and those the caller may list (the lookup is unscoped, so it never reveals an identity the
+ * caller cannot see); the oldest if several. Undefined if none.
+ */
+export function lookupIdentity(ctx: RouteContext): { issuer: string; subject: string; found?: StoredObject } {
+  const issuer = queryParam(ctx.query, "issuer") ?? "";
+  const subject = queryParam(ctx.query, "subject") ?? "";
+  if (issuer === "") throw badField("issuer", "issuer (the OIDC issuer URL) is required");
+  if (subject === "") throw badField("subject", "subject (the OIDC subject) is required");
+  const roots = ctx.svc.access.grantRoots(ctx.caller, "CAP_IAM_IDENTITY_LIST");
+  let found: StoredObject | undefined;
+  for (const identity of ctx.svc.store.all("identities")) {
+    const claimMatch = identity.fields.claimMatch as Record<string, unknown> | undefined;
+    if (claimMatch?.issuer !== issuer || claimMatch.subject !== subject) continue;
+    if (identity.parent !== "" && !underAny(identity.parent, roots)) continue;
+    const older =
+      found === undefined ||
+      identity.createTime < found.createTime ||
+      (identity.createTime === found.createTime && identity.uid < found.uid);
+    if (older) found = identity;
+  }
+  return { issuer, subject, ...(found !== undefined ? { found } : {}) };
+}
+
+/**
+ * GET /iam/v2beta1/identities:lookupIdentity (OpenAPI: unscoped, returns `uid`): the identity found, else the
+ * deterministic uid a user with this issuer and subject would get on registration (40 hex, like every root).
+ */
+function lookupIdentityRoute(): Route {
+  return {
+    method: "GET",
+    // "::" is fastify's escape for a literal ":" (a single one starts a path parameter).
+    url: "/iam/v2beta1/identities::lookupIdentity",
+    handler: (ctx) => {
+      const { issuer, subject, found } = lookupIdentity(ctx);
+      const uid = found?.uid ?? createHash("sha1").update(`${issuer}\n${subject}`).digest("hex");
+      return { uid };
+    },
+  };
+}
+
 export function iamRoutes(): Route[] {
-  const routes: Route[] = [createOrganizationRoute()];
+  const routes: Route[] = [createOrganizationRoute(), lookupIdentityRoute()];
   // Built-in role routes come first so they win over the generic ones for the same method and path.
   const roleOverrides = builtinRoleRoutes();
   routes.push(...roleOverrides);

@@ -376,11 +376,11 @@ const targets: Target[] = [
         google: {
           valid: fc.record({
             projectId: fc.string({ minLength: 1, maxLength: 20 }),
-            projectNumber: fc.stringMatching(/^\d{1,12}$/),
+            projectNumber: fc.string({ minLength: 1, maxLength: 20 }),
           }),
           invalid: fc.constantFrom(
             { projectId: "", projectNumber: "1" },
-            { projectId: "p", projectNumber: "x1" },
+            { projectId: "p", projectNumber: "" },
             "p",
           ),
           optional: true,
