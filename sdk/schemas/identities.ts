@@ -42,7 +42,12 @@ export const AwsIdentity = z.object({
 export type AwsIdentity = z.infer<typeof AwsIdentity>;
 
 /** The members that say how an identity is assumed: at most one of them is set (a oneof in the API). */
-export const IDENTITY_RELATIONSHIPS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
+export const IDENTITY_RELATIONSHIPS = [
+  "claimMatch",
+  "staticKeys",
+  "awsIdentity",
+  "servicePrincipal",
+] as const;
 
 export const Identity = z.object({
   uid: z.string(),
