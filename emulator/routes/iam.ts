@@ -200,7 +200,8 @@ function checkStaticKeys(staticKeys: Record<string, unknown>, now: number): Reco
   if (!Number.isFinite(expiration)) throw badField(where, `${where} must be an RFC 3339 timestamp`);
   if (expiration <= now) throw badField(where, `${where} must be in the future`);
   if (expiration > latest) throw badField(where, `${where} may be at most 365 days from now`);
-  return { ...staticKeys, expirationTime: new Date(expiration).toISOString() };
+  // Returned as sent: a client compares what it reads back with what it wrote.
+  return staticKeys;
 }
 
 const builtinObjects: StoredObject[] = BUILTIN_ROLES.map((r) => ({
