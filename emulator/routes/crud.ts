@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import { underAny } from "../access";
-import { notFound } from "../errors";
+import { invalidArgument, notFound } from "../errors";
 import { parseListParams, type ListParams, type Query } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
@@ -32,6 +32,8 @@ export interface ResourceSpec {
   globalObjects?: (params: ListParams) => StoredObject[];
   create?: {
     schema: z.ZodTypeAny;
+    /** Output-only members a client may echo on create; ignored (AIP-203). uid and times always are. */
+    ignored?: readonly string[];
     /** Validates references and returns the fields to store (may throw). Runs after access checks. */
     fields?: (body: Record<string, unknown>, parentUid: string, ctx: RouteContext) => Record<string, unknown>;
     /** Overrides uid choice (account associations use the group's uid). */
@@ -173,12 +175,38 @@ export function getHandler(spec: ResourceSpec) {
     spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
 }
 
+/** Output-only members of every resource, ignored when a client sends them on create (AIP-203). */
+const OUTPUT_ONLY_ON_CREATE = ["uid", "createTime", "updateTime"];
+
+/**
+ * A create body member that is neither a field of the resource nor an output-only one is code 3 naming it: the
+ * emulator stores everything it accepts, so it refuses what it cannot store rather than drop it.
+ */
+export function refuseUnknownFields(
+  body: unknown,
+  schema: z.ZodTypeAny,
+  label: string,
+  ignored: readonly string[] = [],
+): void {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  if (shape === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
+  const unknown = Object.keys(body).filter(
+    (key) => !(key in shape) && !OUTPUT_ONLY_ON_CREATE.includes(key) && !ignored.includes(key),
+  );
+  if (unknown.length === 0) return;
+  throw invalidArgument(
+    `${unknown.join(", ")}: not ${unknown.length === 1 ? "a field" : "fields"} of a ${label}`,
+    unknown.map((field) => ({ field, description: `${field} is not a field of a ${label}` })),
+  );
+}
+
 export function createHandler(spec: ResourceSpec) {
   const create = spec.create!;
   return (ctx: RouteContext): Record<string, unknown> => {
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
+    refuseUnknownFields(ctx.body, create.schema, spec.label, create.ignored);
     const body = ctx.svc.parseBody(create.schema, ctx.body) as Record<string, unknown>;
     const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
     const object = ctx.svc.insert(spec.kind, parentUid, fields, {

@@ -27,7 +27,14 @@ import { alreadyExists, badField, failedPrecondition, permissionDenied } from ".
 import { queryParam } from "../listing";
 import { randomHex, withoutUndefined } from "../service";
 import type { StoredObject } from "../store";
-import { applyChanges, baseWire, crudRoutes, createHandler, type ResourceSpec } from "./crud";
+import {
+  applyChanges,
+  baseWire,
+  crudRoutes,
+  createHandler,
+  refuseUnknownFields,
+  type ResourceSpec,
+} from "./crud";
 import type { Route, RouteContext } from "./types";
 
 const COMMON_SORT = ["uid", "name", "description", "createTime", "updateTime"] as const;
@@ -41,7 +48,11 @@ export const groups: ResourceSpec = {
   sortable: [...COMMON_SORT, "verified"],
   accessGroup: (o) => o.uid,
   toWire: (o) => ({ resourceLimits: {}, verified: false, description: "", ...baseWire(o) }),
-  create: { schema: GroupCreate, fields: (body) => ({ ...body, verified: false }) },
+  create: {
+    schema: GroupCreate,
+    ignored: ["verified", "resourceLimits", "status"],
+    fields: (body) => ({ ...body, verified: false }),
+  },
   update: {
     schema: GroupUpdate,
     fields: GROUP_UPDATE_FIELDS,
@@ -92,6 +103,7 @@ export const identities: ResourceSpec = {
   toWire: (o) => ({ description: "", ...baseWire(o), lastSeenTime: o.fields.lastSeenTime ?? o.createTime }),
   create: {
     schema: IdentityCreate,
+    ignored: ["lastSeenTime", "email", "emailUnverified"],
     fields: (body, _parent, ctx) => {
       checkPatterns(body.claimMatch as Record<string, unknown> | undefined);
       checkRelationship(body, Object.keys(body), ctx);
@@ -327,6 +339,7 @@ export const roleBindings: ResourceSpec = {
   },
   create: {
     schema: RoleBindingCreate,
+    ignored: ["identity", "group", "role"],
     updateTime: false,
     fields: (body, parent, ctx) => {
       requireIdentity(ctx, body.identityUid as string, "identityUid");
@@ -370,6 +383,7 @@ export const identityProviders: ResourceSpec = {
   },
   create: {
     schema: IdentityProviderCreate,
+    ignored: ["scim"],
     fields: (body, parent, ctx) => {
       requireRole(ctx, body.defaultRole as string, parent, "defaultRole");
       return body;
@@ -430,6 +444,7 @@ export const groupInvites: ResourceSpec = {
   },
   create: {
     schema: GroupInviteCreate,
+    ignored: ["role", "code", "keyId", "expirationTime"],
     updateTime: false,
     fields: (body, parent, ctx) => {
       requireRole(ctx, body.roleUid as string, parent, "roleUid");
@@ -483,6 +498,7 @@ function createOrganizationRoute(): Route {
         "creating an organization needs CAP_IAM_GROUPS_CREATE through a role binding (e.g. owner or editor)",
       );
     }
+    refuseUnknownFields(ctx.body, GroupCreate, "group", groups.create?.ignored);
     const body = ctx.svc.parseBody(GroupCreate, ctx.body);
     return groups.toWire(ctx.svc.createOrganization(ctx.caller, body), ctx);
   };

@@ -153,3 +153,32 @@ describe("field types as the OpenAPI gives them", () => {
     ]);
   });
 });
+
+describe("nothing a client sends on create is dropped", () => {
+  test("a member that is no field of the resource is code 3 naming it, and nothing is created", async () => {
+    // Fields of groups, identities or roles, and output-only members (ignored on create, AIP-203).
+    const fieldsOrOutputOnly = new Set(
+      "name description claimMatch staticKeys awsIdentity servicePrincipal company capabilities uid createTime updateTime verified status resourceLimits lastSeenTime email emailUnverified".split(
+        " ",
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.stringMatching(/^[a-z][a-zA-Z]{0,12}$/).filter((k) => !fieldsOrOutputOnly.has(k)),
+        fc.constantFrom("groups", "identities", "roles"),
+        async (extra, collection) => {
+          const count = async () =>
+            (await api.get(`/iam/v2beta1/${collection}?uidp.children_of=${org}`)).body.totalCount;
+          const before = await count();
+          const body: Record<string, unknown> = { name: "extra", [extra]: "x" };
+          if (collection === "roles") body.capabilities = ["CAP_IAM_GROUPS_LIST"];
+          const r = await api.post(`/iam/v2beta1/${collection}/${org}`, body);
+          expect([extra, r.status, r.body.code]).toEqual([extra, 400, 3]);
+          expect(details(r.body).fieldViolations.map((v) => v.field)).toEqual([extra]);
+          expect(await count()).toBe(before);
+        },
+      ),
+      { seed: 203, numRuns: 40 },
+    );
+  });
+});
