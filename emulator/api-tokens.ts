@@ -67,12 +67,6 @@ export class ApiTokens {
     return new ApiTokens(privateKey, createPublicKey(privateKey), jwk.kid ?? "", clock);
   }
 
-  /** The public key as a JWKS, so a client may verify what it holds. */
-  jwks(): { keys: Record<string, unknown>[] } {
-    const { n, e, kty } = this.publicKey.export({ format: "jwk" });
-    return { keys: [{ kty, n, e, kid: this.kid, alg: "RS256", use: "sig" }] };
-  }
-
   mint(options: { subject: string; audience: string | string[]; lifetimeMs: number }): MintedToken {
     const iat = Math.floor(this.clock.now().getTime() / 1000);
     const exp = iat + Math.floor(options.lifetimeMs / 1000);

@@ -48,7 +48,7 @@ export interface Emulator {
   readonly url: string;
   /** Token exchange lives on the same host. */
   readonly authUrl: string;
-  /** Bootstrap token of the owner of `orgUid` (a root-level user). */
+  /** Bootstrap token of the owner of `orgUid` (a root-level user): a JWT, like every API token. */
   readonly token: string;
   /** uid of the organization "demo-org". */
   readonly orgUid: string;
@@ -64,7 +64,7 @@ export interface Emulator {
   clearRequestLog(): void;
   faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };
   mintIdToken(options: MintOptions): Promise<string>;
-  /** Another root-level user identity with its own token (for access tests). */
+  /** Another root-level user identity with its own token, a JWT (for access tests). */
   createUser(name?: string): { uid: string; token: string };
   close(): Promise<void>;
 }
