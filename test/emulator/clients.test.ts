@@ -75,6 +75,11 @@ describe("identity lookups", () => {
     expect(r.body.uid).not.toBe(hidden);
   });
 
+  test("lookupIdentity is a GET: another method on its path is code 12 (HTTP 405), not 5", async () => {
+    const r = await api.post(`/iam/v2beta1/identities:lookupIdentity?issuer=a&subject=b`, {});
+    expect([r.status, r.body.code]).toEqual([405, 12]);
+  });
+
   test("issuer and subject are required (3 naming each); the lookup needs a token (16)", async () => {
     for (const [query, field] of [
       [`subject=s`, "issuer"],
