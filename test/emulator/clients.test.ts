@@ -187,3 +187,21 @@ describe("nothing a client sends on create is dropped", () => {
     );
   });
 });
+
+describe("group invite email as the OpenAPI describes it", () => {
+  test("a blank email (anyone with the code) is accepted; a malformed one is code 3 naming email", async () => {
+    const viewer = roles.viewer!;
+    const blank = await api.post(`/iam/v2beta1/groupInvites/${org}`, {
+      roleUid: viewer,
+      ttl: "3600s",
+      email: "",
+    });
+    expect(blank.status).toBe(200);
+    const bad = await api.post(`/iam/v2beta1/groupInvites/${org}`, {
+      roleUid: viewer,
+      ttl: "3600s",
+      email: "nope",
+    });
+    expect([bad.body.code, details(bad.body).fieldViolations.map((v) => v.field)]).toEqual([3, ["email"]]);
+  });
+});
