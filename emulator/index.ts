@@ -48,7 +48,7 @@ export interface Emulator {
   readonly url: string;
   /** Token exchange lives on the same host. */
   readonly authUrl: string;
-  /** Bootstrap token of the owner of `orgUid` (a root-level user). */
+  /** Bootstrap token of the owner of `orgUid` (a root-level user): a JWT, like every API token. */
   readonly token: string;
   /** uid of the organization "demo-org". */
   readonly orgUid: string;
@@ -64,7 +64,7 @@ export interface Emulator {
   clearRequestLog(): void;
   faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };
   mintIdToken(options: MintOptions): Promise<string>;
-  /** Another root-level user identity with its own token (for access tests). */
+  /** Another root-level user identity with its own token, a JWT (for access tests). */
   createUser(name?: string): { uid: string; token: string };
   close(): Promise<void>;
 }
@@ -83,15 +83,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const faults = new Faults(options.faultSeed ?? 1);
   let log: LoggedRequest[] = [];
 
-  if (store.meta.orgUid === undefined || store.meta.bootstrapToken === undefined) {
-    svc.bootstrap();
-    if (seedData !== undefined) svc.seed(seedData);
-  }
-  const identity = {
-    identityUid: store.meta.bootstrapIdentityUid!,
-    orgUid: store.meta.orgUid!,
-    token: store.meta.bootstrapToken!,
-  };
+  // Known once listening: the bootstrap token's `iss` and `aud` name this emulator's URL.
+  let identity = { identityUid: "", orgUid: "", token: "" };
 
   const control: Control = {
     reset: () => {
@@ -134,6 +127,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   url = `http://${host}:${address.port}`;
   issuer.url = url;
+  svc.tokens.issuer = url;
+  if (store.meta.orgUid === undefined || store.meta.bootstrapToken === undefined) {
+    svc.bootstrap();
+    if (seedData !== undefined) svc.seed(seedData);
+  }
+  identity = {
+    identityUid: store.meta.bootstrapIdentityUid!,
+    orgUid: store.meta.orgUid!,
+    token: store.meta.bootstrapToken!,
+  };
   store.flush();
 
   let client: import("../sdk").PlatformClient | undefined;

@@ -11,7 +11,7 @@ import type { Faults } from "./faults";
 import type { Query } from "./listing";
 import type { LoggedRequest, Service } from "./service";
 import { CONTROL_PREFIX } from "./routes/control";
-import type { Route, RouteContext } from "./routes/types";
+import { FormBody, type Route, type RouteContext } from "./routes/types";
 import type { Caller } from "./access";
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -46,19 +46,20 @@ function send(reply: FastifyReply, failure: ApiFailure): FastifyReply {
 function authenticate(svc: Service, authorization: string | undefined): Caller {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   if (match?.[1] === undefined) throw unauthenticated("missing bearer token in the Authorization header");
-  const grant = svc.store.tokenGrant(match[1]);
-  if (grant === undefined) throw unauthenticated("the bearer token is not valid");
-  if (grant.expiresAt !== undefined && grant.expiresAt <= svc.clock.now().getTime())
-    throw unauthenticated("the bearer token has expired");
-  if (svc.store.get("identities", grant.identityUid) === undefined)
+  const verified = svc.tokens.verify(match[1]);
+  if ("reason" in verified) throw unauthenticated(verified.reason);
+  // Revocation: a signed, unexpired token is worth nothing once its identity is gone (removed bindings take
+  // effect through the access checks, which read the live bindings on every request).
+  const identityUid = verified.claims.sub;
+  if (svc.store.get("identities", identityUid) === undefined)
     throw unauthenticated("the token's identity no longer exists");
-  return { identityUid: grant.identityUid };
+  return { identityUid };
 }
 
 /** Compiles fastify-style paths of the table, to tell "wrong method" (12) from "no such path" (5). */
 function pathMatcher(routes: Route[]): (path: string) => boolean {
   const patterns = routes.map(
-    (r) => new RegExp(`^${r.url.replace(/[.]/g, "\\.").replace(/\/\*$/, "(/.*)?")}$`),
+    (r) => new RegExp(`^${r.url.replace(/::/g, ":").replace(/[.]/g, "\\.").replace(/\/\*$/, "(/.*)?")}$`),
   );
   return (path) => patterns.some((p) => p.test(path));
 }
@@ -94,6 +95,21 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       );
     }
   });
+
+  // Token exchange also takes a form body (the Go SDK's HTTP/1 path); which routes accept one is decided per route.
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string" },
+    (_request, body, done) => {
+      const params: Record<string, string | string[]> = {};
+      for (const [name, value] of new URLSearchParams(typeof body === "string" ? body : body.toString())) {
+        const previous = params[name];
+        params[name] =
+          previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+      }
+      done(null, new FormBody(params));
+    },
+  );
 
   app.addHook("onRequest", async (request) => {
     started.set(request, process.hrtime.bigint());
@@ -181,6 +197,14 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         }
         if (fault?.action === "stall")
           await new Promise((resolve) => setTimeout(resolve, fault.stallMs ?? 1000));
+        if (request.body instanceof FormBody && route.formBody !== true) {
+          return send(
+            reply,
+            invalidArgument("this endpoint takes a JSON body, not application/x-www-form-urlencoded", [
+              { field: "body", description: "must be JSON (Content-Type application/json)" },
+            ]),
+          );
+        }
         const authorization = request.headers.authorization;
         const ctx: RouteContext = {
           svc,

@@ -2,11 +2,12 @@
  * What every route handler gets: storage, access checks, listing, the clock, the OIDC issuer and small helpers
  * (uids, timestamps, body validation). Also the bootstrap (a root user owning "demo-org") and seeding.
  *
- * May import: ./store, ./access, ./listing, ./clock, ./oidc, ./errors, ./faults, sdk/schemas.
+ * May import: ./store, ./access, ./api-tokens, ./listing, ./clock, ./oidc, ./errors, ./faults, sdk/schemas.
  */
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { Access, builtinRoleByName, type Caller } from "./access";
+import { ApiTokens, USER_TOKEN_LIFETIME_MS } from "./api-tokens";
 import type { Clock } from "./clock";
 import { GROUP_NAME_PATTERN, UID_SEGMENT_PATTERN } from "../sdk/schemas/common";
 import { ApiFailure, fromZod, invalidArgument } from "./errors";
@@ -28,19 +29,14 @@ export function randomHex(bytes: number): string {
   return randomBytes(bytes).toString("hex");
 }
 
-/** A child uid: parent + "/" + 16 hex; a root uid: 16 hex. */
+/** A child uid: parent + "/" + 16 hex; a root uid (organization, root-level user): 40 hex, as the real service. */
 export function newUid(parent?: string): string {
-  const segment = randomHex(8);
-  return parent === undefined || parent === "" ? segment : `${parent}/${segment}`;
+  return parent === undefined || parent === "" ? randomHex(20) : `${parent}/${randomHex(8)}`;
 }
 
 export function parentOf(uid: string): string {
   const slash = uid.lastIndexOf("/");
   return slash === -1 ? "" : uid.slice(0, slash);
-}
-
-export function newToken(): string {
-  return `emu_${randomHex(24)}`;
 }
 
 export interface SeedCounts {
@@ -53,6 +49,8 @@ export interface SeedCounts {
 export class Service {
   readonly access: Access;
   readonly lister = new Lister();
+  /** Signs and verifies API tokens (JWTs). */
+  readonly tokens: ApiTokens;
 
   constructor(
     readonly store: Store,
@@ -60,6 +58,7 @@ export class Service {
     readonly issuer: OidcIssuer,
   ) {
     this.access = new Access(store);
+    this.tokens = ApiTokens.load(store, clock);
   }
 
   now(): string {
@@ -98,12 +97,18 @@ export class Service {
     return object;
   }
 
-  /** Creates a root-level user identity (no parent) and returns it with a non-expiring token. */
-  createUser(name: string, token = newToken(), uid = newUid()): { identity: StoredObject; token: string } {
+  /**
+   * Creates a root-level user identity (no parent) and returns it with a long-lived API token (a JWT; `aud` is the
+   * API's URL). `token` reuses a token minted earlier for the same uid (reset keeps what holders have).
+   */
+  createUser(name: string, token?: string, uid = newUid()): { identity: StoredObject; token: string } {
     const identity = this.insert("identities", "", { name, description: "root-level user" }, { uid });
     identity.fields.lastSeenTime = identity.createTime;
-    this.store.grantToken(token, { identityUid: identity.uid });
-    return { identity, token };
+    const minted =
+      token ??
+      this.tokens.mint({ subject: uid, audience: this.tokens.issuer, lifetimeMs: USER_TOKEN_LIFETIME_MS })
+        .token;
+    return { identity, token: minted };
   }
 
   /** Creates an organization owned by `owner` (an owner binding on it, like the real service). */

@@ -1,10 +1,10 @@
 /**
- * Storage behind one interface: every resource kind in its own map, children indexed by parent, tokens by
- * hash, and optional persistence to a JSON file written atomically (temp file, then rename).
+ * Storage behind one interface: every resource kind in its own map, children indexed by parent, and optional
+ * persistence to a JSON file written atomically (temp file, then rename). API tokens are signed JWTs
+ * (./api-tokens.ts), so no token is stored: only the keys that sign them, in `meta`.
  *
  * May import: node builtins only.
  */
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 
 export const KINDS = [
@@ -31,12 +31,6 @@ export interface StoredObject {
   updateTime?: string;
 }
 
-export interface TokenGrant {
-  identityUid: string;
-  /** Epoch ms on the emulator clock; absent = never expires (user tokens). */
-  expiresAt?: number;
-}
-
 export interface Meta {
   orgUid?: string;
   bootstrapIdentityUid?: string;
@@ -44,6 +38,8 @@ export interface Meta {
   bootstrapToken?: string;
   /** The OIDC issuer's private JWK, so ID tokens stay verifiable across restarts. */
   signingJwk?: Record<string, unknown>;
+  /** The private JWK that signs API tokens, so they stay valid across restarts. */
+  apiTokenJwk?: Record<string, unknown>;
 }
 
 export interface Store {
@@ -55,8 +51,6 @@ export interface Store {
   all(kind: Kind): IterableIterator<StoredObject>;
   count(kind: Kind): number;
   children(kind: Kind, parent: string): StoredObject[];
-  grantToken(token: string, grant: TokenGrant): void;
-  tokenGrant(token: string): TokenGrant | undefined;
   clear(): void;
   /** Writes the data file if one is configured and something changed since the last flush. */
   flush(): void;
@@ -66,18 +60,12 @@ interface Snapshot {
   format: 1;
   meta: Meta;
   objects: Partial<Record<Kind, StoredObject[]>>;
-  tokens: Record<string, TokenGrant>;
-}
-
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
 }
 
 export class MemoryStore implements Store {
   meta: Meta = {};
   private objects = new Map<Kind, Map<string, StoredObject>>();
   private childIndex = new Map<Kind, Map<string, Set<string>>>();
-  private tokens = new Map<string, TokenGrant>();
   private changes = 0;
   private flushed = 0;
 
@@ -133,22 +121,14 @@ export class MemoryStore implements Store {
     return [...uids].map((uid) => map.get(uid)).filter((o): o is StoredObject => o !== undefined);
   }
 
-  grantToken(token: string, grant: TokenGrant): void {
-    this.tokens.set(hashToken(token), grant);
-    this.changes++;
-  }
-
-  tokenGrant(token: string): TokenGrant | undefined {
-    return this.tokens.get(hashToken(token));
-  }
-
   clear(): void {
     for (const kind of KINDS) {
       this.objects.set(kind, new Map());
       this.childIndex.set(kind, new Map());
     }
-    this.tokens.clear();
-    this.meta = { ...(this.meta.signingJwk ? { signingJwk: this.meta.signingJwk } : {}) };
+    // The signing keys survive a reset, so tokens held by tests and clients stay verifiable.
+    const { signingJwk, apiTokenJwk } = this.meta;
+    this.meta = { ...(signingJwk ? { signingJwk } : {}), ...(apiTokenJwk ? { apiTokenJwk } : {}) };
     this.changes++;
   }
 
@@ -158,7 +138,6 @@ export class MemoryStore implements Store {
       format: 1,
       meta: this.meta,
       objects: {},
-      tokens: Object.fromEntries(this.tokens),
     };
     for (const kind of KINDS) snapshot.objects[kind] = [...this.all(kind)];
     const temp = `${this.dataFile}.${process.pid}.tmp`;
@@ -172,7 +151,6 @@ export class MemoryStore implements Store {
       throw new Error(`data file ${this.dataFile}: unknown format ${String(snapshot.format)}`);
     this.meta = snapshot.meta ?? {};
     for (const kind of KINDS) for (const object of snapshot.objects[kind] ?? []) this.put(kind, object);
-    for (const [hash, grant] of Object.entries(snapshot.tokens ?? {})) this.tokens.set(hash, grant);
     this.flushed = this.changes;
   }
 

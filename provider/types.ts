@@ -66,12 +66,14 @@ export type GetIdentityArgs = {
   uid?: string | undefined;
   name?: string | undefined;
   parentUid?: string | undefined;
+  issuer?: string | undefined;
+  subject?: string | undefined;
 };
 
 export type GetIdentityResult = {
   uid: string;
-  name: string;
   description?: string | undefined;
+  company?: string | undefined;
   claimMatch?:
     | {
         issuer?: string | undefined;
@@ -84,10 +86,31 @@ export type GetIdentityResult = {
         claimPatterns?: Record<string, string> | undefined;
       }
     | undefined;
+  staticKeys?:
+    | {
+        issuer?: string | undefined;
+        subject?: string | undefined;
+        issuerKeys?: string | undefined;
+        expirationTime?: string | undefined;
+        audiences?: string[] | undefined;
+      }
+    | undefined;
+  awsIdentity?:
+    | {
+        awsAccount?: string | undefined;
+        arn?: string | undefined;
+        arnPattern?: string | undefined;
+        userId?: string | undefined;
+        userIdPattern?: string | undefined;
+      }
+    | undefined;
+  servicePrincipal?: string | undefined;
   email?: string | undefined;
+  emailUnverified?: string | undefined;
   lastSeenTime?: string | undefined;
   createTime?: string | undefined;
   updateTime?: string | undefined;
+  name?: string | undefined;
   parentUid?: string | undefined;
 };
 

@@ -16,7 +16,7 @@ export {
 } from "./core";
 export { SDK_VERSION } from "./version";
 export { Groups, type GroupListQuery } from "./resources/groups";
-export { Identities, type IdentityListQuery } from "./resources/identities";
+export { Identities, type IdentityListQuery, type IdentityLookupQuery } from "./resources/identities";
 export { Roles, type RoleListQuery } from "./resources/roles";
 export { RoleBindings, type RoleBindingListQuery } from "./resources/role-bindings";
 export { IdentityProviders, type IdentityProviderListQuery } from "./resources/identity-providers";
@@ -25,4 +25,4 @@ export { AccountAssociations, type AccountAssociationListQuery } from "./resourc
 export { Repos, type RepoListQuery } from "./resources/repos";
 export { Tags, type TagListQuery } from "./resources/tags";
 export { Advisories, type AdvisoryListQuery } from "./resources/advisories";
-export { V1, V1Groups, V1Repos, type V1ListQuery } from "./resources/v1";
+export { V1, V1Groups, V1Identities, V1Repos, type V1ListQuery } from "./resources/v1";

@@ -1,12 +1,13 @@
 /**
  * The generic verbs shared by every v2 collection: list (filters, access, pagination), get, create under a
- * parent group, PATCH with or without updateMask, delete. Each resource file describes itself with a
+ * parent group, PATCH with or without updateMask (AIP-134, see ../update-mask.ts), delete. Each resource file describes itself with a
  * `ResourceSpec`; special rules live in its hooks.
  */
 import type { z } from "zod";
 import { underAny } from "../access";
-import { badField, notFound } from "../errors";
-import { parseListParams, queryParam, type ListParams, type Query } from "../listing";
+import { invalidArgument, notFound } from "../errors";
+import { parseListParams, type ListParams, type Query } from "../listing";
+import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
 import type { Route, RouteContext } from "./types";
 
@@ -31,6 +32,8 @@ export interface ResourceSpec {
   globalObjects?: (params: ListParams) => StoredObject[];
   create?: {
     schema: z.ZodTypeAny;
+    /** Output-only members a client may echo on create; ignored (AIP-203). uid and times always are. */
+    ignored?: readonly string[];
     /** Validates references and returns the fields to store (may throw). Runs after access checks. */
     fields?: (body: Record<string, unknown>, parentUid: string, ctx: RouteContext) => Record<string, unknown>;
     /** Overrides uid choice (account associations use the group's uid). */
@@ -43,13 +46,15 @@ export interface ResourceSpec {
       ctx: RouteContext,
     ) => Record<string, unknown>;
   };
-  update?: {
-    schema: z.ZodTypeAny;
-    fields: readonly string[];
-    /** Required fields cannot be cleared through updateMask. */
-    required?: readonly string[];
-    /** Merges validated changes into stored fields (keeps write-only secrets). */
-    apply?: (object: StoredObject, changes: Record<string, unknown>, ctx: RouteContext) => void;
+  /** PATCH: AIP-134 update masks (../update-mask.ts) over these rules. */
+  update?: UpdateRules & {
+    /** Merges validated changes into stored fields (keeps write-only secrets); `paths` is the effective mask. */
+    apply?: (
+      object: StoredObject,
+      changes: Record<string, unknown>,
+      ctx: RouteContext,
+      paths: readonly string[],
+    ) => void;
     updateTime?: boolean;
   };
   /** Runs before delete (e.g. refuse non-empty groups); may cascade. */
@@ -170,12 +175,38 @@ export function getHandler(spec: ResourceSpec) {
     spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
 }
 
+/** Output-only members of every resource, ignored when a client sends them on create (AIP-203). */
+const OUTPUT_ONLY_ON_CREATE = ["uid", "createTime", "updateTime"];
+
+/**
+ * A create body member that is neither a field of the resource nor an output-only one is code 3 naming it: the
+ * emulator stores everything it accepts, so it refuses what it cannot store rather than drop it.
+ */
+export function refuseUnknownFields(
+  body: unknown,
+  schema: z.ZodTypeAny,
+  label: string,
+  ignored: readonly string[] = [],
+): void {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  if (shape === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
+  const unknown = Object.keys(body).filter(
+    (key) => !(key in shape) && !OUTPUT_ONLY_ON_CREATE.includes(key) && !ignored.includes(key),
+  );
+  if (unknown.length === 0) return;
+  throw invalidArgument(
+    `${unknown.join(", ")}: not ${unknown.length === 1 ? "a field" : "fields"} of a ${label}`,
+    unknown.map((field) => ({ field, description: `${field} is not a field of a ${label}` })),
+  );
+}
+
 export function createHandler(spec: ResourceSpec) {
   const create = spec.create!;
   return (ctx: RouteContext): Record<string, unknown> => {
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
+    refuseUnknownFields(ctx.body, create.schema, spec.label, create.ignored);
     const body = ctx.svc.parseBody(create.schema, ctx.body) as Record<string, unknown>;
     const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
     const object = ctx.svc.insert(spec.kind, parentUid, fields, {
@@ -187,51 +218,24 @@ export function createHandler(spec: ResourceSpec) {
   };
 }
 
-/** The updateMask paths as top-level fields; unknown paths are an error naming updateMask. */
-export function parseUpdateMask(query: Query, allowed: readonly string[]): string[] | undefined {
-  const raw = queryParam(query, "updateMask", "update_mask");
-  if (raw === undefined) return undefined;
-  const paths = raw
-    .split(",")
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
-  const fields: string[] = [];
-  for (const path of paths) {
-    const top = path.split(".")[0]!.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (!allowed.includes(top)) {
-      throw badField(
-        "updateMask",
-        `updateMask path "${path}" is not an updatable field; use ${allowed.join(", ")}`,
-      );
-    }
-    if (!fields.includes(top)) fields.push(top);
-  }
-  return fields;
-}
-
 export function updateHandler(spec: ResourceSpec) {
   const update = spec.update!;
   return (ctx: RouteContext): Record<string, unknown> => {
     const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
-    const mask = parseUpdateMask(ctx.query, update.fields);
-    const raw = ctx.body === undefined || ctx.body === null ? {} : ctx.body;
-    let input: unknown = raw;
-    if (mask !== undefined && typeof raw === "object" && !Array.isArray(raw)) {
-      const body = raw as Record<string, unknown>;
-      input = Object.fromEntries(mask.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
-      for (const field of mask) {
-        if (body[field] === undefined && update.required?.includes(field))
-          throw badField(field, `${field} is listed in updateMask and cannot be cleared`);
-      }
-    }
-    const parsed = ctx.svc.parseBody(update.schema, input) as Record<string, unknown>;
+    const { changes: merged, paths } = resolveUpdate(
+      ctx.query,
+      ctx.body,
+      object.fields,
+      spec.toWire(object, ctx),
+      update,
+    );
+    // The values after the update are validated whole, so a nested change cannot leave an invalid message.
+    const defined = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));
+    const parsed = ctx.svc.parseBody(update.schema, defined) as Record<string, unknown>;
     const changes: Record<string, unknown> = {};
-    for (const field of update.fields) {
-      if (parsed[field] !== undefined) changes[field] = parsed[field];
-      else if (mask?.includes(field)) changes[field] = undefined; // listed but absent: cleared
-    }
+    for (const field of Object.keys(merged)) changes[field] = parsed[field];
     const next: StoredObject = { ...object, fields: { ...object.fields } };
-    if (update.apply) update.apply(next, changes, ctx);
+    if (update.apply) update.apply(next, changes, ctx, paths);
     else applyChanges(next, changes);
     if (update.updateTime !== false) next.updateTime = ctx.svc.now();
     ctx.svc.store.put(spec.kind, next);

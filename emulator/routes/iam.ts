@@ -1,4 +1,5 @@
 /** The IAM collections: groups, identities, roles, role bindings, identity providers, group invites, account associations. */
+import { createHash, createPublicKey, type JsonWebKey } from "node:crypto";
 import {
   ACCOUNT_ASSOCIATION_UPDATE_FIELDS,
   AccountAssociationCreate,
@@ -13,6 +14,7 @@ import {
   IdentityProviderCreate,
   IdentityProviderUpdate,
   IdentityUpdate,
+  IDENTITY_RELATIONSHIPS,
   ROLE_BINDING_UPDATE_FIELDS,
   ROLE_UPDATE_FIELDS,
   RoleBindingCreate,
@@ -20,12 +22,19 @@ import {
   RoleCreate,
   RoleUpdate,
 } from "../../sdk/schemas";
-import { BUILTIN_ROLES, builtinRole, rootOf } from "../access";
+import { BUILTIN_ROLES, builtinRole, rootOf, underAny } from "../access";
 import { alreadyExists, badField, failedPrecondition, permissionDenied } from "../errors";
 import { queryParam } from "../listing";
 import { randomHex, withoutUndefined } from "../service";
 import type { StoredObject } from "../store";
-import { applyChanges, baseWire, crudRoutes, createHandler, type ResourceSpec } from "./crud";
+import {
+  applyChanges,
+  baseWire,
+  crudRoutes,
+  createHandler,
+  refuseUnknownFields,
+  type ResourceSpec,
+} from "./crud";
 import type { Route, RouteContext } from "./types";
 
 const COMMON_SORT = ["uid", "name", "description", "createTime", "updateTime"] as const;
@@ -39,8 +48,18 @@ export const groups: ResourceSpec = {
   sortable: [...COMMON_SORT, "verified"],
   accessGroup: (o) => o.uid,
   toWire: (o) => ({ resourceLimits: {}, verified: false, description: "", ...baseWire(o) }),
-  create: { schema: GroupCreate, fields: (body) => ({ ...body, verified: false }) },
-  update: { schema: GroupUpdate, fields: GROUP_UPDATE_FIELDS, required: ["name"] },
+  create: {
+    schema: GroupCreate,
+    ignored: ["verified", "resourceLimits", "status"],
+    fields: (body) => ({ ...body, verified: false }),
+  },
+  update: {
+    schema: GroupUpdate,
+    fields: GROUP_UPDATE_FIELDS,
+    required: ["name"],
+    ignored: ["status"],
+    restricted: { verified: "verified can only be set by the service's staff" },
+  },
   beforeDelete: (group, ctx) => {
     const { store } = ctx.svc;
     const isOrganization = group.parent === "";
@@ -84,8 +103,10 @@ export const identities: ResourceSpec = {
   toWire: (o) => ({ description: "", ...baseWire(o), lastSeenTime: o.fields.lastSeenTime ?? o.createTime }),
   create: {
     schema: IdentityCreate,
+    ignored: ["lastSeenTime", "email", "emailUnverified"],
     fields: (body, _parent, ctx) => {
       checkPatterns(body.claimMatch as Record<string, unknown> | undefined);
+      checkRelationship(body, Object.keys(body), ctx);
       return { ...body, lastSeenTime: ctx.svc.now() };
     },
   },
@@ -93,8 +114,10 @@ export const identities: ResourceSpec = {
     schema: IdentityUpdate,
     fields: IDENTITY_UPDATE_FIELDS,
     required: ["name"],
-    apply: (o, changes) => {
+    ignored: ["email", "emailUnverified"],
+    apply: (o, changes, ctx) => {
       checkPatterns(changes.claimMatch as Record<string, unknown> | undefined);
+      checkRelationship(changes, Object.keys(changes), ctx);
       applyChanges(o, changes);
     },
   },
@@ -115,6 +138,82 @@ function checkPatterns(claimMatch: Record<string, unknown> | undefined): void {
       throw badField(`claimMatch.${key}`, `claimMatch.${key} is not a valid regular expression`);
     }
   }
+}
+
+/** Static keys expire at most this long after they are set (OpenAPI Identity.StaticKeys.expirationTime). */
+export const STATIC_KEYS_MAX_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * The oneof of how an identity is assumed: at most one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+ * Setting one (create, or an update that touches it) clears the others, as a protobuf oneof does; setting two at
+ * once is code 3. Validates what the emulator stores, and refuses with 3 what it cannot honour. Mutates
+ * `fields` (defaults, cleared siblings).
+ */
+function checkRelationship(fields: Record<string, unknown>, touched: string[], ctx: RouteContext): void {
+  const set = IDENTITY_RELATIONSHIPS.filter((k) => touched.includes(k) && fields[k] !== undefined);
+  if (set.length > 1) {
+    throw badField(
+      set[1]!,
+      `only one of ${IDENTITY_RELATIONSHIPS.join(", ")} may be set; this request sets ${set.join(" and ")}`,
+    );
+  }
+  if (set.length === 1)
+    for (const other of IDENTITY_RELATIONSHIPS) if (other !== set[0]) fields[other] = undefined;
+  if (fields.servicePrincipal !== undefined) {
+    throw badField(
+      "servicePrincipal",
+      "service principals are the service's own workloads; the emulator cannot honour one, so it refuses it",
+    );
+  }
+  const staticKeys = fields.staticKeys as Record<string, unknown> | undefined;
+  if (staticKeys !== undefined)
+    fields.staticKeys = checkStaticKeys(staticKeys, ctx.svc.clock.now().getTime());
+  const aws = fields.awsIdentity as Record<string, unknown> | undefined;
+  for (const key of ["arnPattern", "userIdPattern"]) {
+    const pattern = aws?.[key];
+    if (typeof pattern !== "string") continue;
+    try {
+      new RegExp(`^(?:${pattern})$`);
+    } catch {
+      throw badField(`awsIdentity.${key}`, `awsIdentity.${key} is not a valid regular expression`);
+    }
+  }
+}
+
+/** Public keys only, at least one, usable for verification; the expiration within 365 days (default: 365 days). */
+function checkStaticKeys(staticKeys: Record<string, unknown>, now: number): Record<string, unknown> {
+  const field = "staticKeys.issuerKeys";
+  let jwks: unknown;
+  try {
+    jwks = JSON.parse(String(staticKeys.issuerKeys));
+  } catch {
+    throw badField(field, `${field} must be a JWKS document (JSON with a "keys" array)`);
+  }
+  const keys = (jwks as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.length === 0)
+    throw badField(field, `${field} must be a JWKS document with at least one key in "keys"`);
+  for (const [i, key] of keys.entries()) {
+    if (typeof key !== "object" || key === null || "d" in key)
+      throw badField(field, `${field}: keys[${i}] must be a public key (a private key is never stored)`);
+    try {
+      createPublicKey({ key: key as JsonWebKey, format: "jwk" });
+    } catch {
+      throw badField(field, `${field}: keys[${i}] is not a usable public key`);
+    }
+  }
+  const audiences = (staticKeys.audiences as string[] | undefined) ?? [];
+  if (audiences.length > 1)
+    throw badField("staticKeys.audiences", "staticKeys.audiences supports exactly one value today");
+  const latest = now + STATIC_KEYS_MAX_LIFETIME_MS;
+  if (staticKeys.expirationTime === undefined)
+    return { ...staticKeys, expirationTime: new Date(latest).toISOString() };
+  const expiration = Date.parse(String(staticKeys.expirationTime));
+  const where = "staticKeys.expirationTime";
+  if (!Number.isFinite(expiration)) throw badField(where, `${where} must be an RFC 3339 timestamp`);
+  if (expiration <= now) throw badField(where, `${where} must be in the future`);
+  if (expiration > latest) throw badField(where, `${where} may be at most 365 days from now`);
+  // Returned as sent: a client compares what it reads back with what it wrote.
+  return staticKeys;
 }
 
 const builtinObjects: StoredObject[] = BUILTIN_ROLES.map((r) => ({
@@ -240,6 +339,7 @@ export const roleBindings: ResourceSpec = {
   },
   create: {
     schema: RoleBindingCreate,
+    ignored: ["identity", "group", "role"],
     updateTime: false,
     fields: (body, parent, ctx) => {
       requireIdentity(ctx, body.identityUid as string, "identityUid");
@@ -283,6 +383,7 @@ export const identityProviders: ResourceSpec = {
   },
   create: {
     schema: IdentityProviderCreate,
+    ignored: ["scim"],
     fields: (body, parent, ctx) => {
       requireRole(ctx, body.defaultRole as string, parent, "defaultRole");
       return body;
@@ -292,13 +393,16 @@ export const identityProviders: ResourceSpec = {
     schema: IdentityProviderUpdate,
     fields: IDENTITY_PROVIDER_UPDATE_FIELDS,
     required: ["name", "defaultRole", "oidc"],
-    apply: (o, changes, ctx) => {
+    ignored: ["scim"],
+    apply: (o, changes, ctx, paths) => {
       if (typeof changes.defaultRole === "string")
         requireRole(ctx, changes.defaultRole, o.parent, "defaultRole");
       const oidc = changes.oidc as Record<string, unknown> | undefined;
       const previousSecret = (o.fields.oidc as Record<string, unknown> | undefined)?.clientSecret;
-      // The secret is write-only: an update that does not send it keeps the stored one.
-      if (oidc !== undefined && oidc.clientSecret === undefined && previousSecret !== undefined) {
+      // The secret is write-only: an update that does not send it keeps the stored one, unless the mask names
+      // oidc.clientSecret itself (OpenAPI IdentityProvider.OIDC.clientSecret: then the empty value clears it).
+      const named = paths.includes("oidc.clientSecret");
+      if (oidc !== undefined && oidc.clientSecret === undefined && previousSecret !== undefined && !named) {
         changes.oidc = { ...oidc, clientSecret: previousSecret };
       }
       applyChanges(o, changes);
@@ -340,6 +444,7 @@ export const groupInvites: ResourceSpec = {
   },
   create: {
     schema: GroupInviteCreate,
+    ignored: ["role", "code", "keyId", "expirationTime"],
     updateTime: false,
     fields: (body, parent, ctx) => {
       requireRole(ctx, body.roleUid as string, parent, "roleUid");
@@ -379,21 +484,71 @@ export const accountAssociations: ResourceSpec = {
   update: { schema: AccountAssociationUpdate, fields: ACCOUNT_ASSOCIATION_UPDATE_FIELDS, required: ["name"] },
 };
 
-/** POST /iam/v2beta1/groups (no parent): a new organization, which only root-level users may create. */
+/**
+ * POST /iam/v2beta1/groups (no parent): a new organization, owned by its creator. Root-level users may create
+ * one; so may an assumed identity holding CAP_IAM_GROUPS_CREATE through a binding (a role such as owner or
+ * editor), as the Terraform provider's own tests do with a nested identity.
+ */
 function createOrganizationRoute(): Route {
   const handler = (ctx: RouteContext): unknown => {
     if (ctx.uid !== "") return createHandler(groups)(ctx);
-    if (ctx.caller.identityUid.includes("/")) {
-      throw permissionDenied("only root-level user identities may create organizations");
+    const rootUser = !ctx.caller.identityUid.includes("/");
+    if (!rootUser && ctx.svc.access.grantRoots(ctx.caller, "CAP_IAM_GROUPS_CREATE").size === 0) {
+      throw permissionDenied(
+        "creating an organization needs CAP_IAM_GROUPS_CREATE through a role binding (e.g. owner or editor)",
+      );
     }
+    refuseUnknownFields(ctx.body, GroupCreate, "group", groups.create?.ignored);
     const body = ctx.svc.parseBody(GroupCreate, ctx.body);
     return groups.toWire(ctx.svc.createOrganization(ctx.caller, body), ctx);
   };
   return { method: "POST", url: "/iam/v2beta1/groups", handler };
 }
 
+/**
+ * The identity an issuer and subject name: an identity whose claimMatch has exactly that issuer and subject, among
+ * the root-level ones and those the caller may list (the lookup is unscoped, so it never reveals an identity the
+ * caller cannot see); the oldest if several. Undefined if none.
+ */
+export function lookupIdentity(ctx: RouteContext): { issuer: string; subject: string; found?: StoredObject } {
+  const issuer = queryParam(ctx.query, "issuer") ?? "";
+  const subject = queryParam(ctx.query, "subject") ?? "";
+  if (issuer === "") throw badField("issuer", "issuer (the OIDC issuer URL) is required");
+  if (subject === "") throw badField("subject", "subject (the OIDC subject) is required");
+  const roots = ctx.svc.access.grantRoots(ctx.caller, "CAP_IAM_IDENTITY_LIST");
+  let found: StoredObject | undefined;
+  for (const identity of ctx.svc.store.all("identities")) {
+    const claimMatch = identity.fields.claimMatch as Record<string, unknown> | undefined;
+    if (claimMatch?.issuer !== issuer || claimMatch.subject !== subject) continue;
+    if (identity.parent !== "" && !underAny(identity.parent, roots)) continue;
+    const older =
+      found === undefined ||
+      identity.createTime < found.createTime ||
+      (identity.createTime === found.createTime && identity.uid < found.uid);
+    if (older) found = identity;
+  }
+  return { issuer, subject, ...(found !== undefined ? { found } : {}) };
+}
+
+/**
+ * GET /iam/v2beta1/identities:lookupIdentity (OpenAPI: unscoped, returns `uid`): the identity found, else the
+ * deterministic uid a user with this issuer and subject would get on registration (40 hex, like every root).
+ */
+function lookupIdentityRoute(): Route {
+  return {
+    method: "GET",
+    // "::" is fastify's escape for a literal ":" (a single one starts a path parameter).
+    url: "/iam/v2beta1/identities::lookupIdentity",
+    handler: (ctx) => {
+      const { issuer, subject, found } = lookupIdentity(ctx);
+      const uid = found?.uid ?? createHash("sha1").update(`${issuer}\n${subject}`).digest("hex");
+      return { uid };
+    },
+  };
+}
+
 export function iamRoutes(): Route[] {
-  const routes: Route[] = [createOrganizationRoute()];
+  const routes: Route[] = [createOrganizationRoute(), lookupIdentityRoute()];
   // Built-in role routes come first so they win over the generic ones for the same method and path.
   const roleOverrides = builtinRoleRoutes();
   routes.push(...roleOverrides);

@@ -5,7 +5,8 @@ import { underAny } from "../access";
 import { queryList, queryParam } from "../listing";
 import type { StoredObject } from "../store";
 import { baseWire, crudRoutes, loadVisible, withBothSpellings, type ResourceSpec } from "./crud";
-import { groups } from "./iam";
+import { groups, identities, lookupIdentity } from "./iam";
+import { notFound } from "../errors";
 import type { Route, RouteContext } from "./types";
 
 export const repos: ResourceSpec = {
@@ -127,12 +128,15 @@ function v1List(spec: ResourceSpec, map: (o: StoredObject) => Record<string, unk
     const descendantsOf = queryParam(query, "uidp.descendants_of");
     const childrenOf = queryParam(query, "uidp.children_of");
     const name = queryParam(query, "name");
+    // `id` (repeatable): exactly these objects, as the v1 clients filter (the Terraform provider's data sources).
+    const ids = queryList(query, "id");
     const accessGroup = spec.accessGroup ?? ((o: StoredObject) => o.parent);
     const items = [...ctx.svc.store.all(spec.kind)]
       .filter((o) => underAny(accessGroup(o), roots))
       .filter((o) => descendantsOf === undefined || o.uid.startsWith(`${descendantsOf}/`))
       .filter((o) => childrenOf === undefined || o.parent === childrenOf)
       .filter((o) => name === undefined || o.fields.name === name)
+      .filter((o) => ids.length === 0 || ids.includes(o.uid))
       .sort((a, b) => (a.uid < b.uid ? -1 : 1))
       .map(map);
     return { items };
@@ -145,6 +149,18 @@ const V1GroupPut = z.object({
     .regex(GROUP_NAME_PATTERN, "name must match ^[a-z0-9 ._-]{1,}$"),
   description: z.string().optional(),
 });
+
+/**
+ * GET /iam/v1/identities/lookup?issuer=&subject= (the Terraform identity data source): the v1 form of the identity
+ * v2's lookupIdentity finds, with `id` for uid; 5 when there is none the caller may see.
+ */
+function v1LookupIdentity(ctx: RouteContext): Record<string, unknown> {
+  const { issuer, subject, found } = lookupIdentity(ctx);
+  if (found === undefined) throw notFound(`identity with issuer ${issuer} and subject ${subject}`);
+  const { uid, ...wire } = identities.toWire(found, ctx);
+  const { createTime, updateTime, ...rest } = wire;
+  return { id: uid, ...rest, createdAt: createTime, updatedAt: updateTime ?? createTime };
+}
 
 /** v1 update: omitted fields are reset to their zero values (description → ""). */
 function v1Update(ctx: RouteContext): Record<string, unknown> {
@@ -170,6 +186,7 @@ export function registryRoutes(): Route[] {
       url: "/iam/v1/groups/*",
       handler: (ctx) => v1Group(loadVisible(groups, ctx, ctx.uid, "LIST")),
     },
+    { method: "GET", url: "/iam/v1/identities/lookup", handler: v1LookupIdentity },
     { method: "PUT", url: "/iam/v1/groups/*", handler: v1Update },
     { method: "PATCH", url: "/iam/v1/groups/*", handler: v1Update },
     {

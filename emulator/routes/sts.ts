@@ -1,20 +1,22 @@
 /**
  * The test OIDC issuer ({url}/oidc) and token exchange ({url}/sts/exchange).
  *
- * Exchange rules (documented in emulator/README.md): the bearer must be an RS256 ID token signed by the
- * emulator's issuer and unexpired on the emulator clock; the identity's claimMatch must match `iss` and `sub`
- * (exact `issuer`/`subject`, or anchored `issuerPattern`/`subjectPattern`), `aud` when `audience` /
- * `audiencePattern` is set, and `claims` exactly. An identity without issuer or issuerPattern is not assumable.
- * The `aud` query parameter, when given, must be this service's URL. Failures: 16 for a bad token, 7 for a valid
- * token that does not match (or an unknown identity: the answer does not reveal which).
+ * Exchange rules (documented in emulator/README.md): GET or POST, parameters in the query or in an
+ * `application/x-www-form-urlencoded` body (the Go SDK's HTTP/1 path), `aud` repeatable. The bearer must be an
+ * ID token unexpired on the emulator clock, signed by the emulator's issuer, or, for an identity with
+ * `staticKeys`, by one of that identity's keys. A claimMatch identity must match `iss` and `sub` (exact
+ * `issuer`/`subject`, or anchored `issuerPattern`/`subjectPattern`), `aud` when `audience` / `audiencePattern`
+ * is set, and `claims` exactly; a staticKeys identity needs `iss` and `sub` equal to its issuer and subject, its
+ * keys unexpired and, when it lists audiences, that audience. An identity without issuer or issuerPattern is not
+ * assumable. Every `aud` given must be this service's URL. The answer is `{token, expiry}`: a JWT (see
+ * ../api-tokens.ts) valid one hour. Failures: 16 for a bad token, 7 for a valid token that does not match (or an
+ * unknown identity: the answer does not reveal which), 3 for a parameter the emulator cannot honour.
  */
-import type { JWTPayload } from "jose";
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import { EXCHANGED_TOKEN_LIFETIME_MS } from "../api-tokens";
 import { badField, permissionDenied, unauthenticated } from "../errors";
-import { queryParam } from "../listing";
-import { newToken } from "../service";
-import type { Route, RouteContext } from "./types";
-
-export const EXCHANGED_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+import type { Query } from "../listing";
+import { FormBody, type Route, type RouteContext } from "./types";
 
 function matches(value: unknown, exact: unknown, pattern: unknown): boolean {
   const values = Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)];
@@ -51,45 +53,119 @@ function sameService(aud: string, url: string): boolean {
   }
 }
 
-async function exchange(
-  ctx: RouteContext,
-  authorization: string | undefined,
-): Promise<Record<string, unknown>> {
-  const identityUid = queryParam(ctx.query, "identity");
-  if (identityUid === undefined || identityUid === "")
+/** Parameters a client may send that narrow the token; the emulator cannot honour them, so it refuses them. */
+const UNSUPPORTED_PARAMETERS = ["scope", "scopes", "cap", "identityProvider"] as const;
+
+/** The exchange's parameters from the query and the body (form or JSON), every value of each as a list. */
+function exchangeParameters(ctx: RouteContext): Map<string, string[]> {
+  const params = new Map<string, string[]>();
+  const add = (source: Query): void => {
+    for (const [name, value] of Object.entries(source)) {
+      const values = (Array.isArray(value) ? value : [value]).filter((v) => v !== undefined && v !== null);
+      for (const v of values) {
+        if (typeof v !== "string")
+          throw badField(name, `${name} must be a string (or a list of strings for aud)`);
+        params.set(name, [...(params.get(name) ?? []), v]);
+      }
+    }
+  };
+  add(ctx.query);
+  if (ctx.body instanceof FormBody) add(ctx.body.params);
+  else if (ctx.body !== undefined && ctx.body !== null) {
+    if (typeof ctx.body !== "object" || Array.isArray(ctx.body))
+      throw badField("body", "the body must be an application/x-www-form-urlencoded form or a JSON object");
+    add(ctx.body as Query);
+  }
+  return params;
+}
+
+/** Verifies a token against a static-keys identity's own JWKS, on the emulator clock; undefined if it fails. */
+async function verifyWithStaticKeys(
+  staticKeys: Record<string, unknown>,
+  token: string,
+  now: Date,
+): Promise<JWTPayload | undefined> {
+  try {
+    const jwks = createLocalJWKSet(JSON.parse(String(staticKeys.issuerKeys)) as JSONWebKeySet);
+    return (await jwtVerify(token, jwks, { currentDate: now })).payload;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Does a token verified with the identity's keys satisfy its static-keys rules? */
+function staticKeysAccept(
+  staticKeys: Record<string, unknown>,
+  payload: JWTPayload,
+  now: Date,
+  url: string,
+): boolean {
+  if (payload.iss !== staticKeys.issuer || payload.sub !== staticKeys.subject) return false;
+  if (typeof staticKeys.expirationTime === "string" && Date.parse(staticKeys.expirationTime) <= now.getTime())
+    return false;
+  const audiences = Array.isArray(payload.aud) ? payload.aud : payload.aud === undefined ? [] : [payload.aud];
+  const accepted = (staticKeys.audiences as string[] | undefined) ?? [];
+  // Without audiences of its own, the identity accepts the service's own address (the "global" audience).
+  return accepted.length > 0
+    ? audiences.some((a) => accepted.includes(a))
+    : audiences.some((a) => sameService(a, url));
+}
+
+async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
+  const params = exchangeParameters(ctx);
+  for (const name of UNSUPPORTED_PARAMETERS) {
+    if ((params.get(name) ?? []).some((v) => v !== ""))
+      throw badField(name, `${name} narrows the token in ways the emulator cannot honour; leave it out`);
+  }
+  const identities = (params.get("identity") ?? []).filter((v) => v !== "");
+  const identityUid = identities[0];
+  if (identityUid === undefined)
     throw badField("identity", "identity (the uid of the identity to assume) is required");
-  const aud = queryParam(ctx.query, "aud");
-  if (aud !== undefined && aud !== "" && !sameService(aud, ctx.url))
-    throw permissionDenied(`aud ${aud} is not this service`);
-  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  if (identities.length > 1) throw badField("identity", "identity must be given once");
+  const auds = (params.get("aud") ?? []).filter((v) => v !== "");
+  for (const aud of auds)
+    if (!sameService(aud, ctx.url)) throw permissionDenied(`aud ${aud} is not this service`);
+  const match = /^Bearer\s+(\S+)$/i.exec(ctx.authorization ?? "");
   if (match?.[1] === undefined)
     throw unauthenticated("token exchange needs an OIDC ID token as the bearer token");
-  let payload: JWTPayload;
-  try {
-    payload = await ctx.svc.issuer.verify(match[1]);
-  } catch {
-    throw unauthenticated("the presented ID token is not a valid, unexpired token from a trusted issuer");
-  }
+  const bearer = match[1];
+  const now = ctx.svc.clock.now();
   const identity = ctx.svc.store.get("identities", identityUid);
-  const claimMatch = (identity?.fields.claimMatch as Record<string, unknown> | undefined) ?? {};
-  if (identity === undefined || !claimMatchAccepts(claimMatch, payload)) {
-    throw permissionDenied(`the presented token may not assume identity ${identityUid}`);
+  const staticKeys = identity?.fields.staticKeys as Record<string, unknown> | undefined;
+  const denied = () => permissionDenied(`the presented token may not assume identity ${identityUid}`);
+  const keyed = staticKeys === undefined ? undefined : await verifyWithStaticKeys(staticKeys, bearer, now);
+  if (keyed !== undefined) {
+    if (!staticKeysAccept(staticKeys!, keyed, now, ctx.url)) throw denied();
+  } else {
+    let payload: JWTPayload;
+    try {
+      payload = await ctx.svc.issuer.verify(bearer);
+    } catch {
+      throw unauthenticated("the presented ID token is not a valid, unexpired token from a trusted issuer");
+    }
+    // A static-keys identity accepts only tokens signed by its own keys.
+    const claimMatch = (identity?.fields.claimMatch as Record<string, unknown> | undefined) ?? {};
+    if (identity === undefined || staticKeys !== undefined || !claimMatchAccepts(claimMatch, payload))
+      throw denied();
   }
-  const token = newToken();
-  const expiresAt = ctx.svc.clock.now().getTime() + EXCHANGED_TOKEN_LIFETIME_MS;
-  ctx.svc.store.grantToken(token, { identityUid, expiresAt });
+  const audience = auds.length === 0 ? ctx.url : auds.length === 1 ? auds[0]! : auds;
+  const { token, expiresAt } = ctx.svc.tokens.mint({
+    subject: identityUid,
+    audience,
+    lifetimeMs: EXCHANGED_TOKEN_LIFETIME_MS,
+  });
   ctx.svc.store.put("identities", {
-    ...identity,
-    fields: { ...identity.fields, lastSeenTime: ctx.svc.now() },
+    ...identity!,
+    fields: { ...identity!.fields, lastSeenTime: ctx.svc.now() },
   });
   return { token, expiry: new Date(expiresAt).toISOString() };
 }
 
 export function stsRoutes(): Route[] {
-  const handler = (ctx: RouteContext): Promise<Record<string, unknown>> => exchange(ctx, ctx.authorization);
+  const handler = (ctx: RouteContext): Promise<Record<string, unknown>> => exchange(ctx);
   return [
-    { method: "GET", url: "/sts/exchange", auth: false, handler },
-    { method: "POST", url: "/sts/exchange", auth: false, handler },
+    { method: "GET", url: "/sts/exchange", auth: false, formBody: true, handler },
+    { method: "POST", url: "/sts/exchange", auth: false, formBody: true, handler },
     {
       method: "GET",
       url: "/oidc/.well-known/openid-configuration",

@@ -25,5 +25,12 @@ export interface Route {
   url: string;
   /** Default true: a bearer token is required and resolved to `caller`. */
   auth?: boolean;
+  /** Accepts an `application/x-www-form-urlencoded` body (as a `FormBody`); other routes refuse one. */
+  formBody?: boolean;
   handler: (ctx: RouteContext) => unknown;
+}
+
+/** A parsed `application/x-www-form-urlencoded` body: every value of a repeated name, in order. */
+export class FormBody {
+  constructor(readonly params: Record<string, string | string[]>) {}
 }

@@ -31,7 +31,8 @@ export const AzureInputSchema = z
 export const GoogleInputSchema = z
   .object({
     projectId: text("projectId").describe("The Google Cloud project id."),
-    projectNumber: z.string().regex(/^\d+$/, "projectNumber must be digits").describe("The project number."),
+    // A string in the OpenAPI, with no pattern: never stricter than the service.
+    projectNumber: text("projectNumber").describe("The project number."),
   })
   .describe("A Google Cloud project.");
 export const ChainguardInputSchema = z

@@ -61,21 +61,116 @@ export const ClaimMatchInputSchema = z
     }
   });
 
-export const IdentityInputSchema = z.object({
-  parentUid: Uidp.describe("The uid of the group the identity lives in. Changing it replaces the identity."),
-  name: text("name").describe("The identity's name."),
-  description: z.string().optional().describe("A description; absent is the same as empty."),
-  claimMatch: ClaimMatchInputSchema.describe(
-    "Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern.",
-  ),
-  ...CommonInputSchema.shape,
-});
+/** Whether a JWKS document (JSON text) holds at least one public key; the reason it does not otherwise. */
+function jwksProblem(text: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return 'issuerKeys must be a JWKS document: JSON text such as {"keys":[{"kty":"RSA",...}]}';
+  }
+  const keys = (parsed as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.length === 0) return 'issuerKeys must hold at least one key in "keys"';
+  for (const [i, key] of keys.entries()) {
+    if (typeof key !== "object" || key === null || typeof (key as { kty?: unknown }).kty !== "string")
+      return `issuerKeys: keys[${i}] must be a JWK with a kty`;
+    if ("d" in key) return `issuerKeys: keys[${i}] is a private key; give only the public key`;
+  }
+  return undefined;
+}
+
+/** Pre-registered public keys, for token issuers without an online discovery document. */
+export const StaticKeysInputSchema = z
+  .object({
+    issuer: text("issuer").describe("The exact issuer (iss) of accepted tokens."),
+    subject: text("subject").describe("The exact subject (sub) of accepted tokens."),
+    issuerKeys: text("issuerKeys").describe(
+      'The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).',
+    ),
+    expirationTime: z
+      .string()
+      .refine((t) => Number.isFinite(Date.parse(t)), "expirationTime must be an RFC 3339 timestamp")
+      .describe(
+        "When the keys stop being accepted (RFC 3339), at most 365 days ahead. Required here, so the service's default never shows as drift.",
+      ),
+    audiences: z
+      .array(text("audience"))
+      .max(1, "audiences takes one value (the service supports exactly one today)")
+      .optional()
+      .describe("The accepted aud value (one); without it the service's own address."),
+  })
+  .superRefine((keys, ctx) => {
+    const problem = jwksProblem(keys.issuerKeys);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["issuerKeys"], message: problem });
+  });
+
+/** AWS IAM users and roles. */
+export const AwsIdentityInputSchema = z
+  .object({
+    awsAccount: z
+      .string()
+      .regex(/^\d{12}$/, "awsAccount must be 12 digits")
+      .describe("The AWS account id (12 digits)."),
+    arn: text("arn").optional().describe("The exact ARN to match."),
+    arnPattern: text("arnPattern").optional().describe("A regular expression the ARN must match."),
+    userId: text("userId").optional().describe("The exact user id to match."),
+    userIdPattern: text("userIdPattern").optional().describe("A regular expression the user id must match."),
+  })
+  .superRefine((aws, ctx) => {
+    for (const [key, pattern] of [
+      ["arnPattern", aws.arnPattern],
+      ["userIdPattern", aws.userIdPattern],
+    ] as const) {
+      if (pattern === undefined) continue;
+      try {
+        new RegExp(pattern);
+      } catch {
+        ctx.addIssue({ code: "custom", path: [key], message: `${key} is not a valid regular expression` });
+      }
+    }
+  });
+
+/** How an identity is assumed: exactly one of these (a oneof in the API). */
+export const IDENTITY_KINDS = ["claimMatch", "staticKeys", "awsIdentity"] as const;
+
+export const IdentityInputSchema = z
+  .object({
+    parentUid: Uidp.describe(
+      "The uid of the group the identity lives in. Changing it replaces the identity.",
+    ),
+    name: text("name").describe("The identity's name."),
+    description: z.string().optional().describe("A description; absent is the same as empty."),
+    claimMatch: ClaimMatchInputSchema.optional().describe(
+      "Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.",
+    ),
+    staticKeys: StaticKeysInputSchema.optional().describe(
+      "Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.",
+    ),
+    awsIdentity: AwsIdentityInputSchema.optional().describe(
+      "AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.",
+    ),
+    ...CommonInputSchema.shape,
+  })
+  .superRefine((inputs, ctx) => {
+    const set = IDENTITY_KINDS.filter((k) => inputs[k] !== undefined);
+    if (set.length === 1) return;
+    ctx.addIssue({
+      code: "custom",
+      path: [set[1] ?? "claimMatch"],
+      message:
+        set.length === 0
+          ? "set exactly one of claimMatch, staticKeys, awsIdentity"
+          : `set exactly one of claimMatch, staticKeys, awsIdentity (got ${set.join(" and ")})`,
+    });
+  });
 export type IdentityInputs = z.infer<typeof IdentityInputSchema>;
 
 export const IDENTITY_FIELDS: readonly FieldSpec[] = [
   { key: "name", kind: "string" },
   { key: "description", kind: "string" },
   { key: "claimMatch", kind: "object" },
+  { key: "staticKeys", kind: "object" },
+  { key: "awsIdentity", kind: "object" },
   { key: "parentUid", kind: "string", replaces: true },
 ];
 

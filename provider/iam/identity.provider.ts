@@ -26,6 +26,8 @@ const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<Identit
       name: inputs.name,
       description: inputs.description,
       claimMatch: inputs.claimMatch,
+      staticKeys: inputs.staticKeys,
+      awsIdentity: inputs.awsIdentity,
     }),
   async lookup(client, inputs) {
     for await (const identity of client.identities.list({
@@ -41,14 +43,23 @@ const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<Identit
     client.identities.update(uid, {
       name: fields.includes("name") ? inputs.name : undefined,
       description: fields.includes("description") ? (inputs.description ?? "") : undefined,
+      // Setting one kind clears the others on the service (a oneof), so a switch sends only the new kind.
       claimMatch: fields.includes("claimMatch") ? inputs.claimMatch : undefined,
+      staticKeys: fields.includes("staticKeys") ? inputs.staticKeys : undefined,
+      awsIdentity: fields.includes("awsIdentity") ? inputs.awsIdentity : undefined,
     }),
   delete: (client, uid) => client.identities.delete(uid),
   inputsOf: (identity) => ({
     parentUid: parentOf(identity.uid) ?? "",
     name: identity.name,
     description: identity.description ?? "",
-    claimMatch: identity.claimMatch ?? {},
+    ...(identity.claimMatch !== undefined ? { claimMatch: identity.claimMatch } : {}),
+    ...(identity.staticKeys !== undefined
+      ? { staticKeys: identity.staticKeys as IdentityInputs["staticKeys"] }
+      : {}),
+    ...(identity.awsIdentity !== undefined
+      ? { awsIdentity: identity.awsIdentity as IdentityInputs["awsIdentity"] }
+      : {}),
   }),
   outputsOf: (identity) => ({
     uid: identity.uid,

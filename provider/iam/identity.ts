@@ -1,5 +1,6 @@
 /**
- * platform.iam.Identity: a workload identity that an OIDC token matching `claimMatch` can assume.
+ * platform.iam.Identity: a workload identity that a token can assume: an OIDC token matching `claimMatch`, a token
+ * signed by one of its `staticKeys`, or an AWS IAM principal matching `awsIdentity` (exactly one of the three).
  *
  * May import: @pulumi/pulumi, ./identity.provider, ../core/resource-class.
  */
@@ -31,12 +32,55 @@ export interface ClaimMatch {
   claimPatterns?: Record<string, string>;
 }
 
+/** Pre-registered public keys, for token issuers without an online discovery document. */
+export interface StaticKeysArgs {
+  issuer: pulumi.Input<string>;
+  subject: pulumi.Input<string>;
+  /** The public keys as a JWKS document (JSON text). */
+  issuerKeys: pulumi.Input<string>;
+  /** RFC 3339, at most 365 days ahead. */
+  expirationTime: pulumi.Input<string>;
+  /** One accepted `aud` value. */
+  audiences?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** The resolved static keys, as outputs carry them. */
+export interface StaticKeys {
+  issuer: string;
+  subject: string;
+  issuerKeys: string;
+  expirationTime: string;
+  audiences?: string[];
+}
+
+/** AWS IAM users and roles that may assume the identity. */
+export interface AwsIdentityArgs {
+  /** The AWS account id (12 digits). */
+  awsAccount: pulumi.Input<string>;
+  arn?: pulumi.Input<string>;
+  arnPattern?: pulumi.Input<string>;
+  userId?: pulumi.Input<string>;
+  userIdPattern?: pulumi.Input<string>;
+}
+
+/** The resolved AWS identity, as outputs carry it. */
+export interface AwsIdentity {
+  awsAccount: string;
+  arn?: string;
+  arnPattern?: string;
+  userId?: string;
+  userIdPattern?: string;
+}
+
 export interface IdentityArgs {
   /** The uid of the group the identity lives in. Changing it replaces the identity. */
   parentUid: pulumi.Input<string>;
   name: pulumi.Input<string>;
   description?: pulumi.Input<string>;
-  claimMatch: pulumi.Input<ClaimMatchArgs>;
+  /** Exactly one of claimMatch, staticKeys, awsIdentity. */
+  claimMatch?: pulumi.Input<ClaimMatchArgs>;
+  staticKeys?: pulumi.Input<StaticKeysArgs>;
+  awsIdentity?: pulumi.Input<AwsIdentityArgs>;
   /** Which credentials to use: a key of `platform:profiles`. */
   profile?: pulumi.Input<string>;
   /** Take over an existing identity with this name under this parent instead of creating a duplicate. */
@@ -48,6 +92,8 @@ const OUTPUT_KEYS = [
   "name",
   "description",
   "claimMatch",
+  "staticKeys",
+  "awsIdentity",
   "profile",
   "adopt",
   "lastSeenTime",
@@ -59,7 +105,9 @@ export class Identity extends pulumi.CustomResource {
   declare public readonly parentUid: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
   declare public readonly description: pulumi.Output<string>;
-  declare public readonly claimMatch: pulumi.Output<ClaimMatch>;
+  declare public readonly claimMatch: pulumi.Output<ClaimMatch | undefined>;
+  declare public readonly staticKeys: pulumi.Output<StaticKeys | undefined>;
+  declare public readonly awsIdentity: pulumi.Output<AwsIdentity | undefined>;
   declare public readonly profile: pulumi.Output<string | undefined>;
   declare public readonly adopt: pulumi.Output<boolean | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */

@@ -6,13 +6,35 @@
  *   POST   /iam/v2beta1/identities/{parent_group_uid}    create
  *   PATCH  /iam/v2beta1/identities/{identity_uid}        update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/identities/{identity_uid}        delete
+ *   GET    /iam/v2beta1/identities:lookupIdentity        lookup (issuer, subject → uid)
  */
 import { resourcePath, updateMaskFor, type ListQuery } from "../core";
 import type { PagePromise } from "../pagination";
-import { Identity, IdentityList, type IdentityCreate, type IdentityUpdate } from "../schemas/identities";
+import {
+  Identity,
+  IdentityList,
+  LookupIdentityResponse,
+  type IdentityCreate,
+  type IdentityUpdate,
+} from "../schemas/identities";
 import { APIResource } from "./resource";
 
-export type { Identity, IdentityCreate, IdentityUpdate } from "../schemas/identities";
+export type {
+  AwsIdentity,
+  ClaimMatch,
+  Identity,
+  IdentityCreate,
+  IdentityUpdate,
+  LookupIdentityResponse,
+  StaticKeys,
+} from "../schemas/identities";
+
+export interface IdentityLookupQuery {
+  /** The OIDC issuer URL, e.g. https://token.actions.githubusercontent.com. */
+  issuer: string;
+  /** The subject (`sub`) claim. */
+  subject: string;
+}
 
 export interface IdentityListQuery extends ListQuery {
   /** `relationship_type`, e.g. RELATIONSHIP_TYPE_CLAIM_MATCH. */
@@ -48,6 +70,19 @@ export class Identities extends APIResource {
       query: { updateMask },
       body,
       schema: Identity,
+    });
+  }
+
+  /**
+   * The uid of the identity an issuer and subject name. Any authenticated caller may ask; when no identity it may
+   * see matches, the service answers the uid a user with that issuer and subject gets on registration.
+   */
+  async lookup(query: IdentityLookupQuery): Promise<LookupIdentityResponse> {
+    return this.core.request({
+      method: "GET",
+      path: `${COLLECTION}:lookupIdentity`,
+      query: { issuer: query.issuer, subject: query.subject },
+      schema: LookupIdentityResponse,
     });
   }
 

@@ -1,19 +1,22 @@
 /**
  * The v1 lists still offered: results under `items`, `id` for uid. No paging.
  *
- *   GET /iam/v1/groups        v1.groups.list
- *   GET /registry/v1/repos    v1.repos.list
+ *   GET /iam/v1/groups                v1.groups.list
+ *   GET /registry/v1/repos            v1.repos.list
+ *   GET /iam/v1/identities/lookup     v1.identities.lookup (issuer, subject → the identity)
  */
 import type { UidpFilters } from "../core";
 import type { Core } from "../core";
-import { V1GroupList, V1RepoList, type V1Group, type V1Repo } from "../schemas/v1";
+import { V1GroupList, V1Identity, V1RepoList, type V1Group, type V1Repo } from "../schemas/v1";
 import { APIResource } from "./resource";
 
-export type { V1Group, V1Repo } from "../schemas/v1";
+export type { V1Group, V1Identity, V1Repo } from "../schemas/v1";
 
 export interface V1ListQuery extends Pick<UidpFilters, "descendantsOf" | "childrenOf"> {
   /** `name`: exact match. */
   name?: string;
+  /** `id`: exactly these objects (one id, or several, sent as a repeated parameter). */
+  id?: string | string[];
 }
 
 export class V1Groups extends APIResource {
@@ -40,11 +43,25 @@ export class V1Repos extends APIResource {
   }
 }
 
+export class V1Identities extends APIResource {
+  /** The identity with exactly this issuer and subject that the caller may see; NotFoundError if none. */
+  async lookup(query: { issuer: string; subject: string }): Promise<V1Identity> {
+    return this.core.request({
+      method: "GET",
+      path: "/iam/v1/identities/lookup",
+      query: { issuer: query.issuer, subject: query.subject },
+      schema: V1Identity,
+    });
+  }
+}
+
 export class V1 {
   readonly groups: V1Groups;
   readonly repos: V1Repos;
+  readonly identities: V1Identities;
   constructor(core: Core) {
     this.groups = new V1Groups(core);
     this.repos = new V1Repos(core);
+    this.identities = new V1Identities(core);
   }
 }

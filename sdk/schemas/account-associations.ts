@@ -12,7 +12,8 @@ export const Azure = z.object({
 });
 export const Google = z.object({
   projectId: z.string().min(1, "google.projectId must not be empty"),
-  projectNumber: z.string().regex(/^\d+$/, "google.projectNumber must be digits"),
+  // A string in the OpenAPI (no pattern): never stricter than the service.
+  projectNumber: z.string().min(1, "google.projectNumber must not be empty"),
 });
 export const Chainguard = z.object({ serviceBindings: z.record(z.string(), z.string()) });
 export const GitHubInstallation = z.object({ installationId: z.string(), name: z.string().optional() });

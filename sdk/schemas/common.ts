@@ -16,13 +16,22 @@ export const GROUP_NAME_PATTERN = /^[a-z0-9 ._-]{1,}$/;
 /** One 16-hex segment of a child uid. */
 export const UID_SEGMENT_PATTERN = /^[0-9a-f]{16}$/;
 
-/** A group, identity, role, binding... uid: segments of 16 hex characters joined by `/`. */
-export const UIDP_PATTERN = /^[0-9a-f]{16}(\/[0-9a-f]{16})*$/;
+/**
+ * A group, identity, role, binding... uid as the real service mints them: a root of 40 hex characters
+ * (organizations, root-level users, built-in roles) or of 16 (older roots), then child segments of 16 hex
+ * characters, each joined by `/`. Never stricter than the service: any uid it can produce passes.
+ */
+export const UIDP_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{16})(?:\/[0-9a-f]{16})*$/;
 
 /** A built-in role's uid: 40 hex characters, no slashes. */
 export const BUILTIN_ROLE_UID_PATTERN = /^[0-9a-f]{40}$/;
 
-export const Uidp = z.string().regex(UIDP_PATTERN, "must be a uid: 16-hex segments joined by '/'");
+export const Uidp = z
+  .string()
+  .regex(
+    UIDP_PATTERN,
+    "must be a uid: a root of 40 (or 16) hex characters, then 16-hex segments, joined by '/'",
+  );
 
 /** A role uid may be a custom role's uidp or a built-in role's 40-hex uid. */
 export const RoleUid = z

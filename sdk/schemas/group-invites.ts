@@ -33,7 +33,8 @@ export type GroupInvite = z.infer<typeof GroupInvite>;
 export const GroupInviteCreate = z.object({
   roleUid: RoleUid,
   ttl: Duration,
-  email: z.email({ error: "email must be an email address" }).optional(),
+  // Blank means anyone with the code may accept (OpenAPI GroupInvite.email): "" is valid, never stricter.
+  email: z.union([z.literal(""), z.email()], { error: "email must be an email address or empty" }).optional(),
   singleUse: z.boolean().optional(),
 });
 export type GroupInviteCreate = z.infer<typeof GroupInviteCreate>;

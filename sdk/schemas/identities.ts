@@ -15,12 +15,51 @@ export const ClaimMatch = z.object({
 });
 export type ClaimMatch = z.infer<typeof ClaimMatch>;
 
+/**
+ * Pre-registered verification keys, for token issuers without an online discovery document
+ * (OpenAPI platform.iam.v2beta1.Identity.StaticKeys). The keys expire (at most 365 days after they are set).
+ */
+export const StaticKeys = z.object({
+  issuer: z.string({ error: "issuer is required" }).min(1, "issuer must not be empty"),
+  subject: z.string({ error: "subject is required" }).min(1, "subject must not be empty"),
+  /** The public keys as a JWKS document (JSON text), e.g. `{"keys":[{"kty":"RSA",...}]}`. */
+  issuerKeys: z.string({ error: "issuerKeys is required" }).min(1, "issuerKeys must not be empty"),
+  /** RFC 3339; defaults to (and may be at most) 365 days after the keys are set. */
+  expirationTime: Timestamp.optional(),
+  /** Accepted `aud` values; the service supports exactly one today. */
+  audiences: z.array(z.string()).optional(),
+});
+export type StaticKeys = z.infer<typeof StaticKeys>;
+
+/** AWS IAM users and roles (OpenAPI platform.iam.v2beta1.Identity.AWSIdentity). */
+export const AwsIdentity = z.object({
+  awsAccount: z.string({ error: "awsAccount is required" }).regex(/^\d{12}$/, "awsAccount must be 12 digits"),
+  arn: z.string().optional(),
+  arnPattern: z.string().optional(),
+  userId: z.string().optional(),
+  userIdPattern: z.string().optional(),
+});
+export type AwsIdentity = z.infer<typeof AwsIdentity>;
+
+/** The members that say how an identity is assumed: at most one of them is set (a oneof in the API). */
+export const IDENTITY_RELATIONSHIPS = [
+  "claimMatch",
+  "staticKeys",
+  "awsIdentity",
+  "servicePrincipal",
+] as const;
+
 export const Identity = z.object({
   uid: z.string(),
   name: z.string(),
   description: z.string().optional(),
+  company: z.string().optional(),
   claimMatch: ClaimMatch.optional(),
+  staticKeys: StaticKeys.partial().optional(),
+  awsIdentity: AwsIdentity.partial().optional(),
+  servicePrincipal: z.string().optional(),
   email: z.string().optional(),
+  emailUnverified: z.string().optional(),
   lastSeenTime: Timestamp.optional(),
   createTime: Timestamp.optional(),
   updateTime: Timestamp.optional(),
@@ -30,16 +69,36 @@ export type Identity = z.infer<typeof Identity>;
 export const IdentityCreate = z.object({
   name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
   description: z.string().optional(),
+  company: z.string().optional(),
   claimMatch: ClaimMatch.optional(),
+  staticKeys: StaticKeys.optional(),
+  awsIdentity: AwsIdentity.optional(),
+  servicePrincipal: z.string().optional(),
 });
 export type IdentityCreate = z.infer<typeof IdentityCreate>;
 
-export const IDENTITY_UPDATE_FIELDS = ["name", "description", "claimMatch"] as const;
+export const IDENTITY_UPDATE_FIELDS = [
+  "name",
+  "description",
+  "company",
+  "claimMatch",
+  "staticKeys",
+  "awsIdentity",
+  "servicePrincipal",
+] as const;
 export const IdentityUpdate = z.object({
   name: z.string().min(1, "name must not be empty").optional(),
   description: z.string().optional(),
+  company: z.string().optional(),
   claimMatch: ClaimMatch.optional(),
+  staticKeys: StaticKeys.optional(),
+  awsIdentity: AwsIdentity.optional(),
+  servicePrincipal: z.string().optional(),
 });
 export type IdentityUpdate = z.infer<typeof IdentityUpdate>;
+
+/** GET /iam/v2beta1/identities:lookupIdentity: the uid for an issuer and subject. */
+export const LookupIdentityResponse = z.object({ uid: z.string() });
+export type LookupIdentityResponse = z.infer<typeof LookupIdentityResponse>;
 
 export const IdentityList = listEnvelope("identities", Identity);

@@ -27,5 +27,16 @@ export const V1Repo = z.object({
 });
 export type V1Repo = z.infer<typeof V1Repo>;
 
+/** v1 identity (GET /iam/v1/identities/lookup): `id` for uid, createdAt/updatedAt. */
+export const V1Identity = z.object({
+  id: z.string(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  claimMatch: z.record(z.string(), z.unknown()).optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type V1Identity = z.infer<typeof V1Identity>;
+
 export const V1GroupList = z.object({ items: z.array(V1Group).default([]) });
 export const V1RepoList = z.object({ items: z.array(V1Repo).default([]) });

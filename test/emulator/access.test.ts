@@ -88,7 +88,7 @@ describe("access", () => {
     expect(idp.body.code).toBe(7);
   });
 
-  test("root-level users may create organizations; workload identities may not", async () => {
+  test("root-level users may create organizations; workload identities only with CAP_IAM_GROUPS_CREATE", async () => {
     const founder = api.emulator.createUser("founder");
     const created = await api.post("/iam/v2beta1/groups", { name: "founded" }, founder.token);
     expect(created.status).toBe(200);
@@ -100,7 +100,7 @@ describe("access", () => {
       name: "ci",
       claimMatch: { issuer: `${api.emulator.url}/oidc`, subject: "ci" },
     });
-    await bind(org, identity.body.uid, "owner");
+    await bind(org, identity.body.uid, "viewer");
     const idToken = await api.emulator.mintIdToken({ subject: "ci" });
     const exchanged = await api.get(
       `/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}&identity=${encodeURIComponent(identity.body.uid)}`,
@@ -110,5 +110,9 @@ describe("access", () => {
     const denied = await api.post("/iam/v2beta1/groups", { name: "nope" }, exchanged.body.token);
     expect(denied.body.code).toBe(7);
     expect((await api.get(`/iam/v2beta1/groups/${folder}`, exchanged.body.token)).status).toBe(200);
+    // With a role that may create groups (owner), the same workload may found an organization (issue 11).
+    await bind(org, identity.body.uid, "owner");
+    const founded = await api.post("/iam/v2beta1/groups", { name: "by-workload" }, exchanged.body.token);
+    expect(founded.status).toBe(200);
   });
 });

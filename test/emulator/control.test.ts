@@ -16,7 +16,7 @@ describe("control endpoints", () => {
   test("health, users, clock advance need no token", async () => {
     expect((await api.get("/_emulator/health", null)).body).toEqual({ status: "ok" });
     const user = await api.post("/_emulator/users", { name: "alice" }, null);
-    expect(user.body.uid).toMatch(/^[0-9a-f]{16}$/);
+    expect(user.body.uid).toMatch(/^[0-9a-f]{40}$/);
     expect((await api.get("/iam/v2beta1/groups", user.body.token)).body.groups).toEqual([]);
     const before = api.emulator.clock.now().getTime();
     const advanced = await api.post("/_emulator/clock/advance", { ms: 86_400_000 }, null);
@@ -60,7 +60,7 @@ describe("control endpoints", () => {
       ),
     ).toEqual(["below"]);
     for (const groups of [
-      [{ uid: "00000000000000bb/00000000000000cc", name: "x" }],
+      [{ uid: `${"b".repeat(40)}/00000000000000cc`, name: "x" }],
       [{ uid: folder, name: "dup" }],
       [{ name: "Bad Name" }],
     ]) {

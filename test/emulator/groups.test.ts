@@ -1,5 +1,5 @@
 /** Groups: uids, timestamps, organizations, PATCH semantics. */
-import { RFC3339_MS, UID16, details, start, type Api } from "./helpers";
+import { RFC3339_MS, ROOT_UID, details, start, type Api } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -10,8 +10,8 @@ beforeAll(async () => {
 afterAll(() => api.emulator.close());
 
 describe("groups", () => {
-  test("the bootstrap organization is a root group with a 16-hex uid", async () => {
-    expect(org).toMatch(UID16);
+  test("the bootstrap organization is a root group with a 40-hex uid, like the real service", async () => {
+    expect(org).toMatch(ROOT_UID);
     const r = await api.get(`/iam/v2beta1/groups/${org}`);
     expect(r.body).toEqual(
       expect.objectContaining({ uid: org, name: "demo-org", verified: false, resourceLimits: {} }),
@@ -35,7 +35,7 @@ describe("groups", () => {
 
   test("POST /iam/v2beta1/groups creates an organization with an owner binding for the creator", async () => {
     const r = await api.post("/iam/v2beta1/groups", { name: "second org" });
-    expect(r.body.uid).toMatch(UID16);
+    expect(r.body.uid).toMatch(ROOT_UID);
     const bindings = await api.get(`/iam/v2beta1/roleBindings?group=${r.body.uid}`);
     expect(bindings.body.roleBindings).toHaveLength(1);
     expect(bindings.body.roleBindings[0].role.name).toBe("owner");
@@ -77,7 +77,7 @@ describe("groups", () => {
 
   test("an unknown updateMask path is code 3 naming updateMask", async () => {
     const created = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "mask2" })).body;
-    const r = await api.patch(`/iam/v2beta1/groups/${created.uid}?updateMask=name,verified`, { name: "x" });
+    const r = await api.patch(`/iam/v2beta1/groups/${created.uid}?updateMask=name,color`, { name: "x" });
     expect(r.body.code).toBe(3);
     expect(details(r.body).fieldViolations.map((v) => v.field)).toEqual(["updateMask"]);
     expect((await api.get(`/iam/v2beta1/groups/${created.uid}`)).body.name).toBe("mask2");

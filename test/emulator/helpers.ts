@@ -68,7 +68,8 @@ export function details(body: { details?: { "@type": string }[] }) {
   };
 }
 
-export const UID16 = /^[0-9a-f]{16}$/;
+/** A root uid (organization, root-level user) as the real service mints them: 40 hex. */
+export const ROOT_UID = /^[0-9a-f]{40}$/;
 export const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export const enc = encodeURIComponent;

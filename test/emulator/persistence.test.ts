@@ -34,6 +34,12 @@ describe("persistence", () => {
     const user = first.emulator.createUser("second");
     const token = first.emulator.token;
     const idToken = await first.emulator.mintIdToken({ subject: "bot" });
+    await first.post(`/iam/v2beta1/roleBindings/${org}`, {
+      identityUid: identity.uid,
+      roleUid: (await first.get("/iam/v2beta1/roles?name=viewer")).body.roles[0].uid,
+    });
+    const exchanged = (await first.get(`/sts/exchange?identity=${encodeURIComponent(identity.uid)}`, idToken))
+      .body.token;
     await first.emulator.close();
     // Written atomically: the file parses and no temp file is left behind.
     expect(() => JSON.parse(readFileSync(dataFile, "utf8"))).not.toThrow();
@@ -50,6 +56,10 @@ describe("persistence", () => {
       );
       expect((await second.get("/registry/v2beta1/repos")).body.totalCount).toBe("1");
       expect((await second.get("/iam/v2beta1/groups", user.token)).status).toBe(200);
+      // API tokens are JWTs signed by a persisted key: an exchanged one stays valid across the restart.
+      expect((await second.get(`/iam/v2beta1/groups/${org}`, exchanged)).status).toBe(200);
+      // The data file holds the signing keys, never an issued token.
+      expect(readFileSync(dataFile, "utf8")).not.toContain(exchanged);
       // An ID token minted before the restart still verifies: the issuer key is persisted.
       expect(
         (await second.get(`/sts/exchange?identity=${encodeURIComponent(identity.uid)}`, idToken)).status,
@@ -83,7 +93,7 @@ describe("CLI", () => {
         await new Promise((r) => setTimeout(r, 50));
       const url = /PLATFORM_API_URL=(\S+)/.exec(out)?.[1];
       const token = /PLATFORM_TOKEN=(\S+)/.exec(out)?.[1];
-      expect(/PLATFORM_ORG_UID=[0-9a-f]{16}/.test(out)).toBe(true);
+      expect(/PLATFORM_ORG_UID=[0-9a-f]{40}\s/.test(out)).toBe(true);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const response = await fetch(`${url}/registry/v2beta1/repos`, {
         headers: { authorization: `Bearer ${token}` },

@@ -3,6 +3,7 @@
  * it broke), any text, and records of fields each valid, broken or absent.
  */
 import fc from "fast-check";
+import { UIDP_PATTERN } from "../../sdk/schemas/common";
 
 /** Generated inputs and the fields deliberately made invalid. */
 export interface Case {
@@ -29,11 +30,11 @@ export const notAString = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }),
 );
 
-/** Strings that are not uids (16-hex segments joined by '/'). */
+/** Strings that are not uids (a 40- or 16-hex root, then 16-hex segments, joined by '/'). */
 export const notAUid = fc.oneof(
   notAString,
   fc.constantFrom("", "abc", "0123456789ABCDEF", "0123456789abcdef/", "/0123456789abcdef", "0123456789abcde"),
-  fc.string({ maxLength: 20 }).filter((s) => !/^[0-9a-f]{16}(\/[0-9a-f]{16})*$/.test(s)),
+  fc.string({ maxLength: 20 }).filter((s) => !UIDP_PATTERN.test(s)),
 );
 
 /** Any text: ASCII, full Unicode, control characters, long. */

@@ -211,7 +211,13 @@ const targets: Target[] = [
         description: { valid: anyText, invalid: notAString, optional: true },
         claimMatch: { valid: claimMatchValid, invalid: claimMatchInvalid },
         ...common,
-      }),
+      }).map((c) =>
+        // "Exactly one of claimMatch, staticKeys, awsIdentity" is a whole-object rule, which zod skips while a
+        // field has a type error: an absent claimMatch is then named on a later round, not necessarily this one.
+        !("claimMatch" in c.inputs) && c.broken.length > 1
+          ? { inputs: c.inputs, broken: c.broken.filter((b) => b !== "claimMatch"), maybe: ["claimMatch"] }
+          : c,
+      ),
     readBack: async (uid) => {
       const i = await client.identities.get(uid);
       return {
@@ -376,11 +382,11 @@ const targets: Target[] = [
         google: {
           valid: fc.record({
             projectId: fc.string({ minLength: 1, maxLength: 20 }),
-            projectNumber: fc.stringMatching(/^\d{1,12}$/),
+            projectNumber: fc.string({ minLength: 1, maxLength: 20 }),
           }),
           invalid: fc.constantFrom(
             { projectId: "", projectNumber: "1" },
-            { projectId: "p", projectNumber: "x1" },
+            { projectId: "p", projectNumber: "" },
             "p",
           ),
           optional: true,

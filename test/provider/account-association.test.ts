@@ -120,7 +120,7 @@ describe("account association", () => {
         groupUid: h.emulator.orgUid,
         name: "",
         amazon: { account: "12" },
-        google: { projectId: "p", projectNumber: "x1" },
+        google: { projectId: "p", projectNumber: "" },
       },
     );
     expect(failures?.map((f) => f.property).sort()).toEqual([

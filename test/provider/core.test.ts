@@ -32,7 +32,7 @@ describe("config precedence: profile keys > stack config > PLATFORM_* env > defa
     const settings = readProviderSettings(
       lookup({
         "platform:apiUrl": "https://stack.example",
-        "platform:identity": "0123456789abcdef/0123456789abcdef",
+        "platform:identity": "0123456789abcdef0123456789abcdef01234567/0123456789abcdef",
         "platform:identityTokenFile": "/var/run/token",
         "platform:profiles": JSON.stringify({ orgb: { token: "orgb-token" } }),
       }),

@@ -103,6 +103,23 @@ describe("iam data sources", () => {
     expect(found).toMatchObject({ uid: identity.uid, parentUid: emulator.orgUid });
   });
 
+  it("getIdentity finds an identity by issuer and subject (the service's lookup), or answers the uid alone", async () => {
+    const issuer = "https://auth.example/";
+    const identity = await emulator.client.identities.create(emulator.orgUid, {
+      name: "person",
+      claimMatch: { issuer, subject: "idp|user-1" },
+    });
+    const found = await platform.iam.getIdentity({ issuer, subject: "idp|user-1" });
+    expect(found).toMatchObject({ uid: identity.uid, name: "person", parentUid: emulator.orgUid });
+    // Nobody registered yet: the uid the person will get, and nothing invented about them.
+    const unknown = await platform.iam.getIdentity({ issuer, subject: "idp|user-2" });
+    expect(unknown.uid).toMatch(/^[0-9a-f]{40}$/);
+    expect(unknown.name).toBeUndefined();
+    await expect(platform.iam.getIdentity({ issuer })).rejects.toThrow(
+      /pass uid, or name with parentUid, or issuer with subject/,
+    );
+  });
+
   it("a name that several objects share fails with every candidate's uid, and one that none has, plainly", async () => {
     // Names are not unique under a parent, so a by-name lookup must not pick one silently.
     const a = await emulator.client.groups.create(emulator.orgUid, { name: "shared" });

@@ -35,7 +35,7 @@ describe("group provider", () => {
 
   it("creates an organization when parentUid is omitted", async () => {
     const { id, outs } = await create({ name: "new-org" });
-    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(id).toMatch(/^[0-9a-f]{40}$/);
     expect(outs.parentUid).toBeUndefined();
   });
 

@@ -150,7 +150,9 @@ describe("identity provider", () => {
   it("replaces when the organization changes", async () => {
     const news = await checked(await inputs());
     const { id, outs } = await provider.create(news);
-    expect(await provider.diff!(id, outs, { ...news, parentUid: "fedcba9876543210" })).toMatchObject({
+    expect(
+      await provider.diff!(id, outs, { ...news, parentUid: "fedcba9876543210fedcba9876543210fedcba98" }),
+    ).toMatchObject({
       changes: true,
       replaces: ["parentUid"],
     });

@@ -101,3 +101,95 @@ describe("identity provider", () => {
     });
   });
 });
+
+describe("identity kinds: staticKeys and awsIdentity", () => {
+  const jwks = JSON.stringify({
+    keys: [
+      {
+        kty: "EC",
+        crv: "P-256",
+        x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+        y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+      },
+    ],
+  });
+  const expirationTime = () => new Date(h.emulator.clock.now().getTime() + 30 * 86_400_000).toISOString();
+  const aws = { awsAccount: "123456789012", arnPattern: "arn:aws:iam::123456789012:role/.*" };
+
+  it("creates with staticKeys or awsIdentity, reads back the same inputs, and shows no diff", async () => {
+    const staticKeys = {
+      issuer: "https://ci.example",
+      subject: "builder",
+      issuerKeys: jwks,
+      expirationTime: expirationTime(),
+    };
+    for (const kind of [{ staticKeys }, { awsIdentity: aws }]) {
+      const inputs = { parentUid: h.emulator.orgUid, name: "kinds", ...kind };
+      const { id, outs } = await provider.create(inputs);
+      expect(outs).toMatchObject(kind);
+      const read = await provider.read!(id, outs);
+      expect(read.inputs).toMatchObject(kind);
+      expect(read.inputs).not.toHaveProperty("claimMatch");
+      expect(await provider.diff!(id, read.props, inputs)).toMatchObject({ changes: false, replaces: [] });
+    }
+  });
+
+  it("switching from claimMatch to awsIdentity sends only the new kind; the service clears the old one", async () => {
+    const { id, outs } = await provider.create({ parentUid: h.emulator.orgUid, name: "switch", claimMatch });
+    const news = { parentUid: h.emulator.orgUid, name: "switch", awsIdentity: aws };
+    expect((await provider.diff!(id, outs, news)).changes).toBe(true);
+    h.mark();
+    const { outs: updated } = await provider.update!(id, outs, news);
+    expect(h.requestsSinceMark().map((r) => [r.method, r.query.updateMask])).toEqual([
+      ["PATCH", "awsIdentity"],
+    ]);
+    expect(updated.awsIdentity).toEqual(aws);
+    expect(updated.claimMatch).toBeUndefined();
+    const read = await provider.read!(id, updated);
+    expect(await provider.diff!(id, read.props, news)).toMatchObject({ changes: false });
+  });
+
+  it("check: exactly one kind; bad keys, accounts and patterns named, with zero API calls", async () => {
+    h.mark();
+    const base = { parentUid: h.emulator.orgUid, name: "x" };
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, "claimMatch"],
+      [{ claimMatch, awsIdentity: aws }, "awsIdentity"],
+      [
+        { staticKeys: { issuer: "i", subject: "s", issuerKeys: "{}", expirationTime: expirationTime() } },
+        "staticKeys.issuerKeys",
+      ],
+      [
+        {
+          staticKeys: {
+            issuer: "i",
+            subject: "s",
+            issuerKeys: JSON.stringify({ keys: [{ kty: "EC", d: "x" }] }),
+            expirationTime: expirationTime(),
+          },
+        },
+        "staticKeys.issuerKeys",
+      ],
+      [{ staticKeys: { issuer: "i", subject: "s", issuerKeys: jwks } }, "staticKeys.expirationTime"],
+      [
+        {
+          staticKeys: {
+            issuer: "i",
+            subject: "s",
+            issuerKeys: jwks,
+            expirationTime: expirationTime(),
+            audiences: ["a", "b"],
+          },
+        },
+        "staticKeys.audiences",
+      ],
+      [{ awsIdentity: { awsAccount: "12" } }, "awsIdentity.awsAccount"],
+      [{ awsIdentity: { ...aws, userIdPattern: "(" } }, "awsIdentity.userIdPattern"],
+    ];
+    for (const [kind, property] of cases) {
+      const { failures } = await provider.check!({}, { ...base, ...kind });
+      expect([property, failures?.map((f) => f.property)]).toEqual([property, [property]]);
+    }
+    expect(h.requestsSinceMark()).toHaveLength(0);
+  });
+});

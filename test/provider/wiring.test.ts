@@ -28,7 +28,7 @@ pulumi.runtime.setMocks(
     newResource(args: pulumi.runtime.MockResourceArgs) {
       registered.push({ type: args.type, name: args.name, inputs: args.inputs, id: args.id || undefined });
       // The mock monitor passes id "" for a new resource and the id for a read (static get).
-      const uid = args.id || `0123456789abcdef/${"a".repeat(16)}`;
+      const uid = args.id || `0123456789abcdef0123456789abcdef01234567/${"a".repeat(16)}`;
       const state: Record<string, unknown> = { ...args.inputs, uid, createTime: "2026-01-01T00:00:00.000Z" };
       if (args.id) state.name = "read-from-service";
       return { id: uid, state };
@@ -74,14 +74,18 @@ describe("resource classes", () => {
     const group = new platform.iam.Group("eng", {
       name: "eng",
       description: "d",
-      parentUid: "0123456789abcdef",
+      parentUid: "0123456789abcdef0123456789abcdef01234567",
     });
-    expect(await value(group.uid)).toBe(`0123456789abcdef/${"a".repeat(16)}`);
+    expect(await value(group.uid)).toBe(`0123456789abcdef0123456789abcdef01234567/${"a".repeat(16)}`);
     expect(await value(group.name)).toBe("eng");
     expect(await value(group.createTime)).toBe("2026-01-01T00:00:00.000Z");
     const reg = registered.find((r) => r.name === "eng")!;
     expect(reg.type).toBe("pulumi-nodejs:dynamic/iam:Group");
-    expect(reg.inputs).toMatchObject({ name: "eng", description: "d", parentUid: "0123456789abcdef" });
+    expect(reg.inputs).toMatchObject({
+      name: "eng",
+      description: "d",
+      parentUid: "0123456789abcdef0123456789abcdef01234567",
+    });
     expect(typeof reg.inputs.__provider).toBe("string");
   });
 
@@ -90,7 +94,7 @@ describe("resource classes", () => {
       "Identity",
       () =>
         new platform.iam.Identity("id", {
-          parentUid: "0123456789abcdef",
+          parentUid: "0123456789abcdef0123456789abcdef01234567",
           name: "ci",
           claimMatch: { issuer: "i", subject: "s" },
         }),
@@ -99,7 +103,7 @@ describe("resource classes", () => {
       "Role",
       () =>
         new platform.iam.Role("role", {
-          parentUid: "0123456789abcdef",
+          parentUid: "0123456789abcdef0123456789abcdef01234567",
           name: "r",
           capabilities: ["CAP_REPO_LIST"],
         }),
@@ -108,14 +112,14 @@ describe("resource classes", () => {
       "RoleBinding",
       () =>
         new platform.iam.RoleBinding("rb", {
-          groupUid: "0123456789abcdef",
-          identityUid: "0123456789abcdef/aaaaaaaaaaaaaaaa",
+          groupUid: "0123456789abcdef0123456789abcdef01234567",
+          identityUid: "0123456789abcdef0123456789abcdef01234567/aaaaaaaaaaaaaaaa",
           roleUid: "b".repeat(40),
         }),
     ],
   ])("%s registers the iam type token and wires uid", async (type, make) => {
     const resource = make() as pulumi.CustomResource & { uid: pulumi.Output<string> };
-    expect(await value(resource.uid)).toMatch(/^0123456789abcdef\//);
+    expect(await value(resource.uid)).toMatch(/^0123456789abcdef0123456789abcdef01234567\//);
     expect(registered.at(-1)!.type).toBe(`pulumi-nodejs:dynamic/iam:${type}`);
   });
 
@@ -124,7 +128,7 @@ describe("resource classes", () => {
       "IdentityProvider",
       () =>
         new platform.iam.IdentityProvider("idp", {
-          parentUid: "0123456789abcdef",
+          parentUid: "0123456789abcdef0123456789abcdef01234567",
           name: "okta",
           defaultRole: "b".repeat(40),
           issuer: "https://login.example.com",
@@ -136,7 +140,7 @@ describe("resource classes", () => {
       "GroupInvite",
       () =>
         new platform.iam.GroupInvite("invite", {
-          groupUid: "0123456789abcdef",
+          groupUid: "0123456789abcdef0123456789abcdef01234567",
           roleUid: "b".repeat(40),
           ttl: "72h",
         }),
@@ -145,20 +149,20 @@ describe("resource classes", () => {
       "AccountAssociation",
       () =>
         new platform.iam.AccountAssociation("assoc", {
-          groupUid: "0123456789abcdef",
+          groupUid: "0123456789abcdef0123456789abcdef01234567",
           name: "accounts",
           amazon: { account: "123456789012" },
         }),
     ],
   ])("%s registers the iam type token and wires uid", async (type, make) => {
     const resource = make() as pulumi.CustomResource & { uid: pulumi.Output<string> };
-    expect(await value(resource.uid)).toMatch(/^0123456789abcdef\//);
+    expect(await value(resource.uid)).toMatch(/^0123456789abcdef0123456789abcdef01234567\//);
     expect(registered.at(-1)!.type).toBe(`pulumi-nodejs:dynamic/iam:${type}`);
   });
 
   it("IdentityProvider's clientSecret is secret even when passed as a plain string; other outputs are not", async () => {
     const idp = new platform.iam.IdentityProvider("idp-secret", {
-      parentUid: "0123456789abcdef",
+      parentUid: "0123456789abcdef0123456789abcdef01234567",
       name: "okta",
       defaultRole: "b".repeat(40),
       issuer: "https://login.example.com",
@@ -173,7 +177,7 @@ describe("resource classes", () => {
 
   it("GroupInvite and IdentityProvider ask the engine to keep code and clientSecret secret; AccountAssociation.get reads by group uid", async () => {
     const invite = new platform.iam.GroupInvite("invite-secret", {
-      groupUid: "0123456789abcdef",
+      groupUid: "0123456789abcdef0123456789abcdef01234567",
       roleUid: "b".repeat(40),
       ttl: "72h",
     });
@@ -181,9 +185,14 @@ describe("resource classes", () => {
     // The engine (not the mock monitor) applies additionalSecretOutputs: check what the class asks it for.
     expect(secretOutputsRequested.get("invite-secret")).toEqual(["code"]);
     expect(secretOutputsRequested.get("idp-secret")).toEqual(["clientSecret"]);
-    const assoc = platform.iam.AccountAssociation.get("existing-assoc", "0123456789abcdef");
+    const assoc = platform.iam.AccountAssociation.get(
+      "existing-assoc",
+      "0123456789abcdef0123456789abcdef01234567",
+    );
     expect(await value(assoc.name)).toBe("read-from-service");
-    expect(registered.find((r) => r.name === "existing-assoc")!.id).toBe("0123456789abcdef");
+    expect(registered.find((r) => r.name === "existing-assoc")!.id).toBe(
+      "0123456789abcdef0123456789abcdef01234567",
+    );
   });
 
   it("data sources getTags and getIdentityProviders are exported with their Output forms", () => {
@@ -194,18 +203,23 @@ describe("resource classes", () => {
   });
 
   it("static get() reads by id and exposes the read state", async () => {
-    const group = platform.iam.Group.get("existing", "0123456789abcdef/bbbbbbbbbbbbbbbb", undefined, {
-      profile: "orgb",
-    });
+    const group = platform.iam.Group.get(
+      "existing",
+      "0123456789abcdef0123456789abcdef01234567/bbbbbbbbbbbbbbbb",
+      undefined,
+      {
+        profile: "orgb",
+      },
+    );
     expect(await value(group.name)).toBe("read-from-service");
     const reg = registered.find((r) => r.name === "existing")!;
-    expect(reg.id).toBe("0123456789abcdef/bbbbbbbbbbbbbbbb");
+    expect(reg.id).toBe("0123456789abcdef0123456789abcdef01234567/bbbbbbbbbbbbbbbb");
     expect(reg.inputs.profile).toBe("orgb");
   });
 
   it("a secret input stays secret on its output; the registered inputs hold no credential", async () => {
     const identity = new platform.iam.Identity("sec", {
-      parentUid: "0123456789abcdef",
+      parentUid: "0123456789abcdef0123456789abcdef01234567",
       name: "ci",
       description: pulumi.secret("internal"),
       claimMatch: { issuer: "i", subject: "s" },

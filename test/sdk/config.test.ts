@@ -52,7 +52,7 @@ describe("config precedence", () => {
       env: {
         PLATFORM_API_URL: "https://a.example",
         PLATFORM_AUTH_URL: "https://auth.example",
-        PLATFORM_IDENTITY: "0123456789abcdef",
+        PLATFORM_IDENTITY: "0123456789abcdef0123456789abcdef01234567",
         PLATFORM_IDENTITY_TOKEN_FILE: "/var/run/oidc",
         PLATFORM_MAX_RETRIES: "0",
         PLATFORM_RETRY_BASE_DELAY_MS: "5",
@@ -63,7 +63,11 @@ describe("config precedence", () => {
     expect(c).toMatchObject({
       apiUrl: "https://a.example",
       authUrl: "https://auth.example",
-      credentials: { kind: "exchange", identity: "0123456789abcdef", identityTokenFile: "/var/run/oidc" },
+      credentials: {
+        kind: "exchange",
+        identity: "0123456789abcdef0123456789abcdef01234567",
+        identityTokenFile: "/var/run/oidc",
+      },
       maxRetries: 0,
       retryBaseDelayMs: 5,
       maxConnections: 4,
@@ -106,17 +110,26 @@ describe("config precedence", () => {
 
   it("identity without an OIDC token is a ConfigurationError", () => {
     const e = configError(() =>
-      resolveConfig({ apiUrl: "https://api.example", identity: "0123456789abcdef", env: {} }),
+      resolveConfig({
+        apiUrl: "https://api.example",
+        identity: "0123456789abcdef0123456789abcdef01234567",
+        env: {},
+      }),
     );
     expect(e.message).toContain("PLATFORM_IDENTITY_TOKEN");
     expect(e.message).toContain("PLATFORM_IDENTITY_TOKEN_FILE");
   });
 
   it("identity takes precedence over a static token", () => {
-    const c = resolveConfig({ ...base, identity: "0123456789abcdef", identityToken: "oidc-1234", env: {} });
+    const c = resolveConfig({
+      ...base,
+      identity: "0123456789abcdef0123456789abcdef01234567",
+      identityToken: "oidc-1234",
+      env: {},
+    });
     expect(c.credentials).toEqual({
       kind: "exchange",
-      identity: "0123456789abcdef",
+      identity: "0123456789abcdef0123456789abcdef01234567",
       identityToken: "oidc-1234",
     });
   });

@@ -4,7 +4,7 @@ import { PlatformClient, type PlatformClientOptions } from "../../sdk";
 
 export const API = "https://api.test.example";
 export const TOKEN = "static-secret-token-0123456789";
-export const ORG = "0123456789abcdef";
+export const ORG = "0123456789abcdef0123456789abcdef01234567";
 export const FOLDER = `${ORG}/fedcba9876543210`;
 export const JSON_HEADERS = { "content-type": "application/json" };
 
