@@ -10,7 +10,7 @@ import groupProvider from "../../provider/iam/group.provider";
 import roleProvider from "../../provider/iam/role.provider";
 import { startHarness, type Harness } from "./harness";
 
-const ORG = "0123456789abcdef"; // TODO(after the uid change): a 40-hex organization uid
+const ORG = "0123456789abcdef0123456789abcdef01234567"; // a real organization uid: 40 hex
 
 /** Runs `fn` with no PLATFORM_* variable but those given, and the provider configured from `config`. */
 async function withSettings<T>(
