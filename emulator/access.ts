@@ -1,7 +1,15 @@
 /**
  * Identity-based access, like the real service: a token maps to an identity; a role binding on group G grants
- * its role's capabilities on G and everything below it. A caller with no binding anywhere in an organization
- * learns nothing about it (404); one who can see an object but lacks the capability gets 403.
+ * its role's capabilities on G and everything below it.
+ *
+ * Rules (emulator/README.md, "Access"), decided from the caller's bindings and the uid alone, never from whether
+ * the object exists, so the answer cannot reveal existence (AIP-211):
+ *   - a position (group uid) is visible when the caller holds a binding on it or on one of its ancestors;
+ *   - on an invisible position every request is 404 Not found, word for word the answer for a missing uid;
+ *   - on a visible one a missing capability is 403 (checked before existence), a missing object 404;
+ *   - a reference in a body resolves only to objects the caller may list; others read as "does not exist";
+ *   - no escalation: a caller grants (binds, invites, defaults, or puts into a custom role) only capabilities it
+ *     holds itself on that group.
  *
  * May import: ./store, ./errors, node builtins.
  */
@@ -138,21 +146,33 @@ export class Access {
     return caps;
   }
 
-  /** Does the caller hold any binding inside this organization? If not, the organization is invisible. */
-  knowsOrganization(caller: Caller, anyUidInOrg: string): boolean {
-    const root = rootOf(anyUidInOrg);
-    return this.bindingsOf(caller.identityUid).some((binding) => rootOf(binding.uid) === root);
+  /** Does the caller hold a binding on `groupUid` or above it? Only then may it learn what is there. */
+  sees(caller: Caller, groupUid: string): boolean {
+    if (groupUid === "") return false;
+    const ancestors = new Set(ancestorsOrSelf(groupUid));
+    return this.bindingsOf(caller.identityUid).some((binding) => ancestors.has(binding.parent));
+  }
+
+  /** May the caller list `capability`'s kind at `groupUid` (the position of an object)? */
+  can(caller: Caller, groupUid: string, capability: string): boolean {
+    return this.capabilitiesOn(caller, groupUid).has(capability);
   }
 
   /**
-   * Throws 404 when the caller cannot know the object exists, 403 when it can but lacks `capability` on
-   * `groupUid` (the group the object lives in, or the group itself).
+   * Throws 404 when the caller cannot see the position `groupUid` (the same answer as for a missing object: the
+   * caller's `what` message, nothing else), 403 when it can but lacks `capability` there.
    */
   require(caller: Caller, groupUid: string, capability: string, what: string): void {
-    if (!this.knowsOrganization(caller, groupUid)) throw notFound(what);
+    if (!this.sees(caller, groupUid)) throw notFound(what);
     if (!this.capabilitiesOn(caller, groupUid).has(capability)) {
       throw permissionDenied(`${capability} is required on ${groupUid} (${what})`);
     }
+  }
+
+  /** The capabilities of `wanted` the caller does not hold on `groupUid` (empty: granting them is no escalation). */
+  missing(caller: Caller, groupUid: string, wanted: Iterable<string>): string[] {
+    const held = this.capabilitiesOn(caller, groupUid);
+    return [...new Set(wanted)].filter((c) => !held.has(c)).sort();
   }
 
   /** The groups on which the caller holds `capability` directly through a binding; access flows down from them. */

@@ -1,7 +1,9 @@
 /**
  * Fault injection for resilience tests: rules matched by method and path regex, fired with a seeded PRNG so a
- * run is repeatable. May import: nothing.
+ * run is repeatable. Paths are RE2 patterns (re2js: linear time, so a rule cannot stall the emulator), searched
+ * anywhere in the path as before (anchor with ^ and $). May import: re2js.
  */
+import { RE2JS } from "re2js";
 export type FaultAction = "status" | "stall" | "drop" | "applyThenDrop";
 
 export interface FaultRule {
@@ -31,30 +33,64 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** A fault rule that breaks a rule; `field` names the member (control.ts turns it into code 3). */
+export class FaultRuleError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const RULE_MEMBERS = new Set(["method", "path", "rate", "action", "status", "stallMs", "times"]);
+/** Longest stall: a minute (clients time out long before). */
+export const MAX_STALL_MS = 60_000;
+export const MAX_TIMES = 1_000_000;
+
+function integerIn(r: Record<string, unknown>, field: string, min: number, max: number): void {
+  const value = r[field];
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max)
+    throw new FaultRuleError(field, `${field} must be an integer from ${min} to ${max}`);
+}
+
 export function validateFaultRule(rule: unknown): FaultRule {
-  if (rule === null || typeof rule !== "object") throw new Error("a fault rule must be an object");
+  if (rule === null || typeof rule !== "object" || Array.isArray(rule))
+    throw new FaultRuleError("", "a fault rule must be an object");
   const r = rule as Record<string, unknown>;
+  for (const key of Object.keys(r))
+    if (!RULE_MEMBERS.has(key)) throw new FaultRuleError(key, `${key} is not a member of a fault rule`);
   if (!["status", "stall", "drop", "applyThenDrop"].includes(r.action as string)) {
-    throw new Error('action must be one of "status", "stall", "drop", "applyThenDrop"');
+    throw new FaultRuleError("action", 'action must be one of "status", "stall", "drop", "applyThenDrop"');
   }
-  if (r.rate !== undefined && (typeof r.rate !== "number" || r.rate < 0 || r.rate > 1))
-    throw new Error("rate must be in 0..1");
+  if (r.rate !== undefined && (typeof r.rate !== "number" || !(r.rate >= 0 && r.rate <= 1)))
+    throw new FaultRuleError("rate", "rate must be a number in 0..1");
+  if (r.method !== undefined && (typeof r.method !== "string" || !/^[A-Za-z]{1,16}$/.test(r.method)))
+    throw new FaultRuleError("method", "method must be an HTTP method name");
   if (r.path !== undefined) {
-    if (typeof r.path !== "string") throw new Error("path must be a regular expression string");
-    new RegExp(r.path);
+    if (typeof r.path !== "string")
+      throw new FaultRuleError("path", "path must be a regular expression string");
+    try {
+      RE2JS.compile(r.path);
+    } catch (error) {
+      throw new FaultRuleError(
+        "path",
+        `path is not a valid RE2 regular expression (${(error as Error).message})`,
+      );
+    }
   }
-  if (r.action === "status" && (typeof r.status !== "number" || r.status < 400 || r.status > 599)) {
-    throw new Error("a status fault needs status 400..599");
-  }
-  if (r.times !== undefined && (typeof r.times !== "number" || r.times < 1))
-    throw new Error("times must be >= 1");
-  if (r.stallMs !== undefined && (typeof r.stallMs !== "number" || r.stallMs < 0))
-    throw new Error("stallMs must be >= 0");
+  if (r.action === "status") {
+    if (r.status === undefined) throw new FaultRuleError("status", "a status fault needs status 400..599");
+    integerIn(r, "status", 400, 599);
+  } else integerIn(r, "status", 400, 599);
+  integerIn(r, "times", 1, MAX_TIMES);
+  integerIn(r, "stallMs", 0, MAX_STALL_MS);
   return r as unknown as FaultRule;
 }
 
 export class Faults {
-  private rules: { rule: FaultRule; pattern?: RegExp; remaining: number }[] = [];
+  private rules: { rule: FaultRule; pattern?: RE2JS; remaining: number }[] = [];
   private random: () => number;
 
   constructor(private readonly seed = 1) {
@@ -65,7 +101,7 @@ export class Faults {
     const checked = validateFaultRule(rule);
     this.rules.push({
       rule: checked,
-      ...(checked.path !== undefined ? { pattern: new RegExp(checked.path) } : {}),
+      ...(checked.path !== undefined ? { pattern: RE2JS.compile(checked.path) } : {}),
       remaining: checked.times ?? Number.POSITIVE_INFINITY,
     });
   }
@@ -85,7 +121,7 @@ export class Faults {
       if (entry.remaining <= 0) continue;
       if (entry.rule.method !== undefined && entry.rule.method.toUpperCase() !== method.toUpperCase())
         continue;
-      if (entry.pattern !== undefined && !entry.pattern.test(path)) continue;
+      if (entry.pattern !== undefined && !entry.pattern.matcher(path).find()) continue;
       if (this.random() >= (entry.rule.rate ?? 1)) continue;
       entry.remaining--;
       return entry.rule;

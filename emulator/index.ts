@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createClock } from "./clock";
-import { Faults, type FaultRule } from "./faults";
+import { Faults, validateFaultRule, type FaultRule } from "./faults";
 import { OidcIssuer, type MintOptions } from "./oidc";
 import { controlRoutes, type Control } from "./routes/control";
 import { iamRoutes } from "./routes/iam";
@@ -76,7 +76,8 @@ function loadSeed(seed: unknown): unknown {
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const store = new MemoryStore(options.dataFile);
-  const clock = createClock(options.clockStart);
+  // A data file's saved clock wins over clockStart: the state (and its time) survives a restart whole.
+  const clock = createClock(options.clockStart, store.meta.clock);
   const issuer = await OidcIssuer.create(store, clock);
   const svc = new Service(store, clock, issuer);
   const seedData = options.seed === undefined ? undefined : loadSeed(options.seed);
@@ -86,17 +87,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   // Known once listening: the bootstrap token's `iss` and `aud` name this emulator's URL.
   let identity = { identityUid: "", orgUid: "", token: "" };
 
+  // Every control action is all or nothing (store.transaction): a seed that fails halfway leaves no entries.
   const control: Control = {
     reset: () => {
-      store.clear();
-      svc.bootstrap(identity);
-      if (seedData !== undefined) svc.seed(seedData);
+      store.transaction(() => {
+        store.clear();
+        svc.bootstrap(identity);
+        if (seedData !== undefined) svc.seed(seedData);
+      });
       faults.clear();
       log = [];
     },
-    seed: (data) => svc.seed(data),
+    seed: (data) => store.transaction(() => svc.seed(data)),
     mintIdToken: (mint) => issuer.mint(mint),
-    advance: (ms) => clock.advance(ms),
+    advance: (ms) => {
+      clock.advance(ms);
+      store.markChanged();
+    },
     requestLog: () => log.slice(),
     clearRequestLog: () => {
       log = [];
@@ -104,10 +111,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     addFaults: (rules) => rules.forEach((r) => faults.add(r)),
     clearFaults: () => faults.clear(),
     listFaults: () => faults.list(),
-    createUser: (name) => {
-      const { identity: user, token } = svc.createUser(name);
-      return { uid: user.uid, token };
-    },
+    validate: (rule) => void validateFaultRule(rule),
+    createUser: (name) =>
+      store.transaction(() => {
+        const { identity: user, token } = svc.createUser(name);
+        return { uid: user.uid, token };
+      }),
   };
 
   let url = "";
@@ -129,15 +138,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   issuer.url = url;
   svc.tokens.issuer = url;
   if (store.meta.orgUid === undefined || store.meta.bootstrapToken === undefined) {
-    svc.bootstrap();
-    if (seedData !== undefined) svc.seed(seedData);
+    store.transaction(() => {
+      svc.bootstrap();
+      if (seedData !== undefined) svc.seed(seedData);
+    });
   }
   identity = {
     identityUid: store.meta.bootstrapIdentityUid!,
     orgUid: store.meta.orgUid!,
     token: store.meta.bootstrapToken!,
   };
-  store.flush();
+  svc.persist();
 
   let client: import("../sdk").PlatformClient | undefined;
   return {
@@ -154,14 +165,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
       return client;
     },
-    clock,
+    clock: {
+      now: () => clock.now(),
+      advance: (ms) => {
+        control.advance(ms);
+        svc.persist();
+      },
+    },
     reset: () => {
       control.reset();
-      store.flush();
+      svc.persist();
     },
     seed: (data) => {
-      const counts = svc.seed(data);
-      store.flush();
+      const counts = control.seed(data) as SeedCounts;
+      svc.persist();
       return counts;
     },
     requestLog: () => control.requestLog(),
@@ -170,13 +187,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     mintIdToken: (mint) => issuer.mint(mint),
     createUser: (name = "user") => {
       const user = control.createUser(name);
-      store.flush();
+      svc.persist();
       return user;
     },
     close: async () => {
       await client?.close();
       await app.close();
-      store.flush();
+      store.markChanged(); // the clock reading at close is the one a restart resumes from
+      svc.persist();
     },
   };
 }

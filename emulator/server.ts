@@ -3,9 +3,22 @@
  * writes values as JSON and errors as AIP-193 bodies (unknown routes, malformed JSON, oversized bodies and
  * unexpected exceptions included), and logs requests without their Authorization header.
  *
+ * Every request body and query is checked against the bounds of ./bounds.ts before its handler runs, and every
+ * handler runs in a store transaction: a request that fails changes nothing. Control endpoints answer only what
+ * a script on this machine sends, never what a browser page could (see `controlRefusal`). Garbage that is not
+ * HTTP still gets an AIP-193 body (`clientErrorHandler`).
+ *
  * May import: fastify, ./errors, ./service, ./faults, ./routes.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Socket } from "node:net";
+import {
+  MAX_API_COLLECTION,
+  MAX_CONTROL_COLLECTION,
+  boundViolations,
+  queryViolations,
+  throwViolations,
+} from "./bounds";
 import { ApiFailure, internal, invalidArgument, notFound, permissionDenied, unauthenticated } from "./errors";
 import type { Faults } from "./faults";
 import type { Query } from "./listing";
@@ -32,6 +45,62 @@ export interface ServerOptions {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
+const LOOPBACK_HOSTNAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * Why a control request is refused, or undefined. A web page open on this machine can reach loopback, so the
+ * control endpoints refuse every request a browser could send on its behalf: a foreign `Origin` (browsers send
+ * one on every cross-origin request and on every POST), a `Sec-Fetch-Site` other than same-origin / none, a
+ * `Host` that is not a loopback name (DNS rebinding), and a body that is not JSON (the only cross-origin bodies a
+ * page can send without a CORS preflight are text/plain, form and multipart). Scripts, the CLI, `startEmulator`'s
+ * helpers and tests send no Origin, and JSON or no body, so they keep working.
+ */
+export function controlRefusal(request: FastifyRequest, ownUrl: string): ApiFailure | undefined {
+  if (!LOOPBACK.has(request.socket.remoteAddress ?? ""))
+    return permissionDenied("control endpoints answer loopback clients only");
+  const origin = request.headers.origin;
+  let ownOrigin = "";
+  try {
+    ownOrigin = new URL(ownUrl).origin;
+  } catch {
+    ownOrigin = "";
+  }
+  if (origin !== undefined && origin !== ownOrigin)
+    return permissionDenied(
+      `control endpoints refuse requests from web pages (Origin: ${origin.slice(0, 200)})`,
+    );
+  const site = request.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none")
+    return permissionDenied(
+      `control endpoints refuse requests from web pages (Sec-Fetch-Site: ${String(site)})`,
+    );
+  const host = (request.headers.host ?? "").replace(/:\d+$/, "").toLowerCase();
+  if (!LOOPBACK_HOSTNAMES.has(host))
+    return permissionDenied("control endpoints answer requests addressed to a loopback host name only");
+  const type = request.headers["content-type"];
+  const length = Number(request.headers["content-length"] ?? 0);
+  const hasBody = length > 0 || request.headers["transfer-encoding"] !== undefined;
+  if ((type !== undefined || hasBody) && !/^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(type ?? "")) {
+    const description = "Content-Type must be application/json on control endpoints";
+    return invalidArgument(`${description} (got ${String(type ?? "none").slice(0, 100)})`, [
+      { field: "Content-Type", description },
+    ]);
+  }
+  return undefined;
+}
+
+/** An AIP-193 answer written straight to a socket whose bytes are not HTTP (no request to reply to). */
+export function rawErrorResponse(status: number, reason: string, failure: ApiFailure): string {
+  const body = JSON.stringify(failure.toBody());
+  return [
+    `HTTP/1.1 ${status} ${reason}`,
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Connection: close",
+    "",
+    body,
+  ].join("\r\n");
+}
 
 function pathOf(url: string): string {
   const q = url.indexOf("?");
@@ -75,6 +144,23 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     frameworkErrors: (error, _request, reply) => {
       void send(reply, invalidArgument(`the request URL could not be read (${error.message})`));
     },
+    // Bytes that are not HTTP (a garbage request line, oversized headers) never reach a route.
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+      const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
+      const failure = invalidArgument(
+        tooLarge
+          ? "the request headers are too large"
+          : `the request is not valid HTTP/1.1 (${error.code ?? "parse error"})`,
+      );
+      socket.end(
+        rawErrorResponse(
+          tooLarge ? 431 : 400,
+          tooLarge ? "Request Header Fields Too Large" : "Bad Request",
+          failure,
+        ),
+      );
+    },
   });
   const identities = new WeakMap<FastifyRequest, string>();
   const started = new WeakMap<FastifyRequest, bigint>();
@@ -111,8 +197,14 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     },
   );
 
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", async (request, reply) => {
     started.set(request, process.hrtime.bigint());
+    // Before the body is read: a refused control request is not parsed, let alone applied.
+    if (pathOf(request.url).startsWith(CONTROL_PREFIX)) {
+      const refusal = controlRefusal(request, options.url());
+      if (refusal !== undefined) return send(reply, refusal);
+    }
+    return undefined;
   });
 
   app.addHook("onResponse", async (request, reply) => {
@@ -179,9 +271,6 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       // Seeding large data sets (50,000 groups) goes through the control path in one request.
       ...(isControl ? { bodyLimit: CONTROL_BODY_LIMIT_BYTES } : {}),
       handler: async (request, reply) => {
-        if (isControl && !LOOPBACK.has(request.socket.remoteAddress ?? "")) {
-          return send(reply, permissionDenied("control endpoints answer loopback clients only"));
-        }
         const path = pathOf(request.url);
         const fault = isControl ? undefined : faults.pick(request.method, path);
         if (fault?.action === "status") {
@@ -221,8 +310,27 @@ export function buildServer(options: ServerOptions): FastifyInstance {
           ctx.caller = authenticate(svc, authorization);
           identities.set(request, ctx.caller.identityUid);
         }
-        const result = await route.handler(ctx);
-        svc.store.flush();
+        throwViolations(queryViolations(ctx.query));
+        const bodyViolations = boundViolations(
+          ctx.body,
+          isControl ? MAX_CONTROL_COLLECTION : MAX_API_COLLECTION,
+        );
+        if (route.parsesBody !== true) throwViolations(bodyViolations);
+        // All or nothing: a handler that throws leaves the store as it found it. An async handler (token exchange)
+        // runs its checks first and writes only after its last await, outside this synchronous section.
+        const { result: pending } = svc.store.transaction(() => {
+          svc.pendingBodyViolations = bodyViolations;
+          try {
+            const result = route.handler(ctx);
+            // A body-parsing handler that finished without parsing still may not act on an unbounded body.
+            throwViolations(svc.pendingBodyViolations);
+            return { result };
+          } finally {
+            svc.pendingBodyViolations = [];
+          }
+        });
+        const result = await pending;
+        svc.persist();
         if (fault?.action === "applyThenDrop") {
           reply.hijack();
           request.raw.socket.destroy();

@@ -11,6 +11,7 @@ import { ApiTokens, USER_TOKEN_LIFETIME_MS } from "./api-tokens";
 import type { Clock } from "./clock";
 import { GROUP_NAME_PATTERN, UID_SEGMENT_PATTERN } from "../sdk/schemas/common";
 import { ApiFailure, fromZod, invalidArgument } from "./errors";
+import type { FieldViolation } from "../sdk/schemas/common";
 import { Lister } from "./listing";
 import type { OidcIssuer } from "./oidc";
 import type { Kind, Store, StoredObject } from "./store";
@@ -65,8 +66,27 @@ export class Service {
     return this.clock.now().toISOString();
   }
 
+  /** Saves the clock reading with the state and writes the data file when something changed. */
+  persist(): void {
+    this.store.meta.clock = this.clock.state();
+    this.store.flush();
+  }
+
+  /**
+   * Bound violations of the current request's body (bounds.ts), left by the server for `parseBody` so one answer
+   * names every failing field, the schema's and the bounds' together.
+   */
+  pendingBodyViolations: FieldViolation[] = [];
+
   /** Parses a request body with a zod schema; an empty body counts as `{}` so required fields are named. */
-  parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.infer<S> {
+  parseBody<S extends z.ZodTypeAny>(
+    schema: S,
+    body: unknown,
+    /** Rules beyond the schema (claimMatch, known capabilities...), reported in the same answer. */
+    check?: (input: Record<string, unknown>) => FieldViolation[],
+  ): z.infer<S> {
+    const bounds = this.pendingBodyViolations;
+    this.pendingBodyViolations = [];
     const input = body === undefined || body === null || body === "" ? {} : body;
     if (typeof input !== "object" || Array.isArray(input)) {
       throw invalidArgument("the request body must be a JSON object", [
@@ -74,8 +94,14 @@ export class Service {
       ]);
     }
     const result = schema.safeParse(input);
-    if (!result.success) throw fromZod(result.error, input);
-    return result.data as z.infer<S>;
+    const extra = [...bounds, ...(check?.(input as Record<string, unknown>) ?? [])];
+    if (result.success && extra.length === 0) return result.data as z.infer<S>;
+    const violations = result.success ? [] : fromZod(result.error, input).fieldViolations;
+    const top = (field: string): string => field.split(/[.[]/)[0]!;
+    for (const more of extra)
+      if (!violations.some((v) => v.field === more.field || top(v.field) === more.field))
+        violations.push(more);
+    throw invalidArgument(violations.map((v) => v.description).join("; "), violations);
   }
 
   /** Inserts a new object with server-set uid and times. */

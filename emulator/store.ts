@@ -40,6 +40,8 @@ export interface Meta {
   signingJwk?: Record<string, unknown>;
   /** The private JWK that signs API tokens, so they stay valid across restarts. */
   apiTokenJwk?: Record<string, unknown>;
+  /** The emulator clock at the last write, and the real clock then: a restart resumes from there (clock.ts). */
+  clock?: { emulatorMs: number; realMs: number };
 }
 
 export interface Store {
@@ -52,6 +54,13 @@ export interface Store {
   count(kind: Kind): number;
   children(kind: Kind, parent: string): StoredObject[];
   clear(): void;
+  /** Counts a change that lives outside the objects (the clock moved), so the next flush writes it. */
+  markChanged(): void;
+  /**
+   * Runs `change` all or nothing: if it throws, every object, token and meta change it made is undone and the
+   * error rethrown. `change` must be synchronous (nothing else runs in between).
+   */
+  transaction<T>(change: () => T): T;
   /** Writes the data file if one is configured and something changed since the last flush. */
   flush(): void;
 }
@@ -68,6 +77,8 @@ export class MemoryStore implements Store {
   private childIndex = new Map<Kind, Map<string, Set<string>>>();
   private changes = 0;
   private flushed = 0;
+  /** Undo steps of the open transaction, newest last; undefined outside a transaction. */
+  private journal: (() => void)[] | undefined;
 
   constructor(private readonly dataFile?: string) {
     this.clear();
@@ -87,6 +98,9 @@ export class MemoryStore implements Store {
   put(kind: Kind, object: StoredObject): void {
     const map = this.kindMap(kind);
     const previous = map.get(object.uid);
+    this.journal?.push(() =>
+      previous === undefined ? this.delete(kind, object.uid) : this.put(kind, previous),
+    );
     if (previous !== undefined && previous.parent !== object.parent) this.unindex(kind, previous);
     map.set(object.uid, object);
     const index = this.childIndex.get(kind)!;
@@ -100,6 +114,7 @@ export class MemoryStore implements Store {
     const map = this.kindMap(kind);
     const existing = map.get(uid);
     if (existing === undefined) return false;
+    this.journal?.push(() => this.put(kind, existing));
     map.delete(uid);
     this.unindex(kind, existing);
     this.changes++;
@@ -122,14 +137,49 @@ export class MemoryStore implements Store {
   }
 
   clear(): void {
+    const [objects, childIndex] = [this.objects, this.childIndex];
+    this.journal?.push(() => {
+      [this.objects, this.childIndex] = [objects, childIndex];
+    });
+    this.objects = new Map();
+    this.childIndex = new Map();
     for (const kind of KINDS) {
       this.objects.set(kind, new Map());
       this.childIndex.set(kind, new Map());
     }
-    // The signing keys survive a reset, so tokens held by tests and clients stay verifiable.
-    const { signingJwk, apiTokenJwk } = this.meta;
-    this.meta = { ...(signingJwk ? { signingJwk } : {}), ...(apiTokenJwk ? { apiTokenJwk } : {}) };
+    // The signing keys and the clock survive a reset: tokens held by tests and clients stay verifiable, and time
+    // never goes back.
+    const { signingJwk, apiTokenJwk, clock } = this.meta;
+    this.meta = {
+      ...(signingJwk ? { signingJwk } : {}),
+      ...(apiTokenJwk ? { apiTokenJwk } : {}),
+      ...(clock ? { clock } : {}),
+    };
     this.changes++;
+  }
+
+  markChanged(): void {
+    this.changes++;
+  }
+
+  transaction<T>(change: () => T): T {
+    if (this.journal !== undefined) return change(); // nested: the outer transaction undoes everything
+    const journal: (() => void)[] = [];
+    const meta = structuredClone(this.meta);
+    this.journal = journal;
+    try {
+      const result = change();
+      if (result instanceof Promise) throw new Error("a store transaction must be synchronous");
+      return result;
+    } catch (error) {
+      this.journal = undefined;
+      for (const undo of journal.reverse()) undo();
+      this.meta = meta;
+      this.changes++; // caches keyed by version must not serve what was undone
+      throw error;
+    } finally {
+      this.journal = undefined;
+    }
   }
 
   flush(): void {

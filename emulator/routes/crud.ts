@@ -4,6 +4,7 @@
  * `ResourceSpec`; special rules live in its hooks.
  */
 import type { z } from "zod";
+import type { FieldViolation } from "../../sdk/schemas/common";
 import { underAny } from "../access";
 import { invalidArgument, notFound } from "../errors";
 import { parseListParams, type ListParams, type Query } from "../listing";
@@ -26,6 +27,11 @@ export interface ResourceSpec {
   toWire: (object: StoredObject, ctx: RouteContext) => Record<string, unknown>;
   /** The group whose bindings govern access to this object. Default: its parent. */
   accessGroup?: (object: StoredObject) => string;
+  /**
+   * The same group computed from a uid alone (default: the uid's parent), so access is decided before, and
+   * independently of, whether the object exists (AIP-211).
+   */
+  accessGroupOfUid?: (uid: string) => string;
   /** Extra list filters: a predicate and a stable key for caching. */
   filters?: (query: Query) => { key: string; test: (object: StoredObject) => boolean } | undefined;
   /** Objects every caller may see (built-in roles). */
@@ -34,6 +40,8 @@ export interface ResourceSpec {
     schema: z.ZodTypeAny;
     /** Output-only members a client may echo on create; ignored (AIP-203). uid and times always are. */
     ignored?: readonly string[];
+    /** Rules beyond the schema, named in the same answer as its violations (code 3). */
+    check?: (input: Record<string, unknown>) => FieldViolation[];
     /** Validates references and returns the fields to store (may throw). Runs after access checks. */
     fields?: (body: Record<string, unknown>, parentUid: string, ctx: RouteContext) => Record<string, unknown>;
     /** Overrides uid choice (account associations use the group's uid). */
@@ -48,6 +56,8 @@ export interface ResourceSpec {
   };
   /** PATCH: AIP-134 update masks (../update-mask.ts) over these rules. */
   update?: UpdateRules & {
+    /** As create.check, on the values after the update (so a PATCH cannot leave a broken object). */
+    check?: (input: Record<string, unknown>) => FieldViolation[];
     /** Merges validated changes into stored fields (keeps write-only secrets); `paths` is the effective mask. */
     apply?: (
       object: StoredObject,
@@ -65,33 +75,49 @@ export interface ResourceSpec {
 
 const defaultAccessGroup = (o: StoredObject): string => o.parent;
 
+/** "a/b/c" → "a/b"; a root uid has no parent (""). */
+export function parentOfUid(uid: string): string {
+  const slash = uid.lastIndexOf("/");
+  return slash === -1 ? "" : uid.slice(0, slash);
+}
+
+/** The group whose bindings govern `uid` of this kind, from the uid alone. */
+export function positionOf(spec: ResourceSpec, uid: string): string {
+  return (spec.accessGroupOfUid ?? parentOfUid)(uid);
+}
+
 export function cap(spec: ResourceSpec, verb: "CREATE" | "UPDATE" | "LIST" | "DELETE"): string {
   if (verb === "LIST" && spec.listCapability !== undefined) return spec.listCapability;
   return `${spec.capability}_${verb}`;
 }
 
-/** Loads an object the caller may read, or throws 404 (missing, or invisible to the caller) / 403. */
+/**
+ * Loads an object the caller may read (and change, for UPDATE / DELETE). Access is decided from the uid first, so
+ * an object the caller cannot see and a missing one get the same 404 with the same message (AIP-211); on a
+ * position the caller sees, a missing capability is 403 whether or not the object exists.
+ */
 export function loadVisible(
   spec: ResourceSpec,
   ctx: RouteContext,
   uid: string,
   verb: "LIST" | "UPDATE" | "DELETE",
 ): StoredObject {
-  const object = ctx.svc.store.get(spec.kind, uid);
   const what = `${spec.label} ${uid}`;
-  if (object === undefined || uid === "") throw notFound(what);
-  const group = (spec.accessGroup ?? defaultAccessGroup)(object);
+  const group = positionOf(spec, uid);
   ctx.svc.access.require(ctx.caller, group, cap(spec, "LIST"), what);
   if (verb !== "LIST") ctx.svc.access.require(ctx.caller, group, cap(spec, verb), what);
+  const object = ctx.svc.store.get(spec.kind, uid);
+  if (object === undefined || uid === "" || (spec.accessGroup ?? defaultAccessGroup)(object) !== group)
+    throw notFound(what);
   return object;
 }
 
-/** The parent group of a create: it must exist and be visible, and the caller needs the create capability. */
+/** The parent group of a create: visible, with the create capability (checked before existence), and existing. */
 export function loadParentGroup(spec: ResourceSpec, ctx: RouteContext, parentUid: string): StoredObject {
   const what = `group ${parentUid}`;
+  ctx.svc.access.require(ctx.caller, parentUid, cap(spec, "CREATE"), what);
   const parent = ctx.svc.store.get("groups", parentUid);
   if (parent === undefined || parentUid === "") throw notFound(what);
-  ctx.svc.access.require(ctx.caller, parentUid, cap(spec, "CREATE"), what);
   return parent;
 }
 
@@ -207,7 +233,7 @@ export function createHandler(spec: ResourceSpec) {
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
     refuseUnknownFields(ctx.body, create.schema, spec.label, create.ignored);
-    const body = ctx.svc.parseBody(create.schema, ctx.body) as Record<string, unknown>;
+    const body = ctx.svc.parseBody(create.schema, ctx.body, create.check) as Record<string, unknown>;
     const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
     const object = ctx.svc.insert(spec.kind, parentUid, fields, {
       ...(create.uid ? { uid: create.uid(parentUid, ctx) } : {}),
@@ -231,7 +257,7 @@ export function updateHandler(spec: ResourceSpec) {
     );
     // The values after the update are validated whole, so a nested change cannot leave an invalid message.
     const defined = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));
-    const parsed = ctx.svc.parseBody(update.schema, defined) as Record<string, unknown>;
+    const parsed = ctx.svc.parseBody(update.schema, defined, update.check) as Record<string, unknown>;
     const changes: Record<string, unknown> = {};
     for (const field of Object.keys(merged)) changes[field] = parsed[field];
     const next: StoredObject = { ...object, fields: { ...object.fields } };
@@ -265,8 +291,10 @@ export function crudRoutes(spec: ResourceSpec): Route[] {
     { method: "GET", url: spec.prefix, handler: listHandler(spec) },
     { method: "GET", url: `${spec.prefix}/*`, handler: getHandler(spec) },
   ];
-  if (spec.create) routes.push({ method: "POST", url: `${spec.prefix}/*`, handler: createHandler(spec) });
-  if (spec.update) routes.push({ method: "PATCH", url: `${spec.prefix}/*`, handler: updateHandler(spec) });
+  if (spec.create)
+    routes.push({ method: "POST", url: `${spec.prefix}/*`, handler: createHandler(spec), parsesBody: true });
+  if (spec.update)
+    routes.push({ method: "PATCH", url: `${spec.prefix}/*`, handler: updateHandler(spec), parsesBody: true });
   if (spec.create) routes.push({ method: "DELETE", url: `${spec.prefix}/*`, handler: deleteHandler(spec) });
   return routes;
 }

@@ -22,8 +22,12 @@ import {
   RoleCreate,
   RoleUpdate,
 } from "../../sdk/schemas";
-import { BUILTIN_ROLES, builtinRole, rootOf, underAny } from "../access";
-import { alreadyExists, badField, failedPrecondition, permissionDenied } from "../errors";
+import { BUILTIN_ROLES, ancestorsOrSelf, builtinRole, underAny } from "../access";
+import { MAX_TIME_MS } from "../bounds";
+import { KNOWN_CAPABILITIES } from "../capabilities";
+import { claimMatchViolations, compilePattern, validateClaimMatch } from "../claim-match";
+import { alreadyExists, badField, failedPrecondition, permissionDenied, type ApiFailure } from "../errors";
+import type { FieldViolation } from "../../sdk/schemas/common";
 import { queryParam } from "../listing";
 import { randomHex, withoutUndefined } from "../service";
 import type { StoredObject } from "../store";
@@ -33,6 +37,7 @@ import {
   crudRoutes,
   createHandler,
   refuseUnknownFields,
+  parentOfUid,
   type ResourceSpec,
 } from "./crud";
 import type { Route, RouteContext } from "./types";
@@ -47,6 +52,7 @@ export const groups: ResourceSpec = {
   capability: "CAP_IAM_GROUPS",
   sortable: [...COMMON_SORT, "verified"],
   accessGroup: (o) => o.uid,
+  accessGroupOfUid: (uid) => uid,
   toWire: (o) => ({ resourceLimits: {}, verified: false, description: "", ...baseWire(o) }),
   create: {
     schema: GroupCreate,
@@ -104,21 +110,24 @@ export const identities: ResourceSpec = {
   create: {
     schema: IdentityCreate,
     ignored: ["lastSeenTime", "email", "emailUnverified"],
+    check: (input) => claimMatchViolations(input.claimMatch, input),
     fields: (body, _parent, ctx) => {
-      checkPatterns(body.claimMatch as Record<string, unknown> | undefined);
       checkRelationship(body, Object.keys(body), ctx);
       return { ...body, lastSeenTime: ctx.svc.now() };
     },
   },
   update: {
     schema: IdentityUpdate,
+    // On the values after the update; apply checks the stored identity again once the oneof is resolved.
+    check: (input) => (input.claimMatch === undefined ? [] : claimMatchViolations(input.claimMatch, input)),
     fields: IDENTITY_UPDATE_FIELDS,
     required: ["name"],
     ignored: ["email", "emailUnverified"],
     apply: (o, changes, ctx) => {
-      checkPatterns(changes.claimMatch as Record<string, unknown> | undefined);
       checkRelationship(changes, Object.keys(changes), ctx);
       applyChanges(o, changes);
+      // Checked on the identity as it will be stored: an update cannot leave it without issuer or subject rule.
+      validateClaimMatch(o.fields.claimMatch as Record<string, unknown> | undefined, o.fields);
     },
   },
   beforeDelete: (identity, ctx) => {
@@ -127,18 +136,6 @@ export const identities: ResourceSpec = {
     }
   },
 };
-
-function checkPatterns(claimMatch: Record<string, unknown> | undefined): void {
-  for (const key of ["issuerPattern", "subjectPattern", "audiencePattern"]) {
-    const pattern = claimMatch?.[key];
-    if (typeof pattern !== "string") continue;
-    try {
-      new RegExp(`^(?:${pattern})$`);
-    } catch {
-      throw badField(`claimMatch.${key}`, `claimMatch.${key} is not a valid regular expression`);
-    }
-  }
-}
 
 /** Static keys expire at most this long after they are set (OpenAPI Identity.StaticKeys.expirationTime). */
 export const STATIC_KEYS_MAX_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
@@ -169,14 +166,12 @@ function checkRelationship(fields: Record<string, unknown>, touched: string[], c
   if (staticKeys !== undefined)
     fields.staticKeys = checkStaticKeys(staticKeys, ctx.svc.clock.now().getTime());
   const aws = fields.awsIdentity as Record<string, unknown> | undefined;
+  // Patterns are RE2, compiled on their own, like claimMatch patterns (../claim-match.ts).
   for (const key of ["arnPattern", "userIdPattern"]) {
     const pattern = aws?.[key];
     if (typeof pattern !== "string") continue;
-    try {
-      new RegExp(`^(?:${pattern})$`);
-    } catch {
-      throw badField(`awsIdentity.${key}`, `awsIdentity.${key} is not a valid regular expression`);
-    }
+    const compiled = compilePattern(pattern);
+    if (typeof compiled === "string") throw badField(`awsIdentity.${key}`, `awsIdentity.${key} ${compiled}`);
   }
 }
 
@@ -234,14 +229,92 @@ export const roles: ResourceSpec = {
   toWire: (o) => ({ description: "", ...baseWire(o) }),
   // Built-in roles are usable anywhere, so they are listed unless the query asks for one group's direct children.
   globalObjects: (params) => (params.childrenOf === undefined ? builtinObjects : []),
-  create: { schema: RoleCreate },
-  update: { schema: RoleUpdate, fields: ROLE_UPDATE_FIELDS, required: ["name", "capabilities"] },
+  create: {
+    schema: RoleCreate,
+    check: (input) => capabilityViolations(input.capabilities),
+    fields: (body, parent, ctx) => {
+      requireGrantable(ctx, body.capabilities as string[], parent, "capabilities");
+      return body;
+    },
+  },
+  update: {
+    schema: RoleUpdate,
+    fields: ROLE_UPDATE_FIELDS,
+    required: ["name", "capabilities"],
+    check: (input) => capabilityViolations(input.capabilities),
+    apply: (o, changes, ctx) => {
+      if (Array.isArray(changes.capabilities)) {
+        // Only what the update adds is granted by it; capabilities the role already holds stay as they are.
+        const held = new Set((o.fields.capabilities as string[] | undefined) ?? []);
+        const added = (changes.capabilities as string[]).filter((c) => !held.has(c));
+        requireGrantable(ctx, added, o.parent, "capabilities");
+      }
+      applyChanges(o, changes);
+    },
+  },
   beforeDelete: (role, ctx) => {
+    refuseIfReferenced(role, ctx);
+    // Bindings are the role's grants: deleting the role revokes them (see emulator/README.md, "Deleting a role").
     for (const binding of [...ctx.svc.store.all("roleBindings")]) {
       if (binding.fields.roleUid === role.uid) ctx.svc.store.delete("roleBindings", binding.uid);
     }
   },
 };
+
+/** Capabilities are known names (the OpenAPI enum): code 3 naming `capabilities[i]` otherwise. */
+function capabilityViolations(capabilities: unknown): FieldViolation[] {
+  if (!Array.isArray(capabilities)) return [];
+  return capabilities.flatMap((c, i) =>
+    typeof c === "string" && !KNOWN_CAPABILITIES.has(c)
+      ? [{ field: `capabilities[${i}]`, description: `capabilities[${i}]: ${c} is not a known capability` }]
+      : [],
+  );
+}
+
+/** The caller must hold each capability it adds on `groupUid` (no escalation): code 7 naming them otherwise. */
+function requireGrantable(ctx: RouteContext, added: string[], groupUid: string, field: string): void {
+  const missing = ctx.svc.access.missing(ctx.caller, groupUid, added);
+  if (missing.length > 0) {
+    throw permissionDenied(
+      `${field}: a caller may only grant capabilities it holds on ${groupUid}; it lacks ${missing.join(", ")}`,
+    );
+  }
+}
+
+/**
+ * Invites and identity providers that still name a role keep it from being deleted (code 9, one violation per
+ * referrer). Referrers the caller may not list are not named, only said to exist: the delete must still fail.
+ */
+function refuseIfReferenced(role: StoredObject, ctx: RouteContext): void {
+  const { store, access } = ctx.svc;
+  const violations: { type: string; subject: string; description: string }[] = [];
+  let hidden = false;
+  for (const [kind, field, label, capability] of [
+    ["groupInvites", "roleUid", "group invite", "CAP_IAM_GROUP_INVITES_LIST"],
+    ["identityProviders", "defaultRole", "identity provider", "CAP_IAM_IDENTITY_PROVIDERS_LIST"],
+  ] as const) {
+    for (const referrer of store.all(kind)) {
+      if (referrer.fields[field] !== role.uid) continue;
+      if (!access.can(ctx.caller, referrer.parent, capability)) hidden = true;
+      else
+        violations.push({
+          type: "RESOURCE_IN_USE",
+          subject: referrer.uid,
+          description: `${label} ${referrer.uid} uses role ${role.uid} as its ${field}`,
+        });
+    }
+  }
+  if (violations.length === 0 && !hidden) return;
+  const named = violations.map((v) => v.subject);
+  const description = `role ${role.uid} is still used by ${[
+    ...(named.length > 0 ? [named.join(", ")] : []),
+    ...(hidden ? ["objects you cannot list"] : []),
+  ].join(" and ")}; delete or change them first`;
+  throw failedPrecondition(
+    description,
+    violations.length > 0 ? violations : [{ type: "RESOURCE_IN_USE", subject: role.uid, description }],
+  );
+}
 
 function builtinRoleRoutes(): Route[] {
   const guard = (ctx: RouteContext): void => {
@@ -261,6 +334,7 @@ function builtinRoleRoutes(): Route[] {
       method: "PATCH",
       url: "/iam/v2beta1/roles/*",
       handler: (ctx) => (guard(ctx), crudRoute(roles, "PATCH")(ctx)),
+      parsesBody: true,
     },
     {
       method: "DELETE",
@@ -275,27 +349,72 @@ function crudRoute(spec: ResourceSpec, method: Route["method"]): Route["handler"
 }
 const crudGet = (spec: ResourceSpec, ctx: RouteContext): unknown => crudRoute(spec, "GET")(ctx);
 
-/** A role usable in `groupUid`'s organization: built-in, or a custom role in the same organization. */
-function requireRole(ctx: RouteContext, roleUid: string, groupUid: string, field: string): void {
-  if (builtinRole(roleUid) !== undefined) return;
-  const role = ctx.svc.store.get("roles", roleUid);
-  if (role === undefined || rootOf(role.uid) !== rootOf(groupUid))
-    throw badField(field, `${field} ${roleUid} is not a role in this organization`);
+/**
+ * A role usable on `groupUid`: built-in, or a custom role the caller may list, defined on `groupUid` or one of its
+ * ancestors (a custom role applies at its group and below). A role the caller cannot see reads exactly like a
+ * missing one. Returns the role's capabilities.
+ */
+function requireRole(ctx: RouteContext, roleUid: string, groupUid: string, field: string): string[] {
+  const builtin = builtinRole(roleUid);
+  if (builtin !== undefined) return builtin.capabilities;
+  const position = parentOfUid(roleUid);
+  const role = ctx.svc.access.can(ctx.caller, position, "CAP_IAM_ROLES_LIST")
+    ? ctx.svc.store.get("roles", roleUid)
+    : undefined;
+  if (role === undefined || role.parent !== position)
+    throw badField(field, `${field} ${roleUid} does not name a role`);
+  if (!ancestorsOrSelf(groupUid).includes(role.parent))
+    throw badField(
+      field,
+      `${field} ${roleUid} is a role of group ${role.parent}; it applies there and below, not on ${groupUid}`,
+    );
+  return (role.fields.capabilities as string[] | undefined) ?? [];
+}
+
+/** `requireRole`, and the caller must hold every capability of the role on `groupUid` (no escalation). */
+function requireGrantableRole(ctx: RouteContext, roleUid: string, groupUid: string, field: string): void {
+  const capabilities = requireRole(ctx, roleUid, groupUid, field);
+  const missing = ctx.svc.access.missing(ctx.caller, groupUid, capabilities);
+  if (missing.length > 0) {
+    throw permissionDenied(
+      `${field}: granting role ${roleUid} on ${groupUid} needs capabilities the caller lacks there: ${missing.join(", ")}`,
+    );
+  }
+}
+
+/**
+ * Can the caller see this identity? Workload identities: when it may list identities where they live. Root-level
+ * users (no parent) are principals, not objects of an organization: their uid is the handle by which a person is
+ * granted access, so any caller may name one (README, "Access").
+ */
+function seesIdentity(ctx: RouteContext, identityUid: string): boolean {
+  const position = parentOfUid(identityUid);
+  if (position === "") return true;
+  return ctx.svc.access.can(ctx.caller, position, "CAP_IAM_IDENTITY_LIST");
 }
 
 function requireIdentity(ctx: RouteContext, identityUid: string, field: string): void {
-  if (ctx.svc.store.get("identities", identityUid) === undefined)
-    throw badField(field, `${field} ${identityUid} is not an identity`);
+  const identity = seesIdentity(ctx, identityUid) ? ctx.svc.store.get("identities", identityUid) : undefined;
+  if (identity === undefined || identity.parent !== parentOfUid(identityUid))
+    throw badField(field, `${field} ${identityUid} does not name an identity`);
+}
+
+/** A role's fields when the caller may see the role (built-in roles: always). */
+function visibleRole(ctx: RouteContext, roleUid: string): Record<string, unknown> | undefined {
+  const builtin = builtinRole(roleUid);
+  if (builtin !== undefined) return { ...builtin };
+  if (!ctx.svc.access.can(ctx.caller, parentOfUid(roleUid), "CAP_IAM_ROLES_LIST")) return undefined;
+  return ctx.svc.store.get("roles", roleUid)?.fields;
 }
 
 function hydrateBinding(o: StoredObject, ctx: RouteContext): Record<string, unknown> {
   const { store } = ctx.svc;
   const identityUid = o.fields.identityUid as string;
   const roleUid = o.fields.roleUid as string;
-  const identity = store.get("identities", identityUid);
+  // Referenced objects are described only to a caller who may see them; otherwise the uid alone.
+  const identity = seesIdentity(ctx, identityUid) ? store.get("identities", identityUid) : undefined;
   const group = store.get("groups", o.parent);
-  const builtin = builtinRole(roleUid);
-  const role = builtin ?? store.get("roles", roleUid)?.fields;
+  const role = visibleRole(ctx, roleUid);
   const claim = (identity?.fields.claimMatch as Record<string, unknown> | undefined) ?? {};
   return {
     uid: o.uid,
@@ -343,7 +462,7 @@ export const roleBindings: ResourceSpec = {
     updateTime: false,
     fields: (body, parent, ctx) => {
       requireIdentity(ctx, body.identityUid as string, "identityUid");
-      requireRole(ctx, body.roleUid as string, parent, "roleUid");
+      requireGrantableRole(ctx, body.roleUid as string, parent, "roleUid");
       return body;
     },
   },
@@ -356,9 +475,34 @@ export const roleBindings: ResourceSpec = {
       if (typeof changes.identityUid === "string") requireIdentity(ctx, changes.identityUid, "identityUid");
       if (typeof changes.roleUid === "string") requireRole(ctx, changes.roleUid, o.parent, "roleUid");
       applyChanges(o, changes);
+      // The binding after the update grants its role to its identity: that grant must be no escalation.
+      requireGrantableRole(ctx, o.fields.roleUid as string, o.parent, "roleUid");
     },
   },
 };
+
+/** Loopback hosts, where the emulator's own issuer (http) lives. */
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** An OIDC issuer is an https URL (OpenID Connect Discovery); plain http only on a loopback host. */
+function issuerViolations(oidc: unknown): FieldViolation[] {
+  if (oidc === null || typeof oidc !== "object" || typeof (oidc as { issuer?: unknown }).issuer !== "string")
+    return [];
+  let url: URL | undefined;
+  try {
+    url = new URL((oidc as { issuer: string }).issuer);
+  } catch {
+    url = undefined;
+  }
+  const ok =
+    url !== undefined &&
+    (url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname))) &&
+    url.username === "" &&
+    url.password === "";
+  if (ok) return [];
+  const description = "oidc.issuer must be an https URL (http only on a loopback host), without credentials";
+  return [{ field: "oidc.issuer", description }];
+}
 
 function identityProviderWire(o: StoredObject): Record<string, unknown> {
   const { clientSecret: _secret, ...oidc } = (o.fields.oidc as Record<string, unknown> | undefined) ?? {};
@@ -384,8 +528,9 @@ export const identityProviders: ResourceSpec = {
   create: {
     schema: IdentityProviderCreate,
     ignored: ["scim"],
+    check: (input) => issuerViolations(input.oidc),
     fields: (body, parent, ctx) => {
-      requireRole(ctx, body.defaultRole as string, parent, "defaultRole");
+      requireGrantableRole(ctx, body.defaultRole as string, parent, "defaultRole");
       return body;
     },
   },
@@ -394,9 +539,10 @@ export const identityProviders: ResourceSpec = {
     fields: IDENTITY_PROVIDER_UPDATE_FIELDS,
     required: ["name", "defaultRole", "oidc"],
     ignored: ["scim"],
+    check: (input) => issuerViolations(input.oidc),
     apply: (o, changes, ctx, paths) => {
       if (typeof changes.defaultRole === "string")
-        requireRole(ctx, changes.defaultRole, o.parent, "defaultRole");
+        requireGrantableRole(ctx, changes.defaultRole, o.parent, "defaultRole");
       const oidc = changes.oidc as Record<string, unknown> | undefined;
       const previousSecret = (o.fields.oidc as Record<string, unknown> | undefined)?.clientSecret;
       // The secret is write-only: an update that does not send it keeps the stored one, unless the mask names
@@ -410,8 +556,16 @@ export const identityProviders: ResourceSpec = {
   },
 };
 
+/** Longest invite ttl: ten years. */
+export const MAX_INVITE_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
+
+/** A protobuf Duration "N[.frac]s" in ms, bounded to 1 ms .. MAX_INVITE_TTL_SECONDS; code 3 naming ttl otherwise. */
 function parseTtlMs(ttl: string): number {
-  return Math.round(Number.parseFloat(ttl.slice(0, -1)) * 1000);
+  const seconds = Number.parseFloat(ttl.slice(0, -1));
+  const ms = Math.round(seconds * 1000);
+  if (!Number.isFinite(ms) || ms < 1 || seconds > MAX_INVITE_TTL_SECONDS)
+    throw badField("ttl", `ttl must be from 0.001s to ${MAX_INVITE_TTL_SECONDS}s (ten years)`);
+  return ms;
 }
 
 export const groupInvites: ResourceSpec = {
@@ -427,7 +581,7 @@ export const groupInvites: ResourceSpec = {
   },
   toWire: (o, ctx) => {
     const roleUid = o.fields.roleUid as string;
-    const role = builtinRole(roleUid) ?? ctx.svc.store.get("roles", roleUid)?.fields;
+    const role = visibleRole(ctx, roleUid);
     return {
       ...baseWire(o, false),
       ...(role !== undefined
@@ -446,16 +600,26 @@ export const groupInvites: ResourceSpec = {
     schema: GroupInviteCreate,
     ignored: ["role", "code", "keyId", "expirationTime"],
     updateTime: false,
+    check: (input) => {
+      if (typeof input.ttl !== "string" || !/^\d+(\.\d{1,9})?s$/.test(input.ttl)) return [];
+      try {
+        parseTtlMs(input.ttl);
+        return [];
+      } catch (error) {
+        return (error as ApiFailure).fieldViolations;
+      }
+    },
     fields: (body, parent, ctx) => {
-      requireRole(ctx, body.roleUid as string, parent, "roleUid");
       const ttlMs = parseTtlMs(body.ttl as string);
-      if (ttlMs <= 0) throw badField("ttl", "ttl must be positive");
+      requireGrantableRole(ctx, body.roleUid as string, parent, "roleUid");
+      const expiresAt = ctx.svc.clock.now().getTime() + ttlMs;
+      if (expiresAt > MAX_TIME_MS) throw badField("ttl", "ttl would expire the invite after the year 9999");
       const { ttl: _ttl, ...rest } = body;
       return {
         ...rest,
         singleUse: body.singleUse ?? false,
         keyId: randomHex(8),
-        expirationTime: new Date(ctx.svc.clock.now().getTime() + ttlMs).toISOString(),
+        expirationTime: new Date(expiresAt).toISOString(),
       };
     },
     // The code is shown once, on create; it is not stored.
@@ -471,9 +635,11 @@ export const accountAssociations: ResourceSpec = {
   capability: "CAP_IAM_ACCOUNT_ASSOCIATIONS",
   sortable: COMMON_SORT,
   accessGroup: (o) => o.uid,
+  accessGroupOfUid: (uid) => uid,
   toWire: (o) => ({ description: "", ...baseWire(o) }),
   create: {
     schema: AccountAssociationCreate,
+    fields: (body, _parent, ctx) => (requireServiceBindings(ctx, body), body),
     uid: (parentUid, ctx) => {
       if (ctx.svc.store.get("accountAssociations", parentUid) !== undefined) {
         throw alreadyExists(`group ${parentUid} already has an account association`);
@@ -481,8 +647,24 @@ export const accountAssociations: ResourceSpec = {
       return parentUid;
     },
   },
-  update: { schema: AccountAssociationUpdate, fields: ACCOUNT_ASSOCIATION_UPDATE_FIELDS, required: ["name"] },
+  update: {
+    schema: AccountAssociationUpdate,
+    fields: ACCOUNT_ASSOCIATION_UPDATE_FIELDS,
+    required: ["name"],
+    apply: (o, changes, ctx) => {
+      requireServiceBindings(ctx, changes);
+      applyChanges(o, changes);
+    },
+  },
 };
+
+/** chainguard.serviceBindings map service names to identity uids: each must name an identity the caller sees. */
+function requireServiceBindings(ctx: RouteContext, body: Record<string, unknown>): void {
+  const bindings = (body.chainguard as { serviceBindings?: Record<string, string> } | undefined)
+    ?.serviceBindings;
+  for (const [service, identityUid] of Object.entries(bindings ?? {}))
+    requireIdentity(ctx, identityUid, `chainguard.serviceBindings.${service}`);
+}
 
 /**
  * POST /iam/v2beta1/groups (no parent): a new organization, owned by its creator. Root-level users may create
@@ -502,7 +684,7 @@ function createOrganizationRoute(): Route {
     const body = ctx.svc.parseBody(GroupCreate, ctx.body);
     return groups.toWire(ctx.svc.createOrganization(ctx.caller, body), ctx);
   };
-  return { method: "POST", url: "/iam/v2beta1/groups", handler };
+  return { method: "POST", url: "/iam/v2beta1/groups", handler, parsesBody: true };
 }
 
 /**

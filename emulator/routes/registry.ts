@@ -4,7 +4,7 @@ import { GROUP_NAME_PATTERN } from "../../sdk/schemas";
 import { underAny } from "../access";
 import { queryList, queryParam } from "../listing";
 import type { StoredObject } from "../store";
-import { baseWire, crudRoutes, loadVisible, withBothSpellings, type ResourceSpec } from "./crud";
+import { baseWire, crudRoutes, loadVisible, parentOfUid, withBothSpellings, type ResourceSpec } from "./crud";
 import { groups, identities, lookupIdentity } from "./iam";
 import { notFound } from "../errors";
 import type { Route, RouteContext } from "./types";
@@ -28,6 +28,7 @@ export const tags: ResourceSpec = {
   sortable: ["uid", "name", "digest", "createTime", "updateTime"],
   // A tag lives under a repo; access is decided by the repo's group.
   accessGroup: (o) => o.parent.slice(0, o.parent.lastIndexOf("/")),
+  accessGroupOfUid: (uid) => parentOfUid(parentOfUid(uid)),
   filters: (query) => {
     const digest = queryParam(query, "digest");
     return digest === undefined ? undefined : { key: digest, test: (o) => o.fields.digest === digest };

@@ -4,45 +4,20 @@
  * Exchange rules (documented in emulator/README.md): GET or POST, parameters in the query or in an
  * `application/x-www-form-urlencoded` body (the Go SDK's HTTP/1 path), `aud` repeatable. The bearer must be an
  * ID token unexpired on the emulator clock, signed by the emulator's issuer, or, for an identity with
- * `staticKeys`, by one of that identity's keys. A claimMatch identity must match `iss` and `sub` (exact
- * `issuer`/`subject`, or anchored `issuerPattern`/`subjectPattern`), `aud` when `audience` / `audiencePattern`
- * is set, and `claims` exactly; a staticKeys identity needs `iss` and `sub` equal to its issuer and subject, its
- * keys unexpired and, when it lists audiences, that audience. An identity without issuer or issuerPattern is not
- * assumable. Every `aud` given must be this service's URL. The answer is `{token, expiry}`: a JWT (see
+ * `staticKeys`, by one of that identity's keys. A claimMatch identity must be accepted by ../claim-match.ts (an
+ * issuer rule and a subject rule, RE2 patterns matched against the whole value, `aud` and extra claims when set,
+ * a missing claim never matches); a staticKeys identity needs `iss` and `sub` equal to its issuer and subject, its
+ * keys unexpired and, when it lists audiences, that audience. An identity without an issuer rule and a subject rule
+ * is not assumable. Every `aud` given must be this service's URL. The answer is `{token, expiry}`: a JWT (see
  * ../api-tokens.ts) valid one hour. Failures: 16 for a bad token, 7 for a valid token that does not match (or an
  * unknown identity: the answer does not reveal which), 3 for a parameter the emulator cannot honour.
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import { EXCHANGED_TOKEN_LIFETIME_MS } from "../api-tokens";
+import { claimMatchAccepts } from "../claim-match";
 import { badField, permissionDenied, unauthenticated } from "../errors";
 import type { Query } from "../listing";
 import { FormBody, type Route, type RouteContext } from "./types";
-
-function matches(value: unknown, exact: unknown, pattern: unknown): boolean {
-  const values = Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)];
-  if (typeof exact === "string" && exact !== "" && !values.includes(exact)) return false;
-  if (typeof pattern === "string" && pattern !== "") {
-    const regex = new RegExp(`^(?:${pattern})$`);
-    if (!values.some((v) => regex.test(v))) return false;
-  }
-  return true;
-}
-
-export function claimMatchAccepts(claimMatch: Record<string, unknown>, payload: JWTPayload): boolean {
-  const hasIssuer =
-    (typeof claimMatch.issuer === "string" && claimMatch.issuer !== "") ||
-    typeof claimMatch.issuerPattern === "string";
-  if (!hasIssuer) return false;
-  if (!matches(payload.iss, claimMatch.issuer, claimMatch.issuerPattern)) return false;
-  if (!matches(payload.sub, claimMatch.subject, claimMatch.subjectPattern)) return false;
-  if (!matches(payload.aud, claimMatch.audience, claimMatch.audiencePattern)) return false;
-  const claims = (claimMatch.claims as Record<string, string> | undefined) ?? {};
-  for (const [name, expected] of Object.entries(claims)) if (String(payload[name]) !== expected) return false;
-  const claimPatterns = (claimMatch.claimPatterns as Record<string, string> | undefined) ?? {};
-  for (const [name, pattern] of Object.entries(claimPatterns))
-    if (!matches(payload[name], undefined, pattern)) return false;
-  return true;
-}
 
 function sameService(aud: string, url: string): boolean {
   const strip = (s: string): string => s.replace(/\/+$/, "");
@@ -144,8 +119,12 @@ async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
       throw unauthenticated("the presented ID token is not a valid, unexpired token from a trusted issuer");
     }
     // A static-keys identity accepts only tokens signed by its own keys.
-    const claimMatch = (identity?.fields.claimMatch as Record<string, unknown> | undefined) ?? {};
-    if (identity === undefined || staticKeys !== undefined || !claimMatchAccepts(claimMatch, payload))
+    const claimMatch = identity?.fields.claimMatch as Record<string, unknown> | undefined;
+    if (
+      identity === undefined ||
+      staticKeys !== undefined ||
+      !claimMatchAccepts(claimMatch, payload as Record<string, unknown>)
+    )
       throw denied();
   }
   const audience = auds.length === 0 ? ctx.url : auds.length === 1 ? auds[0]! : auds;

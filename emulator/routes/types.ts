@@ -28,6 +28,11 @@ export interface Route {
   /** Accepts an `application/x-www-form-urlencoded` body (as a `FormBody`); other routes refuse one. */
   formBody?: boolean;
   handler: (ctx: RouteContext) => unknown;
+  /**
+   * The handler validates its body with `svc.parseBody`, which then reports bound violations together with the
+   * schema's (one answer naming every bad field). Otherwise the server refuses a body beyond bounds up front.
+   */
+  parsesBody?: boolean;
 }
 
 /** A parsed `application/x-www-form-urlencoded` body: every value of a repeated name, in order. */

@@ -1,4 +1,4 @@
-/** Identity-based access: invisible organizations are 404, visible-but-forbidden is 403, lists omit what you cannot see. */
+/** Identity-based access: what is out of view is 404, visible-but-forbidden is 403, lists omit what you cannot see. */
 import { start, type Api } from "./helpers";
 
 let api: Api;
@@ -59,8 +59,9 @@ describe("access", () => {
     expect((await api.post(`/iam/v2beta1/groups/${folder}`, { name: "nope" }, viewer.token)).body.code).toBe(
       7,
     );
-    // The binding is on the folder: the organization itself is visible (a binding inside it) but not listable.
-    expect((await api.get(`/iam/v2beta1/groups/${org}`, viewer.token)).body.code).toBe(7);
+    // The binding is on the folder: the organization above it is out of view, the same 404 as a missing group.
+    const above = await api.get(`/iam/v2beta1/groups/${org}`, viewer.token);
+    expect([above.status, above.body.message]).toEqual([404, `Not found: group ${org}`]);
     const listed = await api.get(`/iam/v2beta1/groups?uidp.descendants_of=${org}`, viewer.token);
     expect(listed.body.groups.map((g: { uid: string }) => g.uid)).toEqual([folder]);
   });
@@ -75,9 +76,10 @@ describe("access", () => {
     ).toBe(200);
     expect((await api.del(`/iam/v2beta1/groups/${child.body.uid}`, editor.token)).status).toBe(200);
     const otherFolder = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "sibling" })).body.uid;
+    // A sibling of its folder is out of view: 404, as if it did not exist (AIP-211).
     expect(
       (await api.post(`/iam/v2beta1/groups/${otherFolder}`, { name: "x" }, editor.token)).body.code,
-    ).toBe(7);
+    ).toBe(5);
     const editorOrgWide = api.emulator.createUser("editor2");
     await bind(org, editorOrgWide.uid, "editor");
     const idp = await api.post(

@@ -37,11 +37,24 @@ export const notAUid = fc.oneof(
   fc.string({ maxLength: 20 }).filter((s) => !UIDP_PATTERN.test(s)),
 );
 
-/** Any text: ASCII, full Unicode, control characters, long. */
+/** Control characters the service refuses (C0 but TAB, LF, CR; DEL; C1) and lone surrogates (emulator/bounds.ts). */
+const REFUSED_IN_TEXT =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Any text the service accepts in a free-text field: ASCII, full Unicode, TAB/LF/CR, long (up to 4096). */
 export const anyText = fc.oneof(
   fc.string({ maxLength: 40 }),
-  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ unit: "binary", maxLength: 40 }).map((s) => s.replace(REFUSED_IN_TEXT, "")),
   fc.string({ minLength: 2000, maxLength: 4000 }),
+);
+
+/** Text every string field refuses: a control character, a lone surrogate, or more than 4096 characters. */
+export const refusedText = fc.oneof(
+  fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\u0007", "\u001b", "\u007f", "\u0085")).map(
+    ([s, c]) => `${s}${c}${s}`,
+  ),
+  fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\ud800", "\udfff")).map(([s, c]) => `${c}${s}`),
+  fc.string({ minLength: 4097, maxLength: 4200 }),
 );
 
 /** Builds the case arbitrary of a resource from its fields: each one valid (mostly), invalid, or absent. */

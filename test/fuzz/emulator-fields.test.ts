@@ -12,7 +12,7 @@
 import fc from "fast-check";
 
 import { details, start, type Api } from "../emulator/helpers";
-import { anyText, caseOf, notAString, notAUid, topLevel, type Case } from "./cases";
+import { anyText, caseOf, notAString, notAUid, refusedText, topLevel, type Case } from "./cases";
 
 const SEED = 20261122;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
@@ -48,20 +48,20 @@ afterAll(() => api.emulator.close());
 
 const groupName = {
   valid: fc.stringMatching(/^[a-z0-9 ._-]{1,30}$/),
-  invalid: fc.oneof(notAString, fc.constantFrom("", "Upper", "slash/name", "ünï")),
+  invalid: fc.oneof(notAString, fc.constantFrom("", "Upper", "slash/name", "ünï", "tab\tname")),
 };
-const text = { valid: anyText, invalid: notAString };
+const text = { valid: anyText, invalid: fc.oneof(notAString, refusedText) };
 const nonEmpty = {
   valid: fc.string({ minLength: 1, maxLength: 40 }),
-  invalid: fc.oneof(notAString, fc.constant("")),
+  invalid: fc.oneof(notAString, fc.constant(""), refusedText, fc.constant("line\nbreak")),
 };
 const claimMatch = {
   valid: fc.record(
     {
       issuer: fc.webUrl(),
-      subject: fc.string({ maxLength: 20 }),
-      subjectPattern: fc.constantFrom("^main$", ".*"),
-      audience: fc.string({ maxLength: 20 }),
+      subject: fc.string({ minLength: 1, maxLength: 20 }),
+      subjectPattern: fc.constantFrom("^main$", ".*", "repo:acme/[a-z]+"),
+      audience: fc.string({ minLength: 1, maxLength: 20 }),
       claims: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 8 }), {
         maxKeys: 2,
       }),
@@ -72,6 +72,15 @@ const claimMatch = {
     notAString.filter((v) => v === null || typeof v !== "object" || Array.isArray(v)),
     fc.constant({ issuer: 7, subject: "s" }),
     fc.constant({ issuer: "https://i", claims: { k: 1 } }),
+    // Strict exchange rules: both an issuer and a subject rule, non-empty, RE2 patterns that compile alone.
+    fc.constant({ issuer: "https://i" }),
+    fc.constant({ issuer: "https://i", subject: "" }),
+    fc.constant({ issuer: "https://i", subjectPattern: "" }),
+    fc.constant({ issuerPattern: "", subject: "s" }),
+    fc.constant({ subject: "s" }),
+    fc.constant({ issuer: "https://i", subjectPattern: "only-x)|(.*" }),
+    fc.constant({ issuer: "https://i", subjectPattern: "(a)\\1" }),
+    fc.constant({ issuer: "https://i", subjectPattern: "(?=a)a" }),
   ),
 };
 const capabilities = {
@@ -82,6 +91,7 @@ const capabilities = {
   invalid: fc.oneof(
     fc.constant([]),
     fc.constant(["not a capability"]),
+    fc.constant(["CAP_NOT_A_REAL_CAPABILITY"]),
     fc.constant("CAP_REPO_LIST"),
     fc.constant([3]),
     fc.constant(null),
@@ -117,11 +127,8 @@ const routes: Route[] = [
     collection: "identities",
     path: () => `/iam/v2beta1/identities/${folder}`,
     cases: () =>
-      caseOf({
-        name: nonEmpty,
-        description: { ...text, optional: true },
-        claimMatch: { ...claimMatch, optional: true },
-      }),
+      // An identity needs a claimMatch (issuer and subject rules) at create.
+      caseOf({ name: nonEmpty, description: { ...text, optional: true }, claimMatch }),
   },
   {
     name: "PATCH identities",

@@ -1,0 +1,140 @@
+/**
+ * An identity's claimMatch: validated when an identity is created or updated, and evaluated at token exchange.
+ *
+ * The real service evaluates patterns with RE2, so the emulator does too (re2js: linear time, RE2 syntax, no
+ * backreferences or lookaround): a pattern cannot stall the emulator whatever the subject. Each pattern is compiled
+ * on its own first, so one with unbalanced groups (`only-x)|(.*`) is refused instead of escaping its anchors once
+ * wrapped; it then matches the whole claim value (RE2 `matches`, i.e. implicitly `^(?:p)$`).
+ *
+ * Rules (emulator/README.md, "Token exchange"): an identity needs a non-empty issuer rule (`issuer` or
+ * `issuerPattern`) and a non-empty subject rule (`subject` or `subjectPattern`); a rule member given as "" is
+ * refused rather than read as "anything"; a missing claim never matches.
+ *
+ * May import: re2js, ./errors, ./bounds, sdk/schemas (types).
+ */
+import { RE2JS } from "re2js";
+import { invalidArgument } from "./errors";
+import { MAX_PATTERN_LENGTH } from "./bounds";
+import type { FieldViolation } from "../sdk/schemas/common";
+
+type Rules = Record<string, unknown>;
+
+const compiled = new Map<string, RE2JS>();
+
+/** The compiled pattern, or a description of why RE2 refuses it. */
+export function compilePattern(pattern: string): RE2JS | string {
+  const cached = compiled.get(pattern);
+  if (cached !== undefined) return cached;
+  if (pattern.length > MAX_PATTERN_LENGTH) return `is longer than ${MAX_PATTERN_LENGTH} characters`;
+  try {
+    const regex = RE2JS.compile(pattern);
+    if (compiled.size >= 1024) compiled.clear();
+    compiled.set(pattern, regex);
+    return regex;
+  } catch (error) {
+    return `is not a valid RE2 regular expression (${(error as Error).message})`;
+  }
+}
+
+/** Identity kinds that do not need a claimMatch (others may be added; each names itself in the body). */
+const OTHER_IDENTITY_KINDS = ["staticKeys", "awsIdentity", "servicePrincipal"];
+
+/**
+ * Every rule a claimMatch breaks, one violation per field (`claimMatch.subject`...). `identity` is the rest of the
+ * identity (another identity kind needs no claimMatch). Members of the wrong type are left to the schema.
+ */
+export function claimMatchViolations(claimMatch: unknown, identity: Rules = {}): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  const add = (field: string, description: string): void => {
+    if (!violations.some((v) => v.field === field)) violations.push({ field, description });
+  };
+  if (claimMatch === undefined) {
+    if (!OTHER_IDENTITY_KINDS.some((kind) => identity[kind] !== undefined))
+      add(
+        "claimMatch",
+        "claimMatch is required: an issuer or issuerPattern, and a subject or subjectPattern",
+      );
+    return violations;
+  }
+  if (claimMatch === null || typeof claimMatch !== "object" || Array.isArray(claimMatch)) return violations;
+  const rules = claimMatch as Rules;
+  for (const key of ["issuer", "issuerPattern", "subject", "subjectPattern", "audience", "audiencePattern"]) {
+    if (rules[key] === "")
+      add(`claimMatch.${key}`, `claimMatch.${key} must not be empty (leave it out instead)`);
+  }
+  for (const [exact, pattern] of [
+    ["issuer", "issuerPattern"],
+    ["subject", "subjectPattern"],
+  ] as const) {
+    if (rules[exact] === undefined && rules[pattern] === undefined) {
+      add(
+        `claimMatch.${exact}`,
+        `claimMatch needs a non-empty ${exact} or ${pattern}: without one any ${exact} would match`,
+      );
+    }
+  }
+  const claimPatterns = rules.claimPatterns;
+  const patterns: [string, unknown][] = [
+    ["claimMatch.issuerPattern", rules.issuerPattern],
+    ["claimMatch.subjectPattern", rules.subjectPattern],
+    ["claimMatch.audiencePattern", rules.audiencePattern],
+    ...(claimPatterns !== null && typeof claimPatterns === "object" && !Array.isArray(claimPatterns)
+      ? Object.entries(claimPatterns as Rules).map(([name, p]): [string, unknown] => [
+          `claimMatch.claimPatterns.${name}`,
+          p,
+        ])
+      : []),
+  ];
+  for (const [field, pattern] of patterns) {
+    if (typeof pattern !== "string") continue;
+    if (pattern === "") add(field, `${field} must not be empty (leave it out instead)`);
+    const result = compilePattern(pattern);
+    if (typeof result === "string") add(field, `${field} ${result}`);
+  }
+  return violations;
+}
+
+/** Throws code 3 naming every failing field (the identity as it will be stored, e.g. after a PATCH). */
+export function validateClaimMatch(claimMatch: unknown, identity: Rules = {}): void {
+  const violations = claimMatchViolations(claimMatch, identity);
+  if (violations.length > 0)
+    throw invalidArgument(violations.map((v) => v.description).join("; "), violations);
+}
+
+/** The values of a claim as strings; a missing (or structured) claim has none, so it never matches. */
+function claimValues(value: unknown): string[] {
+  const one = (v: unknown): string[] =>
+    typeof v === "string" ? [v] : typeof v === "number" || typeof v === "boolean" ? [String(v)] : [];
+  return Array.isArray(value) ? value.flatMap(one) : one(value);
+}
+
+/** Does one claim satisfy an exact value and/or a pattern (each only when set)? */
+function claimMatches(value: unknown, exact: unknown, pattern: unknown): boolean {
+  const values = claimValues(value);
+  if (typeof exact === "string" && !values.includes(exact)) return false;
+  if (typeof pattern === "string") {
+    const regex = compilePattern(pattern);
+    if (typeof regex === "string") return false;
+    if (!values.some((v) => regex.matches(v))) return false;
+  }
+  return true;
+}
+
+/**
+ * Is a verified ID token's payload accepted by this claimMatch? Issuer and subject rules are required (an
+ * identity stored before these rules, without them, is not assumable); audience and extra claims are checked
+ * when set.
+ */
+export function claimMatchAccepts(claimMatch: Rules | undefined, payload: Rules): boolean {
+  if (claimMatch === undefined) return false;
+  const has = (key: string): boolean => typeof claimMatch[key] === "string" && claimMatch[key] !== "";
+  if (!(has("issuer") || has("issuerPattern")) || !(has("subject") || has("subjectPattern"))) return false;
+  if (!claimMatches(payload.iss, claimMatch.issuer, claimMatch.issuerPattern)) return false;
+  if (!claimMatches(payload.sub, claimMatch.subject, claimMatch.subjectPattern)) return false;
+  if (!claimMatches(payload.aud, claimMatch.audience, claimMatch.audiencePattern)) return false;
+  for (const [name, expected] of Object.entries((claimMatch.claims as Rules | undefined) ?? {}))
+    if (!claimMatches(payload[name], expected, undefined)) return false;
+  for (const [name, pattern] of Object.entries((claimMatch.claimPatterns as Rules | undefined) ?? {}))
+    if (!claimMatches(payload[name], undefined, pattern)) return false;
+  return true;
+}
