@@ -4,9 +4,10 @@
  * the query that produced them and valid three days on the emulator clock.
  *
  * Sorted results are cached per (query, caller) and store version, so paging through 50,000 groups costs one
- * sort, then a binary search per page. May import: ./errors, ./store, node builtins.
+ * sort, then a binary search per page. May import: ./bounds, ./errors, ./store, node builtins.
  */
 import { createHash } from "node:crypto";
+import { MAX_INT32 } from "./bounds";
 import { badField } from "./errors";
 import type { StoredObject } from "./store";
 
@@ -65,9 +66,11 @@ export interface ListParams {
 
 function nonNegativeInteger(raw: string | undefined, field: string): number | undefined {
   if (raw === undefined || raw === "") return undefined;
-  if (!/^\d+$/.test(raw.trim()))
-    throw badField(field, `${field} must be a non-negative integer, got "${raw}"`);
-  return Number.parseInt(raw, 10);
+  const text = raw.trim();
+  // An int32 on the real service: 400 digits are refused, not read as Infinity.
+  if (!/^\d+$/.test(text) || text.replace(/^0+(?=\d)/, "").length > 10 || Number(text) > MAX_INT32)
+    throw badField(field, `${field} must be an integer from 0 to ${MAX_INT32}, got "${raw.slice(0, 40)}"`);
+  return Number.parseInt(text, 10);
 }
 
 export function parseListParams(query: Query, sortableFields: readonly string[]): ListParams {

@@ -10,7 +10,7 @@ import { Access, builtinRoleByName, type Caller } from "./access";
 import { ApiTokens, USER_TOKEN_LIFETIME_MS } from "./api-tokens";
 import type { Clock } from "./clock";
 import { GROUP_NAME_PATTERN, UID_SEGMENT_PATTERN } from "../sdk/schemas/common";
-import { ApiFailure, fromZod, invalidArgument } from "./errors";
+import { ApiFailure, badField, fromZod, invalidArgument } from "./errors";
 import type { FieldViolation } from "../sdk/schemas/common";
 import { Lister } from "./listing";
 import type { OidcIssuer } from "./oidc";
@@ -171,33 +171,34 @@ export class Service {
   seed(data: unknown): SeedCounts {
     const counts: SeedCounts = { groups: 0, repos: 0, tags: 0, advisories: 0 };
     if (data === null || typeof data !== "object" || Array.isArray(data))
-      throw invalidArgument("seed data must be an object");
+      throw badField("body", "seed data must be an object");
     const seed = data as { repos?: unknown; advisories?: unknown; groups?: unknown };
     const defaultGroup = this.store.meta.orgUid ?? "";
     const groupOf = (entry: Record<string, unknown>, where: string): string => {
       const group = typeof entry.group === "string" ? entry.group : defaultGroup;
       if (this.store.get("groups", group) === undefined)
-        throw invalidArgument(`${where}: group ${group} does not exist`);
+        throw badField(where, `${where}: group ${group} does not exist`);
       return group;
     };
     // Groups are created in order, so a parent listed earlier (with its uid) can hold later entries.
     for (const [i, raw] of asArray(seed.groups, "groups").entries()) {
       const entry = raw as Record<string, unknown>;
       if (typeof entry.name !== "string" || !GROUP_NAME_PATTERN.test(entry.name))
-        throw invalidArgument(`groups[${i}].name must match ^[a-z0-9 ._-]{1,}$`);
-      const parent = groupOf({ group: entry.parent }, `groups[${i}]`);
+        throw badField(`groups[${i}].name`, `groups[${i}].name must match ^[a-z0-9 ._-]{1,}$`);
+      const parent = groupOf({ group: entry.parent }, `groups[${i}].parent`);
       if (entry.uid !== undefined) {
         if (
           typeof entry.uid !== "string" ||
           parentOf(entry.uid) !== parent ||
           !UID_SEGMENT_PATTERN.test(entry.uid.slice(parent.length + 1))
         ) {
-          throw invalidArgument(
+          throw badField(
+            `groups[${i}].uid`,
             `groups[${i}].uid must be the parent's uid followed by / and 16 hex characters`,
           );
         }
         if (this.store.get("groups", entry.uid) !== undefined)
-          throw invalidArgument(`groups[${i}].uid ${entry.uid} already exists`);
+          throw badField(`groups[${i}].uid`, `groups[${i}].uid ${entry.uid} already exists`);
       }
       const fields = {
         name: entry.name,
@@ -209,14 +210,15 @@ export class Service {
     }
     for (const [i, raw] of asArray(seed.repos, "repos").entries()) {
       const entry = raw as Record<string, unknown>;
-      if (typeof entry.name !== "string") throw invalidArgument(`repos[${i}].name must be a string`);
+      if (typeof entry.name !== "string")
+        throw badField(`repos[${i}].name`, `repos[${i}].name must be a string`);
       const { group: _group, tags, ...fields } = entry;
-      const repo = this.insert("repos", groupOf(entry, `repos[${i}]`), fields);
+      const repo = this.insert("repos", groupOf(entry, `repos[${i}].group`), fields);
       counts.repos++;
       for (const [j, rawTag] of asArray(tags, `repos[${i}].tags`).entries()) {
         const tag = rawTag as Record<string, unknown>;
         if (typeof tag.name !== "string" || typeof tag.digest !== "string") {
-          throw invalidArgument(`repos[${i}].tags[${j}] needs string name and digest`);
+          throw badField(`repos[${i}].tags[${j}]`, `repos[${i}].tags[${j}] needs string name and digest`);
         }
         this.insert("tags", repo.uid, tag);
         counts.tags++;
@@ -225,9 +227,9 @@ export class Service {
     for (const [i, raw] of asArray(seed.advisories, "advisories").entries()) {
       const entry = raw as Record<string, unknown>;
       if (typeof entry.advisoryId !== "string")
-        throw invalidArgument(`advisories[${i}].advisoryId must be a string`);
+        throw badField(`advisories[${i}].advisoryId`, `advisories[${i}].advisoryId must be a string`);
       const { group: _group, ...fields } = entry;
-      this.insert("advisories", groupOf(entry, `advisories[${i}]`), fields);
+      this.insert("advisories", groupOf(entry, `advisories[${i}].group`), fields);
       counts.advisories++;
     }
     return counts;
@@ -236,9 +238,10 @@ export class Service {
 
 function asArray(value: unknown, where: string): unknown[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw invalidArgument(`${where} must be an array`);
-  for (const item of value)
-    if (item === null || typeof item !== "object") throw invalidArgument(`${where} entries must be objects`);
+  if (!Array.isArray(value)) throw badField(where, `${where} must be an array`);
+  for (const [i, item] of value.entries())
+    if (item === null || typeof item !== "object" || Array.isArray(item))
+      throw badField(`${where}[${i}]`, `${where}[${i}] must be an object`);
   return value;
 }
 

@@ -45,7 +45,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.emulator.close());
 
-const roleSpec = fc.oneof(
+const roleSpec: fc.Arbitrary<{ builtin?: string; custom?: string[] }> = fc.oneof(
   fc.constantFrom("owner", "editor", "viewer", "registry.pull").map((name) => ({ builtin: name })),
   fc.subarray(POOL, { minLength: 1 }).map((caps) => ({ custom: caps })),
 );
