@@ -50,9 +50,9 @@ export const anyText = fc.oneof(
 
 /** Text every string field refuses: a control character, a lone surrogate, or more than 4096 characters. */
 export const refusedText = fc.oneof(
-  fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\u0007", "\u001b", "\u007f", "\u0085")).map(
-    ([s, c]) => `${s}${c}${s}`,
-  ),
+  fc
+    .tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\u0007", "\u001b", "\u007f", "\u0085"))
+    .map(([s, c]) => `${s}${c}${s}`),
   fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\ud800", "\udfff")).map(([s, c]) => `${c}${s}`),
   fc.string({ minLength: 4097, maxLength: 4200 }),
 );
