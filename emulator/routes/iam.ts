@@ -69,24 +69,43 @@ export const groups: ResourceSpec = {
   beforeDelete: (group, ctx) => {
     const { store } = ctx.svc;
     const isOrganization = group.parent === "";
-    const blocking: [string, string, number][] = [
-      ["subgroup", "subgroups", store.children("groups", group.uid).length],
-      ["identity", "identities", store.children("identities", group.uid).length],
-      ["role", "roles", store.children("roles", group.uid).length],
+    const blocking: [string, string, number, string][] = [
+      ["subgroup", "subgroups", store.children("groups", group.uid).length, "CAP_IAM_GROUPS_LIST"],
+      ["identity", "identities", store.children("identities", group.uid).length, "CAP_IAM_IDENTITY_LIST"],
+      ["role", "roles", store.children("roles", group.uid).length, "CAP_IAM_ROLES_LIST"],
       // An organization's own bindings (its creator's owner binding) go with it; a folder's must be removed first.
       [
         "role binding",
         "role bindings",
         isOrganization ? 0 : store.children("roleBindings", group.uid).length,
+        "CAP_IAM_ROLE_BINDINGS_LIST",
       ],
-      ["repo", "repos", store.children("repos", group.uid).length],
-      ["identity provider", "identity providers", store.children("identityProviders", group.uid).length],
-      ["group invite", "group invites", store.children("groupInvites", group.uid).length],
-      ["advisory", "advisories", store.children("advisories", group.uid).length],
+      ["repo", "repos", store.children("repos", group.uid).length, "CAP_REPO_LIST"],
+      [
+        "identity provider",
+        "identity providers",
+        store.children("identityProviders", group.uid).length,
+        "CAP_IAM_IDENTITY_PROVIDERS_LIST",
+      ],
+      [
+        "group invite",
+        "group invites",
+        store.children("groupInvites", group.uid).length,
+        "CAP_IAM_GROUP_INVITES_LIST",
+      ],
+      ["advisory", "advisories", store.children("advisories", group.uid).length, "CAP_ADVISORIES_LIST"],
     ];
-    const present = blocking
-      .filter(([, , n]) => n > 0)
-      .map(([one, many, n]) => `${n} ${n === 1 ? one : many}`);
+    // Counted only where the caller may list; what it may not is said to exist, never counted (no count leaks).
+    const visible = blocking.filter(
+      ([, , n, list]) => n > 0 && ctx.svc.access.can(ctx.caller, group.uid, list),
+    );
+    const hidden = blocking.some(
+      ([, , n, list]) => n > 0 && !ctx.svc.access.can(ctx.caller, group.uid, list),
+    );
+    const present = [
+      ...visible.map(([one, many, n]) => `${n} ${n === 1 ? one : many}`),
+      ...(hidden ? ["objects you cannot list"] : []),
+    ];
     if (present.length > 0) {
       const description = `group ${group.uid} still contains ${present.join(", ")}`;
       throw failedPrecondition(description, [

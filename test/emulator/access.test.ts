@@ -90,6 +90,29 @@ describe("access", () => {
     expect(idp.body.code).toBe(7);
   });
 
+  test("a refused group delete counts only what the caller may list; the rest is said to exist, not counted", async () => {
+    const box = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "box" })).body.uid;
+    await api.post(`/iam/v2beta1/groups/${box}`, { name: "inner" });
+    await api.post(`/iam/v2beta1/identities/${box}`, {
+      name: "hidden",
+      claimMatch: { issuer: "https://i.example.com", subject: "s" },
+    });
+    const deleter = (
+      await api.post(`/iam/v2beta1/roles/${org}`, {
+        name: "deleter",
+        capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_IAM_GROUPS_DELETE"],
+      })
+    ).body.uid;
+    const user = api.emulator.createUser("deleter");
+    await api.post(`/iam/v2beta1/roleBindings/${box}`, { identityUid: user.uid, roleUid: deleter });
+    const refused = await api.del(`/iam/v2beta1/groups/${box}`, user.token);
+    expect(refused.body.code).toBe(9);
+    expect(refused.body.message).toContain("1 subgroup, objects you cannot list");
+    expect(refused.body.message).not.toMatch(/identit/);
+    const byOwner = await api.del(`/iam/v2beta1/groups/${box}`);
+    expect(byOwner.body.message).toContain("1 subgroup, 1 identity, 1 role binding");
+  });
+
   test("root-level users may create organizations; workload identities only with CAP_IAM_GROUPS_CREATE", async () => {
     const founder = api.emulator.createUser("founder");
     const created = await api.post("/iam/v2beta1/groups", { name: "founded" }, founder.token);
