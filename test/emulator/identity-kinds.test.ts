@@ -177,7 +177,7 @@ describe("one kind at a time, nothing dropped", () => {
     expect(switched.body.staticKeys.issuer).toBe(ISSUER);
   });
 
-  test("every field a client sends on create comes back (name, description, company, each kind)", async () => {
+  test("every field a client sends on create comes back (name, description, company, each kind); no kind is code 3", async () => {
     const kind = fc.constantFrom<Record<string, unknown>>(
       { claimMatch: { issuer: ISSUER, subjectPattern: "repo:.*", claims: { env: "prod" } } },
       { staticKeys: { issuer: ISSUER, subject: "b", issuerKeys: "" } },
@@ -194,6 +194,12 @@ describe("one kind at a time, nothing dropped", () => {
           if (sent.staticKeys !== undefined)
             sent.staticKeys = { ...(sent.staticKeys as object), issuerKeys: jwks };
           const r = await create(sent);
+          if (Object.keys(relationship).length === 0) {
+            // No kind at all: nothing could assume it, so claimMatch (issuer and subject rules) is required.
+            expect([r.status, r.body.code]).toEqual([400, 3]);
+            expect(details(r.body).fieldViolations.map((v) => v.field)).toEqual(["claimMatch"]);
+            return;
+          }
           expect(r.status).toBe(200);
           for (const [field, value] of Object.entries(sent)) {
             if (value === undefined) continue;

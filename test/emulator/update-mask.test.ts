@@ -123,7 +123,24 @@ describe("nested paths and partial nested objects", () => {
             if (sent.includes(m)) expected[m] = value(m);
             else delete expected[m];
           }
-          // Removing every issuer rule leaves an identity nobody can assume; the emulator stores what it is told.
+          // An update may not leave the identity without an issuer rule or a subject rule (issue 12): code 3 naming
+          // what is missing, and nothing changes.
+          const missing = [
+            ...(expected.issuer === undefined ? ["claimMatch.issuer"] : []),
+            ...(expected.subject === undefined && expected.subjectPattern === undefined
+              ? ["claimMatch.subject"]
+              : []),
+          ];
+          if (missing.length > 0) {
+            expect([r.status, r.body.code]).toEqual([400, 3]);
+            // Clearing every member clears claimMatch itself: then claimMatch as a whole is named.
+            const named = Object.keys(expected).length === 0 ? ["claimMatch"] : missing;
+            expect(details(r.body).fieldViolations.map((v) => v.field)).toEqual(named);
+            expect((await api.get(`/iam/v2beta1/identities/${identity.uid}`)).body.claimMatch).toEqual(
+              original,
+            );
+            return;
+          }
           expect(r.status).toBe(200);
           expect(r.body.claimMatch ?? {}).toEqual(expected);
           expect(r.body.name).toBe(identity.name); // outside the mask: ignored
