@@ -19,8 +19,11 @@ export const PATTERN_RUNS = 2000;
 export const BREAKOUT_RUNS = 200;
 export const TIME_RUNS = 300;
 export const EXCHANGE_RUNS = 120;
-/** Per decision on a subject of up to 5,000 characters. */
-const TIME_BOUND_MS = 50;
+/**
+ * Per decision on a subject of up to 5,000 characters (best of three, so a busy machine's pauses do not count;
+ * backtracking would take longer than the universe's age here, so the bound still separates linear from not).
+ */
+const TIME_BOUND_MS = 100;
 
 const ISSUER = "https://issuer.example.com";
 
@@ -117,9 +120,13 @@ describe("property 3b: every accepted pattern decides a long subject in bounded 
         (p, length, tail) => {
           if (claimMatchViolations(rules(p)).length > 0) return;
           const s = `${"a".repeat(length)}${tail}`;
-          const begin = process.hrtime.bigint();
-          const accepted = claimMatchAccepts(rules(p), payload(s));
-          const ms = Number(process.hrtime.bigint() - begin) / 1e6;
+          let accepted = false;
+          let ms = Infinity;
+          for (let attempt = 0; attempt < 3; attempt++) {
+            const begin = process.hrtime.bigint();
+            accepted = claimMatchAccepts(rules(p), payload(s));
+            ms = Math.min(ms, Number(process.hrtime.bigint() - begin) / 1e6);
+          }
           expect(ms).toBeLessThan(TIME_BOUND_MS);
           if (p === "(a+)+b") expect(accepted).toBe(tail === "b");
         },

@@ -228,6 +228,14 @@ const bounded: Bounded[] = [
 ];
 
 /** What a refused request must not change: objects, clock (beyond real time), faults. */
+/**
+ * How far the emulator clock runs ahead of real time, in whole minutes: it changes only when the clock is advanced
+ * (real time passing between two readings does not move it, unlike a reading of the clock itself).
+ */
+function clockLead(): number {
+  return Math.round((api.emulator.clock.now().getTime() - Date.now()) / 60_000);
+}
+
 async function state(): Promise<string> {
   const groups = await api.get(`/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=200&order_by=uid`);
   const others = await Promise.all(
@@ -236,9 +244,7 @@ async function state(): Promise<string> {
     ),
   );
   const faults = (await api.get("/_emulator/faults", null)).text;
-  return [groups.text, ...others, faults, Math.floor(api.emulator.clock.now().getTime() / 600_000)].join(
-    "\n",
-  );
+  return [groups.text, ...others, faults, clockLead()].join("\n");
 }
 
 function expectAip193(response: WireResponse): void {
