@@ -5,10 +5,11 @@
  * Values Pulumi does not know yet (the unknown sentinel, e.g. a uid of a resource not created yet) are
  * never reported: an issue whose path reaches an unknown value, or whose value contains one, is dropped.
  *
- * May import: zod, @pulumi/pulumi types.
+ * May import: zod, @pulumi/pulumi types, ../../sdk/schemas/bounds.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { MAX_API_COLLECTION, boundViolations } from "../../sdk/schemas/bounds";
 
 /** The value Pulumi puts in `news` for an input that is unknown at preview (runtime/rpc unknownValue). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -54,10 +55,24 @@ function ruleOf(issue: z.core.$ZodIssue, value: unknown): string {
   return `must be ${expected}, not ${got}`;
 }
 
+/**
+ * The service's limits on every value (string length, control characters, lone surrogates, sizes: the same
+ * functions the emulator enforces, sdk/schemas/bounds), for the fields the schema accepted: a program that the
+ * service would refuse fails at preview, naming the field, instead of halfway into up.
+ */
+function boundFailures(news: Record<string, unknown>, failed: Set<string>): pulumi.dynamic.CheckFailure[] {
+  const fields = Object.fromEntries(
+    Object.entries(news).filter(([key, value]) => !key.startsWith("__") && !containsUnknown(value)),
+  );
+  return boundViolations(fields, MAX_API_COLLECTION, "")
+    .filter((v) => !failed.has(v.field.split(/[.[]/)[0] ?? v.field))
+    .map((v) => ({ property: v.field, reason: v.description }));
+}
+
 /** Validates `news` against `schema`; returns the failures (empty when valid or only unknowns failed). */
 export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
   const result = schema.safeParse(news);
-  if (result.success) return [];
+  if (result.success) return boundFailures(news, new Set());
   const failures: pulumi.dynamic.CheckFailure[] = [];
   for (const issue of result.error.issues) {
     const { value, crossesUnknown } = valueAt(news, issue.path);
@@ -65,5 +80,6 @@ export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): p
     const property = propertyPath(issue.path);
     failures.push({ property, reason: ruleOf(issue, value) });
   }
-  return failures;
+  const failed = new Set(failures.map((f) => f.property.split(/[.[]/)[0] ?? f.property));
+  return [...failures, ...boundFailures(news, failed)];
 }

@@ -1,28 +1,46 @@
 /**
  * The inputs of platform.iam.Identity as one zod schema (check, schema.json).
  *
- * May import: zod, ../../sdk/schemas, ../core.
+ * May import: zod, re2js, ../../sdk/schemas, ../core.
  */
+import { RE2JS } from "re2js";
 import { z } from "zod";
+import { MAX_PATTERN_LENGTH } from "../../sdk/schemas/bounds";
 import { Uidp } from "../../sdk/schemas";
 import type { FieldSpec } from "../core/diff";
 import { CommonInputSchema } from "../core/common-schema";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 
+/**
+ * Why the service would refuse `pattern`, or undefined: it evaluates patterns with RE2 (no backreferences or
+ * lookaround), each compiled on its own before it is anchored, so an unbalanced group is refused too.
+ */
+export function re2Problem(pattern: string): string | undefined {
+  if (pattern.length > MAX_PATTERN_LENGTH) return `must be at most ${MAX_PATTERN_LENGTH} characters`;
+  try {
+    RE2JS.compile(pattern);
+    return undefined;
+  } catch (error) {
+    return `is not a valid RE2 regular expression (${(error as Error).message})`;
+  }
+}
+
 /** How a presented OIDC token is matched; exact values or regular expressions. */
 export const ClaimMatchInputSchema = z
   .object({
     issuer: text("issuer").optional().describe("The exact issuer (iss) URL of accepted tokens."),
-    issuerPattern: text("issuerPattern").optional().describe("A regular expression the issuer must match."),
+    issuerPattern: text("issuerPattern")
+      .optional()
+      .describe("An RE2 regular expression the whole issuer must match."),
     subject: text("subject").optional().describe("The exact subject (sub) claim of accepted tokens."),
     subjectPattern: text("subjectPattern")
       .optional()
-      .describe("A regular expression the subject must match."),
+      .describe("An RE2 regular expression the whole subject must match."),
     audience: text("audience").optional().describe("The exact audience (aud) claim."),
     audiencePattern: text("audiencePattern")
       .optional()
-      .describe("A regular expression the audience must match."),
+      .describe("An RE2 regular expression the whole audience must match."),
     claims: z
       .record(z.string(), z.string())
       .optional()
@@ -30,7 +48,7 @@ export const ClaimMatchInputSchema = z
     claimPatterns: z
       .record(z.string(), z.string())
       .optional()
-      .describe("Other claims that must match these regular expressions."),
+      .describe("Other claims that must match these RE2 regular expressions."),
   })
   .superRefine((match, ctx) => {
     if (match.issuer === undefined && match.issuerPattern === undefined) {
@@ -53,11 +71,13 @@ export const ClaimMatchInputSchema = z
       ["audiencePattern", match.audiencePattern],
     ] as const) {
       if (pattern === undefined) continue;
-      try {
-        new RegExp(pattern);
-      } catch {
-        ctx.addIssue({ code: "custom", path: [key], message: `${key} is not a valid regular expression` });
-      }
+      const problem = re2Problem(pattern);
+      if (problem) ctx.addIssue({ code: "custom", path: [key], message: `${key} ${problem}` });
+    }
+    for (const [claim, pattern] of Object.entries(match.claimPatterns ?? {})) {
+      const problem = re2Problem(pattern);
+      if (problem)
+        ctx.addIssue({ code: "custom", path: ["claimPatterns", claim], message: `${claim} ${problem}` });
     }
   });
 
@@ -112,9 +132,11 @@ export const AwsIdentityInputSchema = z
       .regex(/^\d{12}$/, "awsAccount must be 12 digits")
       .describe("The AWS account id (12 digits)."),
     arn: text("arn").optional().describe("The exact ARN to match."),
-    arnPattern: text("arnPattern").optional().describe("A regular expression the ARN must match."),
+    arnPattern: text("arnPattern").optional().describe("An RE2 regular expression the whole ARN must match."),
     userId: text("userId").optional().describe("The exact user id to match."),
-    userIdPattern: text("userIdPattern").optional().describe("A regular expression the user id must match."),
+    userIdPattern: text("userIdPattern")
+      .optional()
+      .describe("An RE2 regular expression the whole user id must match."),
   })
   .superRefine((aws, ctx) => {
     for (const [key, pattern] of [
@@ -122,11 +144,8 @@ export const AwsIdentityInputSchema = z
       ["userIdPattern", aws.userIdPattern],
     ] as const) {
       if (pattern === undefined) continue;
-      try {
-        new RegExp(pattern);
-      } catch {
-        ctx.addIssue({ code: "custom", path: [key], message: `${key} is not a valid regular expression` });
-      }
+      const problem = re2Problem(pattern);
+      if (problem) ctx.addIssue({ code: "custom", path: [key], message: `${key} ${problem}` });
     }
   });
 

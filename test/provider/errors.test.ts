@@ -8,6 +8,7 @@ import { closeClients, configureFromLookup } from "../../provider/core/client";
 import { translateError, verboseLogs, withoutHostEcho } from "../../provider/core/errors";
 import groupProvider from "../../provider/iam/group.provider";
 import roleProvider from "../../provider/iam/role.provider";
+import identityProvider from "../../provider/iam/identity.provider";
 import { startHarness, type Harness } from "./harness";
 
 const ORG = "0123456789abcdef0123456789abcdef01234567"; // a real organization uid: 40 hex
@@ -190,5 +191,37 @@ describe("printed once, without a stack trace", () => {
       "something else",
       expect.stringContaining("Could not delete t (uid u)"),
     ]);
+  });
+});
+
+describe("check applies the service's own limits, at preview, for every field", () => {
+  const config = { "platform:apiUrl": "https://api.example", "platform:token": "t" };
+
+  it("strings: length, control characters, lone surrogates (the emulator's rules, sdk/schemas/bounds)", async () => {
+    const result = await withSettings(config, {}, () =>
+      groupProvider.check!({}, { name: "x".repeat(257), parentUid: ORG, description: "bad\u0007bell" }),
+    );
+    expect(result.failures).toEqual([
+      { property: "name", reason: expect.stringMatching(/must match|at most 256/) },
+      { property: "description", reason: "description must not contain control characters" },
+    ]);
+  });
+
+  it("patterns are RE2: lookaround and unbalanced groups fail at preview naming the field", async () => {
+    const identity = (claimMatch: Record<string, unknown>) =>
+      withSettings(config, {}, () =>
+        identityProvider.check!(
+          {},
+          { name: "ci", parentUid: ORG, claimMatch: { issuer: "https://i", ...claimMatch } },
+        ),
+      );
+    const lookahead = await identity({ subjectPattern: "(?=x)y" });
+    expect(lookahead.failures?.map((f) => f.property)).toEqual(["claimMatch.subjectPattern"]);
+    expect(lookahead.failures?.[0]?.reason).toMatch(/^subjectPattern is not a valid RE2 regular expression/);
+    const breakout = await identity({ subjectPattern: "only-x)|(.*" });
+    expect(breakout.failures?.map((f) => f.property)).toEqual(["claimMatch.subjectPattern"]);
+    const claim = await identity({ subject: "s", claimPatterns: { ref: "(a)\\1" } });
+    expect(claim.failures?.map((f) => f.property)).toEqual(["claimMatch.claimPatterns.ref"]);
+    expect((await identity({ subjectPattern: "repo:acme/.*" })).failures).toBeUndefined();
   });
 });

@@ -49,7 +49,12 @@ beforeAll(() => {
     fs.writeFileSync(out, js);
   }
   fs.copyFileSync(path.join(repo, "package.json"), path.join(pkg, "package.json"));
-  for (const dep of ["zod", "undici", "@pulumi"]) {
+  // The package's dependencies, as npm would install them beside it (a scope directory once).
+  const manifest = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  const tops = new Set(Object.keys(manifest.dependencies).map((dep) => dep.split("/")[0] as string));
+  for (const dep of tops) {
     fs.symlinkSync(path.join(repo, "node_modules", dep), path.join(tmp, "node_modules", dep), "dir");
   }
 });
