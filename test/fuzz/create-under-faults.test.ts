@@ -66,10 +66,12 @@ test("create, and one re-run after a failure, never leave a duplicate or an orph
         await emulator.close();
       }
     }),
-    { seed: 20261122, numRuns: 60, interruptAfterTimeLimit: 40_000 },
+    // A fixed number of runs, never a time limit: fast-check abandons the run in flight when the limit strikes, and
+    // that run then touches the emulator after the test has ended (jest exits 1 although every test passed).
+    { seed: 20261122, numRuns: 30 },
   );
   process.stdout.write(
     `create under faults: ${tally.runs} schedules; created first try ${tally.firstTry}, ` +
       `after one re-run ${tally.afterRerun}, failed twice ${tally.failedTwice}\n`,
   );
-}, 60_000);
+}, 120_000);
