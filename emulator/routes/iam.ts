@@ -24,7 +24,7 @@ import {
 } from "../../sdk/schemas";
 import { BUILTIN_ROLES, ancestorsOrSelf, builtinRole, underAny } from "../access";
 import { MAX_TIME_MS } from "../bounds";
-import { KNOWN_CAPABILITIES } from "../capabilities";
+import { CAPABILITY_SET } from "../../sdk/schemas/capabilities";
 import { claimMatchViolations, compilePattern, validateClaimMatch } from "../claim-match";
 import { alreadyExists, badField, failedPrecondition, permissionDenied, type ApiFailure } from "../errors";
 import type { FieldViolation } from "../../sdk/schemas/common";
@@ -284,7 +284,7 @@ export const roles: ResourceSpec = {
 function capabilityViolations(capabilities: unknown): FieldViolation[] {
   if (!Array.isArray(capabilities)) return [];
   return capabilities.flatMap((c, i) =>
-    typeof c === "string" && !KNOWN_CAPABILITIES.has(c)
+    typeof c === "string" && !CAPABILITY_SET.has(c)
       ? [{ field: `capabilities[${i}]`, description: `capabilities[${i}]: ${c} is not a known capability` }]
       : [],
   );

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { Uidp } from "../../sdk/schemas";
 import type { FieldSpec } from "../core/diff";
 import { CommonInputSchema } from "../core/common-schema";
-import { CAPABILITY_SET } from "./capabilities";
+import { CAPABILITY_SET } from "../../sdk/schemas/capabilities";
 
 export const CapabilityName = z.string().refine((name) => CAPABILITY_SET.has(name), {
   error: (issue) => `unknown capability ${JSON.stringify(issue.input)}: use a name like CAP_IAM_GROUPS_LIST`,

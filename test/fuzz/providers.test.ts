@@ -22,7 +22,7 @@ import roleBindingProvider = require("../../provider/iam/role-binding.provider")
 import identityProviderProvider = require("../../provider/iam/identity-provider.provider");
 import accountAssociationProvider = require("../../provider/iam/account-association.provider");
 import groupInviteProvider = require("../../provider/iam/group-invite.provider");
-import { CAPABILITIES } from "../../provider/iam/capabilities";
+import { CAPABILITIES } from "../../sdk/schemas/capabilities";
 import { BUILTIN_ROLES } from "../../emulator";
 import { startHarness, type Harness } from "../provider/harness";
 import { anyText, caseOf, notAString, notAUid, topLevel, type Case, type Field } from "./cases";

@@ -1,6 +1,9 @@
 /**
- * The capability names a custom role may grant (OpenAPI enum platform.capabilities.Capability, without
- * UNKNOWN). Checked at preview so a typo fails before any API call.
+ * Every capability name the API knows, which a custom role may grant: the OpenAPI enum
+ * platform.capabilities.Capability, without UNKNOWN. One list for both sides: the emulator refuses any other name,
+ * and the provider checks roles against it at preview, so a typo fails before any API call.
+ *
+ * May import: nothing.
  */
 export const CAPABILITIES: readonly string[] = [
   "CAP_INTERNAL",
