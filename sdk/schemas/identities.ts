@@ -77,15 +77,8 @@ export const IdentityCreate = z.object({
 });
 export type IdentityCreate = z.infer<typeof IdentityCreate>;
 
-export const IDENTITY_UPDATE_FIELDS = [
-  "name",
-  "description",
-  "company",
-  "claimMatch",
-  "staticKeys",
-  "awsIdentity",
-  "servicePrincipal",
-] as const;
+/** What an update may change: the descriptive fields and each way of being assumed. */
+export const IDENTITY_UPDATE_FIELDS = ["name", "description", "company", ...IDENTITY_RELATIONSHIPS] as const;
 export const IdentityUpdate = z.object({
   name: z.string().min(1, "name must not be empty").optional(),
   description: z.string().optional(),
