@@ -1,9 +1,10 @@
 /**
  * Helpers for the resource classes (program side).
  *
- * May import: @pulumi/pulumi.
+ * May import: @pulumi/pulumi, ./lazy-provider.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { providerReference } from "./lazy-provider";
 
 /**
  * Every output must be a key of the props handed to the engine, or the class's output stays undefined:
@@ -29,12 +30,12 @@ export function uidOf(resource: pulumi.CustomResource): pulumi.Output<string> {
   return resource.id as pulumi.Output<string>;
 }
 
-const serialized = new WeakMap<object, pulumi.Output<string>>();
+const serialized = new WeakMap<object, pulumi.Input<string>>();
 
 /**
- * The props of a dynamic resource: `args` plus the serialized provider under `__provider`, exactly what
- * `pulumi.dynamic.Resource` adds (the same closure text, `() => provider`, so existing state sees no change), with
- * one serialization per provider object.
+ * The props of a dynamic resource: `args` plus the provider under `__provider`, the form `pulumi.dynamic.Resource`
+ * stores: a short `require()` of the installed provider module (see providerReference), or, for a provider that
+ * is not installed under node_modules, its serialized code. Computed once per provider object.
  *
  * Why the classes do not extend `pulumi.dynamic.Resource`: the Node SDK records as a resource's source position the
  * frame a fixed number of constructors below its own, which for a subclass of `dynamic.Resource` is the class's
@@ -46,9 +47,11 @@ export function dynamicProps(
 ): Record<string, unknown> {
   let text = serialized.get(provider);
   if (text === undefined) {
-    text = pulumi.output(
-      pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true }).then((sf) => sf.text),
-    );
+    text =
+      providerReference(provider) ??
+      pulumi.output(
+        pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true }).then((sf) => sf.text),
+      );
     serialized.set(provider, text);
   }
   return { ...args, __provider: text };

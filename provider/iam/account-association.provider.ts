@@ -1,97 +1,14 @@
 /**
- * The dynamic provider of platform.iam.AccountAssociation: at most one per group, its uid is the group's.
+ * The dynamic provider of platform.iam.AccountAssociation, as the program hands it to Pulumi: exported as the WHOLE module, so
+ * the stack stores a one-line `require()` of the installed package, and loading its implementation
+ * (./account-association.implementation, with zod, the SDK and undici) waits for the first call, in the provider process.
  *
- * Update sends ONE PATCH whose updateMask lists exactly the changed fields and blocks. Removing a block
- * replaces the association instead: the SDK's PATCH cannot express "clear this block" (a mask entry
- * needs a value), so diff puts a removed block into `replaces`. Adopt takes over the group's existing
- * association (looked up by the group's uid).
- *
- * Exported as the WHOLE module so Pulumi serializes a `require()` of the installed package.
- *
- * May import: ../core, ../../sdk, ./account-association-schema.
+ * May import: ../core/lazy-provider.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider } from "../core/resource-provider";
-import { normalize } from "../core/diff";
-import {
-  ACCOUNT_ASSOCIATION_FIELDS,
-  ASSOCIATION_BLOCKS,
-  AccountAssociationInputs,
-  AccountAssociationInputSchema,
-} from "./account-association-schema";
-import { NotFoundError, type AccountAssociation } from "../../sdk";
+import { lazyProvider } from "../core/lazy-provider";
 
-type Props = Record<string, unknown>;
-
-const kit = defineResourceProvider<AccountAssociationInputs, AccountAssociation>({
-  type: "platform:iam:AccountAssociation",
-  inputSchema: AccountAssociationInputSchema,
-  fields: ACCOUNT_ASSOCIATION_FIELDS,
-  describe: (inputs) => ({
-    name: inputs.name,
-    where: inputs.groupUid ? `of group ${inputs.groupUid}` : undefined,
-  }),
-  get: (client, uid) => client.accountAssociations.get(uid),
-  create: (client, inputs) =>
-    client.accountAssociations.create(inputs.groupUid, {
-      name: inputs.name,
-      description: inputs.description,
-      amazon: inputs.amazon,
-      azure: inputs.azure,
-      google: inputs.google,
-      chainguard: inputs.chainguard,
-      github: inputs.github,
-    }),
-  // The natural key is the group: its association, if it has one.
-  async lookup(client, inputs) {
-    try {
-      return await client.accountAssociations.get(inputs.groupUid);
-    } catch (err) {
-      if (NotFoundError.isInstance(err)) return undefined;
-      throw err;
-    }
-  },
-  update: (client, uid, inputs, fields) =>
-    client.accountAssociations.update(uid, {
-      name: fields.includes("name") ? inputs.name : undefined,
-      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
-      amazon: fields.includes("amazon") ? inputs.amazon : undefined,
-      azure: fields.includes("azure") ? inputs.azure : undefined,
-      google: fields.includes("google") ? inputs.google : undefined,
-      chainguard: fields.includes("chainguard") ? inputs.chainguard : undefined,
-      github: fields.includes("github") ? inputs.github : undefined,
-    }),
-  delete: (client, uid) => client.accountAssociations.delete(uid),
-  inputsOf: (association) => ({
-    groupUid: association.uid,
-    name: association.name,
-    description: association.description ?? "",
-    amazon: association.amazon as AccountAssociationInputs["amazon"],
-    azure: association.azure as AccountAssociationInputs["azure"],
-    google: association.google as AccountAssociationInputs["google"],
-    chainguard: association.chainguard as AccountAssociationInputs["chainguard"],
-    github: association.github,
-  }),
-  outputsOf: (association) => ({
-    uid: association.uid,
-    createTime: association.createTime,
-    updateTime: association.updateTime,
-  }),
-});
-
-const EMPTY = normalize("object", undefined);
-
-const provider: pulumi.dynamic.ResourceProvider = {
-  ...kit,
-  async diff(id: string, olds: Props, news: AccountAssociationInputs) {
-    const result = await kit.diff!(id, olds, news);
-    const news_ = news as Props;
-    const removed = ASSOCIATION_BLOCKS.filter(
-      (block) => normalize("object", olds[block]) !== EMPTY && normalize("object", news_[block]) === EMPTY,
-    );
-    if (removed.length === 0) return result;
-    return { ...result, changes: true, replaces: [...(result.replaces ?? []), ...removed] };
-  },
-};
-
-export = provider;
+export = lazyProvider(
+  __filename,
+  () =>
+    require("./account-association.implementation") as typeof import("./account-association.implementation"),
+);

@@ -1,72 +1,13 @@
 /**
- * The dynamic provider of platform.iam.Identity (a workload identity). Dynamic providers live in
- * `<stem>.provider.ts`, so this file and the IdentityProvider resource's `identity-provider.ts` stay apart.
+ * The dynamic provider of platform.iam.Identity, as the program hands it to Pulumi: exported as the WHOLE module, so
+ * the stack stores a one-line `require()` of the installed package, and loading its implementation
+ * (./identity.implementation, with zod, the SDK and undici) waits for the first call, in the provider process.
  *
- * Exported as the WHOLE module so Pulumi serializes a `require()` of the installed package.
- *
- * May import: ../core, ../../sdk, ./identity-schema.
+ * May import: ../core/lazy-provider.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider } from "../core/resource-provider";
-import { parentOf } from "../core/create";
-import { IDENTITY_FIELDS, IdentityInputs, IdentityInputSchema } from "./identity-schema";
-import type { Identity } from "../../sdk";
+import { lazyProvider } from "../core/lazy-provider";
 
-const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<IdentityInputs, Identity>({
-  type: "platform:iam:Identity",
-  inputSchema: IdentityInputSchema,
-  fields: IDENTITY_FIELDS,
-  describe: (inputs) => ({
-    name: inputs.name,
-    where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
-  }),
-  get: (client, uid) => client.identities.get(uid),
-  create: (client, inputs) =>
-    client.identities.create(inputs.parentUid, {
-      name: inputs.name,
-      description: inputs.description,
-      claimMatch: inputs.claimMatch,
-      staticKeys: inputs.staticKeys,
-      awsIdentity: inputs.awsIdentity,
-    }),
-  async lookup(client, inputs) {
-    for await (const identity of client.identities.list({
-      childrenOf: inputs.parentUid,
-      name: inputs.name,
-      pageSize: 200,
-    })) {
-      if (identity.name === inputs.name && parentOf(identity.uid) === inputs.parentUid) return identity;
-    }
-    return undefined;
-  },
-  update: (client, uid, inputs, fields) =>
-    client.identities.update(uid, {
-      name: fields.includes("name") ? inputs.name : undefined,
-      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
-      // Setting one kind clears the others on the service (a oneof), so a switch sends only the new kind.
-      claimMatch: fields.includes("claimMatch") ? inputs.claimMatch : undefined,
-      staticKeys: fields.includes("staticKeys") ? inputs.staticKeys : undefined,
-      awsIdentity: fields.includes("awsIdentity") ? inputs.awsIdentity : undefined,
-    }),
-  delete: (client, uid) => client.identities.delete(uid),
-  inputsOf: (identity) => ({
-    parentUid: parentOf(identity.uid) ?? "",
-    name: identity.name,
-    description: identity.description ?? "",
-    ...(identity.claimMatch !== undefined ? { claimMatch: identity.claimMatch } : {}),
-    ...(identity.staticKeys !== undefined
-      ? { staticKeys: identity.staticKeys as IdentityInputs["staticKeys"] }
-      : {}),
-    ...(identity.awsIdentity !== undefined
-      ? { awsIdentity: identity.awsIdentity as IdentityInputs["awsIdentity"] }
-      : {}),
-  }),
-  outputsOf: (identity) => ({
-    uid: identity.uid,
-    lastSeenTime: identity.lastSeenTime,
-    createTime: identity.createTime,
-    updateTime: identity.updateTime,
-  }),
-});
-
-export = provider;
+export = lazyProvider(
+  __filename,
+  () => require("./identity.implementation") as typeof import("./identity.implementation"),
+);

@@ -1,61 +1,13 @@
 /**
- * The dynamic provider of platform.iam.RoleBinding. Every input replaces, so there is no update beyond
- * recording a new profile. Exported as the WHOLE module so Pulumi serializes a `require()`.
+ * The dynamic provider of platform.iam.RoleBinding, as the program hands it to Pulumi: exported as the WHOLE module, so
+ * the stack stores a one-line `require()` of the installed package, and loading its implementation
+ * (./role-binding.implementation, with zod, the SDK and undici) waits for the first call, in the provider process.
  *
- * May import: ../core, ../../sdk, ./role-binding-schema.
+ * May import: ../core/lazy-provider.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider } from "../core/resource-provider";
-import { parentOf } from "../core/create";
-import { ROLE_BINDING_FIELDS, RoleBindingInputs, RoleBindingInputSchema } from "./role-binding-schema";
-import type { RoleBinding } from "../../sdk";
+import { lazyProvider } from "../core/lazy-provider";
 
-const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<RoleBindingInputs, RoleBinding>({
-  type: "platform:iam:RoleBinding",
-  inputSchema: RoleBindingInputSchema,
-  fields: ROLE_BINDING_FIELDS,
-  describe: (inputs) => ({
-    where:
-      inputs.groupUid !== undefined
-        ? `of role ${inputs.roleUid} to identity ${inputs.identityUid} on group ${inputs.groupUid}`
-        : undefined,
-  }),
-  get: (client, uid) => client.roleBindings.get(uid),
-  create: (client, inputs) =>
-    client.roleBindings.create(inputs.groupUid, { identityUid: inputs.identityUid, roleUid: inputs.roleUid }),
-  // A binding's natural key is (group, identity, role).
-  async lookup(client, inputs) {
-    const query = {
-      group: inputs.groupUid,
-      identity: inputs.identityUid,
-      role: inputs.roleUid,
-      pageSize: 200,
-    };
-    for await (const binding of client.roleBindings.list(query)) {
-      const groupUid = binding.group?.uid ?? parentOf(binding.uid);
-      if (
-        groupUid === inputs.groupUid &&
-        binding.identity?.uid === inputs.identityUid &&
-        binding.role?.uid === inputs.roleUid
-      ) {
-        return binding;
-      }
-    }
-    return undefined;
-  },
-  delete: (client, uid) => client.roleBindings.delete(uid),
-  inputsOf: (binding) => ({
-    groupUid: binding.group?.uid ?? parentOf(binding.uid) ?? "",
-    identityUid: binding.identity?.uid ?? "",
-    roleUid: binding.role?.uid ?? "",
-  }),
-  outputsOf: (binding) => ({
-    uid: binding.uid,
-    identity: binding.identity,
-    group: binding.group,
-    role: binding.role,
-    createTime: binding.createTime,
-  }),
-});
-
-export = provider;
+export = lazyProvider(
+  __filename,
+  () => require("./role-binding.implementation") as typeof import("./role-binding.implementation"),
+);

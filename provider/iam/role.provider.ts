@@ -1,54 +1,13 @@
 /**
- * The dynamic provider of platform.iam.Role (custom roles). Exported as the WHOLE module so Pulumi
- * serializes a `require()` of the installed package.
+ * The dynamic provider of platform.iam.Role, as the program hands it to Pulumi: exported as the WHOLE module, so
+ * the stack stores a one-line `require()` of the installed package, and loading its implementation
+ * (./role.implementation, with zod, the SDK and undici) waits for the first call, in the provider process.
  *
- * May import: ../core, ../../sdk, ./role-schema.
+ * May import: ../core/lazy-provider.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider } from "../core/resource-provider";
-import { parentOf } from "../core/create";
-import { ROLE_FIELDS, RoleInputs, RoleInputSchema } from "./role-schema";
-import type { Role } from "../../sdk";
+import { lazyProvider } from "../core/lazy-provider";
 
-const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider<RoleInputs, Role>({
-  type: "platform:iam:Role",
-  inputSchema: RoleInputSchema,
-  fields: ROLE_FIELDS,
-  describe: (inputs) => ({
-    name: inputs.name,
-    where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
-  }),
-  get: (client, uid) => client.roles.get(uid),
-  create: (client, inputs) =>
-    client.roles.create(inputs.parentUid, {
-      name: inputs.name,
-      description: inputs.description,
-      capabilities: inputs.capabilities,
-    }),
-  async lookup(client, inputs) {
-    for await (const role of client.roles.list({
-      childrenOf: inputs.parentUid,
-      name: inputs.name,
-      pageSize: 200,
-    })) {
-      if (role.name === inputs.name && parentOf(role.uid) === inputs.parentUid) return role;
-    }
-    return undefined;
-  },
-  update: (client, uid, inputs, fields) =>
-    client.roles.update(uid, {
-      name: fields.includes("name") ? inputs.name : undefined,
-      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
-      capabilities: fields.includes("capabilities") ? inputs.capabilities : undefined,
-    }),
-  delete: (client, uid) => client.roles.delete(uid),
-  inputsOf: (role) => ({
-    parentUid: parentOf(role.uid) ?? "",
-    name: role.name,
-    description: role.description ?? "",
-    capabilities: [...(role.capabilities ?? [])].sort(),
-  }),
-  outputsOf: (role) => ({ uid: role.uid, createTime: role.createTime, updateTime: role.updateTime }),
-});
-
-export = provider;
+export = lazyProvider(
+  __filename,
+  () => require("./role.implementation") as typeof import("./role.implementation"),
+);

@@ -1,0 +1,156 @@
+/**
+ * The implementation of the dynamic provider of platform.iam.GroupInvite. The API has no update, so every input replaces; the
+ * kit's update only ever records a new profile.
+ *
+ * The expiry is given as a `ttl` or as an `expirationTime`; the API's create takes a duration, so an
+ * expirationTime is sent as the time left until it. Values the service does not return are carried over
+ * from the previous state by read, so refresh shows no diff:
+ * - `code`, returned by the service only at creation (a secret output);
+ * - `ttl`, which the service turns into `expirationTime` at creation;
+ * - the program's `expirationTime`, when it gave one: state keeps the program's value (the service's own is
+ *   the same instant give or take the request's latency), so diff compares it with the previous input.
+ * An invite that has expired is still read as it is while the service keeps it; once the service deletes
+ * it, read reports it gone and the next `up` creates a new invite (with a new code).
+ *
+ * Loaded by ./group-invite.provider on its first call, in the provider process.
+ *
+ * May import: ../core, ../../sdk, ./group-invite-schema.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { UNKNOWN } from "../core/check";
+import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import { parentOf } from "../core/create";
+import {
+  GROUP_INVITE_FIELDS,
+  GroupInviteInputs,
+  GroupInviteInputSchema,
+  durationSeconds,
+  durationUntil,
+  protoDuration,
+} from "./group-invite-schema";
+import type { GroupInvite } from "../../sdk";
+
+type Props = Record<string, unknown>;
+
+/** The ttl the API's create takes: the program's, or the time left until its expirationTime. */
+function ttlOf(inputs: GroupInviteInputs): string {
+  if (inputs.ttl !== undefined) return protoDuration(inputs.ttl);
+  const left = durationUntil(inputs.expirationTime ?? "", Date.now());
+  if (left === undefined)
+    throw new Error(`expirationTime ${inputs.expirationTime ?? "(none)"} is not in the future`);
+  return left;
+}
+
+export const description: ResourceDescription<GroupInviteInputs, GroupInvite> = {
+  type: "platform:iam:GroupInvite",
+  inputSchema: GroupInviteInputSchema,
+  fields: GROUP_INVITE_FIELDS,
+  describe: (inputs) => ({
+    where: inputs.groupUid ? `for role ${inputs.roleUid} on group ${inputs.groupUid}` : undefined,
+  }),
+  get: (client, uid) => client.groupInvites.get(uid),
+  create: async (client, inputs) =>
+    client.groupInvites.create(inputs.groupUid, {
+      roleUid: inputs.roleUid,
+      ttl: ttlOf(inputs),
+      email: inputs.email || undefined,
+      singleUse: inputs.singleUse,
+    }),
+  // Invites have no natural key and their code cannot be read back: nothing to adopt or recover. After an
+  // ambiguous create failure the create is sent once more; an orphaned first invite's code was never
+  // shown to anyone and expires with its ttl.
+  lookup: async () => undefined,
+  delete: (client, uid) => client.groupInvites.delete(uid),
+  // ttl is not returned by the service; expirationTime is the live one. expiry() below sets both right.
+  inputsOf: (invite) => ({
+    groupUid: parentOf(invite.uid) ?? "",
+    roleUid: invite.roleUid ?? invite.role?.uid ?? "",
+    expirationTime: invite.expirationTime,
+    email: invite.email ?? "",
+    singleUse: invite.singleUse ?? false,
+  }),
+  outputsOf: (invite) => ({
+    uid: invite.uid,
+    code: invite.code,
+    expirationTime: invite.expirationTime,
+    keyId: invite.keyId,
+    role: invite.role,
+    createTime: invite.createTime,
+  }),
+};
+
+const kit = defineResourceProvider(description);
+
+/**
+ * How the program gave the expiry, judged from its previous inputs or state: a ttl, its own
+ * expirationTime, or nothing known (a read by uid alone, where the live expirationTime stands).
+ */
+function expiryOf(previous: Props | undefined): { ttl?: string; expirationTime?: string } {
+  if (typeof previous?.ttl === "string" && previous.ttl !== "") return { ttl: previous.ttl };
+  if (typeof previous?.expirationTime === "string") return { expirationTime: previous.expirationTime };
+  return {};
+}
+
+/** Inputs or outputs with the expiry the program gave (see expiryOf). */
+function withExpiry(props: Props, previous: Props | undefined, isOutput: boolean): Props {
+  const expiry = expiryOf(previous);
+  const out = { ...props };
+  if (expiry.ttl !== undefined) {
+    out.ttl = expiry.ttl;
+    // In ttl form the live expirationTime is an output only.
+    if (!isOutput) delete out.expirationTime;
+  } else if (expiry.expirationTime !== undefined) {
+    out.expirationTime = expiry.expirationTime;
+  }
+  return out;
+}
+
+/** Defaults the optional booleans so a live `singleUse: false` is no change. */
+function withDefaults(news: GroupInviteInputs): GroupInviteInputs {
+  return { ...news, singleUse: news.singleUse ?? false };
+}
+
+export const provider: pulumi.dynamic.ResourceProvider = {
+  ...kit,
+  async check(olds: GroupInviteInputs, news: GroupInviteInputs) {
+    const result = await kit.check!(olds, withDefaults(news));
+    // A new or changed expirationTime must lie ahead; an unchanged one may have passed since creation.
+    const expiration = news.expirationTime;
+    const isNew = expiration !== undefined && expiration !== UNKNOWN && expiration !== olds?.expirationTime;
+    if (isNew && !result.failures?.length && !(Date.parse(expiration) > Date.now())) {
+      return {
+        ...result,
+        failures: [
+          { property: "expirationTime", reason: `expirationTime ${expiration} is not in the future` },
+        ],
+      };
+    }
+    return result;
+  },
+  async diff(id: string, olds: Props, news: GroupInviteInputs) {
+    // In ttl form the state's expirationTime is the service's, not an input: leave it out of the comparison.
+    const previous = expiryOf(olds).ttl !== undefined ? { ...olds, expirationTime: undefined } : olds;
+    // "72h" and "259200s" are the same ttl: no replacement for rewriting it.
+    const sameTtl =
+      typeof olds.ttl === "string" &&
+      typeof news.ttl === "string" &&
+      durationSeconds(olds.ttl) !== undefined &&
+      durationSeconds(olds.ttl) === durationSeconds(news.ttl);
+    return kit.diff!(id, previous, sameTtl ? { ...news, ttl: olds.ttl as string } : news);
+  },
+  async create(inputs: GroupInviteInputs) {
+    const result = await kit.create(inputs);
+    return { ...result, outs: withExpiry(result.outs as Props, inputs as Props, true) };
+  },
+  async read(id: string, props?: Props) {
+    const result = await kit.read!(id, props);
+    if (result.id === undefined || result.props === undefined) return result;
+    // The code is shown once, at creation: keep it.
+    const code = typeof props?.code === "string" ? { code: props.code } : {};
+    return {
+      ...result,
+      props: { ...withExpiry(result.props, props, true), ...code },
+      inputs: withExpiry(result.inputs ?? {}, props, false),
+    };
+  },
+};

@@ -1,0 +1,77 @@
+/**
+ * The implementation of the dynamic provider of platform.iam.Group: organizations (no parentUid) and folders (parentUid set).
+ *
+ * Loaded by ./group.provider on its first call, in the provider process. It captures no client and no
+ * credential: see ../core/client.
+ *
+ * May import: ../core, ../../sdk, ./group (types and schema only).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import { parentOf } from "../core/create";
+import { GROUP_FIELDS, GroupInputs, GroupInputSchema } from "./group-schema";
+import type { Group } from "../../sdk";
+
+const BLOCKERS_PER_KIND = 10;
+
+export const description: ResourceDescription<GroupInputs, Group> = {
+  type: "platform:iam:Group",
+  inputSchema: GroupInputSchema,
+  fields: GROUP_FIELDS,
+  describe: (inputs) => ({
+    name: inputs.name,
+    where: inputs.parentUid ? `under group ${inputs.parentUid}` : "as an organization",
+  }),
+  get: (client, uid) => client.groups.get(uid),
+  create: (client, inputs) =>
+    client.groups.create(inputs.parentUid, { name: inputs.name, description: inputs.description }),
+  async lookup(client, inputs) {
+    const query = inputs.parentUid
+      ? { childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }
+      : { name: inputs.name, pageSize: 200 };
+    for await (const group of client.groups.list(query)) {
+      // Without a parent only organizations (root uids) qualify.
+      if (group.name === inputs.name && parentOf(group.uid) === (inputs.parentUid || undefined)) return group;
+    }
+    return undefined;
+  },
+  update: (client, uid, inputs, fields) =>
+    client.groups.update(uid, {
+      name: fields.includes("name") ? inputs.name : undefined,
+      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
+    }),
+  delete: (client, uid) => client.groups.delete(uid),
+  // Names the direct children that keep a group from being deleted (a few of each kind).
+  async describeBlockers(client, uid) {
+    const query = { childrenOf: uid, pageSize: BLOCKERS_PER_KIND };
+    type Page = { items: { uid: string; name?: string }[]; totalCount?: number | undefined };
+    const kinds: [string, () => PromiseLike<Page>][] = [
+      ["group", () => client.groups.list(query)],
+      ["identity", () => client.identities.list(query)],
+      ["role", () => client.roles.list(query)],
+      ["repo", () => client.repos.list(query)],
+    ];
+    const named: string[] = [];
+    for (const [kind, list] of kinds) {
+      const page: Page = await Promise.resolve(list()).catch(() => ({ items: [], totalCount: 0 }));
+      for (const item of page.items) named.push(`${kind} "${item.name ?? ""}" (${item.uid})`);
+      const more = (page.totalCount ?? page.items.length) - page.items.length;
+      if (more > 0) named.push(`${more} more ${kind}s`);
+    }
+    return named;
+  },
+  inputsOf: (group) => ({
+    name: group.name,
+    description: group.description ?? "",
+    parentUid: parentOf(group.uid),
+  }),
+  outputsOf: (group) => ({
+    uid: group.uid,
+    verified: group.verified ?? false,
+    resourceLimits: group.resourceLimits ?? {},
+    createTime: group.createTime,
+    updateTime: group.updateTime,
+  }),
+};
+
+export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
