@@ -35,18 +35,21 @@ import {
   AccountAssociationInputSchema,
   AccountAssociationOutputSchema,
 } from "./iam/account-association-schema";
-import { GetRolesArgsSchema, GetRolesResultSchema } from "./iam/get-roles";
-import { GetRoleArgsSchema, GetRoleResultSchema } from "./iam/get-role";
-import { GetGroupArgsSchema, GetGroupResultSchema } from "./iam/get-group";
-import { GetIdentityArgsSchema, GetIdentityResultSchema } from "./iam/get-identity";
-import { GetReposArgsSchema, GetReposResultSchema } from "./registry/get-repos";
-import { GetRepoArgsSchema, GetRepoResultSchema } from "./registry/get-repo";
-import { GetTagsArgsSchema, GetTagsResultSchema } from "./registry/get-tags";
+import { GetRolesArgsSchema, GetRolesResultSchema } from "./iam/get-roles.implementation";
+import { GetRoleArgsSchema, GetRoleResultSchema } from "./iam/get-role.implementation";
+import { GetGroupArgsSchema, GetGroupResultSchema } from "./iam/get-group.implementation";
+import { GetIdentityArgsSchema, GetIdentityResultSchema } from "./iam/get-identity.implementation";
+import { GetReposArgsSchema, GetReposResultSchema } from "./registry/get-repos.implementation";
+import { GetRepoArgsSchema, GetRepoResultSchema } from "./registry/get-repo.implementation";
+import { GetTagsArgsSchema, GetTagsResultSchema } from "./registry/get-tags.implementation";
 import {
   GetIdentityProvidersArgsSchema,
   GetIdentityProvidersResultSchema,
-} from "./iam/get-identity-providers";
-import { GetAdvisoriesArgsSchema, GetAdvisoriesResultSchema } from "./vulnerabilities/get-advisories";
+} from "./iam/get-identity-providers.implementation";
+import {
+  GetAdvisoriesArgsSchema,
+  GetAdvisoriesResultSchema,
+} from "./vulnerabilities/get-advisories.implementation";
 
 export const PACKAGE_NAME = "platform";
 
@@ -74,16 +77,12 @@ export interface ObjectTypeSpec {
 const TYPE_NAMES: Record<string, string> = {
   "platform:iam:IdentityClaimMatch": "platform:iam:ClaimMatch",
   "platform:iam:GetIdentityResultClaimMatch": "platform:iam:ClaimMatch",
-  "platform:iam:RoleBindingIdentity": "platform:iam:BindingIdentityRef",
-  "platform:iam:RoleBindingGroup": "platform:iam:BindingRef",
-  "platform:iam:RoleBindingRole": "platform:iam:BindingRef",
   "platform:iam:GetRolesResultRolesItem": "platform:iam:RoleInfo",
   "platform:registry:GetReposResultReposItem": "platform:registry:RepoInfo",
   "platform:registry:GetTagsResultTagsItem": "platform:registry:TagInfo",
   "platform:iam:GetIdentityProvidersResultIdentityProvidersItem": "platform:iam:IdentityProviderInfo",
   "platform:iam:AccountAssociationGithubAppInstallationsValue": "platform:iam:GitHubAppInstallations",
   "platform:iam:GitHubAppInstallationsInstallationsItem": "platform:iam:GitHubInstallation",
-  "platform:iam:GroupInviteRole": "platform:iam:InviteRole",
   "platform:vulnerabilities:GetAdvisoriesResultAdvisoriesItem": "platform:vulnerabilities:Advisory",
   "platform:vulnerabilities:AdvisoryEventsItem": "platform:vulnerabilities:AdvisoryEvent",
   "platform:vulnerabilities:AdvisorySeveritiesItem": "platform:vulnerabilities:Severity",

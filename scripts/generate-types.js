@@ -36,7 +36,7 @@ function expandedTypes() {
   const probe = path.join(root, "provider", "__types-probe.ts");
   const lines = ['import type { z } from "zod";'];
   for (const [module, stem] of Object.entries(DATA_SOURCES)) {
-    lines.push(`import type { ${stem}ArgsSchema, ${stem}ResultSchema } from "./${module}";`);
+    lines.push(`import type { ${stem}ArgsSchema, ${stem}ResultSchema } from "./${module}.implementation";`);
     lines.push(`export type ${stem}Args = z.infer<typeof ${stem}ArgsSchema>;`);
     lines.push(`export type ${stem}Result = z.infer<typeof ${stem}ResultSchema>;`);
   }

@@ -90,5 +90,4 @@ export const ACCOUNT_ASSOCIATION_FIELDS: readonly FieldSpec[] = [
 export const AccountAssociationOutputSchema = z.object({
   uid: z.string().describe("The association's uid: the group's uid."),
   createTime: z.string().describe("When the association was created (RFC 3339)."),
-  updateTime: z.string().optional().describe("When the association was last updated (RFC 3339)."),
 });

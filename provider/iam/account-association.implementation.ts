@@ -75,7 +75,6 @@ export const description: ResourceDescription<AccountAssociationInputs, AccountA
   outputsOf: (association) => ({
     uid: association.uid,
     createTime: association.createTime,
-    updateTime: association.updateTime,
   }),
 };
 

@@ -69,10 +69,7 @@ const OUTPUT_KEYS = [
   "google",
   "chainguard",
   "github",
-  "profile",
-  "adopt",
   "createTime",
-  "updateTime",
 ] as const;
 
 export class AccountAssociation extends pulumi.CustomResource {
@@ -84,12 +81,9 @@ export class AccountAssociation extends pulumi.CustomResource {
   declare public readonly google: pulumi.Output<AccountAssociationBlocks["google"]>;
   declare public readonly chainguard: pulumi.Output<AccountAssociationBlocks["chainguard"]>;
   declare public readonly github: pulumi.Output<AccountAssociationBlocks["github"]>;
-  declare public readonly profile: pulumi.Output<string | undefined>;
-  declare public readonly adopt: pulumi.Output<boolean | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
   declare public readonly createTime: pulumi.Output<string>;
-  declare public readonly updateTime: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
     super(

@@ -3,54 +3,24 @@
  * organization, with an optional exact-name filter and ordering, paged through 200 at a time. The
  * results carry no client secret (the API never returns it).
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * The implementation, ./get-identity-providers.implementation (zod, the SDK, undici), loads on the first call, so a program that
+ * does not call it never loads them.
+ *
+ * May import: @pulumi/pulumi (types), ../core/output-form, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { IdentityProvider, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import type * as pulumi from "@pulumi/pulumi";
 import { outputForm } from "../core/output-form";
 import type { GetIdentityProvidersArgs, GetIdentityProvidersResult } from "../types";
 
 export type { GetIdentityProvidersArgs, GetIdentityProvidersResult };
 
-/** @internal */
-export const GetIdentityProvidersArgsSchema = z.object({
-  organizationUid: Uidp.refine((uid) => !uid.includes("/"), {
-    error: "must be an organization (a root group uid), not a folder",
-  }).describe("The organization whose identity providers to list."),
-  name: z.string().optional().describe("Only identity providers with exactly this name."),
-  orderBy: z.string().optional().describe('Server-side order, e.g. "name" or "created_at desc".'),
-  ...ProfileArgsSchema.shape,
-});
-
-/** @internal */
-export const GetIdentityProvidersResultSchema = z.object({
-  identityProviders: z.array(IdentityProvider).describe("Every matching identity provider."),
-});
-
-const TOKEN = "platform:iam:getIdentityProviders";
-
 export async function getIdentityProviders(
   args: GetIdentityProvidersArgs,
-  _opts?: pulumi.InvokeOptions,
+  opts?: pulumi.InvokeOptions,
 ): Promise<GetIdentityProvidersResult> {
-  const { profile, organizationUid, ...filters } = parseArgs(TOKEN, GetIdentityProvidersArgsSchema, args);
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    identityProviders: await collect(
-      client.identityProviders.list({
-        ...filters,
-        childrenOf: organizationUid,
-        pageSize: DATA_SOURCE_PAGE_SIZE,
-      }),
-    ),
-  }));
+  const implementation =
+    require("./get-identity-providers.implementation") as typeof import("./get-identity-providers.implementation");
+  return implementation.getIdentityProviders(args, opts);
 }
 
 export const getIdentityProvidersOutput = outputForm(getIdentityProviders);

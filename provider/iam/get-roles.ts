@@ -2,45 +2,23 @@
  * platform.iam.getRoles / getRolesOutput: every role visible to the credentials (built-in and custom),
  * optionally scoped and filtered, paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * The implementation, ./get-roles.implementation (zod, the SDK, undici), loads on the first call, so a program that
+ * does not call it never loads them.
+ *
+ * May import: @pulumi/pulumi (types), ../core/output-form, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { Role, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import type * as pulumi from "@pulumi/pulumi";
 import { outputForm } from "../core/output-form";
 import type { GetRolesArgs, GetRolesResult } from "../types";
 
 export type { GetRolesArgs, GetRolesResult };
 
-/** @internal */
-export const GetRolesArgsSchema = z.object({
-  descendantsOf: Uidp.optional().describe("Only roles anywhere below this group (uidp.descendants_of)."),
-  childrenOf: Uidp.optional().describe("Only roles defined directly in this group (uidp.children_of)."),
-  name: z.string().optional().describe("Only roles with exactly this name."),
-  orderBy: z.string().optional().describe('Server-side order, e.g. "name" or "created_at desc".'),
-  ...ProfileArgsSchema.shape,
-});
-
-/** @internal */
-export const GetRolesResultSchema = z.object({ roles: z.array(Role).describe("Every matching role.") });
-
-const TOKEN = "platform:iam:getRoles";
-
 export async function getRoles(
   args: GetRolesArgs = {},
-  _opts?: pulumi.InvokeOptions,
+  opts?: pulumi.InvokeOptions,
 ): Promise<GetRolesResult> {
-  const { profile, ...filters } = parseArgs(TOKEN, GetRolesArgsSchema, args);
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    roles: await collect(client.roles.list({ ...filters, pageSize: DATA_SOURCE_PAGE_SIZE })),
-  }));
+  const implementation = require("./get-roles.implementation") as typeof import("./get-roles.implementation");
+  return implementation.getRoles(args, opts);
 }
 
 export const getRolesOutput = outputForm(getRoles);

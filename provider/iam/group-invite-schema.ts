@@ -121,13 +121,5 @@ export const GroupInviteOutputSchema = z.object({
     .describe("The code to hand to the invitee. Secret; returned by the service only at creation."),
   expirationTime: z.string().describe("When the invite expires (RFC 3339)."),
   keyId: z.string().describe("The id of the key the code is signed with."),
-  role: z
-    .object({
-      uid: z.string(),
-      name: z.string().optional(),
-      description: z.string().optional(),
-      capabilities: z.array(z.string()).optional(),
-    })
-    .describe("The granted role, hydrated by the service."),
   createTime: z.string().describe("When the invite was created (RFC 3339)."),
 });

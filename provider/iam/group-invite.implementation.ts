@@ -74,7 +74,6 @@ export const description: ResourceDescription<GroupInviteInputs, GroupInvite> = 
     code: invite.code,
     expirationTime: invite.expirationTime,
     keyId: invite.keyId,
-    role: invite.role,
     createTime: invite.createTime,
   }),
 };

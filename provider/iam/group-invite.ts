@@ -26,25 +26,15 @@ export interface GroupInviteArgs {
   profile?: pulumi.Input<string>;
 }
 
-/** The role an invite grants, hydrated by the service. */
-export interface InviteRole {
-  uid: string;
-  name?: string;
-  description?: string;
-  capabilities?: string[];
-}
-
 const OUTPUT_KEYS = [
   "groupUid",
   "roleUid",
   "ttl",
   "email",
   "singleUse",
-  "profile",
   "code",
   "expirationTime",
   "keyId",
-  "role",
   "createTime",
 ] as const;
 
@@ -54,7 +44,6 @@ export class GroupInvite extends pulumi.CustomResource {
   declare public readonly ttl: pulumi.Output<string | undefined>;
   declare public readonly email: pulumi.Output<string>;
   declare public readonly singleUse: pulumi.Output<boolean>;
-  declare public readonly profile: pulumi.Output<string | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
   /** Secret: the code to hand to the invitee. */
@@ -62,7 +51,6 @@ export class GroupInvite extends pulumi.CustomResource {
   /** The service's expiry; with an expirationTime input, the program's value. */
   declare public readonly expirationTime: pulumi.Output<string>;
   declare public readonly keyId: pulumi.Output<string>;
-  declare public readonly role: pulumi.Output<InviteRole>;
   declare public readonly createTime: pulumi.Output<string>;
 
   constructor(name: string, args: GroupInviteArgs, opts?: pulumi.CustomResourceOptions) {

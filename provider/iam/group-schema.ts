@@ -28,7 +28,5 @@ export const GROUP_FIELDS: readonly FieldSpec[] = [
 export const GroupOutputSchema = z.object({
   uid: z.string().describe("The group's uid, assigned by the service."),
   verified: z.boolean().describe("Whether the organization is verified; false for new groups."),
-  resourceLimits: z.record(z.string(), z.number()).describe("Resource limits; empty in v2."),
   createTime: z.string().describe("When the group was created (RFC 3339)."),
-  updateTime: z.string().describe("When the group was last updated (RFC 3339)."),
 });

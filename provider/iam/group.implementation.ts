@@ -68,9 +68,7 @@ export const description: ResourceDescription<GroupInputs, Group> = {
   outputsOf: (group) => ({
     uid: group.uid,
     verified: group.verified ?? false,
-    resourceLimits: group.resourceLimits ?? {},
     createTime: group.createTime,
-    updateTime: group.updateTime,
   }),
 };
 

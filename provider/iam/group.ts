@@ -21,30 +21,16 @@ export interface GroupArgs {
 }
 
 /** Every property the class exposes: the inputs and what the service assigns. */
-const OUTPUT_KEYS = [
-  "name",
-  "description",
-  "parentUid",
-  "profile",
-  "adopt",
-  "verified",
-  "resourceLimits",
-  "createTime",
-  "updateTime",
-] as const;
+const OUTPUT_KEYS = ["name", "description", "parentUid", "verified", "createTime"] as const;
 
 export class Group extends pulumi.CustomResource {
   declare public readonly name: pulumi.Output<string>;
   declare public readonly description: pulumi.Output<string>;
   declare public readonly parentUid: pulumi.Output<string | undefined>;
-  declare public readonly profile: pulumi.Output<string | undefined>;
-  declare public readonly adopt: pulumi.Output<boolean | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
   declare public readonly verified: pulumi.Output<boolean>;
-  declare public readonly resourceLimits: pulumi.Output<Record<string, number>>;
   declare public readonly createTime: pulumi.Output<string>;
-  declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     super(dynamicType("iam", "Group"), name, dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)), opts);

@@ -69,5 +69,4 @@ export const IDENTITY_PROVIDER_SECRETS = ["clientSecret"] as const;
 export const IdentityProviderOutputSchema = z.object({
   uid: z.string().describe("The identity provider's uid, assigned by the service."),
   createTime: z.string().describe("When the identity provider was created (RFC 3339)."),
-  updateTime: z.string().describe("When the identity provider was last updated (RFC 3339)."),
 });

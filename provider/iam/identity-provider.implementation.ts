@@ -90,7 +90,7 @@ export const description: ResourceDescription<KitInputs, IdentityProvider> = {
     groupsClaim: idp.oidc?.groupsClaim ?? "",
     pkceEnabled: idp.oidc?.pkceEnabled ?? false,
   }),
-  outputsOf: (idp) => ({ uid: idp.uid, createTime: idp.createTime, updateTime: idp.updateTime }),
+  outputsOf: (idp) => ({ uid: idp.uid, createTime: idp.createTime }),
 };
 
 const kit = defineResourceProvider(description);

@@ -43,10 +43,7 @@ const OUTPUT_KEYS = [
   "additionalScopes",
   "groupsClaim",
   "pkceEnabled",
-  "profile",
-  "adopt",
   "createTime",
-  "updateTime",
 ] as const;
 
 export class IdentityProvider extends pulumi.CustomResource {
@@ -61,12 +58,9 @@ export class IdentityProvider extends pulumi.CustomResource {
   declare public readonly additionalScopes: pulumi.Output<string[]>;
   declare public readonly groupsClaim: pulumi.Output<string>;
   declare public readonly pkceEnabled: pulumi.Output<boolean>;
-  declare public readonly profile: pulumi.Output<string | undefined>;
-  declare public readonly adopt: pulumi.Output<boolean | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
   declare public readonly createTime: pulumi.Output<string>;
-  declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: IdentityProviderArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withOutputKeys(args, OUTPUT_KEYS);

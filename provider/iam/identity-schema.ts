@@ -195,7 +195,5 @@ export const IDENTITY_FIELDS: readonly FieldSpec[] = [
 
 export const IdentityOutputSchema = z.object({
   uid: z.string().describe("The identity's uid, assigned by the service."),
-  lastSeenTime: z.string().optional().describe("When a token last assumed this identity (RFC 3339)."),
   createTime: z.string().describe("When the identity was created (RFC 3339)."),
-  updateTime: z.string().describe("When the identity was last updated (RFC 3339)."),
 });

@@ -63,9 +63,7 @@ export const description: ResourceDescription<IdentityInputs, Identity> = {
   }),
   outputsOf: (identity) => ({
     uid: identity.uid,
-    lastSeenTime: identity.lastSeenTime,
     createTime: identity.createTime,
-    updateTime: identity.updateTime,
   }),
 };
 

@@ -94,11 +94,7 @@ const OUTPUT_KEYS = [
   "claimMatch",
   "staticKeys",
   "awsIdentity",
-  "profile",
-  "adopt",
-  "lastSeenTime",
   "createTime",
-  "updateTime",
 ] as const;
 
 export class Identity extends pulumi.CustomResource {
@@ -108,13 +104,9 @@ export class Identity extends pulumi.CustomResource {
   declare public readonly claimMatch: pulumi.Output<ClaimMatch | undefined>;
   declare public readonly staticKeys: pulumi.Output<StaticKeys | undefined>;
   declare public readonly awsIdentity: pulumi.Output<AwsIdentity | undefined>;
-  declare public readonly profile: pulumi.Output<string | undefined>;
-  declare public readonly adopt: pulumi.Output<boolean | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
-  declare public readonly lastSeenTime: pulumi.Output<string | undefined>;
   declare public readonly createTime: pulumi.Output<string>;
-  declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
     super(

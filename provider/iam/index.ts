@@ -5,9 +5,9 @@
 export { Group, type GroupArgs } from "./group";
 export { Identity, type IdentityArgs, type ClaimMatchArgs, type ClaimMatch } from "./identity";
 export { Role, type RoleArgs } from "./role";
-export { RoleBinding, type RoleBindingArgs, type BindingRef } from "./role-binding";
+export { RoleBinding, type RoleBindingArgs } from "./role-binding";
 export { IdentityProvider, type IdentityProviderArgs } from "./identity-provider";
-export { GroupInvite, type GroupInviteArgs, type InviteRole } from "./group-invite";
+export { GroupInvite, type GroupInviteArgs } from "./group-invite";
 export {
   AccountAssociation,
   type AccountAssociationArgs,

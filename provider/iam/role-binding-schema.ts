@@ -25,14 +25,7 @@ export const ROLE_BINDING_FIELDS: readonly FieldSpec[] = [
   { key: "roleUid", kind: "string", replaces: true },
 ];
 
-const Ref = z.object({ uid: z.string(), name: z.string().optional(), description: z.string().optional() });
-
 export const RoleBindingOutputSchema = z.object({
   uid: z.string().describe("The binding's uid, assigned by the service."),
-  identity: Ref.extend({ issuer: z.string().optional(), subject: z.string().optional() }).describe(
-    "The bound identity, hydrated by the service.",
-  ),
-  group: Ref.describe("The group, hydrated by the service."),
-  role: Ref.describe("The role, hydrated by the service."),
   createTime: z.string().describe("When the binding was created (RFC 3339)."),
 });

@@ -51,9 +51,6 @@ export const description: ResourceDescription<RoleBindingInputs, RoleBinding> = 
   }),
   outputsOf: (binding) => ({
     uid: binding.uid,
-    identity: binding.identity,
-    group: binding.group,
-    role: binding.role,
     createTime: binding.createTime,
   }),
 };

@@ -20,36 +20,14 @@ export interface RoleBindingArgs {
   adopt?: pulumi.Input<boolean>;
 }
 
-/** A hydrated reference in a binding. */
-export interface BindingRef {
-  uid: string;
-  name?: string;
-  description?: string;
-}
-
-const OUTPUT_KEYS = [
-  "groupUid",
-  "identityUid",
-  "roleUid",
-  "profile",
-  "adopt",
-  "identity",
-  "group",
-  "role",
-  "createTime",
-] as const;
+const OUTPUT_KEYS = ["groupUid", "identityUid", "roleUid", "createTime"] as const;
 
 export class RoleBinding extends pulumi.CustomResource {
   declare public readonly groupUid: pulumi.Output<string>;
   declare public readonly identityUid: pulumi.Output<string>;
   declare public readonly roleUid: pulumi.Output<string>;
-  declare public readonly profile: pulumi.Output<string | undefined>;
-  declare public readonly adopt: pulumi.Output<boolean | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
-  declare public readonly identity: pulumi.Output<BindingRef & { issuer?: string; subject?: string }>;
-  declare public readonly group: pulumi.Output<BindingRef>;
-  declare public readonly role: pulumi.Output<BindingRef>;
   declare public readonly createTime: pulumi.Output<string>;
 
   constructor(name: string, args: RoleBindingArgs, opts?: pulumi.CustomResourceOptions) {

@@ -35,5 +35,4 @@ export const ROLE_FIELDS: readonly FieldSpec[] = [
 export const RoleOutputSchema = z.object({
   uid: z.string().describe("The role's uid, assigned by the service."),
   createTime: z.string().describe("When the role was created (RFC 3339)."),
-  updateTime: z.string().describe("When the role was last updated (RFC 3339)."),
 });

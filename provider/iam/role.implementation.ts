@@ -48,7 +48,7 @@ export const description: ResourceDescription<RoleInputs, Role> = {
     description: role.description ?? "",
     capabilities: [...(role.capabilities ?? [])].sort(),
   }),
-  outputsOf: (role) => ({ uid: role.uid, createTime: role.createTime, updateTime: role.updateTime }),
+  outputsOf: (role) => ({ uid: role.uid, createTime: role.createTime }),
 };
 
 export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);

@@ -20,28 +20,16 @@ export interface RoleArgs {
   adopt?: pulumi.Input<boolean>;
 }
 
-const OUTPUT_KEYS = [
-  "parentUid",
-  "name",
-  "description",
-  "capabilities",
-  "profile",
-  "adopt",
-  "createTime",
-  "updateTime",
-] as const;
+const OUTPUT_KEYS = ["parentUid", "name", "description", "capabilities", "createTime"] as const;
 
 export class Role extends pulumi.CustomResource {
   declare public readonly parentUid: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
   declare public readonly description: pulumi.Output<string>;
   declare public readonly capabilities: pulumi.Output<string[]>;
-  declare public readonly profile: pulumi.Output<string | undefined>;
-  declare public readonly adopt: pulumi.Output<boolean | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
   declare public readonly createTime: pulumi.Output<string>;
-  declare public readonly updateTime: pulumi.Output<string>;
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
     super(dynamicType("iam", "Role"), name, dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)), opts);

@@ -1,56 +1,20 @@
 /**
  * platform.registry.getRepo / getRepoOutput: one repository by uid, or by exact name in an organization.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * The implementation, ./get-repo.implementation (zod, the SDK, undici), loads on the first call, so a program that
+ * does not call it never loads them.
+ *
+ * May import: @pulumi/pulumi (types), ../core/output-form, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { Repo, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  theOnlyMatch,
-  withProgramClient,
-} from "../core/program-client";
+import type * as pulumi from "@pulumi/pulumi";
 import { outputForm } from "../core/output-form";
 import type { GetRepoArgs, GetRepoResult } from "../types";
 
 export type { GetRepoArgs, GetRepoResult };
 
-/** @internal */
-export const GetRepoArgsSchema = z
-  .object({
-    uid: Uidp.optional().describe("The repo's uid."),
-    name: z.string().min(1).optional().describe("The repo's exact name; needs organizationUid."),
-    organizationUid: Uidp.optional().describe("The organization to search in (uidp.descendants_of)."),
-    ...ProfileArgsSchema.shape,
-  })
-  .refine((a) => a.uid !== undefined || (a.name !== undefined && a.organizationUid !== undefined), {
-    message: "pass uid, or name with organizationUid",
-    path: ["uid"],
-  });
-/** @internal */
-export const GetRepoResultSchema = Repo;
-
-const TOKEN = "platform:registry:getRepo";
-
-export async function getRepo(args: GetRepoArgs, _opts?: pulumi.InvokeOptions): Promise<GetRepoResult> {
-  const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetRepoArgsSchema, args);
-  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
-    if (uid !== undefined) return client.repos.get(uid);
-    const listed = await collect(
-      client.repos.list({ descendantsOf: organizationUid, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
-    );
-    const matches = listed.filter((r) => r.name === name);
-    return theOnlyMatch(TOKEN, matches, {
-      kind: "repo",
-      kinds: "repos",
-      name,
-      where: `in ${organizationUid}`,
-    });
-  });
+export async function getRepo(args: GetRepoArgs, opts?: pulumi.InvokeOptions): Promise<GetRepoResult> {
+  const implementation = require("./get-repo.implementation") as typeof import("./get-repo.implementation");
+  return implementation.getRepo(args, opts);
 }
 
 export const getRepoOutput = outputForm(getRepo);

@@ -2,49 +2,23 @@
  * platform.registry.getRepos / getReposOutput: the registry repositories under an organization, with an
  * optional exact-name filter and server-side ordering, paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * The implementation, ./get-repos.implementation (zod, the SDK, undici), loads on the first call, so a program that
+ * does not call it never loads them.
+ *
+ * May import: @pulumi/pulumi (types), ../core/output-form, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { Repo, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import type * as pulumi from "@pulumi/pulumi";
 import { outputForm } from "../core/output-form";
 import type { GetReposArgs, GetReposResult } from "../types";
 
 export type { GetReposArgs, GetReposResult };
 
-/** @internal */
-export const GetReposArgsSchema = z.object({
-  organizationUid: Uidp.optional().describe(
-    "Only repos anywhere below this group, usually the organization.",
-  ),
-  childrenOf: Uidp.optional().describe("Only repos directly in this group (uidp.children_of)."),
-  name: z.string().optional().describe("Only repos with exactly this name."),
-  orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "created_at desc".'),
-  ...ProfileArgsSchema.shape,
-});
-
-/** @internal */
-export const GetReposResultSchema = z.object({ repos: z.array(Repo).describe("Every matching repository.") });
-
-const TOKEN = "platform:registry:getRepos";
-
 export async function getRepos(
   args: GetReposArgs = {},
-  _opts?: pulumi.InvokeOptions,
+  opts?: pulumi.InvokeOptions,
 ): Promise<GetReposResult> {
-  const { profile, organizationUid, ...filters } = parseArgs(TOKEN, GetReposArgsSchema, args);
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    repos: await collect(
-      client.repos.list({ ...filters, descendantsOf: organizationUid, pageSize: DATA_SOURCE_PAGE_SIZE }),
-    ),
-  }));
+  const implementation = require("./get-repos.implementation") as typeof import("./get-repos.implementation");
+  return implementation.getRepos(args, opts);
 }
 
 export const getReposOutput = outputForm(getRepos);

@@ -2,41 +2,20 @@
  * platform.registry.getTags / getTagsOutput: the tags of one registry repository, with an optional
  * exact-name filter and server-side ordering, paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * The implementation, ./get-tags.implementation (zod, the SDK, undici), loads on the first call, so a program that
+ * does not call it never loads them.
+ *
+ * May import: @pulumi/pulumi (types), ../core/output-form, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { Tag, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import type * as pulumi from "@pulumi/pulumi";
 import { outputForm } from "../core/output-form";
 import type { GetTagsArgs, GetTagsResult } from "../types";
 
 export type { GetTagsArgs, GetTagsResult };
 
-/** @internal */
-export const GetTagsArgsSchema = z.object({
-  repoUid: Uidp.describe("The repository whose tags to list (see getRepo)."),
-  name: z.string().optional().describe("Only the tag with exactly this name."),
-  orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "update_time desc".'),
-  ...ProfileArgsSchema.shape,
-});
-
-/** @internal */
-export const GetTagsResultSchema = z.object({ tags: z.array(Tag).describe("Every matching tag.") });
-
-const TOKEN = "platform:registry:getTags";
-
-export async function getTags(args: GetTagsArgs, _opts?: pulumi.InvokeOptions): Promise<GetTagsResult> {
-  const { profile, repoUid, ...filters } = parseArgs(TOKEN, GetTagsArgsSchema, args);
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    tags: await collect(client.tags.list({ ...filters, repo: repoUid, pageSize: DATA_SOURCE_PAGE_SIZE })),
-  }));
+export async function getTags(args: GetTagsArgs, opts?: pulumi.InvokeOptions): Promise<GetTagsResult> {
+  const implementation = require("./get-tags.implementation") as typeof import("./get-tags.implementation");
+  return implementation.getTags(args, opts);
 }
 
 export const getTagsOutput = outputForm(getTags);

@@ -2,65 +2,24 @@
  * platform.vulnerabilities.getAdvisories / getAdvisoriesOutput: vulnerability advisories with the filters
  * the API offers (OpenAPI ListAdvisories), paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * The implementation, ./get-advisories.implementation (zod, the SDK, undici), loads on the first call, so a program that
+ * does not call it never loads them.
+ *
+ * May import: @pulumi/pulumi (types), ../core/output-form, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { Advisory, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import type * as pulumi from "@pulumi/pulumi";
 import { outputForm } from "../core/output-form";
 import type { GetAdvisoriesArgs, GetAdvisoriesResult } from "../types";
 
 export type { GetAdvisoriesArgs, GetAdvisoriesResult };
 
-const anyOf = (what: string) => z.array(z.string()).optional().describe(`Match any of these ${what}.`);
-
-/** @internal */
-export const GetAdvisoriesArgsSchema = z.object({
-  descendantsOf: Uidp.optional().describe("Only advisories below this group (uidp.descendants_of)."),
-  childrenOf: Uidp.optional().describe("Only advisories directly in this group (uidp.children_of)."),
-  advisoryIds: anyOf("advisory ids"),
-  legacyAdvisoryIds: anyOf("legacy advisory ids"),
-  aliases: anyOf("vulnerability aliases (CVE-..., GHSA-...)"),
-  artifactNames: anyOf("exact artifact names"),
-  artifactTypes: anyOf("artifact types"),
-  artifactArchitectures: anyOf("architectures (x86_64, aarch64)"),
-  componentNames: anyOf("exact component names"),
-  componentTypes: anyOf("component types"),
-  componentLocations: anyOf("component locations"),
-  origin: z.string().optional().describe("An origin package: advisories of it and its subpackages."),
-  eventReviewStates: anyOf("event review states (REVIEW_STATE_PENDING, ...)"),
-  eventAuthors: anyOf("event authors"),
-  excludeEventAuthors: anyOf("event authors to exclude"),
-  eventReviewers: anyOf("event reviewers"),
-  eventTypes: anyOf("event types (EVENT_TYPE_FILTER_FIXED, ...)"),
-  latestEventType: z.string().optional().describe("The type of the latest approved event."),
-  query: z.string().optional().describe("Free-text search."),
-  orderBy: z.string().optional().describe('Server-side order, e.g. "created_at desc".'),
-  ...ProfileArgsSchema.shape,
-});
-
-/** @internal */
-export const GetAdvisoriesResultSchema = z.object({
-  advisories: z.array(Advisory).describe("Every matching advisory."),
-});
-
-const TOKEN = "platform:vulnerabilities:getAdvisories";
-
 export async function getAdvisories(
-  args: GetAdvisoriesArgs = {},
-  _opts?: pulumi.InvokeOptions,
+  args: GetAdvisoriesArgs,
+  opts?: pulumi.InvokeOptions,
 ): Promise<GetAdvisoriesResult> {
-  const { profile, ...filters } = parseArgs(TOKEN, GetAdvisoriesArgsSchema, args);
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    advisories: await collect(client.advisories.list({ ...filters, pageSize: DATA_SOURCE_PAGE_SIZE })),
-  }));
+  const implementation =
+    require("./get-advisories.implementation") as typeof import("./get-advisories.implementation");
+  return implementation.getAdvisories(args, opts);
 }
 
 export const getAdvisoriesOutput = outputForm(getAdvisories);

@@ -1,11 +1,11 @@
 /**
- * What Pulumi stores for each resource's provider: with the package installed under node_modules, the
- * serialized provider must be a small `require()` of the installed module (under 1 KB), hold no credential,
- * socket or package version, and deserialize to the very provider object.
+ * What Pulumi stores for each resource's provider: with the package installed under node_modules, a one-line
+ * `require()` of the installed module that holds no credential or package version and revives to the very provider
+ * object; and the program loads none of zod, undici or the SDK until a provider method runs.
  *
- * Pulumi decides by looking at Node's own require.cache, which Jest's module registry bypasses, so the
- * check runs in a plain `node` child process against a throwaway install: provider/ and sdk/ transpiled
- * into <tmp>/node_modules/pulumi-platform/dist with the repository's package.json.
+ * The check needs Node's own module resolution and require.cache, which Jest's module registry bypasses, so it runs
+ * in a plain `node` child process against a throwaway install: provider/ and sdk/ transpiled into
+ * <tmp>/node_modules/pulumi-platform/dist with the repository's package.json.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -67,35 +67,54 @@ interface Serialized {
   bytes: number;
   text: string;
   sameObject: boolean;
+  /** Modules of the package and its heavy dependencies loaded by the time the provider was referenced. */
+  loadedBeforeCall: string[];
+  /** The same after the revived provider's first call. */
+  loadedAfterCall: string[];
 }
 
+/**
+ * In a plain node process, as a program would: requires the package's entry point, takes what dynamicProps stores
+ * for each provider (`__provider`), revives it the way the dynamic-provider host does (require-from-string,
+ * `.handler()`), and calls it once.
+ */
 function serialize(): Serialized[] {
   const script = `
-    const path = require("node:path");
-    const fs = require("node:fs");
-    const sc = require("@pulumi/pulumi/runtime/closure/serializeClosure");
+    const requireFromString = require("require-from-string");
+    require("pulumi-platform");
+    const { dynamicProps } = require("pulumi-platform/dist/provider/core/resource-class.js");
+    const loaded = () => Object.keys(require.cache)
+      .filter((k) => new RegExp("node_modules[/](zod|undici|re2js|jose)[/]|pulumi-platform[/]dist[/](sdk|provider[/].*implementation)").test(k))
+      .map((k) => k.slice(k.lastIndexOf("node_modules/") + 13));
     (async () => {
       const results = [];
       for (const name of ${JSON.stringify(PROVIDERS)}) {
         const provider = require("pulumi-platform/dist/provider/" + name + ".js");
-        // Configure it with a credential first: it must still not be captured.
-        await provider.configure({ config: { get: (k) => ({ "platform:apiUrl": "http://127.0.0.1:1", "platform:token": "SECRET-TOKEN-abc123" })[k] } });
-        const sf = await sc.serializeFunction(() => provider, { allowSecrets: true });
-        const file = path.join(${JSON.stringify(tmp)}, name.replace("/", "-") + ".serialized.js");
-        fs.writeFileSync(file, sf.text);
-        const revived = require(file).handler();
-        results.push({ module: name, bytes: Buffer.byteLength(sf.text), text: sf.text, sameObject: revived === provider });
+        const text = dynamicProps(provider, {}).__provider;
+        const loadedBeforeCall = loaded();
+        const revived = requireFromString(text).handler();
+        // Configure it with a credential first: it must not end up in what is stored.
+        await revived.configure({ config: { get: (k) => ({ "platform:apiUrl": "http://127.0.0.1:1", "platform:token": "SECRET-TOKEN-abc123" })[k] } });
+        await revived.diff("x", {}, {});
+        results.push({ module: name, bytes: Buffer.byteLength(text), text, sameObject: revived === provider,
+          loadedBeforeCall, loadedAfterCall: loaded() });
       }
       process.stdout.write(JSON.stringify(results));
     })().catch((e) => { console.error(e); process.exit(1); });
   `;
+  const requireFromString = path.dirname(require.resolve("require-from-string/package.json"));
+  fs.symlinkSync(requireFromString, path.join(tmp, "node_modules", "require-from-string"), "dir");
   const out = execFileSync(process.execPath, ["-e", script], { cwd: tmp, encoding: "utf8", timeout: 60_000 });
   return JSON.parse(out) as Serialized[];
 }
 
-describe("provider serialization", () => {
-  it("is a require() of the installed module, under 1 KB, with no credential and no version", () => {
-    const results = serialize();
+describe("what the stack stores for each resource's provider", () => {
+  let results: Serialized[];
+  beforeAll(() => {
+    results = serialize();
+  });
+
+  it("is a one-line require() of the installed module, with no credential and no version", () => {
     expect(results).toHaveLength(PROVIDERS.length);
     const version = (
       JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as { version: string }
@@ -103,12 +122,23 @@ describe("provider serialization", () => {
     if (process.env.SHOW_SERIALIZED)
       console.log(results.map((r) => `${r.module}: ${r.bytes} bytes\n${r.text}`).join("\n"));
     for (const r of results) {
-      expect(r.text).toContain(`require("pulumi-platform/dist/provider/${r.module}.js")`);
-      expect(r.bytes).toBeLessThan(1024);
-      expect(r.text).not.toContain("SECRET-TOKEN-abc123");
-      expect(r.text).not.toContain("127.0.0.1");
+      expect(r.text).toBe(
+        `exports.handler = () => require("pulumi-platform/dist/provider/${r.module}.js");\n`,
+      );
       expect(r.text).not.toContain(version);
       expect(r.sameObject).toBe(true);
     }
+  });
+
+  it("keeps zod, undici and the SDK out of the program until a provider method runs", () => {
+    expect(results[0]!.loadedBeforeCall).toEqual([]);
+    // After the first call, that provider's implementation and its dependencies are loaded.
+    expect(results[0]!.loadedAfterCall).toEqual(
+      expect.arrayContaining([
+        `pulumi-platform/dist/provider/${PROVIDERS[0]}.js`.replace(".provider.js", ".implementation.js"),
+        expect.stringMatching(/^zod\//),
+        expect.stringMatching(/^undici\//),
+      ]),
+    );
   });
 });

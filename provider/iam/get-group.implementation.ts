@@ -1,0 +1,66 @@
+/**
+ * platform.iam.getGroup, implementation (loaded by ./get-group on the first call): one group by uid, or by name within an organization
+ * (uidp.descendants_of + name; the organization itself matches too).
+ *
+ * May import: @pulumi/pulumi, zod, ../core, ../../sdk.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Group, Uidp } from "../../sdk/schemas";
+import { parentOf } from "../core/create";
+import {
+  DATA_SOURCE_PAGE_SIZE,
+  ProfileArgsSchema,
+  collect,
+  parseArgs,
+  theOnlyMatch,
+  withProgramClient,
+} from "../core/program-client";
+import type { GetGroupArgs, GetGroupResult } from "../types";
+
+/** @internal */
+export const GetGroupArgsSchema = z
+  .object({
+    uid: Uidp.optional().describe("The group's uid."),
+    name: z.string().min(1).optional().describe("The group's exact name; needs organizationUid."),
+    organizationUid: Uidp.optional().describe("The organization (root group) to search by name."),
+    ...ProfileArgsSchema.shape,
+  })
+  .refine((a) => a.uid !== undefined || (a.name !== undefined && a.organizationUid !== undefined), {
+    message: "pass uid, or name with organizationUid",
+    path: ["uid"],
+  });
+
+/** @internal */
+export const GetGroupResultSchema = Group.extend({
+  parentUid: z.string().optional().describe("The parent group's uid; absent for an organization."),
+});
+
+const TOKEN = "platform:iam:getGroup";
+
+export async function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions): Promise<GetGroupResult> {
+  const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetGroupArgsSchema, args);
+  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
+    let group: Group;
+    if (uid !== undefined) {
+      group = await client.groups.get(uid);
+    } else {
+      const org = organizationUid as string;
+      const below = await collect(
+        client.groups.list({ descendantsOf: org, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
+      );
+      const matches = below.filter((g) => g.name === name);
+      if (matches.length === 0) {
+        const root = await client.groups.get(org);
+        if (root.name === name) matches.push(root);
+      }
+      group = theOnlyMatch(TOKEN, matches, {
+        kind: "group",
+        kinds: "groups",
+        name,
+        where: `in organization ${org}`,
+      });
+    }
+    return { ...group, parentUid: parentOf(group.uid) };
+  });
+}

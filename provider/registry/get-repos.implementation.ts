@@ -1,0 +1,45 @@
+/**
+ * platform.registry.getRepos, implementation (loaded by ./get-repos on the first call): the registry repositories under an organization, with an
+ * optional exact-name filter and server-side ordering, paged through 200 at a time.
+ *
+ * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Repo, Uidp } from "../../sdk/schemas";
+import {
+  DATA_SOURCE_PAGE_SIZE,
+  ProfileArgsSchema,
+  collect,
+  parseArgs,
+  withProgramClient,
+} from "../core/program-client";
+import type { GetReposArgs, GetReposResult } from "../types";
+
+/** @internal */
+export const GetReposArgsSchema = z.object({
+  organizationUid: Uidp.optional().describe(
+    "Only repos anywhere below this group, usually the organization.",
+  ),
+  childrenOf: Uidp.optional().describe("Only repos directly in this group (uidp.children_of)."),
+  name: z.string().optional().describe("Only repos with exactly this name."),
+  orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "created_at desc".'),
+  ...ProfileArgsSchema.shape,
+});
+
+/** @internal */
+export const GetReposResultSchema = z.object({ repos: z.array(Repo).describe("Every matching repository.") });
+
+const TOKEN = "platform:registry:getRepos";
+
+export async function getRepos(
+  args: GetReposArgs = {},
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetReposResult> {
+  const { profile, organizationUid, ...filters } = parseArgs(TOKEN, GetReposArgsSchema, args);
+  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
+    repos: await collect(
+      client.repos.list({ ...filters, descendantsOf: organizationUid, pageSize: DATA_SOURCE_PAGE_SIZE }),
+    ),
+  }));
+}

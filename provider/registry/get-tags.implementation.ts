@@ -1,0 +1,37 @@
+/**
+ * platform.registry.getTags, implementation (loaded by ./get-tags on the first call): the tags of one registry repository, with an optional
+ * exact-name filter and server-side ordering, paged through 200 at a time.
+ *
+ * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Tag, Uidp } from "../../sdk/schemas";
+import {
+  DATA_SOURCE_PAGE_SIZE,
+  ProfileArgsSchema,
+  collect,
+  parseArgs,
+  withProgramClient,
+} from "../core/program-client";
+import type { GetTagsArgs, GetTagsResult } from "../types";
+
+/** @internal */
+export const GetTagsArgsSchema = z.object({
+  repoUid: Uidp.describe("The repository whose tags to list (see getRepo)."),
+  name: z.string().optional().describe("Only the tag with exactly this name."),
+  orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "update_time desc".'),
+  ...ProfileArgsSchema.shape,
+});
+
+/** @internal */
+export const GetTagsResultSchema = z.object({ tags: z.array(Tag).describe("Every matching tag.") });
+
+const TOKEN = "platform:registry:getTags";
+
+export async function getTags(args: GetTagsArgs, _opts?: pulumi.InvokeOptions): Promise<GetTagsResult> {
+  const { profile, repoUid, ...filters } = parseArgs(TOKEN, GetTagsArgsSchema, args);
+  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
+    tags: await collect(client.tags.list({ ...filters, repo: repoUid, pageSize: DATA_SOURCE_PAGE_SIZE })),
+  }));
+}
