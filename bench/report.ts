@@ -1,6 +1,6 @@
 /**
- * Merges bench/results/emulator.json and bench/results/stack.json into bench/results/latest.json and prints
- * one markdown table of every figure (the form bench/README.md's performance section uses).
+ * Merges bench/results/emulator.json and bench/results/stack.json into bench/results/latest.json and prints the
+ * tables (the form the README's performance section and bench/README.md use).
  *
  *   TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/report.ts
  */
@@ -9,14 +9,36 @@ import { join } from "node:path";
 
 const RESULTS = join(__dirname, "results");
 
+interface Cpu {
+  total: number | null;
+  cli: number | null;
+  program: number;
+  provider: number;
+  plugin: number;
+  other?: number;
+}
+
+interface Row {
+  resources: number;
+  latencyMs: number;
+  variant: string;
+  settings: string;
+  operation: string;
+  wallSeconds: number;
+  cpu: Cpu;
+}
+
 interface StackResults {
   cpus: number;
   parallel: number;
   stack: { groups: number; identities: number; bindings: number; repos: number };
+  variants: Record<string, string>;
   apiCalls: { operation: string; total: number; minimum: number; ok: boolean }[];
-  timing: { operation: string; pulumiSeconds: number; sdkSeconds: number; ratio: number }[];
-  noOpUpSeconds?: number;
-  state: { stateBytesPerResource: number; providerBytesPerResource: number; resources: number };
+  rows: Row[];
+  state: Record<
+    string,
+    { stateBytesPerResource: number; providerBytesPerResource: number; resources: number }
+  >;
 }
 
 interface EmulatorResults {
@@ -29,42 +51,109 @@ function load<T>(name: string): T | undefined {
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : undefined;
 }
 
-/** The markdown rows of every figure available. */
-export function table(stack: StackResults | undefined, emulator: EmulatorResults | undefined): string[] {
-  const rows = ["| figure | value |", "|---|---|"];
-  if (stack) {
-    const s = stack.stack;
-    for (const c of stack.apiCalls) {
-      const verdict = c.ok ? "minimal" : `**EXCESS** (minimum ${c.minimum})`;
-      rows.push(`| API calls: ${c.operation} | ${c.total} (${verdict}) |`);
-    }
-    for (const t of stack.timing) {
-      rows.push(
-        `| time: pulumi ${t.operation} vs raw SDK (--parallel ${stack.parallel}) | ${t.pulumiSeconds} s vs ${t.sdkSeconds} s = ${t.ratio}× |`,
+const fixed = (x: number | null | undefined, digits = 2): string => (x == null ? "–" : x.toFixed(digits));
+const ratio = (a: number | undefined, b: number | undefined): string =>
+  a === undefined || b === undefined || b === 0 ? "–" : `${(a / b).toFixed(1)}×`;
+
+/** The figures of one latency: wall time, ratios and CPU per process, per operation. */
+function latencyTable(stack: StackResults, resources: number, latencyMs: number): string[] {
+  const rows = stack.rows.filter((r) => r.resources === resources && r.latencyMs === latencyMs);
+  const find = (variant: string, operation: string): Row | undefined =>
+    rows.find((r) => r.variant === variant && r.operation === operation);
+  const dynamic = Object.keys(stack.variants).filter((v) => v !== "minimal");
+  const out = [
+    `**${resources} resources, ${latencyMs} ms per API request** (wall seconds; CPU seconds: the CLI with its Go plugins, the program, the provider with its launcher)`,
+    "",
+    "| operation | variant | wall s | vs raw SDK | vs minimal | our share | CPU s total | CLI | program | provider |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const operation of ["up", "no-op up", "refresh", "destroy"]) {
+    const raw = find("raw", operation);
+    const minimal = find("minimal", operation);
+    for (const variant of [...dynamic, "minimal"]) {
+      const r = find(variant, operation);
+      if (!r) continue;
+      const share =
+        variant !== "minimal" && minimal
+          ? `${(((r.wallSeconds - minimal.wallSeconds) / r.wallSeconds) * 100).toFixed(0)}%`
+          : "";
+      out.push(
+        `| ${operation} | ${variant} | ${fixed(r.wallSeconds)} | ${ratio(r.wallSeconds, raw?.wallSeconds)} | ${
+          variant === "minimal" ? "" : ratio(r.wallSeconds, minimal?.wallSeconds)
+        } | ${share} | ${fixed(r.cpu.total)} | ${fixed(r.cpu.cli)} | ${fixed(r.cpu.program)} | ${fixed(
+          r.cpu.provider + r.cpu.plugin + (r.cpu.other ?? 0),
+        )} |`,
       );
     }
-    if (stack.noOpUpSeconds !== undefined) {
-      rows.push(
-        `| time: pulumi up with nothing to change (0 API calls: the engine's floor) | ${stack.noOpUpSeconds} s |`,
+    if (raw)
+      out.push(
+        `| ${operation} | raw SDK | ${fixed(raw.wallSeconds)} | 1.0× | | | ${fixed(raw.cpu.total)} | | | |`,
       );
-    }
-    rows.push(
-      `| state per resource (stack export, ${stack.state.resources} resources) | ${stack.state.stateBytesPerResource} bytes |`,
-    );
-    rows.push(`| serialized provider per resource | ${stack.state.providerBytesPerResource} bytes |`);
-    rows.unshift(
-      `stack: ${s.groups} groups, ${s.identities} identities, ${s.bindings} role bindings, getRepos over ${s.repos} repos; ${stack.cpus} CPUs`,
+  }
+  return out;
+}
+
+/** Every table of the stack bench. */
+export function stackTables(stack: StackResults): string[] {
+  const s = stack.stack;
+  const out = [
+    `stack: ${s.groups} groups, ${s.identities} identities, ${s.bindings} role bindings; ${stack.cpus} CPUs, --parallel ${stack.parallel}`,
+    "",
+    "| API calls | made | minimum | verdict |",
+    "|---|---|---|---|",
+    ...stack.apiCalls.map(
+      (c) => `| ${c.operation} | ${c.total} | ${c.minimum} | ${c.ok ? "minimal" : "**EXCESS**"} |`,
+    ),
+    "",
+  ];
+  const keys = new Set(
+    stack.rows
+      .filter((r) => r.settings !== "CLI defaults" && r.settings !== "fast path")
+      .map((r) => `${r.resources}/${r.latencyMs}`),
+  );
+  for (const key of keys) {
+    const [resources, latency] = key.split("/").map(Number);
+    out.push(...latencyTable(stack, resources!, latency!), "");
+  }
+  const large = stack.rows.filter(
+    (r) =>
+      r.settings === "CLI defaults" ||
+      r.settings === "fast path" ||
+      (r.resources > s.groups + s.identities + s.bindings && r.variant === "raw"),
+  );
+  if (large.length > 0) {
+    out.push(
+      "**1,000 resources, 0 ms** (wall seconds)",
       "",
+      "| operation | CLI defaults | fast path | raw SDK |",
+      "|---|---|---|---|",
     );
-  }
-  if (emulator) {
-    for (const r of emulator.results) {
-      rows.push(
-        `| emulator (${emulator.groups} groups, concurrency ${r.concurrency}): ${r.scenario} | ${r.rps} req/s; p50 ${r.p50} / p95 ${r.p95} / p99 ${r.p99} ms |`,
+    for (const operation of ["up", "refresh", "destroy"]) {
+      const get = (settings: string, variant = "platform") =>
+        large.find((r) => r.operation === operation && r.settings === settings && r.variant === variant)
+          ?.wallSeconds;
+      out.push(
+        `| ${operation} | ${fixed(get("CLI defaults"))} | ${fixed(get("fast path"))} | ${fixed(get("", "raw"))} |`,
       );
     }
+    out.push("");
   }
-  return rows;
+  out.push("| state | bytes per resource | stored provider bytes per resource |", "|---|---|---|");
+  for (const [variant, st] of Object.entries(stack.state)) {
+    out.push(`| ${variant} | ${st.stateBytesPerResource} | ${st.providerBytesPerResource} |`);
+  }
+  return out;
+}
+
+function emulatorTable(emulator: EmulatorResults): string[] {
+  return [
+    "| emulator scenario | req/s | p50 / p95 / p99 ms |",
+    "|---|---|---|",
+    ...emulator.results.map(
+      (r) =>
+        `| ${r.scenario} (${emulator.groups} groups, concurrency ${r.concurrency}) | ${r.rps} | ${r.p50} / ${r.p95} / ${r.p99} |`,
+    ),
+  ];
 }
 
 if (require.main === module) {
@@ -74,5 +163,6 @@ if (require.main === module) {
     join(RESULTS, "latest.json"),
     `${JSON.stringify({ date: new Date().toISOString(), node: process.version, stack, emulator }, null, 2)}\n`,
   );
-  process.stdout.write(`\n${table(stack, emulator).join("\n")}\n\nwritten: bench/results/latest.json\n`);
+  const text = [...(stack?.rows ? stackTables(stack) : []), "", ...(emulator ? emulatorTable(emulator) : [])];
+  process.stdout.write(`\n${text.join("\n")}\n\nwritten: bench/results/latest.json\n`);
 }

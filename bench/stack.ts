@@ -1,38 +1,59 @@
 /**
- * Stack benchmark (bench/README.md): the program in bench/stack/ (50 groups, 50 identities, 100 role bindings
- * under one organization) under the real Pulumi engine, against the emulator in its own process.
+ * Stack benchmark (bench/README.md): the program in bench/stack/ (groups, workload identities and role bindings
+ * under one organization) under the real Pulumi engine, against the emulator in its own process, at realistic API
+ * latency (the emulator's stall fault delays every API request).
  *
  *   1. API calls per operation, from the emulator's request log, checked against the minimum: preview none, up
  *      one create per resource, no-op up none, refresh one GET per resource, destroy one DELETE per resource,
  *      getRepos over 1,000 repos ceil(1000/200) list calls. Any excess is listed and fails the run (exit 1).
- *   2. Time of up / refresh / destroy versus the raw SDK client making the same calls at the engine's
- *      parallelism (4 x CPUs).
- *   3. State bytes per resource (`pulumi stack export`) and serialized provider bytes per resource.
+ *   2. For each latency (0, 50, 150 ms) and each program variant (pulumi-platform; the reference minimal dynamic
+ *      provider of bench/minimal, the floor of this engine path; the native plugin when built): up, no-op up,
+ *      refresh and destroy, all `--skip-preview`, with wall time and CPU seconds per process (the CLI with its Go
+ *      plugins, the program, the provider), against the raw SDK making the same calls at the engine's parallelism.
+ *   3. State bytes per resource (`pulumi stack export`) and stored provider bytes per resource, per variant.
+ *   4. With BENCH_LARGE=1: 1,000 resources at 0 ms, with the CLI's defaults and with the fast path the README
+ *      documents (--skip-preview, PULUMI_SKIP_CHECKPOINTS=true), against the raw SDK.
  *
  * Writes bench/results/stack.json; scripts/bench.sh merges it with emulator.json into latest.json.
  *
  *   npx tsc -p tsconfig.build.json && scripts/install-local.sh --no-build bench/stack
  *   TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/stack.ts
  *
- * Env: BENCH_STACK_GROUPS (50), BENCH_STACK_IDENTITIES (50), BENCH_STACK_BINDINGS (100), BENCH_REPOS (1000).
+ * Env: BENCH_LATENCIES ("0,50,150"), BENCH_STACK_GROUPS (50), BENCH_STACK_IDENTITIES (50), BENCH_STACK_BINDINGS
+ * (100), BENCH_REPOS (1000), BENCH_LARGE (unset; 1 adds the 1,000-resource runs), BENCH_VARIANTS (all available).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PlatformClient } from "../sdk";
 import { PulumiStack } from "../test/e2e/harness";
 import { CliEmulator, LoggedRequest, startCliEmulator } from "./cli-emulator";
 
 const ROOT = join(__dirname, "..");
-const GROUPS = Number(process.env.BENCH_STACK_GROUPS ?? 50);
-const IDENTITIES = Number(process.env.BENCH_STACK_IDENTITIES ?? 50);
-const BINDINGS = Number(process.env.BENCH_STACK_BINDINGS ?? 100);
+const LATENCIES = (process.env.BENCH_LATENCIES ?? "0,50,150").split(",").map(Number);
+const SIZE = {
+  groups: Number(process.env.BENCH_STACK_GROUPS ?? 50),
+  identities: Number(process.env.BENCH_STACK_IDENTITIES ?? 50),
+  bindings: Number(process.env.BENCH_STACK_BINDINGS ?? 100),
+};
+const LARGE_SIZE = { groups: 250, identities: 250, bindings: 500 };
 const REPOS = Number(process.env.BENCH_REPOS ?? 1000);
-const RESOURCES = GROUPS + IDENTITIES + BINDINGS;
 /** Pulumi's default --parallel (PULUMI-NOTES.md); the raw client uses the same. */
 const PARALLEL = 4 * cpus().length;
 const DATA_SOURCE_PAGE_SIZE = 200;
+const CPU_PROBE = join(__dirname, "cpu-probe.js");
+const TIME = "/usr/bin/time";
+
+type Size = typeof SIZE;
+const total = (size: Size): number => size.groups + size.identities + size.bindings;
+
+/** The programs measured: each is bench/stack with `library` set to a package installed beside it. */
+const VARIANTS: Record<string, { library: string; label: string }> = {
+  platform: { library: "pulumi-platform", label: "pulumi-platform (dynamic)" },
+  minimal: { library: "pulumi-platform-bench-minimal", label: "reference minimal dynamic provider" },
+};
+const CHOSEN = (process.env.BENCH_VARIANTS ?? Object.keys(VARIANTS).join(",")).split(",");
 
 /** "POST groups", "GET roleBindings", "GET repos"...: method and collection of a logged API request. */
 export function callKey(request: Pick<LoggedRequest, "method" | "path">): string {
@@ -63,6 +84,59 @@ function check(operation: string, expected: Record<string, number>, requests: Lo
   return { operation, expected, actual, total: requests.length, minimum, ok };
 }
 
+/** CPU seconds of one command, split by process. `cli` is the rest of the tree: the CLI and its Go plugins. */
+interface Cpu {
+  total: number | null;
+  cli: number | null;
+  program: number;
+  provider: number;
+  plugin: number;
+  other: number;
+}
+
+interface Measured {
+  wallSeconds: number;
+  cpu: Cpu;
+}
+
+const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/**
+ * Runs `pulumi <args>` with every Node.js process reporting its CPU (bench/cpu-probe.js) and, where
+ * /usr/bin/time exists, the whole process tree's CPU (user + system of the CLI and every descendant it waited for).
+ */
+async function measured(
+  stack: PulumiStack,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Measured> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-cpu-"));
+  const log = join(dir, "node.jsonl");
+  const times = join(dir, "time");
+  try {
+    const result = await stack.run(args, {
+      env: { ...env, NODE_OPTIONS: `--require ${CPU_PROBE}`, BENCH_CPU_LOG: log },
+      wrapper: existsSync(TIME) ? [TIME, "-f", "%U %S", "-o", times] : [],
+    });
+    const cpu: Cpu = { total: null, cli: null, program: 0, provider: 0, plugin: 0, other: 0 };
+    if (existsSync(log)) {
+      for (const line of readFileSync(log, "utf8").split("\n").filter(Boolean)) {
+        const p = JSON.parse(line) as { role: keyof Cpu; user: number; system: number };
+        (cpu[p.role] as number) += p.user + p.system;
+      }
+    }
+    if (existsSync(times)) {
+      const [user, system] = readFileSync(times, "utf8").trim().split("\n").pop()!.split(" ").map(Number);
+      cpu.total = user! + system!;
+      cpu.cli = Math.max(0, cpu.total - cpu.program - cpu.provider - cpu.plugin - cpu.other);
+    }
+    for (const key of Object.keys(cpu) as (keyof Cpu)[]) if (cpu[key] !== null) cpu[key] = round(cpu[key]!);
+    return { wallSeconds: round(result.durationMs / 1000), cpu };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Runs `tasks` with at most `limit` in flight. */
 async function pool<T>(items: T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -74,217 +148,298 @@ async function pool<T>(items: T[], limit: number, task: (item: T) => Promise<unk
 
 const pad = (i: number): string => String(i).padStart(3, "0");
 
+/** Wall and CPU seconds of `fn` in this process (the raw SDK runs in-process). */
+async function timed(fn: () => Promise<void>): Promise<Measured> {
+  const start = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(cpu0);
+  const seconds = (used.user + used.system) / 1e6;
+  return {
+    wallSeconds: round(Number(process.hrtime.bigint() - start) / 1e9),
+    cpu: { total: round(seconds), cli: null, program: round(seconds), provider: 0, plugin: 0, other: 0 },
+  };
+}
+
 /** The same calls as the program's up / refresh / destroy, made directly with the SDK. */
-async function rawSdk(emulator: CliEmulator, roleUid: string): Promise<Record<string, number>> {
+async function rawSdk(emulator: CliEmulator, roleUid: string, size: Size): Promise<Record<string, Measured>> {
   const client = new PlatformClient({
     apiUrl: emulator.url,
     token: emulator.token,
     maxConnections: PARALLEL,
   });
   const org = emulator.orgUid;
-  const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
+  const groups: string[] = new Array(size.groups);
+  const identities: string[] = new Array(size.identities);
+  const bindings: string[] = new Array(size.bindings);
   try {
-    let start = process.hrtime.bigint();
-    const groups: string[] = new Array(GROUPS);
-    const identities: string[] = new Array(IDENTITIES);
-    const firstWave = [
-      ...Array.from({ length: GROUPS }, (_, i) => async () => {
-        groups[i] = (
-          await client.groups.create(org, {
-            name: `raw-group-${pad(i)}`,
-            description: `benchmark folder ${i}`,
-          })
-        ).uid;
-      }),
-      ...Array.from({ length: IDENTITIES }, (_, i) => async () => {
-        identities[i] = (
-          await client.identities.create(org, {
-            name: `raw-identity-${pad(i)}`,
-            claimMatch: { issuer: "https://ci.example.com", subject: `pipeline-${i}` },
-          })
-        ).uid;
-      }),
-    ];
-    await pool(firstWave, PARALLEL, (f) => f());
-    const bindings: string[] = new Array(BINDINGS);
-    await pool(
-      Array.from({ length: BINDINGS }, (_, k) => k),
-      PARALLEL,
-      async (k) => {
-        const binding = await client.roleBindings.create(groups[k % GROUPS]!, {
-          identityUid: identities[(k + Math.floor(k / GROUPS)) % IDENTITIES]!,
-          roleUid,
-        });
-        bindings[k] = binding.uid;
-      },
+    const up = await timed(async () => {
+      const firstWave = [
+        ...Array.from({ length: size.groups }, (_, i) => async () => {
+          const body = { name: `raw-group-${pad(i)}`, description: `benchmark folder ${i}` };
+          groups[i] = (await client.groups.create(org, body)).uid;
+        }),
+        ...Array.from({ length: size.identities }, (_, i) => async () => {
+          const claimMatch = { issuer: "https://ci.example.com", subject: `pipeline-${i}` };
+          identities[i] = (
+            await client.identities.create(org, { name: `raw-identity-${pad(i)}`, claimMatch })
+          ).uid;
+        }),
+      ];
+      await pool(firstWave, PARALLEL, (f) => f());
+      await pool(
+        Array.from({ length: size.bindings }, (_, k) => k),
+        PARALLEL,
+        async (k) => {
+          const binding = await client.roleBindings.create(groups[k % size.groups]!, {
+            identityUid: identities[(k + Math.floor(k / size.groups)) % size.identities]!,
+            roleUid,
+          });
+          bindings[k] = binding.uid;
+        },
+      );
+    });
+    const refresh = await timed(() =>
+      pool(
+        [
+          ...groups.map((uid) => () => client.groups.get(uid)),
+          ...identities.map((uid) => () => client.identities.get(uid)),
+          ...bindings.map((uid) => () => client.roleBindings.get(uid)),
+        ],
+        PARALLEL,
+        (f) => f(),
+      ),
     );
-    const up = seconds(start);
-
-    start = process.hrtime.bigint();
-    await pool(
-      [
-        ...groups.map((uid) => () => client.groups.get(uid)),
-        ...identities.map((uid) => () => client.identities.get(uid)),
-        ...bindings.map((uid) => () => client.roleBindings.get(uid)),
-      ],
-      PARALLEL,
-      (f) => f(),
-    );
-    const refresh = seconds(start);
-
-    start = process.hrtime.bigint();
-    await pool(bindings, PARALLEL, (uid) => client.roleBindings.delete(uid));
-    await pool(
-      [
-        ...groups.map((uid) => () => client.groups.delete(uid)),
-        ...identities.map((uid) => () => client.identities.delete(uid)),
-      ],
-      PARALLEL,
-      (f) => f(),
-    );
-    const destroy = seconds(start);
+    const destroy = await timed(async () => {
+      await pool(bindings, PARALLEL, (uid) => client.roleBindings.delete(uid));
+      await pool(
+        [
+          ...groups.map((uid) => () => client.groups.delete(uid)),
+          ...identities.map((uid) => () => client.identities.delete(uid)),
+        ],
+        PARALLEL,
+        (f) => f(),
+      );
+    });
     return { up, refresh, destroy };
   } finally {
     await client.close();
   }
 }
 
+/** Delays every API request by `ms` (the emulator's stall fault); 0 removes the delay. */
+async function setLatency(emulator: CliEmulator, ms: number): Promise<void> {
+  const control = `${emulator.url}/_emulator/faults`;
+  const response = await fetch(control, { method: "DELETE" });
+  if (!response.ok) throw new Error(`DELETE /_emulator/faults: ${response.status}`);
+  if (ms === 0) return;
+  const rule = { path: "^/(iam|registry|vulnerabilities|sts)/", action: "stall", stallMs: ms, rate: 1 };
+  const set = await fetch(control, {
+    method: "POST",
+    body: JSON.stringify(rule),
+    headers: { "content-type": "application/json" },
+  });
+  if (!set.ok) throw new Error(`POST /_emulator/faults: ${set.status} ${await set.text()}`);
+}
+
+interface StateFigures {
+  resources: number;
+  stateBytesPerResource: number;
+  providerBytesPerResource: number;
+}
+
+async function stateFigures(stack: PulumiStack, size: Size): Promise<StateFigures> {
+  const { state, text } = await stack.exportState();
+  const managed = (state.deployment.resources ?? []).filter(
+    (r) => r.custom === true && !r.type.startsWith("pulumi:providers:"),
+  );
+  if (managed.length !== total(size))
+    throw new Error(`state holds ${managed.length} resources, not ${total(size)}`);
+  const providerBytes = managed.map((r) => Buffer.byteLength(String(r.outputs?.["__provider"] ?? "")));
+  return {
+    resources: managed.length,
+    stateBytesPerResource: Math.round(Buffer.byteLength(text) / managed.length),
+    providerBytesPerResource: Math.round(providerBytes.reduce((a, b) => a + b, 0) / managed.length),
+  };
+}
+
+interface Row {
+  resources: number;
+  latencyMs: number;
+  variant: string;
+  settings: string;
+  operation: string;
+  wallSeconds: number;
+  cpu: Cpu;
+}
+
+const OPERATIONS = {
+  up: ["up", "--yes", "--skip-preview"],
+  "no-op up": ["up", "--yes", "--skip-preview"],
+  refresh: ["refresh", "--yes", "--skip-preview"],
+  destroy: ["destroy", "--yes", "--skip-preview"],
+} as const;
+
 async function main(): Promise<void> {
   const emulator = await startCliEmulator(ROOT);
   // Built-in roles' uids are the sha1 of their name (emulator/README.md).
   const roleUid = createHash("sha1").update("viewer").digest("hex");
-  let stack: PulumiStack | undefined;
   const checks: CallCheck[] = [];
-  const pulumiSeconds: Record<string, number> = {};
-  try {
-    stack = await PulumiStack.create({
+  const rows: Row[] = [];
+  const states: Record<string, StateFigures> = {};
+  const log = (line: string): boolean => process.stderr.write(`${line}\n`);
+
+  const newStack = (variant: string, size: Size): Promise<PulumiStack> =>
+    PulumiStack.create({
       programDir: "bench/stack",
       config: {
         organization: emulator.orgUid,
         roleUid,
-        groups: String(GROUPS),
-        identities: String(IDENTITIES),
-        bindings: String(BINDINGS),
+        library: VARIANTS[variant]!.library,
+        groups: String(size.groups),
+        identities: String(size.identities),
+        bindings: String(size.bindings),
         "platform:apiUrl": emulator.url,
       },
       secrets: { "platform:token": emulator.token },
-      timeoutMs: 600_000,
-    });
-    const step = async (
-      operation: string,
-      run: () => Promise<{ durationMs: number }>,
-      expected: Record<string, number>,
-    ): Promise<void> => {
-      await emulator.clearRequests();
-      const result = await run();
-      pulumiSeconds[operation] = result.durationMs / 1000;
-      const c = check(operation, expected, await emulator.requests());
-      checks.push(c);
-      process.stderr.write(
-        `${operation}: ${c.total} API calls (minimum ${c.minimum}) in ${result.durationMs} ms\n`,
-      );
-    };
-    const perResource = (method: string) => ({
-      [`${method} groups`]: GROUPS,
-      [`${method} identities`]: IDENTITIES,
-      [`${method} roleBindings`]: BINDINGS,
+      timeoutMs: 900_000,
     });
 
-    await step("preview", () => stack!.preview({ expectNoChanges: false }), {});
-    await step("up (from empty)", () => stack!.up(), perResource("POST"));
-    await step("up (no changes)", () => stack!.up(), {});
-    // Measured with --skip-preview, like up (the harness's up does the same). The CLI's default refresh runs a
-    // preview first, and a refresh preview reads every resource too: that costs a second GET per resource.
-    await step("refresh", () => stack!.run(["refresh", "--yes", "--skip-preview"]), perResource("GET"));
-    await step("refresh (CLI default: preview, then refresh)", () => stack!.refresh(), {
-      "GET groups": 2 * GROUPS,
-      "GET identities": 2 * IDENTITIES,
-      "GET roleBindings": 2 * BINDINGS,
-    });
+  const perResource = (method: string, size: Size, times = 1) => ({
+    [`${method} groups`]: size.groups * times,
+    [`${method} identities`]: size.identities * times,
+    [`${method} roleBindings`]: size.bindings * times,
+  });
 
-    const { state, text } = await stack.exportState();
-    const managed = (state.deployment.resources ?? []).filter(
-      (r) => r.custom === true && !r.type.startsWith("pulumi:providers:"),
-    );
-    const providerBytes = managed.map((r) => Buffer.byteLength(String(r.outputs?.["__provider"] ?? "")));
-    const stateFigures = {
-      resources: managed.length,
-      stateBytes: Buffer.byteLength(text),
-      stateBytesPerResource: Math.round(Buffer.byteLength(text) / managed.length),
-      providerBytesPerResource: Math.round(providerBytes.reduce((a, b) => a + b, 0) / managed.length),
-      providerBytesMax: Math.max(...providerBytes),
-    };
-    if (managed.length !== RESOURCES)
-      throw new Error(`state holds ${managed.length} resources, not ${RESOURCES}`);
+  try {
+    // 1. API calls, at 0 ms, of pulumi-platform.
+    await setLatency(emulator, 0);
+    {
+      const stack = await newStack("platform", SIZE);
+      try {
+        const step = async (operation: string, args: string[], expected: Record<string, number>) => {
+          await emulator.clearRequests();
+          await stack.run(args);
+          const c = check(operation, expected, await emulator.requests());
+          checks.push(c);
+          log(`calls: ${operation}: ${c.total} (minimum ${c.minimum})`);
+        };
+        await step("preview", ["preview"], {});
+        await step("up (from empty)", [...OPERATIONS.up], perResource("POST", SIZE));
+        await step("up (no changes)", [...OPERATIONS.up], {});
+        await step("refresh", [...OPERATIONS.refresh], perResource("GET", SIZE));
+        // The CLI's default refresh runs a refresh preview first, which reads every resource too.
+        await step(
+          "refresh (CLI default: preview, then refresh)",
+          ["refresh", "--yes"],
+          perResource("GET", SIZE, 2),
+        );
+        await step("destroy", [...OPERATIONS.destroy], perResource("DELETE", SIZE));
+        await emulator.seed({ repos: Array.from({ length: REPOS }, (_, i) => ({ name: `repo-${i}` })) });
+        await stack.setConfig("readRepos", "true");
+        await step(`getRepos over ${REPOS} repos`, ["preview"], {
+          "GET repos": Math.ceil(REPOS / DATA_SOURCE_PAGE_SIZE),
+        });
+      } finally {
+        await stack.cleanup();
+      }
+    }
 
-    await step("destroy", () => stack!.run(["destroy", "--yes", "--skip-preview"]), perResource("DELETE"));
+    // 2-3. Time, CPU and state, per latency and variant.
+    for (const latencyMs of LATENCIES) {
+      await setLatency(emulator, latencyMs);
+      for (const variant of CHOSEN) {
+        const stack = await newStack(variant, SIZE);
+        try {
+          for (const [operation, args] of Object.entries(OPERATIONS)) {
+            const m = await measured(stack, [...args]);
+            rows.push({
+              resources: total(SIZE),
+              latencyMs,
+              variant,
+              settings: "--skip-preview",
+              operation,
+              ...m,
+            });
+            log(`${latencyMs} ms ${variant} ${operation}: ${m.wallSeconds} s, cpu ${JSON.stringify(m.cpu)}`);
+            if (operation === "refresh" && latencyMs === LATENCIES[0])
+              states[variant] = await stateFigures(stack, SIZE);
+          }
+        } finally {
+          await stack.cleanup();
+        }
+      }
+      const raw = await rawSdk(emulator, roleUid, SIZE);
+      for (const [operation, m] of Object.entries(raw)) {
+        rows.push({ resources: total(SIZE), latencyMs, variant: "raw", settings: "", operation, ...m });
+      }
+      log(`${latencyMs} ms raw SDK: ${JSON.stringify(raw)}`);
+    }
 
-    // Data source: getRepos over REPOS repos, evaluated by a preview (data sources run in previews too).
-    await emulator.seed({ repos: Array.from({ length: REPOS }, (_, i) => ({ name: `repo-${i}` })) });
-    await stack.setConfig("readRepos", "true");
-    await step(`getRepos over ${REPOS} repos`, () => stack!.preview({ expectNoChanges: false }), {
-      "GET repos": Math.ceil(REPOS / DATA_SOURCE_PAGE_SIZE),
-    });
-
-    const raw = await rawSdk(emulator, roleUid);
-    const timing = (["up", "refresh", "destroy"] as const).map((op) => {
-      const pulumi = pulumiSeconds[op === "up" ? "up (from empty)" : op]!;
-      return {
-        operation: op,
-        pulumiSeconds: Math.round(pulumi * 100) / 100,
-        sdkSeconds: Math.round(raw[op]! * 100) / 100,
-        ratio: Math.round((pulumi / raw[op]!) * 10) / 10,
+    // 4. 1,000 resources at 0 ms: the CLI's defaults, then the documented fast path.
+    if (process.env.BENCH_LARGE === "1") {
+      await setLatency(emulator, 0);
+      const settings = {
+        "CLI defaults": {
+          env: {},
+          ops: { up: ["up", "--yes"], refresh: ["refresh", "--yes"], destroy: ["destroy", "--yes"] },
+        },
+        "fast path": {
+          env: { PULUMI_SKIP_CHECKPOINTS: "true" },
+          ops: { up: [...OPERATIONS.up], refresh: [...OPERATIONS.refresh], destroy: [...OPERATIONS.destroy] },
+        },
       };
-    });
-
-    // What the engine costs with zero API calls: program, plugins, diff of every resource, checkpoint.
-    const noOpUpSeconds = Math.round(pulumiSeconds["up (no changes)"]! * 100) / 100;
-
-    const results = {
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: cpus().length,
-      parallel: PARALLEL,
-      stack: { groups: GROUPS, identities: IDENTITIES, bindings: BINDINGS, repos: REPOS },
-      apiCalls: checks,
-      timing,
-      noOpUpSeconds,
-      state: stateFigures,
-    };
-    mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-    writeFileSync(join(ROOT, "bench", "results", "stack.json"), `${JSON.stringify(results, null, 2)}\n`);
-
-    const show = (counts: Record<string, number>): string =>
-      Object.entries(counts)
-        .map(([k, v]) => `${v} ${k}`)
-        .join(", ") || "none";
-    process.stdout.write(
-      [
-        `stack bench: ${GROUPS} groups, ${IDENTITIES} identities, ${BINDINGS} role bindings; ${cpus().length} CPUs, --parallel ${PARALLEL}; node ${process.version}`,
-        "",
-        "| operation | API calls | minimum | calls made | verdict |",
-        "|---|---|---|---|---|",
-        ...checks.map(
-          (c) =>
-            `| ${c.operation} | ${c.total} | ${c.minimum} | ${show(c.actual)} | ${c.ok ? "minimal" : "EXCESS"} |`,
-        ),
-        "",
-        "| operation | pulumi s | raw SDK s | ratio |",
-        "|---|---|---|---|",
-        ...timing.map((t) => `| ${t.operation} | ${t.pulumiSeconds} | ${t.sdkSeconds} | ${t.ratio} |`),
-        `| up, nothing to change (0 API calls) | ${noOpUpSeconds} | | |`,
-        "",
-        `state: ${stateFigures.stateBytesPerResource} bytes per resource (${stateFigures.stateBytes} bytes, ${stateFigures.resources} resources); serialized provider ${stateFigures.providerBytesPerResource} bytes per resource`,
-        "",
-      ].join("\n"),
-    );
-    if (checks.some((c) => !c.ok)) {
-      process.stderr.write("stack bench: API calls above the minimum (see EXCESS rows)\n");
-      process.exitCode = 1;
+      for (const [name, s] of Object.entries(settings)) {
+        const stack = await newStack("platform", LARGE_SIZE);
+        try {
+          for (const [operation, args] of Object.entries(s.ops)) {
+            const m = await measured(stack, args, s.env);
+            rows.push({
+              resources: total(LARGE_SIZE),
+              latencyMs: 0,
+              variant: "platform",
+              settings: name,
+              operation,
+              ...m,
+            });
+            log(`1000 resources, ${name}, ${operation}: ${m.wallSeconds} s`);
+          }
+        } finally {
+          await stack.cleanup();
+        }
+      }
+      const raw = await rawSdk(emulator, roleUid, LARGE_SIZE);
+      for (const [operation, m] of Object.entries(raw)) {
+        rows.push({
+          resources: total(LARGE_SIZE),
+          latencyMs: 0,
+          variant: "raw",
+          settings: "",
+          operation,
+          ...m,
+        });
+      }
     }
   } finally {
-    await stack?.cleanup();
     await emulator.stop();
+  }
+
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    parallel: PARALLEL,
+    stack: { ...SIZE, repos: REPOS },
+    variants: Object.fromEntries(CHOSEN.map((v) => [v, VARIANTS[v]!.label])),
+    apiCalls: checks,
+    rows,
+    state: states,
+  };
+  mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+  writeFileSync(join(ROOT, "bench", "results", "stack.json"), `${JSON.stringify(results, null, 2)}\n`);
+  if (checks.some((c) => !c.ok)) {
+    log("stack bench: API calls above the minimum (see EXCESS rows)");
+    process.exitCode = 1;
   }
 }
 

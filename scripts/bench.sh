@@ -2,10 +2,13 @@
 # npm run bench: the benchmarks of bench/README.md, separate from the tests.
 #   1. builds the package (tsc) and installs it into bench/stack (scripts/install-local.sh);
 #   2. bench/emulator.ts: emulator requests/s and latency over 50,000 groups -> bench/results/emulator.json;
-#   3. bench/stack.ts: API calls per operation, Pulumi vs raw SDK time, state size -> bench/results/stack.json;
+#   3. bench/stack.ts: API calls per operation; up / no-op up / refresh / destroy at 0, 50 and 150 ms of API latency,
+#      wall and CPU per process, pulumi-platform vs the reference minimal provider (bench/minimal) vs the raw SDK;
+#      state size -> bench/results/stack.json;
 #   4. merges both into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STACK=1 to skip a part; the sizes of bench/emulator.ts and bench/stack.ts.
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STACK=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +29,10 @@ fi
 if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   say "stack: installing the package into bench/stack"
   bash scripts/install-local.sh --no-build bench/stack
-  say "stack: bench/stack.ts (pulumi preview / up / up / refresh / destroy, then the raw SDK)"
+  # The reference minimal dynamic provider, installed the same way (a real directory under node_modules).
+  rm -rf bench/stack/node_modules/pulumi-platform-bench-minimal
+  cp -R bench/minimal bench/stack/node_modules/pulumi-platform-bench-minimal
+  say "stack: bench/stack.ts (API calls, then up / no-op up / refresh / destroy per latency and variant, then the raw SDK)"
   npx ts-node bench/stack.ts || status=$?
 fi
 

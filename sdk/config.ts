@@ -4,6 +4,7 @@
  *
  * May import: ./errors, undici types, ./core (types).
  */
+import { availableParallelism } from "node:os";
 import type { Dispatcher } from "undici";
 import type { TokenCache } from "./core";
 import { ConfigurationError } from "./errors";
@@ -35,7 +36,10 @@ export interface PlatformClientOptions {
   retryBudgetMs?: number;
   /** Backoff before the first retry, doubling after. Env PLATFORM_RETRY_BASE_DELAY_MS. Default 250; tests set 0. */
   retryBaseDelayMs?: number;
-  /** Connection cap per origin. Env PLATFORM_MAX_CONNECTIONS. Default 16. */
+  /**
+   * Connection cap per origin. Env PLATFORM_MAX_CONNECTIONS. Default: Pulumi's default `--parallel` (4 x CPUs),
+   * at least 16, so an engine step never waits for a connection.
+   */
   maxConnections?: number;
   /** An undici dispatcher to send through instead of the client's own pools (tests pass a MockAgent). No env. */
   dispatcher?: Dispatcher;
@@ -72,7 +76,7 @@ export const DEFAULTS = {
   maxRetries: 10,
   retryBaseDelayMs: 250,
   retryBudgetMs: 60_000,
-  maxConnections: 16,
+  maxConnections: Math.max(16, 4 * availableParallelism()),
 } as const;
 
 /** How requests are authenticated. */

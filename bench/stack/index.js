@@ -5,13 +5,14 @@
 // Plain JavaScript on purpose: no TypeScript compile in the measured time, and the repo's type check (which
 // covers bench/) does not depend on this program's node_modules being installed.
 //
-// Config (all plain): organization (uid), roleUid, groups (50), identities (50), bindings (100), readRepos (false).
+// Config (all plain): organization (uid), roleUid, groups (50), identities (50), bindings (100), readRepos (false),
+// library: "pulumi-platform" (default) or "pulumi-platform-bench-minimal" (bench/minimal, the reference floor).
 // Credentials: platform:apiUrl and platform:token (secret), or PLATFORM_API_URL / PLATFORM_TOKEN.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
-const platform = require("pulumi-platform");
 
 const config = new pulumi.Config();
+const platform = require(config.get("library") ?? "pulumi-platform");
 const organization = config.require("organization");
 const roleUid = config.require("roleUid");
 const groupCount = config.getNumber("groups") ?? 50;

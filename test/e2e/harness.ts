@@ -90,6 +90,10 @@ export interface RunOptions {
   stdin?: string;
   /** Return the result instead of throwing when the command exits non-zero. */
   allowFailure?: boolean;
+  /** Extra environment for this command only. */
+  env?: Record<string, string>;
+  /** A command the `pulumi` invocation runs under, e.g. `["/usr/bin/time", "-o", file]` (bench/stack.ts). */
+  wrapper?: string[];
 }
 
 export interface StackOptions {
@@ -184,9 +188,10 @@ export class PulumiStack {
     const started = Date.now();
 
     return new Promise((resolve, reject) => {
-      const child = spawn("bash", [path.join(repoRoot, "scripts", "pulumi-env.sh"), "pulumi", ...fullArgs], {
+      const envScript = path.join(repoRoot, "scripts", "pulumi-env.sh");
+      const child = spawn("bash", [envScript, ...(options.wrapper ?? []), "pulumi", ...fullArgs], {
         cwd: this.programDir,
-        env: this.env,
+        env: { ...this.env, ...options.env },
         // Its own process group, so a timeout stops the CLI's plugins and the Node.js program too.
         detached: true,
         stdio: ["pipe", "pipe", "pipe"],
