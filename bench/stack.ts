@@ -31,7 +31,7 @@ import { PulumiStack } from "../test/e2e/harness";
 import { CliEmulator, LoggedRequest, startCliEmulator } from "./cli-emulator";
 
 const ROOT = join(__dirname, "..");
-const LATENCIES = (process.env.BENCH_LATENCIES ?? "0,50,150").split(",").map(Number);
+const LATENCIES = (process.env.BENCH_LATENCIES ?? "0,50,150").split(",").filter(Boolean).map(Number);
 const SIZE = {
   groups: Number(process.env.BENCH_STACK_GROUPS ?? 50),
   identities: Number(process.env.BENCH_STACK_IDENTITIES ?? 50),

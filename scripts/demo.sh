@@ -6,7 +6,8 @@
 #   3. starts the emulator CLI seeded with examples/quickstart/seed.json on a free port;
 #   4. in a temporary file backend: a fresh stack `demo`, config `organization` (the emulator's organization),
 #      `platform:apiUrl`, and `platform:token` as a SECRET read from stdin (never on a command line);
-#   5. `pulumi up --yes`, `pulumi stack output`, `pulumi preview --expect-no-changes`;
+#   5. `pulumi preview` (the plan), `pulumi up --yes --skip-preview` (the plan was just shown: the README's fast path),
+#      `pulumi stack output`, `pulumi preview --expect-no-changes`;
 #   6. on any exit (success, failure, Ctrl-C): stops the emulator, removes the temporary backend and the stack's
 #      config file. Exits non-zero if any step fails.
 set -euo pipefail
@@ -100,9 +101,12 @@ printf '%s' "$token" | pulumi config set "${cfg[@]}" --secret platform:token
 unset token
 say "config: organization=$org_uid platform:apiUrl=$api_url platform:token=[secret]"
 
-heading "pulumi up --yes"
+heading "pulumi preview (the plan)"
+pulumi preview "${cfg[@]}"
+
+heading "pulumi up --yes --skip-preview (the plan above, applied without previewing it again)"
 started=$(date +%s%N)
-pulumi up --yes "${cfg[@]}"
+pulumi up --yes --skip-preview "${cfg[@]}"
 say "pulumi up took $(( ($(date +%s%N) - started) / 1000000 )) ms"
 
 heading "Stack outputs"

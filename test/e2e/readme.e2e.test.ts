@@ -1,7 +1,8 @@
 /**
  * Every shell command in the README's code blocks is a tested thing: `pulumi config` commands run against a
  * throwaway stack (so the CLI's own rules apply, e.g. it refuses a plaintext value under a key that looks like a
- * secret), `npm run` names a script that exists, `node` commands start, and the "Using it in your own program"
+ * secret), `npm run` names a script that exists, `node` commands start, any other `pulumi` command names a
+ * subcommand that exists with flags it takes, and the "Using it in your own program"
  * section is run in full by user-program.e2e.test.ts. A command no rule knows fails the test, so a new kind of
  * command in the README gets a check when it is written.
  */
@@ -114,6 +115,20 @@ describe("the README's shell commands", () => {
       // Starts (on a free port instead of the example's), says where it listens, and is stopped.
       const result = await run(command.replace(/--port \d+/, "--port 0"), repoRoot, env, /listening on http/);
       expect(result.output).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      return;
+    }
+    const pulumiCommand = /^(?:[A-Z_]+=\S+ )*pulumi ([a-z-]+)(?: ([a-z-]+))?/.exec(command);
+    if (pulumiCommand) {
+      // Any other pulumi command (up, refresh, plugin install...): the subcommand exists and takes every flag
+      // the README gives it, in this engine.
+      const [, first, second] = pulumiCommand;
+      let help = await run(`pulumi ${first} ${second ?? ""} --help`, scratch, env);
+      if (help.status !== 0 || !help.output.includes(`pulumi ${first} ${second ?? ""}`.trim()))
+        help = await run(`pulumi ${first} --help`, scratch, env);
+      expect(help.status).toBe(0);
+      for (const flag of command.match(/ --?[a-z][\w-]*/g) ?? []) {
+        expect(help.output).toContain(`${flag.trim()}`);
+      }
       return;
     }
     throw new Error(`no check for README command \`${command}\`: add one to ${path.basename(__filename)}`);
