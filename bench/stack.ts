@@ -20,7 +20,8 @@
  *   TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/stack.ts
  *
  * Env: BENCH_LATENCIES ("0,50,150"), BENCH_STACK_GROUPS (50), BENCH_STACK_IDENTITIES (50), BENCH_STACK_BINDINGS
- * (100), BENCH_REPOS (1000), BENCH_LARGE (unset; 1 adds the 1,000-resource runs), BENCH_VARIANTS (all available).
+ * (100), BENCH_REPOS (1000), BENCH_LARGE (unset; 1 adds the 1,000-resource runs), BENCH_VARIANTS (all available),
+ * BENCH_REPEAT (2: each figure is the best of that many runs, the variants taking turns).
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -43,6 +44,8 @@ const REPOS = Number(process.env.BENCH_REPOS ?? 1000);
 const PARALLEL = 4 * cpus().length;
 const DATA_SOURCE_PAGE_SIZE = 200;
 const CPU_PROBE = join(__dirname, "cpu-probe.js");
+/** Runs per variant and latency; each figure is the best (shortest wall time) of them. */
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
 const TIME = "/usr/bin/time";
 
 type Size = typeof SIZE;
@@ -273,6 +276,19 @@ interface Row {
   cpu: Cpu;
 }
 
+/** Keeps, per (resources, latency, variant, settings, operation), the run with the shortest wall time. */
+function keepBest(rows: Row[], row: Row): void {
+  const same = (r: Row): boolean =>
+    r.resources === row.resources &&
+    r.latencyMs === row.latencyMs &&
+    r.variant === row.variant &&
+    r.settings === row.settings &&
+    r.operation === row.operation;
+  const at = rows.findIndex(same);
+  if (at < 0) rows.push(row);
+  else if (row.wallSeconds < rows[at]!.wallSeconds) rows[at] = row;
+}
+
 const OPERATIONS = {
   up: ["up", "--yes", "--skip-preview"],
   "no-op up": ["up", "--yes", "--skip-preview"],
@@ -348,32 +364,37 @@ async function main(): Promise<void> {
     // 2-3. Time, CPU and state, per latency and variant.
     for (const latencyMs of LATENCIES) {
       await setLatency(emulator, latencyMs);
-      for (const variant of CHOSEN) {
-        const stack = await newStack(variant, SIZE);
-        try {
-          for (const [operation, args] of Object.entries(OPERATIONS)) {
-            const m = await measured(stack, [...args]);
-            rows.push({
-              resources: total(SIZE),
-              latencyMs,
-              variant,
-              settings: "--skip-preview",
-              operation,
-              ...m,
-            });
-            log(`${latencyMs} ms ${variant} ${operation}: ${m.wallSeconds} s, cpu ${JSON.stringify(m.cpu)}`);
-            if (operation === "refresh" && latencyMs === LATENCIES[0])
-              states[variant] = await stateFigures(stack, SIZE);
+      // Variants take turns, REPEAT times each, so a burst of load on the shared machine hits them alike.
+      for (let repeat = 0; repeat < REPEAT; repeat++) {
+        for (const variant of CHOSEN) {
+          const stack = await newStack(variant, SIZE);
+          try {
+            for (const [operation, args] of Object.entries(OPERATIONS)) {
+              const m = await measured(stack, [...args]);
+              const settings = "--skip-preview";
+              keepBest(rows, { resources: total(SIZE), latencyMs, variant, settings, operation, ...m });
+              log(
+                `${latencyMs} ms ${variant} ${operation}: ${m.wallSeconds} s, cpu ${JSON.stringify(m.cpu)}`,
+              );
+              if (operation === "refresh" && latencyMs === LATENCIES[0])
+                states[variant] = await stateFigures(stack, SIZE);
+            }
+          } finally {
+            await stack.cleanup();
           }
-        } finally {
-          await stack.cleanup();
+        }
+        const raw = await rawSdk(emulator, roleUid, SIZE);
+        for (const [operation, m] of Object.entries(raw)) {
+          keepBest(rows, {
+            resources: total(SIZE),
+            latencyMs,
+            variant: "raw",
+            settings: "",
+            operation,
+            ...m,
+          });
         }
       }
-      const raw = await rawSdk(emulator, roleUid, SIZE);
-      for (const [operation, m] of Object.entries(raw)) {
-        rows.push({ resources: total(SIZE), latencyMs, variant: "raw", settings: "", operation, ...m });
-      }
-      log(`${latencyMs} ms raw SDK: ${JSON.stringify(raw)}`);
     }
 
     // 4. 1,000 resources at 0 ms: the CLI's defaults, then the documented fast path.
@@ -430,6 +451,7 @@ async function main(): Promise<void> {
     cpus: cpus().length,
     parallel: PARALLEL,
     stack: { ...SIZE, repos: REPOS },
+    repeat: REPEAT,
     variants: Object.fromEntries(CHOSEN.map((v) => [v, VARIANTS[v]!.label])),
     apiCalls: checks,
     rows,

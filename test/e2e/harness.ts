@@ -284,6 +284,13 @@ export class PulumiStack {
     return { state: JSON.parse(result.stdout) as StackState, text: result.stdout };
   }
 
+  /** `pulumi stack import` of `state` (e.g. an exported state rewritten into an older release's form). */
+  async importState(state: StackState): Promise<void> {
+    const file = path.join(this.stateDir, `import-${randomBytes(4).toString("hex")}.json`);
+    fs.writeFileSync(file, JSON.stringify(state));
+    await this.run(["stack", "import", "--file", file]);
+  }
+
   /**
    * Removes the stack (`stack rm --yes --force`: resources still in it are forgotten, so destroy first when they
    * matter), its Pulumi.<stack>.yaml, and the temporary backend. Safe to call twice; never throws.
