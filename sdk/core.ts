@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher, Pool } from "undici";
 import type { z } from "zod";
 import type { ResolvedConfig } from "./config";
 import { ENV_VARS } from "./config";
@@ -284,7 +284,10 @@ export class Core {
     let pool = this.pools.get(origin);
     if (!pool) {
       if (this.closed) throw new RequestError("the client is closed");
-      pool = new Pool(origin, {
+      // Loaded with the first request, not with the SDK: a provider process that only checks and diffs (a
+      // preview, a no-op up) never pays for it.
+      const undici = require("undici") as typeof import("undici");
+      pool = new undici.Pool(origin, {
         connections: this.config.maxConnections,
         keepAliveTimeout: 30_000,
         headersTimeout: this.config.timeoutMs,
