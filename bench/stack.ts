@@ -55,8 +55,14 @@ const total = (size: Size): number => size.groups + size.identities + size.bindi
 const VARIANTS: Record<string, { library: string; label: string }> = {
   platform: { library: "pulumi-platform", label: "pulumi-platform (dynamic)" },
   minimal: { library: "pulumi-platform-bench-minimal", label: "reference minimal dynamic provider" },
+  native: { library: "pulumi-platform-bench-native", label: "native plugin (pulumi-resource-platform)" },
 };
-const CHOSEN = (process.env.BENCH_VARIANTS ?? Object.keys(VARIANTS).join(",")).split(",");
+/** The native plugin's tarball (scripts/bench.sh builds it with `npm run plugin`); without it, no native variant. */
+const PLUGIN_TARBALL = process.env.BENCH_PLUGIN_TARBALL ?? "";
+const CHOSEN = (
+  process.env.BENCH_VARIANTS ?? (PLUGIN_TARBALL ? "platform,native,minimal" : "platform,minimal")
+).split(",");
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 /** "POST groups", "GET roleBindings", "GET repos"...: method and collection of a logged API request. */
 export function callKey(request: Pick<LoggedRequest, "method" | "path">): string {
@@ -305,8 +311,8 @@ async function main(): Promise<void> {
   const states: Record<string, StateFigures> = {};
   const log = (line: string): boolean => process.stderr.write(`${line}\n`);
 
-  const newStack = (variant: string, size: Size): Promise<PulumiStack> =>
-    PulumiStack.create({
+  const newStack = async (variant: string, size: Size): Promise<PulumiStack> => {
+    const stack = await PulumiStack.create({
       programDir: "bench/stack",
       config: {
         organization: emulator.orgUid,
@@ -320,6 +326,12 @@ async function main(): Promise<void> {
       secrets: { "platform:token": emulator.token },
       timeoutMs: 900_000,
     });
+    if (variant === "native") {
+      if (!PLUGIN_TARBALL) throw new Error("the native variant needs BENCH_PLUGIN_TARBALL (npm run plugin)");
+      await stack.run(["plugin", "install", "resource", "platform", VERSION, "--file", PLUGIN_TARBALL]);
+    }
+    return stack;
+  };
 
   const perResource = (method: string, size: Size, times = 1) => ({
     [`${method} groups`]: size.groups * times,

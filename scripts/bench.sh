@@ -29,9 +29,18 @@ fi
 if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   say "stack: installing the package into bench/stack"
   bash scripts/install-local.sh --no-build bench/stack
-  # The reference minimal dynamic provider, installed the same way (a real directory under node_modules).
-  rm -rf bench/stack/node_modules/pulumi-platform-bench-minimal
-  cp -R bench/minimal bench/stack/node_modules/pulumi-platform-bench-minimal
+  # The reference minimal dynamic provider and the native variant's classes, installed the same way (real
+  # directories under node_modules).
+  for variant in minimal native; do
+    rm -rf "bench/stack/node_modules/pulumi-platform-bench-$variant"
+    cp -R "bench/$variant" "bench/stack/node_modules/pulumi-platform-bench-$variant"
+  done
+  # The native plugin, when this checkout can build it: its tarball is installed into each native stack.
+  if node -e 'process.exit(require("./package.json").scripts.plugin ? 0 : 1)'; then
+    say "stack: building the native plugin (npm run plugin)"
+    BENCH_PLUGIN_TARBALL=$(npm run -s plugin | tail -n 1)
+    export BENCH_PLUGIN_TARBALL
+  fi
   say "stack: bench/stack.ts (API calls, then up / no-op up / refresh / destroy per latency and variant, then the raw SDK)"
   npx ts-node bench/stack.ts || status=$?
 fi
