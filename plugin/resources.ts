@@ -34,6 +34,11 @@ export interface ServedResource {
    * the old object, so the old one is deleted first (an association is one per group).
    */
   uniqueBy?: readonly string[];
+  /**
+   * Inputs the API never returns (an identity provider's clientSecret): state knows them only from the program.
+   * An imported object has none in state; diff then takes the program's value as the live one.
+   */
+  writeOnly?: readonly string[];
 }
 
 type SchemaResource = { inputProperties: Record<string, unknown>; properties: Record<string, unknown> };
@@ -46,7 +51,7 @@ function schemaOf(token: string): SchemaResource {
 
 function served(
   module: { description: ServedResource["description"]; provider: pulumi.dynamic.ResourceProvider },
-  extra: { secrets?: readonly string[]; uniqueBy?: readonly string[] } = {},
+  extra: { secrets?: readonly string[]; uniqueBy?: readonly string[]; writeOnly?: readonly string[] } = {},
 ): [string, ServedResource] {
   const token = module.description.type;
   return [
@@ -60,6 +65,7 @@ function served(
         (key) => !(key in schemaOf(token).inputProperties),
       ),
       ...(extra.uniqueBy ? { uniqueBy: extra.uniqueBy } : {}),
+      ...(extra.writeOnly ? { writeOnly: extra.writeOnly } : {}),
     },
   ];
 }
@@ -69,7 +75,7 @@ export const RESOURCES: ReadonlyMap<string, ServedResource> = new Map([
   served(identity),
   served(role),
   served(roleBinding),
-  served(identityProvider, { secrets: IDENTITY_PROVIDER_SECRETS }),
+  served(identityProvider, { secrets: IDENTITY_PROVIDER_SECRETS, writeOnly: ["clientSecret"] }),
   served(groupInvite, { secrets: GROUP_INVITE_SECRETS }),
   served(accountAssociation, { uniqueBy: ["groupUid"] }),
 ]);

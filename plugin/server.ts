@@ -90,9 +90,15 @@ function outputSecrets(resource: ServedResource, ...fromRequest: Iterable<string
 async function diffResource(
   resource: ServedResource,
   id: string,
-  olds: Props,
+  state: Props,
   news: Props,
+  oldInputs: Props = {},
 ): Promise<providerPb.DiffResponse> {
+  const olds = { ...state };
+  for (const key of resource.writeOnly ?? []) {
+    // Not in the outputs: the last inputs have it, or (an import) nobody does, and the program's value stands.
+    if (olds[key] === undefined) olds[key] = oldInputs[key] !== undefined ? oldInputs[key] : news[key];
+  }
   const result = await resource.provider.diff!(id, olds, news);
   const response = new providerPb.DiffResponse();
   const replaces = [...new Set(result.replaces ?? [])];
@@ -127,6 +133,15 @@ async function diffResource(
     );
   }
   return response;
+}
+
+/** Drops "", [] and {} members: absent and empty are the same to every resource's diff. */
+function withoutEmpty(props: Props): Props {
+  const isEmpty = (value: unknown) =>
+    value === "" ||
+    (Array.isArray(value) && value.length === 0) ||
+    (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0);
+  return Object.fromEntries(Object.entries(props).filter(([, value]) => !isEmpty(value)));
 }
 
 /** Options of the server. */
@@ -224,7 +239,8 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
       const olds = fromStruct(request.getOlds()).props;
       const news = fromStruct(request.getNews()).props;
-      return diffResource(resource, request.getId(), olds, news);
+      const oldInputs = fromStruct(request.getOldInputs()).props;
+      return diffResource(resource, request.getId(), olds, news, oldInputs);
     }),
 
     create: unary(async (request: providerPb.CreateRequest) => {
@@ -261,8 +277,14 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       response.setProperties(
         toStruct((result.props ?? {}) as Props, outputSecrets(resource, state.secrets, oldInputs.secrets)),
       );
+      const inputs = (result.inputs ?? {}) as Props;
+      // An import's inputs are what a program would write: no empty values, which the diff equates with absent
+      // ones and which some checks refuse (an invite's email must be an address when given).
       response.setInputs(
-        toStruct((result.inputs ?? {}) as Props, union(resource.secrets, oldInputs.secrets)),
+        toStruct(
+          props === undefined ? withoutEmpty(inputs) : inputs,
+          union(resource.secrets, oldInputs.secrets),
+        ),
       );
       return response;
     }),
