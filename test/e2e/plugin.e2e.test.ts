@@ -104,17 +104,19 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
 
   it("up creates one of every kind through the plugin, with the data source's result", async () => {
     const result = await stack.up();
-    expect(result.stdout).toMatch(/\+ 8 created/); // 7 resources and the stack
+    expect(result.stdout).toMatch(/\+ 10 created/); // 8 resources, the explicit provider and the stack
     const { resources } = await platformResources();
     expect(resources.map((r) => r.type).sort()).toEqual(
       [
         "platform:iam:AccountAssociation",
+        "platform:iam:Group",
         "platform:iam:Group",
         "platform:iam:GroupInvite",
         "platform:iam:Identity",
         "platform:iam:IdentityProvider",
         "platform:iam:Role",
         "platform:iam:RoleBinding",
+        "pulumi:providers:platform",
         "pulumi:providers:platform",
       ].sort(),
     );
@@ -140,8 +142,10 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
     const sso = resources.find((r) => r.type === "platform:iam:IdentityProvider");
     expect(sso?.inputs?.clientSecret).toMatchObject(secretSignature);
     expect(sso?.outputs?.clientSecret).toMatchObject(secretSignature);
-    const provider = resources.find((r) => r.type === "pulumi:providers:platform");
-    expect(provider?.inputs?.token).toMatchObject(secretSignature);
+    // The default provider (token from secret config) and the explicit one (token given in plain).
+    const providers = resources.filter((r) => r.type === "pulumi:providers:platform");
+    expect(providers).toHaveLength(2);
+    for (const provider of providers) expect(provider.inputs?.token).toMatchObject(secretSignature);
   });
 
   it("refresh shows a change made behind Pulumi's back, and up puts it back", async () => {
