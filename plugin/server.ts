@@ -174,6 +174,7 @@ function unary<Req, Res>(handler: (request: Req) => Promise<Res>): grpc.handleUn
 export function providerService(): providerGrpc.IResourceProviderServer {
   // Data sources use the settings Configure gave, not a program's config (there is no program here).
   setSettingsSource(currentSettings);
+  let configuredWithUnknowns = false;
 
   const service: Partial<providerGrpc.IResourceProviderServer> = {
     getPluginInfo: unary(async () => {
@@ -215,9 +216,11 @@ export function providerService(): providerGrpc.IResourceProviderServer {
     configure: unary(async (request: providerPb.ConfigureRequest) => {
       const inputs = request.hasArgs()
         ? fromStruct(request.getArgs()).props
-        : inputsOfVariables(request.getVariablesMap().entries() as unknown as Iterable<[string, string]>);
-      // Unknown at preview: configure what is known; resources check for a usable API themselves.
+        : inputsOfVariables(request.getVariablesMap().getEntryList());
+      // Unknown at preview (an explicit provider fed by another resource's output): configure what is known,
+      // and let Check skip its "is there a usable API" test until the values are.
       const known = Object.fromEntries(Object.entries(inputs).filter(([, v]) => !containsUnknown(v)));
+      configuredWithUnknowns = Object.keys(known).length < Object.keys(inputs).length;
       await configureFromLookup(lookupOf(known));
       const response = new providerPb.ConfigureResponse();
       response.setAcceptsecrets(true);
@@ -230,8 +233,12 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
       const olds = fromStruct(request.getOlds());
       const news = fromStruct(request.getNews());
-      const result = await resource.provider.check!(olds.props, news.props);
-      const inputs = (result.inputs ?? news.props) as Props;
+      // The kit tests for a usable API unless the profile is unknown: with the provider's own config still
+      // unknown, present the profile as unknown to it, and give the program's back.
+      const probe = configuredWithUnknowns ? { ...news.props, profile: UNKNOWN } : news.props;
+      const result = await resource.provider.check!(olds.props, probe);
+      const inputs = { ...((result.inputs ?? probe) as Props), profile: news.props.profile };
+      if (inputs.profile === undefined) delete inputs.profile;
       return checkResponse(inputs, union(news.secrets, resource.secrets), result.failures ?? []);
     }),
 

@@ -175,3 +175,16 @@ describe("plugin: Invoke", () => {
     );
   });
 });
+
+describe("plugin: preview with an explicit provider whose settings are not known yet", () => {
+  it("check still validates the inputs but does not ask for an API it cannot know", async () => {
+    await h.configure({ apiUrl: "04da6b54-80e4-46f7-96ec-b56ff0331ba9", token: secret("t") });
+    const ok = await h.check("platform:iam:Group", { name: "eng", parentUid: h.emulator.orgUid });
+    expect(ok).toEqual({
+      inputs: { props: { name: "eng", parentUid: h.emulator.orgUid }, secrets: [] },
+      failures: [],
+    });
+    const bad = await h.check("platform:iam:Group", { name: "Bad Name!" });
+    expect(bad.failures.map((f) => f.property)).toEqual(["name"]);
+  });
+});
