@@ -123,8 +123,9 @@ async function diffResource(
   response.setReplacesList(replaces);
   response.setHasdetaileddiff(true);
   // A replacement that keeps the object's unique key would collide with the old object: delete it first.
+  const uniqueBy = resource.uniqueBy;
   const collides =
-    replaces.length > 0 && (resource.uniqueBy ?? []).every((key) => !changed.has(key)) && !!resource.uniqueBy;
+    uniqueBy !== undefined && replaces.length > 0 && uniqueBy.every((key) => !changed.has(key));
   response.setDeletebeforereplace(result.deleteBeforeReplace === true || collides);
   if (replaces.length === 0) {
     // What an update leaves as it is: the uid and creation time, and every property it does not change.
@@ -303,8 +304,11 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const secrets = outputSecrets(resource, olds.secrets, news.secrets);
       const response = new providerPb.UpdateResponse();
       if (request.getPreview()) {
+        // The state with the program's new values; what the service will make of a field the program drops
+        // (e.g. a description read back as ""), and the new update time, are known only after the update.
         const outputs: Props = { ...olds.props, profile: undefined, adopt: undefined, ...news.props };
         const apiChange = diffFields(olds.props, news.props, resource.description.fields).changedFields;
+        for (const key of apiChange) if (news.props[key] === undefined) outputs[key] = UNKNOWN;
         if (apiChange.length > 0 && resource.properties.includes("updateTime")) outputs.updateTime = UNKNOWN;
         response.setProperties(toStruct(outputs, secrets));
         return response;
