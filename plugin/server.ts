@@ -240,7 +240,14 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const result = await resource.provider.check!(olds.props, probe);
       const inputs = { ...((result.inputs ?? probe) as Props), profile: news.props.profile };
       if (inputs.profile === undefined) delete inputs.profile;
-      return checkResponse(inputs, union(news.secrets, resource.secrets), result.failures ?? []);
+      // A write-only input that an existing object's state never had (it was imported) may stay absent: the
+      // service keeps the value it has. It is required when the program creates the object.
+      const existing = Object.keys(olds.props).length > 0;
+      const unrecorded = (resource.writeOnly ?? []).filter(
+        (key) => existing && olds.props[key] === undefined && news.props[key] === undefined,
+      );
+      const failures = (result.failures ?? []).filter((f) => !unrecorded.includes(f.property));
+      return checkResponse(inputs, union(news.secrets, resource.secrets), failures);
     }),
 
     diff: unary(async (request: providerPb.DiffRequest) => {

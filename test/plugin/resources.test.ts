@@ -133,6 +133,11 @@ describe("plugin: IdentityProvider", () => {
     // Imported: no secret in state; the program's value is taken as the live one, so no phantom change.
     const imported = await h.read(IDP, id);
     expect(imported.inputs.props.clientSecret).toBeUndefined();
+    // `pulumi import` checks the read inputs against themselves: the absent secret is no failure then.
+    const reimported = await h.check(IDP, imported.inputs.props, imported.inputs.props);
+    expect(reimported.failures).toEqual([]);
+    const created = await h.check(IDP, imported.inputs.props);
+    expect(created.failures).toEqual([{ property: "clientSecret", reason: "required" }]);
     const afterImport = await h.diff(IDP, id, imported.outputs.props, {
       ...imported.inputs.props,
       clientSecret: "x",
