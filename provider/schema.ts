@@ -6,8 +6,16 @@
  * JSON Schema comes from zod 4's z.toJSONSchema; this module maps it onto Pulumi's property-spec dialect
  * (named object types under #/types, maps as additionalProperties, replace-on-change flags).
  *
- * May import: zod, the provider's *-schema modules and data-source argument/result schemas.
+ * The schema describes the package served by the native plugin `pulumi-resource-platform` (plugin/): its
+ * `version` is the package's, its `provider` section the provider's configuration, and its language sections
+ * name the SDKs `pulumi package gen-sdk` makes from it. `pluginDownloadURL` is left out on purpose: the plugin
+ * is installed from a local tarball (`npm run plugin`), never downloaded.
+ *
+ * May import: node:fs and node:path (the package version), zod, the provider's *-schema modules and
+ * data-source argument/result schemas.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { z } from "zod";
 import type { FieldSpec } from "./core/diff";
 import { GROUP_FIELDS, GroupInputSchema, GroupOutputSchema } from "./iam/group-schema";
@@ -333,8 +341,32 @@ const CONFIG_VARIABLES: Record<string, PropertySpec> = {
   },
 };
 
+/** The version in the package.json of this package, found above this module (provider/ or dist/provider/). */
+export function packageVersion(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, "package.json");
+    if (fs.existsSync(file)) {
+      const manifest = JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (manifest.name === "pulumi-platform" && manifest.version) return manifest.version;
+    }
+    if (path.dirname(dir) === dir)
+      throw new Error("no package.json of pulumi-platform above provider/schema");
+  }
+}
+
+/** The provider's configuration (stack config `platform:*`, or an explicit provider's inputs), secrets marked. */
+function providerSection(): Json {
+  return {
+    description:
+      "The provider's connection settings: the stack's `platform:*` config for the default provider, or the " +
+      "inputs of an explicit provider (one per organization, each with its own credentials). Unset settings " +
+      "fall back to the PLATFORM_* environment variables.",
+    inputProperties: CONFIG_VARIABLES,
+  };
+}
+
 /** Builds the package schema. Deterministic: same code, same JSON. */
-export function buildPackageSchema(): Json {
+export function buildPackageSchema(version: string = packageVersion()): Json {
   const registry = new TypeRegistry();
   registry.types["platform:index:Profile"] = {
     type: "object",
@@ -386,19 +418,34 @@ export function buildPackageSchema(): Json {
   return {
     name: PACKAGE_NAME,
     displayName: "Platform",
+    version,
     description:
-      "Pulumi resources and data sources for the Platform Management API v2beta1 (dynamic providers).",
+      "Pulumi resources and data sources for the Platform Management API v2beta1, served by the provider plugin pulumi-resource-platform.",
     keywords: ["pulumi", "platform", "iam", "registry", "vulnerabilities", "category/utility"],
     license: "Apache-2.0",
     config: { variables: CONFIG_VARIABLES },
+    provider: providerSection(),
     types: Object.fromEntries(Object.entries(registry.types).sort(([a], [b]) => a.localeCompare(b))),
     resources,
     functions,
-    language: { nodejs: { packageName: "pulumi-platform" } },
+    language: {
+      nodejs: {
+        packageName: "pulumi-platform-native",
+        packageDescription: "Pulumi resources and data sources for the Platform Management API v2beta1.",
+        dependencies: { "@pulumi/pulumi": "^3.248.0" },
+        respectSchemaVersion: true,
+      },
+      go: {
+        importBasePath: "github.com/pulumi-platform/native-sdks/go/platform",
+        generateResourceContainerTypes: true,
+        generateExtraInputTypes: true,
+        respectSchemaVersion: true,
+      },
+    },
   };
 }
 
 /** The text written to schema.json. */
-export function renderPackageSchema(): string {
-  return `${JSON.stringify(buildPackageSchema(), null, 2)}\n`;
+export function renderPackageSchema(version: string = packageVersion()): string {
+  return `${JSON.stringify(buildPackageSchema(version), null, 2)}\n`;
 }

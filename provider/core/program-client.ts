@@ -4,16 +4,35 @@
  * plain strings without the "use getSecret" warning) and the same env, with the same precedence as
  * providers (./config). The client lives for one call and is closed after it; nothing is stored.
  *
+ * A process that is not a Pulumi program (the native provider plugin, plugin/) has no program config: it hands
+ * its own configured settings in through `setSettingsSource`, and the data sources then use those instead.
+ *
  * May import: @pulumi/pulumi, zod, the SDK, ./config, ./errors.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { PlatformClient } from "../../sdk";
-import { readProviderSettings, resolveClientOptions, secretValues, settingTerms } from "./config";
+import {
+  readProviderSettings,
+  resolveClientOptions,
+  secretValues,
+  settingTerms,
+  type ProviderSettings,
+} from "./config";
 import { Attempt, translateError } from "./errors";
 
 /** Page size of every data-source list: the API's maximum. */
 export const DATA_SOURCE_PAGE_SIZE = 200;
+
+let settingsSource: (() => ProviderSettings) | undefined;
+
+/**
+ * Where data sources take their settings from: `source()` at each call instead of the program's `platform:*`
+ * config (undefined restores that). The native plugin sets it once, to the settings its Configure received.
+ */
+export function setSettingsSource(source: (() => ProviderSettings) | undefined): void {
+  settingsSource = source;
+}
 
 /** Runs `fn` with a client for `profile` built from the program's config; errors come back translated. */
 export async function withProgramClient<T>(
@@ -21,7 +40,7 @@ export async function withProgramClient<T>(
   attempt: Omit<Attempt, "profile">,
   fn: (client: PlatformClient) => Promise<T>,
 ): Promise<T> {
-  const settings = readProviderSettings((key) => pulumi.runtime.getConfig(key));
+  const settings = settingsSource?.() ?? readProviderSettings((key) => pulumi.runtime.getConfig(key));
   let client: PlatformClient | undefined;
   try {
     client = new PlatformClient(resolveClientOptions(settings, profile));

@@ -1,0 +1,387 @@
+/**
+ * The ResourceProvider gRPC service of the native plugin `pulumi-resource-platform`: the engine talks to it
+ * directly, with the schema's type tokens (`platform:iam:Group`), instead of through the dynamic-provider host.
+ *
+ * Every resource method calls the resource's dynamic provider object (./resources), so validation, error
+ * messages, create recovery, drift and not-found handling are the dynamic path's own. What the dynamic contract
+ * cannot say is added here: a per-property detailed diff, stables, delete-before-replace, previews of create and
+ * update, import (a Read with no state), and secrets kept secret on the way back.
+ *
+ * Why not @pulumi/pulumi's `provider.main`: in 3.248 it does not forward Configure, fails a Read without state
+ * (`pulumi import`) and hands raw secret wrappers to handlers.
+ *
+ * May import: @grpc/grpc-js, @pulumi/pulumi's generated stubs (proto/*), google-protobuf, ../provider, ./*.
+ */
+import * as grpc from "@grpc/grpc-js";
+import * as providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as providerPb from "@pulumi/pulumi/proto/provider_pb";
+import * as pluginPb from "@pulumi/pulumi/proto/plugin_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { UNKNOWN, containsUnknown } from "../provider/core/check";
+import { closeClients, configureFromLookup, currentSettings } from "../provider/core/client";
+import { diffFields, normalize } from "../provider/core/diff";
+import { setSettingsSource } from "../provider/core/program-client";
+import { DATA_SOURCES } from "./data-sources";
+import {
+  CONFIG_INPUTS,
+  SECRET_CONFIG_INPUTS,
+  configFailures,
+  inputsOfVariables,
+  lookupOf,
+} from "./provider-config";
+import { resourceOf, typeOfUrn, type ServedResource } from "./resources";
+import { fromStruct, isEmptyStruct, toStruct, type Props } from "./values";
+import packageJson from "../package.json";
+import schema from "../schema.json";
+
+/** The plugin's version: the package's (GetPluginInfo, and the schema's `version`). */
+export const PLUGIN_VERSION: string = packageJson.version;
+
+const Kind = providerPb.PropertyDiff.Kind;
+const DiffChanges = providerPb.DiffResponse.DiffChanges;
+
+type Failure = { property: string; reason: string };
+
+function checkResponse(inputs: Props, secrets: Iterable<string>, failures: Failure[] = []) {
+  const response = new providerPb.CheckResponse();
+  response.setInputs(toStruct(inputs, secrets));
+  response.setFailuresList(
+    failures.map((f) => {
+      const failure = new providerPb.CheckFailure();
+      failure.setProperty(f.property);
+      failure.setReason(f.reason);
+      return failure;
+    }),
+  );
+  return response;
+}
+
+/** How one property changed, for the engine's detailed diff. */
+function propertyDiff(kind: providerPb.PropertyDiff.Kind): providerPb.PropertyDiff {
+  const diff = new providerPb.PropertyDiff();
+  diff.setKind(kind);
+  // The comparison is between the old OUTPUTS (state) and the new inputs, like the dynamic path's diff.
+  diff.setInputdiff(false);
+  return diff;
+}
+
+function kindOf(empty: { old: boolean; new: boolean }, replaces: boolean): providerPb.PropertyDiff.Kind {
+  if (empty.old && !empty.new) return replaces ? Kind.ADD_REPLACE : Kind.ADD;
+  if (!empty.old && empty.new) return replaces ? Kind.DELETE_REPLACE : Kind.DELETE;
+  return replaces ? Kind.UPDATE_REPLACE : Kind.UPDATE;
+}
+
+/** The union of several sets of property names, as a set. */
+function union(...sets: Iterable<string>[]): Set<string> {
+  const out = new Set<string>();
+  for (const set of sets) for (const key of set) out.add(key);
+  return out;
+}
+
+/** The secret properties of a resource's outputs: its own secrets, and whatever the program made secret. */
+function outputSecrets(resource: ServedResource, ...fromRequest: Iterable<string>[]): Set<string> {
+  return union(resource.secrets, ...fromRequest);
+}
+
+/**
+ * Diffs the resource's state against new inputs: the provider's own diff decides (changes, replaces); the
+ * description's fields say which properties changed and how, so the preview shows each one.
+ */
+async function diffResource(
+  resource: ServedResource,
+  id: string,
+  state: Props,
+  news: Props,
+  oldInputs: Props = {},
+): Promise<providerPb.DiffResponse> {
+  const olds = { ...state };
+  for (const key of resource.writeOnly ?? []) {
+    // Not in the outputs: the last inputs have it, or (an import) nobody does, and the program's value stands.
+    if (olds[key] === undefined) olds[key] = oldInputs[key] !== undefined ? oldInputs[key] : news[key];
+  }
+  const result = await resource.provider.diff!(id, olds, news);
+  const response = new providerPb.DiffResponse();
+  const replaces = [...new Set(result.replaces ?? [])];
+  // Fields the provider updates in place: the kit's comparison (the same one the provider made).
+  const fields = resource.description.fields;
+  const updated = result.changes ? diffFields(olds, news, fields).changedFields : [];
+  const changed = union(replaces, updated);
+  if (result.changes && (olds.profile ?? "") !== (news.profile ?? "")) changed.add("profile");
+
+  const detailed = response.getDetaileddiffMap();
+  for (const key of changed) {
+    const kind = fields.find((f) => f.key === key)?.kind ?? "string";
+    const emptyValue = normalize(kind, undefined);
+    const empty = {
+      old: normalize(kind, olds[key]) === emptyValue,
+      new: !containsUnknown(news[key]) && normalize(kind, news[key]) === emptyValue,
+    };
+    detailed.set(key, propertyDiff(kindOf(empty, replaces.includes(key))));
+  }
+  response.setChanges(result.changes ? DiffChanges.DIFF_SOME : DiffChanges.DIFF_NONE);
+  response.setDiffsList([...changed].sort());
+  response.setReplacesList(replaces);
+  response.setHasdetaileddiff(true);
+  // A replacement that keeps the object's unique key would collide with the old object: delete it first.
+  const uniqueBy = resource.uniqueBy;
+  const collides =
+    uniqueBy !== undefined && replaces.length > 0 && uniqueBy.every((key) => !changed.has(key));
+  response.setDeletebeforereplace(result.deleteBeforeReplace === true || collides);
+  if (replaces.length === 0) {
+    // What an update leaves as it is: the uid and creation time, and every property it does not change.
+    response.setStablesList(
+      resource.properties.filter((key) => !changed.has(key) && key !== "updateTime" && key !== "profile"),
+    );
+  }
+  return response;
+}
+
+/** Drops "", [] and {} members: absent and empty are the same to every resource's diff. */
+function withoutEmpty(props: Props): Props {
+  const isEmpty = (value: unknown) =>
+    value === "" ||
+    (Array.isArray(value) && value.length === 0) ||
+    (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0);
+  return Object.fromEntries(Object.entries(props).filter(([, value]) => !isEmpty(value)));
+}
+
+/** Options of the server. */
+export interface PluginServerOptions {
+  /** Where to listen; default 127.0.0.1:0 (a free port). */
+  address?: string;
+}
+
+export interface PluginServer {
+  port: number;
+  server: grpc.Server;
+  /** Stops the server and closes every client. */
+  close(): Promise<void>;
+}
+
+/** Wraps an async handler into grpc-js's callback form; a thrown error reaches the engine as its message. */
+function unary<Req, Res>(handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    handler(call.request).then(
+      (response) => callback(null, response),
+      (err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        callback({ code: grpc.status.UNKNOWN, details: message, message } as grpc.ServiceError, null);
+      },
+    );
+  };
+}
+
+/** The service implementation (exported for tests, which may also serve it themselves). */
+export function providerService(): providerGrpc.IResourceProviderServer {
+  // Data sources use the settings Configure gave, not a program's config (there is no program here).
+  setSettingsSource(currentSettings);
+  let configuredWithUnknowns = false;
+
+  const service: Partial<providerGrpc.IResourceProviderServer> = {
+    getPluginInfo: unary(async () => {
+      const info = new pluginPb.PluginInfo();
+      info.setVersion(PLUGIN_VERSION);
+      return info;
+    }),
+
+    getSchema: unary(async (request: providerPb.GetSchemaRequest) => {
+      if (request.getSubpackageName()) throw new Error("this provider has no subpackages");
+      const response = new providerPb.GetSchemaResponse();
+      response.setSchema(JSON.stringify(schema));
+      return response;
+    }),
+
+    checkConfig: unary(async (request: providerPb.CheckRequest) => {
+      const news = fromStruct(request.getNews());
+      const failures = configFailures(news.props, (v) => containsUnknown(v));
+      return checkResponse(news.props, union(news.secrets, SECRET_CONFIG_INPUTS), failures);
+    }),
+
+    diffConfig: unary(async (request: providerPb.DiffRequest) => {
+      const olds = fromStruct(request.getOlds()).props;
+      const news = fromStruct(request.getNews()).props;
+      const response = new providerPb.DiffResponse();
+      const changed = CONFIG_INPUTS.filter(
+        (key) =>
+          containsUnknown(news[key]) ||
+          JSON.stringify(olds[key] ?? null) !== JSON.stringify(news[key] ?? null),
+      );
+      // New credentials or endpoints reconfigure the provider; they never replace what it manages.
+      for (const key of changed) response.getDetaileddiffMap().set(key, propertyDiff(Kind.UPDATE));
+      response.setChanges(changed.length > 0 ? DiffChanges.DIFF_SOME : DiffChanges.DIFF_NONE);
+      response.setDiffsList(changed);
+      response.setHasdetaileddiff(true);
+      return response;
+    }),
+
+    configure: unary(async (request: providerPb.ConfigureRequest) => {
+      const inputs = request.hasArgs()
+        ? fromStruct(request.getArgs()).props
+        : inputsOfVariables(request.getVariablesMap().getEntryList());
+      // Unknown at preview (an explicit provider fed by another resource's output): configure what is known,
+      // and let Check skip its "is there a usable API" test until the values are.
+      const known = Object.fromEntries(Object.entries(inputs).filter(([, v]) => !containsUnknown(v)));
+      configuredWithUnknowns = Object.keys(known).length < Object.keys(inputs).length;
+      await configureFromLookup(lookupOf(known));
+      const response = new providerPb.ConfigureResponse();
+      response.setAcceptsecrets(true);
+      response.setAcceptresources(true);
+      response.setSupportspreview(true);
+      return response;
+    }),
+
+    check: unary(async (request: providerPb.CheckRequest) => {
+      const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
+      const olds = fromStruct(request.getOlds());
+      const news = fromStruct(request.getNews());
+      // The kit tests for a usable API unless the profile is unknown: with the provider's own config still
+      // unknown, present the profile as unknown to it, and give the program's back.
+      const probe = configuredWithUnknowns ? { ...news.props, profile: UNKNOWN } : news.props;
+      const result = await resource.provider.check!(olds.props, probe);
+      const inputs = { ...((result.inputs ?? probe) as Props), profile: news.props.profile };
+      if (inputs.profile === undefined) delete inputs.profile;
+      // A write-only input that an existing object's state never had (it was imported) may stay absent: the
+      // service keeps the value it has. It is required when the program creates the object.
+      const existing = Object.keys(olds.props).length > 0;
+      const unrecorded = (resource.writeOnly ?? []).filter(
+        (key) => existing && olds.props[key] === undefined && news.props[key] === undefined,
+      );
+      const failures = (result.failures ?? []).filter((f) => !unrecorded.includes(f.property));
+      return checkResponse(inputs, union(news.secrets, resource.secrets), failures);
+    }),
+
+    diff: unary(async (request: providerPb.DiffRequest) => {
+      const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
+      const olds = fromStruct(request.getOlds()).props;
+      const news = fromStruct(request.getNews()).props;
+      const oldInputs = fromStruct(request.getOldInputs()).props;
+      return diffResource(resource, request.getId(), olds, news, oldInputs);
+    }),
+
+    create: unary(async (request: providerPb.CreateRequest) => {
+      const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
+      const inputs = fromStruct(request.getProperties());
+      const secrets = outputSecrets(resource, inputs.secrets);
+      const response = new providerPb.CreateResponse();
+      if (request.getPreview()) {
+        // What the service will fill in is unknown until it has: every property the program did not give.
+        const outputs: Props = { ...inputs.props };
+        for (const key of resource.properties) {
+          if (outputs[key] === undefined && key !== "profile" && key !== "adopt") outputs[key] = UNKNOWN;
+        }
+        response.setId("");
+        response.setProperties(toStruct(outputs, secrets));
+        return response;
+      }
+      const result = await resource.provider.create(inputs.props);
+      response.setId(result.id);
+      response.setProperties(toStruct((result.outs ?? {}) as Props, secrets));
+      return response;
+    }),
+
+    read: unary(async (request: providerPb.ReadRequest) => {
+      const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
+      const state = fromStruct(request.getProperties());
+      const oldInputs = fromStruct(request.getInputs());
+      // No state (`pulumi import`, or a `get` by id): the inputs are rebuilt from the live object alone.
+      const props = isEmptyStruct(request.getProperties()) ? undefined : state.props;
+      const result = await resource.provider.read!(request.getId(), props);
+      const response = new providerPb.ReadResponse();
+      if (result.id === undefined || result.id === "") return response; // gone: the engine drops it
+      response.setId(result.id);
+      response.setProperties(
+        toStruct((result.props ?? {}) as Props, outputSecrets(resource, state.secrets, oldInputs.secrets)),
+      );
+      const inputs = (result.inputs ?? {}) as Props;
+      // An import's inputs are what a program would write: no empty values, which the diff equates with absent
+      // ones and which some checks refuse (an invite's email must be an address when given).
+      response.setInputs(
+        toStruct(
+          props === undefined ? withoutEmpty(inputs) : inputs,
+          union(resource.secrets, oldInputs.secrets),
+        ),
+      );
+      return response;
+    }),
+
+    update: unary(async (request: providerPb.UpdateRequest) => {
+      const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
+      const olds = fromStruct(request.getOlds());
+      const news = fromStruct(request.getNews());
+      const secrets = outputSecrets(resource, olds.secrets, news.secrets);
+      const response = new providerPb.UpdateResponse();
+      if (request.getPreview()) {
+        // The state with the program's new values; what the service will make of a field the program drops
+        // (e.g. a description read back as ""), and the new update time, are known only after the update.
+        const outputs: Props = { ...olds.props, profile: undefined, adopt: undefined, ...news.props };
+        const apiChange = diffFields(olds.props, news.props, resource.description.fields).changedFields;
+        for (const key of apiChange) if (news.props[key] === undefined) outputs[key] = UNKNOWN;
+        if (apiChange.length > 0 && resource.properties.includes("updateTime")) outputs.updateTime = UNKNOWN;
+        response.setProperties(toStruct(outputs, secrets));
+        return response;
+      }
+      const result = await resource.provider.update!(request.getId(), olds.props, news.props);
+      response.setProperties(toStruct((result.outs ?? {}) as Props, secrets));
+      return response;
+    }),
+
+    delete: unary(async (request: providerPb.DeleteRequest) => {
+      const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
+      await resource.provider.delete!(request.getId(), fromStruct(request.getProperties()).props);
+      return new Empty();
+    }),
+
+    invoke: unary(async (request: providerPb.InvokeRequest) => {
+      const token = request.getTok();
+      const dataSource = DATA_SOURCES.get(token);
+      if (dataSource === undefined) {
+        throw new Error(
+          `unknown function ${token}; this provider serves ${[...DATA_SOURCES.keys()].join(", ")}`,
+        );
+      }
+      const args = fromStruct(request.getArgs()).props;
+      const result = (await dataSource(args)) as Props;
+      const response = new providerPb.InvokeResponse();
+      response.setReturn(toStruct(result));
+      return response;
+    }),
+
+    cancel: unary(async () => new Empty()),
+
+    getMapping: unary(async () => {
+      const response = new providerPb.GetMappingResponse();
+      response.setProvider("");
+      response.setData(new Uint8Array());
+      return response;
+    }),
+
+    getMappings: unary(async () => new providerPb.GetMappingsResponse()),
+
+    attach: unary(async () => new Empty()),
+  };
+  return service as providerGrpc.IResourceProviderServer;
+}
+
+/** Starts the service on 127.0.0.1 (a free port unless told otherwise). */
+export async function startPluginServer(options: PluginServerOptions = {}): Promise<PluginServer> {
+  const server = new grpc.Server({
+    // The engine sends whole states; the default 4 MB would refuse large ones.
+    "grpc.max_receive_message_length": 256 * 1024 * 1024,
+  });
+  server.addService(providerGrpc.ResourceProviderService, providerService());
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      options.address ?? "127.0.0.1:0",
+      grpc.ServerCredentials.createInsecure(),
+      (err, bound) => (err ? reject(err) : resolve(bound)),
+    ),
+  );
+  return {
+    port,
+    server,
+    close: async () => {
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await closeClients();
+    },
+  };
+}

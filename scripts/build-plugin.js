@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+/**
+ * `npm run plugin`: builds the native provider plugin `pulumi-resource-platform` (plugin/) into a tarball that
+ * `pulumi plugin install resource platform <version> --file <tarball>` installs offline:
+ *
+ *   pulumi-resource-platform      a launcher (sh): `exec node <dir>/pulumi-resource-platform.js "$@"`; fails
+ *                                 with a clear message when Node.js 20 or later is not on PATH
+ *   pulumi-resource-platform.js   plugin/main.ts and everything it needs (grpc-js, google-protobuf, undici,
+ *                                 zod, re2js, the SDK) in ONE file: no node_modules beside it
+ *
+ * into dist-plugin/pulumi-resource-platform-v<version>-linux-amd64.tar.gz (the platform is the engine's naming;
+ * the contents are plain JavaScript and run wherever Node does). The directory dist-plugin/bin holds the same two
+ * files, for a project's `Pulumi.yaml` `plugins.providers[].path`. Before packing, the bundle is started from an
+ * empty temporary directory and must print its port. The LAST line printed is the tarball's absolute path.
+ */
+"use strict";
+const { execFileSync, spawn } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const esbuild = require("esbuild");
+
+const root = path.resolve(__dirname, "..");
+const { version } = require(path.join(root, "package.json"));
+const name = "pulumi-resource-platform";
+const out = path.join(root, "dist-plugin");
+const bin = path.join(out, "bin");
+const tarball = path.join(out, `${name}-v${version}-linux-amd64.tar.gz`);
+
+const LAUNCHER = `#!/bin/sh
+# ${name} v${version}: the Pulumi provider plugin of the Platform Management API. Needs Node.js 20 or later on PATH.
+if ! command -v node >/dev/null 2>&1; then
+  echo "${name}: Node.js 20 or later must be on PATH (no 'node' found)" >&2
+  exit 1
+fi
+major=$(node -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null || echo 0)
+if [ "$major" -lt 20 ] 2>/dev/null; then
+  echo "${name}: Node.js 20 or later must be on PATH (found $(node --version 2>/dev/null || echo 'an unusable node'))" >&2
+  exit 1
+fi
+exec node "$(dirname "$0")/${name}.js" "$@"
+`;
+
+/** The bare `@pulumi/pulumi` becomes plugin/pulumi-stub.ts (see there); its proto stubs stay real. */
+const pulumiStub = {
+  name: "pulumi-stub",
+  setup(build) {
+    build.onResolve({ filter: /^@pulumi\/pulumi$/ }, () => ({
+      path: path.join(root, "plugin", "pulumi-stub.ts"),
+    }));
+  },
+};
+
+/** Starts the bundle from an empty directory (no node_modules anywhere above) and waits for its port. */
+function smokeTest(launcher) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-smoke-`));
+  fs.copyFileSync(launcher, path.join(dir, name));
+  fs.copyFileSync(path.join(path.dirname(launcher), `${name}.js`), path.join(dir, `${name}.js`));
+  fs.chmodSync(path.join(dir, name), 0o755);
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(dir, name), ["127.0.0.1:1"], {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    const done = (err) => {
+      clearTimeout(timer);
+      child.kill("SIGTERM");
+      fs.rmSync(dir, { recursive: true, force: true });
+      if (err) reject(err);
+      else resolve(stdout.trim());
+    };
+    const timer = setTimeout(
+      () => done(new Error(`the plugin printed no port in 20 s; stderr: ${stderr}`)),
+      20_000,
+    );
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      if (/^\d+\n/.test(stdout)) done();
+    });
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("exit", (code) => {
+      if (!/^\d+\n/.test(stdout))
+        done(new Error(`the plugin exited (${code}) without a port; stderr: ${stderr}`));
+    });
+  });
+}
+
+async function main() {
+  const started = Date.now();
+  fs.rmSync(bin, { recursive: true, force: true });
+  fs.mkdirSync(bin, { recursive: true });
+  const bundle = path.join(bin, `${name}.js`);
+  await esbuild.build({
+    entryPoints: [path.join(root, "plugin", "main.ts")],
+    outfile: bundle,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: "none",
+    banner: { js: `// ${name} v${version}: bundled by scripts/build-plugin.js from plugin/main.ts.` },
+    plugins: [pulumiStub],
+    tsconfig: path.join(root, "tsconfig.json"),
+    logLevel: "warning",
+  });
+  const launcher = path.join(bin, name);
+  fs.writeFileSync(launcher, LAUNCHER, { mode: 0o755 });
+
+  const port = await smokeTest(launcher);
+  fs.rmSync(tarball, { force: true });
+  execFileSync("tar", ["-czf", tarball, "-C", bin, name, `${name}.js`]);
+
+  const kb = (file) => `${Math.round(fs.statSync(file).size / 1024)} kB`;
+  console.error(
+    `${name} v${version}: bundle ${kb(bundle)}, tarball ${kb(tarball)}, started from an empty directory ` +
+      `(port ${port}), built in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  console.error(`install: pulumi plugin install resource platform ${version} --file ${tarball}`);
+  console.log(tarball);
+}
+
+main().catch((err) => {
+  console.error(`build-plugin: ${err.message}`);
+  process.exit(1);
+});
