@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,5 +127,42 @@ func TestGenerateProgramWritesTypeScript(t *testing.T) {
 		if !strings.Contains(index, want) {
 			t.Errorf("index.ts lacks %q:\n%s", want, index)
 		}
+	}
+}
+
+func TestLinkMakesTheProgramDependOnTheLocalSDK(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not on PATH")
+	}
+	program := t.TempDir()
+	sdk := filepath.Join(program, "sdks", "my-pkg")
+	if err := os.MkdirAll(sdk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, contents := range map[string]string{
+		filepath.Join(program, "package.json"): "{\n  \"name\": \"program\",\n  \"dependencies\": {\n    \"a\": \"1\"\n  }\n}\n",
+		filepath.Join(sdk, "package.json"):     `{"name": "my-pkg-native"}`,
+	} {
+		if err := os.WriteFile(path, []byte(contents), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	response, err := (&languageHost{}).Link(context.Background(), &pulumirpc.LinkRequest{
+		Info: &pulumirpc.ProgramInfo{RootDirectory: program, ProgramDirectory: program, EntryPoint: "."},
+		Packages: []*pulumirpc.LinkRequest_LinkDependency{
+			{Package: &pulumirpc.PackageDependency{Name: "my-pkg"}, Path: filepath.Join("sdks", "my-pkg")},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	manifest := readGenerated(t, program, "package.json")
+	if !strings.Contains(manifest, `"a": "1",`) || !strings.Contains(manifest, `"my-pkg-native": "file:sdks/my-pkg"`) {
+		t.Errorf("package.json lacks the SDK dependency or lost the others:\n%s", manifest)
+	}
+	if want := `import * as myPkg from "my-pkg-native";`; !strings.Contains(response.GetImportInstructions(), want) {
+		t.Errorf("instructions lack %q:\n%s", want, response.GetImportInstructions())
 	}
 }
