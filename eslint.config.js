@@ -1,5 +1,5 @@
 // Lint rules: typescript-eslint's recommended set over the TypeScript sources; compiled output, examples'
-// installed packages and generated files are not linted.
+// installed packages and generated files (native-sdks/, written by `npm run sdks`) are not linted.
 const tseslint = require("typescript-eslint");
 
 module.exports = tseslint.config(
@@ -11,6 +11,7 @@ module.exports = tseslint.config(
       "coverage/**",
       "**/*.js",
       "scripts/engine/**",
+      "native-sdks/**",
     ],
   },
   ...tseslint.configs.recommended,

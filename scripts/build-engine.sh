@@ -4,9 +4,12 @@
 #                                    @pulumi/pulumi npm dependency;
 #   - pulumi-language-nodejs         OUR minimal Node.js language host (scripts/engine/langhost), because the
 #                                    upstream one's Go module is not served by the module proxy (plus its
-#                                    pulumi-language-nodejs-preload.js, a Node.js 20 bug workaround);
+#                                    pulumi-language-nodejs-preload.js, a Node.js 20 bug workaround); it also
+#                                    generates the TypeScript SDK (`pulumi package gen-sdk`, `npm run sdks`);
+#   - pulumi-language-go             OUR minimal Go language host (scripts/engine/langhost-go), same reason: runs
+#                                    Go programs (examples/go) and generates the Go SDK;
 #   - pulumi-resource-pulumi-nodejs  the dynamic-provider launcher shipped inside @pulumi/pulumi.
-# All three go into one bin directory cached outside the repo, keyed by version; the engine finds the two
+# All four go into one bin directory cached outside the repo, keyed by version; the engine finds the two
 # plugins beside `pulumi`. A compatible pulumi already on PATH (same major.minor, both plugins beside it) is used
 # as it is. Progress goes to stderr; the LAST line on stdout is the bin directory.
 #
@@ -32,7 +35,7 @@ mkdir -p "$bin"
 if [ "${PULUMI_PLATFORM_BUILD_ENGINE:-}" != 1 ] && found=$(command -v pulumi 2>/dev/null); then
   found_dir=$(cd "$(dirname "$found")" && pwd)
   if [ "$found_dir" != "$bin" ] && [ -x "$found_dir/pulumi-language-nodejs" ] &&
-     [ -x "$found_dir/pulumi-resource-pulumi-nodejs" ]; then
+     [ -x "$found_dir/pulumi-language-go" ] && [ -x "$found_dir/pulumi-resource-pulumi-nodejs" ]; then
     found_version=$(PULUMI_SKIP_UPDATE_CHECK=true "$found" version 2>/dev/null || true)
     case "${found_version#v}" in
       "${version%.*}".*) say "using pulumi $found_version found on PATH in $found_dir"; echo "$found_dir"; exit 0 ;;
@@ -89,19 +92,24 @@ GO
   say "built $bin/pulumi"
 fi
 
-# 3. Our language host: rebuilt whenever its sources or the version change (stamp = hash of both).
-langhost_src=$here/scripts/engine/langhost
-stamp=$( { echo "$version"; cat "$langhost_src"/{main.go,go.mod,go.sum,preload.js}; } | sha256sum | cut -d' ' -f1)
-if [ ! -x "$bin/pulumi-language-nodejs" ] || [ "$(cat "$bin/.langhost.stamp" 2>/dev/null)" != "$stamp" ]; then
-  need_go "the Node.js language host"
-  say "compiling pulumi-language-nodejs (our minimal host, scripts/engine/langhost)"
-  (cd "$langhost_src" && go build -trimpath -ldflags "-s -w -X main.version=v$version" \
-    -o "$bin/pulumi-language-nodejs.tmp" .)
-  mv "$bin/pulumi-language-nodejs.tmp" "$bin/pulumi-language-nodejs"
-  cp "$langhost_src/preload.js" "$bin/pulumi-language-nodejs-preload.js"
-  echo "$stamp" > "$bin/.langhost.stamp"
-  say "built $bin/pulumi-language-nodejs"
-fi
+# 3. Our language hosts: each rebuilt whenever its sources or the version change (stamp = hash of both, over every
+#    file of its directory, so a new source file counts too). They link upstream's code generators (pkg/v3/codegen),
+#    whose packages the CLI build above has already compiled into Go's build cache: ~1 minute each when warm.
+build_langhost() { # <source dir> <binary name> <extra file to install beside it, or "">
+  local src=$here/scripts/engine/$1 name=$2 extra=$3 stamp
+  stamp=$( { echo "$version"; cd "$src" && for f in $(ls -- *.go go.mod go.sum $extra | grep -v '_test\.go$'); do
+    echo "== $f"; cat "$f"; done; } | sha256sum | cut -d' ' -f1)
+  if [ -x "$bin/$name" ] && [ "$(cat "$bin/.$name.stamp" 2>/dev/null)" = "$stamp" ]; then return 0; fi
+  need_go "$name"
+  say "compiling $name (our minimal host, scripts/engine/$1)"
+  (cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=v$version" -o "$bin/$name.tmp" .)
+  mv "$bin/$name.tmp" "$bin/$name"
+  [ -z "$extra" ] || cp "$src/$extra" "$bin/$name-$extra"
+  echo "$stamp" > "$bin/.$name.stamp"
+  say "built $bin/$name"
+}
+build_langhost langhost pulumi-language-nodejs preload.js
+build_langhost langhost-go pulumi-language-go ""
 
 # 4. The dynamic-provider launcher: a copy, refreshed when the npm package changes. It resolves
 #    @pulumi/pulumi/cmd/dynamic-provider from its working directory (the program's), so a copy works anywhere.

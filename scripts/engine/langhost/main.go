@@ -16,9 +16,13 @@
 // engine's resource monitor directly, exactly as under the upstream host, and TypeScript is loaded through ts-node
 // by cmd/run itself.
 //
+// It also generates code with upstream's generator (codegen.go): the TypeScript SDK of a package schema
+// (`pulumi package gen-sdk --language nodejs`, which `npm run sdks` uses) and the TypeScript `pulumi import` prints;
+// and it links a generated SDK into a program for `pulumi package add` (link.go).
+//
 // What it deliberately does not do: discover resource plugins from node_modules (programs that need one must have
-// it installed), install dependencies (`npm install` is the user's job), generate or pack code, link packages, or
-// attach a debugger. Those calls answer "none", a no-op, or Unimplemented.
+// it installed), install dependencies (`npm install` is the user's job), pack SDKs, or attach a debugger. Those
+// calls answer "none", a no-op, or Unimplemented.
 package main
 
 import (

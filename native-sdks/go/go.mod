@@ -1,0 +1,5 @@
+module github.com/pulumi-platform/native-sdks/go
+
+go 1.25
+
+require github.com/pulumi/pulumi/sdk/v3 v3.248.0

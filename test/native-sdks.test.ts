@@ -1,0 +1,31 @@
+/**
+ * The generated TypeScript SDK (native-sdks/nodejs, `npm run sdks`) compiles against the @pulumi/pulumi this
+ * repository pins, with its own tsconfig (the repository's tsc projects leave generated code out). Whether
+ * native-sdks/ is up to date with schema.json needs the engine: test/e2e/native-sdks.e2e.test.ts.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const repoRoot = path.resolve(__dirname, "..");
+
+test("native-sdks/nodejs compiles against the pinned @pulumi/pulumi", () => {
+  const tsc = require.resolve("typescript/bin/tsc");
+  const result = spawnSync(
+    process.execPath,
+    [tsc, "-p", path.join(repoRoot, "native-sdks", "nodejs", "tsconfig.json"), "--noEmit"],
+    { encoding: "utf8", timeout: 120_000 },
+  );
+
+  expect({ status: result.status, errors: result.stdout + result.stderr }).toEqual({ status: 0, errors: "" });
+});
+
+test("the generated package's names are not the dynamic package's or the API client's", () => {
+  const manifest = JSON.parse(
+    fs.readFileSync(path.join(repoRoot, "native-sdks", "nodejs", "package.json"), "utf8"),
+  ) as { name: string };
+  const goMod = fs.readFileSync(path.join(repoRoot, "native-sdks", "go", "go.mod"), "utf8");
+
+  expect(manifest.name).toBe("pulumi-platform-native");
+  expect(goMod).toMatch(/^module github\.com\/pulumi-platform\/native-sdks\/go$/m);
+});
