@@ -2,8 +2,13 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "./types/input";
+import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
+/**
+ * The provider's connection settings: the stack's `platform:*` config for the default provider, or the inputs of an explicit provider (one per organization, each with its own credentials). Unset settings fall back to the PLATFORM_* environment variables.
+ */
 export class Provider extends pulumi.ProviderResource {
     /** @internal */
     public static readonly __pulumiType = 'platform';
@@ -31,6 +36,13 @@ export class Provider extends pulumi.ProviderResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         {
+            resourceInputs["apiUrl"] = args?.apiUrl;
+            resourceInputs["authUrl"] = args?.authUrl;
+            resourceInputs["identity"] = args?.identity;
+            resourceInputs["identityToken"] = args?.identityToken ? pulumi.secret(args.identityToken) : undefined;
+            resourceInputs["identityTokenFile"] = args?.identityTokenFile;
+            resourceInputs["profiles"] = pulumi.output(args?.profiles ? pulumi.secret(args.profiles) : undefined).apply(JSON.stringify);
+            resourceInputs["token"] = args?.token ? pulumi.secret(args.token) : undefined;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Provider.__pulumiType, name, resourceInputs, opts);
@@ -41,4 +53,32 @@ export class Provider extends pulumi.ProviderResource {
  * The set of arguments for constructing a Provider resource.
  */
 export interface ProviderArgs {
+    /**
+     * The API base URL. Env PLATFORM_API_URL. Required.
+     */
+    apiUrl?: pulumi.Input<string | undefined>;
+    /**
+     * Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin.
+     */
+    authUrl?: pulumi.Input<string | undefined>;
+    /**
+     * The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
+     */
+    identity?: pulumi.Input<string | undefined>;
+    /**
+     * The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
+     */
+    identityToken?: pulumi.Input<string | undefined>;
+    /**
+     * A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+     */
+    identityTokenFile?: pulumi.Input<string | undefined>;
+    /**
+     * Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
+     */
+    profiles?: pulumi.Input<{[key: string]: pulumi.Input<inputs.ProfileArgs>} | undefined>;
+    /**
+     * A static API token. Env PLATFORM_TOKEN.
+     */
+    token?: pulumi.Input<string | undefined>;
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// The provider's connection settings: the stack's `platform:*` config for the default provider, or the inputs of an explicit provider (one per organization, each with its own credentials). Unset settings fall back to the PLATFORM_* environment variables.
 type Provider struct {
 	pulumi.ProviderResourceState
 }
@@ -22,6 +23,15 @@ func NewProvider(ctx *pulumi.Context,
 		args = &ProviderArgs{}
 	}
 
+	if args.IdentityToken != nil {
+		args.IdentityToken = pulumi.ToSecret(args.IdentityToken).(pulumi.StringPtrInput)
+	}
+	if args.Profiles != nil {
+		args.Profiles = pulumi.ToSecret(args.Profiles).(ProfileMapInput)
+	}
+	if args.Token != nil {
+		args.Token = pulumi.ToSecret(args.Token).(pulumi.StringPtrInput)
+	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Provider
 	err := ctx.RegisterResource("pulumi:providers:platform", name, args, &resource, opts...)
@@ -32,10 +42,38 @@ func NewProvider(ctx *pulumi.Context,
 }
 
 type providerArgs struct {
+	// The API base URL. Env PLATFORM_API_URL. Required.
+	ApiUrl *string `pulumi:"apiUrl"`
+	// Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin.
+	AuthUrl *string `pulumi:"authUrl"`
+	// The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
+	Identity *string `pulumi:"identity"`
+	// The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
+	IdentityToken *string `pulumi:"identityToken"`
+	// A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+	IdentityTokenFile *string `pulumi:"identityTokenFile"`
+	// Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
+	Profiles map[string]Profile `pulumi:"profiles"`
+	// A static API token. Env PLATFORM_TOKEN.
+	Token *string `pulumi:"token"`
 }
 
 // The set of arguments for constructing a Provider resource.
 type ProviderArgs struct {
+	// The API base URL. Env PLATFORM_API_URL. Required.
+	ApiUrl pulumi.StringPtrInput
+	// Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin.
+	AuthUrl pulumi.StringPtrInput
+	// The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
+	Identity pulumi.StringPtrInput
+	// The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
+	IdentityToken pulumi.StringPtrInput
+	// A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+	IdentityTokenFile pulumi.StringPtrInput
+	// Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
+	Profiles ProfileMapInput
+	// A static API token. Env PLATFORM_TOKEN.
+	Token pulumi.StringPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {

@@ -4,7 +4,11 @@
 package platform
 
 import (
+	"context"
+	"reflect"
+
 	"github.com/pulumi-platform/native-sdks/go/platform/internal"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 var _ = internal.GetEnvOrDefault
@@ -25,5 +29,138 @@ type Profile struct {
 	Token *string `pulumi:"token"`
 }
 
+// ProfileInput is an input type that accepts ProfileArgs and ProfileOutput values.
+// You can construct a concrete instance of `ProfileInput` via:
+//
+//	ProfileArgs{...}
+type ProfileInput interface {
+	pulumi.Input
+
+	ToProfileOutput() ProfileOutput
+	ToProfileOutputWithContext(context.Context) ProfileOutput
+}
+
+// One named set of connection settings (see the config variables of the same names).
+type ProfileArgs struct {
+	// The API base URL. Env PLATFORM_API_URL. Required.
+	ApiUrl pulumi.StringPtrInput `pulumi:"apiUrl"`
+	// Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin.
+	AuthUrl pulumi.StringPtrInput `pulumi:"authUrl"`
+	// The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
+	Identity pulumi.StringPtrInput `pulumi:"identity"`
+	// The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
+	IdentityToken pulumi.StringPtrInput `pulumi:"identityToken"`
+	// A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+	IdentityTokenFile pulumi.StringPtrInput `pulumi:"identityTokenFile"`
+	// A static API token. Env PLATFORM_TOKEN.
+	Token pulumi.StringPtrInput `pulumi:"token"`
+}
+
+func (ProfileArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*Profile)(nil)).Elem()
+}
+
+func (i ProfileArgs) ToProfileOutput() ProfileOutput {
+	return i.ToProfileOutputWithContext(context.Background())
+}
+
+func (i ProfileArgs) ToProfileOutputWithContext(ctx context.Context) ProfileOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ProfileOutput)
+}
+
+// ProfileMapInput is an input type that accepts ProfileMap and ProfileMapOutput values.
+// You can construct a concrete instance of `ProfileMapInput` via:
+//
+//	ProfileMap{ "key": ProfileArgs{...} }
+type ProfileMapInput interface {
+	pulumi.Input
+
+	ToProfileMapOutput() ProfileMapOutput
+	ToProfileMapOutputWithContext(context.Context) ProfileMapOutput
+}
+
+type ProfileMap map[string]ProfileInput
+
+func (ProfileMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]Profile)(nil)).Elem()
+}
+
+func (i ProfileMap) ToProfileMapOutput() ProfileMapOutput {
+	return i.ToProfileMapOutputWithContext(context.Background())
+}
+
+func (i ProfileMap) ToProfileMapOutputWithContext(ctx context.Context) ProfileMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ProfileMapOutput)
+}
+
+// One named set of connection settings (see the config variables of the same names).
+type ProfileOutput struct{ *pulumi.OutputState }
+
+func (ProfileOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*Profile)(nil)).Elem()
+}
+
+func (o ProfileOutput) ToProfileOutput() ProfileOutput {
+	return o
+}
+
+func (o ProfileOutput) ToProfileOutputWithContext(ctx context.Context) ProfileOutput {
+	return o
+}
+
+// The API base URL. Env PLATFORM_API_URL. Required.
+func (o ProfileOutput) ApiUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Profile) *string { return v.ApiUrl }).(pulumi.StringPtrOutput)
+}
+
+// Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin.
+func (o ProfileOutput) AuthUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Profile) *string { return v.AuthUrl }).(pulumi.StringPtrOutput)
+}
+
+// The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
+func (o ProfileOutput) Identity() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Profile) *string { return v.Identity }).(pulumi.StringPtrOutput)
+}
+
+// The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
+func (o ProfileOutput) IdentityToken() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Profile) *string { return v.IdentityToken }).(pulumi.StringPtrOutput)
+}
+
+// A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+func (o ProfileOutput) IdentityTokenFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Profile) *string { return v.IdentityTokenFile }).(pulumi.StringPtrOutput)
+}
+
+// A static API token. Env PLATFORM_TOKEN.
+func (o ProfileOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Profile) *string { return v.Token }).(pulumi.StringPtrOutput)
+}
+
+type ProfileMapOutput struct{ *pulumi.OutputState }
+
+func (ProfileMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]Profile)(nil)).Elem()
+}
+
+func (o ProfileMapOutput) ToProfileMapOutput() ProfileMapOutput {
+	return o
+}
+
+func (o ProfileMapOutput) ToProfileMapOutputWithContext(ctx context.Context) ProfileMapOutput {
+	return o
+}
+
+func (o ProfileMapOutput) MapIndex(k pulumi.StringInput) ProfileOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) Profile {
+		return vs[0].(map[string]Profile)[vs[1].(string)]
+	}).(ProfileOutput)
+}
+
 func init() {
+	pulumi.RegisterInputType(reflect.TypeOf((*ProfileInput)(nil)).Elem(), ProfileArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ProfileMapInput)(nil)).Elem(), ProfileMap{})
+	pulumi.RegisterOutputType(ProfileOutput{})
+	pulumi.RegisterOutputType(ProfileMapOutput{})
 }

@@ -84,10 +84,6 @@ export class AccountAssociation extends pulumi.CustomResource {
      * The association's uid: the group's uid.
      */
     declare public /*out*/ readonly uid: pulumi.Output<string>;
-    /**
-     * When the association was last updated (RFC 3339).
-     */
-    declare public /*out*/ readonly updateTime: pulumi.Output<string | undefined>;
 
     /**
      * Create a AccountAssociation resource with the given unique name, arguments, and options.
@@ -118,7 +114,6 @@ export class AccountAssociation extends pulumi.CustomResource {
             resourceInputs["profile"] = args?.profile;
             resourceInputs["createTime"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
         } else {
             resourceInputs["adopt"] = undefined /*out*/;
             resourceInputs["amazon"] = undefined /*out*/;
@@ -132,7 +127,6 @@ export class AccountAssociation extends pulumi.CustomResource {
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(AccountAssociation.__pulumiType, name, resourceInputs, opts);

@@ -59,17 +59,9 @@ export class Group extends pulumi.CustomResource {
      */
     declare public readonly profile: pulumi.Output<string | undefined>;
     /**
-     * Resource limits; empty in v2.
-     */
-    declare public /*out*/ readonly resourceLimits: pulumi.Output<{[key: string]: number}>;
-    /**
      * The group's uid, assigned by the service.
      */
     declare public /*out*/ readonly uid: pulumi.Output<string>;
-    /**
-     * When the group was last updated (RFC 3339).
-     */
-    declare public /*out*/ readonly updateTime: pulumi.Output<string>;
     /**
      * Whether the organization is verified; false for new groups.
      */
@@ -95,9 +87,7 @@ export class Group extends pulumi.CustomResource {
             resourceInputs["parentUid"] = args?.parentUid;
             resourceInputs["profile"] = args?.profile;
             resourceInputs["createTime"] = undefined /*out*/;
-            resourceInputs["resourceLimits"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
             resourceInputs["verified"] = undefined /*out*/;
         } else {
             resourceInputs["adopt"] = undefined /*out*/;
@@ -106,9 +96,7 @@ export class Group extends pulumi.CustomResource {
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["parentUid"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
-            resourceInputs["resourceLimits"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
             resourceInputs["verified"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);

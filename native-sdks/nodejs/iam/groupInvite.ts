@@ -2,8 +2,6 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
-import * as inputs from "../types/input";
-import * as outputs from "../types/output";
 import * as utilities from "../utilities";
 
 /**
@@ -69,10 +67,6 @@ export class GroupInvite extends pulumi.CustomResource {
      */
     declare public readonly profile: pulumi.Output<string | undefined>;
     /**
-     * The granted role, hydrated by the service.
-     */
-    declare public /*out*/ readonly role: pulumi.Output<outputs.iam.InviteRole>;
-    /**
      * The role granted on acceptance: a custom role's uid or a built-in 40-hex uid. Changing it replaces the invite.
      */
     declare public readonly roleUid: pulumi.Output<string>;
@@ -117,7 +111,6 @@ export class GroupInvite extends pulumi.CustomResource {
             resourceInputs["code"] = undefined /*out*/;
             resourceInputs["createTime"] = undefined /*out*/;
             resourceInputs["keyId"] = undefined /*out*/;
-            resourceInputs["role"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
         } else {
             resourceInputs["adopt"] = undefined /*out*/;
@@ -128,7 +121,6 @@ export class GroupInvite extends pulumi.CustomResource {
             resourceInputs["groupUid"] = undefined /*out*/;
             resourceInputs["keyId"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
-            resourceInputs["role"] = undefined /*out*/;
             resourceInputs["roleUid"] = undefined /*out*/;
             resourceInputs["singleUse"] = undefined /*out*/;
             resourceInputs["ttl"] = undefined /*out*/;

@@ -57,10 +57,6 @@ export class Identity extends pulumi.CustomResource {
      */
     declare public readonly description: pulumi.Output<string | undefined>;
     /**
-     * When a token last assumed this identity (RFC 3339).
-     */
-    declare public /*out*/ readonly lastSeenTime: pulumi.Output<string | undefined>;
-    /**
      * The identity's name.
      */
     declare public readonly name: pulumi.Output<string>;
@@ -80,10 +76,6 @@ export class Identity extends pulumi.CustomResource {
      * The identity's uid, assigned by the service.
      */
     declare public /*out*/ readonly uid: pulumi.Output<string>;
-    /**
-     * When the identity was last updated (RFC 3339).
-     */
-    declare public /*out*/ readonly updateTime: pulumi.Output<string>;
 
     /**
      * Create a Identity resource with the given unique name, arguments, and options.
@@ -111,22 +103,18 @@ export class Identity extends pulumi.CustomResource {
             resourceInputs["profile"] = args?.profile;
             resourceInputs["staticKeys"] = args?.staticKeys;
             resourceInputs["createTime"] = undefined /*out*/;
-            resourceInputs["lastSeenTime"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
         } else {
             resourceInputs["adopt"] = undefined /*out*/;
             resourceInputs["awsIdentity"] = undefined /*out*/;
             resourceInputs["claimMatch"] = undefined /*out*/;
             resourceInputs["createTime"] = undefined /*out*/;
             resourceInputs["description"] = undefined /*out*/;
-            resourceInputs["lastSeenTime"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["parentUid"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
             resourceInputs["staticKeys"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Identity.__pulumiType, name, resourceInputs, opts);

@@ -90,10 +90,6 @@ export class IdentityProvider extends pulumi.CustomResource {
      * The identity provider's uid, assigned by the service.
      */
     declare public /*out*/ readonly uid: pulumi.Output<string>;
-    /**
-     * When the identity provider was last updated (RFC 3339).
-     */
-    declare public /*out*/ readonly updateTime: pulumi.Output<string>;
 
     /**
      * Create a IdentityProvider resource with the given unique name, arguments, and options.
@@ -138,7 +134,6 @@ export class IdentityProvider extends pulumi.CustomResource {
             resourceInputs["profile"] = args?.profile;
             resourceInputs["createTime"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
         } else {
             resourceInputs["additionalScopes"] = undefined /*out*/;
             resourceInputs["adopt"] = undefined /*out*/;
@@ -154,7 +149,6 @@ export class IdentityProvider extends pulumi.CustomResource {
             resourceInputs["pkceEnabled"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["clientSecret"] };

@@ -66,10 +66,6 @@ export class Role extends pulumi.CustomResource {
      * The role's uid, assigned by the service.
      */
     declare public /*out*/ readonly uid: pulumi.Output<string>;
-    /**
-     * When the role was last updated (RFC 3339).
-     */
-    declare public /*out*/ readonly updateTime: pulumi.Output<string>;
 
     /**
      * Create a Role resource with the given unique name, arguments, and options.
@@ -99,7 +95,6 @@ export class Role extends pulumi.CustomResource {
             resourceInputs["profile"] = args?.profile;
             resourceInputs["createTime"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
         } else {
             resourceInputs["adopt"] = undefined /*out*/;
             resourceInputs["capabilities"] = undefined /*out*/;
@@ -109,7 +104,6 @@ export class Role extends pulumi.CustomResource {
             resourceInputs["parentUid"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
-            resourceInputs["updateTime"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Role.__pulumiType, name, resourceInputs, opts);

@@ -2,8 +2,6 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
-import * as inputs from "../types/input";
-import * as outputs from "../types/output";
 import * as utilities from "../utilities";
 
 /**
@@ -45,17 +43,9 @@ export class RoleBinding extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly createTime: pulumi.Output<string>;
     /**
-     * The group, hydrated by the service.
-     */
-    declare public /*out*/ readonly group: pulumi.Output<outputs.iam.BindingRef>;
-    /**
      * The group the role is granted on. Changing it replaces the binding.
      */
     declare public readonly groupUid: pulumi.Output<string>;
-    /**
-     * The bound identity, hydrated by the service.
-     */
-    declare public /*out*/ readonly identity: pulumi.Output<outputs.iam.BindingIdentityRef>;
     /**
      * The identity that receives the role. Changing it replaces the binding.
      */
@@ -64,10 +54,6 @@ export class RoleBinding extends pulumi.CustomResource {
      * The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
      */
     declare public readonly profile: pulumi.Output<string | undefined>;
-    /**
-     * The role, hydrated by the service.
-     */
-    declare public /*out*/ readonly role: pulumi.Output<outputs.iam.BindingRef>;
     /**
      * The role: a custom role's uid or a built-in role's 40-hex uid (see getRole). Changing it replaces the binding.
      */
@@ -103,19 +89,13 @@ export class RoleBinding extends pulumi.CustomResource {
             resourceInputs["profile"] = args?.profile;
             resourceInputs["roleUid"] = args?.roleUid;
             resourceInputs["createTime"] = undefined /*out*/;
-            resourceInputs["group"] = undefined /*out*/;
-            resourceInputs["identity"] = undefined /*out*/;
-            resourceInputs["role"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
         } else {
             resourceInputs["adopt"] = undefined /*out*/;
             resourceInputs["createTime"] = undefined /*out*/;
-            resourceInputs["group"] = undefined /*out*/;
             resourceInputs["groupUid"] = undefined /*out*/;
-            resourceInputs["identity"] = undefined /*out*/;
             resourceInputs["identityUid"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
-            resourceInputs["role"] = undefined /*out*/;
             resourceInputs["roleUid"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
         }

@@ -5,6 +5,35 @@ import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "../types/input";
 import * as outputs from "../types/output";
 
+/**
+ * One named set of connection settings (see the config variables of the same names).
+ */
+export interface ProfileArgs {
+    /**
+     * The API base URL. Env PLATFORM_API_URL. Required.
+     */
+    apiUrl?: pulumi.Input<string | undefined>;
+    /**
+     * Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin.
+     */
+    authUrl?: pulumi.Input<string | undefined>;
+    /**
+     * The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
+     */
+    identity?: pulumi.Input<string | undefined>;
+    /**
+     * The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
+     */
+    identityToken?: pulumi.Input<string | undefined>;
+    /**
+     * A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+     */
+    identityTokenFile?: pulumi.Input<string | undefined>;
+    /**
+     * A static API token. Env PLATFORM_TOKEN.
+     */
+    token?: pulumi.Input<string | undefined>;
+}
 export namespace iam {
     /**
      * An AWS account.

@@ -95,26 +95,6 @@ export namespace iam {
     }
 
     /**
-     * The bound identity, hydrated by the service.
-     */
-    export interface BindingIdentityRef {
-        description?: string;
-        issuer?: string;
-        name?: string;
-        subject?: string;
-        uid: string;
-    }
-
-    /**
-     * The group, hydrated by the service.
-     */
-    export interface BindingRef {
-        description?: string;
-        name?: string;
-        uid: string;
-    }
-
-    /**
      * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
      */
     export interface ClaimMatch {
@@ -246,16 +226,6 @@ export namespace iam {
          * The exact subject (sub) of accepted tokens.
          */
         subject: string;
-    }
-
-    /**
-     * The granted role, hydrated by the service.
-     */
-    export interface InviteRole {
-        capabilities?: string[];
-        description?: string;
-        name?: string;
-        uid: string;
     }
 
     export interface RoleInfo {

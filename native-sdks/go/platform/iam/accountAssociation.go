@@ -40,8 +40,6 @@ type AccountAssociation struct {
 	Profile pulumi.StringPtrOutput `pulumi:"profile"`
 	// The association's uid: the group's uid.
 	Uid pulumi.StringOutput `pulumi:"uid"`
-	// When the association was last updated (RFC 3339).
-	UpdateTime pulumi.StringPtrOutput `pulumi:"updateTime"`
 }
 
 // NewAccountAssociation registers a new resource with the given unique name, arguments, and options.
@@ -159,6 +157,56 @@ func (i *AccountAssociation) ToAccountAssociationOutputWithContext(ctx context.C
 	return pulumi.ToOutputWithContext(ctx, i).(AccountAssociationOutput)
 }
 
+// AccountAssociationArrayInput is an input type that accepts AccountAssociationArray and AccountAssociationArrayOutput values.
+// You can construct a concrete instance of `AccountAssociationArrayInput` via:
+//
+//	AccountAssociationArray{ AccountAssociationArgs{...} }
+type AccountAssociationArrayInput interface {
+	pulumi.Input
+
+	ToAccountAssociationArrayOutput() AccountAssociationArrayOutput
+	ToAccountAssociationArrayOutputWithContext(context.Context) AccountAssociationArrayOutput
+}
+
+type AccountAssociationArray []AccountAssociationInput
+
+func (AccountAssociationArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*AccountAssociation)(nil)).Elem()
+}
+
+func (i AccountAssociationArray) ToAccountAssociationArrayOutput() AccountAssociationArrayOutput {
+	return i.ToAccountAssociationArrayOutputWithContext(context.Background())
+}
+
+func (i AccountAssociationArray) ToAccountAssociationArrayOutputWithContext(ctx context.Context) AccountAssociationArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AccountAssociationArrayOutput)
+}
+
+// AccountAssociationMapInput is an input type that accepts AccountAssociationMap and AccountAssociationMapOutput values.
+// You can construct a concrete instance of `AccountAssociationMapInput` via:
+//
+//	AccountAssociationMap{ "key": AccountAssociationArgs{...} }
+type AccountAssociationMapInput interface {
+	pulumi.Input
+
+	ToAccountAssociationMapOutput() AccountAssociationMapOutput
+	ToAccountAssociationMapOutputWithContext(context.Context) AccountAssociationMapOutput
+}
+
+type AccountAssociationMap map[string]AccountAssociationInput
+
+func (AccountAssociationMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*AccountAssociation)(nil)).Elem()
+}
+
+func (i AccountAssociationMap) ToAccountAssociationMapOutput() AccountAssociationMapOutput {
+	return i.ToAccountAssociationMapOutputWithContext(context.Background())
+}
+
+func (i AccountAssociationMap) ToAccountAssociationMapOutputWithContext(ctx context.Context) AccountAssociationMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AccountAssociationMapOutput)
+}
+
 type AccountAssociationOutput struct{ *pulumi.OutputState }
 
 func (AccountAssociationOutput) ElementType() reflect.Type {
@@ -233,12 +281,51 @@ func (o AccountAssociationOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *AccountAssociation) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
-// When the association was last updated (RFC 3339).
-func (o AccountAssociationOutput) UpdateTime() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *AccountAssociation) pulumi.StringPtrOutput { return v.UpdateTime }).(pulumi.StringPtrOutput)
+type AccountAssociationArrayOutput struct{ *pulumi.OutputState }
+
+func (AccountAssociationArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*AccountAssociation)(nil)).Elem()
+}
+
+func (o AccountAssociationArrayOutput) ToAccountAssociationArrayOutput() AccountAssociationArrayOutput {
+	return o
+}
+
+func (o AccountAssociationArrayOutput) ToAccountAssociationArrayOutputWithContext(ctx context.Context) AccountAssociationArrayOutput {
+	return o
+}
+
+func (o AccountAssociationArrayOutput) Index(i pulumi.IntInput) AccountAssociationOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *AccountAssociation {
+		return vs[0].([]*AccountAssociation)[vs[1].(int)]
+	}).(AccountAssociationOutput)
+}
+
+type AccountAssociationMapOutput struct{ *pulumi.OutputState }
+
+func (AccountAssociationMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*AccountAssociation)(nil)).Elem()
+}
+
+func (o AccountAssociationMapOutput) ToAccountAssociationMapOutput() AccountAssociationMapOutput {
+	return o
+}
+
+func (o AccountAssociationMapOutput) ToAccountAssociationMapOutputWithContext(ctx context.Context) AccountAssociationMapOutput {
+	return o
+}
+
+func (o AccountAssociationMapOutput) MapIndex(k pulumi.StringInput) AccountAssociationOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *AccountAssociation {
+		return vs[0].(map[string]*AccountAssociation)[vs[1].(string)]
+	}).(AccountAssociationOutput)
 }
 
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AccountAssociationInput)(nil)).Elem(), &AccountAssociation{})
+	pulumi.RegisterInputType(reflect.TypeOf((*AccountAssociationArrayInput)(nil)).Elem(), AccountAssociationArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*AccountAssociationMapInput)(nil)).Elem(), AccountAssociationMap{})
 	pulumi.RegisterOutputType(AccountAssociationOutput{})
+	pulumi.RegisterOutputType(AccountAssociationArrayOutput{})
+	pulumi.RegisterOutputType(AccountAssociationMapOutput{})
 }

@@ -28,12 +28,8 @@ type Group struct {
 	ParentUid pulumi.StringPtrOutput `pulumi:"parentUid"`
 	// The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
 	Profile pulumi.StringPtrOutput `pulumi:"profile"`
-	// Resource limits; empty in v2.
-	ResourceLimits pulumi.Float64MapOutput `pulumi:"resourceLimits"`
 	// The group's uid, assigned by the service.
 	Uid pulumi.StringOutput `pulumi:"uid"`
-	// When the group was last updated (RFC 3339).
-	UpdateTime pulumi.StringOutput `pulumi:"updateTime"`
 	// Whether the organization is verified; false for new groups.
 	Verified pulumi.BoolOutput `pulumi:"verified"`
 }
@@ -130,6 +126,56 @@ func (i *Group) ToGroupOutputWithContext(ctx context.Context) GroupOutput {
 	return pulumi.ToOutputWithContext(ctx, i).(GroupOutput)
 }
 
+// GroupArrayInput is an input type that accepts GroupArray and GroupArrayOutput values.
+// You can construct a concrete instance of `GroupArrayInput` via:
+//
+//	GroupArray{ GroupArgs{...} }
+type GroupArrayInput interface {
+	pulumi.Input
+
+	ToGroupArrayOutput() GroupArrayOutput
+	ToGroupArrayOutputWithContext(context.Context) GroupArrayOutput
+}
+
+type GroupArray []GroupInput
+
+func (GroupArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Group)(nil)).Elem()
+}
+
+func (i GroupArray) ToGroupArrayOutput() GroupArrayOutput {
+	return i.ToGroupArrayOutputWithContext(context.Background())
+}
+
+func (i GroupArray) ToGroupArrayOutputWithContext(ctx context.Context) GroupArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GroupArrayOutput)
+}
+
+// GroupMapInput is an input type that accepts GroupMap and GroupMapOutput values.
+// You can construct a concrete instance of `GroupMapInput` via:
+//
+//	GroupMap{ "key": GroupArgs{...} }
+type GroupMapInput interface {
+	pulumi.Input
+
+	ToGroupMapOutput() GroupMapOutput
+	ToGroupMapOutputWithContext(context.Context) GroupMapOutput
+}
+
+type GroupMap map[string]GroupInput
+
+func (GroupMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Group)(nil)).Elem()
+}
+
+func (i GroupMap) ToGroupMapOutput() GroupMapOutput {
+	return i.ToGroupMapOutputWithContext(context.Background())
+}
+
+func (i GroupMap) ToGroupMapOutputWithContext(ctx context.Context) GroupMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GroupMapOutput)
+}
+
 type GroupOutput struct{ *pulumi.OutputState }
 
 func (GroupOutput) ElementType() reflect.Type {
@@ -174,19 +220,9 @@ func (o GroupOutput) Profile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Group) pulumi.StringPtrOutput { return v.Profile }).(pulumi.StringPtrOutput)
 }
 
-// Resource limits; empty in v2.
-func (o GroupOutput) ResourceLimits() pulumi.Float64MapOutput {
-	return o.ApplyT(func(v *Group) pulumi.Float64MapOutput { return v.ResourceLimits }).(pulumi.Float64MapOutput)
-}
-
 // The group's uid, assigned by the service.
 func (o GroupOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *Group) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
-}
-
-// When the group was last updated (RFC 3339).
-func (o GroupOutput) UpdateTime() pulumi.StringOutput {
-	return o.ApplyT(func(v *Group) pulumi.StringOutput { return v.UpdateTime }).(pulumi.StringOutput)
 }
 
 // Whether the organization is verified; false for new groups.
@@ -194,7 +230,51 @@ func (o GroupOutput) Verified() pulumi.BoolOutput {
 	return o.ApplyT(func(v *Group) pulumi.BoolOutput { return v.Verified }).(pulumi.BoolOutput)
 }
 
+type GroupArrayOutput struct{ *pulumi.OutputState }
+
+func (GroupArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Group)(nil)).Elem()
+}
+
+func (o GroupArrayOutput) ToGroupArrayOutput() GroupArrayOutput {
+	return o
+}
+
+func (o GroupArrayOutput) ToGroupArrayOutputWithContext(ctx context.Context) GroupArrayOutput {
+	return o
+}
+
+func (o GroupArrayOutput) Index(i pulumi.IntInput) GroupOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *Group {
+		return vs[0].([]*Group)[vs[1].(int)]
+	}).(GroupOutput)
+}
+
+type GroupMapOutput struct{ *pulumi.OutputState }
+
+func (GroupMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Group)(nil)).Elem()
+}
+
+func (o GroupMapOutput) ToGroupMapOutput() GroupMapOutput {
+	return o
+}
+
+func (o GroupMapOutput) ToGroupMapOutputWithContext(ctx context.Context) GroupMapOutput {
+	return o
+}
+
+func (o GroupMapOutput) MapIndex(k pulumi.StringInput) GroupOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *Group {
+		return vs[0].(map[string]*Group)[vs[1].(string)]
+	}).(GroupOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*GroupInput)(nil)).Elem(), &Group{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GroupArrayInput)(nil)).Elem(), GroupArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GroupMapInput)(nil)).Elem(), GroupMap{})
 	pulumi.RegisterOutputType(GroupOutput{})
+	pulumi.RegisterOutputType(GroupArrayOutput{})
+	pulumi.RegisterOutputType(GroupMapOutput{})
 }

@@ -32,8 +32,6 @@ type GroupInvite struct {
 	KeyId pulumi.StringOutput `pulumi:"keyId"`
 	// The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
 	Profile pulumi.StringPtrOutput `pulumi:"profile"`
-	// The granted role, hydrated by the service.
-	Role InviteRoleOutput `pulumi:"role"`
 	// The role granted on acceptance: a custom role's uid or a built-in 40-hex uid. Changing it replaces the invite.
 	RoleUid pulumi.StringOutput `pulumi:"roleUid"`
 	// The invite works once. Default false. Changing it replaces the invite.
@@ -155,6 +153,56 @@ func (i *GroupInvite) ToGroupInviteOutputWithContext(ctx context.Context) GroupI
 	return pulumi.ToOutputWithContext(ctx, i).(GroupInviteOutput)
 }
 
+// GroupInviteArrayInput is an input type that accepts GroupInviteArray and GroupInviteArrayOutput values.
+// You can construct a concrete instance of `GroupInviteArrayInput` via:
+//
+//	GroupInviteArray{ GroupInviteArgs{...} }
+type GroupInviteArrayInput interface {
+	pulumi.Input
+
+	ToGroupInviteArrayOutput() GroupInviteArrayOutput
+	ToGroupInviteArrayOutputWithContext(context.Context) GroupInviteArrayOutput
+}
+
+type GroupInviteArray []GroupInviteInput
+
+func (GroupInviteArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*GroupInvite)(nil)).Elem()
+}
+
+func (i GroupInviteArray) ToGroupInviteArrayOutput() GroupInviteArrayOutput {
+	return i.ToGroupInviteArrayOutputWithContext(context.Background())
+}
+
+func (i GroupInviteArray) ToGroupInviteArrayOutputWithContext(ctx context.Context) GroupInviteArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GroupInviteArrayOutput)
+}
+
+// GroupInviteMapInput is an input type that accepts GroupInviteMap and GroupInviteMapOutput values.
+// You can construct a concrete instance of `GroupInviteMapInput` via:
+//
+//	GroupInviteMap{ "key": GroupInviteArgs{...} }
+type GroupInviteMapInput interface {
+	pulumi.Input
+
+	ToGroupInviteMapOutput() GroupInviteMapOutput
+	ToGroupInviteMapOutputWithContext(context.Context) GroupInviteMapOutput
+}
+
+type GroupInviteMap map[string]GroupInviteInput
+
+func (GroupInviteMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*GroupInvite)(nil)).Elem()
+}
+
+func (i GroupInviteMap) ToGroupInviteMapOutput() GroupInviteMapOutput {
+	return i.ToGroupInviteMapOutputWithContext(context.Background())
+}
+
+func (i GroupInviteMap) ToGroupInviteMapOutputWithContext(ctx context.Context) GroupInviteMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GroupInviteMapOutput)
+}
+
 type GroupInviteOutput struct{ *pulumi.OutputState }
 
 func (GroupInviteOutput) ElementType() reflect.Type {
@@ -209,11 +257,6 @@ func (o GroupInviteOutput) Profile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GroupInvite) pulumi.StringPtrOutput { return v.Profile }).(pulumi.StringPtrOutput)
 }
 
-// The granted role, hydrated by the service.
-func (o GroupInviteOutput) Role() InviteRoleOutput {
-	return o.ApplyT(func(v *GroupInvite) InviteRoleOutput { return v.Role }).(InviteRoleOutput)
-}
-
 // The role granted on acceptance: a custom role's uid or a built-in 40-hex uid. Changing it replaces the invite.
 func (o GroupInviteOutput) RoleUid() pulumi.StringOutput {
 	return o.ApplyT(func(v *GroupInvite) pulumi.StringOutput { return v.RoleUid }).(pulumi.StringOutput)
@@ -234,7 +277,51 @@ func (o GroupInviteOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *GroupInvite) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
+type GroupInviteArrayOutput struct{ *pulumi.OutputState }
+
+func (GroupInviteArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*GroupInvite)(nil)).Elem()
+}
+
+func (o GroupInviteArrayOutput) ToGroupInviteArrayOutput() GroupInviteArrayOutput {
+	return o
+}
+
+func (o GroupInviteArrayOutput) ToGroupInviteArrayOutputWithContext(ctx context.Context) GroupInviteArrayOutput {
+	return o
+}
+
+func (o GroupInviteArrayOutput) Index(i pulumi.IntInput) GroupInviteOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *GroupInvite {
+		return vs[0].([]*GroupInvite)[vs[1].(int)]
+	}).(GroupInviteOutput)
+}
+
+type GroupInviteMapOutput struct{ *pulumi.OutputState }
+
+func (GroupInviteMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*GroupInvite)(nil)).Elem()
+}
+
+func (o GroupInviteMapOutput) ToGroupInviteMapOutput() GroupInviteMapOutput {
+	return o
+}
+
+func (o GroupInviteMapOutput) ToGroupInviteMapOutputWithContext(ctx context.Context) GroupInviteMapOutput {
+	return o
+}
+
+func (o GroupInviteMapOutput) MapIndex(k pulumi.StringInput) GroupInviteOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *GroupInvite {
+		return vs[0].(map[string]*GroupInvite)[vs[1].(string)]
+	}).(GroupInviteOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*GroupInviteInput)(nil)).Elem(), &GroupInvite{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GroupInviteArrayInput)(nil)).Elem(), GroupInviteArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GroupInviteMapInput)(nil)).Elem(), GroupInviteMap{})
 	pulumi.RegisterOutputType(GroupInviteOutput{})
+	pulumi.RegisterOutputType(GroupInviteArrayOutput{})
+	pulumi.RegisterOutputType(GroupInviteMapOutput{})
 }

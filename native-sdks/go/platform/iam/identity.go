@@ -26,8 +26,6 @@ type Identity struct {
 	CreateTime pulumi.StringOutput `pulumi:"createTime"`
 	// A description; absent is the same as empty.
 	Description pulumi.StringPtrOutput `pulumi:"description"`
-	// When a token last assumed this identity (RFC 3339).
-	LastSeenTime pulumi.StringPtrOutput `pulumi:"lastSeenTime"`
 	// The identity's name.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The uid of the group the identity lives in. Changing it replaces the identity.
@@ -38,8 +36,6 @@ type Identity struct {
 	StaticKeys IdentityStaticKeysPtrOutput `pulumi:"staticKeys"`
 	// The identity's uid, assigned by the service.
 	Uid pulumi.StringOutput `pulumi:"uid"`
-	// When the identity was last updated (RFC 3339).
-	UpdateTime pulumi.StringOutput `pulumi:"updateTime"`
 }
 
 // NewIdentity registers a new resource with the given unique name, arguments, and options.
@@ -149,6 +145,56 @@ func (i *Identity) ToIdentityOutputWithContext(ctx context.Context) IdentityOutp
 	return pulumi.ToOutputWithContext(ctx, i).(IdentityOutput)
 }
 
+// IdentityArrayInput is an input type that accepts IdentityArray and IdentityArrayOutput values.
+// You can construct a concrete instance of `IdentityArrayInput` via:
+//
+//	IdentityArray{ IdentityArgs{...} }
+type IdentityArrayInput interface {
+	pulumi.Input
+
+	ToIdentityArrayOutput() IdentityArrayOutput
+	ToIdentityArrayOutputWithContext(context.Context) IdentityArrayOutput
+}
+
+type IdentityArray []IdentityInput
+
+func (IdentityArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Identity)(nil)).Elem()
+}
+
+func (i IdentityArray) ToIdentityArrayOutput() IdentityArrayOutput {
+	return i.ToIdentityArrayOutputWithContext(context.Background())
+}
+
+func (i IdentityArray) ToIdentityArrayOutputWithContext(ctx context.Context) IdentityArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityArrayOutput)
+}
+
+// IdentityMapInput is an input type that accepts IdentityMap and IdentityMapOutput values.
+// You can construct a concrete instance of `IdentityMapInput` via:
+//
+//	IdentityMap{ "key": IdentityArgs{...} }
+type IdentityMapInput interface {
+	pulumi.Input
+
+	ToIdentityMapOutput() IdentityMapOutput
+	ToIdentityMapOutputWithContext(context.Context) IdentityMapOutput
+}
+
+type IdentityMap map[string]IdentityInput
+
+func (IdentityMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Identity)(nil)).Elem()
+}
+
+func (i IdentityMap) ToIdentityMapOutput() IdentityMapOutput {
+	return i.ToIdentityMapOutputWithContext(context.Background())
+}
+
+func (i IdentityMap) ToIdentityMapOutputWithContext(ctx context.Context) IdentityMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityMapOutput)
+}
+
 type IdentityOutput struct{ *pulumi.OutputState }
 
 func (IdentityOutput) ElementType() reflect.Type {
@@ -188,11 +234,6 @@ func (o IdentityOutput) Description() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Identity) pulumi.StringPtrOutput { return v.Description }).(pulumi.StringPtrOutput)
 }
 
-// When a token last assumed this identity (RFC 3339).
-func (o IdentityOutput) LastSeenTime() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Identity) pulumi.StringPtrOutput { return v.LastSeenTime }).(pulumi.StringPtrOutput)
-}
-
 // The identity's name.
 func (o IdentityOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *Identity) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
@@ -218,12 +259,51 @@ func (o IdentityOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *Identity) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
-// When the identity was last updated (RFC 3339).
-func (o IdentityOutput) UpdateTime() pulumi.StringOutput {
-	return o.ApplyT(func(v *Identity) pulumi.StringOutput { return v.UpdateTime }).(pulumi.StringOutput)
+type IdentityArrayOutput struct{ *pulumi.OutputState }
+
+func (IdentityArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Identity)(nil)).Elem()
+}
+
+func (o IdentityArrayOutput) ToIdentityArrayOutput() IdentityArrayOutput {
+	return o
+}
+
+func (o IdentityArrayOutput) ToIdentityArrayOutputWithContext(ctx context.Context) IdentityArrayOutput {
+	return o
+}
+
+func (o IdentityArrayOutput) Index(i pulumi.IntInput) IdentityOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *Identity {
+		return vs[0].([]*Identity)[vs[1].(int)]
+	}).(IdentityOutput)
+}
+
+type IdentityMapOutput struct{ *pulumi.OutputState }
+
+func (IdentityMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Identity)(nil)).Elem()
+}
+
+func (o IdentityMapOutput) ToIdentityMapOutput() IdentityMapOutput {
+	return o
+}
+
+func (o IdentityMapOutput) ToIdentityMapOutputWithContext(ctx context.Context) IdentityMapOutput {
+	return o
+}
+
+func (o IdentityMapOutput) MapIndex(k pulumi.StringInput) IdentityOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *Identity {
+		return vs[0].(map[string]*Identity)[vs[1].(string)]
+	}).(IdentityOutput)
 }
 
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityInput)(nil)).Elem(), &Identity{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityArrayInput)(nil)).Elem(), IdentityArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityMapInput)(nil)).Elem(), IdentityMap{})
 	pulumi.RegisterOutputType(IdentityOutput{})
+	pulumi.RegisterOutputType(IdentityArrayOutput{})
+	pulumi.RegisterOutputType(IdentityMapOutput{})
 }

@@ -44,8 +44,6 @@ type IdentityProvider struct {
 	Profile pulumi.StringPtrOutput `pulumi:"profile"`
 	// The identity provider's uid, assigned by the service.
 	Uid pulumi.StringOutput `pulumi:"uid"`
-	// When the identity provider was last updated (RFC 3339).
-	UpdateTime pulumi.StringOutput `pulumi:"updateTime"`
 }
 
 // NewIdentityProvider registers a new resource with the given unique name, arguments, and options.
@@ -190,6 +188,56 @@ func (i *IdentityProvider) ToIdentityProviderOutputWithContext(ctx context.Conte
 	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderOutput)
 }
 
+// IdentityProviderArrayInput is an input type that accepts IdentityProviderArray and IdentityProviderArrayOutput values.
+// You can construct a concrete instance of `IdentityProviderArrayInput` via:
+//
+//	IdentityProviderArray{ IdentityProviderArgs{...} }
+type IdentityProviderArrayInput interface {
+	pulumi.Input
+
+	ToIdentityProviderArrayOutput() IdentityProviderArrayOutput
+	ToIdentityProviderArrayOutputWithContext(context.Context) IdentityProviderArrayOutput
+}
+
+type IdentityProviderArray []IdentityProviderInput
+
+func (IdentityProviderArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*IdentityProvider)(nil)).Elem()
+}
+
+func (i IdentityProviderArray) ToIdentityProviderArrayOutput() IdentityProviderArrayOutput {
+	return i.ToIdentityProviderArrayOutputWithContext(context.Background())
+}
+
+func (i IdentityProviderArray) ToIdentityProviderArrayOutputWithContext(ctx context.Context) IdentityProviderArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderArrayOutput)
+}
+
+// IdentityProviderMapInput is an input type that accepts IdentityProviderMap and IdentityProviderMapOutput values.
+// You can construct a concrete instance of `IdentityProviderMapInput` via:
+//
+//	IdentityProviderMap{ "key": IdentityProviderArgs{...} }
+type IdentityProviderMapInput interface {
+	pulumi.Input
+
+	ToIdentityProviderMapOutput() IdentityProviderMapOutput
+	ToIdentityProviderMapOutputWithContext(context.Context) IdentityProviderMapOutput
+}
+
+type IdentityProviderMap map[string]IdentityProviderInput
+
+func (IdentityProviderMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*IdentityProvider)(nil)).Elem()
+}
+
+func (i IdentityProviderMap) ToIdentityProviderMapOutput() IdentityProviderMapOutput {
+	return i.ToIdentityProviderMapOutputWithContext(context.Background())
+}
+
+func (i IdentityProviderMap) ToIdentityProviderMapOutputWithContext(ctx context.Context) IdentityProviderMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderMapOutput)
+}
+
 type IdentityProviderOutput struct{ *pulumi.OutputState }
 
 func (IdentityProviderOutput) ElementType() reflect.Type {
@@ -274,12 +322,51 @@ func (o IdentityProviderOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *IdentityProvider) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
-// When the identity provider was last updated (RFC 3339).
-func (o IdentityProviderOutput) UpdateTime() pulumi.StringOutput {
-	return o.ApplyT(func(v *IdentityProvider) pulumi.StringOutput { return v.UpdateTime }).(pulumi.StringOutput)
+type IdentityProviderArrayOutput struct{ *pulumi.OutputState }
+
+func (IdentityProviderArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*IdentityProvider)(nil)).Elem()
+}
+
+func (o IdentityProviderArrayOutput) ToIdentityProviderArrayOutput() IdentityProviderArrayOutput {
+	return o
+}
+
+func (o IdentityProviderArrayOutput) ToIdentityProviderArrayOutputWithContext(ctx context.Context) IdentityProviderArrayOutput {
+	return o
+}
+
+func (o IdentityProviderArrayOutput) Index(i pulumi.IntInput) IdentityProviderOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *IdentityProvider {
+		return vs[0].([]*IdentityProvider)[vs[1].(int)]
+	}).(IdentityProviderOutput)
+}
+
+type IdentityProviderMapOutput struct{ *pulumi.OutputState }
+
+func (IdentityProviderMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*IdentityProvider)(nil)).Elem()
+}
+
+func (o IdentityProviderMapOutput) ToIdentityProviderMapOutput() IdentityProviderMapOutput {
+	return o
+}
+
+func (o IdentityProviderMapOutput) ToIdentityProviderMapOutputWithContext(ctx context.Context) IdentityProviderMapOutput {
+	return o
+}
+
+func (o IdentityProviderMapOutput) MapIndex(k pulumi.StringInput) IdentityProviderOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *IdentityProvider {
+		return vs[0].(map[string]*IdentityProvider)[vs[1].(string)]
+	}).(IdentityProviderOutput)
 }
 
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityProviderInput)(nil)).Elem(), &IdentityProvider{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityProviderArrayInput)(nil)).Elem(), IdentityProviderArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityProviderMapInput)(nil)).Elem(), IdentityProviderMap{})
 	pulumi.RegisterOutputType(IdentityProviderOutput{})
+	pulumi.RegisterOutputType(IdentityProviderArrayOutput{})
+	pulumi.RegisterOutputType(IdentityProviderMapOutput{})
 }

@@ -751,84 +751,6 @@ func (o AccountAssociationGooglePtrOutput) ProjectNumber() pulumi.StringPtrOutpu
 	}).(pulumi.StringPtrOutput)
 }
 
-// The bound identity, hydrated by the service.
-type BindingIdentityRef struct {
-	Description *string `pulumi:"description"`
-	Issuer      *string `pulumi:"issuer"`
-	Name        *string `pulumi:"name"`
-	Subject     *string `pulumi:"subject"`
-	Uid         string  `pulumi:"uid"`
-}
-
-// The bound identity, hydrated by the service.
-type BindingIdentityRefOutput struct{ *pulumi.OutputState }
-
-func (BindingIdentityRefOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*BindingIdentityRef)(nil)).Elem()
-}
-
-func (o BindingIdentityRefOutput) ToBindingIdentityRefOutput() BindingIdentityRefOutput {
-	return o
-}
-
-func (o BindingIdentityRefOutput) ToBindingIdentityRefOutputWithContext(ctx context.Context) BindingIdentityRefOutput {
-	return o
-}
-
-func (o BindingIdentityRefOutput) Description() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v BindingIdentityRef) *string { return v.Description }).(pulumi.StringPtrOutput)
-}
-
-func (o BindingIdentityRefOutput) Issuer() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v BindingIdentityRef) *string { return v.Issuer }).(pulumi.StringPtrOutput)
-}
-
-func (o BindingIdentityRefOutput) Name() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v BindingIdentityRef) *string { return v.Name }).(pulumi.StringPtrOutput)
-}
-
-func (o BindingIdentityRefOutput) Subject() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v BindingIdentityRef) *string { return v.Subject }).(pulumi.StringPtrOutput)
-}
-
-func (o BindingIdentityRefOutput) Uid() pulumi.StringOutput {
-	return o.ApplyT(func(v BindingIdentityRef) string { return v.Uid }).(pulumi.StringOutput)
-}
-
-// The group, hydrated by the service.
-type BindingRef struct {
-	Description *string `pulumi:"description"`
-	Name        *string `pulumi:"name"`
-	Uid         string  `pulumi:"uid"`
-}
-
-// The group, hydrated by the service.
-type BindingRefOutput struct{ *pulumi.OutputState }
-
-func (BindingRefOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*BindingRef)(nil)).Elem()
-}
-
-func (o BindingRefOutput) ToBindingRefOutput() BindingRefOutput {
-	return o
-}
-
-func (o BindingRefOutput) ToBindingRefOutputWithContext(ctx context.Context) BindingRefOutput {
-	return o
-}
-
-func (o BindingRefOutput) Description() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v BindingRef) *string { return v.Description }).(pulumi.StringPtrOutput)
-}
-
-func (o BindingRefOutput) Name() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v BindingRef) *string { return v.Name }).(pulumi.StringPtrOutput)
-}
-
-func (o BindingRefOutput) Uid() pulumi.StringOutput {
-	return o.ApplyT(func(v BindingRef) string { return v.Uid }).(pulumi.StringOutput)
-}
-
 // Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
 type ClaimMatch struct {
 	// The exact audience (aud) claim.
@@ -1110,6 +1032,78 @@ type GetIdentityResultAwsIdentity struct {
 	UserIdPattern *string `pulumi:"userIdPattern"`
 }
 
+// GetIdentityResultAwsIdentityInput is an input type that accepts GetIdentityResultAwsIdentityArgs and GetIdentityResultAwsIdentityOutput values.
+// You can construct a concrete instance of `GetIdentityResultAwsIdentityInput` via:
+//
+//	GetIdentityResultAwsIdentityArgs{...}
+type GetIdentityResultAwsIdentityInput interface {
+	pulumi.Input
+
+	ToGetIdentityResultAwsIdentityOutput() GetIdentityResultAwsIdentityOutput
+	ToGetIdentityResultAwsIdentityOutputWithContext(context.Context) GetIdentityResultAwsIdentityOutput
+}
+
+type GetIdentityResultAwsIdentityArgs struct {
+	Arn           pulumi.StringPtrInput `pulumi:"arn"`
+	ArnPattern    pulumi.StringPtrInput `pulumi:"arnPattern"`
+	AwsAccount    pulumi.StringPtrInput `pulumi:"awsAccount"`
+	UserId        pulumi.StringPtrInput `pulumi:"userId"`
+	UserIdPattern pulumi.StringPtrInput `pulumi:"userIdPattern"`
+}
+
+func (GetIdentityResultAwsIdentityArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetIdentityResultAwsIdentity)(nil)).Elem()
+}
+
+func (i GetIdentityResultAwsIdentityArgs) ToGetIdentityResultAwsIdentityOutput() GetIdentityResultAwsIdentityOutput {
+	return i.ToGetIdentityResultAwsIdentityOutputWithContext(context.Background())
+}
+
+func (i GetIdentityResultAwsIdentityArgs) ToGetIdentityResultAwsIdentityOutputWithContext(ctx context.Context) GetIdentityResultAwsIdentityOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetIdentityResultAwsIdentityOutput)
+}
+
+func (i GetIdentityResultAwsIdentityArgs) ToGetIdentityResultAwsIdentityPtrOutput() GetIdentityResultAwsIdentityPtrOutput {
+	return i.ToGetIdentityResultAwsIdentityPtrOutputWithContext(context.Background())
+}
+
+func (i GetIdentityResultAwsIdentityArgs) ToGetIdentityResultAwsIdentityPtrOutputWithContext(ctx context.Context) GetIdentityResultAwsIdentityPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetIdentityResultAwsIdentityOutput).ToGetIdentityResultAwsIdentityPtrOutputWithContext(ctx)
+}
+
+// GetIdentityResultAwsIdentityPtrInput is an input type that accepts GetIdentityResultAwsIdentityArgs, GetIdentityResultAwsIdentityPtr and GetIdentityResultAwsIdentityPtrOutput values.
+// You can construct a concrete instance of `GetIdentityResultAwsIdentityPtrInput` via:
+//
+//	        GetIdentityResultAwsIdentityArgs{...}
+//
+//	or:
+//
+//	        nil
+type GetIdentityResultAwsIdentityPtrInput interface {
+	pulumi.Input
+
+	ToGetIdentityResultAwsIdentityPtrOutput() GetIdentityResultAwsIdentityPtrOutput
+	ToGetIdentityResultAwsIdentityPtrOutputWithContext(context.Context) GetIdentityResultAwsIdentityPtrOutput
+}
+
+type getIdentityResultAwsIdentityPtrType GetIdentityResultAwsIdentityArgs
+
+func GetIdentityResultAwsIdentityPtr(v *GetIdentityResultAwsIdentityArgs) GetIdentityResultAwsIdentityPtrInput {
+	return (*getIdentityResultAwsIdentityPtrType)(v)
+}
+
+func (*getIdentityResultAwsIdentityPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetIdentityResultAwsIdentity)(nil)).Elem()
+}
+
+func (i *getIdentityResultAwsIdentityPtrType) ToGetIdentityResultAwsIdentityPtrOutput() GetIdentityResultAwsIdentityPtrOutput {
+	return i.ToGetIdentityResultAwsIdentityPtrOutputWithContext(context.Background())
+}
+
+func (i *getIdentityResultAwsIdentityPtrType) ToGetIdentityResultAwsIdentityPtrOutputWithContext(ctx context.Context) GetIdentityResultAwsIdentityPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetIdentityResultAwsIdentityPtrOutput)
+}
+
 type GetIdentityResultAwsIdentityOutput struct{ *pulumi.OutputState }
 
 func (GetIdentityResultAwsIdentityOutput) ElementType() reflect.Type {
@@ -1122,6 +1116,16 @@ func (o GetIdentityResultAwsIdentityOutput) ToGetIdentityResultAwsIdentityOutput
 
 func (o GetIdentityResultAwsIdentityOutput) ToGetIdentityResultAwsIdentityOutputWithContext(ctx context.Context) GetIdentityResultAwsIdentityOutput {
 	return o
+}
+
+func (o GetIdentityResultAwsIdentityOutput) ToGetIdentityResultAwsIdentityPtrOutput() GetIdentityResultAwsIdentityPtrOutput {
+	return o.ToGetIdentityResultAwsIdentityPtrOutputWithContext(context.Background())
+}
+
+func (o GetIdentityResultAwsIdentityOutput) ToGetIdentityResultAwsIdentityPtrOutputWithContext(ctx context.Context) GetIdentityResultAwsIdentityPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetIdentityResultAwsIdentity) *GetIdentityResultAwsIdentity {
+		return &v
+	}).(GetIdentityResultAwsIdentityPtrOutput)
 }
 
 func (o GetIdentityResultAwsIdentityOutput) Arn() pulumi.StringPtrOutput {
@@ -1221,6 +1225,78 @@ type GetIdentityResultStaticKeys struct {
 	Subject        *string  `pulumi:"subject"`
 }
 
+// GetIdentityResultStaticKeysInput is an input type that accepts GetIdentityResultStaticKeysArgs and GetIdentityResultStaticKeysOutput values.
+// You can construct a concrete instance of `GetIdentityResultStaticKeysInput` via:
+//
+//	GetIdentityResultStaticKeysArgs{...}
+type GetIdentityResultStaticKeysInput interface {
+	pulumi.Input
+
+	ToGetIdentityResultStaticKeysOutput() GetIdentityResultStaticKeysOutput
+	ToGetIdentityResultStaticKeysOutputWithContext(context.Context) GetIdentityResultStaticKeysOutput
+}
+
+type GetIdentityResultStaticKeysArgs struct {
+	Audiences      pulumi.StringArrayInput `pulumi:"audiences"`
+	ExpirationTime pulumi.StringPtrInput   `pulumi:"expirationTime"`
+	Issuer         pulumi.StringPtrInput   `pulumi:"issuer"`
+	IssuerKeys     pulumi.StringPtrInput   `pulumi:"issuerKeys"`
+	Subject        pulumi.StringPtrInput   `pulumi:"subject"`
+}
+
+func (GetIdentityResultStaticKeysArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetIdentityResultStaticKeys)(nil)).Elem()
+}
+
+func (i GetIdentityResultStaticKeysArgs) ToGetIdentityResultStaticKeysOutput() GetIdentityResultStaticKeysOutput {
+	return i.ToGetIdentityResultStaticKeysOutputWithContext(context.Background())
+}
+
+func (i GetIdentityResultStaticKeysArgs) ToGetIdentityResultStaticKeysOutputWithContext(ctx context.Context) GetIdentityResultStaticKeysOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetIdentityResultStaticKeysOutput)
+}
+
+func (i GetIdentityResultStaticKeysArgs) ToGetIdentityResultStaticKeysPtrOutput() GetIdentityResultStaticKeysPtrOutput {
+	return i.ToGetIdentityResultStaticKeysPtrOutputWithContext(context.Background())
+}
+
+func (i GetIdentityResultStaticKeysArgs) ToGetIdentityResultStaticKeysPtrOutputWithContext(ctx context.Context) GetIdentityResultStaticKeysPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetIdentityResultStaticKeysOutput).ToGetIdentityResultStaticKeysPtrOutputWithContext(ctx)
+}
+
+// GetIdentityResultStaticKeysPtrInput is an input type that accepts GetIdentityResultStaticKeysArgs, GetIdentityResultStaticKeysPtr and GetIdentityResultStaticKeysPtrOutput values.
+// You can construct a concrete instance of `GetIdentityResultStaticKeysPtrInput` via:
+//
+//	        GetIdentityResultStaticKeysArgs{...}
+//
+//	or:
+//
+//	        nil
+type GetIdentityResultStaticKeysPtrInput interface {
+	pulumi.Input
+
+	ToGetIdentityResultStaticKeysPtrOutput() GetIdentityResultStaticKeysPtrOutput
+	ToGetIdentityResultStaticKeysPtrOutputWithContext(context.Context) GetIdentityResultStaticKeysPtrOutput
+}
+
+type getIdentityResultStaticKeysPtrType GetIdentityResultStaticKeysArgs
+
+func GetIdentityResultStaticKeysPtr(v *GetIdentityResultStaticKeysArgs) GetIdentityResultStaticKeysPtrInput {
+	return (*getIdentityResultStaticKeysPtrType)(v)
+}
+
+func (*getIdentityResultStaticKeysPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetIdentityResultStaticKeys)(nil)).Elem()
+}
+
+func (i *getIdentityResultStaticKeysPtrType) ToGetIdentityResultStaticKeysPtrOutput() GetIdentityResultStaticKeysPtrOutput {
+	return i.ToGetIdentityResultStaticKeysPtrOutputWithContext(context.Background())
+}
+
+func (i *getIdentityResultStaticKeysPtrType) ToGetIdentityResultStaticKeysPtrOutputWithContext(ctx context.Context) GetIdentityResultStaticKeysPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetIdentityResultStaticKeysPtrOutput)
+}
+
 type GetIdentityResultStaticKeysOutput struct{ *pulumi.OutputState }
 
 func (GetIdentityResultStaticKeysOutput) ElementType() reflect.Type {
@@ -1233,6 +1309,16 @@ func (o GetIdentityResultStaticKeysOutput) ToGetIdentityResultStaticKeysOutput()
 
 func (o GetIdentityResultStaticKeysOutput) ToGetIdentityResultStaticKeysOutputWithContext(ctx context.Context) GetIdentityResultStaticKeysOutput {
 	return o
+}
+
+func (o GetIdentityResultStaticKeysOutput) ToGetIdentityResultStaticKeysPtrOutput() GetIdentityResultStaticKeysPtrOutput {
+	return o.ToGetIdentityResultStaticKeysPtrOutputWithContext(context.Background())
+}
+
+func (o GetIdentityResultStaticKeysOutput) ToGetIdentityResultStaticKeysPtrOutputWithContext(ctx context.Context) GetIdentityResultStaticKeysPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetIdentityResultStaticKeys) *GetIdentityResultStaticKeys {
+		return &v
+	}).(GetIdentityResultStaticKeysPtrOutput)
 }
 
 func (o GetIdentityResultStaticKeysOutput) Audiences() pulumi.StringArrayOutput {
@@ -1744,6 +1830,64 @@ type IdentityProviderInfo struct {
 	UpdateTime  *string                   `pulumi:"updateTime"`
 }
 
+// IdentityProviderInfoInput is an input type that accepts IdentityProviderInfoArgs and IdentityProviderInfoOutput values.
+// You can construct a concrete instance of `IdentityProviderInfoInput` via:
+//
+//	IdentityProviderInfoArgs{...}
+type IdentityProviderInfoInput interface {
+	pulumi.Input
+
+	ToIdentityProviderInfoOutput() IdentityProviderInfoOutput
+	ToIdentityProviderInfoOutputWithContext(context.Context) IdentityProviderInfoOutput
+}
+
+type IdentityProviderInfoArgs struct {
+	CreateTime  pulumi.StringPtrInput            `pulumi:"createTime"`
+	DefaultRole pulumi.StringPtrInput            `pulumi:"defaultRole"`
+	Description pulumi.StringPtrInput            `pulumi:"description"`
+	Name        pulumi.StringInput               `pulumi:"name"`
+	Oidc        IdentityProviderInfoOidcPtrInput `pulumi:"oidc"`
+	Uid         pulumi.StringInput               `pulumi:"uid"`
+	UpdateTime  pulumi.StringPtrInput            `pulumi:"updateTime"`
+}
+
+func (IdentityProviderInfoArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*IdentityProviderInfo)(nil)).Elem()
+}
+
+func (i IdentityProviderInfoArgs) ToIdentityProviderInfoOutput() IdentityProviderInfoOutput {
+	return i.ToIdentityProviderInfoOutputWithContext(context.Background())
+}
+
+func (i IdentityProviderInfoArgs) ToIdentityProviderInfoOutputWithContext(ctx context.Context) IdentityProviderInfoOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderInfoOutput)
+}
+
+// IdentityProviderInfoArrayInput is an input type that accepts IdentityProviderInfoArray and IdentityProviderInfoArrayOutput values.
+// You can construct a concrete instance of `IdentityProviderInfoArrayInput` via:
+//
+//	IdentityProviderInfoArray{ IdentityProviderInfoArgs{...} }
+type IdentityProviderInfoArrayInput interface {
+	pulumi.Input
+
+	ToIdentityProviderInfoArrayOutput() IdentityProviderInfoArrayOutput
+	ToIdentityProviderInfoArrayOutputWithContext(context.Context) IdentityProviderInfoArrayOutput
+}
+
+type IdentityProviderInfoArray []IdentityProviderInfoInput
+
+func (IdentityProviderInfoArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]IdentityProviderInfo)(nil)).Elem()
+}
+
+func (i IdentityProviderInfoArray) ToIdentityProviderInfoArrayOutput() IdentityProviderInfoArrayOutput {
+	return i.ToIdentityProviderInfoArrayOutputWithContext(context.Background())
+}
+
+func (i IdentityProviderInfoArray) ToIdentityProviderInfoArrayOutputWithContext(ctx context.Context) IdentityProviderInfoArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderInfoArrayOutput)
+}
+
 type IdentityProviderInfoOutput struct{ *pulumi.OutputState }
 
 func (IdentityProviderInfoOutput) ElementType() reflect.Type {
@@ -1815,6 +1959,79 @@ type IdentityProviderInfoOidc struct {
 	PkceEnabled      *bool    `pulumi:"pkceEnabled"`
 }
 
+// IdentityProviderInfoOidcInput is an input type that accepts IdentityProviderInfoOidcArgs and IdentityProviderInfoOidcOutput values.
+// You can construct a concrete instance of `IdentityProviderInfoOidcInput` via:
+//
+//	IdentityProviderInfoOidcArgs{...}
+type IdentityProviderInfoOidcInput interface {
+	pulumi.Input
+
+	ToIdentityProviderInfoOidcOutput() IdentityProviderInfoOidcOutput
+	ToIdentityProviderInfoOidcOutputWithContext(context.Context) IdentityProviderInfoOidcOutput
+}
+
+type IdentityProviderInfoOidcArgs struct {
+	AdditionalScopes pulumi.StringArrayInput `pulumi:"additionalScopes"`
+	ClientId         pulumi.StringPtrInput   `pulumi:"clientId"`
+	ClientSecret     pulumi.StringPtrInput   `pulumi:"clientSecret"`
+	GroupsClaim      pulumi.StringPtrInput   `pulumi:"groupsClaim"`
+	Issuer           pulumi.StringPtrInput   `pulumi:"issuer"`
+	PkceEnabled      pulumi.BoolPtrInput     `pulumi:"pkceEnabled"`
+}
+
+func (IdentityProviderInfoOidcArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*IdentityProviderInfoOidc)(nil)).Elem()
+}
+
+func (i IdentityProviderInfoOidcArgs) ToIdentityProviderInfoOidcOutput() IdentityProviderInfoOidcOutput {
+	return i.ToIdentityProviderInfoOidcOutputWithContext(context.Background())
+}
+
+func (i IdentityProviderInfoOidcArgs) ToIdentityProviderInfoOidcOutputWithContext(ctx context.Context) IdentityProviderInfoOidcOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderInfoOidcOutput)
+}
+
+func (i IdentityProviderInfoOidcArgs) ToIdentityProviderInfoOidcPtrOutput() IdentityProviderInfoOidcPtrOutput {
+	return i.ToIdentityProviderInfoOidcPtrOutputWithContext(context.Background())
+}
+
+func (i IdentityProviderInfoOidcArgs) ToIdentityProviderInfoOidcPtrOutputWithContext(ctx context.Context) IdentityProviderInfoOidcPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderInfoOidcOutput).ToIdentityProviderInfoOidcPtrOutputWithContext(ctx)
+}
+
+// IdentityProviderInfoOidcPtrInput is an input type that accepts IdentityProviderInfoOidcArgs, IdentityProviderInfoOidcPtr and IdentityProviderInfoOidcPtrOutput values.
+// You can construct a concrete instance of `IdentityProviderInfoOidcPtrInput` via:
+//
+//	        IdentityProviderInfoOidcArgs{...}
+//
+//	or:
+//
+//	        nil
+type IdentityProviderInfoOidcPtrInput interface {
+	pulumi.Input
+
+	ToIdentityProviderInfoOidcPtrOutput() IdentityProviderInfoOidcPtrOutput
+	ToIdentityProviderInfoOidcPtrOutputWithContext(context.Context) IdentityProviderInfoOidcPtrOutput
+}
+
+type identityProviderInfoOidcPtrType IdentityProviderInfoOidcArgs
+
+func IdentityProviderInfoOidcPtr(v *IdentityProviderInfoOidcArgs) IdentityProviderInfoOidcPtrInput {
+	return (*identityProviderInfoOidcPtrType)(v)
+}
+
+func (*identityProviderInfoOidcPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**IdentityProviderInfoOidc)(nil)).Elem()
+}
+
+func (i *identityProviderInfoOidcPtrType) ToIdentityProviderInfoOidcPtrOutput() IdentityProviderInfoOidcPtrOutput {
+	return i.ToIdentityProviderInfoOidcPtrOutputWithContext(context.Background())
+}
+
+func (i *identityProviderInfoOidcPtrType) ToIdentityProviderInfoOidcPtrOutputWithContext(ctx context.Context) IdentityProviderInfoOidcPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderInfoOidcPtrOutput)
+}
+
 type IdentityProviderInfoOidcOutput struct{ *pulumi.OutputState }
 
 func (IdentityProviderInfoOidcOutput) ElementType() reflect.Type {
@@ -1827,6 +2044,16 @@ func (o IdentityProviderInfoOidcOutput) ToIdentityProviderInfoOidcOutput() Ident
 
 func (o IdentityProviderInfoOidcOutput) ToIdentityProviderInfoOidcOutputWithContext(ctx context.Context) IdentityProviderInfoOidcOutput {
 	return o
+}
+
+func (o IdentityProviderInfoOidcOutput) ToIdentityProviderInfoOidcPtrOutput() IdentityProviderInfoOidcPtrOutput {
+	return o.ToIdentityProviderInfoOidcPtrOutputWithContext(context.Background())
+}
+
+func (o IdentityProviderInfoOidcOutput) ToIdentityProviderInfoOidcPtrOutputWithContext(ctx context.Context) IdentityProviderInfoOidcPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v IdentityProviderInfoOidc) *IdentityProviderInfoOidc {
+		return &v
+	}).(IdentityProviderInfoOidcPtrOutput)
 }
 
 func (o IdentityProviderInfoOidcOutput) AdditionalScopes() pulumi.StringArrayOutput {
@@ -2147,45 +2374,6 @@ func (o IdentityStaticKeysPtrOutput) Subject() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// The granted role, hydrated by the service.
-type InviteRole struct {
-	Capabilities []string `pulumi:"capabilities"`
-	Description  *string  `pulumi:"description"`
-	Name         *string  `pulumi:"name"`
-	Uid          string   `pulumi:"uid"`
-}
-
-// The granted role, hydrated by the service.
-type InviteRoleOutput struct{ *pulumi.OutputState }
-
-func (InviteRoleOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*InviteRole)(nil)).Elem()
-}
-
-func (o InviteRoleOutput) ToInviteRoleOutput() InviteRoleOutput {
-	return o
-}
-
-func (o InviteRoleOutput) ToInviteRoleOutputWithContext(ctx context.Context) InviteRoleOutput {
-	return o
-}
-
-func (o InviteRoleOutput) Capabilities() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v InviteRole) []string { return v.Capabilities }).(pulumi.StringArrayOutput)
-}
-
-func (o InviteRoleOutput) Description() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v InviteRole) *string { return v.Description }).(pulumi.StringPtrOutput)
-}
-
-func (o InviteRoleOutput) Name() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v InviteRole) *string { return v.Name }).(pulumi.StringPtrOutput)
-}
-
-func (o InviteRoleOutput) Uid() pulumi.StringOutput {
-	return o.ApplyT(func(v InviteRole) string { return v.Uid }).(pulumi.StringOutput)
-}
-
 type RoleInfo struct {
 	Capabilities []string `pulumi:"capabilities"`
 	CreateTime   *string  `pulumi:"createTime"`
@@ -2193,6 +2381,63 @@ type RoleInfo struct {
 	Name         string   `pulumi:"name"`
 	Uid          string   `pulumi:"uid"`
 	UpdateTime   *string  `pulumi:"updateTime"`
+}
+
+// RoleInfoInput is an input type that accepts RoleInfoArgs and RoleInfoOutput values.
+// You can construct a concrete instance of `RoleInfoInput` via:
+//
+//	RoleInfoArgs{...}
+type RoleInfoInput interface {
+	pulumi.Input
+
+	ToRoleInfoOutput() RoleInfoOutput
+	ToRoleInfoOutputWithContext(context.Context) RoleInfoOutput
+}
+
+type RoleInfoArgs struct {
+	Capabilities pulumi.StringArrayInput `pulumi:"capabilities"`
+	CreateTime   pulumi.StringPtrInput   `pulumi:"createTime"`
+	Description  pulumi.StringPtrInput   `pulumi:"description"`
+	Name         pulumi.StringInput      `pulumi:"name"`
+	Uid          pulumi.StringInput      `pulumi:"uid"`
+	UpdateTime   pulumi.StringPtrInput   `pulumi:"updateTime"`
+}
+
+func (RoleInfoArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*RoleInfo)(nil)).Elem()
+}
+
+func (i RoleInfoArgs) ToRoleInfoOutput() RoleInfoOutput {
+	return i.ToRoleInfoOutputWithContext(context.Background())
+}
+
+func (i RoleInfoArgs) ToRoleInfoOutputWithContext(ctx context.Context) RoleInfoOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RoleInfoOutput)
+}
+
+// RoleInfoArrayInput is an input type that accepts RoleInfoArray and RoleInfoArrayOutput values.
+// You can construct a concrete instance of `RoleInfoArrayInput` via:
+//
+//	RoleInfoArray{ RoleInfoArgs{...} }
+type RoleInfoArrayInput interface {
+	pulumi.Input
+
+	ToRoleInfoArrayOutput() RoleInfoArrayOutput
+	ToRoleInfoArrayOutputWithContext(context.Context) RoleInfoArrayOutput
+}
+
+type RoleInfoArray []RoleInfoInput
+
+func (RoleInfoArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]RoleInfo)(nil)).Elem()
+}
+
+func (i RoleInfoArray) ToRoleInfoArrayOutput() RoleInfoArrayOutput {
+	return i.ToRoleInfoArrayOutputWithContext(context.Background())
+}
+
+func (i RoleInfoArray) ToRoleInfoArrayOutputWithContext(ctx context.Context) RoleInfoArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RoleInfoArrayOutput)
 }
 
 type RoleInfoOutput struct{ *pulumi.OutputState }
@@ -2266,14 +2511,24 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AccountAssociationGooglePtrInput)(nil)).Elem(), AccountAssociationGoogleArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClaimMatchInput)(nil)).Elem(), ClaimMatchArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClaimMatchPtrInput)(nil)).Elem(), ClaimMatchArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetIdentityResultAwsIdentityInput)(nil)).Elem(), GetIdentityResultAwsIdentityArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetIdentityResultAwsIdentityPtrInput)(nil)).Elem(), GetIdentityResultAwsIdentityArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetIdentityResultStaticKeysInput)(nil)).Elem(), GetIdentityResultStaticKeysArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetIdentityResultStaticKeysPtrInput)(nil)).Elem(), GetIdentityResultStaticKeysArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GitHubAppInstallationsInput)(nil)).Elem(), GitHubAppInstallationsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GitHubAppInstallationsMapInput)(nil)).Elem(), GitHubAppInstallationsMap{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GitHubInstallationInput)(nil)).Elem(), GitHubInstallationArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GitHubInstallationArrayInput)(nil)).Elem(), GitHubInstallationArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityAwsIdentityInput)(nil)).Elem(), IdentityAwsIdentityArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityAwsIdentityPtrInput)(nil)).Elem(), IdentityAwsIdentityArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityProviderInfoInput)(nil)).Elem(), IdentityProviderInfoArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityProviderInfoArrayInput)(nil)).Elem(), IdentityProviderInfoArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityProviderInfoOidcInput)(nil)).Elem(), IdentityProviderInfoOidcArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityProviderInfoOidcPtrInput)(nil)).Elem(), IdentityProviderInfoOidcArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityStaticKeysInput)(nil)).Elem(), IdentityStaticKeysArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityStaticKeysPtrInput)(nil)).Elem(), IdentityStaticKeysArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RoleInfoInput)(nil)).Elem(), RoleInfoArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RoleInfoArrayInput)(nil)).Elem(), RoleInfoArray{})
 	pulumi.RegisterOutputType(AccountAssociationAmazonOutput{})
 	pulumi.RegisterOutputType(AccountAssociationAmazonPtrOutput{})
 	pulumi.RegisterOutputType(AccountAssociationAzureOutput{})
@@ -2284,8 +2539,6 @@ func init() {
 	pulumi.RegisterOutputType(AccountAssociationGithubPtrOutput{})
 	pulumi.RegisterOutputType(AccountAssociationGoogleOutput{})
 	pulumi.RegisterOutputType(AccountAssociationGooglePtrOutput{})
-	pulumi.RegisterOutputType(BindingIdentityRefOutput{})
-	pulumi.RegisterOutputType(BindingRefOutput{})
 	pulumi.RegisterOutputType(ClaimMatchOutput{})
 	pulumi.RegisterOutputType(ClaimMatchPtrOutput{})
 	pulumi.RegisterOutputType(GetIdentityResultAwsIdentityOutput{})
@@ -2304,7 +2557,6 @@ func init() {
 	pulumi.RegisterOutputType(IdentityProviderInfoOidcPtrOutput{})
 	pulumi.RegisterOutputType(IdentityStaticKeysOutput{})
 	pulumi.RegisterOutputType(IdentityStaticKeysPtrOutput{})
-	pulumi.RegisterOutputType(InviteRoleOutput{})
 	pulumi.RegisterOutputType(RoleInfoOutput{})
 	pulumi.RegisterOutputType(RoleInfoArrayOutput{})
 }

@@ -32,8 +32,6 @@ type Role struct {
 	Profile pulumi.StringPtrOutput `pulumi:"profile"`
 	// The role's uid, assigned by the service.
 	Uid pulumi.StringOutput `pulumi:"uid"`
-	// When the role was last updated (RFC 3339).
-	UpdateTime pulumi.StringOutput `pulumi:"updateTime"`
 }
 
 // NewRole registers a new resource with the given unique name, arguments, and options.
@@ -138,6 +136,56 @@ func (i *Role) ToRoleOutputWithContext(ctx context.Context) RoleOutput {
 	return pulumi.ToOutputWithContext(ctx, i).(RoleOutput)
 }
 
+// RoleArrayInput is an input type that accepts RoleArray and RoleArrayOutput values.
+// You can construct a concrete instance of `RoleArrayInput` via:
+//
+//	RoleArray{ RoleArgs{...} }
+type RoleArrayInput interface {
+	pulumi.Input
+
+	ToRoleArrayOutput() RoleArrayOutput
+	ToRoleArrayOutputWithContext(context.Context) RoleArrayOutput
+}
+
+type RoleArray []RoleInput
+
+func (RoleArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Role)(nil)).Elem()
+}
+
+func (i RoleArray) ToRoleArrayOutput() RoleArrayOutput {
+	return i.ToRoleArrayOutputWithContext(context.Background())
+}
+
+func (i RoleArray) ToRoleArrayOutputWithContext(ctx context.Context) RoleArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RoleArrayOutput)
+}
+
+// RoleMapInput is an input type that accepts RoleMap and RoleMapOutput values.
+// You can construct a concrete instance of `RoleMapInput` via:
+//
+//	RoleMap{ "key": RoleArgs{...} }
+type RoleMapInput interface {
+	pulumi.Input
+
+	ToRoleMapOutput() RoleMapOutput
+	ToRoleMapOutputWithContext(context.Context) RoleMapOutput
+}
+
+type RoleMap map[string]RoleInput
+
+func (RoleMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Role)(nil)).Elem()
+}
+
+func (i RoleMap) ToRoleMapOutput() RoleMapOutput {
+	return i.ToRoleMapOutputWithContext(context.Background())
+}
+
+func (i RoleMap) ToRoleMapOutputWithContext(ctx context.Context) RoleMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RoleMapOutput)
+}
+
 type RoleOutput struct{ *pulumi.OutputState }
 
 func (RoleOutput) ElementType() reflect.Type {
@@ -192,12 +240,51 @@ func (o RoleOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *Role) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
-// When the role was last updated (RFC 3339).
-func (o RoleOutput) UpdateTime() pulumi.StringOutput {
-	return o.ApplyT(func(v *Role) pulumi.StringOutput { return v.UpdateTime }).(pulumi.StringOutput)
+type RoleArrayOutput struct{ *pulumi.OutputState }
+
+func (RoleArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Role)(nil)).Elem()
+}
+
+func (o RoleArrayOutput) ToRoleArrayOutput() RoleArrayOutput {
+	return o
+}
+
+func (o RoleArrayOutput) ToRoleArrayOutputWithContext(ctx context.Context) RoleArrayOutput {
+	return o
+}
+
+func (o RoleArrayOutput) Index(i pulumi.IntInput) RoleOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *Role {
+		return vs[0].([]*Role)[vs[1].(int)]
+	}).(RoleOutput)
+}
+
+type RoleMapOutput struct{ *pulumi.OutputState }
+
+func (RoleMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Role)(nil)).Elem()
+}
+
+func (o RoleMapOutput) ToRoleMapOutput() RoleMapOutput {
+	return o
+}
+
+func (o RoleMapOutput) ToRoleMapOutputWithContext(ctx context.Context) RoleMapOutput {
+	return o
+}
+
+func (o RoleMapOutput) MapIndex(k pulumi.StringInput) RoleOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *Role {
+		return vs[0].(map[string]*Role)[vs[1].(string)]
+	}).(RoleOutput)
 }
 
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*RoleInput)(nil)).Elem(), &Role{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RoleArrayInput)(nil)).Elem(), RoleArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RoleMapInput)(nil)).Elem(), RoleMap{})
 	pulumi.RegisterOutputType(RoleOutput{})
+	pulumi.RegisterOutputType(RoleArrayOutput{})
+	pulumi.RegisterOutputType(RoleMapOutput{})
 }

@@ -20,18 +20,12 @@ type RoleBinding struct {
 	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
 	// When the binding was created (RFC 3339).
 	CreateTime pulumi.StringOutput `pulumi:"createTime"`
-	// The group, hydrated by the service.
-	Group BindingRefOutput `pulumi:"group"`
 	// The group the role is granted on. Changing it replaces the binding.
 	GroupUid pulumi.StringOutput `pulumi:"groupUid"`
-	// The bound identity, hydrated by the service.
-	Identity BindingIdentityRefOutput `pulumi:"identity"`
 	// The identity that receives the role. Changing it replaces the binding.
 	IdentityUid pulumi.StringOutput `pulumi:"identityUid"`
 	// The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
 	Profile pulumi.StringPtrOutput `pulumi:"profile"`
-	// The role, hydrated by the service.
-	Role BindingRefOutput `pulumi:"role"`
 	// The role: a custom role's uid or a built-in role's 40-hex uid (see getRole). Changing it replaces the binding.
 	RoleUid pulumi.StringOutput `pulumi:"roleUid"`
 	// The binding's uid, assigned by the service.
@@ -136,6 +130,56 @@ func (i *RoleBinding) ToRoleBindingOutputWithContext(ctx context.Context) RoleBi
 	return pulumi.ToOutputWithContext(ctx, i).(RoleBindingOutput)
 }
 
+// RoleBindingArrayInput is an input type that accepts RoleBindingArray and RoleBindingArrayOutput values.
+// You can construct a concrete instance of `RoleBindingArrayInput` via:
+//
+//	RoleBindingArray{ RoleBindingArgs{...} }
+type RoleBindingArrayInput interface {
+	pulumi.Input
+
+	ToRoleBindingArrayOutput() RoleBindingArrayOutput
+	ToRoleBindingArrayOutputWithContext(context.Context) RoleBindingArrayOutput
+}
+
+type RoleBindingArray []RoleBindingInput
+
+func (RoleBindingArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*RoleBinding)(nil)).Elem()
+}
+
+func (i RoleBindingArray) ToRoleBindingArrayOutput() RoleBindingArrayOutput {
+	return i.ToRoleBindingArrayOutputWithContext(context.Background())
+}
+
+func (i RoleBindingArray) ToRoleBindingArrayOutputWithContext(ctx context.Context) RoleBindingArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RoleBindingArrayOutput)
+}
+
+// RoleBindingMapInput is an input type that accepts RoleBindingMap and RoleBindingMapOutput values.
+// You can construct a concrete instance of `RoleBindingMapInput` via:
+//
+//	RoleBindingMap{ "key": RoleBindingArgs{...} }
+type RoleBindingMapInput interface {
+	pulumi.Input
+
+	ToRoleBindingMapOutput() RoleBindingMapOutput
+	ToRoleBindingMapOutputWithContext(context.Context) RoleBindingMapOutput
+}
+
+type RoleBindingMap map[string]RoleBindingInput
+
+func (RoleBindingMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*RoleBinding)(nil)).Elem()
+}
+
+func (i RoleBindingMap) ToRoleBindingMapOutput() RoleBindingMapOutput {
+	return i.ToRoleBindingMapOutputWithContext(context.Background())
+}
+
+func (i RoleBindingMap) ToRoleBindingMapOutputWithContext(ctx context.Context) RoleBindingMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RoleBindingMapOutput)
+}
+
 type RoleBindingOutput struct{ *pulumi.OutputState }
 
 func (RoleBindingOutput) ElementType() reflect.Type {
@@ -160,19 +204,9 @@ func (o RoleBindingOutput) CreateTime() pulumi.StringOutput {
 	return o.ApplyT(func(v *RoleBinding) pulumi.StringOutput { return v.CreateTime }).(pulumi.StringOutput)
 }
 
-// The group, hydrated by the service.
-func (o RoleBindingOutput) Group() BindingRefOutput {
-	return o.ApplyT(func(v *RoleBinding) BindingRefOutput { return v.Group }).(BindingRefOutput)
-}
-
 // The group the role is granted on. Changing it replaces the binding.
 func (o RoleBindingOutput) GroupUid() pulumi.StringOutput {
 	return o.ApplyT(func(v *RoleBinding) pulumi.StringOutput { return v.GroupUid }).(pulumi.StringOutput)
-}
-
-// The bound identity, hydrated by the service.
-func (o RoleBindingOutput) Identity() BindingIdentityRefOutput {
-	return o.ApplyT(func(v *RoleBinding) BindingIdentityRefOutput { return v.Identity }).(BindingIdentityRefOutput)
 }
 
 // The identity that receives the role. Changing it replaces the binding.
@@ -185,11 +219,6 @@ func (o RoleBindingOutput) Profile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *RoleBinding) pulumi.StringPtrOutput { return v.Profile }).(pulumi.StringPtrOutput)
 }
 
-// The role, hydrated by the service.
-func (o RoleBindingOutput) Role() BindingRefOutput {
-	return o.ApplyT(func(v *RoleBinding) BindingRefOutput { return v.Role }).(BindingRefOutput)
-}
-
 // The role: a custom role's uid or a built-in role's 40-hex uid (see getRole). Changing it replaces the binding.
 func (o RoleBindingOutput) RoleUid() pulumi.StringOutput {
 	return o.ApplyT(func(v *RoleBinding) pulumi.StringOutput { return v.RoleUid }).(pulumi.StringOutput)
@@ -200,7 +229,51 @@ func (o RoleBindingOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *RoleBinding) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
+type RoleBindingArrayOutput struct{ *pulumi.OutputState }
+
+func (RoleBindingArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*RoleBinding)(nil)).Elem()
+}
+
+func (o RoleBindingArrayOutput) ToRoleBindingArrayOutput() RoleBindingArrayOutput {
+	return o
+}
+
+func (o RoleBindingArrayOutput) ToRoleBindingArrayOutputWithContext(ctx context.Context) RoleBindingArrayOutput {
+	return o
+}
+
+func (o RoleBindingArrayOutput) Index(i pulumi.IntInput) RoleBindingOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *RoleBinding {
+		return vs[0].([]*RoleBinding)[vs[1].(int)]
+	}).(RoleBindingOutput)
+}
+
+type RoleBindingMapOutput struct{ *pulumi.OutputState }
+
+func (RoleBindingMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*RoleBinding)(nil)).Elem()
+}
+
+func (o RoleBindingMapOutput) ToRoleBindingMapOutput() RoleBindingMapOutput {
+	return o
+}
+
+func (o RoleBindingMapOutput) ToRoleBindingMapOutputWithContext(ctx context.Context) RoleBindingMapOutput {
+	return o
+}
+
+func (o RoleBindingMapOutput) MapIndex(k pulumi.StringInput) RoleBindingOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *RoleBinding {
+		return vs[0].(map[string]*RoleBinding)[vs[1].(string)]
+	}).(RoleBindingOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*RoleBindingInput)(nil)).Elem(), &RoleBinding{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RoleBindingArrayInput)(nil)).Elem(), RoleBindingArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RoleBindingMapInput)(nil)).Elem(), RoleBindingMap{})
 	pulumi.RegisterOutputType(RoleBindingOutput{})
+	pulumi.RegisterOutputType(RoleBindingArrayOutput{})
+	pulumi.RegisterOutputType(RoleBindingMapOutput{})
 }

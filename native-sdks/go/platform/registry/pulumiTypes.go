@@ -25,6 +25,66 @@ type RepoInfo struct {
 	UpdateTime  *string  `pulumi:"updateTime"`
 }
 
+// RepoInfoInput is an input type that accepts RepoInfoArgs and RepoInfoOutput values.
+// You can construct a concrete instance of `RepoInfoInput` via:
+//
+//	RepoInfoArgs{...}
+type RepoInfoInput interface {
+	pulumi.Input
+
+	ToRepoInfoOutput() RepoInfoOutput
+	ToRepoInfoOutputWithContext(context.Context) RepoInfoOutput
+}
+
+type RepoInfoArgs struct {
+	ActiveTags  pulumi.StringArrayInput `pulumi:"activeTags"`
+	Aliases     pulumi.StringArrayInput `pulumi:"aliases"`
+	Bundles     pulumi.StringArrayInput `pulumi:"bundles"`
+	CatalogTier pulumi.StringPtrInput   `pulumi:"catalogTier"`
+	CreateTime  pulumi.StringPtrInput   `pulumi:"createTime"`
+	Description pulumi.StringPtrInput   `pulumi:"description"`
+	Name        pulumi.StringInput      `pulumi:"name"`
+	Uid         pulumi.StringInput      `pulumi:"uid"`
+	UpdateTime  pulumi.StringPtrInput   `pulumi:"updateTime"`
+}
+
+func (RepoInfoArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*RepoInfo)(nil)).Elem()
+}
+
+func (i RepoInfoArgs) ToRepoInfoOutput() RepoInfoOutput {
+	return i.ToRepoInfoOutputWithContext(context.Background())
+}
+
+func (i RepoInfoArgs) ToRepoInfoOutputWithContext(ctx context.Context) RepoInfoOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RepoInfoOutput)
+}
+
+// RepoInfoArrayInput is an input type that accepts RepoInfoArray and RepoInfoArrayOutput values.
+// You can construct a concrete instance of `RepoInfoArrayInput` via:
+//
+//	RepoInfoArray{ RepoInfoArgs{...} }
+type RepoInfoArrayInput interface {
+	pulumi.Input
+
+	ToRepoInfoArrayOutput() RepoInfoArrayOutput
+	ToRepoInfoArrayOutputWithContext(context.Context) RepoInfoArrayOutput
+}
+
+type RepoInfoArray []RepoInfoInput
+
+func (RepoInfoArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]RepoInfo)(nil)).Elem()
+}
+
+func (i RepoInfoArray) ToRepoInfoArrayOutput() RepoInfoArrayOutput {
+	return i.ToRepoInfoArrayOutputWithContext(context.Background())
+}
+
+func (i RepoInfoArray) ToRepoInfoArrayOutputWithContext(ctx context.Context) RepoInfoArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RepoInfoArrayOutput)
+}
+
 type RepoInfoOutput struct{ *pulumi.OutputState }
 
 func (RepoInfoOutput) ElementType() reflect.Type {
@@ -104,6 +164,63 @@ type TagInfo struct {
 	UpdateTime *string  `pulumi:"updateTime"`
 }
 
+// TagInfoInput is an input type that accepts TagInfoArgs and TagInfoOutput values.
+// You can construct a concrete instance of `TagInfoInput` via:
+//
+//	TagInfoArgs{...}
+type TagInfoInput interface {
+	pulumi.Input
+
+	ToTagInfoOutput() TagInfoOutput
+	ToTagInfoOutputWithContext(context.Context) TagInfoOutput
+}
+
+type TagInfoArgs struct {
+	Bundles    pulumi.StringArrayInput `pulumi:"bundles"`
+	Deprecated pulumi.BoolPtrInput     `pulumi:"deprecated"`
+	Digest     pulumi.StringInput      `pulumi:"digest"`
+	Name       pulumi.StringInput      `pulumi:"name"`
+	Uid        pulumi.StringInput      `pulumi:"uid"`
+	UpdateTime pulumi.StringPtrInput   `pulumi:"updateTime"`
+}
+
+func (TagInfoArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*TagInfo)(nil)).Elem()
+}
+
+func (i TagInfoArgs) ToTagInfoOutput() TagInfoOutput {
+	return i.ToTagInfoOutputWithContext(context.Background())
+}
+
+func (i TagInfoArgs) ToTagInfoOutputWithContext(ctx context.Context) TagInfoOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(TagInfoOutput)
+}
+
+// TagInfoArrayInput is an input type that accepts TagInfoArray and TagInfoArrayOutput values.
+// You can construct a concrete instance of `TagInfoArrayInput` via:
+//
+//	TagInfoArray{ TagInfoArgs{...} }
+type TagInfoArrayInput interface {
+	pulumi.Input
+
+	ToTagInfoArrayOutput() TagInfoArrayOutput
+	ToTagInfoArrayOutputWithContext(context.Context) TagInfoArrayOutput
+}
+
+type TagInfoArray []TagInfoInput
+
+func (TagInfoArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]TagInfo)(nil)).Elem()
+}
+
+func (i TagInfoArray) ToTagInfoArrayOutput() TagInfoArrayOutput {
+	return i.ToTagInfoArrayOutputWithContext(context.Background())
+}
+
+func (i TagInfoArray) ToTagInfoArrayOutputWithContext(ctx context.Context) TagInfoArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(TagInfoArrayOutput)
+}
+
 type TagInfoOutput struct{ *pulumi.OutputState }
 
 func (TagInfoOutput) ElementType() reflect.Type {
@@ -163,6 +280,10 @@ func (o TagInfoArrayOutput) Index(i pulumi.IntInput) TagInfoOutput {
 }
 
 func init() {
+	pulumi.RegisterInputType(reflect.TypeOf((*RepoInfoInput)(nil)).Elem(), RepoInfoArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RepoInfoArrayInput)(nil)).Elem(), RepoInfoArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*TagInfoInput)(nil)).Elem(), TagInfoArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*TagInfoArrayInput)(nil)).Elem(), TagInfoArray{})
 	pulumi.RegisterOutputType(RepoInfoOutput{})
 	pulumi.RegisterOutputType(RepoInfoArrayOutput{})
 	pulumi.RegisterOutputType(TagInfoOutput{})

@@ -32,6 +32,73 @@ type Advisory struct {
 	UpdateTime           *string         `pulumi:"updateTime"`
 }
 
+// AdvisoryInput is an input type that accepts AdvisoryArgs and AdvisoryOutput values.
+// You can construct a concrete instance of `AdvisoryInput` via:
+//
+//	AdvisoryArgs{...}
+type AdvisoryInput interface {
+	pulumi.Input
+
+	ToAdvisoryOutput() AdvisoryOutput
+	ToAdvisoryOutputWithContext(context.Context) AdvisoryOutput
+}
+
+type AdvisoryArgs struct {
+	AdvisoryId           pulumi.StringPtrInput   `pulumi:"advisoryId"`
+	Aliases              pulumi.StringArrayInput `pulumi:"aliases"`
+	ArtifactArchitecture pulumi.StringPtrInput   `pulumi:"artifactArchitecture"`
+	ArtifactName         pulumi.StringPtrInput   `pulumi:"artifactName"`
+	ArtifactType         pulumi.StringPtrInput   `pulumi:"artifactType"`
+	Author               pulumi.StringPtrInput   `pulumi:"author"`
+	ComponentLocation    pulumi.StringPtrInput   `pulumi:"componentLocation"`
+	ComponentName        pulumi.StringPtrInput   `pulumi:"componentName"`
+	ComponentType        pulumi.StringPtrInput   `pulumi:"componentType"`
+	CreateTime           pulumi.StringPtrInput   `pulumi:"createTime"`
+	DeleteTime           pulumi.StringPtrInput   `pulumi:"deleteTime"`
+	Events               AdvisoryEventArrayInput `pulumi:"events"`
+	LegacyAdvisoryId     pulumi.StringPtrInput   `pulumi:"legacyAdvisoryId"`
+	Severities           SeverityArrayInput      `pulumi:"severities"`
+	Uid                  pulumi.StringInput      `pulumi:"uid"`
+	UpdateTime           pulumi.StringPtrInput   `pulumi:"updateTime"`
+}
+
+func (AdvisoryArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*Advisory)(nil)).Elem()
+}
+
+func (i AdvisoryArgs) ToAdvisoryOutput() AdvisoryOutput {
+	return i.ToAdvisoryOutputWithContext(context.Background())
+}
+
+func (i AdvisoryArgs) ToAdvisoryOutputWithContext(ctx context.Context) AdvisoryOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AdvisoryOutput)
+}
+
+// AdvisoryArrayInput is an input type that accepts AdvisoryArray and AdvisoryArrayOutput values.
+// You can construct a concrete instance of `AdvisoryArrayInput` via:
+//
+//	AdvisoryArray{ AdvisoryArgs{...} }
+type AdvisoryArrayInput interface {
+	pulumi.Input
+
+	ToAdvisoryArrayOutput() AdvisoryArrayOutput
+	ToAdvisoryArrayOutputWithContext(context.Context) AdvisoryArrayOutput
+}
+
+type AdvisoryArray []AdvisoryInput
+
+func (AdvisoryArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]Advisory)(nil)).Elem()
+}
+
+func (i AdvisoryArray) ToAdvisoryArrayOutput() AdvisoryArrayOutput {
+	return i.ToAdvisoryArrayOutputWithContext(context.Background())
+}
+
+func (i AdvisoryArray) ToAdvisoryArrayOutputWithContext(ctx context.Context) AdvisoryArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AdvisoryArrayOutput)
+}
+
 type AdvisoryOutput struct{ *pulumi.OutputState }
 
 func (AdvisoryOutput) ElementType() reflect.Type {
@@ -136,6 +203,60 @@ type AdvisoryEvent struct {
 	ReviewState *string `pulumi:"reviewState"`
 }
 
+// AdvisoryEventInput is an input type that accepts AdvisoryEventArgs and AdvisoryEventOutput values.
+// You can construct a concrete instance of `AdvisoryEventInput` via:
+//
+//	AdvisoryEventArgs{...}
+type AdvisoryEventInput interface {
+	pulumi.Input
+
+	ToAdvisoryEventOutput() AdvisoryEventOutput
+	ToAdvisoryEventOutputWithContext(context.Context) AdvisoryEventOutput
+}
+
+type AdvisoryEventArgs struct {
+	Author      pulumi.StringPtrInput `pulumi:"author"`
+	CreateTime  pulumi.StringPtrInput `pulumi:"createTime"`
+	ReviewState pulumi.StringPtrInput `pulumi:"reviewState"`
+}
+
+func (AdvisoryEventArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*AdvisoryEvent)(nil)).Elem()
+}
+
+func (i AdvisoryEventArgs) ToAdvisoryEventOutput() AdvisoryEventOutput {
+	return i.ToAdvisoryEventOutputWithContext(context.Background())
+}
+
+func (i AdvisoryEventArgs) ToAdvisoryEventOutputWithContext(ctx context.Context) AdvisoryEventOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AdvisoryEventOutput)
+}
+
+// AdvisoryEventArrayInput is an input type that accepts AdvisoryEventArray and AdvisoryEventArrayOutput values.
+// You can construct a concrete instance of `AdvisoryEventArrayInput` via:
+//
+//	AdvisoryEventArray{ AdvisoryEventArgs{...} }
+type AdvisoryEventArrayInput interface {
+	pulumi.Input
+
+	ToAdvisoryEventArrayOutput() AdvisoryEventArrayOutput
+	ToAdvisoryEventArrayOutputWithContext(context.Context) AdvisoryEventArrayOutput
+}
+
+type AdvisoryEventArray []AdvisoryEventInput
+
+func (AdvisoryEventArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]AdvisoryEvent)(nil)).Elem()
+}
+
+func (i AdvisoryEventArray) ToAdvisoryEventArrayOutput() AdvisoryEventArrayOutput {
+	return i.ToAdvisoryEventArrayOutputWithContext(context.Background())
+}
+
+func (i AdvisoryEventArray) ToAdvisoryEventArrayOutputWithContext(ctx context.Context) AdvisoryEventArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AdvisoryEventArrayOutput)
+}
+
 type AdvisoryEventOutput struct{ *pulumi.OutputState }
 
 func (AdvisoryEventOutput) ElementType() reflect.Type {
@@ -187,6 +308,59 @@ type Severity struct {
 	Type  *string `pulumi:"type"`
 }
 
+// SeverityInput is an input type that accepts SeverityArgs and SeverityOutput values.
+// You can construct a concrete instance of `SeverityInput` via:
+//
+//	SeverityArgs{...}
+type SeverityInput interface {
+	pulumi.Input
+
+	ToSeverityOutput() SeverityOutput
+	ToSeverityOutputWithContext(context.Context) SeverityOutput
+}
+
+type SeverityArgs struct {
+	Score pulumi.StringPtrInput `pulumi:"score"`
+	Type  pulumi.StringPtrInput `pulumi:"type"`
+}
+
+func (SeverityArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*Severity)(nil)).Elem()
+}
+
+func (i SeverityArgs) ToSeverityOutput() SeverityOutput {
+	return i.ToSeverityOutputWithContext(context.Background())
+}
+
+func (i SeverityArgs) ToSeverityOutputWithContext(ctx context.Context) SeverityOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SeverityOutput)
+}
+
+// SeverityArrayInput is an input type that accepts SeverityArray and SeverityArrayOutput values.
+// You can construct a concrete instance of `SeverityArrayInput` via:
+//
+//	SeverityArray{ SeverityArgs{...} }
+type SeverityArrayInput interface {
+	pulumi.Input
+
+	ToSeverityArrayOutput() SeverityArrayOutput
+	ToSeverityArrayOutputWithContext(context.Context) SeverityArrayOutput
+}
+
+type SeverityArray []SeverityInput
+
+func (SeverityArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]Severity)(nil)).Elem()
+}
+
+func (i SeverityArray) ToSeverityArrayOutput() SeverityArrayOutput {
+	return i.ToSeverityArrayOutputWithContext(context.Background())
+}
+
+func (i SeverityArray) ToSeverityArrayOutputWithContext(ctx context.Context) SeverityArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SeverityArrayOutput)
+}
+
 type SeverityOutput struct{ *pulumi.OutputState }
 
 func (SeverityOutput) ElementType() reflect.Type {
@@ -230,6 +404,12 @@ func (o SeverityArrayOutput) Index(i pulumi.IntInput) SeverityOutput {
 }
 
 func init() {
+	pulumi.RegisterInputType(reflect.TypeOf((*AdvisoryInput)(nil)).Elem(), AdvisoryArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*AdvisoryArrayInput)(nil)).Elem(), AdvisoryArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*AdvisoryEventInput)(nil)).Elem(), AdvisoryEventArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*AdvisoryEventArrayInput)(nil)).Elem(), AdvisoryEventArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SeverityInput)(nil)).Elem(), SeverityArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SeverityArrayInput)(nil)).Elem(), SeverityArray{})
 	pulumi.RegisterOutputType(AdvisoryOutput{})
 	pulumi.RegisterOutputType(AdvisoryArrayOutput{})
 	pulumi.RegisterOutputType(AdvisoryEventOutput{})
