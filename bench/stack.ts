@@ -328,7 +328,8 @@ async function main(): Promise<void> {
     });
     if (variant === "native") {
       if (!PLUGIN_TARBALL) throw new Error("the native variant needs BENCH_PLUGIN_TARBALL (npm run plugin)");
-      await stack.run(["plugin", "install", "resource", "platform", VERSION, "--file", PLUGIN_TARBALL]);
+      const install = ["plugin", "install", "resource", "platform", VERSION, "--file", PLUGIN_TARBALL];
+      await stack.run(install, { stackless: true });
     }
     return stack;
   };

@@ -92,6 +92,8 @@ export interface RunOptions {
   allowFailure?: boolean;
   /** Extra environment for this command only. */
   env?: Record<string, string>;
+  /** A command that takes no `--stack` (e.g. `plugin install`), run in this stack's environment all the same. */
+  stackless?: boolean;
   /** A command the `pulumi` invocation runs under, e.g. `["/usr/bin/time", "-o", file]` (bench/stack.ts). */
   wrapper?: string[];
 }
@@ -182,7 +184,8 @@ export class PulumiStack {
    * `--stack <name> --non-interactive --color never`.
    */
   run(args: string[], options: RunOptions = {}): Promise<CommandResult> {
-    const fullArgs = [...args, "--stack", this.name, "--non-interactive", "--color", "never"];
+    const stackFlag = options.stackless ? [] : ["--stack", this.name];
+    const fullArgs = [...args, ...stackFlag, "--non-interactive", "--color", "never"];
     const command = `pulumi ${fullArgs.join(" ")}`;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const started = Date.now();
