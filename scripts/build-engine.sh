@@ -94,8 +94,9 @@ fi
 
 # 3. Our language hosts: each rebuilt whenever its sources or the version change (stamp = hash of the version and
 #    of every non-test .go file, go.mod, go.sum and the extra file, so a new source file counts too; the stamps'
-#    names changed with the Go host, so an engine cache from before it rebuilds the Node.js host too). They link upstream's code generators (pkg/v3/codegen),
-#    whose packages the CLI build above has already compiled into Go's build cache: ~1 minute each when warm.
+#    names changed with the Go host, so an engine cache from before it rebuilds the Node.js host too). They link
+#    upstream's code generators (pkg/v3/codegen), which add ~20 packages to what the CLI build above has already
+#    compiled into Go's build cache: about a minute for both together after the CLI, seconds for a source change.
 build_langhost() { # <source dir> <binary name> <extra file to install beside it, or "">
   local src=$here/scripts/engine/$1 name=$2 extra=$3 stamp
   stamp=$( { echo "$version"; cd "$src" && for f in $(ls -- *.go go.mod go.sum $extra | grep -v '_test\.go$'); do
