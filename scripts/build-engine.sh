@@ -9,9 +9,9 @@
 #   - pulumi-language-go             OUR minimal Go language host (scripts/engine/langhost-go), same reason: runs
 #                                    Go programs (examples/go) and generates the Go SDK;
 #   - pulumi-resource-pulumi-nodejs  the dynamic-provider launcher shipped inside @pulumi/pulumi.
-# All four go into one bin directory cached outside the repo, keyed by version; the engine finds the two
-# plugins beside `pulumi`. A compatible pulumi already on PATH (same major.minor, both plugins beside it) is used
-# as it is. Progress goes to stderr; the LAST line on stdout is the bin directory.
+# All four go into one bin directory cached outside the repo, keyed by version; the engine finds the three
+# plugins beside `pulumi`. A compatible pulumi already on PATH (same major.minor, all three plugins beside it) is
+# used as it is. Progress goes to stderr; the LAST line on stdout is the bin directory.
 #
 # Environment: PULUMI_ENGINE_VERSION (default: the installed @pulumi/pulumi's version), PULUMI_PLATFORM_CACHE
 # (default ~/.cache/pulumi-platform), PULUMI_PLATFORM_BUILD_ENGINE=1 to ignore a pulumi found on PATH.
@@ -92,9 +92,11 @@ GO
   say "built $bin/pulumi"
 fi
 
-# 3. Our language hosts: each rebuilt whenever its sources or the version change (stamp = hash of both, over every
-#    file of its directory, so a new source file counts too). They link upstream's code generators (pkg/v3/codegen),
-#    whose packages the CLI build above has already compiled into Go's build cache: ~1 minute each when warm.
+# 3. Our language hosts: each rebuilt whenever its sources or the version change (stamp = hash of the version and
+#    of every non-test .go file, go.mod, go.sum and the extra file, so a new source file counts too; the stamps'
+#    names changed with the Go host, so an engine cache from before it rebuilds the Node.js host too). They link
+#    upstream's code generators (pkg/v3/codegen), which add ~20 packages to what the CLI build above has already
+#    compiled into Go's build cache: about a minute for both together after the CLI, seconds for a source change.
 build_langhost() { # <source dir> <binary name> <extra file to install beside it, or "">
   local src=$here/scripts/engine/$1 name=$2 extra=$3 stamp
   stamp=$( { echo "$version"; cd "$src" && for f in $(ls -- *.go go.mod go.sum $extra | grep -v '_test\.go$'); do
