@@ -27,16 +27,6 @@ const schemaPath = path.join(root, "schema.json");
 const defaultOut = path.join(root, "native-sdks");
 const languages = ["nodejs", "go"];
 
-/**
- * TEMPORARY, until schema.json carries the native SDKs' names (the lead sets them; delete this and its use then).
- * Filled in only where schema.json has no value, or still has the dynamic package's name, with a warning.
- */
-const pendingLanguageNames = {
-  nodejs: { packageName: "pulumi-platform-native" },
-  go: { importBasePath: "github.com/pulumi-platform/native-sdks/go/platform" },
-};
-const dynamicPackageName = "pulumi-platform";
-
 const readme = `# native-sdks — GENERATED, do not edit
 
 The SDKs of the native provider plugin \`pulumi-resource-platform\`, generated from [schema.json](../schema.json) by
@@ -53,23 +43,9 @@ Not to be confused with \`pulumi-platform\` (the dynamic-provider package at the
 typed API client).
 `;
 
-/** schema.json with the pending language names filled in, and the warnings saying so. */
+/** schema.json, whose language sections name the SDKs (pulumi-platform-native, .../native-sdks/go/platform). */
 function effectiveSchema() {
-  const schema = JSON.parse(fs.readFileSync(schemaPath, "utf8"));
-  const warnings = [];
-  schema.language = schema.language ?? {};
-  for (const [language, names] of Object.entries(pendingLanguageNames)) {
-    const section = (schema.language[language] = { ...schema.language[language] });
-    for (const [key, value] of Object.entries(names)) {
-      if (section[key] === undefined || section[key] === dynamicPackageName) {
-        warnings.push(
-          `schema.json has no native language.${language}.${key} yet: using "${value}" (temporary)`,
-        );
-        section[key] = value;
-      }
-    }
-  }
-  return { schema, warnings };
+  return { schema: JSON.parse(fs.readFileSync(schemaPath, "utf8")), warnings: [] };
 }
 
 /** Writes the SDKs and the README into outDir (languages' directories are replaced by gen-sdk). */
