@@ -164,6 +164,24 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
     await expect(stack.preview()).resolves.toMatchObject({ exitCode: 0 });
   });
 
+  it("a replacement that keeps the association's group deletes the old one first, as its preview said", async () => {
+    const group = (await stack.outputs()).engineeringUid as string;
+    await stack.setConfig("cloud", "azure");
+    const preview = await stack.preview({ expectNoChanges: false });
+    expect(preview.stdout).toMatch(/engineering-aws\s+replace\s+\[diff: \+azure-amazon\]/);
+    // Delete before replace: the old association goes first.
+    expect(preview.stdout).toMatch(
+      /engineering-aws delete original[\s\S]*engineering-aws create replacement/,
+    );
+    expect(preview.stdout).toMatch(/\+-\s?1 to replace/);
+    const up = await stack.up();
+    expect(up.stdout).toMatch(/\+-\s?1 replaced/);
+    expect(await emulator.client.accountAssociations.get(group)).toMatchObject({
+      azure: { tenantId: "tenant-1" },
+    });
+    await expect(stack.preview()).resolves.toMatchObject({ exitCode: 0 });
+  });
+
   it("destroy deletes every object", async () => {
     const uid = (await stack.outputs()).engineeringUid as string;
     await stack.destroy();
