@@ -103,6 +103,9 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
   });
 
   it("up creates one of every kind through the plugin, with the data source's result", async () => {
+    // The preview of a create: the plugin answers with the inputs and unknowns for what the service assigns.
+    const preview = await stack.preview({ expectNoChanges: false });
+    expect(preview.stdout).toMatch(/\+ 10 to create/);
     const result = await stack.up();
     expect(result.stdout).toMatch(/\+ 10 created/); // 8 resources, the explicit provider and the stack
     const { resources } = await platformResources();
