@@ -12,6 +12,10 @@
  * the contents are plain JavaScript and run wherever Node does). The directory dist-plugin/bin holds the same two
  * files, for a project's `Pulumi.yaml` `plugins.providers[].path`. Before packing, the bundle is started from an
  * empty temporary directory and must print its port. The LAST line printed is the tarball's absolute path.
+ *
+ * plugin/ is type-checked with the rest (tsconfig.json) but not compiled into dist/ (tsconfig.build.json): the
+ * bundle is made from the TypeScript sources, and plugin/ imports ../package.json and ../schema.json, which tsc
+ * would copy into dist/, where a dist/package.json would become the package scope of everything under dist/.
  */
 "use strict";
 const { execFileSync, spawn } = require("node:child_process");

@@ -103,6 +103,9 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
   });
 
   it("up creates one of every kind through the plugin, with the data source's result", async () => {
+    // The preview of a create: the plugin answers with the inputs and unknowns for what the service assigns.
+    const preview = await stack.preview({ expectNoChanges: false });
+    expect(preview.stdout).toMatch(/\+ 10 to create/);
     const result = await stack.up();
     expect(result.stdout).toMatch(/\+ 10 created/); // 8 resources, the explicit provider and the stack
     const { resources } = await platformResources();
@@ -161,6 +164,24 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
     expect(preview.stdout).toMatch(/platform:iam:Group\s+engineering\s+update\s+\[diff: ~description\]/);
     await stack.up();
     expect((await emulator.client.groups.get(uid)).description).toBe("Engineering");
+    await expect(stack.preview()).resolves.toMatchObject({ exitCode: 0 });
+  });
+
+  it("a replacement that keeps the association's group deletes the old one first, as its preview said", async () => {
+    const group = (await stack.outputs()).engineeringUid as string;
+    await stack.setConfig("cloud", "azure");
+    const preview = await stack.preview({ expectNoChanges: false });
+    expect(preview.stdout).toMatch(/engineering-aws\s+replace\s+\[diff: \+azure-amazon\]/);
+    // Delete before replace: the old association goes first.
+    expect(preview.stdout).toMatch(
+      /engineering-aws delete original[\s\S]*engineering-aws create replacement/,
+    );
+    expect(preview.stdout).toMatch(/\+-\s?1 to replace/);
+    const up = await stack.up();
+    expect(up.stdout).toMatch(/\+-\s?1 replaced/);
+    expect(await emulator.client.accountAssociations.get(group)).toMatchObject({
+      azure: { tenantId: "tenant-1" },
+    });
     await expect(stack.preview()).resolves.toMatchObject({ exitCode: 0 });
   });
 
