@@ -69,7 +69,9 @@ describe("the quick start through the generated TypeScript SDK and the native pl
     const engineering = await emulator.client.groups.get(outputs["engineeringUid"] as string);
     expect(engineering).toMatchObject({ name: "engineering", description: "Product engineering" });
     const { state, text } = await stack.exportState();
-    const types = (state.deployment.resources ?? []).map((r) => r.type).filter((t) => t.startsWith("platform:"));
+    const types = (state.deployment.resources ?? [])
+      .map((r) => r.type)
+      .filter((t) => t.startsWith("platform:"));
     expect(types.sort()).toEqual([
       "platform:iam:Group",
       "platform:iam:Group",
@@ -87,7 +89,9 @@ describe("the quick start through the generated TypeScript SDK and the native pl
 
   it("refresh shows a change made by hand, and the next up reverts it", async () => {
     const outputs = await stack.outputs();
-    await emulator.client.groups.update(outputs["engineeringUid"] as string, { description: "changed by hand" });
+    await emulator.client.groups.update(outputs["engineeringUid"] as string, {
+      description: "changed by hand",
+    });
     const refresh = await stack.run(["refresh", "--yes", "--skip-preview"]);
     expect(refresh.stdout).toMatch(/engineering/);
     expect(refresh.stdout).toMatch(/~ 1 updated|1 updated/);
