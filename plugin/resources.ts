@@ -30,11 +30,6 @@ export interface ServedResource {
   /** Properties only the service sets. */
   outputOnly: readonly string[];
   /**
-   * Inputs that identify the object uniquely in the service: a replacement that keeps them all would collide with
-   * the old object, so the old one is deleted first (an association is one per group).
-   */
-  uniqueBy?: readonly string[];
-  /**
    * Inputs the API never returns (an identity provider's clientSecret): state knows them only from the program.
    * An imported object has none in state; diff then takes the program's value as the live one.
    */
@@ -51,7 +46,7 @@ function schemaOf(token: string): SchemaResource {
 
 function served(
   module: { description: ServedResource["description"]; provider: pulumi.dynamic.ResourceProvider },
-  extra: { secrets?: readonly string[]; uniqueBy?: readonly string[]; writeOnly?: readonly string[] } = {},
+  extra: { secrets?: readonly string[]; writeOnly?: readonly string[] } = {},
 ): [string, ServedResource] {
   const token = module.description.type;
   return [
@@ -64,7 +59,6 @@ function served(
       outputOnly: Object.keys(schemaOf(token).properties).filter(
         (key) => !(key in schemaOf(token).inputProperties),
       ),
-      ...(extra.uniqueBy ? { uniqueBy: extra.uniqueBy } : {}),
       ...(extra.writeOnly ? { writeOnly: extra.writeOnly } : {}),
     },
   ];
@@ -77,7 +71,7 @@ export const RESOURCES: ReadonlyMap<string, ServedResource> = new Map([
   served(roleBinding),
   served(identityProvider, { secrets: IDENTITY_PROVIDER_SECRETS, writeOnly: ["clientSecret"] }),
   served(groupInvite, { secrets: GROUP_INVITE_SECRETS }),
-  served(accountAssociation, { uniqueBy: ["groupUid"] }),
+  served(accountAssociation),
 ]);
 
 /** The resource a type token names, or an error that says which tokens exist. */

@@ -122,16 +122,11 @@ async function diffResource(
   response.setDiffsList([...changed].sort());
   response.setReplacesList(replaces);
   response.setHasdetaileddiff(true);
-  // A replacement that keeps the object's unique key would collide with the old object: delete it first.
-  const uniqueBy = resource.uniqueBy;
-  const collides =
-    uniqueBy !== undefined && replaces.length > 0 && uniqueBy.every((key) => !changed.has(key));
-  response.setDeletebeforereplace(result.deleteBeforeReplace === true || collides);
+  // The shared diff decides (a replacement that keeps a key the service holds unique deletes the old one first).
+  response.setDeletebeforereplace(result.deleteBeforeReplace === true);
   if (replaces.length === 0) {
     // What an update leaves as it is: the uid and creation time, and every property it does not change.
-    response.setStablesList(
-      resource.properties.filter((key) => !changed.has(key) && key !== "updateTime" && key !== "profile"),
-    );
+    response.setStablesList(resource.properties.filter((key) => !changed.has(key) && key !== "profile"));
   }
   return response;
 }

@@ -33,6 +33,11 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
   inputSchema: z.ZodType;
   /** The API fields compared by diff, with the immutable ones marked `replaces`. */
   fields: readonly FieldSpec[];
+  /**
+   * Inputs that the service keeps unique besides the uid (an account association is one per group): a
+   * replacement that keeps them would collide with the old object, so the old one is deleted first.
+   */
+  uniqueBy?: readonly string[];
   /** A readable name for messages. */
   describe: (inputs: Partial<I>) => { name?: string | undefined; where?: string | undefined };
   get: (client: PlatformClient, uid: string) => Promise<T>;
@@ -48,6 +53,19 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
   inputsOf: (object: T) => Omit<I, keyof CommonInputs>;
   /** Outputs beyond the inputs: uid, times, hydrated references... */
   outputsOf: (object: T) => Record<string, unknown>;
+}
+
+/**
+ * Whether a replacement must delete the old object first: when the description names inputs the service keeps
+ * unique and the replacement changes none of them (the new object would collide with the old one).
+ */
+export function deleteBeforeReplace(
+  uniqueBy: readonly string[] | undefined,
+  replaces: readonly string[],
+  changed: readonly string[],
+): boolean {
+  if (uniqueBy === undefined || replaces.length === 0) return false;
+  return uniqueBy.every((key) => !replaces.includes(key) && !changed.includes(key));
 }
 
 /** Drops undefined members (protobuf Structs reject them). */
@@ -113,7 +131,11 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
 
     async diff(_id: string, olds: Record<string, unknown>, news: I): Promise<pulumi.dynamic.DiffResult> {
       const result = diffFields(olds, news as Record<string, unknown>, spec.fields);
-      return { changes: result.changes, replaces: result.replaces, deleteBeforeReplace: false };
+      return {
+        changes: result.changes,
+        replaces: result.replaces,
+        deleteBeforeReplace: deleteBeforeReplace(spec.uniqueBy, result.replaces, result.changedFields),
+      };
     },
 
     async create(inputs: I): Promise<pulumi.dynamic.CreateResult> {

@@ -11,7 +11,11 @@
  * May import: ../core, ../../sdk, ./account-association-schema.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import {
+  defineResourceProvider,
+  deleteBeforeReplace,
+  type ResourceDescription,
+} from "../core/resource-provider";
 import { normalize } from "../core/diff";
 import {
   ACCOUNT_ASSOCIATION_FIELDS,
@@ -27,6 +31,8 @@ export const description: ResourceDescription<AccountAssociationInputs, AccountA
   type: "platform:iam:AccountAssociation",
   inputSchema: AccountAssociationInputSchema,
   fields: ACCOUNT_ASSOCIATION_FIELDS,
+  // One association per group, and its uid is the group's.
+  uniqueBy: ["groupUid"],
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.groupUid ? `of group ${inputs.groupUid}` : undefined,
@@ -91,6 +97,13 @@ export const provider: pulumi.dynamic.ResourceProvider = {
       (block) => normalize("object", olds[block]) !== EMPTY && normalize("object", news_[block]) === EMPTY,
     );
     if (removed.length === 0) return result;
-    return { ...result, changes: true, replaces: [...(result.replaces ?? []), ...removed] };
+    const replaces = [...(result.replaces ?? []), ...removed];
+    // The new association has the old one's group: the old one goes first.
+    return {
+      ...result,
+      changes: true,
+      replaces,
+      deleteBeforeReplace: deleteBeforeReplace(description.uniqueBy, replaces, []),
+    };
   },
 };

@@ -62,15 +62,22 @@ describe("account association", () => {
     const groupUid = await folder();
     const news = { groupUid, name: "accounts", amazon, google };
     const { id, outs } = await provider.create(news);
+    // Another group: the new association does not collide with the old one, so it is created first.
     expect(await provider.diff!(id, outs, { ...news, groupUid: await folder("other") })).toMatchObject({
       changes: true,
       replaces: ["groupUid"],
+      deleteBeforeReplace: false,
     });
+    // The same group: one association per group, so the old one must go first or the create is refused.
     const { google: _dropped, ...withoutGoogle } = news;
     expect(await provider.diff!(id, outs, withoutGoogle)).toMatchObject({
       changes: true,
       replaces: ["google"],
+      deleteBeforeReplace: true,
     });
+    await expect(provider.create(withoutGoogle)).rejects.toThrow(/already has an account association/);
+    await provider.delete!(id, outs);
+    await expect(provider.create(withoutGoogle)).resolves.toMatchObject({ id });
   });
 
   it("read after an out-of-band change shows the drift", async () => {
