@@ -5,89 +5,32 @@
  * up reverts, destroy. Then `pulumi import` prints the imported resource as code, Go for this Go project and
  * TypeScript for a Node.js one: the GenerateProgram of each of our language hosts.
  *
- * The plugin tarball: env PULUMI_PLATFORM_PLUGIN_TARBALL, else built by scripts/build-plugin.js (`npm run plugin`).
- * Until the plugin's sources are in this tree (they come from another branch of issue 14) and without that
- * variable, the suite is skipped, saying why.
+ * The plugin tarball is built by `npm run plugin` (test/e2e/plugin-tarball.ts).
  */
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
-import { engineBinDir, PulumiStack, repoRoot } from "./harness";
+import { PulumiStack } from "./harness";
+import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
 
-const buildScript = path.join(repoRoot, "scripts", "build-plugin.js");
-const tarballFromEnv = process.env["PULUMI_PLATFORM_PLUGIN_TARBALL"]?.trim();
-const pluginAvailable = Boolean(tarballFromEnv) || fs.existsSync(buildScript);
-if (!pluginAvailable) {
-  console.warn(
-    "examples-go.e2e: skipped: no plugin tarball (set PULUMI_PLATFORM_PLUGIN_TARBALL, or merge the plugin's " +
-      "scripts/build-plugin.js)",
-  );
-}
-
-/** The plugin tarball: the given one, or the last line `npm run plugin` prints. */
-function pluginTarball(): string {
-  if (tarballFromEnv) return path.resolve(tarballFromEnv);
-  const stdout = execFileSync(process.execPath, [buildScript], {
-    cwd: repoRoot,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    timeout: 5 * 60_000,
-  });
-  return stdout.trim().split("\n").pop() ?? "";
-}
-
-/** `pulumi plugin install resource platform <version> --file <tarball>` into the stack's PULUMI_HOME. */
-function installPlugin(stack: PulumiStack, tarball: string): void {
-  const version = /pulumi-resource-platform-v([^-]+(?:-[^-]+)*?)-linux-amd64\.tar\.gz$/.exec(tarball)?.[1];
-  if (!version) throw new Error(`cannot tell the plugin's version from ${tarball}`);
-  execFileSync(
-    "bash",
-    [
-      path.join(repoRoot, "scripts", "pulumi-env.sh"),
-      ...[
-        "pulumi",
-        "plugin",
-        "install",
-        "resource",
-        "platform",
-        version,
-        "--file",
-        tarball,
-        "--non-interactive",
-      ],
-    ],
-    {
-      env: {
-        ...process.env,
-        PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
-        PULUMI_HOME: path.join(stack.stateDir, "home"),
-        PULUMI_BACKEND_URL: `file://${path.join(stack.stateDir, "backend")}`,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 120_000,
-    },
-  );
-}
-
-(pluginAvailable ? describe : describe.skip)("examples/go through the native plugin", () => {
+describe("examples/go through the native plugin", () => {
   let tarball: string;
   let emulator: Emulator;
   let stack: PulumiStack;
 
   beforeAll(async () => {
-    tarball = pluginTarball();
+    tarball = buildPluginTarball();
     emulator = await startEmulator();
     stack = await PulumiStack.create({
       programDir: "examples/go",
       config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
       secrets: { "platform:token": emulator.token },
     });
-    installPlugin(stack, tarball);
+    await installPlugin(stack, tarball);
   });
 
   afterAll(async () => {
@@ -174,7 +117,7 @@ function installPlugin(stack: PulumiStack, tarball: string): void {
       secrets: { "platform:token": emulator.token },
     });
     try {
-      installPlugin(nodeStack, tarball);
+      await installPlugin(nodeStack, tarball);
 
       const result = await nodeStack.run([
         ...["import", "platform:iam:Group", "legacy", group.uid, "--yes", "--protect=false"],

@@ -8,9 +8,7 @@
  * secret in plaintext in the state, destroy; then import of an existing object of every kind (`pulumi import` for
  * two, the `import` option of a program that declares the same inputs for the rest), followed by a clean preview.
  */
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { description as groupDescription } from "../../provider/iam/group.implementation";
 import { description as identityDescription } from "../../provider/iam/identity.implementation";
@@ -19,56 +17,16 @@ import { description as roleBindingDescription } from "../../provider/iam/role-b
 import { description as identityProviderDescription } from "../../provider/iam/identity-provider.implementation";
 import { description as groupInviteDescription } from "../../provider/iam/group-invite.implementation";
 import { description as accountAssociationDescription } from "../../provider/iam/account-association.implementation";
-import { engineBinDir, PulumiStack, repoRoot, type StackState } from "./harness";
+import { PulumiStack, type StackState } from "./harness";
+import { buildPluginTarball, installPlugin, pluginVersion as version } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
 
 const programDir = "test/e2e/fixtures/native";
-const { version } = require("../../package.json") as { version: string };
 /** How the engine marks an encrypted secret in state. */
 const secretSignature = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" };
 
 type Resource = NonNullable<StackState["deployment"]["resources"]>[number];
-
-/** Builds the plugin tarball (a few seconds) and returns its path: the last line `npm run plugin` prints. */
-function buildPlugin(): string {
-  const stdout = execFileSync("node", [path.join(repoRoot, "scripts", "build-plugin.js")], {
-    cwd: repoRoot,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    timeout: 5 * 60_000,
-  });
-  return stdout.trim().split("\n").pop() ?? "";
-}
-
-/** `pulumi plugin install resource platform <version> --file <tarball>` into the stack's PULUMI_HOME. */
-function installPlugin(stack: PulumiStack, tarball: string): string {
-  return execFileSync(
-    "bash",
-    [
-      path.join(repoRoot, "scripts", "pulumi-env.sh"),
-      "pulumi",
-      "plugin",
-      "install",
-      "resource",
-      "platform",
-      version,
-      "--file",
-      tarball,
-      "--non-interactive",
-    ],
-    {
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
-        PULUMI_HOME: path.join(stack.stateDir, "home"),
-        PULUMI_BACKEND_URL: `file://${path.join(stack.stateDir, "backend")}`,
-      },
-      timeout: 120_000,
-    },
-  );
-}
 
 describe("the native plugin pulumi-resource-platform under the real engine", () => {
   // Random per run: finding one in the state would be a plaintext leak, not a coincidence.
@@ -85,7 +43,7 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
   };
 
   beforeAll(async () => {
-    const tarball = buildPlugin();
+    const tarball = buildPluginTarball();
     expect(tarball).toMatch(new RegExp(`pulumi-resource-platform-v${version}-linux-amd64\\.tar\\.gz$`));
     emulator = await startEmulator();
     stack = await PulumiStack.create({
@@ -93,7 +51,7 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
       config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
       secrets: { "platform:token": emulator.token, clientSecret },
     });
-    installPlugin(stack, tarball);
+    await installPlugin(stack, tarball);
   });
 
   afterAll(async () => {
