@@ -6,30 +6,15 @@
  * the state, destroy. Then `pulumi import` of an existing object of every kind, printing TypeScript (our Node
  * language host's GenerateProgram), and that printed code, run as the program, previews no change.
  */
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { PulumiStack, repoRoot } from "./harness";
-import { buildPluginTarball, installPlugin } from "./plugin-tarball";
+import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
 
 const programDir = path.join(repoRoot, "test/e2e/fixtures/native-quickstart");
-const sdkSource = path.join(repoRoot, "native-sdks/nodejs");
-const sdkInstalled = path.join(programDir, "node_modules", "pulumi-platform-native");
-
-/** The generated SDK compiled and laid out as `npm install` would put its build under node_modules. */
-function installGeneratedSdk(): void {
-  fs.rmSync(sdkInstalled, { recursive: true, force: true });
-  const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
-  execFileSync("node", [tsc, "-p", path.join(sdkSource, "tsconfig.json"), "--outDir", sdkInstalled], {
-    cwd: repoRoot,
-    stdio: "inherit",
-    timeout: 180_000,
-  });
-  fs.copyFileSync(path.join(sdkSource, "package.json"), path.join(sdkInstalled, "package.json"));
-}
 
 describe("the quick start through the generated TypeScript SDK and the native plugin", () => {
   let emulator: Emulator;
@@ -43,7 +28,7 @@ describe("the quick start through the generated TypeScript SDK and the native pl
     );
     expect(native).not.toBe(quickstart); // the one line this test changes is there
     fs.writeFileSync(path.join(programDir, "index.ts"), native);
-    installGeneratedSdk();
+    installGeneratedSdk(programDir);
     const tarball = buildPluginTarball();
     emulator = await startEmulator({ seed: path.join(repoRoot, "examples/quickstart/seed.json") });
     stack = await PulumiStack.create({
