@@ -43,21 +43,11 @@ Not to be confused with \`pulumi-platform\` (the dynamic-provider package at the
 typed API client).
 `;
 
-/** schema.json, whose language sections name the SDKs (pulumi-platform-native, .../native-sdks/go/platform). */
-function effectiveSchema() {
-  return { schema: JSON.parse(fs.readFileSync(schemaPath, "utf8")), warnings: [] };
-}
-
 /** Writes the SDKs and the README into outDir (languages' directories are replaced by gen-sdk). */
 function generate(outDir) {
-  const { schema, warnings } = effectiveSchema();
-  for (const warning of warnings) console.error(`gen-sdks: ${warning}`);
-
   // gen-sdk runs in a scratch directory, so a Pulumi.yaml around the repository plays no part.
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gen-sdks-"));
   try {
-    const schemaFile = path.join(scratch, "schema.json");
-    fs.writeFileSync(schemaFile, JSON.stringify(schema, null, 2));
     fs.mkdirSync(outDir, { recursive: true });
     for (const language of languages) {
       execFileSync(
@@ -67,7 +57,7 @@ function generate(outDir) {
           "pulumi",
           "package",
           "gen-sdk",
-          schemaFile,
+          schemaPath,
           "--language",
           language,
           "--out",
@@ -138,4 +128,4 @@ function main(argv) {
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
-module.exports = { differences, effectiveSchema };
+module.exports = { differences };
