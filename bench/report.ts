@@ -6,39 +6,18 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { CallCheck, Row, StateFigures } from "./stack";
 
 const RESULTS = join(__dirname, "results");
-
-interface Cpu {
-  total: number | null;
-  cli: number | null;
-  program: number;
-  provider: number;
-  plugin: number;
-  other?: number;
-}
-
-interface Row {
-  resources: number;
-  latencyMs: number;
-  variant: string;
-  settings: string;
-  operation: string;
-  wallSeconds: number;
-  cpu: Cpu;
-}
 
 interface StackResults {
   cpus: number;
   parallel: number;
   stack: { groups: number; identities: number; bindings: number; repos: number };
   variants: Record<string, string>;
-  apiCalls: { operation: string; total: number; minimum: number; ok: boolean }[];
+  apiCalls: CallCheck[];
   rows: Row[];
-  state: Record<
-    string,
-    { stateBytesPerResource: number; providerBytesPerResource: number; resources: number }
-  >;
+  state: Record<string, StateFigures>;
 }
 
 interface EmulatorResults {
@@ -81,7 +60,7 @@ function latencyTable(stack: StackResults, resources: number, latencyMs: number)
         `| ${operation} | ${variant} | ${fixed(r.wallSeconds)} | ${ratio(r.wallSeconds, raw?.wallSeconds)} | ${
           variant === "minimal" ? "" : ratio(r.wallSeconds, minimal?.wallSeconds)
         } | ${share} | ${fixed(r.cpu.total)} | ${fixed(r.cpu.cli)} | ${fixed(r.cpu.program)} | ${fixed(
-          r.cpu.provider + r.cpu.plugin + (r.cpu.other ?? 0),
+          r.cpu.provider + r.cpu.plugin + r.cpu.other,
         )} |`,
       );
     }

@@ -76,7 +76,7 @@ function tally(requests: LoggedRequest[]): Record<string, number> {
   return counts;
 }
 
-interface CallCheck {
+export interface CallCheck {
   operation: string;
   expected: Record<string, number>;
   actual: Record<string, number>;
@@ -94,7 +94,7 @@ function check(operation: string, expected: Record<string, number>, requests: Lo
 }
 
 /** CPU seconds of one command, split by process. `cli` is the rest of the tree: the CLI and its Go plugins. */
-interface Cpu {
+export interface Cpu {
   total: number | null;
   cli: number | null;
   program: number;
@@ -251,7 +251,7 @@ async function setLatency(emulator: CliEmulator, ms: number): Promise<void> {
   if (!set.ok) throw new Error(`POST /_emulator/faults: ${set.status} ${await set.text()}`);
 }
 
-interface StateFigures {
+export interface StateFigures {
   resources: number;
   stateBytesPerResource: number;
   providerBytesPerResource: number;
@@ -272,7 +272,7 @@ async function stateFigures(stack: PulumiStack, size: Size): Promise<StateFigure
   };
 }
 
-interface Row {
+export interface Row {
   resources: number;
   latencyMs: number;
   variant: string;
