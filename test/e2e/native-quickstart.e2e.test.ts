@@ -10,7 +10,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { PulumiStack, repoRoot } from "./harness";
-import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
+import {
+  buildPluginTarball,
+  handMadeObjectOfEveryKind,
+  installGeneratedSdk,
+  installPlugin,
+} from "./plugin-tarball";
 
 jest.setTimeout(600_000);
 
@@ -99,29 +104,11 @@ describe("the quick start through the generated TypeScript SDK and the native pl
   it("imports an object of every kind with the printed code, which then previews no change", async () => {
     const org = emulator.orgUid;
     const client = emulator.client;
-    const viewer = (await client.roles.list({ name: "viewer", pageSize: 200 })).items.find(
-      (r) => r.name === "viewer",
-    )!;
-    const group = await client.groups.create(org, { name: "legacy", description: "Made by hand" });
-    const identity = await client.identities.create(group.uid, {
-      name: "legacy-ci",
-      claimMatch: { issuer: "https://issuer.example.com", subject: "legacy" },
-    });
-    const role = await client.roles.create(org, { name: "legacy-role", capabilities: ["CAP_REPO_LIST"] });
-    const binding = await client.roleBindings.create(group.uid, {
-      identityUid: identity.uid,
-      roleUid: role.uid,
-    });
-    const idp = await client.identityProviders.create(org, {
-      name: "legacy-sso",
-      defaultRole: viewer.uid,
-      oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret: "hand-made-secret" },
-    });
-    const invite = await client.groupInvites.create(group.uid, { roleUid: viewer.uid, ttl: "86400s" });
-    const association = await client.accountAssociations.create(group.uid, {
-      name: "legacy-aws",
-      amazon: { account: "210987654321" },
-    });
+    const { group, identity, role, binding, idp, invite, association } = await handMadeObjectOfEveryKind(
+      client,
+      org,
+      "hand-made-secret",
+    );
     const resources = [
       ["platform:iam:Group", "legacy", group.uid],
       ["platform:iam:Identity", "legacy-ci", identity.uid],

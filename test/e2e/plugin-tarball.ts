@@ -1,13 +1,15 @@
 /**
  * The native plugin for end-to-end tests: its tarball built once per test file (`npm run plugin`: a few seconds),
  * `pulumi plugin install resource platform <version> --file <tarball>` into a stack's PULUMI_HOME, as a user
- * installs it, and its generated TypeScript SDK compiled into a program's node_modules.
+ * installs it, its generated TypeScript SDK compiled into a program's node_modules, and objects made by hand to
+ * import.
  *
- * May import: node built-ins, ./harness.
+ * May import: node built-ins, the SDK's types, ./harness.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { PlatformClient } from "../../sdk";
 import { PulumiStack, repoRoot } from "./harness";
 
 export const pluginVersion = (require("../../package.json") as { version: string }).version;
@@ -45,4 +47,36 @@ export function installGeneratedSdk(programDir: string): void {
     timeout: 180_000,
   });
   fs.copyFileSync(path.join(source, "package.json"), path.join(installed, "package.json"));
+}
+
+/**
+ * One object of every resource kind, made by hand (straight through the API) under `org`, for the import tests:
+ * a group with an identity, a custom role, a binding, an invite and an account association in it, and an identity
+ * provider in the organization.
+ */
+export async function handMadeObjectOfEveryKind(client: PlatformClient, org: string, clientSecret: string) {
+  const viewer = (await client.roles.list({ name: "viewer", pageSize: 200 })).items.find(
+    (r) => r.name === "viewer",
+  )!;
+  const group = await client.groups.create(org, { name: "legacy", description: "Made by hand" });
+  const identity = await client.identities.create(group.uid, {
+    name: "legacy-ci",
+    claimMatch: { issuer: "https://issuer.example.com", subject: "legacy" },
+  });
+  const role = await client.roles.create(org, { name: "legacy-role", capabilities: ["CAP_REPO_LIST"] });
+  const binding = await client.roleBindings.create(group.uid, {
+    identityUid: identity.uid,
+    roleUid: role.uid,
+  });
+  const idp = await client.identityProviders.create(org, {
+    name: "legacy-sso",
+    defaultRole: viewer.uid,
+    oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret },
+  });
+  const invite = await client.groupInvites.create(group.uid, { roleUid: viewer.uid, ttl: "86400s" });
+  const association = await client.accountAssociations.create(group.uid, {
+    name: "legacy-aws",
+    amazon: { account: "210987654321" },
+  });
+  return { group, identity, role, binding, idp, invite, association };
 }

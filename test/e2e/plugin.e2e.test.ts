@@ -18,7 +18,12 @@ import { description as identityProviderDescription } from "../../provider/iam/i
 import { description as groupInviteDescription } from "../../provider/iam/group-invite.implementation";
 import { description as accountAssociationDescription } from "../../provider/iam/account-association.implementation";
 import { PulumiStack, type StackState } from "./harness";
-import { buildPluginTarball, installPlugin, pluginVersion as version } from "./plugin-tarball";
+import {
+  buildPluginTarball,
+  handMadeObjectOfEveryKind,
+  installPlugin,
+  pluginVersion as version,
+} from "./plugin-tarball";
 
 jest.setTimeout(600_000);
 
@@ -153,29 +158,11 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
   it("imports an existing object of every kind, then previews no changes", async () => {
     const org = emulator.orgUid;
     const client = emulator.client;
-    const viewer = (await client.roles.list({ name: "viewer", pageSize: 200 })).items.find(
-      (r) => r.name === "viewer",
-    )!;
-    const group = await client.groups.create(org, { name: "legacy", description: "Made by hand" });
-    const identity = await client.identities.create(group.uid, {
-      name: "legacy-ci",
-      claimMatch: { issuer: "https://issuer.example.com", subject: "legacy" },
-    });
-    const role = await client.roles.create(org, { name: "legacy-role", capabilities: ["CAP_REPO_LIST"] });
-    const binding = await client.roleBindings.create(group.uid, {
-      identityUid: identity.uid,
-      roleUid: role.uid,
-    });
-    const idp = await client.identityProviders.create(org, {
-      name: "legacy-sso",
-      defaultRole: viewer.uid,
-      oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret },
-    });
-    const invite = await client.groupInvites.create(group.uid, { roleUid: viewer.uid, ttl: "86400s" });
-    const association = await client.accountAssociations.create(group.uid, {
-      name: "legacy-aws",
-      amazon: { account: "210987654321" },
-    });
+    const { group, identity, role, binding, idp, invite, association } = await handMadeObjectOfEveryKind(
+      client,
+      org,
+      clientSecret,
+    );
 
     // The inputs a program that describes these objects gives: what each resource's read rebuilds from them,
     // without the empty values a program leaves out.
