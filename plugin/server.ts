@@ -19,7 +19,8 @@ import * as pluginPb from "@pulumi/pulumi/proto/plugin_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { UNKNOWN, containsUnknown } from "../provider/core/check";
 import { closeClients, configureFromLookup, currentSettings } from "../provider/core/client";
-import { diffFields, normalize } from "../provider/core/diff";
+import { propertyChanges } from "../provider/core/diff";
+import { previewCreate, previewUpdate } from "../provider/core/preview";
 import { setSettingsSource } from "../provider/core/program-client";
 import { DATA_SOURCES } from "./data-sources";
 import {
@@ -65,12 +66,6 @@ function propertyDiff(kind: providerPb.PropertyDiff.Kind): providerPb.PropertyDi
   return diff;
 }
 
-function kindOf(empty: { old: boolean; new: boolean }, replaces: boolean): providerPb.PropertyDiff.Kind {
-  if (empty.old && !empty.new) return replaces ? Kind.ADD_REPLACE : Kind.ADD;
-  if (!empty.old && empty.new) return replaces ? Kind.DELETE_REPLACE : Kind.DELETE;
-  return replaces ? Kind.UPDATE_REPLACE : Kind.UPDATE;
-}
-
 /** The union of several sets of property names, as a set. */
 function union(...sets: Iterable<string>[]): Set<string> {
   const out = new Set<string>();
@@ -80,53 +75,41 @@ function union(...sets: Iterable<string>[]): Set<string> {
 
 /** The secret properties of a resource's outputs: its own secrets, and whatever the program made secret. */
 function outputSecrets(resource: ServedResource, ...fromRequest: Iterable<string>[]): Set<string> {
-  return union(resource.secrets, ...fromRequest);
+  return union(resource.declaration.secrets, ...fromRequest);
 }
 
+const KIND_OF_CHANGE = {
+  add: [Kind.ADD, Kind.ADD_REPLACE],
+  delete: [Kind.DELETE, Kind.DELETE_REPLACE],
+  update: [Kind.UPDATE, Kind.UPDATE_REPLACE],
+} as const;
+
 /**
- * Diffs the resource's state against new inputs: the provider's own diff decides (changes, replaces); the
- * description's fields say which properties changed and how, so the preview shows each one.
+ * Diffs the resource's state against new inputs: the provider's own diff decides (changes, replaces,
+ * delete-before-replace); the shared diff says which properties change and how, so the preview shows each one.
  */
 async function diffResource(
   resource: ServedResource,
   id: string,
-  state: Props,
+  olds: Props,
   news: Props,
-  oldInputs: Props = {},
 ): Promise<providerPb.DiffResponse> {
-  const olds = { ...state };
-  for (const key of resource.writeOnly ?? []) {
-    // Not in the outputs: the last inputs have it, or (an import) nobody does, and the program's value stands.
-    if (olds[key] === undefined) olds[key] = oldInputs[key] !== undefined ? oldInputs[key] : news[key];
-  }
   const result = await resource.provider.diff!(id, olds, news);
-  const response = new providerPb.DiffResponse();
   const replaces = [...new Set(result.replaces ?? [])];
-  // Fields the provider updates in place: the kit's comparison (the same one the provider made).
-  const fields = resource.description.fields;
-  const updated = result.changes ? diffFields(olds, news, fields).changedFields : [];
-  const changed = union(replaces, updated);
-  if (result.changes && (olds.profile ?? "") !== (news.profile ?? "")) changed.add("profile");
-
+  const changes = propertyChanges(olds, news, resource.declaration.fields, { ...result, replaces });
+  const response = new providerPb.DiffResponse();
   const detailed = response.getDetaileddiffMap();
-  for (const key of changed) {
-    const kind = fields.find((f) => f.key === key)?.kind ?? "string";
-    const emptyValue = normalize(kind, undefined);
-    const empty = {
-      old: normalize(kind, olds[key]) === emptyValue,
-      new: !containsUnknown(news[key]) && normalize(kind, news[key]) === emptyValue,
-    };
-    detailed.set(key, propertyDiff(kindOf(empty, replaces.includes(key))));
-  }
+  for (const [key, change] of changes)
+    detailed.set(key, propertyDiff(KIND_OF_CHANGE[change.kind][change.replaces ? 1 : 0]));
   response.setChanges(result.changes ? DiffChanges.DIFF_SOME : DiffChanges.DIFF_NONE);
-  response.setDiffsList([...changed].sort());
+  response.setDiffsList([...changes.keys()].sort());
   response.setReplacesList(replaces);
   response.setHasdetaileddiff(true);
-  // The shared diff decides (a replacement that keeps a key the service holds unique deletes the old one first).
   response.setDeletebeforereplace(result.deleteBeforeReplace === true);
   if (replaces.length === 0) {
     // What an update leaves as it is: the uid and creation time, and every property it does not change.
-    response.setStablesList(resource.properties.filter((key) => !changed.has(key) && key !== "profile"));
+    const stable = [...resource.declaration.properties, "adopt"];
+    response.setStablesList(stable.filter((key) => !changes.has(key)));
   }
   return response;
 }
@@ -235,22 +218,14 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const result = await resource.provider.check!(olds.props, probe);
       const inputs = { ...((result.inputs ?? probe) as Props), profile: news.props.profile };
       if (inputs.profile === undefined) delete inputs.profile;
-      // A write-only input that an existing object's state never had (it was imported) may stay absent: the
-      // service keeps the value it has. It is required when the program creates the object.
-      const existing = Object.keys(olds.props).length > 0;
-      const unrecorded = (resource.writeOnly ?? []).filter(
-        (key) => existing && olds.props[key] === undefined && news.props[key] === undefined,
-      );
-      const failures = (result.failures ?? []).filter((f) => !unrecorded.includes(f.property));
-      return checkResponse(inputs, union(news.secrets, resource.secrets), failures);
+      return checkResponse(inputs, union(news.secrets, resource.declaration.secrets), result.failures);
     }),
 
     diff: unary(async (request: providerPb.DiffRequest) => {
       const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
       const olds = fromStruct(request.getOlds()).props;
       const news = fromStruct(request.getNews()).props;
-      const oldInputs = fromStruct(request.getOldInputs()).props;
-      return diffResource(resource, request.getId(), olds, news, oldInputs);
+      return diffResource(resource, request.getId(), olds, news);
     }),
 
     create: unary(async (request: providerPb.CreateRequest) => {
@@ -259,11 +234,7 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const secrets = outputSecrets(resource, inputs.secrets);
       const response = new providerPb.CreateResponse();
       if (request.getPreview()) {
-        // What the service will fill in is unknown until it has: every property the program did not give.
-        const outputs: Props = { ...inputs.props };
-        for (const key of resource.properties) {
-          if (outputs[key] === undefined && key !== "profile" && key !== "adopt") outputs[key] = UNKNOWN;
-        }
+        const outputs = previewCreate(resource.declaration, inputs.props);
         response.setId("");
         response.setProperties(toStruct(outputs, secrets));
         return response;
@@ -293,7 +264,7 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       response.setInputs(
         toStruct(
           props === undefined ? withoutEmpty(inputs) : inputs,
-          union(resource.secrets, oldInputs.secrets),
+          union(resource.declaration.secrets, oldInputs.secrets),
         ),
       );
       return response;
@@ -306,12 +277,7 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const secrets = outputSecrets(resource, olds.secrets, news.secrets);
       const response = new providerPb.UpdateResponse();
       if (request.getPreview()) {
-        // The state with the program's new values; what the service will make of a field the program drops
-        // (e.g. a description read back as ""), and the new update time, are known only after the update.
-        const outputs: Props = { ...olds.props, profile: undefined, adopt: undefined, ...news.props };
-        const apiChange = diffFields(olds.props, news.props, resource.description.fields).changedFields;
-        for (const key of apiChange) if (news.props[key] === undefined) outputs[key] = UNKNOWN;
-        if (apiChange.length > 0 && resource.properties.includes("updateTime")) outputs.updateTime = UNKNOWN;
+        const outputs = previewUpdate(resource.declaration, olds.props, news.props);
         response.setProperties(toStruct(outputs, secrets));
         return response;
       }

@@ -1,6 +1,6 @@
 /**
- * The Pulumi package schema (schema.json) of pulumi-platform, derived from the zod schemas the provider
- * validates with, so the two cannot disagree. `scripts/generate-schema.js` writes it to the repository
+ * The Pulumi package schema (schema.json) of pulumi-platform, derived from the catalogue's declarations (the zod
+ * schemas the provider validates with, their docs and flags), so the two cannot disagree. `scripts/generate-schema.js` writes it to the repository
  * root; test/provider/schema.test.ts fails when the file drifts from this code.
  *
  * JSON Schema comes from zod 4's z.toJSONSchema; this module maps it onto Pulumi's property-spec dialect
@@ -11,53 +11,12 @@
  * name the SDKs `pulumi package gen-sdk` makes from it. `pluginDownloadURL` is left out on purpose: the plugin
  * is installed from a local tarball (`npm run plugin`), never downloaded.
  *
- * May import: node:fs and node:path (the package version), zod, the provider's *-schema modules and
- * data-source argument/result schemas.
+ * May import: node:fs and node:path (the package version), zod, ./catalogue.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
-import type { FieldSpec } from "./core/diff";
-import { GROUP_FIELDS, GroupInputSchema, GroupOutputSchema } from "./iam/group-schema";
-import { IDENTITY_FIELDS, IdentityInputSchema, IdentityOutputSchema } from "./iam/identity-schema";
-import { ROLE_FIELDS, RoleInputSchema, RoleOutputSchema } from "./iam/role-schema";
-import {
-  ROLE_BINDING_FIELDS,
-  RoleBindingInputSchema,
-  RoleBindingOutputSchema,
-} from "./iam/role-binding-schema";
-import {
-  IDENTITY_PROVIDER_FIELDS,
-  IDENTITY_PROVIDER_SECRETS,
-  IdentityProviderInputSchema,
-  IdentityProviderOutputSchema,
-} from "./iam/identity-provider-schema";
-import {
-  GROUP_INVITE_FIELDS,
-  GROUP_INVITE_SECRETS,
-  GroupInviteInputSchema,
-  GroupInviteOutputSchema,
-} from "./iam/group-invite-schema";
-import {
-  ACCOUNT_ASSOCIATION_FIELDS,
-  AccountAssociationInputSchema,
-  AccountAssociationOutputSchema,
-} from "./iam/account-association-schema";
-import { GetRolesArgsSchema, GetRolesResultSchema } from "./iam/get-roles.implementation";
-import { GetRoleArgsSchema, GetRoleResultSchema } from "./iam/get-role.implementation";
-import { GetGroupArgsSchema, GetGroupResultSchema } from "./iam/get-group.implementation";
-import { GetIdentityArgsSchema, GetIdentityResultSchema } from "./iam/get-identity.implementation";
-import { GetReposArgsSchema, GetReposResultSchema } from "./registry/get-repos.implementation";
-import { GetRepoArgsSchema, GetRepoResultSchema } from "./registry/get-repo.implementation";
-import { GetTagsArgsSchema, GetTagsResultSchema } from "./registry/get-tags.implementation";
-import {
-  GetIdentityProvidersArgsSchema,
-  GetIdentityProvidersResultSchema,
-} from "./iam/get-identity-providers.implementation";
-import {
-  GetAdvisoriesArgsSchema,
-  GetAdvisoriesResultSchema,
-} from "./vulnerabilities/get-advisories.implementation";
+import { DATA_SOURCES, RESOURCES } from "./catalogue";
 
 export const PACKAGE_NAME = "platform";
 
@@ -170,141 +129,6 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
   return z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
 }
 
-interface ResourceEntry {
-  token: string;
-  description: string;
-  input: z.ZodType;
-  output: z.ZodType;
-  fields: readonly FieldSpec[];
-  /** Properties stored and shown as secrets (write-only inputs, one-time outputs). */
-  secrets?: readonly string[];
-}
-
-const RESOURCES: ResourceEntry[] = [
-  {
-    token: "platform:iam:Group",
-    description: "An organization (a root group, when parentUid is omitted) or a folder under another group.",
-    input: GroupInputSchema,
-    output: GroupOutputSchema,
-    fields: GROUP_FIELDS,
-  },
-  {
-    token: "platform:iam:Identity",
-    description:
-      "A workload identity that an OIDC token matching claimMatch can assume through token exchange.",
-    input: IdentityInputSchema,
-    output: IdentityOutputSchema,
-    fields: IDENTITY_FIELDS,
-  },
-  {
-    token: "platform:iam:Role",
-    description: "A custom role: a named set of capabilities defined in a group.",
-    input: RoleInputSchema,
-    output: RoleOutputSchema,
-    fields: ROLE_FIELDS,
-  },
-  {
-    token: "platform:iam:RoleBinding",
-    description: "Grants an identity a role on a group. Changing any reference replaces the binding.",
-    input: RoleBindingInputSchema,
-    output: RoleBindingOutputSchema,
-    fields: ROLE_BINDING_FIELDS,
-  },
-  {
-    token: "platform:iam:IdentityProvider",
-    description:
-      "An organization's OIDC login. clientSecret is write-only in the API: kept secret in state and sent only when it changes.",
-    input: IdentityProviderInputSchema,
-    output: IdentityProviderOutputSchema,
-    fields: IDENTITY_PROVIDER_FIELDS,
-    secrets: IDENTITY_PROVIDER_SECRETS,
-  },
-  {
-    token: "platform:iam:GroupInvite",
-    description:
-      "A code that grants a role on a group when accepted. No update in the API: every change replaces it; code is a secret returned only at creation.",
-    input: GroupInviteInputSchema,
-    output: GroupInviteOutputSchema,
-    fields: GROUP_INVITE_FIELDS,
-    secrets: GROUP_INVITE_SECRETS,
-  },
-  {
-    token: "platform:iam:AccountAssociation",
-    description:
-      "A group's cloud accounts (amazon, azure, google, chainguard, github). One per group; its uid is the group's uid.",
-    input: AccountAssociationInputSchema,
-    output: AccountAssociationOutputSchema,
-    fields: ACCOUNT_ASSOCIATION_FIELDS,
-  },
-];
-
-interface FunctionEntry {
-  token: string;
-  description: string;
-  args: z.ZodType;
-  result: z.ZodType;
-}
-
-const FUNCTIONS: FunctionEntry[] = [
-  {
-    token: "platform:iam:getRoles",
-    description:
-      "Every role visible to the credentials, built-in and custom, optionally scoped and filtered.",
-    args: GetRolesArgsSchema,
-    result: GetRolesResultSchema,
-  },
-  {
-    token: "platform:iam:getRole",
-    description:
-      "One role by uid, or by name (built-in roles such as viewer, or custom roles below parentUid).",
-    args: GetRoleArgsSchema,
-    result: GetRoleResultSchema,
-  },
-  {
-    token: "platform:iam:getGroup",
-    description: "One group by uid, or by name within an organization.",
-    args: GetGroupArgsSchema,
-    result: GetGroupResultSchema,
-  },
-  {
-    token: "platform:iam:getIdentity",
-    description: "One identity by uid, or by name below a group.",
-    args: GetIdentityArgsSchema,
-    result: GetIdentityResultSchema,
-  },
-  {
-    token: "platform:registry:getRepos",
-    description:
-      "The registry repositories under an organization, with an optional name filter and ordering.",
-    args: GetReposArgsSchema,
-    result: GetReposResultSchema,
-  },
-  {
-    token: "platform:registry:getRepo",
-    description: "One registry repository by uid, or by exact name in an organization.",
-    args: GetRepoArgsSchema,
-    result: GetRepoResultSchema,
-  },
-  {
-    token: "platform:registry:getTags",
-    description: "The tags of one registry repository, with an optional name filter and ordering.",
-    args: GetTagsArgsSchema,
-    result: GetTagsResultSchema,
-  },
-  {
-    token: "platform:iam:getIdentityProviders",
-    description: "The identity providers of an organization, with an optional name filter.",
-    args: GetIdentityProvidersArgsSchema,
-    result: GetIdentityProvidersResultSchema,
-  },
-  {
-    token: "platform:vulnerabilities:getAdvisories",
-    description: "Vulnerability advisories matching the API's filters.",
-    args: GetAdvisoriesArgsSchema,
-    result: GetAdvisoriesResultSchema,
-  },
-];
-
 /** Strips the `platform:module:` prefix and capitalizes: platform:iam:getRoles → GetRoles. */
 function typeStem(token: string): string {
   const name = token.split(":")[2]!;
@@ -380,19 +204,19 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
   };
 
   const resources: Record<string, Json> = {};
-  for (const entry of RESOURCES) {
-    const stem = entry.token.split(":")[1] + ":" + typeStem(entry.token);
-    const inputs = registry.properties(jsonSchema(entry.input, "input"), `platform:${stem}`);
-    for (const field of entry.fields) {
+  for (const { declaration } of RESOURCES) {
+    const stem = `${declaration.module}:${declaration.name}`;
+    const inputs = registry.properties(jsonSchema(declaration.inputSchema, "input"), `platform:${stem}`);
+    for (const field of declaration.fields) {
       const spec = inputs.properties[field.key];
       if (field.replaces && spec) spec.willReplaceOnChanges = true;
     }
-    const outputs = registry.properties(jsonSchema(entry.output, "output"), `platform:${stem}`);
-    for (const key of entry.secrets ?? []) {
+    const outputs = registry.properties(jsonSchema(declaration.outputSchema, "output"), `platform:${stem}`);
+    for (const key of declaration.secrets) {
       for (const spec of [inputs.properties[key], outputs.properties[key]]) if (spec) spec.secret = true;
     }
-    resources[entry.token] = {
-      description: entry.description,
+    resources[declaration.token] = {
+      description: declaration.summary,
       inputProperties: inputs.properties,
       requiredInputs: inputs.required,
       properties: { ...inputs.properties, ...outputs.properties },
@@ -401,12 +225,12 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
   }
 
   const functions: Record<string, Json> = {};
-  for (const entry of FUNCTIONS) {
+  for (const entry of DATA_SOURCES) {
     const stem = `${entry.token.split(":")[1]}:${typeStem(entry.token)}`;
     const args = registry.properties(jsonSchema(entry.args, "input"), `platform:${stem}Args`);
     const result = registry.properties(jsonSchema(entry.result, "output"), `platform:${stem}Result`);
     functions[entry.token] = {
-      description: entry.description,
+      description: entry.summary,
       inputs: { properties: args.properties, ...(args.required.length ? { required: args.required } : {}) },
       outputs: {
         properties: result.properties,

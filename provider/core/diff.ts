@@ -20,6 +20,8 @@ export interface FieldSpec<K extends string = string> {
   kind: FieldKind;
   /** A change replaces the resource (parents, binding references). */
   replaces?: boolean;
+  /** What the service reports when the field is unset: absent and this value compare equal. */
+  default?: unknown;
 }
 
 function canonical(value: unknown): unknown {
@@ -72,9 +74,10 @@ export function diffFields(
   const changedFields: string[] = [];
   const replaces: string[] = [];
   for (const field of fields) {
-    const next = news[field.key];
+    const next = news[field.key] ?? field.default;
     const differs =
-      containsUnknown(next) || normalize(field.kind, olds[field.key]) !== normalize(field.kind, next);
+      containsUnknown(next) ||
+      normalize(field.kind, olds[field.key] ?? field.default) !== normalize(field.kind, next);
     if (!differs) continue;
     if (field.replaces) replaces.push(field.key);
     else changedFields.push(field.key);
@@ -89,4 +92,41 @@ export function diffFields(
     // Only parents and references replace, so the replacement never collides with the old object's name.
     deleteBeforeReplace: false,
   };
+}
+
+/** How one property changes: set where it was empty, emptied, or changed; and whether that replaces the object. */
+export interface PropertyChange {
+  kind: "add" | "delete" | "update";
+  replaces: boolean;
+}
+
+/**
+ * Each property a diff changes, and how (the engine's detailed diff: the preview shows one line per property).
+ * `diff` is what the resource's provider decided (its replaces may go beyond the fields'); the fields say which
+ * other properties change in place, and a new profile is a change of its own.
+ */
+export function propertyChanges(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  fields: readonly FieldSpec[],
+  diff: { changes?: boolean; replaces?: string[] },
+): Map<string, PropertyChange> {
+  const out = new Map<string, PropertyChange>();
+  if (diff.changes !== true) return out;
+  const replaces = new Set(diff.replaces ?? []);
+  const fields_ = diffFields(olds, news, fields);
+  const changed = new Set([...replaces, ...fields_.changedFields]);
+  if ((olds.profile ?? "") !== (news.profile ?? "")) changed.add("profile");
+  for (const key of changed) {
+    const field = fields.find((f) => f.key === key);
+    const kind = field?.kind ?? "string";
+    const empty = normalize(kind, undefined);
+    const oldEmpty = normalize(kind, olds[key]) === empty;
+    const newEmpty = !containsUnknown(news[key]) && normalize(kind, news[key]) === empty;
+    out.set(key, {
+      kind: oldEmpty && !newEmpty ? "add" : !oldEmpty && newEmpty ? "delete" : "update",
+      replaces: replaces.has(key),
+    });
+  }
+  return out;
 }

@@ -11,11 +11,11 @@
  * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
 import { clientFor, configureFromLookup, termsFor } from "./client";
 import { createOrAdopt } from "./create";
-import { FieldSpec, diffFields } from "./diff";
+import type { ResourceDeclaration } from "./declaration";
+import { diffFields } from "./diff";
 import { Attempt, translateError, withoutHostEcho } from "./errors";
 import { checkInputs, containsUnknown } from "./check";
 
@@ -27,12 +27,8 @@ export interface CommonInputs {
 
 /** What a resource module tells the kit. `I` = resolved inputs, `T` = the API object. */
 export interface ResourceDescription<I extends CommonInputs, T extends { uid: string }> {
-  /** The Pulumi type users see in messages, e.g. "platform:iam:Group". */
-  type: string;
-  /** The zod schema of the inputs (check). */
-  inputSchema: z.ZodType;
-  /** The API fields compared by diff, with the immutable ones marked `replaces`. */
-  fields: readonly FieldSpec[];
+  /** The resource's one declaration: its token, its input schema, the fields diff compares, its flags. */
+  declaration: ResourceDeclaration;
   /**
    * Inputs that the service keeps unique besides the uid (an account association is one per group): a
    * replacement that keeps them would collide with the old object, so the old one is deleted first.
@@ -79,6 +75,8 @@ function carried(inputs: CommonInputs | undefined): CommonInputs {
   return compact({ profile: inputs?.profile, adopt: inputs?.adopt });
 }
 
+type Props = Record<string, unknown>;
+
 function withoutProvider(props: Record<string, unknown>): Record<string, unknown> {
   const { __provider: _ignored, ...rest } = props;
   return rest;
@@ -90,7 +88,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
 ): pulumi.dynamic.ResourceProvider {
   const attempt = (action: string, inputs: Partial<I> | undefined, uid?: string): Attempt => ({
     action,
-    type: spec.type,
+    type: spec.declaration.token,
     uid,
     profile: inputs?.profile,
     ...spec.describe(inputs ?? {}),
@@ -99,13 +97,33 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
   const failure = (err: unknown, context: Attempt): Error =>
     withoutHostEcho(translateError(err, context, undefined, termsFor(context.profile)));
 
+  const writeOnly = spec.declaration.writeOnly;
+  /**
+   * The API never returns a write-only input (an identity provider's clientSecret), so state knows it only from
+   * the program: create and update record the program's value, read carries the previous one over (refresh shows
+   * no diff for it), and diff compares the new input with the previous one. Both fronts go through here.
+   */
+  const withWriteOnly = (props: Props, from: Props | undefined): Props => {
+    const carriedOver = writeOnly.filter((key) => typeof from?.[key] === "string");
+    return carriedOver.length === 0
+      ? props
+      : { ...props, ...Object.fromEntries(carriedOver.map((key) => [key, from![key]])) };
+  };
+  /** Old state for the diff: a write-only input nobody recorded (an import) takes the program's value. */
+  const withWriteOnlyOf = (olds: Props, news: I): Props => {
+    const missing = writeOnly.filter((key) => olds[key] === undefined);
+    return missing.length === 0
+      ? olds
+      : { ...olds, ...Object.fromEntries(missing.map((key) => [key, (news as Props)[key]])) };
+  };
+
   const outputs = (object: T, common: CommonInputs): Record<string, unknown> =>
     compact({ ...spec.inputsOf(object), ...carried(common), ...spec.outputsOf(object) });
 
   const applyUpdate = async (client: PlatformClient, uid: string, live: T, inputs: I): Promise<T> => {
     if (!spec.update) return live;
     const liveInputs = spec.inputsOf(live) as Record<string, unknown>;
-    const drift = diffFields(liveInputs, inputs as Record<string, unknown>, spec.fields);
+    const drift = diffFields(liveInputs, inputs as Record<string, unknown>, spec.declaration.fields);
     if (drift.changedFields.length === 0) return live;
     return spec.update(client, uid, inputs, drift.changedFields);
   };
@@ -115,8 +133,16 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
       await configureFromLookup((key) => req.config.get(key));
     },
 
-    async check(_olds: I, news: I): Promise<pulumi.dynamic.CheckResult<I>> {
-      const failures = checkInputs(spec.inputSchema, news as Record<string, unknown>);
+    async check(olds: I, news: I): Promise<pulumi.dynamic.CheckResult<I>> {
+      // A write-only input that an existing object's state never had (it was imported) may stay absent: the
+      // service keeps the value it has. It is required when the program creates the object.
+      const existing = Object.keys(olds ?? {}).length > 0;
+      const unrecorded = writeOnly.filter(
+        (key) => existing && (olds as Props)[key] === undefined && (news as Props)[key] === undefined,
+      );
+      const failures = checkInputs(spec.declaration.inputSchema, news as Props).filter(
+        (f) => !unrecorded.includes(f.property),
+      );
       if (failures.length > 0) return { inputs: news, failures };
       // A program that manages resources needs an API to send them to: say so at preview, not halfway into up.
       if (!containsUnknown(news.profile)) {
@@ -130,7 +156,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
     },
 
     async diff(_id: string, olds: Record<string, unknown>, news: I): Promise<pulumi.dynamic.DiffResult> {
-      const result = diffFields(olds, news as Record<string, unknown>, spec.fields);
+      const result = diffFields(withWriteOnlyOf(olds, news), news as Props, spec.declaration.fields);
       return {
         changes: result.changes,
         replaces: result.replaces,
@@ -150,7 +176,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
           outcome.how === "created"
             ? outcome.object
             : await applyUpdate(client, outcome.object.uid, outcome.object, inputs);
-        return { id: object.uid, outs: outputs(object, inputs) };
+        return { id: object.uid, outs: withWriteOnly(outputs(object, inputs), inputs as Props) };
       } catch (err) {
         throw failure(err, attempt("create", inputs));
       }
@@ -162,8 +188,8 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
         const object = await spec.get(clientFor(common?.profile), id);
         return {
           id: object.uid,
-          props: outputs(object, common ?? {}),
-          inputs: compact({ ...spec.inputsOf(object), ...carried(common) }),
+          props: withWriteOnly(outputs(object, common ?? {}), props),
+          inputs: withWriteOnly(compact({ ...spec.inputsOf(object), ...carried(common) }), props),
         };
       } catch (err) {
         // Gone: no id, so refresh drops it from state and the next `up` creates it again.
@@ -173,7 +199,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
     },
 
     async update(id: string, olds: Record<string, unknown>, news: I): Promise<pulumi.dynamic.UpdateResult> {
-      const result = diffFields(olds, news as Record<string, unknown>, spec.fields);
+      const result = diffFields(olds, news as Record<string, unknown>, spec.declaration.fields);
       if (result.changedFields.length === 0 || !spec.update) {
         // Only the profile changed: nothing to send, record the new inputs.
         return {
@@ -182,7 +208,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
       }
       try {
         const object = await spec.update(clientFor(news.profile), id, news, result.changedFields);
-        return { outs: outputs(object, news) };
+        return { outs: withWriteOnly(outputs(object, news), news as Props) };
       } catch (err) {
         throw failure(err, attempt("update", news, id));
       }

@@ -8,7 +8,7 @@
  *
  * Loaded by ./account-association.provider on its first call, in the provider process.
  *
- * May import: ../core, ../../sdk, ./account-association-schema.
+ * May import: ../core, ../../sdk, ./account-association.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -18,19 +18,16 @@ import {
 } from "../core/resource-provider";
 import { normalize } from "../core/diff";
 import {
-  ACCOUNT_ASSOCIATION_FIELDS,
+  ACCOUNT_ASSOCIATION,
   ASSOCIATION_BLOCKS,
-  AccountAssociationInputs,
-  AccountAssociationInputSchema,
-} from "./account-association-schema";
+  type AccountAssociationInputs,
+} from "./account-association.declaration";
 import { NotFoundError, type AccountAssociation } from "../../sdk";
 
 type Props = Record<string, unknown>;
 
 export const description: ResourceDescription<AccountAssociationInputs, AccountAssociation> = {
-  type: "platform:iam:AccountAssociation",
-  inputSchema: AccountAssociationInputSchema,
-  fields: ACCOUNT_ASSOCIATION_FIELDS,
+  declaration: ACCOUNT_ASSOCIATION,
   // One association per group, and its uid is the group's.
   uniqueBy: ["groupUid"],
   describe: (inputs) => ({

@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { Group, Uidp } from "../../sdk/schemas";
 import { parentOf } from "../core/create";
 import {
@@ -36,7 +37,16 @@ export const GetGroupResultSchema = Group.extend({
   parentUid: z.string().optional().describe("The parent group's uid; absent for an organization."),
 });
 
-const TOKEN = "platform:iam:getGroup";
+/** platform:iam:getGroup, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:iam:getGroup",
+  summary: "One group by uid, or by name within an organization.",
+  args: GetGroupArgsSchema,
+  result: GetGroupResultSchema,
+  invoke: (args) => getGroup(args as GetGroupArgs),
+});
+
+const TOKEN = declaration.token;
 
 export async function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions): Promise<GetGroupResult> {
   const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetGroupArgsSchema, args);

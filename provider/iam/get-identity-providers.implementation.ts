@@ -7,6 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { IdentityProvider, Uidp } from "../../sdk/schemas";
 import {
   DATA_SOURCE_PAGE_SIZE,
@@ -32,7 +33,16 @@ export const GetIdentityProvidersResultSchema = z.object({
   identityProviders: z.array(IdentityProvider).describe("Every matching identity provider."),
 });
 
-const TOKEN = "platform:iam:getIdentityProviders";
+/** platform:iam:getIdentityProviders, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:iam:getIdentityProviders",
+  summary: "The identity providers of an organization, with an optional name filter.",
+  args: GetIdentityProvidersArgsSchema,
+  result: GetIdentityProvidersResultSchema,
+  invoke: (args) => getIdentityProviders(args as GetIdentityProvidersArgs),
+});
+
+const TOKEN = declaration.token;
 
 export async function getIdentityProviders(
   args: GetIdentityProvidersArgs,

@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { NotFoundError, PermissionDeniedError } from "../../sdk";
 import { Identity, Uidp } from "../../sdk/schemas";
 import { parentOf } from "../core/create";
@@ -58,7 +59,16 @@ export const GetIdentityResultSchema = Identity.extend({
   parentUid: z.string().optional().describe("The uid of the group the identity lives in."),
 });
 
-const TOKEN = "platform:iam:getIdentity";
+/** platform:iam:getIdentity, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:iam:getIdentity",
+  summary: "One identity by uid, or by name below a group.",
+  args: GetIdentityArgsSchema,
+  result: GetIdentityResultSchema,
+  invoke: (args) => getIdentity(args as GetIdentityArgs),
+});
+
+const TOKEN = declaration.token;
 
 export async function getIdentity(
   args: GetIdentityArgs,

@@ -7,6 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { BUILTIN_ROLE_UID_PATTERN, Role, RoleUid, Uidp } from "../../sdk/schemas";
 import type { PlatformClient } from "../../sdk";
 import {
@@ -34,7 +35,16 @@ export const GetRoleResultSchema = Role.extend({
   builtIn: z.boolean().describe("True for a built-in role (40-hex uid), false for a custom role."),
 });
 
-const TOKEN = "platform:iam:getRole";
+/** platform:iam:getRole, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:iam:getRole",
+  summary: "One role by uid, or by name (built-in roles such as viewer, or custom roles below parentUid).",
+  args: GetRoleArgsSchema,
+  result: GetRoleResultSchema,
+  invoke: (args) => getRole(args as GetRoleArgs),
+});
+
+const TOKEN = declaration.token;
 
 async function findByName(
   client: PlatformClient,

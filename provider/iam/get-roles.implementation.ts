@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { Role, Uidp } from "../../sdk/schemas";
 import {
   DATA_SOURCE_PAGE_SIZE,
@@ -28,7 +29,16 @@ export const GetRolesArgsSchema = z.object({
 /** @internal */
 export const GetRolesResultSchema = z.object({ roles: z.array(Role).describe("Every matching role.") });
 
-const TOKEN = "platform:iam:getRoles";
+/** platform:iam:getRoles, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:iam:getRoles",
+  summary: "Every role visible to the credentials, built-in and custom, optionally scoped and filtered.",
+  args: GetRolesArgsSchema,
+  result: GetRolesResultSchema,
+  invoke: (args) => getRoles(args as GetRolesArgs),
+});
+
+const TOKEN = declaration.token;
 
 export async function getRoles(
   args: GetRolesArgs = {},

@@ -14,20 +14,19 @@
  *
  * Loaded by ./group-invite.provider on its first call, in the provider process.
  *
- * May import: ../core, ../../sdk, ./group-invite-schema.
+ * May import: ../core, ../../sdk, ./group-invite.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../core/check";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import {
-  GROUP_INVITE_FIELDS,
-  GroupInviteInputs,
-  GroupInviteInputSchema,
+  GROUP_INVITE,
+  type GroupInviteInputs,
   durationSeconds,
   durationUntil,
   protoDuration,
-} from "./group-invite-schema";
+} from "./group-invite.declaration";
 import type { GroupInvite } from "../../sdk";
 
 type Props = Record<string, unknown>;
@@ -42,9 +41,7 @@ function ttlOf(inputs: GroupInviteInputs): string {
 }
 
 export const description: ResourceDescription<GroupInviteInputs, GroupInvite> = {
-  type: "platform:iam:GroupInvite",
-  inputSchema: GroupInviteInputSchema,
-  fields: GROUP_INVITE_FIELDS,
+  declaration: GROUP_INVITE,
   describe: (inputs) => ({
     where: inputs.groupUid ? `for role ${inputs.roleUid} on group ${inputs.groupUid}` : undefined,
   }),

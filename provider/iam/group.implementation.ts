@@ -9,15 +9,13 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
 import { parentOf } from "../core/create";
-import { GROUP_FIELDS, GroupInputs, GroupInputSchema } from "./group-schema";
+import { GROUP, type GroupInputs } from "./group.declaration";
 import type { Group } from "../../sdk";
 
 const BLOCKERS_PER_KIND = 10;
 
 export const description: ResourceDescription<GroupInputs, Group> = {
-  type: "platform:iam:Group",
-  inputSchema: GroupInputSchema,
-  fields: GROUP_FIELDS,
+  declaration: GROUP,
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.parentUid ? `under group ${inputs.parentUid}` : "as an organization",

@@ -1,31 +1,20 @@
 /**
  * The implementation of the dynamic provider of platform.iam.IdentityProvider (an organization's OIDC login).
  *
- * `clientSecret` is write-only in the API. The shared kit handles everything else; this module adds the
- * secret's bookkeeping around it:
- * - create/update record the program's clientSecret in state (the class marks it secret), so diff compares
- *   the new input with the previous INPUT, never with the API (which has none);
- * - read rebuilds the inputs from the live object and carries the old clientSecret over, so refresh shows
- *   no diff for it;
- * - update sends the `oidc` block when any OIDC field changed, with `clientSecret` only when it changed
- *   (the service keeps the stored secret when the PATCH leaves it out).
+ * `clientSecret` is write-only in the API; its declaration says so and the shared kit keeps it in state (see
+ * defineResourceProvider). This module nests the flat OIDC inputs into the API's `oidc` block: update sends
+ * the block when any OIDC field changed, with `clientSecret` only when it changed (the service keeps the
+ * stored secret when the PATCH leaves it out).
  *
  * Loaded by ./identity-provider.provider on its first call, in the provider process.
  *
- * May import: ../core, ../../sdk, ./identity-provider-schema.
+ * May import: ../core, ../../sdk, ./identity-provider.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { compact, defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
 import { parentOf } from "../core/create";
-import {
-  IDENTITY_PROVIDER_FIELDS,
-  IdentityProviderInputs,
-  IdentityProviderInputSchema,
-  OIDC_KEYS,
-} from "./identity-provider-schema";
+import { IDENTITY_PROVIDER, type IdentityProviderInputs, OIDC_KEYS } from "./identity-provider.declaration";
 import type { IdentityProvider } from "../../sdk";
-
-type Props = Record<string, unknown>;
 
 /** The inputs as the kit sees them: the live object never has a clientSecret to rebuild. */
 type KitInputs = Omit<IdentityProviderInputs, "clientSecret"> & { clientSecret?: string | undefined };
@@ -43,9 +32,7 @@ function oidcOf(inputs: KitInputs, withSecret: boolean) {
 }
 
 export const description: ResourceDescription<KitInputs, IdentityProvider> = {
-  type: "platform:iam:IdentityProvider",
-  inputSchema: IdentityProviderInputSchema,
-  fields: IDENTITY_PROVIDER_FIELDS,
+  declaration: IDENTITY_PROVIDER,
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.parentUid ? `in organization ${inputs.parentUid}` : undefined,
@@ -78,7 +65,7 @@ export const description: ResourceDescription<KitInputs, IdentityProvider> = {
         : undefined,
     }),
   delete: (client, uid) => client.identityProviders.delete(uid),
-  // clientSecret is absent here on purpose: the API never returns it (see withSecret below).
+  // clientSecret is absent here on purpose: the API never returns it (the kit carries it, being write-only).
   inputsOf: (idp) => ({
     parentUid: parentOf(idp.uid) ?? "",
     name: idp.name,
@@ -95,12 +82,6 @@ export const description: ResourceDescription<KitInputs, IdentityProvider> = {
 
 const kit = defineResourceProvider(description);
 
-/** Puts the secret the program gave (or the one state had) back into a property map. */
-function withSecret(props: Props | undefined, secret: unknown): Props | undefined {
-  if (props === undefined || typeof secret !== "string") return props;
-  return { ...props, clientSecret: secret };
-}
-
 /** Optional inputs the API reports with a value even when unset, defaulted so diff never sees phantoms. */
 function withDefaults(news: IdentityProviderInputs): IdentityProviderInputs {
   return { ...news, pkceEnabled: news.pkceEnabled ?? false };
@@ -110,19 +91,5 @@ export const provider: pulumi.dynamic.ResourceProvider = {
   ...kit,
   async check(olds: IdentityProviderInputs, news: IdentityProviderInputs) {
     return kit.check!(olds, withDefaults(news));
-  },
-  async create(inputs: IdentityProviderInputs) {
-    const result = await kit.create(inputs);
-    return { ...result, outs: withSecret(result.outs, inputs.clientSecret) };
-  },
-  async read(id: string, props?: Props) {
-    const result = await kit.read!(id, props);
-    if (result.id === undefined) return result;
-    const secret = props?.clientSecret;
-    return { ...result, props: withSecret(result.props, secret), inputs: withSecret(result.inputs, secret) };
-  },
-  async update(id: string, olds: Props, news: IdentityProviderInputs) {
-    const result = await kit.update!(id, olds, news);
-    return { ...result, outs: withSecret(result.outs, news.clientSecret) };
   },
 };

@@ -9,13 +9,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
 import { parentOf } from "../core/create";
-import { IDENTITY_FIELDS, IdentityInputs, IdentityInputSchema } from "./identity-schema";
+import { IDENTITY, type IdentityInputs } from "./identity.declaration";
 import type { Identity } from "../../sdk";
 
 export const description: ResourceDescription<IdentityInputs, Identity> = {
-  type: "platform:iam:Identity",
-  inputSchema: IdentityInputSchema,
-  fields: IDENTITY_FIELDS,
+  declaration: IDENTITY,
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,

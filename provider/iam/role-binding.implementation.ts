@@ -7,13 +7,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
 import { parentOf } from "../core/create";
-import { ROLE_BINDING_FIELDS, RoleBindingInputs, RoleBindingInputSchema } from "./role-binding-schema";
+import { ROLE_BINDING, type RoleBindingInputs } from "./role-binding.declaration";
 import type { RoleBinding } from "../../sdk";
 
 export const description: ResourceDescription<RoleBindingInputs, RoleBinding> = {
-  type: "platform:iam:RoleBinding",
-  inputSchema: RoleBindingInputSchema,
-  fields: ROLE_BINDING_FIELDS,
+  declaration: ROLE_BINDING,
   describe: (inputs) => ({
     where:
       inputs.groupUid !== undefined

@@ -7,13 +7,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
 import { parentOf } from "../core/create";
-import { ROLE_FIELDS, RoleInputs, RoleInputSchema } from "./role-schema";
+import { ROLE, type RoleInputs } from "./role.declaration";
 import type { Role } from "../../sdk";
 
 export const description: ResourceDescription<RoleInputs, Role> = {
-  type: "platform:iam:Role",
-  inputSchema: RoleInputSchema,
-  fields: ROLE_FIELDS,
+  declaration: ROLE,
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,

@@ -5,6 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { Repo, Uidp } from "../../sdk/schemas";
 import {
   DATA_SOURCE_PAGE_SIZE,
@@ -31,7 +32,16 @@ export const GetRepoArgsSchema = z
 /** @internal */
 export const GetRepoResultSchema = Repo;
 
-const TOKEN = "platform:registry:getRepo";
+/** platform:registry:getRepo, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:registry:getRepo",
+  summary: "One registry repository by uid, or by exact name in an organization.",
+  args: GetRepoArgsSchema,
+  result: GetRepoResultSchema,
+  invoke: (args) => getRepo(args as GetRepoArgs),
+});
+
+const TOKEN = declaration.token;
 
 export async function getRepo(args: GetRepoArgs, _opts?: pulumi.InvokeOptions): Promise<GetRepoResult> {
   const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetRepoArgsSchema, args);

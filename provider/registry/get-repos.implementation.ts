@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { Repo, Uidp } from "../../sdk/schemas";
 import {
   DATA_SOURCE_PAGE_SIZE,
@@ -30,7 +31,16 @@ export const GetReposArgsSchema = z.object({
 /** @internal */
 export const GetReposResultSchema = z.object({ repos: z.array(Repo).describe("Every matching repository.") });
 
-const TOKEN = "platform:registry:getRepos";
+/** platform:registry:getRepos, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:registry:getRepos",
+  summary: "The registry repositories under an organization, with an optional name filter and ordering.",
+  args: GetReposArgsSchema,
+  result: GetReposResultSchema,
+  invoke: (args) => getRepos(args as GetReposArgs),
+});
+
+const TOKEN = declaration.token;
 
 export async function getRepos(
   args: GetReposArgs = {},

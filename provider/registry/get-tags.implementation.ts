@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { Tag, Uidp } from "../../sdk/schemas";
 import {
   DATA_SOURCE_PAGE_SIZE,
@@ -27,7 +28,16 @@ export const GetTagsArgsSchema = z.object({
 /** @internal */
 export const GetTagsResultSchema = z.object({ tags: z.array(Tag).describe("Every matching tag.") });
 
-const TOKEN = "platform:registry:getTags";
+/** platform:registry:getTags, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:registry:getTags",
+  summary: "The tags of one registry repository, with an optional name filter and ordering.",
+  args: GetTagsArgsSchema,
+  result: GetTagsResultSchema,
+  invoke: (args) => getTags(args as GetTagsArgs),
+});
+
+const TOKEN = declaration.token;
 
 export async function getTags(args: GetTagsArgs, _opts?: pulumi.InvokeOptions): Promise<GetTagsResult> {
   const { profile, repoUid, ...filters } = parseArgs(TOKEN, GetTagsArgsSchema, args);

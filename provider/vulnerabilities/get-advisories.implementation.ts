@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { declareDataSource } from "../core/declaration";
 import { Advisory, Uidp } from "../../sdk/schemas";
 import {
   DATA_SOURCE_PAGE_SIZE,
@@ -48,7 +49,16 @@ export const GetAdvisoriesResultSchema = z.object({
   advisories: z.array(Advisory).describe("Every matching advisory."),
 });
 
-const TOKEN = "platform:vulnerabilities:getAdvisories";
+/** platform:vulnerabilities:getAdvisories, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = declareDataSource({
+  token: "platform:vulnerabilities:getAdvisories",
+  summary: "Vulnerability advisories matching the API's filters.",
+  args: GetAdvisoriesArgsSchema,
+  result: GetAdvisoriesResultSchema,
+  invoke: (args) => getAdvisories(args as GetAdvisoriesArgs),
+});
+
+const TOKEN = declaration.token;
 
 export async function getAdvisories(
   args: GetAdvisoriesArgs = {},

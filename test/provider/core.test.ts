@@ -5,8 +5,8 @@ import { UNKNOWN, checkInputs } from "../../provider/core/check";
 import { readProviderSettings, resolveClientOptions } from "../../provider/core/config";
 import { createOrAdopt } from "../../provider/core/create";
 import { diffFields, normalize } from "../../provider/core/diff";
-import { GROUP_FIELDS, GroupInputSchema } from "../../provider/iam/group-schema";
-import { ROLE_FIELDS } from "../../provider/iam/role-schema";
+import { GROUP, GroupInputSchema } from "../../provider/iam/group.declaration";
+import { ROLE } from "../../provider/iam/role.declaration";
 
 const lookup = (values: Record<string, string>) => (key: string) => values[key];
 
@@ -78,7 +78,7 @@ describe("diff", () => {
         (caps) => {
           const olds = { parentUid: "p", name: "r", description: "", capabilities: caps };
           const news = { parentUid: "p", name: "r", capabilities: [...caps].reverse() };
-          return diffFields(olds, news, ROLE_FIELDS).changes === false;
+          return diffFields(olds, news, ROLE.fields).changes === false;
         },
       ),
     );
@@ -88,7 +88,7 @@ describe("diff", () => {
     const result = diffFields(
       { name: "a", description: "x", parentUid: "p" },
       { name: "b", description: "x", parentUid: "q" },
-      GROUP_FIELDS,
+      GROUP.fields,
     );
     expect(result).toMatchObject({ changes: true, replaces: ["parentUid"], changedFields: ["name"] });
   });

@@ -1,6 +1,6 @@
 /** platform.iam.GroupInvite's provider against the in-process emulator: replace-only, secret code, ttl. */
 import provider = require("../../provider/iam/group-invite.provider");
-import { durationSeconds, protoDuration } from "../../provider/iam/group-invite-schema";
+import { durationSeconds, protoDuration } from "../../provider/iam/group-invite.declaration";
 import { Harness, startHarness } from "./harness";
 
 let h: Harness;

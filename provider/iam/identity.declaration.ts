@@ -1,14 +1,13 @@
 /**
- * The inputs of platform.iam.Identity as one zod schema (check, schema.json).
+ * platform.iam.Identity, declared once (../core/declaration), with the shapes of its three kinds.
  *
- * May import: zod, re2js, ../../sdk/schemas, ../core.
+ * May import: zod, re2js, ../../sdk/schemas, ../core/declaration.
  */
 import { RE2JS } from "re2js";
 import { z } from "zod";
 import { MAX_PATTERN_LENGTH } from "../../sdk/schemas/bounds";
 import { Uidp } from "../../sdk/schemas";
-import type { FieldSpec } from "../core/diff";
-import { CommonInputSchema } from "../core/common-schema";
+import { declareResource, input, output } from "../core/declaration";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 
@@ -152,25 +151,39 @@ export const AwsIdentityInputSchema = z
 /** How an identity is assumed: exactly one of these (a oneof in the API). */
 export const IDENTITY_KINDS = ["claimMatch", "staticKeys", "awsIdentity"] as const;
 
-export const IdentityInputSchema = z
-  .object({
-    parentUid: Uidp.describe(
-      "The uid of the group the identity lives in. Changing it replaces the identity.",
-    ),
-    name: text("name").describe("The identity's name."),
-    description: z.string().optional().describe("A description; absent is the same as empty."),
-    claimMatch: ClaimMatchInputSchema.optional().describe(
-      "Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.",
-    ),
-    staticKeys: StaticKeysInputSchema.optional().describe(
-      "Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.",
-    ),
-    awsIdentity: AwsIdentityInputSchema.optional().describe(
-      "AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.",
-    ),
-    ...CommonInputSchema.shape,
-  })
-  .superRefine((inputs, ctx) => {
+const ONE_KIND = "Exactly one of claimMatch, staticKeys, awsIdentity.";
+
+export const IDENTITY = declareResource({
+  token: "platform:iam:Identity",
+  stem: "identity",
+  summary:
+    "A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).",
+  importId: "the identity's uid",
+  inputs: {
+    parentUid: input(Uidp, {
+      doc: "The uid of the group the identity lives in. Changing it replaces the identity.",
+      replaces: true,
+    }),
+    name: input(text("name"), { doc: "The identity's name." }),
+    description: input(z.string().optional(), {
+      doc: "A description; absent is the same as empty.",
+      default: "",
+    }),
+    claimMatch: input(ClaimMatchInputSchema.optional(), {
+      doc: `Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. ${ONE_KIND}`,
+    }),
+    staticKeys: input(StaticKeysInputSchema.optional(), {
+      doc: `Tokens signed by these public keys, with this issuer and subject, may assume the identity. ${ONE_KIND}`,
+    }),
+    awsIdentity: input(AwsIdentityInputSchema.optional(), {
+      doc: `AWS IAM users and roles that may assume the identity. ${ONE_KIND}`,
+    }),
+  },
+  outputs: {
+    uid: output(z.string(), "The identity's uid, assigned by the service."),
+    createTime: output(z.string(), "When the identity was created (RFC 3339)."),
+  },
+  refine(inputs, ctx) {
     const set = IDENTITY_KINDS.filter((k) => inputs[k] !== undefined);
     if (set.length === 1) return;
     ctx.addIssue({
@@ -181,19 +194,8 @@ export const IdentityInputSchema = z
           ? "set exactly one of claimMatch, staticKeys, awsIdentity"
           : `set exactly one of claimMatch, staticKeys, awsIdentity (got ${set.join(" and ")})`,
     });
-  });
-export type IdentityInputs = z.infer<typeof IdentityInputSchema>;
-
-export const IDENTITY_FIELDS: readonly FieldSpec[] = [
-  { key: "name", kind: "string" },
-  { key: "description", kind: "string" },
-  { key: "claimMatch", kind: "object" },
-  { key: "staticKeys", kind: "object" },
-  { key: "awsIdentity", kind: "object" },
-  { key: "parentUid", kind: "string", replaces: true },
-];
-
-export const IdentityOutputSchema = z.object({
-  uid: z.string().describe("The identity's uid, assigned by the service."),
-  createTime: z.string().describe("When the identity was created (RFC 3339)."),
+  },
 });
+
+export const IdentityInputSchema = IDENTITY.inputSchema;
+export type IdentityInputs = z.infer<typeof IdentityInputSchema>;

@@ -1,0 +1,68 @@
+/**
+ * The one list of what this package serves: every resource (its implementation, which carries its declaration)
+ * and every data source (its declaration). schema.json (./schema), the plugin's tables (plugin/), the generated
+ * types and the docs (scripts/) all read it; a test checks that the program-side modules export each entry.
+ *
+ * Loaded in the provider process, the plugin and the generators; never by a program (the classes and functions a
+ * program imports stay light and use ./types, which is generated from this).
+ *
+ * May import: the *.implementation modules under ./iam, ./registry, ./vulnerabilities.
+ */
+import * as group from "./iam/group.implementation";
+import * as identity from "./iam/identity.implementation";
+import * as role from "./iam/role.implementation";
+import * as roleBinding from "./iam/role-binding.implementation";
+import * as identityProvider from "./iam/identity-provider.implementation";
+import * as groupInvite from "./iam/group-invite.implementation";
+import * as accountAssociation from "./iam/account-association.implementation";
+import * as getRoles from "./iam/get-roles.implementation";
+import * as getRole from "./iam/get-role.implementation";
+import * as getGroup from "./iam/get-group.implementation";
+import * as getIdentity from "./iam/get-identity.implementation";
+import * as getRepos from "./registry/get-repos.implementation";
+import * as getRepo from "./registry/get-repo.implementation";
+import * as getTags from "./registry/get-tags.implementation";
+import * as getIdentityProviders from "./iam/get-identity-providers.implementation";
+import * as getAdvisories from "./vulnerabilities/get-advisories.implementation";
+import type * as pulumi from "@pulumi/pulumi";
+import type { DataSourceDeclaration, ResourceDeclaration } from "./core/declaration";
+import type { ResourceDescription } from "./core/resource-provider";
+
+/** A resource as the catalogue holds it: its shared description (with its declaration) and its provider object. */
+export interface CatalogueResource {
+  declaration: ResourceDeclaration;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- every resource's own input and object types
+  description: ResourceDescription<any, any>;
+  provider: pulumi.dynamic.ResourceProvider;
+}
+
+function entry(module: {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+  description: ResourceDescription<any, any>;
+  provider: pulumi.dynamic.ResourceProvider;
+}): CatalogueResource {
+  return { declaration: module.description.declaration, ...module };
+}
+
+/** In the order schema.json, the docs and the README show them. */
+export const RESOURCES: readonly CatalogueResource[] = [
+  group,
+  identity,
+  role,
+  roleBinding,
+  identityProvider,
+  groupInvite,
+  accountAssociation,
+].map(entry);
+
+export const DATA_SOURCES: readonly DataSourceDeclaration[] = [
+  getRoles,
+  getRole,
+  getGroup,
+  getIdentity,
+  getRepos,
+  getRepo,
+  getTags,
+  getIdentityProviders,
+  getAdvisories,
+].map((module) => module.declaration);

@@ -1,0 +1,42 @@
+/**
+ * platform.iam.Group, declared once: its fields, their docs and flags. Everything else about the resource's shape
+ * (check, diff, schema.json, the classes' types, the docs) is derived from this (../core/declaration).
+ *
+ * May import: zod, ../../sdk/schemas, ../core/declaration.
+ */
+import { z } from "zod";
+import { GroupName, Uidp } from "../../sdk/schemas";
+import { declareResource, input, output } from "../core/declaration";
+
+export const GROUP = declareResource({
+  token: "platform:iam:Group",
+  stem: "group",
+  summary: "An organization (a root group, when parentUid is omitted) or a folder under another group.",
+  importId: "the group's uid",
+  inputs: {
+    name: input(GroupName, { doc: "The group's name; must match ^[a-z0-9 ._-]{1,}$." }),
+    description: input(z.string().optional(), {
+      doc: "A description; absent is the same as empty.",
+      default: "",
+    }),
+    parentUid: input(Uidp.optional(), {
+      doc: "The parent group's uid. Omit to create an organization (a root group). Changing it replaces the group.",
+      replaces: true,
+    }),
+  },
+  outputs: {
+    uid: output(z.string(), "The group's uid, assigned by the service."),
+    verified: output(z.boolean(), "Whether the organization is verified; false for new groups."),
+    createTime: output(z.string(), "When the group was created (RFC 3339)."),
+  },
+  example: `const org = platform.iam.Group.get("org", config.require("orgUid"));
+const eng = new platform.iam.Group("eng", {
+  name: "engineering",
+  description: "All engineering",
+  parentUid: org.uid,
+});
+const team = new platform.iam.Group("team-a", { name: "team-a", parentUid: eng.uid, adopt: true });`,
+});
+
+export const GroupInputSchema = GROUP.inputSchema;
+export type GroupInputs = z.infer<typeof GroupInputSchema>;
