@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 /**
- * Writes provider/types.ts: the data sources' argument and result types as plain TypeScript, expanded by the
- * TypeScript checker from the zod schemas the data sources validate with (z.infer), so they are described once.
+ * Writes provider/types.ts, the plain TypeScript a program compiles against, so each type is described once:
+ *   - each resource's inputs and state, with their nested object types and every doc sentence, from its
+ *     declaration as schema.json carries it (provider/catalogue, provider/schema), and the properties its outputs
+ *     carry and keep secret (the classes under provider/<module>/ derive their Args, outputs and keys from these);
+ *   - the data sources' argument and result types, expanded by the TypeScript checker from the zod schemas the
+ *     data sources validate with (z.infer).
  *
  * Why: a user's program compiles our public .d.ts files with its own settings. zod's own declarations do not
  * compile without esModuleInterop and skipLibCheck (the `pulumi new typescript` tsconfig has neither), so no public
@@ -15,27 +19,110 @@ const fs = require("node:fs");
 const path = require("node:path");
 const ts = require("typescript");
 const prettier = require("prettier");
+const { loadProviderModule } = require("./provider-module");
 
 const root = path.resolve(__dirname, "..");
 const target = path.join(root, "provider", "types.ts");
 
-/** Data source module (under provider/) -> its schema stem, e.g. GetRole -> GetRoleArgsSchema/GetRoleResultSchema. */
-const DATA_SOURCES = {
-  "iam/get-roles": "GetRoles",
-  "iam/get-role": "GetRole",
-  "iam/get-group": "GetGroup",
-  "iam/get-identity": "GetIdentity",
-  "iam/get-identity-providers": "GetIdentityProviders",
-  "registry/get-repos": "GetRepos",
-  "registry/get-repo": "GetRepo",
-  "registry/get-tags": "GetTags",
-  "vulnerabilities/get-advisories": "GetAdvisories",
-};
+/** Each data source's module (under provider/) and its schemas' stem: getRole -> iam/get-role, GetRole. */
+function dataSourceModules() {
+  return loadProviderModule("catalogue").DATA_SOURCES.map(({ token }) => {
+    const [, module, name] = token.split(":");
+    return [
+      `${module}/${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+      name[0].toUpperCase() + name.slice(1),
+    ];
+  });
+}
+
+function jsdoc(text, indent = "") {
+  return text ? `${indent}/** ${text.replace(/\*\//g, "*\\/")} */\n` : "";
+}
+
+/** The schema's name of an object type, without its package and module: platform:iam:ClaimMatch -> ClaimMatch. */
+const typeName = (ref) => ref.replace(/^#\/types\//, "").split(":")[2];
+
+/** A schema property's TypeScript type; the object types it refers to are added to `needed`. */
+function tsType(spec, needed) {
+  if (spec.$ref !== undefined) {
+    if (spec.$ref === "pulumi.json#/Any") return "unknown";
+    needed.add(spec.$ref.replace(/^#\/types\//, ""));
+    return typeName(spec.$ref);
+  }
+  switch (spec.type) {
+    case "string":
+      return "string";
+    case "boolean":
+      return "boolean";
+    case "integer":
+    case "number":
+      return "number";
+    case "array":
+      return `${tsType(spec.items, needed)}[]`;
+    case "object":
+      return `Record<string, ${tsType(spec.additionalProperties, needed)}>`;
+    default:
+      return "unknown";
+  }
+}
+
+function members(properties, optional, needed) {
+  return Object.entries(properties)
+    .map(
+      ([key, spec]) =>
+        `${jsdoc(spec.description, "  ")}  ${key}${optional(key) ? "?" : ""}: ${tsType(spec, needed)};`,
+    )
+    .join("\n");
+}
+
+/** Each resource's inputs, state and nested types, and the runtime table the classes read. */
+function resourceTypes() {
+  const schema = loadProviderModule("schema").buildPackageSchema();
+  const { RESOURCES } = loadProviderModule("catalogue");
+  const out = [];
+  const needed = new Set();
+  const table = {};
+  for (const { declaration: d } of RESOURCES) {
+    const spec = schema.resources[d.token];
+    const required = new Set(spec.requiredInputs);
+    out.push(
+      `${jsdoc(`The inputs of ${d.token}, resolved. ${d.summary}`)}export interface ${d.name}Inputs {\n${members(spec.inputProperties, (k) => !required.has(k), needed)}\n}`,
+    );
+    // Always present in the state: what the service sets, a required input it returns, a field with a default.
+    const present = (key) =>
+      key in d.outputs ||
+      (required.has(key) && !d.writeOnly.includes(key)) ||
+      d.inputs[key]?.default !== undefined;
+    const state = Object.fromEntries(
+      d.properties.filter((k) => k !== "uid").map((k) => [k, spec.properties[k]]),
+    );
+    out.push(
+      `${jsdoc(`The state of ${d.token} (the resource's outputs; its uid is its id).`)}export interface ${d.name}State {\n${members(state, (k) => !present(k), needed)}\n}`,
+    );
+    table[d.name] = { type: `${d.module}:${d.name}`, outputs: Object.keys(state), secrets: d.secrets };
+  }
+  const done = new Set();
+  while ([...needed].some((t) => !done.has(t))) {
+    for (const token of [...needed].sort()) {
+      if (done.has(token)) continue;
+      done.add(token);
+      const type = schema.types[token];
+      const required = new Set(type.required ?? []);
+      out.push(
+        `${jsdoc(type.description)}export interface ${typeName(token)} {\n${members(type.properties, (k) => !required.has(k), needed)}\n}`,
+      );
+    }
+  }
+  out.push(
+    `${jsdoc("Per resource class: its dynamic type (module:Type), the properties its outputs carry (every one but uid, which is the id) and those always kept secret.")}export const RESOURCE_PROPERTIES = ${JSON.stringify(table)} as const;`,
+  );
+  return out;
+}
 
 function expandedTypes() {
   const probe = path.join(root, "provider", "__types-probe.ts");
   const lines = ['import type { z } from "zod";'];
-  for (const [module, stem] of Object.entries(DATA_SOURCES)) {
+  for (const [module, stem] of dataSourceModules()) {
     lines.push(`import type { ${stem}ArgsSchema, ${stem}ResultSchema } from "./${module}.implementation";`);
     lines.push(`export type ${stem}Args = z.infer<typeof ${stem}ArgsSchema>;`);
     lines.push(`export type ${stem}Result = z.infer<typeof ${stem}ResultSchema>;`);
@@ -76,14 +163,14 @@ function expandedTypes() {
 async function main() {
   const header = [
     "/**",
-    " * The data sources' argument and result types, GENERATED by scripts/generate-types.js from their zod schemas",
-    " * (do not edit; `npm run types` rewrites it, a test fails when it drifts). Plain types, so a program's compiler",
+    " * The resources' and data sources' types, GENERATED by scripts/generate-types.js from their declarations (do",
+    " * not edit; `npm run types` rewrites it, a test fails when it drifts). Plain types, so a program's compiler",
     " * never has to read zod's declarations.",
     " *",
     " * May import: nothing.",
     " */",
   ].join("\n");
-  const text = `${header}\n${expandedTypes().join("\n\n")}\n`;
+  const text = `${header}\n${[...resourceTypes(), ...expandedTypes()].join("\n\n")}\n`;
   const config = (await prettier.resolveConfig(target)) ?? {};
   const formatted = await prettier.format(text, { ...config, parser: "typescript" });
   if (process.argv.includes("--check")) {

@@ -1,12 +1,14 @@
 /**
  * The one place a resource or data source is described. A resource declares each field once (its zod type, its
- * doc, and its flags: secret, write-only, replace on change, default) and the resource once (type token, summary,
- * how it is imported, an example); everything else is derived from that here or by the generators:
+ * doc, and its flags: secret, write-only, replace on change, default) and the resource once (type token, stem,
+ * summary, how it is imported); its page of prose and examples is `<stem>.md` beside it. Everything else is derived
+ * from these, here or by the generators:
  *
  *   - the input and output zod schemas that `check` validates with (doc sentences attached with .describe);
  *   - the fields the shared diff compares (./diff FieldSpec), the secret and write-only lists both fronts use;
  *   - schema.json (../schema.ts), the classes' argument and output types and output keys (scripts/generate-types.js
- *     writes them into ../types.ts), the plugin's tables (plugin/resources.ts) and the README's reference.
+ *     writes them into ../types.ts), the plugin's tables (plugin/resources.ts) and the README's reference
+ *     (scripts/generate-docs.js).
  *
  * Field order matters and is the declaration's: it is the order of schema.json's properties and of the docs.
  *
@@ -26,7 +28,10 @@ export interface InputFieldOptions {
   secret?: boolean;
   /** Sent to the API but never returned by it: state knows it only from the program. */
   writeOnly?: boolean;
-  /** What the service reports when the field is unset; the diff treats absent and this value as equal. */
+  /**
+   * What the object reports when the program leaves the field unset (read always gives a value): the docs say it,
+   * and the classes type the output as always present.
+   */
   default?: string | boolean | readonly string[];
   /** How the diff compares values; by default from the type (a list is a set, an object or map is an object). */
   compare?: FieldKind;
@@ -80,8 +85,6 @@ export interface ResourceSpec<I extends InputFields, O extends OutputFields> {
   outputs: O;
   /** Rules across fields (exactly one of, neither both), added to the input schema. */
   refine?: (inputs: z.infer<z.ZodObject<Shape<I>>>, ctx: z.RefinementCtx) => void;
-  /** A short program using the resource, as the README and registry docs show it (TypeScript). */
-  example?: string;
 }
 
 /** A resource as every layer sees it. */
@@ -145,7 +148,6 @@ export function declareResource<I extends InputFields, O extends OutputFields>(
       key,
       kind: compareOf(field),
       ...(field.replaces ? { replaces: true } : {}),
-      ...(field.default !== undefined ? { default: field.default } : {}),
     };
   };
   const outputKeys = Object.keys(spec.outputs);

@@ -20,8 +20,6 @@ export interface FieldSpec<K extends string = string> {
   kind: FieldKind;
   /** A change replaces the resource (parents, binding references). */
   replaces?: boolean;
-  /** What the service reports when the field is unset: absent and this value compare equal. */
-  default?: unknown;
 }
 
 function canonical(value: unknown): unknown {
@@ -74,10 +72,9 @@ export function diffFields(
   const changedFields: string[] = [];
   const replaces: string[] = [];
   for (const field of fields) {
-    const next = news[field.key] ?? field.default;
+    const next = news[field.key];
     const differs =
-      containsUnknown(next) ||
-      normalize(field.kind, olds[field.key] ?? field.default) !== normalize(field.kind, next);
+      containsUnknown(next) || normalize(field.kind, olds[field.key]) !== normalize(field.kind, next);
     if (!differs) continue;
     if (field.replaces) replaces.push(field.key);
     else changedFields.push(field.key);

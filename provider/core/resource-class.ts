@@ -1,10 +1,51 @@
 /**
- * Helpers for the resource classes (program side).
+ * Helpers for the resource classes (program side). A class says only which resource it is: its Args and output
+ * types and the properties it registers come from the declaration, through the generated ../types.
  *
- * May import: @pulumi/pulumi, ./lazy-provider.
+ * May import: @pulumi/pulumi, ./lazy-provider, ../types.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { providerReference } from "./lazy-provider";
+import { RESOURCE_PROPERTIES } from "../types";
+
+/** A resolved value as a program may give it: every level may be an Output or a promise. */
+export type InputOf<T> = T extends (infer U)[]
+  ? pulumi.Input<InputOf<U>[]>
+  : T extends object
+    ? pulumi.Input<{ [K in keyof T]: InputOf<T[K]> }>
+    : pulumi.Input<T>;
+
+/** A class's Args from the resource's resolved inputs (docs carried over property by property). */
+export type ArgsOf<T> = { [K in keyof T]: InputOf<T[K]> };
+
+/** A class's output properties from the resource's state. */
+export type OutputsOf<T> = { readonly [K in keyof T]-?: pulumi.Output<T[K]> };
+
+/**
+ * The arguments of `pulumi.CustomResource`'s constructor for one of this package's resources: its dynamic type, the
+ * program's args with every output key (see withOutputKeys) and the provider, and the options with the resource's
+ * secret outputs added. A secret input is wrapped with pulumi.secret even when the program gave it in plain.
+ */
+export function dynamicResource(
+  resource: keyof typeof RESOURCE_PROPERTIES,
+  name: string,
+  provider: pulumi.dynamic.ResourceProvider,
+  args: object,
+  opts: pulumi.CustomResourceOptions | undefined,
+): [string, string, pulumi.Inputs, pulumi.CustomResourceOptions] {
+  const { type, outputs, secrets } = RESOURCE_PROPERTIES[resource];
+  const props = withOutputKeys(args, outputs);
+  for (const key of secrets) if (props[key] !== undefined) props[key] = pulumi.secret(props[key]);
+  const options =
+    secrets.length === 0
+      ? (opts ?? {})
+      : {
+          ...opts,
+          additionalSecretOutputs: [...new Set([...(opts?.additionalSecretOutputs ?? []), ...secrets])],
+        };
+  const [module, typeName] = type.split(":") as [string, string];
+  return [dynamicType(module, typeName), name, dynamicProps(provider, props), options];
+}
 
 /**
  * Every output must be a key of the props handed to the engine, or the class's output stays undefined:

@@ -1,97 +1,48 @@
 /**
- * platform.iam.AccountAssociation: a group's cloud accounts (AWS, Azure, Google Cloud, the platform's own
- * service bindings, GitHub App installations). One per group; its uid is the group's uid.
+ * platform.iam.AccountAssociation: a group's cloud accounts; one per group, its uid is the group's uid. Its Args, outputs and the properties it registers are derived from its
+ * declaration (./account-association.declaration, through the generated ../types); this class only binds them to its provider.
  *
- * May import: @pulumi/pulumi, ./account-association.provider, ../core/resource-class.
+ * May import: @pulumi/pulumi, ./account-association.provider, ../core/resource-class, ../types (types and the properties table).
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./account-association.provider");
-import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicResource, uidOf, type ArgsOf, type OutputsOf } from "../core/resource-class";
+import type {
+  AccountAssociationInputs,
+  AccountAssociationState,
+  AccountAssociationAmazon,
+  AccountAssociationAzure,
+  AccountAssociationChainguard,
+  AccountAssociationGithub,
+  AccountAssociationGoogle,
+  GitHubInstallation,
+} from "../types";
 
-export interface AmazonArgs {
-  /** The 12-digit AWS account id. */
-  account: pulumi.Input<string>;
-}
-export interface AzureArgs {
-  tenantId: pulumi.Input<string>;
-  clientIds: pulumi.Input<Record<string, pulumi.Input<string>>>;
-}
-export interface GoogleArgs {
-  projectId: pulumi.Input<string>;
-  projectNumber: pulumi.Input<string>;
-}
-export interface ChainguardArgs {
-  serviceBindings: pulumi.Input<Record<string, pulumi.Input<string>>>;
-}
-export interface GitHubInstallationArgs {
-  installationId: pulumi.Input<string>;
-  name?: pulumi.Input<string>;
-}
-export interface GitHubArgs {
-  appInstallations?: pulumi.Input<
-    Record<string, pulumi.Input<{ installations?: pulumi.Input<pulumi.Input<GitHubInstallationArgs>[]> }>>
-  >;
-}
-
-export interface AccountAssociationArgs {
-  /** The group; also the association's uid. Changing it replaces the association. */
-  groupUid: pulumi.Input<string>;
-  name: pulumi.Input<string>;
-  description?: pulumi.Input<string>;
-  amazon?: pulumi.Input<AmazonArgs>;
-  azure?: pulumi.Input<AzureArgs>;
-  google?: pulumi.Input<GoogleArgs>;
-  chainguard?: pulumi.Input<ChainguardArgs>;
-  github?: pulumi.Input<GitHubArgs>;
-  /** Which credentials to use: a key of `platform:profiles`. */
-  profile?: pulumi.Input<string>;
-  /** Take over the group's existing association instead of failing. */
-  adopt?: pulumi.Input<boolean>;
-}
-
+export type AmazonArgs = ArgsOf<AccountAssociationAmazon>;
+export type AzureArgs = ArgsOf<AccountAssociationAzure>;
+export type GoogleArgs = ArgsOf<AccountAssociationGoogle>;
+export type ChainguardArgs = ArgsOf<AccountAssociationChainguard>;
+export type GitHubArgs = ArgsOf<AccountAssociationGithub>;
+export type GitHubInstallationArgs = ArgsOf<GitHubInstallation>;
 /** The resolved blocks, as outputs carry them. */
-export interface AccountAssociationBlocks {
-  amazon?: { account: string };
-  azure?: { tenantId: string; clientIds: Record<string, string> };
-  google?: { projectId: string; projectNumber: string };
-  chainguard?: { serviceBindings: Record<string, string> };
-  github?: {
-    appInstallations?: Record<string, { installations?: { installationId: string; name?: string }[] }>;
-  };
-}
+export type AccountAssociationBlocks = Pick<
+  AccountAssociationState,
+  "amazon" | "azure" | "google" | "chainguard" | "github"
+>;
 
-const OUTPUT_KEYS = [
-  "groupUid",
-  "name",
-  "description",
-  "amazon",
-  "azure",
-  "google",
-  "chainguard",
-  "github",
-  "createTime",
-] as const;
+export type AccountAssociationArgs = ArgsOf<AccountAssociationInputs>;
 
+// The outputs are declared by merging this interface into the class (the engine sets them at run time).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface AccountAssociation extends OutputsOf<AccountAssociationState> {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class AccountAssociation extends pulumi.CustomResource {
-  declare public readonly groupUid: pulumi.Output<string>;
-  declare public readonly name: pulumi.Output<string>;
-  declare public readonly description: pulumi.Output<string>;
-  declare public readonly amazon: pulumi.Output<AccountAssociationBlocks["amazon"]>;
-  declare public readonly azure: pulumi.Output<AccountAssociationBlocks["azure"]>;
-  declare public readonly google: pulumi.Output<AccountAssociationBlocks["google"]>;
-  declare public readonly chainguard: pulumi.Output<AccountAssociationBlocks["chainguard"]>;
-  declare public readonly github: pulumi.Output<AccountAssociationBlocks["github"]>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
-  declare public readonly createTime: pulumi.Output<string>;
 
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      dynamicType("iam", "AccountAssociation"),
-      name,
-      dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)),
-      opts,
-    );
+    super(...dynamicResource("AccountAssociation", name, provider, args, opts));
     this.uid = uidOf(this);
   }
 

@@ -84,10 +84,12 @@ export const GROUP_INVITE = declareResource({
     email: input(z.email({ error: "email must be an email address" }).optional(), {
       doc: `Only this email address may accept the invite. ${REPLACES}`,
       replaces: true,
+      default: "",
     }),
     singleUse: input(z.boolean().optional(), {
       doc: `The invite works once. Default false. ${REPLACES}`,
       replaces: true,
+      default: false,
     }),
     adopt: input(
       z

@@ -29,13 +29,6 @@ export const GROUP = declareResource({
     verified: output(z.boolean(), "Whether the organization is verified; false for new groups."),
     createTime: output(z.string(), "When the group was created (RFC 3339)."),
   },
-  example: `const org = platform.iam.Group.get("org", config.require("orgUid"));
-const eng = new platform.iam.Group("eng", {
-  name: "engineering",
-  description: "All engineering",
-  parentUid: org.uid,
-});
-const team = new platform.iam.Group("team-a", { name: "team-a", parentUid: eng.uid, adopt: true });`,
 });
 
 export const GroupInputSchema = GROUP.inputSchema;

@@ -1,39 +1,27 @@
 /**
- * platform.iam.Group: an organization (root group, no parentUid) or a folder under another group.
+ * platform.iam.Group: an organization (root group, no parentUid) or a folder under another group. Its Args, outputs and the properties it registers are derived from its
+ * declaration (./group.declaration, through the generated ../types); this class only binds them to its provider.
  *
- * May import: @pulumi/pulumi, ./group.provider, ./group-schema.
+ * May import: @pulumi/pulumi, ./group.provider, ../core/resource-class, ../types (types and the properties table).
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./group.provider");
-import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicResource, uidOf, type ArgsOf, type OutputsOf } from "../core/resource-class";
+import type { GroupInputs, GroupState } from "../types";
 
-export interface GroupArgs {
-  /** The name; must match ^[a-z0-9 ._-]{1,}$. */
-  name: pulumi.Input<string>;
-  /** A description; absent is the same as "". */
-  description?: pulumi.Input<string>;
-  /** The parent group's uid; omit to create an organization. Changing it replaces the group. */
-  parentUid?: pulumi.Input<string>;
-  /** Which credentials to use: a key of `platform:profiles`. Default: the stack's credentials. */
-  profile?: pulumi.Input<string>;
-  /** Take over an existing group with this name under this parent instead of creating a duplicate. */
-  adopt?: pulumi.Input<boolean>;
-}
+export type GroupArgs = ArgsOf<GroupInputs>;
 
-/** Every property the class exposes: the inputs and what the service assigns. */
-const OUTPUT_KEYS = ["name", "description", "parentUid", "verified", "createTime"] as const;
+// The outputs are declared by merging this interface into the class (the engine sets them at run time).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface Group extends OutputsOf<GroupState> {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Group extends pulumi.CustomResource {
-  declare public readonly name: pulumi.Output<string>;
-  declare public readonly description: pulumi.Output<string>;
-  declare public readonly parentUid: pulumi.Output<string | undefined>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
-  declare public readonly verified: pulumi.Output<boolean>;
-  declare public readonly createTime: pulumi.Output<string>;
 
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super(dynamicType("iam", "Group"), name, dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)), opts);
+    super(...dynamicResource("Group", name, provider, args, opts));
     this.uid = uidOf(this);
   }
 

@@ -1,77 +1,27 @@
 /**
- * platform.iam.IdentityProvider: an organization's OIDC login (issuer, client id and secret, default role).
+ * platform.iam.IdentityProvider: an organization's OIDC login; clientSecret is always secret, even when given in plain. Its Args, outputs and the properties it registers are derived from its
+ * declaration (./identity-provider.declaration, through the generated ../types); this class only binds them to its provider.
  *
- * `clientSecret` is always secret: the constructor wraps it with pulumi.secret() even when the program
- * passes a plain string, and `additionalSecretOutputs` keeps the output encrypted in state.
- *
- * May import: @pulumi/pulumi, ./identity-provider.provider, ../core/resource-class.
+ * May import: @pulumi/pulumi, ./identity-provider.provider, ../core/resource-class, ../types (types and the properties table).
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./identity-provider.provider");
-import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicResource, uidOf, type ArgsOf, type OutputsOf } from "../core/resource-class";
+import type { IdentityProviderInputs, IdentityProviderState } from "../types";
 
-export interface IdentityProviderArgs {
-  /** The organization (a root group uid); identity providers cannot live in folders. Changing it replaces. */
-  parentUid: pulumi.Input<string>;
-  name: pulumi.Input<string>;
-  description?: pulumi.Input<string>;
-  /** The role people who log in through this provider get: a custom role uid or a built-in 40-hex uid. */
-  defaultRole: pulumi.Input<string>;
-  /** The OIDC issuer URL (https). */
-  issuer: pulumi.Input<string>;
-  clientId: pulumi.Input<string>;
-  /** Write-only in the API; kept secret in state, sent only when it changes. */
-  clientSecret: pulumi.Input<string>;
-  additionalScopes?: pulumi.Input<pulumi.Input<string>[]>;
-  groupsClaim?: pulumi.Input<string>;
-  /** Default false. */
-  pkceEnabled?: pulumi.Input<boolean>;
-  /** Which credentials to use: a key of `platform:profiles`. */
-  profile?: pulumi.Input<string>;
-  /** Take over an existing identity provider with this name in this organization. */
-  adopt?: pulumi.Input<boolean>;
-}
+export type IdentityProviderArgs = ArgsOf<IdentityProviderInputs>;
 
-const OUTPUT_KEYS = [
-  "parentUid",
-  "name",
-  "description",
-  "defaultRole",
-  "issuer",
-  "clientId",
-  "clientSecret",
-  "additionalScopes",
-  "groupsClaim",
-  "pkceEnabled",
-  "createTime",
-] as const;
+// The outputs are declared by merging this interface into the class (the engine sets them at run time).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface IdentityProvider extends OutputsOf<IdentityProviderState> {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class IdentityProvider extends pulumi.CustomResource {
-  declare public readonly parentUid: pulumi.Output<string>;
-  declare public readonly name: pulumi.Output<string>;
-  declare public readonly description: pulumi.Output<string>;
-  declare public readonly defaultRole: pulumi.Output<string>;
-  declare public readonly issuer: pulumi.Output<string>;
-  declare public readonly clientId: pulumi.Output<string>;
-  /** Secret. */
-  declare public readonly clientSecret: pulumi.Output<string | undefined>;
-  declare public readonly additionalScopes: pulumi.Output<string[]>;
-  declare public readonly groupsClaim: pulumi.Output<string>;
-  declare public readonly pkceEnabled: pulumi.Output<boolean>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
-  declare public readonly createTime: pulumi.Output<string>;
 
   constructor(name: string, args: IdentityProviderArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = withOutputKeys(args, OUTPUT_KEYS);
-    // Secret even when the program passed a plain string (static get passes none).
-    if (args.clientSecret !== undefined) props.clientSecret = pulumi.secret(args.clientSecret);
-    super(
-      dynamicType("iam", "IdentityProvider"),
-      name,
-      dynamicProps(provider, props),
-      withSecretOutputs(opts),
-    );
+    super(...dynamicResource("IdentityProvider", name, provider, args, opts));
     this.uid = uidOf(this);
   }
 
@@ -87,9 +37,4 @@ export class IdentityProvider extends pulumi.CustomResource {
       id: uid,
     });
   }
-}
-
-function withSecretOutputs(opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions {
-  const secrets = new Set([...(opts?.additionalSecretOutputs ?? []), "clientSecret"]);
-  return { ...opts, additionalSecretOutputs: [...secrets] };
 }

@@ -1,42 +1,27 @@
 /**
- * platform.iam.RoleBinding: grants an identity a role on a group. Changing any reference replaces it.
+ * platform.iam.RoleBinding: grants an identity a role on a group. Its Args, outputs and the properties it registers are derived from its
+ * declaration (./role-binding.declaration, through the generated ../types); this class only binds them to its provider.
  *
- * May import: @pulumi/pulumi, ./role-binding.provider, ../core/resource-class.
+ * May import: @pulumi/pulumi, ./role-binding.provider, ../core/resource-class, ../types (types and the properties table).
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./role-binding.provider");
-import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicResource, uidOf, type ArgsOf, type OutputsOf } from "../core/resource-class";
+import type { RoleBindingInputs, RoleBindingState } from "../types";
 
-export interface RoleBindingArgs {
-  /** The group the role is granted on. */
-  groupUid: pulumi.Input<string>;
-  /** The identity that receives the role. */
-  identityUid: pulumi.Input<string>;
-  /** A custom role's uid or a built-in role's 40-hex uid (look it up with getRole). */
-  roleUid: pulumi.Input<string>;
-  /** Which credentials to use: a key of `platform:profiles`. */
-  profile?: pulumi.Input<string>;
-  /** Take over an existing identical binding instead of creating a duplicate. */
-  adopt?: pulumi.Input<boolean>;
-}
+export type RoleBindingArgs = ArgsOf<RoleBindingInputs>;
 
-const OUTPUT_KEYS = ["groupUid", "identityUid", "roleUid", "createTime"] as const;
+// The outputs are declared by merging this interface into the class (the engine sets them at run time).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface RoleBinding extends OutputsOf<RoleBindingState> {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class RoleBinding extends pulumi.CustomResource {
-  declare public readonly groupUid: pulumi.Output<string>;
-  declare public readonly identityUid: pulumi.Output<string>;
-  declare public readonly roleUid: pulumi.Output<string>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
-  declare public readonly createTime: pulumi.Output<string>;
 
   constructor(name: string, args: RoleBindingArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      dynamicType("iam", "RoleBinding"),
-      name,
-      dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)),
-      opts,
-    );
+    super(...dynamicResource("RoleBinding", name, provider, args, opts));
     this.uid = uidOf(this);
   }
 

@@ -1,42 +1,31 @@
 /**
- * platform.iam.Role: a custom role, a named set of capabilities defined in a group.
+ * platform.iam.Role: a custom role: a named set of capabilities defined in a group. Its Args, outputs and the properties it registers are derived from its
+ * declaration (./role.declaration, through the generated ../types); this class only binds them to its provider.
  *
- * May import: @pulumi/pulumi, ./role.provider, ../core/resource-class.
+ * May import: @pulumi/pulumi, ./role.provider, ../core/resource-class, ../types (types and the properties table).
  */
 import * as pulumi from "@pulumi/pulumi";
 import provider = require("./role.provider");
-import { dynamicProps, dynamicType, uidOf, withOutputKeys } from "../core/resource-class";
+import { dynamicResource, uidOf, type ArgsOf, type OutputsOf } from "../core/resource-class";
+import type { RoleInputs, RoleState } from "../types";
 
-export interface RoleArgs {
-  /** The uid of the group the role is defined in. Changing it replaces the role. */
-  parentUid: pulumi.Input<string>;
-  name: pulumi.Input<string>;
-  description?: pulumi.Input<string>;
-  /** Capability names such as CAP_IAM_GROUPS_LIST; order does not matter. */
-  capabilities: pulumi.Input<pulumi.Input<string>[]>;
-  /** Which credentials to use: a key of `platform:profiles`. */
-  profile?: pulumi.Input<string>;
-  /** Take over an existing role with this name under this parent instead of creating a duplicate. */
-  adopt?: pulumi.Input<boolean>;
-}
+export type RoleArgs = ArgsOf<RoleInputs>;
 
-const OUTPUT_KEYS = ["parentUid", "name", "description", "capabilities", "createTime"] as const;
+// The outputs are declared by merging this interface into the class (the engine sets them at run time).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface Role extends OutputsOf<RoleState> {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Role extends pulumi.CustomResource {
-  declare public readonly parentUid: pulumi.Output<string>;
-  declare public readonly name: pulumi.Output<string>;
-  declare public readonly description: pulumi.Output<string>;
-  declare public readonly capabilities: pulumi.Output<string[]>;
   /** The uid the service assigned: the resource's id (see uidOf). */
   public readonly uid: pulumi.Output<string>;
-  declare public readonly createTime: pulumi.Output<string>;
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    super(dynamicType("iam", "Role"), name, dynamicProps(provider, withOutputKeys(args, OUTPUT_KEYS)), opts);
+    super(...dynamicResource("Role", name, provider, args, opts));
     this.uid = uidOf(this);
   }
 
-  /** Reads an existing custom role by uid into the program (calls the provider's `read`). */
+  /** Reads an existing role by uid into the program (calls the provider's `read`). */
   public static get(
     name: string,
     uid: pulumi.Input<string>,

@@ -7,7 +7,7 @@ import * as outputs from "../types/output";
 import * as utilities from "../utilities";
 
 /**
- * A workload identity that an OIDC token matching claimMatch can assume through token exchange.
+ * A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).
  */
 export class Identity extends pulumi.CustomResource {
     /**

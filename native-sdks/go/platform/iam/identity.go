@@ -12,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// A workload identity that an OIDC token matching claimMatch can assume through token exchange.
+// A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).
 type Identity struct {
 	pulumi.CustomResourceState
 
