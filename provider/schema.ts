@@ -1,7 +1,8 @@
 /**
  * The Pulumi package schema (schema.json) of pulumi-platform, derived from the catalogue's declarations (the zod
- * schemas the provider validates with, their docs and flags), so the two cannot disagree. `scripts/generate-schema.js` writes it to the repository
- * root; test/provider/schema.test.ts fails when the file drifts from this code.
+ * schemas the provider validates with, their docs and flags), so the two cannot disagree.
+ * `scripts/generate-schema.js` writes it to the repository root; test/provider/schema.test.ts and
+ * test/provider/declarations.test.ts fail when the file drifts from the declarations.
  *
  * JSON Schema comes from zod 4's z.toJSONSchema; this module maps it onto Pulumi's property-spec dialect
  * (named object types under #/types, maps as additionalProperties, replace-on-change flags).

@@ -4,7 +4,7 @@
  * Loaded by ./group.provider on its first call, in the provider process. It captures no client and no
  * credential: see ../core/client.
  *
- * May import: ../core, ../../sdk, ./group (types and schema only).
+ * May import: ../core, ../../sdk, ./group.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";

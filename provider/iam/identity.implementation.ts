@@ -4,7 +4,7 @@
  *
  * Loaded by ./identity.provider on its first call, in the provider process.
  *
- * May import: ../core, ../../sdk, ./identity-schema.
+ * May import: ../core, ../../sdk, ./identity.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";

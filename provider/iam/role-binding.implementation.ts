@@ -2,7 +2,7 @@
  * The implementation of the dynamic provider of platform.iam.RoleBinding. Every input replaces, so there is no update beyond
  * recording a new profile. Exported as the WHOLE module so Pulumi serializes a `require()`.
  *
- * May import: ../core, ../../sdk, ./role-binding-schema.
+ * May import: ../core, ../../sdk, ./role-binding.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";

@@ -2,7 +2,7 @@
  * The implementation of the dynamic provider of platform.iam.Role (custom roles). Exported as the WHOLE module so Pulumi
  * serializes a `require()` of the installed package.
  *
- * May import: ../core, ../../sdk, ./role-schema.
+ * May import: ../core, ../../sdk, ./role.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
