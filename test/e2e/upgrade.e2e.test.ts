@@ -10,8 +10,9 @@
  * plugin made is recorded once into the repository (test/e2e/fixtures/upgrade-plugin/recorded/<version>/: the
  * `pulumi stack export`, the emulator's objects, what made them), imported into a fresh stack against an emulator
  * holding those same objects (same uids), and previewed under the current plugin and SDK: no change, nothing sent
- * but reads; then refreshed, previewed again, destroyed. `PULUMI_PLATFORM_RECORD_UPGRADE=1` records the current
- * release first (once per release, then commit the folder); a missing recording fails the test.
+ * but reads; then an `up` that changes nothing, a refresh and a clean preview, a destroy.
+ * `PULUMI_PLATFORM_RECORD_UPGRADE=1` records the current release first (once per release, then commit the folder);
+ * a missing recording fails the test.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -301,6 +302,14 @@ describe(`a stack written by the plugin ${baselineVersion} and its TypeScript SD
 
   it("previews no change under the current plugin and SDK, and sends nothing but reads", async () => {
     await expectNoChangeAndOnlyReads(stack, emulator);
+  });
+
+  it("updates nothing under the current plugin: up moves the stack onto it", async () => {
+    // After a version bump, refresh and destroy of the recorded state would load the old plugin (its default
+    // provider is default_<old version>); a user's first `up` moves every resource onto the current one.
+    emulator.clearRequestLog();
+    await stack.run(["up", "--yes", "--skip-preview", "--expect-no-changes"]);
+    expect(emulator.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
   });
 
   it("refreshes under the current plugin, then still previews no change", async () => {
