@@ -16,6 +16,9 @@
  * plugin/ is type-checked with the rest (tsconfig.json) but not compiled into dist/ (tsconfig.build.json): the
  * bundle is made from the TypeScript sources, and plugin/ imports ../package.json and ../schema.json, which tsc
  * would copy into dist/, where a dist/package.json would become the package scope of everything under dist/.
+ *
+ * scripts/release.js (`npm run release`) reuses bundle(), the launchers and smokeTest() to pack the same bundle for
+ * every platform.
  */
 "use strict";
 const { execFileSync, spawn } = require("node:child_process");
@@ -91,14 +94,32 @@ function smokeTest(launcher) {
   });
 }
 
-async function main() {
-  const started = Date.now();
-  fs.rmSync(bin, { recursive: true, force: true });
-  fs.mkdirSync(bin, { recursive: true });
-  const bundle = path.join(bin, `${name}.js`);
+/**
+ * The launcher for Windows: the engine looks for `<name>.exe` or `<name>.cmd` there. The same Node.js check, then
+ * node on the bundle beside it (`%~dp0`: this script's directory, with its trailing backslash). CRLF line ends.
+ */
+const WINDOWS_LAUNCHER = [
+  "@echo off",
+  `rem ${name} v${version}: the Pulumi provider plugin of the Platform Management API. Needs Node.js 20 or later on PATH.`,
+  "where node >nul 2>nul",
+  "if errorlevel 1 (",
+  `  echo ${name}: Node.js 20 or later must be on PATH ^(no 'node' found^) 1>&2`,
+  "  exit /b 1",
+  ")",
+  `node -e "process.exit(Number(process.versions.node.split('.')[0]) < 20 ? 1 : 0)"`,
+  "if errorlevel 1 (",
+  `  echo ${name}: Node.js 20 or later must be on PATH ^(found an older one^) 1>&2`,
+  "  exit /b 1",
+  ")",
+  `node "%~dp0${name}.js" %*`,
+  "",
+].join("\r\n");
+
+/** Bundles plugin/main.ts into `outfile` (one file, no node_modules needed beside it). */
+async function bundle(outfile) {
   await esbuild.build({
     entryPoints: [path.join(root, "plugin", "main.ts")],
-    outfile: bundle,
+    outfile,
     bundle: true,
     platform: "node",
     target: "node20",
@@ -111,6 +132,14 @@ async function main() {
     tsconfig: path.join(root, "tsconfig.json"),
     logLevel: "warning",
   });
+}
+
+async function main() {
+  const started = Date.now();
+  fs.rmSync(bin, { recursive: true, force: true });
+  fs.mkdirSync(bin, { recursive: true });
+  const bundleFile = path.join(bin, `${name}.js`);
+  await bundle(bundleFile);
   const launcher = path.join(bin, name);
   fs.writeFileSync(launcher, LAUNCHER, { mode: 0o755 });
 
@@ -120,14 +149,18 @@ async function main() {
 
   const kb = (file) => `${Math.round(fs.statSync(file).size / 1024)} kB`;
   console.error(
-    `${name} v${version}: bundle ${kb(bundle)}, tarball ${kb(tarball)}, started from an empty directory ` +
+    `${name} v${version}: bundle ${kb(bundleFile)}, tarball ${kb(tarball)}, started from an empty directory ` +
       `(port ${port}), built in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   console.error(`install: pulumi plugin install resource platform ${version} --file ${tarball}`);
   console.log(tarball);
 }
 
-main().catch((err) => {
-  console.error(`build-plugin: ${err.message}`);
-  process.exit(1);
-});
+module.exports = { name, version, bundle, smokeTest, LAUNCHER, WINDOWS_LAUNCHER };
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(`build-plugin: ${err.message}`);
+    process.exit(1);
+  });
+}

@@ -2,8 +2,8 @@
  * Every shell command in the README's code blocks is a tested thing: `pulumi config` commands run against a
  * throwaway stack (so the CLI's own rules apply, e.g. it refuses a plaintext value under a key that looks like a
  * secret), `npm run` names a script that exists, `node` commands start, any other `pulumi` command names a
- * subcommand that exists with flags it takes, and the "Using it in your own program"
- * section is run in full by user-program.e2e.test.ts. A command no rule knows fails the test, so a new kind of
+ * subcommand that exists with flags it takes, a `go` command names a go subcommand, and the "Using it in your own
+ * program" section is run in full by user-program.e2e.test.ts. A command no rule knows fails the test, so a new kind of
  * command in the README gets a check when it is written.
  */
 import { spawn } from "node:child_process";
@@ -129,6 +129,14 @@ describe("the README's shell commands", () => {
       for (const flag of command.match(/ --?[a-z][\w-]*/g) ?? []) {
         expect(help.output).toContain(`${flag.trim()}`);
       }
+      return;
+    }
+    const goCommand = /^(?:[A-Z_]+=\S+ )*go ([a-z]+)/.exec(command);
+    if (goCommand) {
+      // A go subcommand that exists; release.e2e.test.ts has `go mod download` fetch from the release's goproxy/.
+      const help = await run(`go help ${goCommand[1]}`, scratch, env);
+      expect(help.status).toBe(0);
+      expect(help.output).toContain(`usage: go ${goCommand[1]}`);
       return;
     }
     throw new Error(`no check for README command \`${command}\`: add one to ${path.basename(__filename)}`);

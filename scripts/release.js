@@ -1,0 +1,353 @@
+#!/usr/bin/env node
+/**
+ * `npm run release [-- <dir>]`: every artifact of a release, built from the one version in package.json, into one
+ * folder (default <repo>/dist-release, emptied first). The LAST line printed is the folder's absolute path.
+ *
+ *   pulumi-platform-<v>.tgz                                  the dynamic package (scripts/pack.sh: npm pack)
+ *   pulumi-resource-platform-v<v>-<os>-<arch>.tar.gz         the plugin for linux and darwin on amd64 and arm64 and
+ *                                                            windows on amd64: one esbuild bundle (built once) and
+ *                                                            the launcher of the OS (sh, or .cmd on windows), LICENSE
+ *   pulumi-platform-native-<v>.tgz                           the TypeScript SDK: native-sdks/nodejs compiled by tsc,
+ *                                                            its package.json beside the .js (npm install <file>)
+ *   goproxy/github.com/pulumi-platform/native-sdks/go/@v/    the Go SDK as a module proxy serves it: list,
+ *                                                            v<v>.info, v<v>.mod, v<v>.zip (GOPROXY=file://<dir>/goproxy)
+ *   *.whl, *.tar.gz of the Python SDK                        when native-sdks/python exists (python -m build, from
+ *                                                            PULUMI_PLATFORM_PYTHON, else <repo>/.venv, else python3)
+ *   schema.json                                              the plugin's schema
+ *   SHA256SUMS                                               `sha256sum -c SHA256SUMS` in the folder checks them all
+ *
+ * Deterministic: two builds of the same commit give the same bytes. Every archive we write has its entries sorted,
+ * uid/gid 0, fixed modes (0755 launchers, 0644 the rest) and one mtime, SOURCE_DATE_EPOCH or else the commit's
+ * time; gzip has no name and mtime 0. npm pack normalizes its tarballs the same way (fixed 1985 mtime, uid 0);
+ * dist/ is rebuilt from clean so no stale file of an older build gets in. The Go .info's Time is that same time.
+ *
+ * The SDKs carry the schema's version, which must be package.json's (`npm run schema && npm run sdks` otherwise).
+ */
+"use strict";
+const { execFileSync } = require("node:child_process");
+const crypto = require("node:crypto");
+const fs = require("node:fs");
+const path = require("node:path");
+const zlib = require("node:zlib");
+const plugin = require("./build-plugin.js");
+
+const root = path.resolve(__dirname, "..");
+const { version } = require(path.join(root, "package.json"));
+const GO_MODULE = "github.com/pulumi-platform/native-sdks/go";
+/** The platforms of the plugin archives, in the engine's naming. */
+const PLATFORMS = [
+  ["linux", "amd64"],
+  ["linux", "arm64"],
+  ["darwin", "amd64"],
+  ["darwin", "arm64"],
+  ["windows", "amd64"],
+];
+
+const say = (line) => console.error(`release: ${line}`);
+
+/** SOURCE_DATE_EPOCH, else the time of the commit checked out, else 1980-01-01 (the earliest a zip can say). */
+function sourceDateEpoch() {
+  const fromEnv = process.env["SOURCE_DATE_EPOCH"];
+  if (fromEnv !== undefined && /^\d+$/.test(fromEnv)) return Number(fromEnv);
+  try {
+    const out = execFileSync("git", ["log", "-1", "--format=%ct", "HEAD"], { cwd: root, encoding: "utf8" });
+    return Math.max(Number(out.trim()), 315532800);
+  } catch {
+    return 315532800;
+  }
+}
+
+// ---- archives -------------------------------------------------------------------------------------------------
+
+/** A ustar field: `text` NUL-padded to `length` bytes (the caller keeps it short enough). */
+function field(header, offset, length, text) {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > length) throw new Error(`tar: '${text}' does not fit in ${length} bytes`);
+  bytes.copy(header, offset);
+}
+const octal = (value, length) => value.toString(8).padStart(length - 1, "0");
+
+/**
+ * A gzipped ustar archive of `entries` ({ name, data, mode }): regular files only, sorted by name, uid/gid 0, no
+ * user or group names, every mtime `mtime` (seconds); gzip without name or mtime and with the OS byte fixed to
+ * Unix, so the bytes depend on nothing but the entries.
+ */
+function tarGz(entries, mtime) {
+  const blocks = [];
+  for (const entry of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (Buffer.byteLength(entry.name) > 100) throw new Error(`tar: name too long: ${entry.name}`);
+    const header = Buffer.alloc(512);
+    field(header, 0, 100, entry.name);
+    field(header, 100, 8, octal(entry.mode, 8));
+    field(header, 108, 8, octal(0, 8));
+    field(header, 116, 8, octal(0, 8));
+    field(header, 124, 12, octal(entry.data.length, 12));
+    field(header, 136, 12, octal(mtime, 12));
+    header.fill(0x20, 148, 156); // the checksum counts its own field as spaces
+    field(header, 156, 1, "0");
+    field(header, 257, 6, "ustar");
+    field(header, 263, 2, "00");
+    field(header, 329, 8, octal(0, 8));
+    field(header, 337, 8, octal(0, 8));
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    field(header, 148, 8, `${octal(sum, 7)}\0`);
+    blocks.push(header, entry.data, Buffer.alloc((512 - (entry.data.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  const gz = zlib.gzipSync(Buffer.concat(blocks), { level: 9 });
+  gz[9] = 3; // OS: Unix, whatever zlib was built for
+  return gz;
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(data) {
+  let c = 0xffffffff;
+  for (const byte of data) c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** A zip of `entries` ({ name, data }), sorted by name, deflated, every time `mtime` (seconds, as UTC). */
+function zip(entries, mtime) {
+  const date = new Date(Math.max(mtime, 315532800) * 1000);
+  const dosTime = (date.getUTCHours() << 11) | (date.getUTCMinutes() << 5) | (date.getUTCSeconds() >> 1);
+  const dosDate = ((date.getUTCFullYear() - 1980) << 9) | ((date.getUTCMonth() + 1) << 5) | date.getUTCDate();
+  const locals = [];
+  const centrals = [];
+  let offset = 0;
+  for (const entry of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const name = Buffer.from(entry.name, "utf8");
+    const deflated = zlib.deflateRawSync(entry.data, { level: 9 });
+    const crc = crc32(entry.data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4); // version needed: 2.0
+    local.writeUInt16LE(0x0800, 6); // names are UTF-8
+    local.writeUInt16LE(8, 8); // deflate
+    local.writeUInt16LE(dosTime, 10);
+    local.writeUInt16LE(dosDate, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(deflated.length, 18);
+    local.writeUInt32LE(entry.data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(0, 28);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, 2.0
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt16LE(dosTime, 12);
+    central.writeUInt16LE(dosDate, 14);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(deflated.length, 20);
+    central.writeUInt32LE(entry.data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE((0o100644 << 16) >>> 0, 38); // external attributes: a regular file, 0644
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, deflated);
+    centrals.push(central, name);
+    offset += local.length + name.length + deflated.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** Every file under `dir`, as paths relative to it with `/` separators. */
+function filesUnder(dir, prefix = "") {
+  const files = [];
+  for (const dirent of fs.readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const relative = prefix === "" ? dirent.name : `${prefix}/${dirent.name}`;
+    if (dirent.isDirectory()) files.push(...filesUnder(dir, relative));
+    else if (dirent.isFile()) files.push(relative);
+  }
+  return files;
+}
+
+function run(command, args, options = {}) {
+  return execFileSync(command, args, {
+    cwd: root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    timeout: 10 * 60_000,
+    ...options,
+  });
+}
+
+// ---- the artifacts ---------------------------------------------------------------------------------------------
+
+/** The dynamic package, dist/ built from clean (a stale file of an older build would be packed too). */
+function dynamicPackage(out) {
+  fs.rmSync(path.join(root, "dist"), { recursive: true, force: true });
+  return run("bash", [path.join(root, "scripts", "pack.sh"), out])
+    .trim()
+    .split("\n")
+    .pop();
+}
+
+/** One bundle, smoke-tested once, then one archive per platform with that OS's launcher. */
+async function pluginArchives(out, work, mtime) {
+  const bin = path.join(work, "plugin");
+  fs.mkdirSync(bin, { recursive: true });
+  const bundleFile = path.join(bin, `${plugin.name}.js`);
+  await plugin.bundle(bundleFile);
+  const launcherFile = path.join(bin, plugin.name);
+  fs.writeFileSync(launcherFile, plugin.LAUNCHER, { mode: 0o755 });
+  const port = await plugin.smokeTest(launcherFile);
+  say(`the plugin bundle started from an empty directory (port ${port})`);
+  const common = [
+    { name: `${plugin.name}.js`, data: fs.readFileSync(bundleFile), mode: 0o644 },
+    { name: "LICENSE", data: fs.readFileSync(path.join(root, "LICENSE")), mode: 0o644 },
+  ];
+  const files = [];
+  for (const [os, arch] of PLATFORMS) {
+    const launcher =
+      os === "windows"
+        ? { name: `${plugin.name}.cmd`, data: Buffer.from(plugin.WINDOWS_LAUNCHER), mode: 0o755 }
+        : { name: plugin.name, data: Buffer.from(plugin.LAUNCHER), mode: 0o755 };
+    const file = path.join(out, `${plugin.name}-v${version}-${os}-${arch}.tar.gz`);
+    fs.writeFileSync(file, tarGz([launcher, ...common], mtime));
+    files.push(file);
+  }
+  return files;
+}
+
+/** native-sdks/nodejs compiled into an installable package: the .js and .d.ts beside its package.json. */
+function typescriptSdk(out, work) {
+  const source = path.join(root, "native-sdks", "nodejs");
+  const manifest = JSON.parse(fs.readFileSync(path.join(source, "package.json"), "utf8"));
+  if (manifest.version !== version || manifest.pulumi?.version !== version) {
+    throw new Error(
+      `native-sdks/nodejs/package.json says ${manifest.version}, package.json ${version}: ` +
+        "run `npm run schema && npm run sdks`",
+    );
+  }
+  const staged = path.join(work, "nodejs");
+  const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
+  // No source maps: they would point at sources the package does not ship, by a path that depends on `work`.
+  run(process.execPath, [
+    tsc,
+    "-p",
+    path.join(source, "tsconfig.json"),
+    "--outDir",
+    staged,
+    "--sourceMap",
+    "false",
+    "--declarationMap",
+    "false",
+  ]);
+  fs.copyFileSync(path.join(source, "package.json"), path.join(staged, "package.json"));
+  fs.copyFileSync(path.join(source, "README.md"), path.join(staged, "README.md"));
+  fs.copyFileSync(path.join(root, "LICENSE"), path.join(staged, "LICENSE"));
+  const name = run("npm", ["pack", "--silent", "--pack-destination", out], { cwd: staged }).trim();
+  return path.join(out, name.split("\n").pop());
+}
+
+/** The Go SDK as a module proxy serves it (`go help goproxy`): list, .info, .mod and the module zip. */
+function goModule(out, mtime) {
+  const source = path.join(root, "native-sdks", "go");
+  const goMod = fs.readFileSync(path.join(source, "go.mod"));
+  const declared = /^module\s+(\S+)/m.exec(goMod.toString("utf8"))?.[1];
+  if (declared !== GO_MODULE)
+    throw new Error(`native-sdks/go/go.mod declares '${declared}', not ${GO_MODULE}`);
+  const v = `v${version}`;
+  const dir = path.join(out, "goproxy", ...GO_MODULE.split("/"), "@v");
+  fs.mkdirSync(dir, { recursive: true });
+  const prefix = `${GO_MODULE}@${v}/`;
+  const entries = filesUnder(source).map((file) => ({
+    name: prefix + file,
+    data: fs.readFileSync(path.join(source, file)),
+  }));
+  // The module's own LICENSE: the Go module mirror and pkg.go.dev look for it at the module root.
+  if (!entries.some((e) => e.name === `${prefix}LICENSE`)) {
+    entries.push({ name: `${prefix}LICENSE`, data: fs.readFileSync(path.join(root, "LICENSE")) });
+  }
+  const time = new Date(mtime * 1000).toISOString().replace(/\.000Z$/, "Z");
+  fs.writeFileSync(path.join(dir, `${v}.zip`), zip(entries, mtime));
+  fs.writeFileSync(path.join(dir, `${v}.mod`), goMod);
+  fs.writeFileSync(path.join(dir, `${v}.info`), `${JSON.stringify({ Version: v, Time: time })}\n`);
+  fs.writeFileSync(path.join(dir, "list"), `${v}\n`);
+  return dir;
+}
+
+/** The Python SDK's wheel and sdist, when there is one. */
+function pythonSdk(out, mtime) {
+  const source = path.join(root, "native-sdks", "python");
+  if (!fs.existsSync(source)) {
+    say("no native-sdks/python: no Python wheel or sdist in this release");
+    return [];
+  }
+  const venvPython = path.join(root, ".venv", process.platform === "win32" ? "Scripts" : "bin", "python");
+  const python =
+    process.env["PULUMI_PLATFORM_PYTHON"] || (fs.existsSync(venvPython) ? venvPython : "python3");
+  const before = new Set(fs.readdirSync(out));
+  // No isolation: the build backend comes from that Python's environment, so nothing is downloaded.
+  run(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", out, source], {
+    env: { ...process.env, SOURCE_DATE_EPOCH: String(mtime) },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  return fs
+    .readdirSync(out)
+    .filter((f) => !before.has(f))
+    .map((f) => path.join(out, f));
+}
+
+/** SHA256SUMS over every file in `out` (paths relative to it, sorted), in `sha256sum -c`'s format. */
+function checksums(out) {
+  const lines = filesUnder(out)
+    .filter((file) => file !== "SHA256SUMS")
+    .sort()
+    .map((file) => {
+      const digest = crypto
+        .createHash("sha256")
+        .update(fs.readFileSync(path.join(out, file)))
+        .digest("hex");
+      return `${digest}  ${file}\n`;
+    });
+  fs.writeFileSync(path.join(out, "SHA256SUMS"), lines.join(""));
+}
+
+async function main() {
+  const started = Date.now();
+  const out = path.resolve(process.argv[2] ?? path.join(root, "dist-release"));
+  const mtime = sourceDateEpoch();
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
+  const work = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "pulumi-platform-release-"));
+  try {
+    say(`v${version}, file times ${new Date(mtime * 1000).toISOString()}, into ${out}`);
+    dynamicPackage(out);
+    await pluginArchives(out, work, mtime);
+    typescriptSdk(out, work);
+    goModule(out, mtime);
+    pythonSdk(out, mtime);
+    fs.copyFileSync(path.join(root, "schema.json"), path.join(out, "schema.json"));
+    checksums(out);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  for (const file of filesUnder(out).sort()) {
+    say(`${String(fs.statSync(path.join(out, file)).size).padStart(9)}  ${file}`);
+  }
+  say(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(out);
+}
+
+module.exports = { tarGz, zip, PLATFORMS, GO_MODULE };
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(`release: ${err.message}`);
+    process.exit(1);
+  });
+}

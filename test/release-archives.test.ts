@@ -1,0 +1,111 @@
+/**
+ * The archive writers of scripts/release.js (`npm run release`): their bytes depend on the entries alone, not on
+ * the order they come in, and the system's own tar and unzip read back exactly those files, modes and times.
+ * test/e2e/release.e2e.test.ts builds the whole release twice and installs it.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import fc from "fast-check";
+
+const release = require("../scripts/release.js") as {
+  tarGz(entries: Entry[], mtime: number): Buffer;
+  zip(entries: Omit<Entry, "mode">[], mtime: number): Buffer;
+};
+
+interface Entry {
+  name: string;
+  data: Buffer;
+  mode: number;
+}
+
+const mtime = 1_763_900_000; // 2025-11-23T12:13:20Z
+
+/** Distinct names (some in subdirectories), each with content and an executable bit or not. */
+const entries = fc
+  .uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_.-]{0,12}(\/[a-z][a-z0-9_.-]{0,12})?$/), {
+    minLength: 1,
+    maxLength: 6,
+  })
+  // A name must not also be a directory of another one.
+  .filter((names) => names.every((a) => names.every((b) => !b.startsWith(`${a}/`))))
+  .chain((names) =>
+    fc.tuple(
+      ...names.map((name) =>
+        fc.record({
+          name: fc.constant(name),
+          data: fc.uint8Array({ maxLength: 2000 }).map((bytes) => Buffer.from(bytes)),
+          mode: fc.constantFrom(0o644, 0o755),
+        }),
+      ),
+    ),
+  );
+
+let scratch: string;
+beforeAll(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "release-archives-"));
+});
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+function unpackInto(archive: Buffer, name: string, command: (file: string, dir: string) => void): string {
+  const dir = fs.mkdtempSync(path.join(scratch, "x-"));
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, archive);
+  const out = path.join(dir, "out");
+  fs.mkdirSync(out);
+  command(file, out);
+  return out;
+}
+
+test("tarGz: the same bytes whatever the entries' order; tar reads back files, modes, uid 0 and the time", () => {
+  fc.assert(
+    fc.property(entries, fc.infiniteStream(fc.nat()), (list, order) => {
+      const shuffled = [...list].sort(() => (order.next().value % 3) - 1);
+      const archive = release.tarGz(list, mtime);
+      expect(release.tarGz(shuffled, mtime).equals(archive)).toBe(true);
+      expect(archive.readUInt32LE(4)).toBe(0); // gzip: no mtime
+      expect(archive[3]! & 0x08).toBe(0); // gzip: no file name
+
+      const out = unpackInto(archive, "a.tar.gz", (file, dir) =>
+        execFileSync("tar", ["-xzf", file, "-C", dir]),
+      );
+      for (const entry of list) {
+        const stat = fs.statSync(path.join(out, entry.name));
+        expect(fs.readFileSync(path.join(out, entry.name)).equals(entry.data)).toBe(true);
+        expect(stat.mode & 0o777).toBe(entry.mode);
+        expect(Math.floor(stat.mtimeMs / 1000)).toBe(mtime);
+      }
+      const listing = execFileSync("tar", ["-tvzf", "-", "--numeric-owner"], {
+        input: archive,
+        encoding: "utf8",
+      });
+      const names = listing
+        .trim()
+        .split("\n")
+        .map((line) => line.split(/\s+/).pop());
+      expect(names).toEqual(list.map((e) => e.name).sort());
+      for (const line of listing.trim().split("\n")) expect(line).toMatch(/^-\S+ 0\/0 /);
+    }),
+    { seed: 22, numRuns: 25 },
+  );
+});
+
+test("zip: the same bytes whatever the entries' order; unzip tests it and reads back every file", () => {
+  fc.assert(
+    fc.property(entries, fc.infiniteStream(fc.nat()), (list, order) => {
+      const shuffled = [...list].sort(() => (order.next().value % 3) - 1);
+      const archive = release.zip(list, mtime);
+      expect(release.zip(shuffled, mtime).equals(archive)).toBe(true);
+
+      const out = unpackInto(archive, "a.zip", (file, dir) => {
+        execFileSync("unzip", ["-tq", file]); // CRCs and structure
+        execFileSync("unzip", ["-q", file, "-d", dir]);
+      });
+      for (const entry of list) {
+        expect(fs.readFileSync(path.join(out, entry.name)).equals(entry.data)).toBe(true);
+      }
+    }),
+    { seed: 22, numRuns: 25 },
+  );
+});
