@@ -9,8 +9,9 @@
  *
  * The schema describes the package served by the native plugin `pulumi-resource-platform` (plugin/): its
  * `version` is the package's, its `provider` section the provider's configuration, and its language sections
- * name the SDKs `pulumi package gen-sdk` makes from it. `pluginDownloadURL` is left out on purpose: the plugin
- * is installed from a local tarball (`npm run plugin`), never downloaded.
+ * name the SDKs `pulumi package gen-sdk` makes from it. Its package metadata (homepage, repository, publisher,
+ * logo, license, and `pluginDownloadURL`, where `pulumi plugin install` finds a release's plugin archives) comes
+ * from package.json, set there once.
  *
  * May import: node:fs and node:path (the package version), zod, ./catalogue.
  */
@@ -166,17 +167,32 @@ const CONFIG_VARIABLES: Record<string, PropertySpec> = {
   },
 };
 
-/** The version in the package.json of this package, found above this module (provider/ or dist/provider/). */
-export function packageVersion(): string {
+/** What package.json says of the package: the one place its version, license and release location are set. */
+interface Manifest {
+  name: string;
+  version: string;
+  license: string;
+  homepage: string;
+  repository: { url: string };
+  /** The registry listing's publisher and logo, and where `pulumi plugin install` downloads the plugin from. */
+  pulumiPackage: { publisher: string; logoUrl: string; pluginDownloadURL: string };
+}
+
+/** The package.json of this package, found above this module (provider/ or dist/provider/). */
+export function packageManifest(): Manifest {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const file = path.join(dir, "package.json");
     if (fs.existsSync(file)) {
-      const manifest = JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (manifest.name === "pulumi-platform" && manifest.version) return manifest.version;
+      const manifest = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<Manifest>;
+      if (manifest.name === "pulumi-platform" && manifest.version) return manifest as Manifest;
     }
     if (path.dirname(dir) === dir)
       throw new Error("no package.json of pulumi-platform above provider/schema");
   }
+}
+
+export function packageVersion(): string {
+  return packageManifest().version;
 }
 
 /** The provider's configuration (stack config `platform:*`, or an explicit provider's inputs), secrets marked. */
@@ -240,14 +256,20 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
     };
   }
 
+  const manifest = packageManifest();
   return {
     name: PACKAGE_NAME,
     displayName: "Platform",
     version,
     description:
       "Pulumi resources and data sources for the Platform Management API v2beta1, served by the provider plugin pulumi-resource-platform.",
-    keywords: ["pulumi", "platform", "iam", "registry", "vulnerabilities", "category/utility"],
-    license: "Apache-2.0",
+    keywords: ["pulumi", "platform", "iam", "registry", "vulnerabilities", "kind/native", "category/utility"],
+    homepage: manifest.homepage,
+    repository: manifest.repository.url,
+    publisher: manifest.pulumiPackage.publisher,
+    logoUrl: manifest.pulumiPackage.logoUrl,
+    license: manifest.license,
+    pluginDownloadURL: manifest.pulumiPackage.pluginDownloadURL,
     config: { variables: CONFIG_VARIABLES },
     provider: providerSection(),
     types: Object.fromEntries(Object.entries(registry.types).sort(([a], [b]) => a.localeCompare(b))),
