@@ -1,5 +1,5 @@
 /**
- * Every shell command in the README's code blocks is a tested thing: `pulumi config` commands run against a
+ * Every shell command in the README's code blocks, and in the registry pages under docs/, is a tested thing: `pulumi config` commands run against a
  * throwaway stack (so the CLI's own rules apply, e.g. it refuses a plaintext value under a key that looks like a
  * secret), `npm run` names a script that exists, `node` commands start, any other `pulumi` command names a
  * subcommand that exists with flags it takes, a `go` command names a go subcommand, and the "Using it in your own
@@ -23,7 +23,16 @@ const PLACEHOLDERS: Record<string, string> = {
   ORGANIZATION_UID: "0123456789abcdef",
 };
 
-const commands = codeBlocks(readmePath(repoRoot))
+// The registry's pages (docs/, generated) are held to the same rules as the README.
+const pages = [
+  readmePath(repoRoot),
+  ...fs
+    .readdirSync(path.join(repoRoot, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => path.join(repoRoot, "docs", name)),
+];
+const commands = pages
+  .flatMap((page) => codeBlocks(page))
   .filter((b) => SHELL_LANGUAGES.has(b.language))
   .flatMap((b) => shellCommands(b).map((command) => ({ section: b.section, command })));
 
