@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
 import { startEmulator, type Emulator } from "../../emulator";
-import type { PlatformClient } from "../../sdk";
+import { everyKind, terraformState } from "./fixtures";
 import { main, type Io } from "../../importer/cli";
 import { assignNames, clashKey, keyOf, type Found, type ImportDocument } from "../../importer/document";
 import { KINDS, KIND_ORDER } from "../../importer/kinds";
@@ -17,33 +17,6 @@ import { mapTerraformState } from "../../importer/terraform";
 import { PAGE_SIZE, walkGroup } from "../../importer/walk";
 
 jest.setTimeout(120_000);
-
-async function everyKind(client: PlatformClient, org: string) {
-  const viewer = (await client.roles.list({ name: "viewer", pageSize: 200 })).items.find(
-    (r) => r.name === "viewer",
-  )!;
-  const group = await client.groups.create(org, { name: "legacy", description: "Made by hand" });
-  const identity = await client.identities.create(group.uid, {
-    name: "legacy-ci",
-    claimMatch: { issuer: "https://issuer.example.com", subject: "legacy" },
-  });
-  const role = await client.roles.create(org, { name: "legacy-role", capabilities: ["CAP_REPO_LIST"] });
-  const binding = await client.roleBindings.create(group.uid, {
-    identityUid: identity.uid,
-    roleUid: role.uid,
-  });
-  const idp = await client.identityProviders.create(org, {
-    name: "legacy-sso",
-    defaultRole: viewer.uid,
-    oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret: "hand-made-secret" },
-  });
-  const invite = await client.groupInvites.create(group.uid, { roleUid: viewer.uid, ttl: "86400s" });
-  const association = await client.accountAssociations.create(group.uid, {
-    name: "legacy-aws",
-    amazon: { account: "210987654321" },
-  });
-  return { viewer, group, identity, role, binding, idp, invite, association };
-}
 
 function capture(env: Record<string, string | undefined>): Io & { out: string; err: string[] } {
   const io = {
@@ -267,113 +240,6 @@ describe("names", () => {
     ]);
   });
 });
-
-/** A version-4 state as Terraform writes it, with the attributes the chainguard provider's resources keep. */
-function terraformState(o: Awaited<ReturnType<typeof everyKind>>, org: string, extra: unknown[] = []) {
-  const provider = 'provider["registry.terraform.io/chainguard-dev/chainguard"]';
-  const managed = (type: string, name: string, attributes: Record<string, unknown>, module?: string) => ({
-    ...(module ? { module } : {}),
-    mode: "managed",
-    type,
-    name,
-    provider,
-    instances: [{ schema_version: 0, attributes, sensitive_attributes: [] }],
-  });
-  return {
-    version: 4,
-    terraform_version: "1.9.8",
-    serial: 12,
-    lineage: "3f1c2b9e-0000-4000-8000-000000000000",
-    outputs: {},
-    resources: [
-      managed("chainguard_group", "legacy", {
-        id: o.group.uid,
-        parent_id: org,
-        name: "legacy",
-        description: "Made by hand",
-        verified: null,
-        verified_protection: null,
-        kind: "",
-        resource_limits: null,
-      }),
-      managed("chainguard_identity", "ci", {
-        id: o.identity.uid,
-        parent_id: o.group.uid,
-        name: "legacy-ci",
-        description: "",
-        claim_match: { issuer: "https://issuer.example.com", subject: "legacy" },
-        aws_identity: null,
-        static: null,
-        service_principal: null,
-      }),
-      managed("chainguard_role", "role", {
-        id: o.role.uid,
-        parent_id: org,
-        name: "legacy-role",
-        description: "",
-        capabilities: ["CAP_REPO_LIST"],
-      }),
-      managed("chainguard_rolebinding", "binding", {
-        id: o.binding.uid,
-        group: o.group.uid,
-        identity: o.identity.uid,
-        role: o.role.uid,
-      }),
-      managed(
-        "chainguard_identity_provider",
-        "sso",
-        {
-          id: o.idp.uid,
-          parent_id: org,
-          name: "legacy-sso",
-          description: "",
-          default_role: o.viewer.uid,
-          oidc: {
-            issuer: "https://login.example.com",
-            client_id: "legacy",
-            client_secret: "hand-made-secret",
-            additional_scopes: null,
-          },
-        },
-        "module.sso",
-      ),
-      {
-        ...managed("chainguard_group_invite", "invite", {
-          id: o.invite.uid,
-          group: o.group.uid,
-          role: o.viewer.uid,
-          expiration: o.invite.expirationTime,
-          email: null,
-          code: "invite-code-from-terraform",
-        }),
-      },
-      managed("chainguard_account_associations", "aws", {
-        id: o.association.uid,
-        group: o.group.uid,
-        name: "legacy-aws",
-        description: "",
-        amazon: { account: "210987654321" },
-      }),
-      {
-        mode: "data",
-        type: "chainguard_role",
-        name: "viewer",
-        provider,
-        instances: [{ schema_version: 0, attributes: { id: "x", name: "viewer", items: [] } }],
-      },
-      managed("chainguard_image_repo", "nginx", { id: `${org}/0123456789abcdef`, name: "nginx" }),
-      {
-        mode: "managed",
-        type: "aws_s3_bucket",
-        name: "logs",
-        provider: 'provider["registry.terraform.io/hashicorp/aws"]',
-        instances: [{ schema_version: 0, attributes: { id: "logs" } }],
-      },
-      ...extra,
-    ],
-    check_results: null,
-  };
-}
 
 describe("a Terraform state", () => {
   let emulator: Emulator;
