@@ -76,7 +76,8 @@ function summary(counts: Record<Kind, number>): string {
 }
 
 function report(document: ImportDocument, io: Io): void {
-  const { notes, skipped } = document.platformImport;
+  const { notes, skipped, warnings } = document.platformImport;
+  for (const warning of warnings) io.stderr(`warning: ${warning}`);
   if (notes.length > 0) {
     io.stderr(`not recoverable (${notes.length}):`);
     for (const note of notes)

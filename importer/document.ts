@@ -21,6 +21,10 @@ export interface Found {
   base: string;
   /** The uid of the group it lives in (a group's parent, an association's own group); none for an organization. */
   group?: string | undefined;
+  /** Its `name` output (the object's own name), for the kinds that have one. */
+  outputName?: string | undefined;
+  /** The string values of its inputs, as far as known (for predicting the references the engine will guess). */
+  strings?: readonly string[];
 }
 
 /** Something the import cannot carry over, and what to do about it. */
@@ -54,6 +58,8 @@ export interface ImportDocument {
     source: string;
     notes: Note[];
     skipped: Skipped[];
+    /** What will keep the printed program from referring to objects by reference, and what to do. */
+    warnings: string[];
     /** Terraform addresses of the resources in the document (Terraform source only), for `terraform state rm`. */
     terraformAddresses?: string[];
   };
@@ -139,6 +145,15 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Every string in a value (object members, array items), but those under the keys given. */
+export function stringLeaves(value: unknown, skip: readonly string[] = []): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap((v) => stringLeaves(v, skip));
+  if (typeof value === "object" && value !== null)
+    return Object.entries(value).flatMap(([k, v]) => (skip.includes(k) ? [] : stringLeaves(v, skip)));
+  return [];
+}
+
 /** The uid of the group a uid lives in (its uidp parent), or undefined for a root uid. */
 export function parentUidOf(uid: string): string | undefined {
   const slash = uid.lastIndexOf("/");
@@ -183,6 +198,7 @@ export function buildDocument(
       source: extra.source,
       notes: extra.notes?.(names) ?? [],
       skipped: extra.skipped ?? [],
+      warnings: referenceWarnings(found, names),
       ...(extra.terraformAddresses ? { terraformAddresses: extra.terraformAddresses } : {}),
     },
   };
@@ -213,4 +229,88 @@ export function unrecoverableNotes(found: readonly Found[], names: Map<string, s
     }
   }
   return notes;
+}
+
+/**
+ * The references `pulumi import` will guess, and whether they form a cycle. The engine (pkg/importer/language.go,
+ * createImportState and filterReferences) takes every imported resource's id and its `name` output as candidate
+ * values; for each resource it drops its own, then every value that is left more than once, and prints an input
+ * equal to a remaining value as a reference to that resource. When the guesses (with the `parent` options) form a
+ * cycle, it prints the whole program with no reference at all. Two objects of the same name do that: each one's
+ * `name` refers to the other's.
+ */
+export function referenceWarnings(found: readonly Found[], names: Map<string, string>): string[] {
+  const keys = found.map(keyOf);
+  const candidates: { from: number; value: string }[] = [];
+  found.forEach((item, i) => {
+    candidates.push({ from: i, value: item.uid });
+    if (item.outputName) candidates.push({ from: i, value: item.outputName });
+  });
+  const byValue = new Map<string, number[]>();
+  for (const c of candidates) byValue.set(c.value, [...(byValue.get(c.value) ?? []), c.from]);
+  const groupIndex = new Map<string, number>();
+  found.forEach((item, i) => {
+    if (item.kind === "group") groupIndex.set(item.uid, i);
+  });
+  const edges: number[][] = found.map(() => []);
+  found.forEach((item, i) => {
+    if (item.group !== undefined && item.group !== item.uid) {
+      const parent = groupIndex.get(item.group);
+      if (parent !== undefined) edges[i]!.push(parent);
+    } else if (item.kind === "accountAssociation") {
+      const parent = groupIndex.get(item.uid);
+      if (parent !== undefined) edges[i]!.push(parent);
+    }
+    for (const value of new Set(item.strings ?? [])) {
+      const others = (byValue.get(value) ?? []).filter((j) => j !== i);
+      if (others.length === 1) edges[i]!.push(others[0]!);
+    }
+  });
+  // Strongly connected components (Tarjan): any of more than one object is a cycle.
+  const index: number[] = found.map(() => -1);
+  const low: number[] = found.map(() => 0);
+  const onStack: boolean[] = found.map(() => false);
+  const stack: number[] = [];
+  const cycles: number[][] = [];
+  let counter = 0;
+  const visit = (v: number): void => {
+    index[v] = low[v] = counter++;
+    stack.push(v);
+    onStack[v] = true;
+    for (const w of edges[v]!) {
+      if (index[w] === -1) {
+        visit(w);
+        low[v] = Math.min(low[v]!, low[w]!);
+      } else if (onStack[w]) low[v] = Math.min(low[v]!, index[w]!);
+    }
+    if (low[v] === index[v]) {
+      const component: number[] = [];
+      let w: number;
+      do {
+        w = stack.pop()!;
+        onStack[w] = false;
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) cycles.push(component);
+    }
+  };
+  found.forEach((_, i) => {
+    if (index[i] === -1) visit(i);
+  });
+  if (cycles.length === 0) return [];
+  const described = cycles
+    .map((c) =>
+      c
+        .map((i) => names.get(keys[i]!)!)
+        .sort()
+        .join(", "),
+    )
+    .sort();
+  return [
+    `pulumi import will print every uid as a literal, not as a reference: its guesses would make these objects ` +
+      `refer to each other in a circle (usually two objects that share a name, or a group whose description is ` +
+      `the name of something inside it): ${described.map((d) => `[${d}]`).join(" ")}. The printed program is ` +
+      `still right (it previews no change), and each object still sits under its group; write the references ` +
+      `(\`folder.uid\`) by hand where you want them`,
+  ];
 }

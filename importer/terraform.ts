@@ -10,6 +10,7 @@
 import {
   buildDocument,
   parentUidOf,
+  stringLeaves,
   unrecoverableNotes,
   type Found,
   type ImportDocument,
@@ -192,7 +193,9 @@ export function mapTerraformState(text: string, file: string): TerraformResult {
         break;
       }
     }
-    found.push(item);
+    const strings = stringLeaves(attributes, ["id", "code", "client_secret"]);
+    const outputName = kind === "roleBinding" || kind === "groupInvite" ? undefined : str(attributes["name"]);
+    found.push({ ...item, strings, ...(outputName !== undefined ? { outputName } : {}) });
     addresses.push(address);
   }
 

@@ -20,6 +20,7 @@ import {
 import {
   buildDocument,
   parentUidOf,
+  stringLeaves,
   unrecoverableNotes,
   type Found,
   type ImportDocument,
@@ -160,10 +161,15 @@ export async function walkGroup(
   const groupName = new Map<string, string>([[top.uid, top.name]]);
   for (const g of groups) groupName.set(g.uid, g.name);
 
-  found.push({ kind: "group", uid: top.uid, base: top.name, group: parentUidOf(top.uid) });
+  const NOT_INPUTS = ["uid", "createTime", "updateTime", "lastSeenTime", "keyId", "code"];
+  const named = (o: { uid: string; name: string }) => ({
+    outputName: o.name,
+    strings: [...stringLeaves(o, NOT_INPUTS), ...(parentUidOf(o.uid) ? [parentUidOf(o.uid)!] : [])],
+  });
+  found.push({ kind: "group", uid: top.uid, base: top.name, group: parentUidOf(top.uid), ...named(top) });
   for (const g of groups) {
     if (g.uid === groupUid || !inside(g.uid)) continue;
-    found.push({ kind: "group", uid: g.uid, base: g.name, group: parentUidOf(g.uid) });
+    found.push({ kind: "group", uid: g.uid, base: g.name, group: parentUidOf(g.uid), ...named(g) });
   }
   for (const i of identities) {
     if (!inside(i.uid)) continue;
@@ -174,31 +180,53 @@ export async function walkGroup(
       });
       continue;
     }
-    found.push({ kind: "identity", uid: i.uid, base: i.name, group: parentUidOf(i.uid) });
+    found.push({ kind: "identity", uid: i.uid, base: i.name, group: parentUidOf(i.uid), ...named(i) });
   }
   for (const r of roles) {
     if (!inside(r.uid)) continue; // built-in roles (uids without a slash) are the service's, never taken
-    found.push({ kind: "role", uid: r.uid, base: r.name, group: parentUidOf(r.uid) });
+    found.push({ kind: "role", uid: r.uid, base: r.name, group: parentUidOf(r.uid), ...named(r) });
   }
   for (const b of bindings) {
     if (!inside(b.uid)) continue;
     const who = b.identity?.name || "identity";
     const what = b.role?.name || "role";
-    found.push({ kind: "roleBinding", uid: b.uid, base: `${who}-${what}`, group: parentUidOf(b.uid) });
+    found.push({
+      kind: "roleBinding",
+      uid: b.uid,
+      base: `${who}-${what}`,
+      group: parentUidOf(b.uid),
+      strings: [b.group?.uid, b.identity?.uid, b.role?.uid].filter((u): u is string => u !== undefined),
+    });
   }
   for (const p of providers) {
     if (!inside(p.uid)) continue;
-    found.push({ kind: "identityProvider", uid: p.uid, base: p.name, group: parentUidOf(p.uid) });
+    found.push({
+      kind: "identityProvider",
+      uid: p.uid,
+      base: p.name,
+      group: parentUidOf(p.uid),
+      ...named(p),
+    });
   }
   for (const v of invites) {
     if (!inside(v.uid)) continue;
     const group = parentUidOf(v.uid);
     const base = `${(group && groupName.get(group)) || "group"}-invite`;
-    found.push({ kind: "groupInvite", uid: v.uid, base, group });
+    const strings = [group, ...stringLeaves({ ...v, role: undefined }, NOT_INPUTS)].filter(
+      (x): x is string => x !== undefined,
+    );
+    found.push({ kind: "groupInvite", uid: v.uid, base, group, strings });
   }
   for (const a of associations) {
     if (a.uid !== groupUid && !inside(a.uid)) continue;
-    found.push({ kind: "accountAssociation", uid: a.uid, base: a.name, group: a.uid });
+    found.push({
+      kind: "accountAssociation",
+      uid: a.uid,
+      base: a.name,
+      group: a.uid,
+      outputName: a.name,
+      strings: [a.uid, ...stringLeaves(a, NOT_INPUTS)],
+    });
   }
   const counts = Object.fromEntries(
     (Object.keys(KINDS) as Kind[]).map((k) => [k, found.filter((f) => f.kind === k).length]),

@@ -78,6 +78,8 @@ describe("the API walk", () => {
       ["legacy-invite", "code"],
     ]);
     expect(document.platformImport.notes.every((n) => n.todo.length > 20)).toBe(true);
+    // No two objects share a name: the engine's guessed references form no cycle, so they are printed.
+    expect(document.platformImport.warnings).toEqual([]);
     expect(JSON.stringify(document)).not.toContain("hand-made-secret");
   });
 
@@ -183,9 +185,55 @@ describe("a 1,000-object organization", () => {
       document.resources.filter((r) => r.type === KINDS.group.token).map((r) => r.name),
     );
     for (const r of document.resources.slice(1)) expect(groupNames.has(r.parent!)).toBe(true);
+    // Folders and identities here share names two by two: pulumi import would guess circular references.
+    expect(document.platformImport.warnings).toEqual([expect.stringMatching(/\[team-0, team-0-2\]/)]);
     console.log(
       `platform-import: ${total} objects in ${calls} API calls, ${ms.toFixed(0)} ms (in-process emulator)`,
     );
+  });
+});
+
+describe("references the engine will guess", () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator();
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it("a folder and an identity of the same name would refer to each other: a warning names them", async () => {
+    const ci = await emulator.client.groups.create(emulator.orgUid, { name: "ci" });
+    await emulator.client.identities.create(ci.uid, {
+      name: "ci",
+      claimMatch: { issuer: "https://issuer.example.com", subject: "ci" },
+    });
+    const io = capture({ PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: emulator.token });
+    expect(await main([ci.uid], io)).toBe(0);
+    const doc = JSON.parse(io.out) as ImportDocument;
+    expect(doc.resources.map((r) => r.name)).toEqual(["ci", "ci-identity"]);
+    expect(doc.platformImport.warnings).toEqual([
+      expect.stringMatching(/every uid as a literal.*\[ci, ci-identity\]/),
+    ]);
+    expect(io.err.join("\n")).toMatch(/^warning: pulumi import will print every uid as a literal/m);
+  });
+
+  it("a group whose description is the name of something inside it does too; distinct names do not", async () => {
+    const tools = await emulator.client.groups.create(emulator.orgUid, {
+      name: "tools",
+      description: "deployer",
+    });
+    await emulator.client.identities.create(tools.uid, {
+      name: "deployer",
+      claimMatch: { issuer: "https://issuer.example.com", subject: "d" },
+    });
+    const other = await emulator.client.groups.create(emulator.orgUid, { name: "other", description: "x" });
+    await emulator.client.identities.create(other.uid, {
+      name: "builder",
+      claimMatch: { issuer: "https://issuer.example.com", subject: "b" },
+    });
+    expect((await walkGroup(emulator.client, tools.uid)).document.platformImport.warnings).toHaveLength(1);
+    expect((await walkGroup(emulator.client, other.uid)).document.platformImport.warnings).toEqual([]);
   });
 });
 
