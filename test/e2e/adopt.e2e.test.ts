@@ -158,8 +158,10 @@ describe("README: bring an existing organization", () => {
     const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
     expect(code).toContain('import * as platform from "pulumi-platform-native";');
     // Objects of the same import are referred to by reference, and each sits under its group.
-    expect(code).toMatch(/identityUid: legacyCi\.id/);
-    expect(code).toMatch(/roleUid: legacyRole\.id/);
+    expect(code).toMatch(/parentUid: demo_org\.id/);
+    expect(code).toMatch(/identityUid: legacy_ci\.id/);
+    expect(code).toMatch(/roleUid: legacy_role\.id/);
+    expect(code).toMatch(/groupUid: legacy\.id/); // the association's
     expect(code).toMatch(/parent: legacy\b/);
     expect(code).not.toContain(o.identity.uid);
     expect(code).not.toContain(o.role.uid);
@@ -192,7 +194,27 @@ describe("README: bring an existing organization", () => {
       "chainguard_account_associations.aws",
     ]);
     const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
-    expect(code).toMatch(/identityUid: legacyCi\.id/);
+    expect(code).toMatch(/identityUid: legacy_ci\.id/);
+    expect(code).toMatch(/parent: legacy\b/);
     expect(code).not.toMatch(/invite-code-from-terraform|hand-made-secret/);
+  });
+
+  it("two objects of the same name: pulumi import prints no reference, as platform-import warned", async () => {
+    const stack = await freshStack();
+    const ci = await emulator.client.groups.create(emulator.orgUid, { name: "ci" });
+    await emulator.client.identities.create(ci.uid, {
+      name: "ci",
+      claimMatch: { issuer: "https://issuer.example.com", subject: "ci" },
+    });
+    const outputs: string[] = [];
+    for (const command of fromApi!)
+      outputs.push(await sh(command, stack, { ...env, ORGANIZATION_UID: ci.uid }));
+    expect(outputs[0]).toMatch(
+      /warning: pulumi import will print every uid as a literal.*\[ci, ci-identity\]/,
+    );
+    const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
+    expect(code).toContain(`parentUid: "${ci.uid}"`);
+    expect(code).not.toMatch(/\.(id|name)\b/);
+    expect(code).toMatch(/parent: ci\b/); // still under its group
   });
 });
