@@ -215,8 +215,8 @@ export function unrecoverableNotes(found: readonly Found[], names: Map<string, s
         ...at,
         what: "clientSecret: the service never returns it",
         todo:
-          "leave it out of the printed code (the service keeps the secret it has), or add " +
-          "`clientSecret: config.requireSecret(...)`, which is then taken as the current one",
+          'the printed code gives it as "": keep that (the service keeps the secret it has), or give ' +
+          "`config.requireSecret(...)` instead, which the next up sends as the current one",
       });
     } else if (item.kind === "groupInvite") {
       notes.push({

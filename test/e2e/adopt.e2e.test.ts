@@ -217,4 +217,29 @@ describe("README: bring an existing organization", () => {
     expect(code).not.toMatch(/\.(id|name)\b/);
     expect(code).toMatch(/parent: ci\b/); // still under its group
   });
+
+  it("a Go project: the same document prints Go that refers to the objects by reference", async () => {
+    const goDir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-adopt-go-"));
+    try {
+      fs.writeFileSync(path.join(goDir, "Pulumi.yaml"), "name: platform-adopt-go\nruntime: go\n");
+      const stack = await PulumiStack.create({ programDir: goDir });
+      stacks.push(stack);
+      await installPlugin(stack, tarball);
+      await sh(
+        `npx platform-import "$ORGANIZATION_UID" --out ${path.join(goDir, "import.json")}`,
+        stack,
+        env,
+      );
+      await stack.run(["import", "--file", "import.json", "--out", "main.go", "--yes"], {
+        env: { PLATFORM_API_URL: env["PLATFORM_API_URL"]!, PLATFORM_TOKEN: env["PLATFORM_TOKEN"]! },
+      });
+      const code = fs.readFileSync(path.join(goDir, "main.go"), "utf8");
+      expect(code).toMatch(/iam\.NewGroup\(ctx, "legacy"/);
+      expect(code).toMatch(/IdentityUid: legacy_ci\.ID\(\)/);
+      expect(code).toMatch(/pulumi\.Parent\(legacy\)/);
+      console.log(`printed program (Go):\n${code}`);
+    } finally {
+      fs.rmSync(goDir, { recursive: true, force: true });
+    }
+  });
 });
