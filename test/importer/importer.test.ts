@@ -513,4 +513,27 @@ describe("refusals: one line, exit 1, nothing written", () => {
     expect(io.err.join("\n")).toMatch(/1 group, 1 identity, 1 role binding \(9 API calls, \d+ ms\)/);
     expect(io.err.join("\n") + io.out).not.toContain(emulator.token);
   });
+
+  it("takes credentials by identity exchange as the provider does, never printing the OIDC token", async () => {
+    const viewer = (await emulator.client.roles.list({ name: "viewer" })).items[0]!;
+    const deployer = await emulator.client.identities.create(emulator.orgUid, {
+      name: "importer-ci",
+      claimMatch: { issuer: `${emulator.url}/oidc`, subject: "importer" },
+    });
+    await emulator.client.roleBindings.create(emulator.orgUid, {
+      identityUid: deployer.uid,
+      roleUid: viewer.uid,
+    });
+    const oidc = await emulator.mintIdToken({ subject: "importer" });
+    const io = capture({
+      PLATFORM_API_URL: emulator.url,
+      PLATFORM_IDENTITY: deployer.uid,
+      PLATFORM_IDENTITY_TOKEN: oidc,
+    });
+    // A viewer of the organization reads everything in it.
+    expect(await main([emulator.orgUid], io)).toBe(0);
+    const doc = JSON.parse(io.out) as ImportDocument;
+    expect(doc.resources.map((r) => r.id)).toContain(deployer.uid);
+    expect(io.err.join("\n") + io.out).not.toContain(oidc);
+  });
 });
