@@ -21,7 +21,7 @@ import * as path from "node:path";
 export const repoRoot = path.resolve(__dirname, "..", "..");
 
 /** A fixed, NON-secret passphrase for the throwaway stacks' secrets. */
-const testPassphrase = "pulumi-platform-e2e-passphrase";
+export const testPassphrase = "pulumi-platform-e2e-passphrase";
 
 const defaultTimeoutMs = 180_000;
 

@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+/**
+ * platform-import: writes a `pulumi import --file` document of everything under a group (read through the API), or
+ * of the resources in a Terraform state of the platform's Terraform provider.
+ *
+ *   platform-import <group uid> [--out import.json]
+ *   platform-import --terraform-state terraform.tfstate [--out import.json]
+ *   platform-import --terraform-state terraform.tfstate --addresses     (the mapped addresses, one a line)
+ *
+ * The document goes to --out (written whole, only on success) or stdout; progress, what cannot be recovered and
+ * what was not imported go to stderr. Credentials come from the environment as for the provider (PLATFORM_API_URL,
+ * PLATFORM_TOKEN, or PLATFORM_IDENTITY with PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts) and are never printed.
+ * A refusal is one line on stderr, exit code 1, and nothing written.
+ *
+ * May import: ../sdk, ./walk, ./terraform, ./document.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ConfigurationError, PlatformClient } from "../sdk";
+import type { ImportDocument } from "./document";
+import { KINDS, type Kind } from "./kinds";
+import { mapTerraformState } from "./terraform";
+import { Refusal, walkGroup } from "./walk";
+
+const USAGE =
+  "usage: platform-import <group uid> [--out FILE] | platform-import --terraform-state FILE [--out FILE | --addresses]";
+
+interface Args {
+  groupUid?: string;
+  terraformState?: string;
+  out?: string;
+  addresses: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { addresses: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v === "") throw new Refusal(`${arg} needs a value; ${USAGE}`);
+      return v;
+    };
+    if (arg === "--out" || arg === "-o") args.out = value();
+    else if (arg.startsWith("--out=")) args.out = arg.slice("--out=".length);
+    else if (arg === "--terraform-state") args.terraformState = value();
+    else if (arg.startsWith("--terraform-state="))
+      args.terraformState = arg.slice("--terraform-state=".length);
+    else if (arg === "--addresses") args.addresses = true;
+    else if (arg === "--help" || arg === "-h") throw new Refusal(USAGE);
+    else if (arg.startsWith("-")) throw new Refusal(`unknown option ${arg}; ${USAGE}`);
+    else if (args.groupUid === undefined) args.groupUid = arg;
+    else throw new Refusal(`one group uid only, got ${args.groupUid} and ${arg}; ${USAGE}`);
+  }
+  if ((args.groupUid === undefined) === (args.terraformState === undefined))
+    throw new Refusal(
+      `give a group uid or --terraform-state, not ${args.groupUid ? "both" : "neither"}; ${USAGE}`,
+    );
+  if (args.addresses && args.terraformState === undefined)
+    throw new Refusal(`--addresses lists Terraform addresses: it needs --terraform-state`);
+  if (args.addresses && args.out !== undefined) throw new Refusal(`--addresses prints to stdout: drop --out`);
+  return args;
+}
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+function summary(counts: Record<Kind, number>): string {
+  return (Object.keys(KINDS) as Kind[])
+    .filter((k) => counts[k] > 0)
+    .map((k) => `${counts[k]} ${KINDS[k].label}${counts[k] === 1 ? "" : "s"}`)
+    .join(", ");
+}
+
+function report(document: ImportDocument, io: Io): void {
+  const { notes, skipped, warnings } = document.platformImport;
+  for (const warning of warnings) io.stderr(`warning: ${warning}`);
+  if (notes.length > 0) {
+    io.stderr(`not recoverable (${notes.length}):`);
+    for (const note of notes)
+      io.stderr(`  ${note.name} (${note.type} ${note.id}): ${note.what}. To do: ${note.todo}`);
+  }
+  if (skipped.length > 0) {
+    io.stderr(`not imported (${skipped.length}):`);
+    for (const s of skipped) io.stderr(`  ${s.subject}: ${s.reason}`);
+  }
+}
+
+/** Writes the whole file or nothing: a temporary file beside it, renamed over it. */
+function writeWhole(file: string, text: string): void {
+  const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.tmp`);
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
+
+/** Runs the command; returns the exit code. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const secrets = ["PLATFORM_TOKEN", "PLATFORM_IDENTITY_TOKEN"]
+    .map((name) => io.env[name])
+    .filter((v): v is string => v !== undefined && v.length >= 4);
+  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join("***"), text);
+  let client: PlatformClient | undefined;
+  try {
+    const args = parseArgs(argv);
+    let document: ImportDocument;
+    let addresses: string[] = [];
+    if (args.terraformState !== undefined) {
+      let text: string;
+      try {
+        text = fs.readFileSync(args.terraformState, "utf8");
+      } catch (err) {
+        throw new Refusal(
+          `cannot read ${args.terraformState}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+        );
+      }
+      const result = mapTerraformState(text, args.terraformState);
+      document = result.document;
+      addresses = result.addresses;
+      io.stderr(`${args.terraformState}: ${summary(result.counts) || "nothing to import"}`);
+    } else {
+      try {
+        client = new PlatformClient({ env: io.env });
+      } catch (err) {
+        if (ConfigurationError.isInstance(err)) throw new Refusal((err as Error).message);
+        throw err;
+      }
+      const started = Date.now();
+      const result = await walkGroup(client, args.groupUid!, { progress: (line) => io.stderr(line) });
+      document = result.document;
+      io.stderr(
+        `${args.groupUid}: ${summary(result.counts)} (${result.calls} API calls, ${Date.now() - started} ms)`,
+      );
+    }
+    if (args.addresses) {
+      io.stdout(addresses.map((a) => `${a}\n`).join(""));
+      return 0;
+    }
+    report(document, io);
+    const text = `${JSON.stringify(document, null, 2)}\n`;
+    if (args.out !== undefined) {
+      writeWhole(args.out, text);
+      io.stderr(
+        `wrote ${args.out} (${document.resources.length} resources): now run pulumi import --file ${args.out}`,
+      );
+    } else {
+      io.stdout(text);
+    }
+    return 0;
+  } catch (err) {
+    const message =
+      err instanceof Refusal ? err.message : `failed: ${(err as Error)?.message ?? String(err)}`;
+    io.stderr(`platform-import: ${scrub(message).split("\n")[0]}`);
+    return 1;
+  } finally {
+    await client?.close();
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,240 @@
+/**
+ * The API walk: everything under one group, read with one list per kind (`uidp.descendants_of`, pages of 200, the
+ * kinds in parallel), plus one GET of the group itself. Built-in roles are never taken. What cannot be imported is
+ * listed with the reason, never dropped.
+ *
+ * Calls: 1 + Σ over the seven kinds of ceil(count / 200) (at least 1 each), and one GET more when the listing of
+ * associations does not return the top group's own association.
+ *
+ * May import: ../sdk, ./document, ./kinds.
+ */
+import {
+  NotFoundError,
+  PermissionDeniedError,
+  UnauthenticatedError,
+  type Group,
+  type ListPage,
+  type PagePromise,
+  type PlatformClient,
+} from "../sdk";
+import {
+  buildDocument,
+  parentUidOf,
+  stringLeaves,
+  unrecoverableNotes,
+  type Found,
+  type ImportDocument,
+  type Skipped,
+} from "./document";
+import { KINDS, type Kind } from "./kinds";
+
+export const PAGE_SIZE = 200;
+
+/** A refusal: one line, and nothing written. */
+export class Refusal extends Error {
+  override name = "Refusal";
+}
+
+/** A uidp: a root segment of hex digits (an organization's has 40), then `/` and 16 hex digits per level. */
+const GROUP_UID = /^[0-9a-f]{16,40}(\/[0-9a-f]{16})*$/;
+/** Built-in roles have a 40-hex uid without slashes, like an organization's: only what the service says tells. */
+const ROOT_UID = /^[0-9a-f]{40}$/;
+
+export interface WalkOptions {
+  /** Progress lines (stderr in the command). */
+  progress?: (line: string) => void;
+}
+
+export interface WalkResult {
+  document: ImportDocument;
+  /** API calls made. */
+  calls: number;
+  counts: Record<Kind, number>;
+}
+
+/** Every page of a list, counting calls and saying how far it is when there is more than one page. */
+async function readAll<T>(
+  label: string,
+  list: PagePromise<T>,
+  count: () => void,
+  progress: ((line: string) => void) | undefined,
+): Promise<T[]> {
+  const items: T[] = [];
+  let pageNo = 0;
+  for await (const page of list.pages() as AsyncGenerator<ListPage<T>>) {
+    count();
+    pageNo++;
+    items.push(...page.items);
+    const total = Number(page.totalCount ?? items.length);
+    if (progress && (pageNo > 1 || page.nextPageToken)) progress(`${label}: ${items.length} of ${total}`);
+  }
+  return items;
+}
+
+function noAccess(err: unknown, what: string): never {
+  if (UnauthenticatedError.isInstance(err))
+    throw new Refusal(`the credentials were refused (${(err as Error).message})`);
+  if (PermissionDeniedError.isInstance(err))
+    throw new Refusal(`no access: these credentials may not ${what} (${(err as Error).message})`);
+  throw err;
+}
+
+/** What a uid that is not a group is, for the refusal: a few GETs, on the refusal path only. */
+async function whatIs(client: PlatformClient, uid: string): Promise<string | undefined> {
+  const probes: [string, () => Promise<unknown>][] = [
+    ["an identity", () => client.identities.get(uid)],
+    [ROOT_UID.test(uid) ? "a built-in role" : "a role", () => client.roles.get(uid)],
+    ["a role binding", () => client.roleBindings.get(uid)],
+    ["an identity provider", () => client.identityProviders.get(uid)],
+    ["an invite", () => client.groupInvites.get(uid)],
+  ];
+  for (const [what, probe] of probes) {
+    try {
+      await probe();
+      return what;
+    } catch {
+      // not that either
+    }
+  }
+  return undefined;
+}
+
+/** Walks everything under `groupUid` and builds the import document. Throws Refusal for what it will not do. */
+export async function walkGroup(
+  client: PlatformClient,
+  groupUid: string,
+  options: WalkOptions = {},
+): Promise<WalkResult> {
+  if (!GROUP_UID.test(groupUid))
+    throw new Refusal(
+      `${JSON.stringify(groupUid)} is not a group uid (hexadecimal digits, then /16 more per level)`,
+    );
+  let calls = 0;
+  const count = () => void calls++;
+  let top: Group;
+  try {
+    calls++;
+    top = await client.groups.get(groupUid);
+  } catch (err) {
+    if (NotFoundError.isInstance(err)) {
+      const what = await whatIs(client, groupUid);
+      throw new Refusal(
+        what !== undefined
+          ? `${groupUid} is ${what}, not a group`
+          : `no group ${groupUid} is visible to these credentials (it does not exist, or they have no access to it)`,
+      );
+    }
+    noAccess(err, `read group ${groupUid}`);
+  }
+
+  const progress = options.progress;
+  const under = { descendantsOf: groupUid, pageSize: PAGE_SIZE };
+  const list = async <T>(kind: Kind, plural: string, pages: () => PagePromise<T>): Promise<T[]> => {
+    try {
+      return await readAll(plural, pages(), count, progress);
+    } catch (err) {
+      return noAccess(err, `list the ${KINDS[kind].label}s under ${groupUid}`);
+    }
+  };
+  const [groups, identities, roles, bindings, providers, invites, associations] = await Promise.all([
+    list("group", "groups", () => client.groups.list(under)),
+    list("identity", "identities", () => client.identities.list(under)),
+    list("role", "roles", () => client.roles.list(under)),
+    list("roleBinding", "role bindings", () => client.roleBindings.list(under)),
+    list("identityProvider", "identity providers", () => client.identityProviders.list(under)),
+    list("groupInvite", "invites", () => client.groupInvites.list(under)),
+    list("accountAssociation", "account associations", () => client.accountAssociations.list(under)),
+  ]);
+  if (!associations.some((a) => a.uid === groupUid)) {
+    // The listing's reach over the top group's own association (whose uid is the group's) is not specified.
+    try {
+      calls++;
+      associations.push(await client.accountAssociations.get(groupUid));
+    } catch (err) {
+      if (!NotFoundError.isInstance(err)) noAccess(err, `read the account association of ${groupUid}`);
+    }
+  }
+
+  const found: Found[] = [];
+  const skipped: Skipped[] = [];
+  const inside = (uid: string) => uid.startsWith(`${groupUid}/`);
+  const groupName = new Map<string, string>([[top.uid, top.name]]);
+  for (const g of groups) groupName.set(g.uid, g.name);
+
+  const NOT_INPUTS = ["uid", "createTime", "updateTime", "lastSeenTime", "keyId", "code"];
+  const named = (o: { uid: string; name: string }) => ({
+    outputName: o.name,
+    strings: [...stringLeaves(o, NOT_INPUTS), ...(parentUidOf(o.uid) ? [parentUidOf(o.uid)!] : [])],
+  });
+  found.push({ kind: "group", uid: top.uid, base: top.name, group: parentUidOf(top.uid), ...named(top) });
+  for (const g of groups) {
+    if (g.uid === groupUid || !inside(g.uid)) continue;
+    found.push({ kind: "group", uid: g.uid, base: g.name, group: parentUidOf(g.uid), ...named(g) });
+  }
+  for (const i of identities) {
+    if (!inside(i.uid)) continue;
+    if (i.servicePrincipal !== undefined && i.servicePrincipal !== "") {
+      skipped.push({
+        subject: i.uid,
+        reason: `identity "${i.name}" is the service principal ${i.servicePrincipal}, which the service manages`,
+      });
+      continue;
+    }
+    found.push({ kind: "identity", uid: i.uid, base: i.name, group: parentUidOf(i.uid), ...named(i) });
+  }
+  for (const r of roles) {
+    if (!inside(r.uid)) continue; // built-in roles (uids without a slash) are the service's, never taken
+    found.push({ kind: "role", uid: r.uid, base: r.name, group: parentUidOf(r.uid), ...named(r) });
+  }
+  for (const b of bindings) {
+    if (!inside(b.uid)) continue;
+    const who = b.identity?.name || "identity";
+    const what = b.role?.name || "role";
+    found.push({
+      kind: "roleBinding",
+      uid: b.uid,
+      base: `${who}-${what}`,
+      group: parentUidOf(b.uid),
+      strings: [b.group?.uid, b.identity?.uid, b.role?.uid].filter((u): u is string => u !== undefined),
+    });
+  }
+  for (const p of providers) {
+    if (!inside(p.uid)) continue;
+    found.push({
+      kind: "identityProvider",
+      uid: p.uid,
+      base: p.name,
+      group: parentUidOf(p.uid),
+      ...named(p),
+    });
+  }
+  for (const v of invites) {
+    if (!inside(v.uid)) continue;
+    const group = parentUidOf(v.uid);
+    const base = `${(group && groupName.get(group)) || "group"}-invite`;
+    const strings = [group, ...stringLeaves({ ...v, role: undefined }, NOT_INPUTS)].filter(
+      (x): x is string => x !== undefined,
+    );
+    found.push({ kind: "groupInvite", uid: v.uid, base, group, strings });
+  }
+  for (const a of associations) {
+    if (a.uid !== groupUid && !inside(a.uid)) continue;
+    found.push({
+      kind: "accountAssociation",
+      uid: a.uid,
+      base: a.name,
+      group: a.uid,
+      outputName: a.name,
+      strings: [a.uid, ...stringLeaves(a, NOT_INPUTS)],
+    });
+  }
+  const counts = Object.fromEntries(
+    (Object.keys(KINDS) as Kind[]).map((k) => [k, found.filter((f) => f.kind === k).length]),
+  ) as Record<Kind, number>;
+  const document = buildDocument(found, {
+    source: `api ${groupUid}`,
+    notes: (names) => unrecoverableNotes(found, names),
+    skipped,
+  });
+  return { document, calls, counts };
+}

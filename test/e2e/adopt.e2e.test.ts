@@ -1,0 +1,246 @@
+/**
+ * README "Bring an existing organization", run literally (issue 21): an organization with an object of every kind,
+ * made through the API, taken over whole with `npx platform-import` and `pulumi import --file`, whose printed
+ * TypeScript program then previews no change (the README's own `pulumi preview --expect-no-changes`); then the same
+ * objects from a Terraform state of the chainguard provider (served by a stand-in `terraform` that answers
+ * `state pull` with the state and records what `state rm` is given).
+ *
+ * May import: node built-ins, ../../emulator, ../importer/fixtures, ./harness, ./plugin-tarball, ./readme.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startEmulator, type Emulator } from "../../emulator";
+import { everyKind, terraformState, type EveryKind } from "../importer/fixtures";
+import { PulumiStack, engineBinDir, repoRoot, testPassphrase } from "./harness";
+import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
+import { codeBlocks, readmePath, SHELL_LANGUAGES, shellCommands } from "./readme";
+
+jest.setTimeout(900_000);
+
+const programDir = path.join(repoRoot, "test/e2e/fixtures/adopt");
+const written = ["index.ts", "import.json", "terraform.tfstate"].map((f) => path.join(programDir, f));
+const [fromApi, fromTerraform] = codeBlocks(readmePath(repoRoot))
+  .filter((b) => b.section === "Bring an existing organization" && SHELL_LANGUAGES.has(b.language))
+  .map(shellCommands);
+
+/** Runs one README command in the program directory, in the stack's offline environment; fails on a non-zero exit. */
+function sh(command: string, stack: PulumiStack, env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", [path.join(repoRoot, "scripts/pulumi-env.sh"), "bash", "-c", command], {
+      cwd: programDir,
+      env: {
+        ...process.env,
+        ...env,
+        PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
+        PULUMI_PLATFORM_STATE_DIR: stack.stateDir,
+        PULUMI_HOME: path.join(stack.stateDir, "home"),
+        PULUMI_BACKEND_URL: `file://${path.join(stack.stateDir, "backend")}`,
+        PULUMI_CONFIG_PASSPHRASE: testPassphrase,
+        NO_COLOR: "1",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
+    child.on("close", (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`\`${command}\` exited ${code}:\n${output}`)),
+    );
+  });
+}
+
+describe("README: bring an existing organization", () => {
+  let emulator: Emulator;
+  let objects: EveryKind;
+  let tarball: string;
+  let fakeBin: string;
+  const stacks: PulumiStack[] = [];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    expect(fromApi).toBeDefined();
+    expect(fromTerraform).toBeDefined();
+    // The package as installed: its bin, platform-import, built and on the project's node_modules/.bin.
+    execFileSync(
+      "node",
+      [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
+      {
+        cwd: repoRoot,
+        stdio: "inherit",
+        timeout: 300_000,
+      },
+    );
+    installGeneratedSdk(programDir);
+    const bin = path.join(programDir, "node_modules", ".bin");
+    fs.mkdirSync(bin, { recursive: true });
+    fs.rmSync(path.join(bin, "platform-import"), { force: true });
+    fs.chmodSync(path.join(repoRoot, "dist/importer/cli.js"), 0o755);
+    fs.symlinkSync(path.join(repoRoot, "dist/importer/cli.js"), path.join(bin, "platform-import"));
+    tarball = buildPluginTarball();
+    emulator = await startEmulator();
+    objects = await everyKind(emulator.client, emulator.orgUid);
+    fakeBin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-terraform-"));
+    fs.writeFileSync(
+      path.join(fakeBin, "terraform"),
+      [
+        "#!/bin/sh",
+        'case "$1 $2" in',
+        '  "state pull") cat "$FAKE_TERRAFORM_STATE" ;;',
+        '  "state rm") shift 2; printf "%s\\n" "$@" > "$FAKE_TERRAFORM_REMOVED" ;;',
+        '  *) echo "fake terraform: no $*" >&2; exit 1 ;;',
+        "esac",
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    env = {
+      PLATFORM_API_URL: emulator.url,
+      PLATFORM_TOKEN: emulator.token,
+      ORGANIZATION_UID: emulator.orgUid,
+      PATH: `${fakeBin}:${process.env["PATH"] ?? ""}`,
+      FAKE_TERRAFORM_STATE: path.join(fakeBin, "state.json"),
+      FAKE_TERRAFORM_REMOVED: path.join(fakeBin, "removed.txt"),
+    };
+    fs.writeFileSync(env["FAKE_TERRAFORM_STATE"]!, JSON.stringify(terraformState(objects, emulator.orgUid)));
+  });
+
+  afterAll(async () => {
+    for (const stack of stacks) await stack.cleanup();
+    await emulator?.close();
+    for (const file of written) fs.rmSync(file, { force: true });
+    fs.rmSync(path.join(programDir, "node_modules"), { recursive: true, force: true });
+    if (fakeBin) fs.rmSync(fakeBin, { recursive: true, force: true });
+  });
+
+  async function freshStack(): Promise<PulumiStack> {
+    const stack = await PulumiStack.create({ programDir });
+    stacks.push(stack);
+    await installPlugin(stack, tarball);
+    fs.writeFileSync(path.join(programDir, "index.ts"), "export {};\n");
+    for (const file of written.slice(1)) fs.rmSync(file, { force: true });
+    return stack;
+  }
+
+  async function importedIds(stack: PulumiStack): Promise<string[]> {
+    const { state } = await stack.exportState();
+    return (state.deployment.resources ?? [])
+      .filter((r) => r.type.startsWith("platform:iam:"))
+      .map((r) => `${r.type} ${r.id}`)
+      .sort();
+  }
+
+  it("from the API: every object is imported, and the printed program previews no change", async () => {
+    const stack = await freshStack();
+    emulator.clearRequestLog();
+    const outputs: string[] = [];
+    for (const command of fromApi!) outputs.push(await sh(command, stack, env));
+    // Nothing was created, changed or deleted.
+    expect(emulator.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
+    const o = objects;
+    const expected = [
+      `platform:iam:Group ${emulator.orgUid}`,
+      `platform:iam:Group ${o.group.uid}`,
+      `platform:iam:Identity ${o.identity.uid}`,
+      `platform:iam:Role ${o.role.uid}`,
+      `platform:iam:RoleBinding ${o.binding.uid}`,
+      `platform:iam:IdentityProvider ${o.idp.uid}`,
+      `platform:iam:GroupInvite ${o.invite.uid}`,
+      `platform:iam:AccountAssociation ${o.association.uid}`,
+    ];
+    const ids = await importedIds(stack);
+    expect(ids).toEqual(expect.arrayContaining(expected));
+    expect(ids).toHaveLength(expected.length + 1); // and the bootstrap owner's binding on the organization
+    expect(outputs[0]).toMatch(
+      /not recoverable \(2\):\n {2}legacy-sso .*clientSecret.*\n {2}legacy-invite .*code/,
+    );
+    const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
+    expect(code).toContain('import * as platform from "pulumi-platform-native";');
+    // Objects of the same import are referred to by reference, and each sits under its group.
+    expect(code).toMatch(/parentUid: demo_org\.id/);
+    expect(code).toMatch(/identityUid: legacy_ci\.id/);
+    expect(code).toMatch(/roleUid: legacy_role\.id/);
+    expect(code).toMatch(/groupUid: legacy\.id/); // the association's
+    expect(code).toMatch(/parent: legacy\b/);
+    expect(code).not.toContain(o.identity.uid);
+    expect(code).not.toContain(o.role.uid);
+    expect(code).not.toContain(emulator.token);
+    console.log(`printed program (from the API):\n${code}`);
+  });
+
+  it("from a Terraform state: the same objects, the same clean preview, and state rm of exactly them", async () => {
+    const stack = await freshStack();
+    for (const command of fromTerraform!) await sh(command, stack, env);
+    const o = objects;
+    expect(await importedIds(stack)).toEqual(
+      [
+        `platform:iam:Group ${o.group.uid}`,
+        `platform:iam:Identity ${o.identity.uid}`,
+        `platform:iam:Role ${o.role.uid}`,
+        `platform:iam:RoleBinding ${o.binding.uid}`,
+        `platform:iam:IdentityProvider ${o.idp.uid}`,
+        `platform:iam:GroupInvite ${o.invite.uid}`,
+        `platform:iam:AccountAssociation ${o.association.uid}`,
+      ].sort(),
+    );
+    expect(fs.readFileSync(env["FAKE_TERRAFORM_REMOVED"]!, "utf8").trim().split("\n")).toEqual([
+      "chainguard_group.legacy",
+      "chainguard_identity.ci",
+      "chainguard_role.role",
+      "chainguard_rolebinding.binding",
+      "module.sso.chainguard_identity_provider.sso",
+      "chainguard_group_invite.invite",
+      "chainguard_account_associations.aws",
+    ]);
+    const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
+    expect(code).toMatch(/identityUid: legacy_ci\.id/);
+    expect(code).toMatch(/parent: legacy\b/);
+    expect(code).not.toMatch(/invite-code-from-terraform|hand-made-secret/);
+  });
+
+  it("a Go project: the same document prints Go that refers to the objects by reference", async () => {
+    const goDir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-adopt-go-"));
+    try {
+      fs.writeFileSync(path.join(goDir, "Pulumi.yaml"), "name: platform-adopt-go\nruntime: go\n");
+      const stack = await PulumiStack.create({ programDir: goDir });
+      stacks.push(stack);
+      await installPlugin(stack, tarball);
+      await sh(
+        `npx platform-import "$ORGANIZATION_UID" --out ${path.join(goDir, "import.json")}`,
+        stack,
+        env,
+      );
+      await stack.run(["import", "--file", "import.json", "--out", "main.go", "--yes"], {
+        env: { PLATFORM_API_URL: env["PLATFORM_API_URL"]!, PLATFORM_TOKEN: env["PLATFORM_TOKEN"]! },
+      });
+      const code = fs.readFileSync(path.join(goDir, "main.go"), "utf8");
+      expect(code).toMatch(/iam\.NewGroup\(ctx, "legacy"/);
+      expect(code).toMatch(/IdentityUid: legacy_ci\.ID\(\)/);
+      expect(code).toMatch(/pulumi\.Parent\(legacy\)/);
+      console.log(`printed program (Go):\n${code}`);
+    } finally {
+      fs.rmSync(goDir, { recursive: true, force: true });
+    }
+  });
+
+  // Last: the folder and identity it makes would keep every other import here from printing references.
+  it("two objects of the same name: pulumi import prints no reference, as platform-import warned", async () => {
+    const stack = await freshStack();
+    const ci = await emulator.client.groups.create(emulator.orgUid, { name: "ci" });
+    await emulator.client.identities.create(ci.uid, {
+      name: "ci",
+      claimMatch: { issuer: "https://issuer.example.com", subject: "ci" },
+    });
+    const outputs: string[] = [];
+    for (const command of fromApi!)
+      outputs.push(await sh(command, stack, { ...env, ORGANIZATION_UID: ci.uid }));
+    expect(outputs[0]).toMatch(
+      /warning: pulumi import will print every uid as a literal.*\[ci, ci-identity\]/,
+    );
+    const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
+    expect(code).toContain(`parentUid: "${ci.uid}"`);
+    expect(code).not.toMatch(/\.(id|name)\b/);
+    expect(code).toMatch(/parent: ci\b/); // still under its group
+  });
+});
