@@ -8,9 +8,10 @@
  * uids of objects in the same import come out as references. The engine ignores members it does not know, so the
  * document also carries, under `platformImport`, what could not be recovered and what was not imported, and why.
  *
- * May import: ./kinds.
+ * May import: ./kinds, ../provider/core/declaration (types).
  */
 import { KINDS, KIND_ORDER, type Kind } from "./kinds";
+import type { ResourceDeclaration } from "../provider/core/declaration";
 
 /** An object to import. */
 export interface Found {
@@ -204,28 +205,42 @@ export function buildDocument(
   };
 }
 
+/**
+ * What to do about each property an import cannot recover: the declarations' write-only inputs (the service never
+ * returns them) and secret outputs (the service shows them once). A test checks this covers exactly those.
+ */
+export const UNRECOVERABLE: Record<string, { what: string; todo: string }> = {
+  "platform:iam:IdentityProvider.clientSecret": {
+    what: "clientSecret: the service never returns it",
+    todo:
+      'the printed code gives it as "": keep that (the service keeps the secret it has), or give ' +
+      "`config.requireSecret(...)` instead, which the next up sends as the current one",
+  },
+  "platform:iam:GroupInvite.code": {
+    what: "code: the service shows an invite's code once, when it is made",
+    todo:
+      "hand out the code you already have; for a new code, replace the invite (`pulumi up --replace <urn>`), " +
+      "which makes a new one",
+  },
+};
+
+/** The properties of a declaration that an import cannot recover. */
+export function unrecoverableProperties(declaration: ResourceDeclaration): string[] {
+  const secretOutputs = declaration.secrets.filter((key) => declaration.outputOnly.includes(key));
+  return [...declaration.writeOnly, ...secretOutputs];
+}
+
 /** The notes every import of these kinds needs: what the service never returns. */
 export function unrecoverableNotes(found: readonly Found[], names: Map<string, string>): Note[] {
   const notes: Note[] = [];
   for (const item of found) {
     const name = names.get(keyOf(item))!;
-    const at = { name, type: KINDS[item.kind].token, id: item.uid };
-    if (item.kind === "identityProvider") {
-      notes.push({
-        ...at,
-        what: "clientSecret: the service never returns it",
-        todo:
-          'the printed code gives it as "": keep that (the service keeps the secret it has), or give ' +
-          "`config.requireSecret(...)` instead, which the next up sends as the current one",
-      });
-    } else if (item.kind === "groupInvite") {
-      notes.push({
-        ...at,
-        what: "code: the service shows an invite's code once, when it is made",
-        todo:
-          "hand out the code you already have; for a new code, replace the invite (`pulumi up --replace <urn>`), " +
-          "which makes a new one",
-      });
+    const { declaration } = KINDS[item.kind];
+    const at = { name, type: declaration.token, id: item.uid };
+    for (const key of unrecoverableProperties(declaration)) {
+      const advice = UNRECOVERABLE[`${declaration.token}.${key}`];
+      if (advice === undefined) throw new Error(`no advice for ${declaration.token}.${key} in UNRECOVERABLE`);
+      notes.push({ ...at, ...advice });
     }
   }
   return notes;

@@ -1,32 +1,30 @@
 /**
- * The one table from the API's kinds (and the Terraform provider's resource types) to this provider's type tokens.
- * Everything else in importer/ reads it; when the provider's catalogue of resources can say the same, derive this
- * table from it.
+ * The one table from the API's kinds (and the Terraform provider's resource types) to this provider's resources.
+ * Each kind names its resource's stem; the type token and declaration come from the provider's catalogue, so a
+ * kind cannot name a type the plugin does not serve. Everything else in importer/ reads it.
  *
- * May import: nothing.
+ * May import: ../provider/catalogue, ../provider/core/declaration (types).
  */
+import { RESOURCES } from "../provider/catalogue";
+import type { ResourceDeclaration } from "../provider/core/declaration";
+
+function kind<S extends string>(stem: S, label: string, terraform: string) {
+  const declaration: ResourceDeclaration | undefined = RESOURCES.find(
+    (r) => r.declaration.stem === stem,
+  )?.declaration;
+  if (declaration === undefined) throw new Error(`the catalogue has no resource ${stem}`);
+  return { token: declaration.token, declaration, label, terraform };
+}
 
 export const KINDS = {
-  group: { token: "platform:iam:Group", label: "group", terraform: "chainguard_group" },
-  identity: { token: "platform:iam:Identity", label: "identity", terraform: "chainguard_identity" },
-  role: { token: "platform:iam:Role", label: "role", terraform: "chainguard_role" },
-  roleBinding: {
-    token: "platform:iam:RoleBinding",
-    label: "role binding",
-    terraform: "chainguard_rolebinding",
-  },
-  identityProvider: {
-    token: "platform:iam:IdentityProvider",
-    label: "identity provider",
-    terraform: "chainguard_identity_provider",
-  },
-  groupInvite: { token: "platform:iam:GroupInvite", label: "invite", terraform: "chainguard_group_invite" },
-  accountAssociation: {
-    token: "platform:iam:AccountAssociation",
-    label: "account association",
-    terraform: "chainguard_account_associations",
-  },
-} as const;
+  group: kind("group", "group", "chainguard_group"),
+  identity: kind("identity", "identity", "chainguard_identity"),
+  role: kind("role", "role", "chainguard_role"),
+  roleBinding: kind("role-binding", "role binding", "chainguard_rolebinding"),
+  identityProvider: kind("identity-provider", "identity provider", "chainguard_identity_provider"),
+  groupInvite: kind("group-invite", "invite", "chainguard_group_invite"),
+  accountAssociation: kind("account-association", "account association", "chainguard_account_associations"),
+};
 
 export type Kind = keyof typeof KINDS;
 

@@ -11,7 +11,16 @@ import fc from "fast-check";
 import { startEmulator, type Emulator } from "../../emulator";
 import { everyKind, terraformState } from "./fixtures";
 import { main, type Io } from "../../importer/cli";
-import { assignNames, clashKey, keyOf, type Found, type ImportDocument } from "../../importer/document";
+import {
+  UNRECOVERABLE,
+  assignNames,
+  clashKey,
+  keyOf,
+  unrecoverableProperties,
+  type Found,
+  type ImportDocument,
+} from "../../importer/document";
+import { RESOURCES } from "../../provider/catalogue";
 import { KINDS, KIND_ORDER } from "../../importer/kinds";
 import { mapTerraformState } from "../../importer/terraform";
 import { PAGE_SIZE, walkGroup } from "../../importer/walk";
@@ -535,5 +544,14 @@ describe("refusals: one line, exit 1, nothing written", () => {
     const doc = JSON.parse(io.out) as ImportDocument;
     expect(doc.resources.map((r) => r.id)).toContain(deployer.uid);
     expect(io.err.join("\n") + io.out).not.toContain(oidc);
+  });
+});
+
+describe("what an import cannot recover", () => {
+  it("has advice for exactly the declarations' write-only inputs and secret outputs", () => {
+    const expected = RESOURCES.flatMap(({ declaration }) =>
+      unrecoverableProperties(declaration).map((key) => `${declaration.token}.${key}`),
+    );
+    expect(Object.keys(UNRECOVERABLE).sort()).toEqual(expected.sort());
   });
 });
