@@ -31,7 +31,10 @@ export interface EmulatorOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Persist every change to this JSON file (atomically) and reload it on start. Default: memory only. */
+  /**
+   * Persist every change to this file (a JSON snapshot, plus `<file>.journal` while running) and reload it on
+   * start. Default: memory only.
+   */
   dataFile?: string;
   /** Seed data (see README) as an object or a path to a JSON file; applied on a fresh start and after reset. */
   seed?: unknown;
@@ -195,6 +198,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       await app.close();
       store.markChanged(); // the clock reading at close is the one a restart resumes from
       svc.persist();
+      store.close(); // the journal folded into the data file: one self-contained JSON file after a clean stop
     },
   };
 }

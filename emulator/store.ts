@@ -1,11 +1,12 @@
 /**
  * Storage behind one interface: every resource kind in its own map, children indexed by parent, and optional
- * persistence to a JSON file written atomically (temp file, then rename). API tokens are signed JWTs
+ * persistence to a data file (./journal.ts): a snapshot plus a write-ahead journal, one record per flush holding
+ * only what changed, so a write costs the same however much is stored. API tokens are signed JWTs
  * (./api-tokens.ts), so no token is stored: only the keys that sign them, in `meta`.
  *
- * May import: node builtins only.
+ * May import: node builtins, ./journal.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { DataFiles, type JournalRecord } from "./journal";
 
 export const KINDS = [
   "groups",
@@ -61,14 +62,13 @@ export interface Store {
    * error rethrown. `change` must be synchronous (nothing else runs in between).
    */
   transaction<T>(change: () => T): T;
-  /** Writes the data file if one is configured and something changed since the last flush. */
+  /**
+   * Makes every change since the last flush durable when a data file is configured (one journal record, on disk
+   * before this returns), and does nothing otherwise or when nothing changed.
+   */
   flush(): void;
-}
-
-interface Snapshot {
-  format: 1;
-  meta: Meta;
-  objects: Partial<Record<Kind, StoredObject[]>>;
+  /** Flushes, folds the journal into the snapshot and closes the data file. The store is not used afterwards. */
+  close(): void;
 }
 
 export class MemoryStore implements Store {
@@ -79,12 +79,31 @@ export class MemoryStore implements Store {
   private flushed = 0;
   /** Undo steps of the open transaction, newest last; undefined outside a transaction. */
   private journal: (() => void)[] | undefined;
+  private files: DataFiles | undefined;
+  /** Objects put or deleted since the last flush: the next journal record writes their current state. */
+  private dirty = new Map<Kind, Set<string>>();
+  /** Each meta member as last written (JSON), to write only the members that changed. */
+  private writtenMeta = new Map<string, string>();
+  /** The next flush writes a whole snapshot: new data file, format-1 file to migrate, after `clear`. */
+  private needsSnapshot = false;
 
-  constructor(private readonly dataFile?: string) {
+  constructor(dataFile?: string) {
     this.clear();
     this.changes = 0;
-    if (dataFile !== undefined && existsSync(dataFile))
-      this.load(JSON.parse(readFileSync(dataFile, "utf8")) as Snapshot);
+    this.needsSnapshot = false;
+    if (dataFile === undefined) return;
+    this.files = new DataFiles(dataFile);
+    const loaded = this.files.load();
+    if (loaded !== undefined) {
+      this.meta = loaded.meta;
+      for (const kind of KINDS) for (const object of loaded.objects[kind] ?? []) this.put(kind, object);
+      for (const record of loaded.records) this.replay(record);
+    }
+    this.dirty.clear();
+    for (const [key, value] of Object.entries(this.meta)) this.writtenMeta.set(key, JSON.stringify(value));
+    // No snapshot yet, or a format-1 file (the whole state rewritten per change) migrated on the first flush.
+    this.needsSnapshot = !this.files.appendable;
+    this.flushed = this.changes;
   }
 
   get version(): number {
@@ -107,6 +126,7 @@ export class MemoryStore implements Store {
     let siblings = index.get(object.parent);
     if (siblings === undefined) index.set(object.parent, (siblings = new Set()));
     siblings.add(object.uid);
+    this.markDirty(kind, object.uid);
     this.changes++;
   }
 
@@ -117,6 +137,7 @@ export class MemoryStore implements Store {
     this.journal?.push(() => this.put(kind, existing));
     map.delete(uid);
     this.unindex(kind, existing);
+    this.markDirty(kind, uid);
     this.changes++;
     return true;
   }
@@ -155,6 +176,8 @@ export class MemoryStore implements Store {
       ...(apiTokenJwk ? { apiTokenJwk } : {}),
       ...(clock ? { clock } : {}),
     };
+    // Replaying deletions of everything would cost as much as a snapshot: write one.
+    this.needsSnapshot = true;
     this.changes++;
   }
 
@@ -183,25 +206,72 @@ export class MemoryStore implements Store {
   }
 
   flush(): void {
-    if (this.dataFile === undefined || this.flushed === this.changes) return;
-    const snapshot: Snapshot = {
-      format: 1,
-      meta: this.meta,
-      objects: {},
-    };
-    for (const kind of KINDS) snapshot.objects[kind] = [...this.all(kind)];
-    const temp = `${this.dataFile}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(snapshot), { mode: 0o600 });
-    renameSync(temp, this.dataFile);
+    if (this.files === undefined || (this.flushed === this.changes && !this.needsSnapshot)) return;
+    const record = this.needsSnapshot ? undefined : this.pendingRecord();
+    // A record that would push the journal past its bound is folded into a snapshot instead.
+    if (record === undefined || (Object.keys(record).length > 0 && !this.files.append(record)))
+      this.compact();
+    this.dirty.clear();
     this.flushed = this.changes;
   }
 
-  private load(snapshot: Snapshot): void {
-    if (snapshot.format !== 1)
-      throw new Error(`data file ${this.dataFile}: unknown format ${String(snapshot.format)}`);
-    this.meta = snapshot.meta ?? {};
-    for (const kind of KINDS) for (const object of snapshot.objects[kind] ?? []) this.put(kind, object);
-    this.flushed = this.changes;
+  close(): void {
+    if (this.files === undefined) return;
+    this.flush();
+    if (this.files.pending > 0) this.compact();
+    this.files.close(true);
+    this.files = undefined;
+  }
+
+  /** The objects and meta members changed since the last flush, as they are now. */
+  private pendingRecord(): JournalRecord {
+    const record: JournalRecord = {};
+    for (const [kind, uids] of this.dirty) {
+      for (const uid of uids) {
+        const object = this.kindMap(kind).get(uid);
+        if (object !== undefined) (record.put ??= []).push([kind, object]);
+        else (record.delete ??= []).push([kind, uid]);
+      }
+    }
+    const meta = this.meta as Record<string, unknown>;
+    for (const [key, value] of Object.entries(meta)) {
+      if (value === undefined) continue;
+      const json = JSON.stringify(value);
+      if (this.writtenMeta.get(key) === json) continue;
+      (record.meta ??= {})[key] = value;
+      this.writtenMeta.set(key, json);
+    }
+    for (const key of [...this.writtenMeta.keys()]) {
+      if (meta[key] !== undefined) continue;
+      (record.unset ??= []).push(key);
+      this.writtenMeta.delete(key);
+    }
+    return record;
+  }
+
+  private compact(): void {
+    const objects: Partial<Record<Kind, StoredObject[]>> = {};
+    for (const kind of KINDS) objects[kind] = [...this.all(kind)];
+    this.files!.compact({ meta: this.meta, objects });
+    this.writtenMeta.clear();
+    for (const [key, value] of Object.entries(this.meta))
+      if (value !== undefined) this.writtenMeta.set(key, JSON.stringify(value));
+    this.needsSnapshot = false;
+  }
+
+  private replay(record: JournalRecord): void {
+    for (const [kind, object] of record.put ?? []) this.put(kind, object);
+    for (const [kind, uid] of record.delete ?? []) this.delete(kind, uid);
+    const meta = this.meta as Record<string, unknown>;
+    Object.assign(meta, record.meta ?? {});
+    for (const key of record.unset ?? []) delete meta[key];
+  }
+
+  private markDirty(kind: Kind, uid: string): void {
+    if (this.files === undefined) return;
+    let uids = this.dirty.get(kind);
+    if (uids === undefined) this.dirty.set(kind, (uids = new Set()));
+    uids.add(uid);
   }
 
   private kindMap(kind: Kind): Map<string, StoredObject> {
