@@ -36,6 +36,12 @@ export interface EmulatorOptions {
    * start. Default: memory only.
    */
   dataFile?: string;
+  /**
+   * With `dataFile`: wait for the disk (fdatasync) before answering each write, so an operating-system crash or
+   * a power cut loses no acknowledged write either (a killed process never does). Costs one disk flush per write.
+   * Default false.
+   */
+  dataSync?: boolean;
   /** Seed data (see README) as an object or a path to a JSON file; applied on a fresh start and after reset. */
   seed?: unknown;
   /** One line per request (method, path, status, ms); never the Authorization header. Default: silent. */
@@ -78,7 +84,7 @@ function loadSeed(seed: unknown): unknown {
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const store = new MemoryStore(options.dataFile);
+  const store = new MemoryStore(options.dataFile, { sync: options.dataSync === true });
   // A data file's saved clock wins over clockStart: the state (and its time) survives a restart whole.
   const clock = createClock(options.clockStart, store.meta.clock);
   const issuer = await OidcIssuer.create(store, clock);

@@ -4,8 +4,10 @@
  *
  * - A journal line is `<crc32 of the JSON, 8 hex digits><JSON>\n`. Its first line names the snapshot generation it
  *   continues; a journal of another generation is stale (a compaction finished after it was written) and ignored.
- * - `append` writes one record and waits for the disk (fdatasync) before returning: the caller acknowledges the
- *   request only then.
+ * - `append` writes one record with one write(2) before returning, and the caller acknowledges the request only
+ *   then: the record is in the operating system's hands, so no kill of the process (SIGKILL included) can lose it.
+ *   With `sync`, `append` also waits for the disk (fdatasync), so an operating-system crash or a power cut cannot
+ *   lose it either; that costs one disk flush per write (milliseconds on most disks).
  * - `compact` writes a new snapshot (next generation) to a temp file, fsyncs it, renames it over FILE, fsyncs the
  *   directory, then starts an empty journal of that generation the same way. A kill at any point leaves either the
  *   old snapshot and its journal or the new snapshot (with a stale journal, ignored): both hold every appended
@@ -120,7 +122,11 @@ export class DataFiles {
   private records = 0;
   private snapshotBytes = 0;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** fdatasync every appended record before `append` returns (snapshots are always fsynced). */
+    private readonly sync = false,
+  ) {
     this.journalPath = `${path}.journal`;
   }
 
@@ -154,7 +160,7 @@ export class DataFiles {
   }
 
   /**
-   * Appends one record and returns true once it is on disk; returns false without writing when the record would
+   * Appends one record and returns true once it is written (and on disk, with `sync`); returns false without writing when the record would
    * push the journal past its bound (the larger of MIN_COMPACTION_BYTES and the snapshot): then compact instead.
    */
   append(record: JournalRecord): boolean {
@@ -162,7 +168,7 @@ export class DataFiles {
     const data = line(record);
     if (this.bytes + data.length > Math.max(MIN_COMPACTION_BYTES, this.snapshotBytes)) return false;
     writeAll(this.fd, data);
-    fdatasyncSync(this.fd);
+    if (this.sync) fdatasyncSync(this.fd);
     this.bytes += data.length;
     this.records++;
     return true;

@@ -63,8 +63,9 @@ export interface Store {
    */
   transaction<T>(change: () => T): T;
   /**
-   * Makes every change since the last flush durable when a data file is configured (one journal record, on disk
-   * before this returns), and does nothing otherwise or when nothing changed.
+   * Makes every change since the last flush durable when a data file is configured (one journal record, written
+   * before this returns: safe from any kill of the process; with `sync`, on disk), and does nothing otherwise or
+   * when nothing changed.
    */
   flush(): void;
   /** Flushes, folds the journal into the snapshot and closes the data file. The store is not used afterwards. */
@@ -87,12 +88,12 @@ export class MemoryStore implements Store {
   /** The next flush writes a whole snapshot: new data file, format-1 file to migrate, after `clear`. */
   private needsSnapshot = false;
 
-  constructor(dataFile?: string) {
+  constructor(dataFile?: string, options: { sync?: boolean } = {}) {
     this.clear();
     this.changes = 0;
     this.needsSnapshot = false;
     if (dataFile === undefined) return;
-    this.files = new DataFiles(dataFile);
+    this.files = new DataFiles(dataFile, options.sync === true);
     const loaded = this.files.load();
     if (loaded !== undefined) {
       this.meta = loaded.meta;
