@@ -60,8 +60,16 @@ export interface Loaded {
   records: JournalRecord[];
 }
 
-/** A journal longer than this (and than the last snapshot) is compacted into a new snapshot. */
+/**
+ * A journal longer than this (and than the last snapshot) is compacted into a new snapshot. The environment
+ * variable PLATFORM_EMULATOR_JOURNAL_BYTES lowers it (tests that kill the emulator during compactions).
+ */
 export const MIN_COMPACTION_BYTES = 4 * 1024 * 1024;
+
+function compactionBytes(): number {
+  const configured = Number(process.env.PLATFORM_EMULATOR_JOURNAL_BYTES);
+  return Number.isInteger(configured) && configured > 0 ? configured : MIN_COMPACTION_BYTES;
+}
 
 function line(value: unknown): Buffer {
   const json = JSON.stringify(value);
@@ -121,6 +129,7 @@ export class DataFiles {
   private bytes = 0;
   private records = 0;
   private snapshotBytes = 0;
+  private readonly minCompactionBytes = compactionBytes();
 
   constructor(
     readonly path: string,
@@ -166,7 +175,7 @@ export class DataFiles {
   append(record: JournalRecord): boolean {
     if (this.fd === undefined) throw new Error("the journal is not open: compact first");
     const data = line(record);
-    if (this.bytes + data.length > Math.max(MIN_COMPACTION_BYTES, this.snapshotBytes)) return false;
+    if (this.bytes + data.length > Math.max(this.minCompactionBytes, this.snapshotBytes)) return false;
     writeAll(this.fd, data);
     if (this.sync) fdatasyncSync(this.fd);
     this.bytes += data.length;
