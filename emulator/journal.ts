@@ -168,6 +168,11 @@ export class DataFiles {
     return { meta: snapshot.meta ?? {}, objects: snapshot.objects ?? {}, records: records ?? [] };
   }
 
+  /** Bytes the journal may still take before it must be compacted. */
+  room(): number {
+    return Math.max(this.minCompactionBytes, this.snapshotBytes) - this.bytes;
+  }
+
   /**
    * Appends one record and returns true once it is written (and on disk, with `sync`); returns false without writing when the record would
    * push the journal past its bound (the larger of MIN_COMPACTION_BYTES and the snapshot): then compact instead.
@@ -175,7 +180,7 @@ export class DataFiles {
   append(record: JournalRecord): boolean {
     if (this.fd === undefined) throw new Error("the journal is not open: compact first");
     const data = line(record);
-    if (this.bytes + data.length > Math.max(this.minCompactionBytes, this.snapshotBytes)) return false;
+    if (data.length > this.room()) return false;
     writeAll(this.fd, data);
     if (this.sync) fdatasyncSync(this.fd);
     this.bytes += data.length;

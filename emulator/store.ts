@@ -8,6 +8,9 @@
  */
 import { DataFiles, type JournalRecord } from "./journal";
 
+/** Fewer bytes than any stored object takes in a journal record (a uid alone is 57 characters or more). */
+const MIN_OBJECT_BYTES = 64;
+
 export const KINDS = [
   "groups",
   "identities",
@@ -84,7 +87,7 @@ export class MemoryStore implements Store {
   /** Objects put or deleted since the last flush: the next journal record writes their current state. */
   private dirty = new Map<Kind, Set<string>>();
   /** Each meta member as last written (JSON), to write only the members that changed. */
-  private writtenMeta = new Map<string, string>();
+  private writtenMeta = new Map<string, { value: unknown; json: string }>();
   /** The next flush writes a whole snapshot: new data file, format-1 file to migrate, after `clear`. */
   private needsSnapshot = false;
 
@@ -101,7 +104,7 @@ export class MemoryStore implements Store {
       for (const record of loaded.records) this.replay(record);
     }
     this.dirty.clear();
-    for (const [key, value] of Object.entries(this.meta)) this.writtenMeta.set(key, JSON.stringify(value));
+    this.rememberMeta({ meta: this.meta as Record<string, unknown> });
     // No snapshot yet, or a format-1 file (the whole state rewritten per change) migrated on the first flush.
     this.needsSnapshot = !this.files.appendable;
     this.flushed = this.changes;
@@ -208,10 +211,22 @@ export class MemoryStore implements Store {
 
   flush(): void {
     if (this.files === undefined || (this.flushed === this.changes && !this.needsSnapshot)) return;
-    const record = this.needsSnapshot ? undefined : this.pendingRecord();
-    // A record that would push the journal past its bound is folded into a snapshot instead.
-    if (record === undefined || (Object.keys(record).length > 0 && !this.files.append(record)))
-      this.compact();
+    let dirtyCount = 0;
+    for (const uids of this.dirty.values()) dirtyCount += uids.size;
+    // A record that would push the journal past its bound is folded into a snapshot instead; a stored object
+    // takes at least MIN_OBJECT_BYTES, so a seed of thousands goes to the snapshot without being serialized twice.
+    if (this.needsSnapshot || dirtyCount * MIN_OBJECT_BYTES > this.files.room()) this.compact();
+    else {
+      const record = this.pendingRecord();
+      if (
+        record.put !== undefined ||
+        record.delete !== undefined ||
+        record.meta !== undefined ||
+        record.unset
+      )
+        if (this.files.append(record)) this.rememberMeta(record);
+        else this.compact();
+    }
     this.dirty.clear();
     this.flushed = this.changes;
   }
@@ -234,20 +249,26 @@ export class MemoryStore implements Store {
         else (record.delete ??= []).push([kind, uid]);
       }
     }
+    // Meta members are replaced whole, never changed in place (the clock is a new object per flush; the keys are
+    // set once): the same value as last written is unchanged, and only a new one is compared as JSON.
     const meta = this.meta as Record<string, unknown>;
     for (const [key, value] of Object.entries(meta)) {
       if (value === undefined) continue;
+      const written = this.writtenMeta.get(key);
+      if (written?.value === value) continue;
       const json = JSON.stringify(value);
-      if (this.writtenMeta.get(key) === json) continue;
-      (record.meta ??= {})[key] = value;
-      this.writtenMeta.set(key, json);
+      if (written?.json === json) this.writtenMeta.set(key, { value, json });
+      else (record.meta ??= {})[key] = value;
     }
-    for (const key of [...this.writtenMeta.keys()]) {
-      if (meta[key] !== undefined) continue;
-      (record.unset ??= []).push(key);
-      this.writtenMeta.delete(key);
-    }
+    for (const key of this.writtenMeta.keys()) if (meta[key] === undefined) (record.unset ??= []).push(key);
     return record;
+  }
+
+  /** Notes the meta members of an appended record as written. */
+  private rememberMeta(record: JournalRecord): void {
+    for (const [key, value] of Object.entries(record.meta ?? {}))
+      if (value !== undefined) this.writtenMeta.set(key, { value, json: JSON.stringify(value) });
+    for (const key of record.unset ?? []) this.writtenMeta.delete(key);
   }
 
   private compact(): void {
@@ -255,8 +276,7 @@ export class MemoryStore implements Store {
     for (const kind of KINDS) objects[kind] = [...this.all(kind)];
     this.files!.compact({ meta: this.meta, objects });
     this.writtenMeta.clear();
-    for (const [key, value] of Object.entries(this.meta))
-      if (value !== undefined) this.writtenMeta.set(key, JSON.stringify(value));
+    this.rememberMeta({ meta: this.meta as Record<string, unknown> });
     this.needsSnapshot = false;
   }
 
