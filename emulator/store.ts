@@ -86,6 +86,8 @@ export class MemoryStore implements Store {
   private files: DataFiles | undefined;
   /** Objects put or deleted since the last flush: the next journal record writes their current state. */
   private dirty = new Map<Kind, Set<string>>();
+  /** Objects the open transaction made dirty (not dirty before it): clean again if it is undone. */
+  private newlyDirty: [Set<string>, string][] | undefined;
   /** Each meta member as last written (JSON), to write only the members that changed. */
   private writtenMeta = new Map<string, { value: unknown; json: string }>();
   /** The next flush writes a whole snapshot: new data file, format-1 file to migrate, after `clear`. */
@@ -193,19 +195,25 @@ export class MemoryStore implements Store {
     if (this.journal !== undefined) return change(); // nested: the outer transaction undoes everything
     const journal: (() => void)[] = [];
     const meta = structuredClone(this.meta);
+    const newlyDirty: [Set<string>, string][] = [];
     this.journal = journal;
+    this.newlyDirty = newlyDirty;
     try {
       const result = change();
       if (result instanceof Promise) throw new Error("a store transaction must be synchronous");
       return result;
     } catch (error) {
       this.journal = undefined;
+      this.newlyDirty = undefined;
       for (const undo of journal.reverse()) undo();
+      // What is undone is not written: the next journal record holds no trace of the failed request.
+      for (const [uids, uid] of newlyDirty) uids.delete(uid);
       this.meta = meta;
       this.changes++; // caches keyed by version must not serve what was undone
       throw error;
     } finally {
       this.journal = undefined;
+      this.newlyDirty = undefined;
     }
   }
 
@@ -292,6 +300,7 @@ export class MemoryStore implements Store {
     if (this.files === undefined) return;
     let uids = this.dirty.get(kind);
     if (uids === undefined) this.dirty.set(kind, (uids = new Set()));
+    if (this.newlyDirty !== undefined && !uids.has(uid)) this.newlyDirty.push([uids, uid]);
     uids.add(uid);
   }
 

@@ -76,7 +76,9 @@ describe("journal", () => {
         throw new Error("refused");
       }),
     ).toThrow("refused");
+    const before = journal();
     store.flush();
+    expect(journal()).toBe(before); // nothing written for what was undone
     const again = new MemoryStore(dataFile);
     expect(names(again)).toEqual(["kept"]);
     expect(again.meta.orgUid).toBeUndefined();
@@ -200,7 +202,7 @@ describe("journal", () => {
     } finally {
       await second.emulator.close();
     }
-  });
+  }, 30_000);
 
   test("an unknown format is refused", () => {
     writeFileSync(dataFile, JSON.stringify({ format: 3 }));
