@@ -6,8 +6,9 @@
  * (the snapshot, and the journal's bytes at the end of the run). Prints a table and writes
  * bench/results/storage.json.
  *
- *   npm run bench:storage
- *   (= npx tsc -p tsconfig.build.json && TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/storage.ts)
+ *   npm run bench:storage       (= TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/storage.ts; builds dist/ first)
+ *
+ * `npm run bench` runs it too (BENCH_SKIP_STORAGE=1 skips it) and bench/report.ts prints its table.
  *
  * Env: BENCH_STORAGE_SIZES (1000,20000,50000), BENCH_STORAGE_CREATES (200), BENCH_STORAGE_WARMUP (50),
  * BENCH_REPEAT (2), BENCH_BUILD=0 to use dist/ as it is.
@@ -113,6 +114,20 @@ async function measure(groups: number, mode: Mode): Promise<Run> {
   }
 }
 
+/** The table of issue 23 (bench/report.ts prints it too). */
+export function storageTable(rows: StorageRow[]): string[] {
+  const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+  const kb = (bytes: number): string => `${(bytes / 1e3).toFixed(0)} kB`;
+  return [
+    "| N groups stored | in memory ms/create | --data ms/create | ratio | --data --data-sync ms/create | data file (snapshot + journal) |",
+    "|---|---|---|---|---|---|",
+    ...rows.map(
+      (r) =>
+        `| ${r.groups.toLocaleString("en-US")} | ${r.memoryMsPerCreate} | ${r.dataMsPerCreate} | ${r.ratio}× | ${r.syncMsPerCreate} | ${mb(r.snapshotBytes)} + ${kb(r.journalBytes)} |`,
+    ),
+  ];
+}
+
 async function main(): Promise<void> {
   const cli = join(ROOT, "dist", "emulator", "cli.js");
   if (!existsSync(cli) || process.env.BENCH_BUILD !== "0") {
@@ -142,18 +157,11 @@ async function main(): Promise<void> {
     });
     process.stderr.write(`storage bench: ${groups} groups done\n`);
   }
-  const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
-  const kb = (bytes: number): string => `${(bytes / 1e3).toFixed(0)} kB`;
   process.stdout.write(
     [
       `storage bench: ${CREATES} sequential group creates (after ${WARMUP} untimed), best of ${REPEAT}; node ${process.version}, loopback`,
       "",
-      "| N groups stored | in memory ms/create | --data ms/create | ratio | --data --data-sync ms/create | data file (snapshot + journal) |",
-      "|---|---|---|---|---|---|",
-      ...rows.map(
-        (r) =>
-          `| ${r.groups.toLocaleString("en-US")} | ${r.memoryMsPerCreate} | ${r.dataMsPerCreate} | ${r.ratio}× | ${r.syncMsPerCreate} | ${mb(r.snapshotBytes)} + ${kb(r.journalBytes)} |`,
-      ),
+      ...storageTable(rows),
       "",
     ].join("\n"),
   );
@@ -164,7 +172,9 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`storage bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`storage bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
