@@ -29,7 +29,7 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname } from "node:path";
+import { dirname } from "node:path";
 import { crc32 } from "node:zlib";
 import type { Kind, Meta, StoredObject } from "./store";
 
@@ -242,8 +242,9 @@ export class DataFiles {
         const rest = end === -1 ? -1 : data.indexOf(0x0a, end + 1);
         if (end !== -1 && rest !== -1)
           throw new Error(
-            `data file journal ${basename(this.journalPath)}: line ${lineNumber} is corrupt (checksum) and ` +
-              "later lines follow; it was not torn by a crash. Move the file away to start from the snapshot.",
+            `data file journal ${this.journalPath}: line ${lineNumber} is corrupt (its checksum does not match) ` +
+              "and later lines follow, so it is not a write torn by a crash; refusing to start without its writes " +
+              "(restore the file, or move it away to start from the snapshot alone).",
           );
         torn = true;
         break;
