@@ -1,5 +1,5 @@
 /**
- * Merges bench/results/emulator.json and bench/results/stack.json into bench/results/latest.json and prints the
+ * Merges bench/results/emulator.json, bench/results/storage.json and bench/results/stack.json into bench/results/latest.json and prints the
  * tables (the form the README's performance section and bench/README.md use).
  *
  *   TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/report.ts
@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallCheck, Row, StateFigures } from "./stack";
+import { storageTable, type StorageRow } from "./storage";
 
 const RESULTS = join(__dirname, "results");
 
@@ -134,10 +135,19 @@ function emulatorTable(emulator: EmulatorResults): string[] {
 if (require.main === module) {
   const stack = load<StackResults>("stack.json");
   const emulator = load<EmulatorResults>("emulator.json");
+  const storage = load<{ creates: number; rows: StorageRow[] }>("storage.json");
   writeFileSync(
     join(RESULTS, "latest.json"),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, stack, emulator }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, stack, emulator, storage }, null, 2)}\n`,
   );
-  const text = [...(stack?.rows ? stackTables(stack) : []), "", ...(emulator ? emulatorTable(emulator) : [])];
+  const text = [
+    ...(stack?.rows ? stackTables(stack) : []),
+    "",
+    ...(emulator ? emulatorTable(emulator) : []),
+    "",
+    ...(storage
+      ? [`emulator storage: ${storage.creates} sequential creates`, "", ...storageTable(storage.rows)]
+      : []),
+  ];
   process.stdout.write(`\n${text.join("\n")}\n\nwritten: bench/results/latest.json\n`);
 }

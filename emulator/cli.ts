@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * platform-emulator [--port N] [--data FILE] [--seed FILE] [--quiet]
+ * platform-emulator [--port N] [--data FILE [--data-sync]] [--seed FILE] [--quiet]
  *
  * Starts the emulator on 127.0.0.1, prints the base URL (token exchange is on the same host), the organization
  * uid and the bootstrap token, then machine-readable PLATFORM_API_URL= / PLATFORM_TOKEN= / PLATFORM_ORG_UID=
  * lines. Logs one line per request (method, path, status, ms; never the Authorization header). Stops on
- * SIGINT/SIGTERM. --quiet drops the per-request lines (benchmarks).
+ * SIGINT/SIGTERM. --quiet drops the per-request lines (benchmarks). --data-sync waits for the disk before answering
+ * each write (see EmulatorOptions.dataSync).
  */
 import { startEmulator, type EmulatorOptions } from "./index";
 
@@ -32,6 +33,10 @@ function parseArgs(argv: string[]): EmulatorOptions {
       case "--data":
         options.dataFile = value();
         break;
+      case "--data-sync":
+        if (inline !== undefined) throw new Error("--data-sync takes no value");
+        options.dataSync = true;
+        break;
       case "--seed":
         options.seed = value();
         break;
@@ -40,13 +45,17 @@ function parseArgs(argv: string[]): EmulatorOptions {
         break;
       case "--help":
       case "-h":
-        process.stdout.write("usage: platform-emulator [--port N] [--data FILE] [--seed FILE] [--quiet]\n");
+        process.stdout.write(
+          "usage: platform-emulator [--port N] [--data FILE [--data-sync]] [--seed FILE] [--quiet]\n",
+        );
         process.exit(0);
         break;
       default:
         throw new Error(`unknown argument ${arg}`);
     }
   }
+  if (options.dataSync === true && options.dataFile === undefined)
+    throw new Error("--data-sync needs --data FILE");
   return options;
 }
 

@@ -1,11 +1,15 @@
 /**
  * Storage behind one interface: every resource kind in its own map, children indexed by parent, and optional
- * persistence to a JSON file written atomically (temp file, then rename). API tokens are signed JWTs
+ * persistence to a data file (./journal.ts): a snapshot plus a write-ahead journal, one record per flush holding
+ * only what changed, so a write costs the same however much is stored. API tokens are signed JWTs
  * (./api-tokens.ts), so no token is stored: only the keys that sign them, in `meta`.
  *
- * May import: node builtins only.
+ * May import: node builtins, ./journal.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { DataFiles, type JournalRecord } from "./journal";
+
+/** Fewer bytes than any stored object takes in a journal record (a uid alone is 57 characters or more). */
+const MIN_OBJECT_BYTES = 64;
 
 export const KINDS = [
   "groups",
@@ -61,14 +65,14 @@ export interface Store {
    * error rethrown. `change` must be synchronous (nothing else runs in between).
    */
   transaction<T>(change: () => T): T;
-  /** Writes the data file if one is configured and something changed since the last flush. */
+  /**
+   * Makes every change since the last flush durable when a data file is configured (one journal record, written
+   * before this returns: safe from any kill of the process; with `sync`, on disk), and does nothing otherwise or
+   * when nothing changed.
+   */
   flush(): void;
-}
-
-interface Snapshot {
-  format: 1;
-  meta: Meta;
-  objects: Partial<Record<Kind, StoredObject[]>>;
+  /** Flushes, folds the journal into the snapshot and closes the data file. The store is not used afterwards. */
+  close(): void;
 }
 
 export class MemoryStore implements Store {
@@ -79,12 +83,33 @@ export class MemoryStore implements Store {
   private flushed = 0;
   /** Undo steps of the open transaction, newest last; undefined outside a transaction. */
   private journal: (() => void)[] | undefined;
+  private files: DataFiles | undefined;
+  /** Objects put or deleted since the last flush: the next journal record writes their current state. */
+  private dirty = new Map<Kind, Set<string>>();
+  /** Objects the open transaction made dirty (not dirty before it): clean again if it is undone. */
+  private newlyDirty: [Set<string>, string][] | undefined;
+  /** Each meta member as last written (JSON), to write only the members that changed. */
+  private writtenMeta = new Map<string, { value: unknown; json: string }>();
+  /** The next flush writes a whole snapshot: new data file, format-1 file to migrate, after `clear`. */
+  private needsSnapshot = false;
 
-  constructor(private readonly dataFile?: string) {
+  constructor(dataFile?: string, options: { sync?: boolean } = {}) {
     this.clear();
     this.changes = 0;
-    if (dataFile !== undefined && existsSync(dataFile))
-      this.load(JSON.parse(readFileSync(dataFile, "utf8")) as Snapshot);
+    this.needsSnapshot = false;
+    if (dataFile === undefined) return;
+    this.files = new DataFiles(dataFile, options.sync === true);
+    const loaded = this.files.load();
+    if (loaded !== undefined) {
+      this.meta = loaded.meta;
+      for (const kind of KINDS) for (const object of loaded.objects[kind] ?? []) this.put(kind, object);
+      for (const record of loaded.records) this.replay(record);
+    }
+    this.dirty.clear();
+    this.rememberMeta({ meta: this.meta as Record<string, unknown> });
+    // No snapshot yet, or a format-1 file (the whole state rewritten per change) migrated on the first flush.
+    this.needsSnapshot = !this.files.appendable;
+    this.flushed = this.changes;
   }
 
   get version(): number {
@@ -107,6 +132,7 @@ export class MemoryStore implements Store {
     let siblings = index.get(object.parent);
     if (siblings === undefined) index.set(object.parent, (siblings = new Set()));
     siblings.add(object.uid);
+    this.markDirty(kind, object.uid);
     this.changes++;
   }
 
@@ -117,6 +143,7 @@ export class MemoryStore implements Store {
     this.journal?.push(() => this.put(kind, existing));
     map.delete(uid);
     this.unindex(kind, existing);
+    this.markDirty(kind, uid);
     this.changes++;
     return true;
   }
@@ -155,6 +182,8 @@ export class MemoryStore implements Store {
       ...(apiTokenJwk ? { apiTokenJwk } : {}),
       ...(clock ? { clock } : {}),
     };
+    // Replaying deletions of everything would cost as much as a snapshot: write one.
+    this.needsSnapshot = true;
     this.changes++;
   }
 
@@ -166,42 +195,113 @@ export class MemoryStore implements Store {
     if (this.journal !== undefined) return change(); // nested: the outer transaction undoes everything
     const journal: (() => void)[] = [];
     const meta = structuredClone(this.meta);
+    const newlyDirty: [Set<string>, string][] = [];
     this.journal = journal;
+    this.newlyDirty = newlyDirty;
     try {
       const result = change();
       if (result instanceof Promise) throw new Error("a store transaction must be synchronous");
       return result;
     } catch (error) {
       this.journal = undefined;
+      this.newlyDirty = undefined;
       for (const undo of journal.reverse()) undo();
+      // What is undone is not written: the next journal record holds no trace of the failed request.
+      for (const [uids, uid] of newlyDirty) uids.delete(uid);
       this.meta = meta;
       this.changes++; // caches keyed by version must not serve what was undone
       throw error;
     } finally {
       this.journal = undefined;
+      this.newlyDirty = undefined;
     }
   }
 
   flush(): void {
-    if (this.dataFile === undefined || this.flushed === this.changes) return;
-    const snapshot: Snapshot = {
-      format: 1,
-      meta: this.meta,
-      objects: {},
-    };
-    for (const kind of KINDS) snapshot.objects[kind] = [...this.all(kind)];
-    const temp = `${this.dataFile}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(snapshot), { mode: 0o600 });
-    renameSync(temp, this.dataFile);
+    if (this.files === undefined || (this.flushed === this.changes && !this.needsSnapshot)) return;
+    let dirtyCount = 0;
+    for (const uids of this.dirty.values()) dirtyCount += uids.size;
+    // A record that would push the journal past its bound is folded into a snapshot instead; a stored object
+    // takes at least MIN_OBJECT_BYTES, so a seed of thousands goes to the snapshot without being serialized twice.
+    if (this.needsSnapshot || dirtyCount * MIN_OBJECT_BYTES > this.files.room()) this.compact();
+    else {
+      const record = this.pendingRecord();
+      if (
+        record.put !== undefined ||
+        record.delete !== undefined ||
+        record.meta !== undefined ||
+        record.unset
+      )
+        if (this.files.append(record)) this.rememberMeta(record);
+        else this.compact();
+    }
+    this.dirty.clear();
     this.flushed = this.changes;
   }
 
-  private load(snapshot: Snapshot): void {
-    if (snapshot.format !== 1)
-      throw new Error(`data file ${this.dataFile}: unknown format ${String(snapshot.format)}`);
-    this.meta = snapshot.meta ?? {};
-    for (const kind of KINDS) for (const object of snapshot.objects[kind] ?? []) this.put(kind, object);
-    this.flushed = this.changes;
+  close(): void {
+    if (this.files === undefined) return;
+    this.flush();
+    if (this.files.pending > 0) this.compact();
+    this.files.close(true);
+    this.files = undefined;
+  }
+
+  /** The objects and meta members changed since the last flush, as they are now. */
+  private pendingRecord(): JournalRecord {
+    const record: JournalRecord = {};
+    for (const [kind, uids] of this.dirty) {
+      for (const uid of uids) {
+        const object = this.kindMap(kind).get(uid);
+        if (object !== undefined) (record.put ??= []).push([kind, object]);
+        else (record.delete ??= []).push([kind, uid]);
+      }
+    }
+    // Meta members are replaced whole, never changed in place (the clock is a new object per flush; the keys are
+    // set once): the same value as last written is unchanged, and only a new one is compared as JSON.
+    const meta = this.meta as Record<string, unknown>;
+    for (const [key, value] of Object.entries(meta)) {
+      if (value === undefined) continue;
+      const written = this.writtenMeta.get(key);
+      if (written?.value === value) continue;
+      const json = JSON.stringify(value);
+      if (written?.json === json) this.writtenMeta.set(key, { value, json });
+      else (record.meta ??= {})[key] = value;
+    }
+    for (const key of this.writtenMeta.keys()) if (meta[key] === undefined) (record.unset ??= []).push(key);
+    return record;
+  }
+
+  /** Notes the meta members of an appended record as written. */
+  private rememberMeta(record: JournalRecord): void {
+    for (const [key, value] of Object.entries(record.meta ?? {}))
+      if (value !== undefined) this.writtenMeta.set(key, { value, json: JSON.stringify(value) });
+    for (const key of record.unset ?? []) this.writtenMeta.delete(key);
+  }
+
+  private compact(): void {
+    const objects: Partial<Record<Kind, StoredObject[]>> = {};
+    for (const kind of KINDS) objects[kind] = [...this.all(kind)];
+    this.files!.compact({ meta: this.meta, objects });
+    this.writtenMeta.clear();
+    this.rememberMeta({ meta: this.meta as Record<string, unknown> });
+    this.needsSnapshot = false;
+  }
+
+  private replay(record: JournalRecord): void {
+    for (const [kind, object] of record.put ?? []) this.put(kind, object);
+    for (const [kind, uid] of record.delete ?? []) this.delete(kind, uid);
+    const meta = this.meta as Record<string, unknown>;
+    Object.assign(meta, record.meta ?? {});
+    for (const key of record.unset ?? []) delete meta[key];
+  }
+
+  private markDirty(kind: Kind, uid: string): void {
+    if (this.files === undefined) return;
+    let uids = this.dirty.get(kind);
+    if (uids === undefined) this.dirty.set(kind, (uids = new Set()));
+    if (this.newlyDirty !== undefined && !uids.has(uid)) this.newlyDirty.push([uids, uid]);
+    uids.add(uid);
   }
 
   private kindMap(kind: Kind): Map<string, StoredObject> {

@@ -2,12 +2,13 @@
 # npm run bench: the benchmarks of bench/README.md, separate from the tests.
 #   1. builds the package (tsc) and installs it into bench/stack (scripts/install-local.sh);
 #   2. bench/emulator.ts: emulator requests/s and latency over 50,000 groups -> bench/results/emulator.json;
+#      bench/storage.ts: ms per create in memory vs --data at 1,000 / 20,000 / 50,000 groups -> bench/results/storage.json;
 #   3. bench/stack.ts: API calls per operation; up / no-op up / refresh / destroy at 0, 50 and 150 ms of API latency,
 #      wall and CPU per process, pulumi-platform vs the reference minimal provider (bench/minimal) vs the raw SDK;
 #      state size -> bench/results/stack.json;
 #   4. merges both into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STACK=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -25,6 +26,10 @@ status=0
 if [ "${BENCH_SKIP_EMULATOR:-0}" != 1 ]; then
   say "emulator: bench/emulator.ts"
   BENCH_BUILD=0 npx ts-node bench/emulator.ts || status=$?
+fi
+if [ "${BENCH_SKIP_STORAGE:-0}" != 1 ]; then
+  say "emulator storage: bench/storage.ts (npm run bench:storage runs it alone)"
+  BENCH_BUILD=0 npx ts-node bench/storage.ts || status=$?
 fi
 if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   say "stack: installing the package into bench/stack"
