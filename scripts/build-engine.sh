@@ -2,15 +2,18 @@
 # Provides the Pulumi engine for the end-to-end tests and the examples, offline but for the Go module proxy:
 #   - pulumi                         the CLI, built from github.com/pulumi/pulumi/pkg/v3 at the version of the
 #                                    @pulumi/pulumi npm dependency;
-#   - pulumi-language-nodejs         OUR minimal Node.js language host (scripts/engine/langhost), because the
-#                                    upstream one's Go module is not served by the module proxy (plus its
-#                                    pulumi-language-nodejs-preload.js, a Node.js 20 bug workaround); it also
-#                                    generates the TypeScript SDK (`pulumi package gen-sdk`, `npm run sdks`);
-#   - pulumi-language-go             OUR minimal Go language host (scripts/engine/langhost-go), same reason: runs
-#                                    Go programs (examples/go) and generates the Go SDK;
+#   - pulumi-language-nodejs,        OUR minimal language hosts, one Go module (scripts/engine/langhost, a command
+#     pulumi-language-go,            per language under cmd/, shared code in internal/host), because upstream's
+#     pulumi-language-python         hosts' Go modules are not served by the module proxy; they run programs and
+#                                    generate each language's SDK (`pulumi package gen-sdk`, `npm run sdks`) and the
+#                                    code `pulumi import` prints. Beside them: pulumi-language-nodejs-preload.js (a
+#                                    Node.js 20 bug workaround) and pulumi-language-python-exec (upstream's Python
+#                                    program runner, from the sdk/v3 module);
+#   - pulumi-language-yaml           upstream's YAML host, built from github.com/pulumi/pulumi-yaml (which IS
+#                                    served) through a wrapper module pinned to this engine's pkg/v3 and sdk/v3;
 #   - pulumi-resource-pulumi-nodejs  the dynamic-provider launcher shipped inside @pulumi/pulumi.
-# All four go into one bin directory cached outside the repo, keyed by version; the engine finds the three
-# plugins beside `pulumi`. A compatible pulumi already on PATH (same major.minor, all three plugins beside it) is
+# All go into one bin directory cached outside the repo, keyed by version; the engine finds the plugins beside
+# `pulumi`. A compatible pulumi already on PATH (same major.minor, all three plugins beside it) is
 # used as it is. Progress goes to stderr; the LAST line on stdout is the bin directory.
 #
 # Environment: PULUMI_ENGINE_VERSION (default: the installed @pulumi/pulumi's version), PULUMI_PLATFORM_CACHE
@@ -35,7 +38,8 @@ mkdir -p "$bin"
 if [ "${PULUMI_PLATFORM_BUILD_ENGINE:-}" != 1 ] && found=$(command -v pulumi 2>/dev/null); then
   found_dir=$(cd "$(dirname "$found")" && pwd)
   if [ "$found_dir" != "$bin" ] && [ -x "$found_dir/pulumi-language-nodejs" ] &&
-     [ -x "$found_dir/pulumi-language-go" ] && [ -x "$found_dir/pulumi-resource-pulumi-nodejs" ]; then
+     [ -x "$found_dir/pulumi-language-go" ] && [ -x "$found_dir/pulumi-language-python" ] &&
+     [ -x "$found_dir/pulumi-language-yaml" ] && [ -x "$found_dir/pulumi-resource-pulumi-nodejs" ]; then
     found_version=$(PULUMI_SKIP_UPDATE_CHECK=true "$found" version 2>/dev/null || true)
     case "${found_version#v}" in
       "${version%.*}".*) say "using pulumi $found_version found on PATH in $found_dir"; echo "$found_dir"; exit 0 ;;
@@ -92,26 +96,71 @@ GO
   say "built $bin/pulumi"
 fi
 
-# 3. Our language hosts: each rebuilt whenever its sources or the version change (stamp = hash of the version and
-#    of every non-test .go file, go.mod, go.sum and the extra file, so a new source file counts too; the stamps'
-#    names changed with the Go host, so an engine cache from before it rebuilds the Node.js host too). They link
-#    upstream's code generators (pkg/v3/codegen), which add ~20 packages to what the CLI build above has already
-#    compiled into Go's build cache: about a minute for both together after the CLI, seconds for a source change.
-build_langhost() { # <source dir> <binary name> <extra file to install beside it, or "">
-  local src=$here/scripts/engine/$1 name=$2 extra=$3 stamp
-  stamp=$( { echo "$version"; cd "$src" && for f in $(ls -- *.go go.mod go.sum $extra | grep -v '_test\.go$'); do
-    echo "== $f"; cat "$f"; done; } | sha256sum | cut -d' ' -f1)
+# 3. Our language hosts: one module, each command rebuilt whenever its sources or the version change (stamp = hash
+#    of the version and of every non-test .go file of the command and of internal/, go.mod and go.sum, so a new
+#    source file counts too; the runner copied from sdk/v3 is pinned by go.sum). They link upstream's code
+#    generators (pkg/v3/codegen), which add ~20 packages to what the CLI build above has already compiled into Go's
+#    build cache: about a minute for all three after the CLI, seconds for a source change.
+hosts=$here/scripts/engine/langhost
+build_langhost() { # <command name>
+  local name=$1 stamp sdk_dir
+  stamp=$( { echo "$version"; cd "$hosts" && for f in go.mod go.sum $(find internal "cmd/$name" -type f | sort |
+    grep -v '_test\.go$'); do echo "== $f"; cat "$f"; done; } | sha256sum | cut -d' ' -f1)
   if [ -x "$bin/$name" ] && [ "$(cat "$bin/.$name.stamp" 2>/dev/null)" = "$stamp" ]; then return 0; fi
   need_go "$name"
-  say "compiling $name (our minimal host, scripts/engine/$1)"
-  (cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=v$version" -o "$bin/$name.tmp" .)
+  say "compiling $name (our minimal host, scripts/engine/langhost/cmd/$name)"
+  (cd "$hosts" && go build -trimpath -ldflags "-s -w -X main.version=v$version" -o "$bin/$name.tmp" "./cmd/$name")
   mv "$bin/$name.tmp" "$bin/$name"
-  [ -z "$extra" ] || cp "$src/$extra" "$bin/$name-$extra"
+  case $name in
+    pulumi-language-nodejs) cp "$hosts/cmd/$name/preload.js" "$bin/$name-preload.js" ;;
+    pulumi-language-python)
+      sdk_dir=$(cd "$hosts" && go list -m -f '{{.Dir}}' github.com/pulumi/pulumi/sdk/v3)
+      cp "$sdk_dir/python/cmd/pulumi-language-python-exec" "$bin/$name-exec.tmp"
+      chmod 755 "$bin/$name-exec.tmp"
+      mv "$bin/$name-exec.tmp" "$bin/$name-exec" ;;
+  esac
   echo "$stamp" > "$bin/.$name.stamp"
   say "built $bin/$name"
 }
-build_langhost langhost pulumi-language-nodejs preload.js
-build_langhost langhost-go pulumi-language-go ""
+for name in pulumi-language-nodejs pulumi-language-go pulumi-language-python; do build_langhost "$name"; done
+
+# 3b. The YAML host: upstream's (github.com/pulumi/pulumi-yaml IS served), built once per pair of versions through
+#     a wrapper module that pins its pkg/v3 and sdk/v3 to this engine's, as the CLI is built above. Most of what it
+#     links is already in Go's build cache from the CLI: about two minutes after it.
+yaml_version=${PULUMI_YAML_VERSION:-1.37.0}
+if [ "$(cat "$bin/.pulumi-language-yaml.stamp" 2>/dev/null)" != "yaml v$yaml_version, pulumi v$version" ] ||
+   [ ! -x "$bin/pulumi-language-yaml" ]; then
+  need_go "pulumi-language-yaml"
+  work=$cache/yaml-src
+  mkdir -p "$work"
+  cat > "$work/go.mod" <<MOD
+module pulumi-platform/engine/yaml
+
+go 1.25
+
+require github.com/pulumi/pulumi-yaml v$yaml_version
+require github.com/pulumi/pulumi/pkg/v3 v$version
+require github.com/pulumi/pulumi/sdk/v3 v$version
+
+replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
+MOD
+  cat > "$work/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import _ "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"
+GO
+  say "resolving modules for pulumi-language-yaml v$yaml_version"
+  (cd "$work" && go mod tidy >&2)
+  say "compiling pulumi-language-yaml v$yaml_version (a couple of minutes after the CLI)"
+  (cd "$work" && go build -trimpath \
+    -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$yaml_version" \
+    -o "$bin/pulumi-language-yaml.tmp" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml)
+  mv "$bin/pulumi-language-yaml.tmp" "$bin/pulumi-language-yaml"
+  echo "yaml v$yaml_version, pulumi v$version" > "$bin/.pulumi-language-yaml.stamp"
+  say "built $bin/pulumi-language-yaml"
+fi
 
 # 4. The dynamic-provider launcher: a copy, refreshed when the npm package changes. It resolves
 #    @pulumi/pulumi/cmd/dynamic-provider from its working directory (the program's), so a copy works anywhere.

@@ -2,7 +2,7 @@
 /**
  * Generates native-sdks/ (the SDKs of the native provider plugin, issue 14) from schema.json with the engine's own
  * generator: `pulumi package gen-sdk schema.json --language <nodejs|go>` under our offline engine
- * (scripts/pulumi-env.sh; the generators run in our language hosts, scripts/engine/langhost*).
+ * (scripts/pulumi-env.sh; the generators run in our language hosts, scripts/engine/langhost).
  *
  *   npm run sdks                              # rewrites native-sdks/{nodejs,go} and native-sdks/README.md
  *   node scripts/gen-sdks.js --out <dir>      # the same into another directory

@@ -1,5 +1,5 @@
 /**
- * Our Go language host (scripts/engine/langhost-go) under the real engine: it builds test/e2e/fixtures/go-smoke
+ * Our Go language host (scripts/engine/langhost/cmd/pulumi-language-go) under the real engine: it builds test/e2e/fixtures/go-smoke
  * with `go build` and runs it with the variables the Go SDK reads. The program echoes config, a secret, the
  * project, stack and organization as stack outputs, so each output checks one variable the host must set; a
  * program error must reach the user once, as the Go SDK logged it (the host turns exit code 32 into a bail).

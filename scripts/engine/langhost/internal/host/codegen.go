@@ -1,9 +1,9 @@
-// Code generation for the engine: `pulumi package gen-sdk --language nodejs` (GeneratePackage) and the TypeScript
-// that `pulumi import` prints (GenerateProgram). Both are upstream's generator, pkg/v3/codegen/nodejs, called the
-// way upstream's host calls it; this file only unpacks the request, binds it against the engine's schema loader
-// (the gRPC server at the request's loader_target, which resolves any package the schema or program refers to),
-// and packs the answer.
-package main
+// Code generation for the engine: `pulumi package gen-sdk --language <lang>` (GeneratePackage) and the code
+// `pulumi import` prints (GenerateProgram). The generators are upstream's (pkg/v3/codegen/<lang>), called the way
+// upstream's hosts call them; this file only unpacks the request, binds it against the engine's schema loader (the
+// gRPC server at the request's loader_target, which resolves any package the schema or program refers to), and
+// packs the answer.
+package host
 
 import (
 	"context"
@@ -17,19 +17,25 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/hcl2/syntax"
-	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
-// generatorName is what generated files name as their generator ("Do not edit by hand" headers).
-const generatorName = "pulumi-language-nodejs"
+// Generator is one language's code generation.
+type Generator struct {
+	Language string // for messages: "TypeScript", "Go", "Python"
+	// Package returns the files of the SDK of pkg (paths relative to the output directory, forward slashes).
+	Package func(pkg *schema.Package, req *pulumirpc.GeneratePackageRequest, loader schema.ReferenceLoader) (
+		map[string][]byte, error)
+	// Program returns the files of a bound PCL program in the language.
+	Program func(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, error)
+}
 
-// GeneratePackage writes the Node.js SDK of the package in req.Schema into req.Directory (which the CLI has just
-// emptied). Schema errors come back as diagnostics, which the CLI prints with their location.
-func (h *languageHost) GeneratePackage(
+// GeneratePackage writes the SDK of the package in req.Schema into req.Directory (which the CLI has just emptied).
+// Schema errors come back as diagnostics, which the CLI prints with their location.
+func (g Generator) GeneratePackage(
 	_ context.Context, req *pulumirpc.GeneratePackageRequest,
 ) (*pulumirpc.GeneratePackageResponse, error) {
 	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
@@ -38,25 +44,24 @@ func (h *languageHost) GeneratePackage(
 	}
 	defer loader.Close()
 
-	pkg, diags, err := bindPackage(req.GetSchema(), loader)
+	pkg, diags, err := BindPackage(req.GetSchema(), loader)
 	if err != nil || diags.HasErrors() {
 		return &pulumirpc.GeneratePackageResponse{Diagnostics: plugin.HclDiagnosticsToRPCDiagnostics(diags)}, err
 	}
-	files, err := codegen.GeneratePackage(
-		generatorName, pkg, req.GetExtraFiles(), req.GetLocalDependencies(), req.GetLocal(), loader)
+	files, err := g.Package(pkg, req, loader)
 	if err != nil {
-		return nil, fmt.Errorf("could not generate the Node.js SDK of %s: %w", pkg.Name, err)
+		return nil, fmt.Errorf("could not generate the %s SDK of %s: %w", g.Language, pkg.Name, err)
 	}
-	if err := writeFiles(req.GetDirectory(), files); err != nil {
+	if err := WriteFiles(req.GetDirectory(), files); err != nil {
 		return nil, err
 	}
 	return &pulumirpc.GeneratePackageResponse{Diagnostics: plugin.HclDiagnosticsToRPCDiagnostics(diags)}, nil
 }
 
-// GenerateProgram turns a PCL program (`pulumi import` writes one for the resources it imported) into TypeScript.
-// The CLI asks for a lenient bind (strict false) because the imported code may refer to parents and providers it
-// does not declare.
-func (h *languageHost) GenerateProgram(
+// GenerateProgram turns a PCL program (`pulumi import` writes one for the resources it imported) into the
+// language. The CLI asks for a lenient bind (strict false) because the imported code may refer to parents and
+// providers it does not declare.
+func (g Generator) GenerateProgram(
 	_ context.Context, req *pulumirpc.GenerateProgramRequest,
 ) (*pulumirpc.GenerateProgramResponse, error) {
 	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
@@ -65,14 +70,14 @@ func (h *languageHost) GenerateProgram(
 	}
 	defer loader.Close()
 
-	program, diags, err := bindProgram(req.GetSource(), loader, req.GetStrict())
+	program, diags, err := BindProgram(req.GetSource(), loader, req.GetStrict())
 	if err != nil || diags.HasErrors() {
 		return &pulumirpc.GenerateProgramResponse{Diagnostics: plugin.HclDiagnosticsToRPCDiagnostics(diags)}, err
 	}
-	files, genDiags, err := codegen.GenerateProgram(program)
+	files, genDiags, err := g.Program(program)
 	diags = append(diags, genDiags...)
 	if err != nil {
-		return nil, fmt.Errorf("could not generate TypeScript from the program: %w", err)
+		return nil, fmt.Errorf("could not generate %s from the program: %w", g.Language, err)
 	}
 	return &pulumirpc.GenerateProgramResponse{
 		Source:      files,
@@ -80,10 +85,10 @@ func (h *languageHost) GenerateProgram(
 	}, nil
 }
 
-// bindPackage parses and validates a package schema (JSON, as the CLI sends it). References to other packages are
+// BindPackage parses and validates a package schema (JSON, as the CLI sends it). References to other packages are
 // resolved through the loader; one that cannot be resolved is left dangling rather than failing the whole SDK,
 // as upstream does.
-func bindPackage(schemaJSON string, loader schema.ReferenceLoader) (*schema.Package, hcl.Diagnostics, error) {
+func BindPackage(schemaJSON string, loader schema.ReferenceLoader) (*schema.Package, hcl.Diagnostics, error) {
 	var spec schema.PackageSpec
 	if err := json.Unmarshal([]byte(schemaJSON), &spec); err != nil {
 		return nil, nil, fmt.Errorf("the engine sent a schema that is not valid JSON: %w", err)
@@ -95,9 +100,9 @@ func bindPackage(schemaJSON string, loader schema.ReferenceLoader) (*schema.Pack
 	return pkg, diags, nil
 }
 
-// bindProgram parses the program's .pp files (in name order, so diagnostics come out the same way every time) and
+// BindProgram parses the program's .pp files (in name order, so diagnostics come out the same way every time) and
 // binds them against the schemas the loader provides.
-func bindProgram(
+func BindProgram(
 	source map[string]string, loader schema.ReferenceLoader, strict bool,
 ) (*pcl.Program, hcl.Diagnostics, error) {
 	names := make([]string, 0, len(source))
@@ -130,8 +135,8 @@ func bindProgram(
 	return program, diags, nil
 }
 
-// writeFiles writes generated files (paths relative to dir, with forward slashes) under dir.
-func writeFiles(dir string, files map[string][]byte) error {
+// WriteFiles writes generated files (paths relative to dir, with forward slashes) under dir.
+func WriteFiles(dir string, files map[string][]byte) error {
 	if dir == "" {
 		return errors.New("the engine sent no output directory")
 	}
