@@ -288,6 +288,8 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
         generateExtraInputTypes: true,
         respectSchemaVersion: true,
       },
+      // The version pins the plugin version the SDK's resources ask the engine for (else 0.0.0).
+      python: { packageName: "pulumi_platform_native", respectSchemaVersion: true },
     },
   };
 }
