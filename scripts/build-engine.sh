@@ -125,13 +125,20 @@ build_langhost() { # <command name>
 for name in pulumi-language-nodejs pulumi-language-go pulumi-language-python; do build_langhost "$name"; done
 
 # 3b. The YAML host: upstream's (github.com/pulumi/pulumi-yaml IS served), built once per pair of versions through
-#     a wrapper module that pins its pkg/v3 and sdk/v3 to this engine's, as the CLI is built above. Most of what it
-#     links is already in Go's build cache from the CLI: about two minutes after it.
+#     a wrapper module that pins its pkg/v3 and sdk/v3 to this engine's, as the CLI is built above. v1.37.0 was
+#     written against pkg/v3 v3.247.0 (not served), whose pcl.BindProgram took its schema loader as an option, and
+#     whose plugin host constructors took fewer arguments: scripts/engine/yaml/pulumi-yaml-v<yaml>-pkg-v<pkg>.patch
+#     adapts the three calls (in GenerateProgram and the YAML-to-PCL converter), applied to a copy of the module
+#     that the wrapper then `replace`s it with. A version pair without a patch is
+#     built unpatched. Most of what it links is already in Go's build cache from the CLI: minutes after it.
 yaml_version=${PULUMI_YAML_VERSION:-1.37.0}
-if [ "$(cat "$bin/.pulumi-language-yaml.stamp" 2>/dev/null)" != "yaml v$yaml_version, pulumi v$version" ] ||
+yaml_patch=$here/scripts/engine/yaml/pulumi-yaml-v$yaml_version-pkg-v$version.patch
+yaml_stamp="yaml v$yaml_version, pulumi v$version, patch $( [ -f "$yaml_patch" ] && sha256sum < "$yaml_patch" | cut -c1-16)"
+if [ "$(cat "$bin/.pulumi-language-yaml.stamp" 2>/dev/null)" != "$yaml_stamp" ] ||
    [ ! -x "$bin/pulumi-language-yaml" ]; then
   need_go "pulumi-language-yaml"
   work=$cache/yaml-src
+  rm -rf "$work"
   mkdir -p "$work"
   cat > "$work/go.mod" <<MOD
 module pulumi-platform/engine/yaml
@@ -152,13 +159,22 @@ package tools
 import _ "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"
 GO
   say "resolving modules for pulumi-language-yaml v$yaml_version"
+  if [ -f "$yaml_patch" ]; then
+    yaml_dir=$(cd "$work" && go mod download -json "github.com/pulumi/pulumi-yaml@v$yaml_version" |
+      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    [ -d "$yaml_dir" ] || { say "could not download github.com/pulumi/pulumi-yaml@v$yaml_version"; exit 1; }
+    cp -r "$yaml_dir" "$work/pulumi-yaml"
+    chmod -R u+w "$work/pulumi-yaml"
+    (cd "$work/pulumi-yaml" && git apply --verbose "$yaml_patch" >&2)
+    echo "replace github.com/pulumi/pulumi-yaml => ./pulumi-yaml" >> "$work/go.mod"
+  fi
   (cd "$work" && go mod tidy >&2)
-  say "compiling pulumi-language-yaml v$yaml_version (a couple of minutes after the CLI)"
+  say "compiling pulumi-language-yaml v$yaml_version (a few minutes after the CLI)"
   (cd "$work" && go build -trimpath \
     -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$yaml_version" \
     -o "$bin/pulumi-language-yaml.tmp" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml)
   mv "$bin/pulumi-language-yaml.tmp" "$bin/pulumi-language-yaml"
-  echo "yaml v$yaml_version, pulumi v$version" > "$bin/.pulumi-language-yaml.stamp"
+  echo "$yaml_stamp" > "$bin/.pulumi-language-yaml.stamp"
   say "built $bin/pulumi-language-yaml"
 fi
 

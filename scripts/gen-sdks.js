@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * Generates native-sdks/ (the SDKs of the native provider plugin, issue 14) from schema.json with the engine's own
- * generator: `pulumi package gen-sdk schema.json --language <nodejs|go>` under our offline engine
+ * generator: `pulumi package gen-sdk schema.json --language <nodejs|go|python>` under our offline engine
  * (scripts/pulumi-env.sh; the generators run in our language hosts, scripts/engine/langhost).
  *
- *   npm run sdks                              # rewrites native-sdks/{nodejs,go} and native-sdks/README.md
+ *   npm run sdks                              # rewrites native-sdks/{nodejs,go,python} and native-sdks/README.md
  *   node scripts/gen-sdks.js --out <dir>      # the same into another directory
  *   node scripts/gen-sdks.js --check          # exits 1, listing the files, if native-sdks/ differs from what the
  *                                             # current schema.json generates (test/e2e/native-sdks.e2e.test.ts)
@@ -25,7 +25,7 @@ const path = require("node:path");
 const root = path.resolve(__dirname, "..");
 const schemaPath = path.join(root, "schema.json");
 const defaultOut = path.join(root, "native-sdks");
-const languages = ["nodejs", "go"];
+const languages = ["nodejs", "go", "python"];
 
 const readme = `# native-sdks — GENERATED, do not edit
 
@@ -38,6 +38,7 @@ fails when this directory differs from what the current schema.json generates.
 | --- | --- |
 | \`nodejs/\` | the TypeScript SDK, npm package \`pulumi-platform-native\` |
 | \`go/\` | the Go SDK, module \`github.com/pulumi-platform/native-sdks/go\`, packages under \`.../go/platform\` |
+| \`python/\` | the Python SDK, package \`pulumi_platform_native\` (typed: \`py.typed\`); \`bash scripts/python-env.sh --sdk\` builds its wheel |
 
 Not to be confused with \`pulumi-platform\` (the dynamic-provider package at the repository root) or \`sdk/\` (the
 typed API client).

@@ -52,8 +52,11 @@ if [ "${1:-}" = --sdk ]; then
     "$venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
       -w "$cache/dist" "$cache/sdk-build" >&2
     rm -rf "$cache/sdk-build"
+    # Forced, since its version does not change from one generation to the next; then once more for its
+    # dependencies (parver, semver) from the index, with pulumi kept as pinned above.
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall \
       "$cache"/dist/*.whl >&2
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$cache"/dist/*.whl "pulumi==$version" >&2
     echo "$stamp" > "$venv/.sdk-stamp"
     say "installed $(cd "$cache/dist" && ls -- *.whl) in $venv"
   fi

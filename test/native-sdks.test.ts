@@ -29,3 +29,14 @@ test("the generated package's names are not the dynamic package's or the API cli
   expect(manifest.name).toBe("pulumi-platform-native");
   expect(goMod).toMatch(/^module github\.com\/pulumi-platform\/native-sdks\/go$/m);
 });
+
+test("the generated Python package is typed and says which plugin it needs", () => {
+  const pkg = path.join(repoRoot, "native-sdks", "python", "pulumi_platform_native");
+  const plugin = JSON.parse(fs.readFileSync(path.join(pkg, "pulumi-plugin.json"), "utf8")) as {
+    resource: boolean;
+    name: string;
+  };
+
+  expect(fs.existsSync(path.join(pkg, "py.typed"))).toBe(true);
+  expect(plugin).toMatchObject({ resource: true, name: "platform" });
+});

@@ -1,7 +1,8 @@
 /**
  * native-sdks/ (the native plugin's SDKs, issue 14) against its sources: it must be exactly what `npm run sdks`
  * generates from the current schema.json (gen-sdk runs in our engine's language hosts, hence this suite), and
- * examples/go must build against the generated Go SDK. The TypeScript SDK's compile check is a unit test
+ * examples/go must build against the generated Go SDK, and the Python SDK must build as a wheel that installs and
+ * imports in the environment scripts/python-env.sh makes. The TypeScript SDK's compile check is a unit test
  * (test/native-sdks.test.ts): it needs no engine.
  */
 import { spawnSync } from "node:child_process";
@@ -10,6 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { engineBinDir, repoRoot } from "./harness";
+import { pythonEnvironment } from "./python-env";
 
 jest.setTimeout(300_000);
 
@@ -54,6 +56,28 @@ describe("native-sdks/", () => {
     expect({ status: build.status, error: build.error?.message, stderr: build.stderr }).toEqual({
       status: 0,
       error: undefined,
+      stderr: "",
+    });
+  });
+
+  test("the Python SDK builds as a typed wheel that installs and imports", () => {
+    const venv = pythonEnvironment();
+    const check = spawnSync(
+      path.join(venv, "bin", "python"),
+      [
+        "-c",
+        [
+          "import importlib.resources, pulumi_platform_native as p",
+          "print(p.iam.Group.__name__, p.iam.get_role_output.__name__)",
+          "print(importlib.resources.files('pulumi_platform_native').joinpath('py.typed').is_file())",
+        ].join("; "),
+      ],
+      { cwd: scratch, encoding: "utf8", timeout: 120_000 },
+    );
+
+    expect({ status: check.status, stdout: check.stdout, stderr: check.stderr }).toEqual({
+      status: 0,
+      stdout: "Group get_role_output\nTrue\n",
       stderr: "",
     });
   });
