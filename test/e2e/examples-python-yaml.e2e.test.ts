@@ -1,0 +1,125 @@
+/**
+ * examples/python (on the generated Python SDK, native-sdks/python, installed from its wheel) and examples/yaml (no
+ * SDK: the plugin's schema) under the real engine, through the native plugin pulumi-resource-platform (installed
+ * from its tarball into each stack's PULUMI_HOME) and our Python host or upstream's YAML host, against an
+ * in-process emulator: what the quick start does (folders, a team, a workload identity, a custom role, bindings, a
+ * role looked up by name), then a clean preview, a change behind Pulumi's back that refresh shows and up reverts,
+ * destroy. Then `pulumi import` prints the imported resource in the project's language.
+ *
+ * The plugin tarball is built by `npm run plugin` (test/e2e/plugin-tarball.ts), the Python environment by
+ * scripts/python-env.sh (test/e2e/python-env.ts), both cached across suites.
+ */
+import { startEmulator, type Emulator } from "../../emulator";
+import { PulumiStack } from "./harness";
+import { buildPluginTarball, installPlugin } from "./plugin-tarball";
+import { pythonEnvironment } from "./python-env";
+
+jest.setTimeout(600_000);
+
+let tarball: string;
+beforeAll(() => {
+  tarball = buildPluginTarball();
+});
+
+describe.each([
+  {
+    language: "python",
+    env: (): Record<string, string> => ({ VIRTUAL_ENV: pythonEnvironment() }),
+    imported: [`legacy = platform.iam.Group("legacy",`, `name="legacy-python",`],
+  },
+  {
+    language: "yaml",
+    env: (): Record<string, string> => ({}),
+    imported: [`type: platform:iam:Group`, `name: legacy-yaml`],
+  },
+])("examples/$language through the native plugin", ({ language, env, imported }) => {
+  let emulator: Emulator;
+  let stack: PulumiStack;
+
+  beforeAll(async () => {
+    emulator = await startEmulator();
+    stack = await PulumiStack.create({
+      programDir: `examples/${language}`,
+      config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
+      secrets: { "platform:token": emulator.token },
+      env: env(),
+    });
+    await installPlugin(stack, tarball);
+  });
+
+  afterAll(async () => {
+    await stack?.destroy({ allowFailure: true });
+    await stack?.cleanup();
+    await emulator?.close();
+  });
+
+  test("up lays out the folders, the identity, the custom role and the bindings", async () => {
+    const result = await stack.up();
+    expect(result.stdout).toMatch(/\+ 8 created/); // 7 resources and the stack
+
+    const outputs = await stack.outputs();
+    const engineering = await emulator.client.groups.get(outputs["engineeringUid"] as string);
+    expect(engineering).toMatchObject({ name: "engineering", description: "Product engineering" });
+    const team = await emulator.client.groups.get(outputs["teamUid"] as string);
+    expect(team).toMatchObject({ name: "team-a", description: "Team A" });
+    expect(team.uid.startsWith(`${engineering.uid}/`)).toBe(true);
+    const deployer = await emulator.client.roles.get(outputs["deployerRoleUid"] as string);
+    expect(deployer.capabilities).toEqual(["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"]);
+    expect(outputs["viewerRoleUid"]).toMatch(/^[0-9a-f]{40}$/);
+    const [deploys, views] = (outputs["bindings"] as string[]).map((uid) =>
+      emulator.client.roleBindings.get(uid),
+    );
+    expect(await deploys).toMatchObject({
+      group: { uid: engineering.uid },
+      identity: { uid: outputs["ciIdentityUid"] },
+      role: { uid: deployer.uid },
+    });
+    expect(await views).toMatchObject({
+      group: { uid: team.uid },
+      identity: { uid: outputs["ciIdentityUid"] },
+      role: { uid: outputs["viewerRoleUid"], name: "viewer" },
+    });
+    const { text } = await stack.exportState();
+    expect(text).not.toContain(emulator.token);
+  });
+
+  test("a preview right after up expects no changes", async () => {
+    await stack.preview();
+  });
+
+  test("refresh shows a change made behind Pulumi's back, and up puts it back", async () => {
+    const uid = (await stack.outputs())["teamUid"] as string;
+    await emulator.client.groups.update(uid, { description: "changed by hand" });
+
+    await stack.refresh();
+    const preview = await stack.preview({ expectNoChanges: false });
+    expect(preview.stdout).toMatch(/~ 1 to update/);
+    await stack.up();
+
+    expect((await emulator.client.groups.get(uid)).description).toBe("Team A");
+    await stack.preview();
+  });
+
+  test("destroy deletes every object", async () => {
+    const uid = (await stack.outputs())["engineeringUid"] as string;
+    await stack.destroy();
+
+    await expect(emulator.client.groups.get(uid)).rejects.toThrow();
+    const { state } = await stack.exportState();
+    expect(state.deployment.resources ?? []).toEqual([]);
+  });
+
+  test(`pulumi import prints ${language} for this project`, async () => {
+    const group = await emulator.client.groups.create(emulator.orgUid, {
+      name: `legacy-${language}`,
+      description: "By hand",
+    });
+
+    const result = await stack.run([
+      ...["import", "platform:iam:Group", "legacy", group.uid, "--yes", "--protect=false"],
+    ]);
+
+    expect(result.stdout).toMatch(/= 1 imported/);
+    for (const line of imported) expect(result.stdout).toContain(line);
+  });
+});
