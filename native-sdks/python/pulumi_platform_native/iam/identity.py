@@ -169,7 +169,7 @@ class Identity(pulumi.CustomResource):
                  static_keys: pulumi.Input[Optional[Union['IdentityStaticKeysArgs', 'IdentityStaticKeysArgsDict']]] = None,
                  __props__=None):
         """
-        A workload identity that an OIDC token matching claimMatch can assume through token exchange.
+        A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -189,7 +189,7 @@ class Identity(pulumi.CustomResource):
                  args: IdentityArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A workload identity that an OIDC token matching claimMatch can assume through token exchange.
+        A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).
 
         :param str resource_name: The name of the resource.
         :param IdentityArgs args: The arguments to use to populate this resource's properties.
