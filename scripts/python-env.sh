@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Provides the Python side of the engine (our Python language host runs programs with it): a virtual environment
-# with the real `pulumi` package from the Python package index at the engine's version, cached outside the repo
-# beside the engine, and, with --sdk, the generated Python SDK (native-sdks/python) built as a wheel with
-# `pip wheel` and installed in it. Nothing is installed outside that environment. Progress goes to stderr; the
+# with the real `pulumi` package from the Python package index at the engine's version and the build tools (build,
+# setuptools, wheel: what scripts/release.js builds the SDK's wheel and sdist with), cached outside the repo beside
+# the engine, and, with --sdk, the generated Python SDK (native-sdks/python) built as a wheel and installed in it. Nothing is installed outside that environment. Progress goes to stderr; the
 # LAST line on stdout is the virtual environment's directory (use it as Pulumi.yaml's runtime.options.virtualenv).
 #
 #   bash scripts/python-env.sh           # the environment with pulumi==<engine version>
@@ -28,13 +28,15 @@ mkdir -p "$cache"
 exec 9>"$cache/.lock"
 command -v flock >/dev/null 2>&1 && flock 9
 
-# 1. The environment and the SDK runtime, once per version and Python (a changed Python makes a new one).
-want="pulumi==$version on $("$python" -c 'import sys; print(sys.version.split()[0])')"
+# 1. The environment, the SDK runtime and the build tools, once per version and Python (a changed Python or tool
+#    list makes a new one).
+tools=("pulumi==$version" "build==1.6.1" "wheel==0.48.0" "setuptools>=65")
+want="${tools[*]} on $("$python" -c 'import sys; print(sys.version.split()[0])')"
 if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$want" ]; then
   rm -rf "$venv"
   say "creating $venv with $want (downloads ~20 packages the first time)"
   "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pulumi==$version" >&2
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${tools[@]}" >&2
   echo "$want" > "$venv/.stamp"
 fi
 
@@ -49,8 +51,7 @@ if [ "${1:-}" = --sdk ]; then
     # Built from a copy: setuptools writes build/ and *.egg-info into the source tree, which is generated code.
     cp -r "$sdk" "$cache/sdk-build"
     say "building the Python SDK's wheel from $sdk"
-    "$venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
-      -w "$cache/dist" "$cache/sdk-build" >&2
+    "$venv/bin/python" -m build --no-isolation --wheel --outdir "$cache/dist" "$cache/sdk-build" > /dev/null
     rm -rf "$cache/sdk-build"
     # Forced, since its version does not change from one generation to the next; then once more for its
     # dependencies (parver, semver) from the index, with pulumi kept as pinned above.

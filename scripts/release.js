@@ -11,8 +11,9 @@
  *                                                            its package.json beside the .js (npm install <file>)
  *   goproxy/github.com/pulumi-platform/native-sdks/go/@v/    the Go SDK as a module proxy serves it: list,
  *                                                            v<v>.info, v<v>.mod, v<v>.zip (GOPROXY=file://<dir>/goproxy)
- *   *.whl, *.tar.gz of the Python SDK                        when native-sdks/python exists (python -m build, from
- *                                                            PULUMI_PLATFORM_PYTHON, else <repo>/.venv, else python3)
+ *   *.whl of the Python SDK                                  when native-sdks/python exists (python -m build, with
+ *                                                            PULUMI_PLATFORM_PYTHON, else the environment
+ *                                                            scripts/python-env.sh makes, which has the build tools)
  *   schema.json                                              the plugin's schema
  *   SHA256SUMS                                               `sha256sum -c SHA256SUMS` in the folder checks them all
  *
@@ -280,26 +281,44 @@ function goModule(out, mtime) {
   return dir;
 }
 
-/** The Python SDK's wheel and sdist, when there is one. */
+/** The virtual environment scripts/python-env.sh makes (cached; the last line it prints). */
+function pythonEnvironment() {
+  const stdout = execFileSync("bash", [path.join(root, "scripts", "python-env.sh")], {
+    cwd: root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return stdout.trim().split("\n").pop();
+}
+
+/**
+ * The Python SDK's wheel, when there is one. Built from a copy (setuptools writes build/ and *.egg-info beside the
+ * sources, which are generated and drift-checked). No sdist: its gzip header carries the build time, so two builds
+ * would differ.
+ */
 function pythonSdk(out, mtime) {
   const source = path.join(root, "native-sdks", "python");
   if (!fs.existsSync(source)) {
-    say("no native-sdks/python: no Python wheel or sdist in this release");
+    say("no native-sdks/python: no Python wheel in this release");
     return [];
   }
-  const venvPython = path.join(root, ".venv", process.platform === "win32" ? "Scripts" : "bin", "python");
-  const python =
-    process.env["PULUMI_PLATFORM_PYTHON"] || (fs.existsSync(venvPython) ? venvPython : "python3");
-  const before = new Set(fs.readdirSync(out));
-  // No isolation: the build backend comes from that Python's environment, so nothing is downloaded.
-  run(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", out, source], {
-    env: { ...process.env, SOURCE_DATE_EPOCH: String(mtime) },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  return fs
-    .readdirSync(out)
-    .filter((f) => !before.has(f))
-    .map((f) => path.join(out, f));
+  const python = process.env["PULUMI_PLATFORM_PYTHON"] || path.join(pythonEnvironment(), "bin", "python");
+  const copy = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "pulumi-platform-python-sdk-"));
+  try {
+    fs.cpSync(source, copy, { recursive: true });
+    const before = new Set(fs.readdirSync(out));
+    // No isolation: the build backend comes from that Python's environment, so nothing is downloaded.
+    run(python, ["-m", "build", "--no-isolation", "--wheel", "--outdir", out, copy], {
+      env: { ...process.env, SOURCE_DATE_EPOCH: String(mtime) },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    return fs
+      .readdirSync(out)
+      .filter((f) => !before.has(f))
+      .map((f) => path.join(out, f));
+  } finally {
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
 }
 
 /** SHA256SUMS over every file in `out` (paths relative to it, sorted), in `sha256sum -c`'s format. */

@@ -12,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { PulumiStack, repoRoot } from "./harness";
 import { installPlugin, pluginVersion as version } from "./plugin-tarball";
+import { pythonEnvironment } from "./python-env";
 
 jest.setTimeout(900_000);
 
@@ -146,6 +147,36 @@ describe("npm run release", () => {
       { encoding: "utf8", env: { ...process.env, NODE_PATH: path.join(repoRoot, "node_modules") } },
     );
     expect(loaded.trim()).toBe("function function");
+  });
+
+  it("the Python wheel installs beside pulumi and imports, typed, with the plugin's version", () => {
+    const wheel = path.join(first, `pulumi_platform_native-${version}-py3-none-any.whl`);
+    const target = fs.mkdtempSync(path.join(scratch, "python-"));
+    const python = path.join(pythonEnvironment(), "bin", "python");
+    execFileSync(python, ["-m", "pip", "install", "--quiet", "--no-deps", "--target", target, wheel], {
+      stdio: ["ignore", "ignore", "inherit"],
+      timeout: 120_000,
+    });
+
+    const check = spawnSync(
+      python,
+      [
+        "-c",
+        [
+          "import importlib.resources, json, pulumi_platform_native as p",
+          "files = importlib.resources.files('pulumi_platform_native')",
+          "print(p.iam.Group.__name__, files.joinpath('py.typed').is_file())",
+          "print(json.loads(files.joinpath('pulumi-plugin.json').read_text())['version'])",
+        ].join("; "),
+      ],
+      { cwd: scratch, encoding: "utf8", env: { ...process.env, PYTHONPATH: target }, timeout: 120_000 },
+    );
+
+    expect({ status: check.status, stdout: check.stdout, stderr: check.stderr }).toEqual({
+      status: 0,
+      stdout: `Group True\n${version}\n`,
+      stderr: "",
+    });
   });
 
   it("the Go module downloads from the release folder as a module proxy", () => {
