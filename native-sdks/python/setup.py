@@ -24,7 +24,11 @@ setup(name='pulumi_platform_native',
       description="Pulumi resources and data sources for the Platform Management API v2beta1, served by the provider plugin pulumi-resource-platform.",
       long_description=readme(),
       long_description_content_type='text/markdown',
-      keywords='pulumi platform iam registry vulnerabilities category/utility',
+      keywords='pulumi platform iam registry vulnerabilities kind/native category/utility',
+      url='https://github.com/pulumi-platform/pulumi-platform',
+      project_urls={
+          'Repository': 'https://github.com/pulumi-platform/pulumi-platform'
+      },
       license='Apache-2.0',
       packages=find_packages(),
       package_data={
