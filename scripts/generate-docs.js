@@ -182,7 +182,11 @@ function installationPage(schema, readmeText) {
     `- TypeScript/JavaScript: \`npm install pulumi-platform-native-${v}.tgz\` (the package \`${schema.language.nodejs.packageName}\`).`,
     `- Go: the module \`github.com/pulumi-platform/native-sdks/go\` at \`v${v}\`, served from the release's`,
     `  \`goproxy/\` folder: \`GOPROXY=file://<release>/goproxy,https://proxy.golang.org go get github.com/pulumi-platform/native-sdks/go@v${v}\`.`,
-    ...(python ? [`- Python: \`pip install pulumi_platform-${v}-py3-none-any.whl\`.`] : []),
+    ...(python
+      ? [
+          `- Python: \`pip install ${schema.language.python.packageName}-${v}-py3-none-any.whl\` (the package \`${schema.language.python.packageName}\`).`,
+        ]
+      : []),
     "- YAML: nothing to install; the plugin's schema describes every type.",
     "",
     "## Configuration",
