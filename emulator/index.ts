@@ -13,10 +13,8 @@ import type { AddressInfo } from "node:net";
 import { createClock } from "./clock";
 import { Faults, validateFaultRule, type FaultRule } from "./faults";
 import { OidcIssuer, type MintOptions } from "./oidc";
-import { controlRoutes, type Control } from "./routes/control";
-import { iamRoutes } from "./routes/iam";
-import { registryRoutes } from "./routes/registry";
-import { stsRoutes } from "./routes/sts";
+import type { Control } from "./routes/control";
+import { routeTable } from "./routes/table";
 import { buildServer } from "./server";
 import { Service, type LoggedRequest, type SeedCounts } from "./service";
 import { MemoryStore } from "./store";
@@ -132,7 +130,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const app = buildServer({
     svc,
     faults,
-    routes: [...controlRoutes(control), ...stsRoutes(), ...iamRoutes(), ...registryRoutes()],
+    routes: routeTable(control),
     onRequestLogged: (entry) => {
       log.push(entry);
       if (log.length > 10_000) log.splice(0, log.length - 10_000);

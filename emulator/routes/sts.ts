@@ -1,5 +1,5 @@
 /**
- * The test OIDC issuer ({url}/oidc) and token exchange ({url}/sts/exchange).
+ * Token exchange ({url}/sts/exchange): an ID token for a short-lived API token of the identity it may assume.
  *
  * Exchange rules (documented in emulator/README.md): GET or POST, parameters in the query or in an
  * `application/x-www-form-urlencoded` body (the Go SDK's HTTP/1 path), `aud` repeatable. The bearer must be an
@@ -17,7 +17,7 @@ import { EXCHANGED_TOKEN_LIFETIME_MS } from "../api-tokens";
 import { claimMatchAccepts } from "../claim-match";
 import { badField, permissionDenied, unauthenticated } from "../errors";
 import type { Query } from "../listing";
-import { FormBody, type Route, type RouteContext } from "./types";
+import { FormBody, type RouteContext } from "./types";
 
 function sameService(aud: string, url: string): boolean {
   const strip = (s: string): string => s.replace(/\/+$/, "");
@@ -86,7 +86,8 @@ function staticKeysAccept(
     : audiences.some((a) => sameService(a, url));
 }
 
-async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
+/** GET and POST /sts/exchange. */
+export async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
   const params = exchangeParameters(ctx);
   for (const name of UNSUPPORTED_PARAMETERS) {
     if ((params.get(name) ?? []).some((v) => v !== ""))
@@ -138,19 +139,4 @@ async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
     fields: { ...identity!.fields, lastSeenTime: ctx.svc.now() },
   });
   return { token, expiry: new Date(expiresAt).toISOString() };
-}
-
-export function stsRoutes(): Route[] {
-  const handler = (ctx: RouteContext): Promise<Record<string, unknown>> => exchange(ctx);
-  return [
-    { method: "GET", url: "/sts/exchange", auth: false, formBody: true, handler },
-    { method: "POST", url: "/sts/exchange", auth: false, formBody: true, handler },
-    {
-      method: "GET",
-      url: "/oidc/.well-known/openid-configuration",
-      auth: false,
-      handler: (ctx) => ctx.svc.issuer.discovery(),
-    },
-    { method: "GET", url: "/oidc/jwks", auth: false, handler: (ctx) => ctx.svc.issuer.jwks() },
-  ];
 }
