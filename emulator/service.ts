@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { Access, builtinRoleByName, type Caller } from "./access";
-import { ApiTokens, USER_TOKEN_LIFETIME_MS } from "./api-tokens";
+import { ApiTokens, EXCHANGED_TOKEN_LIFETIME_MS, USER_TOKEN_LIFETIME_MS } from "./api-tokens";
 import type { Clock } from "./clock";
 import { GROUP_NAME_PATTERN, UID_SEGMENT_PATTERN } from "../sdk/schemas/common";
 import { ApiFailure, badField, fromZod, invalidArgument } from "./errors";
@@ -52,13 +52,15 @@ export class Service {
   readonly lister = new Lister();
   /** Signs and verifies API tokens (JWTs). */
   readonly tokens: ApiTokens;
+  /** How long an exchanged token lives on the emulator clock (spec, Limits: one hour). */
+  exchangedTokenLifetimeMs = EXCHANGED_TOKEN_LIFETIME_MS;
 
   constructor(
     readonly store: Store,
     readonly clock: Clock,
     readonly issuer: OidcIssuer,
   ) {
-    this.access = new Access(store);
+    this.access = new Access(store, clock);
     this.tokens = ApiTokens.load(store, clock);
   }
 

@@ -242,6 +242,7 @@ export function createHandler(spec: ResourceSpec) {
       ...(create.uid ? { uid: create.uid(parentUid, ctx) } : {}),
       ...(create.updateTime === false ? { updateTime: false } : {}),
     });
+    ctx.svc.access.created(spec.kind, object.uid);
     const wire = spec.toWire(object, ctx);
     return create.respond ? create.respond(wire, object, ctx) : wire;
   };

@@ -96,5 +96,10 @@ export function createOrganization(ctx: RouteContext): unknown {
   }
   refuseUnknownFields(ctx.body, GroupCreate, "group", groups.create?.ignored);
   const body = ctx.svc.parseBody(GroupCreate, ctx.body);
-  return groups.toWire(ctx.svc.createOrganization(ctx.caller, body), ctx);
+  const organization = ctx.svc.createOrganization(ctx.caller, body);
+  // The organization and its creator's owner binding propagate like any new group and binding.
+  ctx.svc.access.created("groups", organization.uid);
+  for (const binding of ctx.svc.store.children("roleBindings", organization.uid))
+    ctx.svc.access.created("roleBindings", binding.uid);
+  return groups.toWire(organization, ctx);
 }

@@ -4,7 +4,7 @@
  * the caller cannot see reads exactly like a missing one.
  */
 import { ancestorsOrSelf, builtinRole } from "../access";
-import { badField, permissionDenied } from "../errors";
+import { badField, notFound, permissionDenied } from "../errors";
 import { parentOfUid } from "./crud";
 import type { RouteContext } from "./types";
 
@@ -22,6 +22,8 @@ export function requireRole(ctx: RouteContext, roleUid: string, groupUid: string
     : undefined;
   if (role === undefined || role.parent !== position)
     throw badField(field, `${field} ${roleUid} does not name a role`);
+  // A role created moments ago is not yet effective (propagation delay): what depends on it is not found yet.
+  if (ctx.svc.access.pending(roleUid)) throw notFound(`role ${roleUid}`);
   if (!ancestorsOrSelf(groupUid).includes(role.parent))
     throw badField(
       field,

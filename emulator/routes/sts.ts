@@ -137,7 +137,7 @@ export async function exchange(ctx: RouteContext): Promise<Record<string, unknow
   const { token, expiresAt } = ctx.svc.tokens.mint({
     subject: identityUid,
     audience,
-    lifetimeMs: EXCHANGED_TOKEN_LIFETIME_MS,
+    lifetimeMs: ctx.svc.exchangedTokenLifetimeMs,
   });
   ctx.svc.store.put("identities", {
     ...identity!,
