@@ -202,10 +202,13 @@ export class Service {
         if (this.store.get("groups", entry.uid) !== undefined)
           throw badField(`groups[${i}].uid`, `groups[${i}].uid ${entry.uid} already exists`);
       }
+      if (entry.verified !== undefined && typeof entry.verified !== "boolean")
+        throw badField(`groups[${i}].verified`, `groups[${i}].verified must be a boolean`);
+      // Only the service's staff verify a group; seeding stands in for them.
       const fields = {
         name: entry.name,
         description: typeof entry.description === "string" ? entry.description : "",
-        verified: false,
+        verified: entry.verified === true,
       };
       this.insert("groups", parent, fields, typeof entry.uid === "string" ? { uid: entry.uid } : {});
       counts.groups++;
