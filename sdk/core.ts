@@ -7,13 +7,16 @@
  * Also the shared list/update plumbing: query spelling (the spec's snake_case), page validation, update masks.
  * The token exchange and its cache are ./token-exchange.ts; this module only sends the exchange's request.
  *
- * May import: undici, zod, ./errors, ./retry, ./config, ./pagination, ./schemas, ./token-exchange, ./version.
+ * May import: undici, zod, ./errors, ./retry, ./config, ./pagination, ./propagation, ./schemas, ./token-exchange,
+ * ./version.
  */
 import type { Dispatcher, Pool } from "undici";
 import type { z } from "zod";
 import type { ResolvedConfig } from "./config";
+import { ENV_VARS } from "./config";
 import {
   ConnectionError,
+  ExpiredTokenError,
   PlatformError,
   RequestError,
   ResponseValidationError,
@@ -25,10 +28,24 @@ import {
   type ValidationIssue,
 } from "./errors";
 import { PagePromise } from "./pagination";
-import { isIdempotentMethod, parseRetryAfter, withRetry } from "./retry";
+import { isIdempotentMethod, parseRetryAfter, sleep, withRetry } from "./retry";
 import type { ListPage } from "./schemas/common";
 import type { ExchangeResponse } from "./schemas/sts";
-import { TokenSource, exchangeRequest, exchangedToken, type ExchangedToken } from "./token-exchange";
+import {
+  isPropagationError,
+  processCreatedObjects,
+  propagates,
+  propagationDelay,
+  requestNames,
+  withNote,
+} from "./propagation";
+import {
+  TokenSource,
+  exchangeRequest,
+  exchangedToken,
+  jwtTimes,
+  type ExchangedToken,
+} from "./token-exchange";
 import { SDK_VERSION } from "./version";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
@@ -50,6 +67,16 @@ export function resourcePath(collection: string, uid?: string): string {
     throw new RequestError(`${collection}: ${JSON.stringify(uid)} is not a uid (empty or dot segment)`);
   }
   return `${collection}/${segments.map(encodeURIComponent).join("/")}`;
+}
+
+/** The uid a resource path names: what follows `/<api>/<version>/<collection>/`, decoded ("" for none). */
+export function uidOfPath(path: string): string {
+  const segments = path.split("/").slice(4);
+  try {
+    return segments.map(decodeURIComponent).join("/");
+  } catch {
+    return segments.join("/");
+  }
 }
 
 /** Query names that are not plain camelCase-to-snake_case conversions. */
@@ -189,8 +216,45 @@ export class Core {
     this.tokens = new TokenSource(config, (oidcToken) => this.exchange(oidcToken));
   }
 
-  /** One API call: authenticated, retried when safe, parsed. */
+  /**
+   * One API call: authenticated, retried when safe, parsed. A NotFound or PermissionDenied on a request that names
+   * an object this process created within `propagationWindowMs` is retried until the window closes (./propagation.ts);
+   * a successful create is remembered for that.
+   */
   async request<S extends z.ZodType | undefined>(spec: RequestSpec<S>): Promise<Result<S>> {
+    const started = this.config.now();
+    for (let retry = 0; ; retry++) {
+      try {
+        const result = await this.attempt(spec);
+        if (spec.method === "POST" && propagates(spec.path)) this.recordCreated(result);
+        if (spec.method === "DELETE") processCreatedObjects.forget(uidOfPath(spec.path));
+        return result;
+      } catch (error) {
+        if (!isPropagationError(error) || this.config.propagationWindowMs <= 0) throw this.explained(error);
+        const names = requestNames(spec.path, spec.query, spec.body);
+        const now = this.config.now();
+        // A create depends on everything it names (its parent group, a role it binds); a read, update or delete
+        // on the object itself, so only when this process created that object (and has not deleted it).
+        const pending =
+          spec.method === "POST"
+            ? processCreatedObjects.dependency(names, now, this.config.propagationWindowMs)
+            : processCreatedObjects.recent(uidOfPath(spec.path), now, this.config.propagationWindowMs);
+        if (pending === undefined) {
+          if (retry === 0) throw error;
+          // Retried, and the window has closed: say so, and how to widen it.
+          throw withNote(error, this.gaveUp(names, now - started, retry));
+        }
+        const wait = Math.min(
+          propagationDelay(retry, this.config.retryBaseDelayMs),
+          pending.createdAt + this.config.propagationWindowMs - now,
+        );
+        await (this.config.sleep ?? sleep)(Math.max(0, wait));
+      }
+    }
+  }
+
+  /** The request with its transient retries and its one re-exchange after a 401. */
+  private async attempt<S extends z.ZodType | undefined>(spec: RequestSpec<S>): Promise<Result<S>> {
     // The token is fetched outside the retry loop: the exchange has retries of its own, and nesting them would
     // multiply the attempts.
     let token = await this.tokens.get();
@@ -211,6 +275,49 @@ export class Core {
         token = await this.tokens.get();
         return await send();
       }
+    });
+  }
+
+  /** Remembers the uid a create answered with, process-wide (see ./propagation.ts). */
+  private recordCreated(result: unknown): void {
+    const uid = (result as { uid?: unknown } | undefined)?.uid;
+    if (typeof uid === "string" && uid !== "") processCreatedObjects.record(uid, this.config.now());
+  }
+
+  /** Why the client stopped retrying a NotFound / PermissionDenied on an object of this run. */
+  private gaveUp(names: readonly string[], waitedMs: number, retries: number): string {
+    const window = this.config.propagationWindowMs;
+    const created = processCreatedObjects.dependency(names, this.config.now(), Number.POSITIVE_INFINITY);
+    const what = created === undefined ? "an object this run created" : created.uid;
+    return (
+      `retried ${retries} times over ${Math.round(waitedMs / 100) / 10}s because ${what} was created by this run ` +
+      `and may not have propagated yet; gave up after the propagation window of ${window} ms ` +
+      `(option propagationWindowMs (env ${ENV_VARS.propagationWindowMs}))`
+    );
+  }
+
+  /**
+   * A static token the service refuses as expired becomes an ExpiredTokenError naming the setting to refresh; any
+   * other error is returned as it is.
+   */
+  private explained(error: unknown): unknown {
+    const creds = this.config.credentials;
+    if (!UnauthenticatedError.isInstance(error) || creds.kind !== "token") return error;
+    const exp = jwtTimes(creds.token)?.exp;
+    const expired = (exp !== undefined && exp <= this.config.now()) || /expired/i.test(error.serviceMessage);
+    if (!expired) return error;
+    const when = exp === undefined ? "" : ` at ${new Date(exp).toISOString()}`;
+    return new ExpiredTokenError({
+      method: error.method,
+      path: error.path,
+      httpStatus: error.httpStatus,
+      code: error.code,
+      serviceMessage:
+        `the API token of option token (env ${ENV_VARS.token}) has expired${when}: refresh it there ` +
+        `(a static token is not renewed by the client; a workload identity's exchanged token is); the service said: ${error.serviceMessage}`,
+      details: error.details,
+      requestId: error.requestId,
+      retryAfterMs: error.retryAfterMs,
     });
   }
 
