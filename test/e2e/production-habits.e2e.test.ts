@@ -147,15 +147,19 @@ describe("a token that expires mid-run", () => {
     const bindingCreates = log.filter(
       (r) => r.method === "POST" && r.path.startsWith("/iam/v2beta1/roleBindings/"),
     );
-    // The step that met the expired token was refused once (16), then repeated with a new token.
-    expect(bindingCreates.filter((r) => r.status === 401)).toHaveLength(1);
+    // The steps that met the expired token were refused (16) and repeated with a new token: the first binding,
+    // and the second too when it was in flight at the same moment with the same token (the engine runs them in
+    // parallel). Each binding was created exactly once.
+    const refused = bindingCreates.filter((r) => r.status === 401).length;
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(refused).toBeLessThanOrEqual(2);
     expect(bindingCreates.filter((r) => r.status === 200)).toHaveLength(2);
     const exchanges = log.filter((r) => r.path === "/sts/exchange");
     expect(exchanges.every((r) => r.status === 200)).toBe(true);
     const firstRefusal = log.findIndex((r) => r.status === 401);
     expect(log.slice(firstRefusal).some((r) => r.path === "/sts/exchange")).toBe(true);
     process.stdout.write(
-      `token expiry mid-run: ${exchanges.length} exchanges, 1 refused step repeated, in one up of ${up.durationMs} ms\n`,
+      `token expiry mid-run: ${exchanges.length} exchanges, ${refused} refused step(s) repeated, in one up of ${up.durationMs} ms\n`,
     );
     await stack.preview({ expectNoChanges: true });
   });
