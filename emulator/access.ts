@@ -11,11 +11,20 @@
  *   - no escalation: a caller grants (binds, invites, defaults, or puts into a custom role) only capabilities it
  *     holds itself on that group.
  *
- * May import: ./store, ./errors, node builtins.
+ * Propagation delay (off by default; `propagationDelayMs`, emulator/README.md): like the real service, a group, role
+ * or role binding created through the API is not yet effective for authorization for a while. Until then a
+ * binding grants nothing, a custom role's capabilities count for nothing, and a new group (and everything under it)
+ * is a position nobody sees, so requests that depend on it get 404 or 403, as the real service's users meet.
+ *
+ * May import: ./store, ./errors, ./clock (types), node builtins.
  */
 import { createHash } from "node:crypto";
 import { notFound, permissionDenied } from "./errors";
-import type { Store, StoredObject } from "./store";
+import type { Clock } from "./clock";
+import type { Kind, Store, StoredObject } from "./store";
+
+/** The kinds whose new objects take `propagationDelayMs` to become effective for authorization. */
+const PROPAGATING_KINDS: readonly Kind[] = ["groups", "roles", "roleBindings"];
 
 export interface Caller {
   identityUid: string;
@@ -113,9 +122,47 @@ export class Access {
   private byIdentity = new Map<string, StoredObject[]>();
   private indexedVersion = -1;
 
-  constructor(private readonly store: Store) {}
+  /** New groups, roles and bindings not yet effective: uid → when they become so (emulator clock, ms). */
+  private readonly propagating = new Map<string, number>();
 
+  /** How long a new group, role or role binding takes to become effective; 0 (the default): at once. */
+  propagationDelayMs = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock?: Clock,
+  ) {}
+
+  /** Called when the API creates an object: of a propagating kind, it is not effective until the delay passes. */
+  created(kind: Kind, uid: string): void {
+    if (this.propagationDelayMs <= 0 || this.clock === undefined || !PROPAGATING_KINDS.includes(kind)) return;
+    this.propagating.set(uid, this.clock.now().getTime() + this.propagationDelayMs);
+  }
+
+  /** Is this object (a group, role or binding) still propagating? */
+  pending(uid: string): boolean {
+    if (this.propagating.size === 0) return false;
+    const effectiveAt = this.propagating.get(uid);
+    if (effectiveAt === undefined) return false;
+    if (this.clock!.now().getTime() < effectiveAt) return true;
+    this.propagating.delete(uid);
+    return false;
+  }
+
+  /** Is the group `groupUid`, or one above it, still propagating? Then nobody sees that position yet. */
+  private pendingPosition(groupUid: string): boolean {
+    if (this.propagating.size === 0 || groupUid === "") return false;
+    return ancestorsOrSelf(groupUid).some((uid) => this.pending(uid));
+  }
+
+  /** The caller's effective bindings: those still propagating grant nothing yet. */
   private bindingsOf(identityUid: string): StoredObject[] {
+    const all = this.indexedBindingsOf(identityUid);
+    if (this.propagating.size === 0) return all;
+    return all.filter((b) => !this.pending(b.uid) && !this.pendingPosition(b.parent));
+  }
+
+  private indexedBindingsOf(identityUid: string): StoredObject[] {
     if (this.indexedVersion !== this.store.version) {
       this.byIdentity.clear();
       for (const binding of this.store.all("roleBindings")) {
@@ -132,12 +179,14 @@ export class Access {
   roleCapabilities(roleUid: string): string[] {
     const builtinRole = BUILTIN_BY_UID.get(roleUid);
     if (builtinRole !== undefined) return builtinRole.capabilities;
+    if (this.pending(roleUid)) return [];
     const custom = this.store.get("roles", roleUid);
     return (custom?.fields.capabilities as string[] | undefined) ?? [];
   }
 
   capabilitiesOn(caller: Caller, groupUid: string): Set<string> {
     const caps = new Set<string>();
+    if (this.pendingPosition(groupUid)) return caps;
     const ancestors = new Set(ancestorsOrSelf(groupUid));
     for (const binding of this.bindingsOf(caller.identityUid)) {
       if (!ancestors.has(binding.parent)) continue;
@@ -148,7 +197,7 @@ export class Access {
 
   /** Does the caller hold a binding on `groupUid` or above it? Only then may it learn what is there. */
   sees(caller: Caller, groupUid: string): boolean {
-    if (groupUid === "") return false;
+    if (groupUid === "" || this.pendingPosition(groupUid)) return false;
     const ancestors = new Set(ancestorsOrSelf(groupUid));
     return this.bindingsOf(caller.identityUid).some((binding) => ancestors.has(binding.parent));
   }

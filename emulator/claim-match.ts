@@ -122,16 +122,24 @@ function claimMatches(value: unknown, exact: unknown, pattern: unknown): boolean
 
 /**
  * Is a verified ID token's payload accepted by this claimMatch? Issuer and subject rules are required (an
- * identity stored before these rules, without them, is not assumable); audience and extra claims are checked
- * when set.
+ * identity stored before these rules, without them, is not assumable); extra claims are checked when set. The
+ * audience always is: against `audience` / `audiencePattern` when the identity names one, else one of the token's
+ * `aud` values must be the service's own (`isServiceAudience`), so a token minted for another service cannot be
+ * replayed here.
  */
-export function claimMatchAccepts(claimMatch: Rules | undefined, payload: Rules): boolean {
+export function claimMatchAccepts(
+  claimMatch: Rules | undefined,
+  payload: Rules,
+  isServiceAudience: (aud: string) => boolean,
+): boolean {
   if (claimMatch === undefined) return false;
   const has = (key: string): boolean => typeof claimMatch[key] === "string" && claimMatch[key] !== "";
   if (!(has("issuer") || has("issuerPattern")) || !(has("subject") || has("subjectPattern"))) return false;
   if (!claimMatches(payload.iss, claimMatch.issuer, claimMatch.issuerPattern)) return false;
   if (!claimMatches(payload.sub, claimMatch.subject, claimMatch.subjectPattern)) return false;
-  if (!claimMatches(payload.aud, claimMatch.audience, claimMatch.audiencePattern)) return false;
+  if (has("audience") || has("audiencePattern")) {
+    if (!claimMatches(payload.aud, claimMatch.audience, claimMatch.audiencePattern)) return false;
+  } else if (!claimValues(payload.aud).some(isServiceAudience)) return false;
   for (const [name, expected] of Object.entries((claimMatch.claims as Rules | undefined) ?? {}))
     if (!claimMatches(payload[name], expected, undefined)) return false;
   for (const [name, pattern] of Object.entries((claimMatch.claimPatterns as Rules | undefined) ?? {}))

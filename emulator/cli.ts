@@ -1,14 +1,25 @@
 #!/usr/bin/env node
 /**
- * platform-emulator [--port N] [--data FILE [--data-sync]] [--seed FILE] [--quiet]
+ * platform-emulator [--port N] [--data FILE [--data-sync]] [--seed FILE] [--quiet] [--propagation-delay-ms N]
+ *                   [--token-lifetime-ms N]
  *
  * Starts the emulator on 127.0.0.1, prints the base URL (token exchange is on the same host), the organization
  * uid and the bootstrap token, then machine-readable PLATFORM_API_URL= / PLATFORM_TOKEN= / PLATFORM_ORG_UID=
  * lines. Logs one line per request (method, path, status, ms; never the Authorization header). Stops on
  * SIGINT/SIGTERM. --quiet drops the per-request lines (benchmarks). --data-sync waits for the disk before answering
- * each write (see EmulatorOptions.dataSync).
+ * each write (see EmulatorOptions.dataSync). --propagation-delay-ms and --token-lifetime-ms are the library's
+ * propagationDelayMs and tokenLifetimeMs (emulator/README.md).
  */
 import { startEmulator, type EmulatorOptions } from "./index";
+
+const USAGE =
+  "usage: platform-emulator [--port N] [--data FILE [--data-sync]] [--seed FILE] [--quiet] " +
+  "[--propagation-delay-ms N] [--token-lifetime-ms N]";
+
+function integer(flag: string, text: string): number {
+  if (!/^\d+$/.test(text)) throw new Error(`${flag} must be a non-negative integer (ms)`);
+  return Number(text);
+}
 
 function parseArgs(argv: string[]): EmulatorOptions {
   const options: EmulatorOptions = { host: "127.0.0.1", logger: (line) => process.stdout.write(`${line}\n`) };
@@ -40,14 +51,18 @@ function parseArgs(argv: string[]): EmulatorOptions {
       case "--seed":
         options.seed = value();
         break;
+      case "--propagation-delay-ms":
+        options.propagationDelayMs = integer(flag, value());
+        break;
+      case "--token-lifetime-ms":
+        options.tokenLifetimeMs = integer(flag, value());
+        break;
       case "--quiet":
         delete options.logger;
         break;
       case "--help":
       case "-h":
-        process.stdout.write(
-          "usage: platform-emulator [--port N] [--data FILE [--data-sync]] [--seed FILE] [--quiet]\n",
-        );
+        process.stdout.write(`${USAGE}\n`);
         process.exit(0);
         break;
       default:

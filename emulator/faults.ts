@@ -4,7 +4,7 @@
  * anywhere in the path as before (anchor with ^ and $). May import: re2js.
  */
 import { RE2JS } from "re2js";
-export type FaultAction = "status" | "stall" | "drop" | "applyThenDrop";
+export type FaultAction = "status" | "stall" | "drop" | "applyThenDrop" | "advanceClock";
 
 export interface FaultRule {
   method?: string;
@@ -17,6 +17,11 @@ export interface FaultRule {
   status?: number;
   /** For "stall": how long to wait before handling the request normally. */
   stallMs?: number;
+  /**
+   * For "advanceClock": how far the emulator clock jumps just before the request is handled (normally), as if
+   * that long had passed between the client's previous request and this one (a token expiring mid-run).
+   */
+  advanceMs?: number;
   /** Fire at most this many times, then the rule is spent. */
   times?: number;
 }
@@ -43,10 +48,13 @@ export class FaultRuleError extends Error {
   }
 }
 
-const RULE_MEMBERS = new Set(["method", "path", "rate", "action", "status", "stallMs", "times"]);
+const RULE_MEMBERS = new Set(["method", "path", "rate", "action", "status", "stallMs", "advanceMs", "times"]);
+const ACTIONS = ["status", "stall", "drop", "applyThenDrop", "advanceClock"];
 /** Longest stall: a minute (clients time out long before). */
 export const MAX_STALL_MS = 60_000;
 export const MAX_TIMES = 1_000_000;
+/** Longest clock jump of one advanceClock fault: ten years. */
+export const MAX_FAULT_ADVANCE_MS = 10 * 365 * 24 * 3600 * 1000;
 
 function integerIn(r: Record<string, unknown>, field: string, min: number, max: number): void {
   const value = r[field];
@@ -61,8 +69,8 @@ export function validateFaultRule(rule: unknown): FaultRule {
   const r = rule as Record<string, unknown>;
   for (const key of Object.keys(r))
     if (!RULE_MEMBERS.has(key)) throw new FaultRuleError(key, `${key} is not a member of a fault rule`);
-  if (!["status", "stall", "drop", "applyThenDrop"].includes(r.action as string)) {
-    throw new FaultRuleError("action", 'action must be one of "status", "stall", "drop", "applyThenDrop"');
+  if (!ACTIONS.includes(r.action as string)) {
+    throw new FaultRuleError("action", `action must be one of ${ACTIONS.map((a) => `"${a}"`).join(", ")}`);
   }
   if (r.rate !== undefined && (typeof r.rate !== "number" || !(r.rate >= 0 && r.rate <= 1)))
     throw new FaultRuleError("rate", "rate must be a number in 0..1");
@@ -86,6 +94,9 @@ export function validateFaultRule(rule: unknown): FaultRule {
   } else integerIn(r, "status", 400, 599);
   integerIn(r, "times", 1, MAX_TIMES);
   integerIn(r, "stallMs", 0, MAX_STALL_MS);
+  if (r.action === "advanceClock" && r.advanceMs === undefined)
+    throw new FaultRuleError("advanceMs", `an advanceClock fault needs advanceMs 1..${MAX_FAULT_ADVANCE_MS}`);
+  integerIn(r, "advanceMs", 1, MAX_FAULT_ADVANCE_MS);
   return r as unknown as FaultRule;
 }
 

@@ -13,10 +13,8 @@ import type { AddressInfo } from "node:net";
 import { createClock } from "./clock";
 import { Faults, validateFaultRule, type FaultRule } from "./faults";
 import { OidcIssuer, type MintOptions } from "./oidc";
-import { controlRoutes, type Control } from "./routes/control";
-import { iamRoutes } from "./routes/iam";
-import { registryRoutes } from "./routes/registry";
-import { stsRoutes } from "./routes/sts";
+import type { Control } from "./routes/control";
+import { routeTable } from "./routes/table";
 import { buildServer } from "./server";
 import { Service, type LoggedRequest, type SeedCounts } from "./service";
 import { MemoryStore } from "./store";
@@ -50,6 +48,22 @@ export interface EmulatorOptions {
   clockStart?: Date | string | number;
   /** Seed of the fault-injection PRNG. Default 1. */
   faultSeed?: number;
+  /**
+   * Propagation delay, in ms on the emulator clock: a group, role or role binding created through the API is not
+   * effective for authorization until this long after its creation (requests that depend on it get 404 or 403,
+   * as on the real service). Default 0: effective at once.
+   */
+  propagationDelayMs?: number;
+  /** How long an exchanged token lives, in ms on the emulator clock. Default 3600000 (one hour, as the spec says). */
+  tokenLifetimeMs?: number;
+}
+
+/** A non-negative integer option, or a RangeError naming it. */
+function msOption(value: number | undefined, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer >= ${min} (ms), got ${String(value)}`);
+  return value;
 }
 
 export interface Emulator {
@@ -89,6 +103,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const clock = createClock(options.clockStart, store.meta.clock);
   const issuer = await OidcIssuer.create(store, clock);
   const svc = new Service(store, clock, issuer);
+  svc.access.propagationDelayMs = msOption(options.propagationDelayMs, "propagationDelayMs", 0) ?? 0;
+  svc.exchangedTokenLifetimeMs =
+    msOption(options.tokenLifetimeMs, "tokenLifetimeMs", 1000) ?? svc.exchangedTokenLifetimeMs;
   const seedData = options.seed === undefined ? undefined : loadSeed(options.seed);
   const faults = new Faults(options.faultSeed ?? 1);
   let log: LoggedRequest[] = [];
@@ -132,7 +149,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const app = buildServer({
     svc,
     faults,
-    routes: [...controlRoutes(control), ...stsRoutes(), ...iamRoutes(), ...registryRoutes()],
+    routes: routeTable(control),
     onRequestLogged: (entry) => {
       log.push(entry);
       if (log.length > 10_000) log.splice(0, log.length - 10_000);

@@ -13,6 +13,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Socket } from "node:net";
 import {
+  MAX_TIME_MS,
   MAX_API_COLLECTION,
   MAX_CONTROL_COLLECTION,
   boundViolations,
@@ -286,6 +287,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         }
         if (fault?.action === "stall")
           await new Promise((resolve) => setTimeout(resolve, fault.stallMs ?? 1000));
+        if (fault?.action === "advanceClock") advanceClock(svc, fault.advanceMs ?? 0);
         if (request.body instanceof FormBody && route.formBody !== true) {
           return send(
             reply,
@@ -344,6 +346,13 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     });
   }
   return app;
+}
+
+/** An advanceClock fault: the clock jumps (never past the year 9999), and the data file saves the new reading. */
+function advanceClock(svc: Service, ms: number): void {
+  const room = MAX_TIME_MS - svc.clock.now().getTime();
+  svc.clock.advance(Math.max(0, Math.min(ms, room)));
+  svc.store.markChanged();
 }
 
 function decodeUid(raw: string | undefined): string {

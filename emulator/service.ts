@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { Access, builtinRoleByName, type Caller } from "./access";
-import { ApiTokens, USER_TOKEN_LIFETIME_MS } from "./api-tokens";
+import { ApiTokens, EXCHANGED_TOKEN_LIFETIME_MS, USER_TOKEN_LIFETIME_MS } from "./api-tokens";
 import type { Clock } from "./clock";
 import { GROUP_NAME_PATTERN, UID_SEGMENT_PATTERN } from "../sdk/schemas/common";
 import { ApiFailure, badField, fromZod, invalidArgument } from "./errors";
@@ -52,13 +52,15 @@ export class Service {
   readonly lister = new Lister();
   /** Signs and verifies API tokens (JWTs). */
   readonly tokens: ApiTokens;
+  /** How long an exchanged token lives on the emulator clock (spec, Limits: one hour). */
+  exchangedTokenLifetimeMs = EXCHANGED_TOKEN_LIFETIME_MS;
 
   constructor(
     readonly store: Store,
     readonly clock: Clock,
     readonly issuer: OidcIssuer,
   ) {
-    this.access = new Access(store);
+    this.access = new Access(store, clock);
     this.tokens = ApiTokens.load(store, clock);
   }
 
@@ -200,10 +202,13 @@ export class Service {
         if (this.store.get("groups", entry.uid) !== undefined)
           throw badField(`groups[${i}].uid`, `groups[${i}].uid ${entry.uid} already exists`);
       }
+      if (entry.verified !== undefined && typeof entry.verified !== "boolean")
+        throw badField(`groups[${i}].verified`, `groups[${i}].verified must be a boolean`);
+      // Only the service's staff verify a group; seeding stands in for them.
       const fields = {
         name: entry.name,
         description: typeof entry.description === "string" ? entry.description : "",
-        verified: false,
+        verified: entry.verified === true,
       };
       this.insert("groups", parent, fields, typeof entry.uid === "string" ? { uid: entry.uid } : {});
       counts.groups++;

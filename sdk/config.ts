@@ -2,11 +2,11 @@
  * The client's options and the one precedence rule: explicit option, then environment variable, then default.
  * Blank environment values count as unset. Invalid values fail loudly, naming the option and its env var.
  *
- * May import: ./errors, undici types, ./core (types).
+ * May import: ./errors, undici types, ./token-exchange (types).
  */
 import { availableParallelism } from "node:os";
 import type { Dispatcher } from "undici";
-import type { TokenCache } from "./core";
+import type { TokenCache } from "./token-exchange";
 import { ConfigurationError } from "./errors";
 
 export interface PlatformClientOptions {
@@ -45,6 +45,13 @@ export interface PlatformClientOptions {
   dispatcher?: Dispatcher;
   /** Appended to `pulumi-platform/<version>` in User-Agent. Env PLATFORM_USER_AGENT. No default. */
   userAgent?: string;
+  /**
+   * How long, in ms after this process created an object, a NotFound or PermissionDenied on a request that names
+   * it is taken for propagation (the service takes a while before a new group, role or binding is effective) and
+   * retried; after that the error is final and says so. 0 turns it off. Env PLATFORM_PROPAGATION_WINDOW_MS.
+   * Default 60000.
+   */
+  propagationWindowMs?: number;
   /** Where env values come from. Default process.env. */
   env?: Record<string, string | undefined>;
   /** Clock for token expiry, in ms since the epoch. Default Date.now; tests inject one. */
@@ -68,6 +75,7 @@ export const ENV_VARS = {
   retryBaseDelayMs: "PLATFORM_RETRY_BASE_DELAY_MS",
   retryBudgetMs: "PLATFORM_RETRY_BUDGET_MS",
   maxConnections: "PLATFORM_MAX_CONNECTIONS",
+  propagationWindowMs: "PLATFORM_PROPAGATION_WINDOW_MS",
   userAgent: "PLATFORM_USER_AGENT",
 } as const;
 
@@ -77,6 +85,7 @@ export const DEFAULTS = {
   retryBaseDelayMs: 250,
   retryBudgetMs: 60_000,
   maxConnections: Math.max(16, 4 * availableParallelism()),
+  propagationWindowMs: 60_000,
 } as const;
 
 /** How requests are authenticated. */
@@ -94,6 +103,7 @@ export interface ResolvedConfig {
   retryBaseDelayMs: number;
   retryBudgetMs: number;
   maxConnections: number;
+  propagationWindowMs: number;
   userAgent: string | undefined;
   dispatcher: Dispatcher | undefined;
   now: () => number;
@@ -215,6 +225,7 @@ export function resolveConfig(options: PlatformClientOptions = {}): ResolvedConf
     retryBaseDelayMs: pickInteger(options, env, "retryBaseDelayMs", DEFAULTS.retryBaseDelayMs, 0),
     retryBudgetMs: pickInteger(options, env, "retryBudgetMs", DEFAULTS.retryBudgetMs, 0),
     maxConnections: pickInteger(options, env, "maxConnections", DEFAULTS.maxConnections, 1),
+    propagationWindowMs: pickInteger(options, env, "propagationWindowMs", DEFAULTS.propagationWindowMs, 0),
     userAgent: pickString(options, env, "userAgent"),
     dispatcher: options.dispatcher,
     now: options.now ?? Date.now,

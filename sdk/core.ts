@@ -5,18 +5,18 @@
  *   -> parse the body with its zod schema -> retry idempotent calls -> re-exchange once after a 401.
  *
  * Also the shared list/update plumbing: query spelling (the spec's snake_case), page validation, update masks.
+ * The token exchange and its cache are ./token-exchange.ts; this module only sends the exchange's request.
  *
- * May import: undici, zod, node:fs, ./errors, ./retry, ./config, ./pagination, ./schemas, ./version.
+ * May import: undici, zod, ./errors, ./retry, ./config, ./pagination, ./propagation, ./schemas, ./token-exchange,
+ * ./version.
  */
-import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import type { Dispatcher, Pool } from "undici";
 import type { z } from "zod";
 import type { ResolvedConfig } from "./config";
 import { ENV_VARS } from "./config";
 import {
-  ConfigurationError,
   ConnectionError,
+  ExpiredTokenError,
   PlatformError,
   RequestError,
   ResponseValidationError,
@@ -28,9 +28,24 @@ import {
   type ValidationIssue,
 } from "./errors";
 import { PagePromise } from "./pagination";
-import { isIdempotentMethod, parseRetryAfter, withRetry } from "./retry";
+import { isIdempotentMethod, parseRetryAfter, sleep, withRetry } from "./retry";
 import type { ListPage } from "./schemas/common";
-import { ExchangeResponse } from "./schemas/sts";
+import type { ExchangeResponse } from "./schemas/sts";
+import {
+  isPropagationError,
+  processCreatedObjects,
+  propagates,
+  propagationDelay,
+  requestNames,
+  withNote,
+} from "./propagation";
+import {
+  TokenSource,
+  exchangeRequest,
+  exchangedToken,
+  jwtTimes,
+  type ExchangedToken,
+} from "./token-exchange";
 import { SDK_VERSION } from "./version";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
@@ -52,6 +67,16 @@ export function resourcePath(collection: string, uid?: string): string {
     throw new RequestError(`${collection}: ${JSON.stringify(uid)} is not a uid (empty or dot segment)`);
   }
   return `${collection}/${segments.map(encodeURIComponent).join("/")}`;
+}
+
+/** The uid a resource path names: what follows `/<api>/<version>/<collection>/`, decoded ("" for none). */
+export function uidOfPath(path: string): string {
+  const segments = path.split("/").slice(4);
+  try {
+    return segments.map(decodeURIComponent).join("/");
+  } catch {
+    return segments.join("/");
+  }
 }
 
 /** Query names that are not plain camelCase-to-snake_case conversions. */
@@ -154,7 +179,7 @@ export interface RequestSpec<S extends z.ZodType | undefined> {
 
 type Result<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : void;
 
-interface SendSpec {
+export interface SendSpec {
   baseUrl: string;
   method: HttpMethod;
   path: string;
@@ -191,8 +216,45 @@ export class Core {
     this.tokens = new TokenSource(config, (oidcToken) => this.exchange(oidcToken));
   }
 
-  /** One API call: authenticated, retried when safe, parsed. */
+  /**
+   * One API call: authenticated, retried when safe, parsed. A NotFound or PermissionDenied on a request that names
+   * an object this process created within `propagationWindowMs` is retried until the window closes (./propagation.ts);
+   * a successful create is remembered for that.
+   */
   async request<S extends z.ZodType | undefined>(spec: RequestSpec<S>): Promise<Result<S>> {
+    const started = this.config.now();
+    for (let retry = 0; ; retry++) {
+      try {
+        const result = await this.attempt(spec);
+        if (spec.method === "POST" && propagates(spec.path)) this.recordCreated(result);
+        if (spec.method === "DELETE") processCreatedObjects.forget(uidOfPath(spec.path));
+        return result;
+      } catch (error) {
+        if (!isPropagationError(error) || this.config.propagationWindowMs <= 0) throw this.explained(error);
+        const names = requestNames(spec.path, spec.query, spec.body);
+        const now = this.config.now();
+        // A create depends on everything it names (its parent group, a role it binds); a read, update or delete
+        // on the object itself, so only when this process created that object (and has not deleted it).
+        const pending =
+          spec.method === "POST"
+            ? processCreatedObjects.dependency(names, now, this.config.propagationWindowMs)
+            : processCreatedObjects.recent(uidOfPath(spec.path), now, this.config.propagationWindowMs);
+        if (pending === undefined) {
+          if (retry === 0) throw error;
+          // Retried, and the window has closed: say so, and how to widen it.
+          throw withNote(error, this.gaveUp(names, now - started, retry));
+        }
+        const wait = Math.min(
+          propagationDelay(retry, this.config.retryBaseDelayMs),
+          pending.createdAt + this.config.propagationWindowMs - now,
+        );
+        await (this.config.sleep ?? sleep)(Math.max(0, wait));
+      }
+    }
+  }
+
+  /** The request with its transient retries and its one re-exchange after a 401. */
+  private async attempt<S extends z.ZodType | undefined>(spec: RequestSpec<S>): Promise<Result<S>> {
     // The token is fetched outside the retry loop: the exchange has retries of its own, and nesting them would
     // multiply the attempts.
     let token = await this.tokens.get();
@@ -213,6 +275,49 @@ export class Core {
         token = await this.tokens.get();
         return await send();
       }
+    });
+  }
+
+  /** Remembers the uid a create answered with, process-wide (see ./propagation.ts). */
+  private recordCreated(result: unknown): void {
+    const uid = (result as { uid?: unknown } | undefined)?.uid;
+    if (typeof uid === "string" && uid !== "") processCreatedObjects.record(uid, this.config.now());
+  }
+
+  /** Why the client stopped retrying a NotFound / PermissionDenied on an object of this run. */
+  private gaveUp(names: readonly string[], waitedMs: number, retries: number): string {
+    const window = this.config.propagationWindowMs;
+    const created = processCreatedObjects.dependency(names, this.config.now(), Number.POSITIVE_INFINITY);
+    const what = created === undefined ? "an object this run created" : created.uid;
+    return (
+      `retried ${retries} times over ${Math.round(waitedMs / 100) / 10}s because ${what} was created by this run ` +
+      `and may not have propagated yet; gave up after the propagation window of ${window} ms ` +
+      `(option propagationWindowMs (env ${ENV_VARS.propagationWindowMs}))`
+    );
+  }
+
+  /**
+   * A static token the service refuses as expired becomes an ExpiredTokenError naming the setting to refresh; any
+   * other error is returned as it is.
+   */
+  private explained(error: unknown): unknown {
+    const creds = this.config.credentials;
+    if (!UnauthenticatedError.isInstance(error) || creds.kind !== "token") return error;
+    const exp = jwtTimes(creds.token)?.exp;
+    const expired = (exp !== undefined && exp <= this.config.now()) || /expired/i.test(error.serviceMessage);
+    if (!expired) return error;
+    const when = exp === undefined ? "" : ` at ${new Date(exp).toISOString()}`;
+    return new ExpiredTokenError({
+      method: error.method,
+      path: error.path,
+      httpStatus: error.httpStatus,
+      code: error.code,
+      serviceMessage:
+        `the API token of option token (env ${ENV_VARS.token}) has expired${when}: refresh it there ` +
+        `(a static token is not renewed by the client; a workload identity's exchanged token is); the service said: ${error.serviceMessage}`,
+      details: error.details,
+      requestId: error.requestId,
+      retryAfterMs: error.retryAfterMs,
     });
   }
 
@@ -261,22 +366,9 @@ export class Core {
   }
 
   private exchange(oidcToken: string): Promise<ExchangedToken> {
-    return this.withRetries(true, async () => {
-      const body = (await this.send({
-        baseUrl: this.config.authUrl,
-        method: "GET",
-        path: "/sts/exchange",
-        query: {
-          aud: this.config.apiUrl,
-          identity:
-            this.config.credentials.kind === "exchange" ? this.config.credentials.identity : undefined,
-        },
-        authorization: `Bearer ${oidcToken}`,
-        schema: ExchangeResponse,
-      })) as ExchangeResponse;
-      const expiresAt = body.expiry === undefined ? undefined : Date.parse(body.expiry);
-      return { token: body.token, expiresAt: Number.isNaN(expiresAt) ? undefined : expiresAt };
-    });
+    return this.withRetries(true, async () =>
+      exchangedToken((await this.send(exchangeRequest(this.config, oidcToken))) as ExchangeResponse),
+    );
   }
 
   private dispatcherFor(origin: string): Dispatcher {
@@ -385,180 +477,5 @@ export class Core {
       this.secrets(undefined),
     );
     return new ConnectionError(site, detail, errorCode);
-  }
-}
-
-/** Without an expiry from the service, an exchanged token is used for this long (it is valid one hour). */
-export const TOKEN_REFRESH_AFTER_MS = 55 * 60 * 1000;
-/** With one, it is exchanged again this long before it expires (or at 90% of a shorter lifetime). */
-export const TOKEN_REFRESH_MARGIN_MS = 5 * 60 * 1000;
-
-/** What an exchange returns: the API token and, when the service says, when it expires (ms since the epoch). */
-export interface ExchangedToken {
-  token: string;
-  expiresAt?: number | undefined;
-}
-
-/** The `exp` and `iat` claims of a JWT, in ms; undefined for a token that is not a readable JWT. */
-export function jwtTimes(token: string): { exp?: number; iat?: number } | undefined {
-  const payload = token.split(".")[1];
-  if (payload === undefined) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>;
-    const ms = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v * 1000 : undefined);
-    const exp = ms(claims.exp);
-    const iat = ms(claims.iat);
-    return { ...(exp !== undefined ? { exp } : {}), ...(iat !== undefined ? { iat } : {}) };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * How long, from `startedAt` on the client's clock, a freshly exchanged token is used. The token's own lifetime
- * (`exp - iat` of a JWT) is clock-skew free; else the response's expiry against the client's clock; else 55 min.
- */
-export function tokenLifetimeMs(exchanged: ExchangedToken, startedAt: number): number {
-  const times = jwtTimes(exchanged.token);
-  const exp = times?.exp ?? exchanged.expiresAt;
-  const lifetime =
-    times?.exp !== undefined && times.iat !== undefined
-      ? times.exp - times.iat
-      : exp !== undefined
-        ? exp - startedAt
-        : undefined;
-  if (lifetime === undefined) return TOKEN_REFRESH_AFTER_MS;
-  return Math.max(0, lifetime - Math.min(TOKEN_REFRESH_MARGIN_MS, lifetime / 10));
-}
-
-/**
- * Exchanged API tokens, shared by every client in a process that assumes the same identity with the same OIDC
- * token source against the same service: a Pulumi provider process or program process exchanges once per token
- * lifetime, however many clients (profiles, data-source calls) it builds. Concurrent callers share one exchange.
- * The default is one cache per process; pass `tokenCache: new TokenCache()` for a private one (tests).
- */
-export class TokenCache {
-  private readonly tokens = new Map<string, { token: string; refreshAt: number }>();
-  private readonly inFlight = new Map<string, Promise<string>>();
-
-  /** The cached token for `key` if still fresh at `now`, else the result of `exchange` (one in flight per key). */
-  get(
-    key: string,
-    now: number,
-    exchange: () => Promise<{ token: string; refreshAt: number }>,
-  ): Promise<string> {
-    const cached = this.tokens.get(key);
-    if (cached && now < cached.refreshAt) return Promise.resolve(cached.token);
-    let pending = this.inFlight.get(key);
-    if (pending === undefined) {
-      pending = exchange()
-        .then((fresh) => {
-          this.tokens.set(key, fresh);
-          return fresh.token;
-        })
-        .finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
-    }
-    return pending;
-  }
-
-  /** Forget `token` under `key` if it is the cached one, so the next get() exchanges again. */
-  invalidate(key: string, token: string): void {
-    if (this.tokens.get(key)?.token === token) this.tokens.delete(key);
-  }
-
-  /** The cached token under `key`, for redaction. */
-  peek(key: string): string | undefined {
-    return this.tokens.get(key)?.token;
-  }
-}
-
-const processTokenCache = new TokenCache();
-
-/**
- * The API token: a static one, or one exchanged for an OIDC token and cached (see TokenCache) until shortly before
- * it expires. The OIDC token file is re-read at each exchange.
- */
-export class TokenSource {
-  private lastOidc: string | undefined;
-  private readonly key: string;
-  private readonly cache: TokenCache;
-
-  constructor(
-    private readonly config: Pick<ResolvedConfig, "credentials" | "now" | "apiUrl" | "authUrl"> & {
-      tokenCache?: TokenCache | undefined;
-    },
-    private readonly exchange: (oidcToken: string) => Promise<ExchangedToken>,
-  ) {
-    this.cache = config.tokenCache ?? processTokenCache;
-    const creds = config.credentials;
-    const source =
-      creds.kind !== "exchange"
-        ? ""
-        : creds.identityTokenFile !== undefined
-          ? `file:${creds.identityTokenFile}`
-          : `token:${createHash("sha256")
-              .update(creds.identityToken ?? "")
-              .digest("hex")}`;
-    this.key = JSON.stringify([
-      config.authUrl,
-      config.apiUrl,
-      creds.kind === "exchange" ? creds.identity : "",
-      source,
-    ]);
-  }
-
-  get canRefresh(): boolean {
-    return this.config.credentials.kind === "exchange";
-  }
-
-  async get(): Promise<string> {
-    const creds = this.config.credentials;
-    if (creds.kind === "token") return creds.token;
-    return this.cache.get(this.key, this.config.now(), () => this.refresh());
-  }
-
-  /** Forget `token` if it is the cached one, so the next get() exchanges again. */
-  invalidate(token: string): void {
-    this.cache.invalidate(this.key, token);
-  }
-
-  /** Every credential this source knows, for redaction. */
-  secrets(): string[] {
-    const creds = this.config.credentials;
-    if (creds.kind === "token") return [creds.token];
-    return [this.cache.peek(this.key), this.lastOidc, creds.identityToken].filter((s): s is string => !!s);
-  }
-
-  private async refresh(): Promise<{ token: string; refreshAt: number }> {
-    const oidc = await this.readOidcToken();
-    this.lastOidc = oidc;
-    const startedAt = this.config.now();
-    const exchanged = await this.exchange(oidc);
-    return { token: exchanged.token, refreshAt: startedAt + tokenLifetimeMs(exchanged, startedAt) };
-  }
-
-  private async readOidcToken(): Promise<string> {
-    const creds = this.config.credentials;
-    if (creds.kind !== "exchange") throw new ConfigurationError("no identity to exchange a token for");
-    if (creds.identityTokenFile !== undefined) {
-      let text: string;
-      try {
-        text = await readFile(creds.identityTokenFile, "utf8");
-      } catch (error) {
-        const code = (error as { code?: string }).code ?? "read failed";
-        throw new ConfigurationError(
-          `cannot read the OIDC token file ${creds.identityTokenFile} (option identityTokenFile, env ${ENV_VARS.identityTokenFile}): ${code}`,
-        );
-      }
-      const token = text.trim();
-      if (token === "") {
-        throw new ConfigurationError(
-          `the OIDC token file ${creds.identityTokenFile} is empty (option identityTokenFile, env ${ENV_VARS.identityTokenFile})`,
-        );
-      }
-      return token;
-    }
-    return creds.identityToken ?? "";
   }
 }

@@ -10,6 +10,7 @@
  *       InvalidArgumentError (3), NotFoundError (5), AlreadyExistsError (6), PermissionDeniedError (7),
  *       ResourceExhaustedError (8), FailedPreconditionError (9), InternalError (13), UnavailableError (14),
  *       UnauthenticatedError (16)
+ *         ExpiredTokenError     a static token that expired (names the setting to refresh)
  *
  * `instanceof` is unreliable when the provider and the SDK are loaded as two copies of this module (Pulumi runs
  * the provider in another process, from another path), so every class carries a brand: each instance holds the
@@ -248,6 +249,13 @@ export class UnavailableError extends ApiError {
 }
 export class UnauthenticatedError extends ApiError {
   static override readonly kind: string = "UnauthenticatedError";
+}
+/**
+ * A static API token the service refused because it expired: the message names the setting to refresh (the client
+ * renews exchanged tokens itself, never a static one).
+ */
+export class ExpiredTokenError extends UnauthenticatedError {
+  static override readonly kind: string = "ExpiredTokenError";
 }
 
 const CLASS_BY_CODE: Record<number, new (init: ApiErrorInit) => ApiError> = {

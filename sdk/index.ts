@@ -12,8 +12,8 @@ export {
   type ListQuery,
   type PageQuery,
   type UidpFilters,
-  TokenCache,
 } from "./core";
+export { TokenCache } from "./token-exchange";
 export { SDK_VERSION } from "./version";
 export { Groups, type GroupListQuery } from "./resources/groups";
 export { Identities, type IdentityListQuery, type IdentityLookupQuery } from "./resources/identities";

@@ -1,6 +1,6 @@
 /**
- * Control endpoints under the one reserved prefix `/_emulator/` (loopback scripts only, no auth; server.ts refuses
- * what a browser page could send). Every member is bounded and named when refused (code 3); a request that fails
+ * The handlers of the control endpoints under the one reserved prefix `/_emulator/` (loopback scripts only, no
+ * auth; server.ts refuses what a browser page could send). Every member is bounded and named when refused (code 3); a request that fails
  * changes nothing.
  */
 import { MAX_TIME_MS, boundedInteger, stringProblem } from "../bounds";
@@ -8,7 +8,7 @@ import { badField, invalidArgument } from "../errors";
 import { FaultRuleError, type FaultRule } from "../faults";
 import type { MintOptions } from "../oidc";
 import type { LoggedRequest } from "../service";
-import type { Route } from "./types";
+import type { RouteContext } from "./types";
 
 export const CONTROL_PREFIX = "/_emulator/";
 
@@ -45,18 +45,13 @@ export const MAX_MINT_SECONDS = 10 * 365 * 24 * 3600;
 /** A hundred years per advance. */
 export const MAX_ADVANCE_MS = 100 * 365 * 24 * 3600 * 1000;
 
-export function controlRoutes(control: Control): Route[] {
-  const route = (method: Route["method"], path: string, handler: Route["handler"]): Route => ({
-    method,
-    url: `/_emulator/${path}`,
-    auth: false,
-    handler,
-  });
-  return [
-    route("GET", "health", () => ({ status: "ok" })),
-    route("POST", "reset", () => (control.reset(), {})),
-    route("POST", "seed", (ctx) => control.seed(ctx.body)),
-    route("POST", "oidc/mint", async (ctx) => {
+/** The control endpoints' handlers, over the emulator's `Control`; ./table.ts names their methods and paths. */
+export function controlHandlers(control: Control) {
+  return {
+    health: (): unknown => ({ status: "ok" }),
+    reset: (): unknown => (control.reset(), {}),
+    seed: (ctx: RouteContext): unknown => control.seed(ctx.body),
+    mint: async (ctx: RouteContext): Promise<unknown> => {
       const body = object(ctx.body);
       only(body, ["subject", "audience", "expiresInSeconds", "claims"]);
       if (typeof body.subject !== "string" || body.subject === "")
@@ -81,8 +76,8 @@ export function controlRoutes(control: Control): Route[] {
         options.claims = body.claims as Record<string, unknown>;
       }
       return { idToken: await control.mintIdToken(options) };
-    }),
-    route("POST", "clock/advance", (ctx) => {
+    },
+    advanceClock: (ctx: RouteContext): unknown => {
       const body = object(ctx.body);
       only(body, ["ms"]);
       const ms = boundedInteger(body.ms, "ms", 0, MAX_ADVANCE_MS);
@@ -90,11 +85,11 @@ export function controlRoutes(control: Control): Route[] {
         throw badField("ms", "ms would move the clock past the year 9999");
       control.advance(ms);
       return { now: ctx.svc.now() };
-    }),
-    route("GET", "requests", () => ({ requests: control.requestLog() })),
-    route("DELETE", "requests", () => (control.clearRequestLog(), {})),
-    route("GET", "faults", () => ({ faults: control.listFaults() })),
-    route("POST", "faults", (ctx) => {
+    },
+    requests: (): unknown => ({ requests: control.requestLog() }),
+    clearRequests: (): unknown => (control.clearRequestLog(), {}),
+    faults: (): unknown => ({ faults: control.listFaults() }),
+    addFaults: (ctx: RouteContext): unknown => {
       const body = ctx.body;
       const wrapped = Array.isArray((body as { faults?: unknown } | undefined)?.faults);
       const rules = Array.isArray(body) ? body : wrapped ? (body as { faults: unknown[] }).faults : [body];
@@ -114,9 +109,9 @@ export function controlRoutes(control: Control): Route[] {
       }
       control.addFaults(rules as FaultRule[]);
       return { faults: control.listFaults() };
-    }),
-    route("DELETE", "faults", () => (control.clearFaults(), {})),
-    route("POST", "users", (ctx) => {
+    },
+    clearFaults: (): unknown => (control.clearFaults(), {}),
+    createUser: (ctx: RouteContext): unknown => {
       const body = ctx.body === undefined ? {} : object(ctx.body);
       only(body, ["name"]);
       const name = body.name === undefined ? "user" : body.name;
@@ -124,6 +119,6 @@ export function controlRoutes(control: Control): Route[] {
       const problem = stringProblem(name, "name");
       if (problem !== undefined) throw badField("name", problem);
       return control.createUser(name);
-    }),
-  ];
+    },
+  };
 }

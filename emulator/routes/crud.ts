@@ -1,7 +1,7 @@
 /**
  * The generic verbs shared by every v2 collection: list (filters, access, pagination), get, create under a
- * parent group, PATCH with or without updateMask (AIP-134, see ../update-mask.ts), delete. Each resource file describes itself with a
- * `ResourceSpec`; special rules live in its hooks.
+ * parent group, PATCH with or without updateMask (AIP-134, see ../update-mask.ts), delete. Each collection's file
+ * describes it with a `ResourceSpec` (special rules live in its hooks); ./table.ts names which verbs it answers.
  */
 import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
@@ -10,7 +10,7 @@ import { invalidArgument, notFound } from "../errors";
 import { parseListParams, type ListParams, type Query } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
-import type { Route, RouteContext } from "./types";
+import type { RouteContext } from "./types";
 
 export interface ResourceSpec {
   kind: Kind;
@@ -72,6 +72,9 @@ export interface ResourceSpec {
   /** Group a create goes under must satisfy this (identity providers: organizations only). */
   checkParent?: (parentUid: string, ctx: RouteContext) => void;
 }
+
+/** The members most collections sort by. */
+export const COMMON_SORT = ["uid", "name", "description", "createTime", "updateTime"] as const;
 
 const defaultAccessGroup = (o: StoredObject): string => o.parent;
 
@@ -239,6 +242,7 @@ export function createHandler(spec: ResourceSpec) {
       ...(create.uid ? { uid: create.uid(parentUid, ctx) } : {}),
       ...(create.updateTime === false ? { updateTime: false } : {}),
     });
+    ctx.svc.access.created(spec.kind, object.uid);
     const wire = spec.toWire(object, ctx);
     return create.respond ? create.respond(wire, object, ctx) : wire;
   };
@@ -283,20 +287,6 @@ export function deleteHandler(spec: ResourceSpec) {
     ctx.svc.store.delete(spec.kind, object.uid);
     return {};
   };
-}
-
-/** The routes of one collection, in the API's shape. */
-export function crudRoutes(spec: ResourceSpec): Route[] {
-  const routes: Route[] = [
-    { method: "GET", url: spec.prefix, handler: listHandler(spec) },
-    { method: "GET", url: `${spec.prefix}/*`, handler: getHandler(spec) },
-  ];
-  if (spec.create)
-    routes.push({ method: "POST", url: `${spec.prefix}/*`, handler: createHandler(spec), parsesBody: true });
-  if (spec.update)
-    routes.push({ method: "PATCH", url: `${spec.prefix}/*`, handler: updateHandler(spec), parsesBody: true });
-  if (spec.create) routes.push({ method: "DELETE", url: `${spec.prefix}/*`, handler: deleteHandler(spec) });
-  return routes;
 }
 
 /** Common wire members of a stored object. */

@@ -1,25 +1,30 @@
 /**
- * The test OIDC issuer ({url}/oidc) and token exchange ({url}/sts/exchange).
+ * Token exchange ({url}/sts/exchange): an ID token for a short-lived API token of the identity it may assume.
  *
  * Exchange rules (documented in emulator/README.md): GET or POST, parameters in the query or in an
  * `application/x-www-form-urlencoded` body (the Go SDK's HTTP/1 path), `aud` repeatable. The bearer must be an
  * ID token unexpired on the emulator clock, signed by the emulator's issuer, or, for an identity with
  * `staticKeys`, by one of that identity's keys. A claimMatch identity must be accepted by ../claim-match.ts (an
- * issuer rule and a subject rule, RE2 patterns matched against the whole value, `aud` and extra claims when set,
- * a missing claim never matches); a staticKeys identity needs `iss` and `sub` equal to its issuer and subject, its
- * keys unexpired and, when it lists audiences, that audience. An identity without an issuer rule and a subject rule
- * is not assumable. Every `aud` given must be this service's URL. The answer is `{token, expiry}`: a JWT (see
+ * issuer rule and a subject rule, RE2 patterns matched against the whole value, extra claims when set, a missing
+ * claim never matches; the token's `aud` must match the identity's audience rule or, without one, be this
+ * service's own audience); a staticKeys identity needs `iss` and `sub` equal to its issuer and subject, its keys
+ * (stored as given: a document that is no usable JWKS verifies nothing) unexpired and its audience (or, without
+ * one, this service's). An identity without an issuer rule and a subject rule (awsIdentity, servicePrincipal) is
+ * not assumable. Every `aud` given must be this service's URL. The answer is `{token, expiry}`: a JWT (see
  * ../api-tokens.ts) valid one hour. Failures: 16 for a bad token, 7 for a valid token that does not match (or an
  * unknown identity: the answer does not reveal which), 3 for a parameter the emulator cannot honour.
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import { EXCHANGED_TOKEN_LIFETIME_MS } from "../api-tokens";
 import { claimMatchAccepts } from "../claim-match";
 import { badField, permissionDenied, unauthenticated } from "../errors";
 import type { Query } from "../listing";
-import { FormBody, type Route, type RouteContext } from "./types";
+import { FormBody, type RouteContext } from "./types";
 
-function sameService(aud: string, url: string): boolean {
+/**
+ * Is `aud` this service's own audience: its URL (the emulator's issuer URL), with or without a trailing slash, or
+ * an address on the same origin?
+ */
+export function sameService(aud: string, url: string): boolean {
   const strip = (s: string): string => s.replace(/\/+$/, "");
   try {
     return strip(aud) === strip(url) || new URL(aud).origin === new URL(url).origin;
@@ -86,7 +91,8 @@ function staticKeysAccept(
     : audiences.some((a) => sameService(a, url));
 }
 
-async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
+/** GET and POST /sts/exchange. */
+export async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
   const params = exchangeParameters(ctx);
   for (const name of UNSUPPORTED_PARAMETERS) {
     if ((params.get(name) ?? []).some((v) => v !== ""))
@@ -123,7 +129,7 @@ async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
     if (
       identity === undefined ||
       staticKeys !== undefined ||
-      !claimMatchAccepts(claimMatch, payload as Record<string, unknown>)
+      !claimMatchAccepts(claimMatch, payload as Record<string, unknown>, (aud) => sameService(aud, ctx.url))
     )
       throw denied();
   }
@@ -131,26 +137,11 @@ async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
   const { token, expiresAt } = ctx.svc.tokens.mint({
     subject: identityUid,
     audience,
-    lifetimeMs: EXCHANGED_TOKEN_LIFETIME_MS,
+    lifetimeMs: ctx.svc.exchangedTokenLifetimeMs,
   });
   ctx.svc.store.put("identities", {
     ...identity!,
     fields: { ...identity!.fields, lastSeenTime: ctx.svc.now() },
   });
   return { token, expiry: new Date(expiresAt).toISOString() };
-}
-
-export function stsRoutes(): Route[] {
-  const handler = (ctx: RouteContext): Promise<Record<string, unknown>> => exchange(ctx);
-  return [
-    { method: "GET", url: "/sts/exchange", auth: false, formBody: true, handler },
-    { method: "POST", url: "/sts/exchange", auth: false, formBody: true, handler },
-    {
-      method: "GET",
-      url: "/oidc/.well-known/openid-configuration",
-      auth: false,
-      handler: (ctx) => ctx.svc.issuer.discovery(),
-    },
-    { method: "GET", url: "/oidc/jwks", auth: false, handler: (ctx) => ctx.svc.issuer.jwks() },
-  ];
 }

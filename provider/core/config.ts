@@ -21,6 +21,7 @@ export const CONFIG_KEYS = {
   identity: "platform:identity",
   identityToken: "platform:identityToken",
   identityTokenFile: "platform:identityTokenFile",
+  propagationWindowMs: "platform:propagationWindowMs",
   profiles: "platform:profiles",
 } as const;
 
@@ -32,6 +33,11 @@ export interface ConnectionSettings {
   identity?: string | undefined;
   identityToken?: string | undefined;
   identityTokenFile?: string | undefined;
+  /**
+   * How long (ms) after the provider created an object a NotFound / PermissionDenied naming it is retried as
+   * propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off (sdk/config.ts).
+   */
+  propagationWindowMs?: string | undefined;
 }
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -43,6 +49,7 @@ const SETTING_NAMES = [
   "identity",
   "identityToken",
   "identityTokenFile",
+  "propagationWindowMs",
 ] as const;
 
 /** Env variables that carry a credential; dropped when config names a credential of its own. */
@@ -150,13 +157,29 @@ export function resolveClientOptions(
   const options: PlatformClientOptions = {};
   for (const name of SETTING_NAMES) {
     const value = merged[name];
-    if (value !== undefined) options[name] = value;
+    if (value === undefined) continue;
+    if (name === "propagationWindowMs") {
+      const fromProfile =
+        profile !== undefined && settings.profiles[profile]?.propagationWindowMs !== undefined;
+      options[name] = windowMs(value, fromProfile ? profile : undefined);
+    } else options[name] = value;
   }
   const configNamesCredential = merged.token !== undefined || merged.identity !== undefined;
   const effectiveEnv: Record<string, string | undefined> = { ...env };
   if (configNamesCredential) for (const name of CREDENTIAL_ENV) delete effectiveEnv[name];
   options.env = effectiveEnv;
   return options;
+}
+
+/** platform:propagationWindowMs as a number: a whole number of ms, else an error naming the key. */
+function windowMs(value: string, profile: string | undefined): number {
+  if (/^\s*\d+\s*$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value);
+  const key = profile
+    ? `${CONFIG_KEYS.profiles}.${profile}.propagationWindowMs`
+    : CONFIG_KEYS.propagationWindowMs;
+  throw new ConfigurationError(
+    `${key} must be a whole number of milliseconds (0 turns retries off), got ${JSON.stringify(value)}`,
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   ApiError,
   ConfigurationError,
   ConnectionError,
+  ExpiredTokenError,
   FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
@@ -56,6 +57,8 @@ function whose(attempt: Attempt): string {
 
 /** The advice for each kind of failure. */
 function whatToDo(err: unknown, attempt: Attempt): string {
+  // The message names the setting to refresh already; the general credential advice would only blur it.
+  if (ExpiredTokenError.isInstance(err)) return "";
   if (UnauthenticatedError.isInstance(err)) {
     return `The service did not accept the credentials${profileHint(attempt)}: they are missing, expired or for another environment. ${CREDENTIAL_HINT}.`;
   }
@@ -100,7 +103,8 @@ function whatTheServiceSaid(err: unknown, terms: SettingTerms | undefined): stri
   const base = err instanceof Error ? err.message : String(err);
   if (!ApiError.isInstance(err)) return base;
   const api = err as ApiError;
-  const said = api.serviceMessage;
+  // The client names its own settings in what it adds (an expired token, the propagation window): in user terms.
+  const said = inUserTerms(api.serviceMessage, terms);
   const extra: string[] = [];
   for (const v of api.fieldViolations ?? []) {
     if (!said.includes(v.description)) extra.push(`${v.field}: ${v.description}`);

@@ -1,6 +1,7 @@
 /**
  * platform.iam.getGroup, implementation (loaded by ./get-group on the first call): one group by uid, or by name within an organization
- * (uidp.descendants_of + name; the organization itself matches too).
+ * (uidp.descendants_of + name; the organization itself matches too). Of several groups with the name, the only
+ * verified one is chosen; with none or several verified, the lookup fails naming every candidate's uid.
  *
  * May import: @pulumi/pulumi, zod, ../core, ../../sdk.
  */
@@ -64,11 +65,15 @@ export async function getGroup(args: GetGroupArgs, _opts?: pulumi.InvokeOptions)
         const root = await client.groups.get(org);
         if (root.name === name) matches.push(root);
       }
-      group = theOnlyMatch(TOKEN, matches, {
+      // Names are not unique: of several, the one the service verified is meant when it is the only verified one;
+      // otherwise the lookup fails naming every candidate (never a silent pick).
+      const verified = matches.filter((g) => g.verified === true);
+      group = theOnlyMatch(TOKEN, matches.length > 1 && verified.length === 1 ? verified : matches, {
         kind: "group",
         kinds: "groups",
         name,
         where: `in organization ${org}`,
+        hint: `${verified.length === 0 ? "none" : verified.length} of them verified; pass uid`,
       });
     }
     return { ...group, parentUid: parentOf(group.uid) };

@@ -22,7 +22,10 @@ export type ClaimMatch = z.infer<typeof ClaimMatch>;
 export const StaticKeys = z.object({
   issuer: z.string({ error: "issuer is required" }).min(1, "issuer must not be empty"),
   subject: z.string({ error: "subject is required" }).min(1, "subject must not be empty"),
-  /** The public keys as a JWKS document (JSON text), e.g. `{"keys":[{"kty":"RSA",...}]}`. */
+  /**
+   * The public keys as a JWKS document (JSON text), e.g. `{"keys":[{"kty":"RSA",...}]}`. Stored as given; the
+   * keys are checked when a token is exchanged.
+   */
   issuerKeys: z.string({ error: "issuerKeys is required" }).min(1, "issuerKeys must not be empty"),
   /** RFC 3339; defaults to (and may be at most) 365 days after the keys are set. */
   expirationTime: Timestamp.optional(),
@@ -40,6 +43,31 @@ export const AwsIdentity = z.object({
   userIdPattern: z.string().optional(),
 });
 export type AwsIdentity = z.infer<typeof AwsIdentity>;
+
+/**
+ * A Chainguard service that may assume the identity (OpenAPI platform.iam.v2beta1.ServicePrincipal, an enum sent
+ * by name). Token exchange never assumes one: the service's own workloads do, not a presented OIDC token.
+ */
+export const SERVICE_PRINCIPALS = [
+  "SERVICE_PRINCIPAL_UNSPECIFIED",
+  "SERVICE_PRINCIPAL_COSIGNED",
+  "SERVICE_PRINCIPAL_INGESTER",
+  "SERVICE_PRINCIPAL_CATALOG_SYNCER",
+  "SERVICE_PRINCIPAL_APKO_BUILDER",
+  "SERVICE_PRINCIPAL_ENTITLEMENT_SYNCER",
+  "SERVICE_PRINCIPAL_TENANT_SCANNER",
+  "SERVICE_PRINCIPAL_SEDIMENTOLOGY",
+  "SERVICE_PRINCIPAL_SKILLUP",
+  "SERVICE_PRINCIPAL_MATERIALIZER",
+  "SERVICE_PRINCIPAL_MICROFLOW",
+  "SERVICE_PRINCIPAL_GUARDENER",
+  "SERVICE_PRINCIPAL_MICROVM",
+  "SERVICE_PRINCIPAL_SKILLS",
+] as const;
+/** On create and update: one of SERVICE_PRINCIPALS. Read back as a plain string (the enum may grow). */
+export const ServicePrincipal = z.enum(SERVICE_PRINCIPALS, {
+  error: `servicePrincipal must be one of ${SERVICE_PRINCIPALS.join(", ")}`,
+});
 
 /** The members that say how an identity is assumed: at most one of them is set (a oneof in the API). */
 export const IDENTITY_RELATIONSHIPS = [
@@ -73,7 +101,7 @@ export const IdentityCreate = z.object({
   claimMatch: ClaimMatch.optional(),
   staticKeys: StaticKeys.optional(),
   awsIdentity: AwsIdentity.optional(),
-  servicePrincipal: z.string().optional(),
+  servicePrincipal: ServicePrincipal.optional(),
 });
 export type IdentityCreate = z.infer<typeof IdentityCreate>;
 
@@ -86,7 +114,7 @@ export const IdentityUpdate = z.object({
   claimMatch: ClaimMatch.optional(),
   staticKeys: StaticKeys.optional(),
   awsIdentity: AwsIdentity.optional(),
-  servicePrincipal: z.string().optional(),
+  servicePrincipal: ServicePrincipal.optional(),
 });
 export type IdentityUpdate = z.infer<typeof IdentityUpdate>;
 

@@ -65,8 +65,11 @@ function compilesAlone(p: string): boolean {
   }
 }
 
+/** The service's own audience: the rules below name none, so the token must carry this one. */
+const SERVICE = "https://api.example.com";
+const isService = (aud: string): boolean => aud === SERVICE;
 const rules = (subjectPattern: string) => ({ issuer: ISSUER, subjectPattern });
-const payload = (sub: string) => ({ iss: ISSUER, sub });
+const payload = (sub: string) => ({ iss: ISSUER, sub, aud: SERVICE });
 
 describe("property 3a: RE2 patterns, compiled alone, matched against the whole value", () => {
   test(`${PATTERN_RUNS} generated patterns and subjects`, () => {
@@ -75,13 +78,14 @@ describe("property 3a: RE2 patterns, compiled alone, matched against the whole v
         const violations = claimMatchViolations(rules(p));
         if (violations.length > 0) {
           expect(violations.map((v) => v.field)).toEqual(["claimMatch.subjectPattern"]);
-          expect(claimMatchAccepts(rules(p), payload(s))).toBe(false);
+          expect(claimMatchAccepts(rules(p), payload(s), isService)).toBe(false);
           return;
         }
         // RE2 accepted it; where JavaScript reads the same syntax (it refuses a few RE2 forms such as "(?)"),
         // both decide the whole-value match alike.
         const oracle = compilesAlone(p) ? jsFullMatch(p) : undefined;
-        if (oracle !== undefined) expect(claimMatchAccepts(rules(p), payload(s))).toBe(oracle.test(s));
+        if (oracle !== undefined)
+          expect(claimMatchAccepts(rules(p), payload(s), isService)).toBe(oracle.test(s));
       }),
       { seed: 12_03, numRuns: PATTERN_RUNS },
     );
@@ -94,7 +98,7 @@ describe("property 3a: RE2 patterns, compiled alone, matched against the whole v
         const p = `${a}${glue}${b}`;
         const fields = claimMatchViolations(rules(p)).map((v) => v.field);
         expect(fields).toEqual(["claimMatch.subjectPattern"]);
-        expect(claimMatchAccepts(rules(p), payload("anybody"))).toBe(false);
+        expect(claimMatchAccepts(rules(p), payload("anybody"), isService)).toBe(false);
       }),
       { seed: 12_31, numRuns: BREAKOUT_RUNS },
     );
@@ -124,7 +128,7 @@ describe("property 3b: every accepted pattern decides a long subject in bounded 
           let ms = Infinity;
           for (let attempt = 0; attempt < 3; attempt++) {
             const begin = process.hrtime.bigint();
-            accepted = claimMatchAccepts(rules(p), payload(s));
+            accepted = claimMatchAccepts(rules(p), payload(s), isService);
             ms = Math.min(ms, Number(process.hrtime.bigint() - begin) / 1e6);
           }
           expect(ms).toBeLessThan(TIME_BOUND_MS);

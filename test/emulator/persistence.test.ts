@@ -20,7 +20,8 @@ describe("persistence", () => {
     const identity = (
       await first.post(`/iam/v2beta1/identities/${group.uid}`, {
         name: "bot",
-        claimMatch: { issuer: `${first.emulator.url}/oidc`, subject: "bot" },
+        // An audience of its own: the restarted emulator listens on another port, so another service audience.
+        claimMatch: { issuer: `${first.emulator.url}/oidc`, subject: "bot", audience: "bot.example" },
       })
     ).body;
     const idp = (
@@ -33,7 +34,7 @@ describe("persistence", () => {
     first.emulator.seed({ repos: [{ name: "nginx" }] });
     const user = first.emulator.createUser("second");
     const token = first.emulator.token;
-    const idToken = await first.emulator.mintIdToken({ subject: "bot" });
+    const idToken = await first.emulator.mintIdToken({ subject: "bot", audience: "bot.example" });
     await first.post(`/iam/v2beta1/roleBindings/${org}`, {
       identityUid: identity.uid,
       roleUid: (await first.get("/iam/v2beta1/roles?name=viewer")).body.roles[0].uid,

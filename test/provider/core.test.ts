@@ -21,6 +21,31 @@ describe("config precedence: profile keys > stack config > PLATFORM_* env > defa
     expect(options).toMatchObject({ apiUrl: "https://stack.example", token: "stack-token" });
   });
 
+  it("platform:propagationWindowMs reaches the SDK as a number; a profile's own wins; garbage names its key", () => {
+    const settings = readProviderSettings(
+      lookup({
+        "platform:propagationWindowMs": "2500",
+        "platform:profiles": JSON.stringify({
+          slow: { propagationWindowMs: "120000" },
+          bad: { propagationWindowMs: "soon" },
+        }),
+      }),
+    );
+    expect(resolveClientOptions(settings, undefined, env).propagationWindowMs).toBe(2500);
+    expect(resolveClientOptions(settings, "slow", env).propagationWindowMs).toBe(120000);
+    expect(() => resolveClientOptions(settings, "bad", env)).toThrow(
+      /platform:profiles\.bad\.propagationWindowMs must be a whole number of milliseconds/,
+    );
+    const stackOnly = readProviderSettings(lookup({ "platform:propagationWindowMs": "-1" }));
+    expect(() => resolveClientOptions(stackOnly, undefined, env)).toThrow(
+      /^platform:propagationWindowMs must be/,
+    );
+    // Unset: the SDK's own rule applies (env PLATFORM_PROPAGATION_WINDOW_MS, then 60000).
+    expect(
+      resolveClientOptions(readProviderSettings(lookup({})), undefined, env).propagationWindowMs,
+    ).toBeUndefined();
+  });
+
   it("without stack config, nothing is explicit and the env reaches the SDK untouched", () => {
     const options = resolveClientOptions(readProviderSettings(lookup({})), undefined, env);
     expect(options.apiUrl).toBeUndefined();

@@ -94,6 +94,36 @@ describe("iam data sources", () => {
     expect((await platform.iam.getGroup({ uid: folder.uid })).name).toBe("platform");
   });
 
+  it("getGroup by a shared name picks the verified group when exactly one is verified, else names every uid", async () => {
+    // Only the service's staff verify a group; the emulator's seed stands in for them.
+    const org = emulator.orgUid;
+    const verifiedUid = `${org}/00000000000000b1`;
+    emulator.seed({
+      groups: [
+        { uid: verifiedUid, name: "acme", verified: true },
+        { name: "acme" },
+        { name: "twins", verified: true },
+        { name: "twins", verified: true },
+        { name: "plain" },
+        { name: "plain" },
+      ],
+    });
+    const chosen = await platform.iam.getGroup({ name: "acme", organizationUid: org });
+    expect([chosen.uid, chosen.verified]).toEqual([verifiedUid, true]);
+    for (const [name, verified] of [
+      ["twins", "2"],
+      ["plain", "none"],
+    ] as const) {
+      const failure = platform.iam.getGroup({ name, organizationUid: org });
+      await expect(failure).rejects.toThrow(
+        new RegExp(`2 groups are named "${name}".*${verified} of them verified`),
+      );
+      const uids = (await emulator.client.groups.list({ descendantsOf: org, name })).items.map((g) => g.uid);
+      expect(uids).toHaveLength(2);
+      for (const uid of uids) await expect(failure).rejects.toThrow(uid);
+    }
+  });
+
   it("getIdentity finds an identity by name below a group", async () => {
     const identity = await emulator.client.identities.create(emulator.orgUid, {
       name: "ci",

@@ -3,7 +3,7 @@
  * field and the rule or what the service said, and what to do, in the terms the user configured (their stack
  * config key, profile key or env variable); no HTTP method and path, no stack trace, printed once.
  */
-import { FailedPreconditionError, UnauthenticatedError } from "../../sdk";
+import { ExpiredTokenError, FailedPreconditionError, NotFoundError, UnauthenticatedError } from "../../sdk";
 import { closeClients, configureFromLookup } from "../../provider/core/client";
 import { translateError, verboseLogs, withoutHostEcho } from "../../provider/core/errors";
 import groupProvider from "../../provider/iam/group.provider";
@@ -152,6 +152,49 @@ describe("service errors", () => {
         "`pulumi config set --secret platform:token <token>` or the PLATFORM_TOKEN environment variable (for a " +
         "workload identity: platform:identity + platform:identityTokenFile, or PLATFORM_IDENTITY + " +
         "PLATFORM_IDENTITY_TOKEN_FILE).",
+    );
+  });
+
+  it("an expired static token: one sentence naming the setting the user configured, nothing more", () => {
+    const err = new ExpiredTokenError({
+      httpStatus: 401,
+      code: 16,
+      serviceMessage:
+        "the API token of option token (env PLATFORM_TOKEN) has expired at 2026-01-01T00:00:00.000Z: refresh it " +
+        "there (a static token is not renewed by the client; a workload identity's exchanged token is); the " +
+        "service said: Unauthenticated: the bearer token has expired",
+      details: [],
+      method: "GET",
+      path: "/iam/v2beta1/groups/abc",
+    });
+    const attempt = { action: "read", type: "platform:iam:Group", name: "eng", uid: "abc" };
+    expect(translateError(err, attempt, [], { token: "platform:token" }).message).toBe(
+      'Could not read platform:iam:Group "eng" (uid abc): the API token of platform:token has expired at ' +
+        "2026-01-01T00:00:00.000Z: refresh it there (a static token is not renewed by the client; a workload " +
+        "identity's exchanged token is); the service said: Unauthenticated: the bearer token has expired.",
+    );
+    expect(translateError(err, attempt, [], { token: "PLATFORM_TOKEN" }).message).toContain(
+      "the API token of PLATFORM_TOKEN has expired",
+    );
+  });
+
+  it("a propagation retry that gave up names the user's setting for the window", () => {
+    const err = new NotFoundError({
+      httpStatus: 404,
+      code: 5,
+      serviceMessage:
+        "Not found: group abc (retried 5 times over 60s because abc was created by this run and may not have " +
+        "propagated yet; gave up after the propagation window of 60000 ms (option propagationWindowMs (env " +
+        "PLATFORM_PROPAGATION_WINDOW_MS)))",
+      details: [],
+      method: "POST",
+      path: "/iam/v2beta1/groups/abc",
+    });
+    const message = translateError(err, { action: "create", type: "platform:iam:Group", name: "child" }, [], {
+      propagationWindowMs: "platform:propagationWindowMs",
+    }).message;
+    expect(message).toContain(
+      "gave up after the propagation window of 60000 ms (platform:propagationWindowMs))",
     );
   });
 });

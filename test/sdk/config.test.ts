@@ -37,6 +37,22 @@ describe("config precedence", () => {
     expect(c.authUrl).toBe("https://api.example");
   });
 
+  it("propagationWindowMs: option, then PLATFORM_PROPAGATION_WINDOW_MS, then 60000; 0 allowed; garbage named", () => {
+    expect(resolveConfig({ ...base, env: {} }).propagationWindowMs).toBe(60000);
+    expect(resolveConfig({ ...base, env: { PLATFORM_PROPAGATION_WINDOW_MS: "0" } }).propagationWindowMs).toBe(
+      0,
+    );
+    expect(
+      resolveConfig({ ...base, propagationWindowMs: 5, env: { PLATFORM_PROPAGATION_WINDOW_MS: "9" } })
+        .propagationWindowMs,
+    ).toBe(5);
+    expect(
+      configError(() => resolveConfig({ ...base, env: { PLATFORM_PROPAGATION_WINDOW_MS: "1m" } })).message,
+    ).toBe(
+      'option propagationWindowMs (env PLATFORM_PROPAGATION_WINDOW_MS) must be an integer >= 0, got "1m"',
+    );
+  });
+
   it("blank env values count as unset", () => {
     const c = resolveConfig({
       ...base,

@@ -85,7 +85,8 @@ describe("errors from AIP-193 bodies", () => {
   });
 
   it.each([
-    [401, 16, UnauthenticatedError, "Unauthenticated: token expired"],
+    // (An expired static token gets its own message, naming the setting: test/sdk/production-habits.test.ts.)
+    [401, 16, UnauthenticatedError, "Unauthenticated: token revoked"],
     [403, 7, PermissionDeniedError, "Permission denied: no role on group"],
     [404, 5, NotFoundError, "Not found: group"],
     [409, 6, AlreadyExistsError, "Already exists: group"],

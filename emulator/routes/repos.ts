@@ -1,0 +1,12 @@
+/** Repos: read-only (created by seeding), listed and read through v2beta1. */
+import { baseWire, type ResourceSpec } from "./crud";
+
+export const repos: ResourceSpec = {
+  kind: "repos",
+  plural: "repos",
+  label: "repo",
+  prefix: "/registry/v2beta1/repos",
+  capability: "CAP_REPO",
+  sortable: ["uid", "name", "description", "createTime", "updateTime", "catalogTier"],
+  toWire: (o) => baseWire(o),
+};

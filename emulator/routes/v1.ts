@@ -1,0 +1,96 @@
+/** The v1 endpoints the Terraform provider still calls, over the same data as v2beta1 (groups, identities, repos). */
+import { z } from "zod";
+import { GROUP_NAME_PATTERN } from "../../sdk/schemas";
+import { underAny } from "../access";
+import { notFound } from "../errors";
+import { queryList, queryParam } from "../listing";
+import type { StoredObject } from "../store";
+import { loadVisible, withBothSpellings, type ResourceSpec } from "./crud";
+import { groups } from "./groups";
+import { identities, lookupIdentity } from "./identities";
+import { repos } from "./repos";
+import type { RouteContext } from "./types";
+
+export function v1Group(o: StoredObject): Record<string, unknown> {
+  return {
+    id: o.uid,
+    name: o.fields.name,
+    description: (o.fields.description as string | undefined) ?? "",
+    resourceLimits: { clusters: 0, idps: 0, repositories: 0 },
+    verified: o.fields.verified ?? false,
+    createdAt: o.createTime,
+    updatedAt: o.updateTime ?? o.createTime,
+  };
+}
+
+/** v1 lists: everything the caller may list, filtered, in uid order, under `items`. */
+export function v1List(spec: ResourceSpec, map: (o: StoredObject) => Record<string, unknown>) {
+  return (ctx: RouteContext): Record<string, unknown> => {
+    const roots = ctx.svc.access.grantRoots(ctx.caller, `${spec.capability}_LIST`);
+    const query = withBothSpellings(ctx.query);
+    const descendantsOf = queryParam(query, "uidp.descendants_of");
+    const childrenOf = queryParam(query, "uidp.children_of");
+    const name = queryParam(query, "name");
+    // `id` (repeatable): exactly these objects, as the v1 clients filter (the Terraform provider's data sources).
+    const ids = queryList(query, "id");
+    const accessGroup = spec.accessGroup ?? ((o: StoredObject) => o.parent);
+    const items = [...ctx.svc.store.all(spec.kind)]
+      .filter((o) => underAny(accessGroup(o), roots))
+      .filter((o) => descendantsOf === undefined || o.uid.startsWith(`${descendantsOf}/`))
+      .filter((o) => childrenOf === undefined || o.parent === childrenOf)
+      .filter((o) => name === undefined || o.fields.name === name)
+      .filter((o) => ids.length === 0 || ids.includes(o.uid))
+      .sort((a, b) => (a.uid < b.uid ? -1 : 1))
+      .map(map);
+    return { items };
+  };
+}
+
+const V1GroupPut = z.object({
+  name: z
+    .string({ error: "name is required" })
+    .regex(GROUP_NAME_PATTERN, "name must match ^[a-z0-9 ._-]{1,}$"),
+  description: z.string().optional(),
+});
+
+/**
+ * GET /iam/v1/identities/lookup?issuer=&subject= (the Terraform identity data source): the v1 form of the identity
+ * v2's lookupIdentity finds, with `id` for uid; 5 when there is none the caller may see.
+ */
+export function v1LookupIdentity(ctx: RouteContext): Record<string, unknown> {
+  const { issuer, subject, found } = lookupIdentity(ctx);
+  if (found === undefined) throw notFound(`identity with issuer ${issuer} and subject ${subject}`);
+  const { uid, ...wire } = identities.toWire(found, ctx);
+  const { createTime, updateTime, ...rest } = wire;
+  return { id: uid, ...rest, createdAt: createTime, updatedAt: updateTime ?? createTime };
+}
+
+/** v1 update: omitted fields are reset to their zero values (description → ""). */
+export function v1Update(ctx: RouteContext): Record<string, unknown> {
+  const object = loadVisible(groups, ctx, ctx.uid, "UPDATE");
+  const body = ctx.svc.parseBody(V1GroupPut, ctx.body);
+  const next: StoredObject = {
+    ...object,
+    fields: { ...object.fields, name: body.name, description: body.description ?? "" },
+    updateTime: ctx.svc.now(),
+  };
+  ctx.svc.store.put("groups", next);
+  return v1Group(next);
+}
+
+/** GET /iam/v1/groups. */
+export const v1ListGroups = v1List(groups, v1Group);
+
+/** GET /iam/v1/groups/{uid}. */
+export function v1GetGroup(ctx: RouteContext): Record<string, unknown> {
+  return v1Group(loadVisible(groups, ctx, ctx.uid, "LIST"));
+}
+
+/** GET /registry/v1/repos. */
+export const v1ListRepos = v1List(repos, (o) => ({
+  id: o.uid,
+  name: o.fields.name,
+  description: (o.fields.description as string | undefined) ?? "",
+  createdAt: o.createTime,
+  updatedAt: o.updateTime ?? o.createTime,
+}));

@@ -1,0 +1,213 @@
+/**
+ * The token exchange and its cache: an OIDC ID token is exchanged at {authUrl}/sts/exchange for an API token of
+ * the identity it may assume; the API token is kept (process-wide, see TokenCache) until shortly before it
+ * expires, and exchanged again. The request itself is sent by ./core.ts, which builds it with `exchangeRequest`.
+ *
+ * May import: node:crypto, node:fs, ./config, ./errors, ./schemas/sts, ./core (types).
+ */
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type { ResolvedConfig } from "./config";
+import { ENV_VARS } from "./config";
+import type { SendSpec } from "./core";
+import { ConfigurationError } from "./errors";
+import { ExchangeResponse } from "./schemas/sts";
+
+/** The exchange's request: the identity to assume, this API as the audience, the OIDC token as the bearer. */
+export function exchangeRequest(
+  config: Pick<ResolvedConfig, "authUrl" | "apiUrl" | "credentials">,
+  oidcToken: string,
+): SendSpec {
+  return {
+    baseUrl: config.authUrl,
+    method: "GET",
+    path: "/sts/exchange",
+    query: {
+      aud: config.apiUrl,
+      identity: config.credentials.kind === "exchange" ? config.credentials.identity : undefined,
+    },
+    authorization: `Bearer ${oidcToken}`,
+    schema: ExchangeResponse,
+  };
+}
+
+/** The token and, when the service says, its expiry (ms since the epoch) from the exchange's answer. */
+export function exchangedToken(body: ExchangeResponse): ExchangedToken {
+  const expiresAt = body.expiry === undefined ? undefined : Date.parse(body.expiry);
+  return { token: body.token, expiresAt: Number.isNaN(expiresAt) ? undefined : expiresAt };
+}
+
+/** Without an expiry from the service, an exchanged token is used for this long (it is valid one hour). */
+export const TOKEN_REFRESH_AFTER_MS = 55 * 60 * 1000;
+/** With one, it is exchanged again this long before it expires (or at 90% of a shorter lifetime). */
+export const TOKEN_REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+/** What an exchange returns: the API token and, when the service says, when it expires (ms since the epoch). */
+export interface ExchangedToken {
+  token: string;
+  expiresAt?: number | undefined;
+}
+
+/** The `exp` and `iat` claims of a JWT, in ms; undefined for a token that is not a readable JWT. */
+export function jwtTimes(token: string): { exp?: number; iat?: number } | undefined {
+  const payload = token.split(".")[1];
+  if (payload === undefined) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>;
+    const ms = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v * 1000 : undefined);
+    const exp = ms(claims.exp);
+    const iat = ms(claims.iat);
+    return { ...(exp !== undefined ? { exp } : {}), ...(iat !== undefined ? { iat } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How long, from `startedAt` on the client's clock, a freshly exchanged token is used. The token's own lifetime
+ * (`exp - iat` of a JWT) is clock-skew free; else the response's expiry against the client's clock; else 55 min.
+ */
+export function tokenLifetimeMs(exchanged: ExchangedToken, startedAt: number): number {
+  const times = jwtTimes(exchanged.token);
+  const exp = times?.exp ?? exchanged.expiresAt;
+  const lifetime =
+    times?.exp !== undefined && times.iat !== undefined
+      ? times.exp - times.iat
+      : exp !== undefined
+        ? exp - startedAt
+        : undefined;
+  if (lifetime === undefined) return TOKEN_REFRESH_AFTER_MS;
+  return Math.max(0, lifetime - Math.min(TOKEN_REFRESH_MARGIN_MS, lifetime / 10));
+}
+
+/**
+ * Exchanged API tokens, shared by every client in a process that assumes the same identity with the same OIDC
+ * token source against the same service: a Pulumi provider process or program process exchanges once per token
+ * lifetime, however many clients (profiles, data-source calls) it builds. Concurrent callers share one exchange.
+ * The default is one cache per process; pass `tokenCache: new TokenCache()` for a private one (tests).
+ */
+export class TokenCache {
+  private readonly tokens = new Map<string, { token: string; refreshAt: number }>();
+  private readonly inFlight = new Map<string, Promise<string>>();
+
+  /** The cached token for `key` if still fresh at `now`, else the result of `exchange` (one in flight per key). */
+  get(
+    key: string,
+    now: number,
+    exchange: () => Promise<{ token: string; refreshAt: number }>,
+  ): Promise<string> {
+    const cached = this.tokens.get(key);
+    if (cached && now < cached.refreshAt) return Promise.resolve(cached.token);
+    let pending = this.inFlight.get(key);
+    if (pending === undefined) {
+      pending = exchange()
+        .then((fresh) => {
+          this.tokens.set(key, fresh);
+          return fresh.token;
+        })
+        .finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Forget `token` under `key` if it is the cached one, so the next get() exchanges again. */
+  invalidate(key: string, token: string): void {
+    if (this.tokens.get(key)?.token === token) this.tokens.delete(key);
+  }
+
+  /** The cached token under `key`, for redaction. */
+  peek(key: string): string | undefined {
+    return this.tokens.get(key)?.token;
+  }
+}
+
+const processTokenCache = new TokenCache();
+
+/**
+ * The API token: a static one, or one exchanged for an OIDC token and cached (see TokenCache) until shortly before
+ * it expires. The OIDC token file is re-read at each exchange.
+ */
+export class TokenSource {
+  private lastOidc: string | undefined;
+  private readonly key: string;
+  private readonly cache: TokenCache;
+
+  constructor(
+    private readonly config: Pick<ResolvedConfig, "credentials" | "now" | "apiUrl" | "authUrl"> & {
+      tokenCache?: TokenCache | undefined;
+    },
+    private readonly exchange: (oidcToken: string) => Promise<ExchangedToken>,
+  ) {
+    this.cache = config.tokenCache ?? processTokenCache;
+    const creds = config.credentials;
+    const source =
+      creds.kind !== "exchange"
+        ? ""
+        : creds.identityTokenFile !== undefined
+          ? `file:${creds.identityTokenFile}`
+          : `token:${createHash("sha256")
+              .update(creds.identityToken ?? "")
+              .digest("hex")}`;
+    this.key = JSON.stringify([
+      config.authUrl,
+      config.apiUrl,
+      creds.kind === "exchange" ? creds.identity : "",
+      source,
+    ]);
+  }
+
+  get canRefresh(): boolean {
+    return this.config.credentials.kind === "exchange";
+  }
+
+  async get(): Promise<string> {
+    const creds = this.config.credentials;
+    if (creds.kind === "token") return creds.token;
+    return this.cache.get(this.key, this.config.now(), () => this.refresh());
+  }
+
+  /** Forget `token` if it is the cached one, so the next get() exchanges again. */
+  invalidate(token: string): void {
+    this.cache.invalidate(this.key, token);
+  }
+
+  /** Every credential this source knows, for redaction. */
+  secrets(): string[] {
+    const creds = this.config.credentials;
+    if (creds.kind === "token") return [creds.token];
+    return [this.cache.peek(this.key), this.lastOidc, creds.identityToken].filter((s): s is string => !!s);
+  }
+
+  private async refresh(): Promise<{ token: string; refreshAt: number }> {
+    const oidc = await this.readOidcToken();
+    this.lastOidc = oidc;
+    const startedAt = this.config.now();
+    const exchanged = await this.exchange(oidc);
+    return { token: exchanged.token, refreshAt: startedAt + tokenLifetimeMs(exchanged, startedAt) };
+  }
+
+  private async readOidcToken(): Promise<string> {
+    const creds = this.config.credentials;
+    if (creds.kind !== "exchange") throw new ConfigurationError("no identity to exchange a token for");
+    if (creds.identityTokenFile !== undefined) {
+      let text: string;
+      try {
+        text = await readFile(creds.identityTokenFile, "utf8");
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? "read failed";
+        throw new ConfigurationError(
+          `cannot read the OIDC token file ${creds.identityTokenFile} (option identityTokenFile, env ${ENV_VARS.identityTokenFile}): ${code}`,
+        );
+      }
+      const token = text.trim();
+      if (token === "") {
+        throw new ConfigurationError(
+          `the OIDC token file ${creds.identityTokenFile} is empty (option identityTokenFile, env ${ENV_VARS.identityTokenFile})`,
+        );
+      }
+      return token;
+    }
+    return creds.identityToken ?? "";
+  }
+}
