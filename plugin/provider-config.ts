@@ -7,14 +7,14 @@
  *
  * May import: ../provider/core/config, ./values.
  */
-import { CONFIG_KEYS, parseProfiles, type ConfigLookup } from "../provider/core/config";
+import { CONFIG_KEYS, SECRET_SETTINGS, parseProfiles, type ConfigLookup } from "../provider/core/config";
 import type { Props } from "./values";
 
 /** The provider inputs (config keys without the namespace). */
 export const CONFIG_INPUTS = Object.keys(CONFIG_KEYS) as (keyof typeof CONFIG_KEYS)[];
 
 /** Inputs that carry a credential: always stored as secrets, whatever the program gave. */
-export const SECRET_CONFIG_INPUTS = ["token", "identityToken", "profiles"] as const;
+export const SECRET_CONFIG_INPUTS: readonly string[] = SECRET_SETTINGS;
 
 /** A config value as the lookup returns it: strings as they are, structured values (profiles) as JSON. */
 function asConfigString(value: unknown): string | undefined {

@@ -13,12 +13,13 @@
  * logo, license, and `pluginDownloadURL`, where `pulumi plugin install` finds a release's plugin archives) comes
  * from package.json, set there once.
  *
- * May import: node:fs and node:path (the package version), zod, ./catalogue.
+ * May import: node:fs and node:path (the package version), zod, ./catalogue, ./core/config.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { DATA_SOURCES, RESOURCES } from "./catalogue";
+import { CONFIG_SETTINGS } from "./core/config";
 
 export const PACKAGE_NAME = "platform";
 
@@ -137,35 +138,21 @@ function typeStem(token: string): string {
   return name[0]!.toUpperCase() + name.slice(1);
 }
 
-const CONFIG_VARIABLES: Record<string, PropertySpec> = {
-  apiUrl: { type: "string", description: "The API base URL. Env PLATFORM_API_URL. Required." },
-  authUrl: {
-    type: "string",
-    description: "Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin.",
-  },
-  token: { type: "string", secret: true, description: "A static API token. Env PLATFORM_TOKEN." },
-  identity: {
-    type: "string",
-    description: "The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.",
-  },
-  identityToken: {
-    type: "string",
-    secret: true,
-    description: "The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.",
-  },
-  identityTokenFile: {
-    type: "string",
-    description:
-      "A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.",
-  },
-  profiles: {
-    type: "object",
-    secret: true,
-    additionalProperties: { $ref: "#/types/platform:index:Profile" },
-    description:
-      'Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.',
-  },
-};
+/** The provider's configuration, from its one declaration (provider/core/config CONFIG_SETTINGS). */
+const CONFIG_VARIABLES: Record<string, PropertySpec> = Object.fromEntries(
+  Object.entries(CONFIG_SETTINGS).map(([name, setting]) => {
+    const secret = "secret" in setting && setting.secret ? { secret: true } : {};
+    const spec: PropertySpec =
+      name === "profiles"
+        ? {
+            type: "object",
+            ...secret,
+            additionalProperties: { $ref: "#/types/platform:index:Profile" },
+          }
+        : { type: "string", ...secret };
+    return [name, { ...spec, description: setting.doc }];
+  }),
+);
 
 /** What package.json says of the package: the one place its version, license and release location are set. */
 interface Manifest {
@@ -213,10 +200,9 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
     type: "object",
     description: "One named set of connection settings (see the config variables of the same names).",
     properties: Object.fromEntries(
-      ["apiUrl", "authUrl", "token", "identity", "identityToken", "identityTokenFile"].map((key) => {
-        const { description: _d, ...rest } = CONFIG_VARIABLES[key]!;
-        return [key, { ...rest, description: CONFIG_VARIABLES[key]!.description! }];
-      }),
+      Object.keys(CONFIG_SETTINGS)
+        .filter((key) => key !== "profiles")
+        .map((key) => [key, CONFIG_VARIABLES[key]!]),
     ),
   };
 

@@ -33,7 +33,7 @@ export interface GroupState {
   createTime: string;
 }
 
-/** The inputs of platform:iam:Identity, resolved. A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three). */
+/** The inputs of platform:iam:Identity, resolved. A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity; or a platform service acting as servicePrincipal (exactly one of the four). */
 export interface IdentityInputs {
   /** The uid of the group the identity lives in. Changing it replaces the identity. */
   parentUid: string;
@@ -41,12 +41,14 @@ export interface IdentityInputs {
   name: string;
   /** A description; absent is the same as empty. */
   description?: string;
-  /** Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity. */
+  /** Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
   claimMatch?: ClaimMatch;
-  /** Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity. */
+  /** Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
   staticKeys?: IdentityStaticKeys;
-  /** AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity. */
+  /** AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
   awsIdentity?: IdentityAwsIdentity;
+  /** A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
+  servicePrincipal?: string;
   /** The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's. */
   profile?: string;
   /** Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match. */
@@ -61,12 +63,14 @@ export interface IdentityState {
   name: string;
   /** A description; absent is the same as empty. */
   description: string;
-  /** Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity. */
+  /** Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
   claimMatch?: ClaimMatch;
-  /** Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity. */
+  /** Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
   staticKeys?: IdentityStaticKeys;
-  /** AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity. */
+  /** AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
   awsIdentity?: IdentityAwsIdentity;
+  /** A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
+  servicePrincipal?: string;
   /** When the identity was created (RFC 3339). */
   createTime: string;
 }
@@ -303,7 +307,7 @@ export interface AccountAssociationGoogle {
   projectNumber: string;
 }
 
-/** Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity. */
+/** Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
 export interface ClaimMatch {
   /** The exact issuer (iss) URL of accepted tokens. */
   issuer?: string;
@@ -323,7 +327,7 @@ export interface ClaimMatch {
   claimPatterns?: Record<string, string>;
 }
 
-/** AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity. */
+/** AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
 export interface IdentityAwsIdentity {
   /** The AWS account id (12 digits). */
   awsAccount: string;
@@ -337,13 +341,13 @@ export interface IdentityAwsIdentity {
   userIdPattern?: string;
 }
 
-/** Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity. */
+/** Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
 export interface IdentityStaticKeys {
   /** The exact issuer (iss) of accepted tokens. */
   issuer: string;
   /** The exact subject (sub) of accepted tokens. */
   subject: string;
-  /** The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}). */
+  /** The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key. */
   issuerKeys: string;
   /** When the keys stop being accepted (RFC 3339), at most 365 days ahead. Required here, so the service's default never shows as drift. */
   expirationTime: string;
@@ -369,7 +373,16 @@ export const RESOURCE_PROPERTIES = {
   },
   Identity: {
     type: "iam:Identity",
-    outputs: ["parentUid", "name", "description", "claimMatch", "staticKeys", "awsIdentity", "createTime"],
+    outputs: [
+      "parentUid",
+      "name",
+      "description",
+      "claimMatch",
+      "staticKeys",
+      "awsIdentity",
+      "servicePrincipal",
+      "createTime",
+    ],
     secrets: [],
   },
   Role: {

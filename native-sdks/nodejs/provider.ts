@@ -42,6 +42,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["identityToken"] = args?.identityToken ? pulumi.secret(args.identityToken) : undefined;
             resourceInputs["identityTokenFile"] = args?.identityTokenFile;
             resourceInputs["profiles"] = pulumi.output(args?.profiles ? pulumi.secret(args.profiles) : undefined).apply(JSON.stringify);
+            resourceInputs["propagationWindowMs"] = args?.propagationWindowMs;
             resourceInputs["token"] = args?.token ? pulumi.secret(args.token) : undefined;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
@@ -77,6 +78,10 @@ export interface ProviderArgs {
      * Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
      */
     profiles?: pulumi.Input<{[key: string]: pulumi.Input<inputs.ProfileArgs>} | undefined>;
+    /**
+     * How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+     */
+    propagationWindowMs?: pulumi.Input<string | undefined>;
     /**
      * A static API token. Env PLATFORM_TOKEN.
      */

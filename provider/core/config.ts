@@ -13,44 +13,55 @@
  */
 import { ConfigurationError, ENV_VARS, type PlatformClientOptions } from "../../sdk";
 
+/**
+ * Every setting of the `platform` namespace, declared once: its doc (schema.json's config and provider sections,
+ * every SDK, the registry docs), its type there, and whether it is a credential, always kept secret.
+ */
+export const CONFIG_SETTINGS = {
+  apiUrl: { doc: "The API base URL. Env PLATFORM_API_URL. Required." },
+  authUrl: { doc: "Where token exchange lives. Env PLATFORM_AUTH_URL. Default: apiUrl's origin." },
+  token: { doc: "A static API token. Env PLATFORM_TOKEN.", secret: true },
+  identity: { doc: "The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY." },
+  identityToken: {
+    doc: "The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.",
+    secret: true,
+  },
+  identityTokenFile: {
+    doc: "A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.",
+  },
+  propagationWindowMs: {
+    doc:
+      "How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it " +
+      "is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.",
+  },
+  profiles: {
+    doc:
+      'Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks ' +
+      "one with `profile`. Profile keys override stack keys.",
+    secret: true,
+  },
+} as const satisfies Record<string, { doc: string; secret?: boolean }>;
+
+export type ConfigName = keyof typeof CONFIG_SETTINGS;
+
 /** The stack-config keys of the `platform` namespace. */
-export const CONFIG_KEYS = {
-  apiUrl: "platform:apiUrl",
-  authUrl: "platform:authUrl",
-  token: "platform:token",
-  identity: "platform:identity",
-  identityToken: "platform:identityToken",
-  identityTokenFile: "platform:identityTokenFile",
-  propagationWindowMs: "platform:propagationWindowMs",
-  profiles: "platform:profiles",
-} as const;
+export const CONFIG_KEYS = Object.fromEntries(
+  Object.keys(CONFIG_SETTINGS).map((name) => [name, `platform:${name}`]),
+) as { readonly [N in ConfigName]: `platform:${N}` };
 
-/** The connection settings a profile or the stack config may carry. */
-export interface ConnectionSettings {
-  apiUrl?: string | undefined;
-  authUrl?: string | undefined;
-  token?: string | undefined;
-  identity?: string | undefined;
-  identityToken?: string | undefined;
-  identityTokenFile?: string | undefined;
-  /**
-   * How long (ms) after the provider created an object a NotFound / PermissionDenied naming it is retried as
-   * propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off (sdk/config.ts).
-   */
-  propagationWindowMs?: string | undefined;
-}
+/** The settings that are credentials: always stored as secrets, whatever the program gave. */
+export const SECRET_SETTINGS = (Object.keys(CONFIG_SETTINGS) as ConfigName[]).filter(
+  (name) => (CONFIG_SETTINGS[name] as { secret?: boolean }).secret === true,
+);
 
-export type SettingName = (typeof SETTING_NAMES)[number];
+/** The connection settings a profile or the stack config may carry (every setting but profiles). */
+export type ConnectionSettings = { [N in SettingName]?: string | undefined };
 
-const SETTING_NAMES = [
-  "apiUrl",
-  "authUrl",
-  "token",
-  "identity",
-  "identityToken",
-  "identityTokenFile",
-  "propagationWindowMs",
-] as const;
+export type SettingName = Exclude<ConfigName, "profiles">;
+
+const SETTING_NAMES = (Object.keys(CONFIG_SETTINGS) as ConfigName[]).filter(
+  (name): name is SettingName => name !== "profiles",
+);
 
 /** Env variables that carry a credential; dropped when config names a credential of its own. */
 const CREDENTIAL_ENV = [

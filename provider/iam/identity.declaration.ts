@@ -7,6 +7,7 @@ import { RE2JS } from "re2js";
 import { z } from "zod";
 import { MAX_PATTERN_LENGTH } from "../../sdk/schemas/bounds";
 import { Uidp } from "../../sdk/schemas";
+import { ServicePrincipal } from "../../sdk/schemas/identities";
 import { declareResource, input, output } from "../core/declaration";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
@@ -80,20 +81,23 @@ export const ClaimMatchInputSchema = z
     }
   });
 
-/** Whether a JWKS document (JSON text) holds at least one public key; the reason it does not otherwise. */
-function jwksProblem(text: string): string | undefined {
+/**
+ * Why `issuerKeys` must not be stored, or undefined. The service takes the keys as given (its own clients send keys
+ * that are not JSON) and checks them when a token is exchanged, so a preview refuses only what must never be sent:
+ * a private key, in a JWKS document that holds one.
+ */
+function issuerKeysProblem(text: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return 'issuerKeys must be a JWKS document: JSON text such as {"keys":[{"kty":"RSA",...}]}';
+    return undefined;
   }
   const keys = (parsed as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys) || keys.length === 0) return 'issuerKeys must hold at least one key in "keys"';
+  if (!Array.isArray(keys)) return undefined;
   for (const [i, key] of keys.entries()) {
-    if (typeof key !== "object" || key === null || typeof (key as { kty?: unknown }).kty !== "string")
-      return `issuerKeys: keys[${i}] must be a JWK with a kty`;
-    if ("d" in key) return `issuerKeys: keys[${i}] is a private key; give only the public key`;
+    if (typeof key === "object" && key !== null && "d" in key)
+      return `issuerKeys: keys[${i}] is a private key; give only the public key`;
   }
   return undefined;
 }
@@ -104,7 +108,7 @@ export const StaticKeysInputSchema = z
     issuer: text("issuer").describe("The exact issuer (iss) of accepted tokens."),
     subject: text("subject").describe("The exact subject (sub) of accepted tokens."),
     issuerKeys: text("issuerKeys").describe(
-      'The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).',
+      'The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.',
     ),
     expirationTime: z
       .string()
@@ -119,7 +123,7 @@ export const StaticKeysInputSchema = z
       .describe("The accepted aud value (one); without it the service's own address."),
   })
   .superRefine((keys, ctx) => {
-    const problem = jwksProblem(keys.issuerKeys);
+    const problem = issuerKeysProblem(keys.issuerKeys);
     if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["issuerKeys"], message: problem });
   });
 
@@ -149,15 +153,15 @@ export const AwsIdentityInputSchema = z
   });
 
 /** How an identity is assumed: exactly one of these (a oneof in the API). */
-export const IDENTITY_KINDS = ["claimMatch", "staticKeys", "awsIdentity"] as const;
+export const IDENTITY_KINDS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
 
-const ONE_KIND = "Exactly one of claimMatch, staticKeys, awsIdentity.";
+const ONE_KIND = `Exactly one of ${IDENTITY_KINDS.join(", ")}.`;
 
 export const IDENTITY = declareResource({
   token: "platform:iam:Identity",
   stem: "identity",
   summary:
-    "A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).",
+    "A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity; or a platform service acting as servicePrincipal (exactly one of the four).",
   importId: "the identity's uid",
   inputs: {
     parentUid: input(Uidp, {
@@ -178,6 +182,9 @@ export const IDENTITY = declareResource({
     awsIdentity: input(AwsIdentityInputSchema.optional(), {
       doc: `AWS IAM users and roles that may assume the identity. ${ONE_KIND}`,
     }),
+    servicePrincipal: input(ServicePrincipal.optional(), {
+      doc: `A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. ${ONE_KIND}`,
+    }),
   },
   outputs: {
     uid: output(z.string(), "The identity's uid, assigned by the service."),
@@ -191,8 +198,8 @@ export const IDENTITY = declareResource({
       path: [set[1] ?? "claimMatch"],
       message:
         set.length === 0
-          ? "set exactly one of claimMatch, staticKeys, awsIdentity"
-          : `set exactly one of claimMatch, staticKeys, awsIdentity (got ${set.join(" and ")})`,
+          ? `set exactly one of ${IDENTITY_KINDS.join(", ")}`
+          : `set exactly one of ${IDENTITY_KINDS.join(", ")} (got ${set.join(" and ")})`,
     });
   },
 });

@@ -26,6 +26,7 @@ export const description: ResourceDescription<IdentityInputs, Identity> = {
       claimMatch: inputs.claimMatch,
       staticKeys: inputs.staticKeys,
       awsIdentity: inputs.awsIdentity,
+      servicePrincipal: inputs.servicePrincipal,
     }),
   async lookup(client, inputs) {
     for await (const identity of client.identities.list({
@@ -45,6 +46,7 @@ export const description: ResourceDescription<IdentityInputs, Identity> = {
       claimMatch: fields.includes("claimMatch") ? inputs.claimMatch : undefined,
       staticKeys: fields.includes("staticKeys") ? inputs.staticKeys : undefined,
       awsIdentity: fields.includes("awsIdentity") ? inputs.awsIdentity : undefined,
+      servicePrincipal: fields.includes("servicePrincipal") ? inputs.servicePrincipal : undefined,
     }),
   delete: (client, uid) => client.identities.delete(uid),
   inputsOf: (identity) => ({
@@ -57,6 +59,9 @@ export const description: ResourceDescription<IdentityInputs, Identity> = {
       : {}),
     ...(identity.awsIdentity !== undefined
       ? { awsIdentity: identity.awsIdentity as IdentityInputs["awsIdentity"] }
+      : {}),
+    ...(identity.servicePrincipal !== undefined
+      ? { servicePrincipal: identity.servicePrincipal as IdentityInputs["servicePrincipal"] }
       : {}),
   }),
   outputsOf: (identity) => ({

@@ -149,16 +149,40 @@ describe("identity kinds: staticKeys and awsIdentity", () => {
     expect(await provider.diff!(id, read.props, news)).toMatchObject({ changes: false });
   });
 
+  it("check takes issuerKeys as the service does (JSON or not), refusing only a private key", async () => {
+    const base = { parentUid: h.emulator.orgUid, name: "x" };
+    for (const issuerKeys of ["{}", "not json at all", jwks]) {
+      const staticKeys = { issuer: "i", subject: "s", issuerKeys, expirationTime: expirationTime() };
+      const { failures } = await provider.check!({}, { ...base, staticKeys });
+      expect([issuerKeys, failures ?? []]).toEqual([issuerKeys, []]);
+    }
+  });
+
+  it("a servicePrincipal identity is created, read back the same and shows no diff; another kind replaces it in place", async () => {
+    const inputs = {
+      parentUid: h.emulator.orgUid,
+      name: "ingester",
+      servicePrincipal: "SERVICE_PRINCIPAL_INGESTER",
+    };
+    const { id, outs } = await provider.create(inputs);
+    const read = await provider.read!(id, outs);
+    expect(read.inputs).toMatchObject({ servicePrincipal: "SERVICE_PRINCIPAL_INGESTER", name: "ingester" });
+    expect(await provider.diff!(id, read.props, inputs)).toMatchObject({ changes: false, replaces: [] });
+    const news = { parentUid: h.emulator.orgUid, name: "ingester", claimMatch };
+    expect(await provider.diff!(id, read.props, news)).toMatchObject({ changes: true, replaces: [] });
+    const { outs: updated } = await provider.update!(id, read.props, news);
+    expect(updated).toMatchObject({ claimMatch });
+    expect(updated.servicePrincipal).toBeUndefined();
+    const { failures } = await provider.check!({}, { ...inputs, servicePrincipal: "SOMEONE" });
+    expect(failures?.map((f) => f.property)).toEqual(["servicePrincipal"]);
+  });
+
   it("check: exactly one kind; bad keys, accounts and patterns named, with zero API calls", async () => {
     h.mark();
     const base = { parentUid: h.emulator.orgUid, name: "x" };
     const cases: [Record<string, unknown>, string][] = [
       [{}, "claimMatch"],
       [{ claimMatch, awsIdentity: aws }, "awsIdentity"],
-      [
-        { staticKeys: { issuer: "i", subject: "s", issuerKeys: "{}", expirationTime: expirationTime() } },
-        "staticKeys.issuerKeys",
-      ],
       [
         {
           staticKeys: {

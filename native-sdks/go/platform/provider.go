@@ -54,6 +54,8 @@ type providerArgs struct {
 	IdentityTokenFile *string `pulumi:"identityTokenFile"`
 	// Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
 	Profiles map[string]Profile `pulumi:"profiles"`
+	// How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+	PropagationWindowMs *string `pulumi:"propagationWindowMs"`
 	// A static API token. Env PLATFORM_TOKEN.
 	Token *string `pulumi:"token"`
 }
@@ -72,6 +74,8 @@ type ProviderArgs struct {
 	IdentityTokenFile pulumi.StringPtrInput
 	// Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
 	Profiles ProfileMapInput
+	// How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+	PropagationWindowMs pulumi.StringPtrInput
 	// A static API token. Env PLATFORM_TOKEN.
 	Token pulumi.StringPtrInput
 }

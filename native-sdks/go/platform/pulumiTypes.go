@@ -25,6 +25,8 @@ type Profile struct {
 	IdentityToken *string `pulumi:"identityToken"`
 	// A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
 	IdentityTokenFile *string `pulumi:"identityTokenFile"`
+	// How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+	PropagationWindowMs *string `pulumi:"propagationWindowMs"`
 	// A static API token. Env PLATFORM_TOKEN.
 	Token *string `pulumi:"token"`
 }
@@ -52,6 +54,8 @@ type ProfileArgs struct {
 	IdentityToken pulumi.StringPtrInput `pulumi:"identityToken"`
 	// A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
 	IdentityTokenFile pulumi.StringPtrInput `pulumi:"identityTokenFile"`
+	// How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+	PropagationWindowMs pulumi.StringPtrInput `pulumi:"propagationWindowMs"`
 	// A static API token. Env PLATFORM_TOKEN.
 	Token pulumi.StringPtrInput `pulumi:"token"`
 }
@@ -131,6 +135,11 @@ func (o ProfileOutput) IdentityToken() pulumi.StringPtrOutput {
 // A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
 func (o ProfileOutput) IdentityTokenFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Profile) *string { return v.IdentityTokenFile }).(pulumi.StringPtrOutput)
+}
+
+// How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+func (o ProfileOutput) PropagationWindowMs() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Profile) *string { return v.PropagationWindowMs }).(pulumi.StringPtrOutput)
 }
 
 // A static API token. Env PLATFORM_TOKEN.

@@ -76,6 +76,17 @@ Object.defineProperty(exports, "profiles", {
 });
 
 /**
+ * How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+ */
+export declare const propagationWindowMs: string | undefined;
+Object.defineProperty(exports, "propagationWindowMs", {
+    get() {
+        return __config.get("propagationWindowMs");
+    },
+    enumerable: true,
+});
+
+/**
  * A static API token. Env PLATFORM_TOKEN.
  */
 export declare const token: string | undefined;

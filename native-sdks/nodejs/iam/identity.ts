@@ -7,7 +7,7 @@ import * as outputs from "../types/output";
 import * as utilities from "../utilities";
 
 /**
- * A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).
+ * A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity; or a platform service acting as servicePrincipal (exactly one of the four).
  */
 export class Identity extends pulumi.CustomResource {
     /**
@@ -41,11 +41,11 @@ export class Identity extends pulumi.CustomResource {
      */
     declare public readonly adopt: pulumi.Output<boolean | undefined>;
     /**
-     * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     declare public readonly awsIdentity: pulumi.Output<outputs.iam.IdentityAwsIdentity | undefined>;
     /**
-     * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     declare public readonly claimMatch: pulumi.Output<outputs.iam.ClaimMatch | undefined>;
     /**
@@ -69,7 +69,11 @@ export class Identity extends pulumi.CustomResource {
      */
     declare public readonly profile: pulumi.Output<string | undefined>;
     /**
-     * Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+     */
+    declare public readonly servicePrincipal: pulumi.Output<string | undefined>;
+    /**
+     * Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     declare public readonly staticKeys: pulumi.Output<outputs.iam.IdentityStaticKeys | undefined>;
     /**
@@ -101,6 +105,7 @@ export class Identity extends pulumi.CustomResource {
             resourceInputs["name"] = args?.name;
             resourceInputs["parentUid"] = args?.parentUid;
             resourceInputs["profile"] = args?.profile;
+            resourceInputs["servicePrincipal"] = args?.servicePrincipal;
             resourceInputs["staticKeys"] = args?.staticKeys;
             resourceInputs["createTime"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
@@ -113,6 +118,7 @@ export class Identity extends pulumi.CustomResource {
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["parentUid"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
+            resourceInputs["servicePrincipal"] = undefined /*out*/;
             resourceInputs["staticKeys"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
         }
@@ -130,11 +136,11 @@ export interface IdentityArgs {
      */
     adopt?: pulumi.Input<boolean | undefined>;
     /**
-     * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     awsIdentity?: pulumi.Input<inputs.iam.IdentityAwsIdentityArgs | undefined>;
     /**
-     * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     claimMatch?: pulumi.Input<inputs.iam.ClaimMatchArgs | undefined>;
     /**
@@ -154,7 +160,11 @@ export interface IdentityArgs {
      */
     profile?: pulumi.Input<string | undefined>;
     /**
-     * Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+     */
+    servicePrincipal?: pulumi.Input<string | undefined>;
+    /**
+     * Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     staticKeys?: pulumi.Input<inputs.iam.IdentityStaticKeysArgs | undefined>;
 }

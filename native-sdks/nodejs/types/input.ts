@@ -30,6 +30,10 @@ export interface ProfileArgs {
      */
     identityTokenFile?: pulumi.Input<string | undefined>;
     /**
+     * How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+     */
+    propagationWindowMs?: pulumi.Input<string | undefined>;
+    /**
      * A static API token. Env PLATFORM_TOKEN.
      */
     token?: pulumi.Input<string | undefined>;
@@ -94,7 +98,7 @@ export namespace iam {
     }
 
     /**
-     * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     export interface ClaimMatchArgs {
         /**
@@ -141,7 +145,7 @@ export namespace iam {
     }
 
     /**
-     * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     export interface IdentityAwsIdentityArgs {
         /**
@@ -167,7 +171,7 @@ export namespace iam {
     }
 
     /**
-     * Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     export interface IdentityStaticKeysArgs {
         /**
@@ -183,7 +187,7 @@ export namespace iam {
          */
         issuer: pulumi.Input<string>;
         /**
-         * The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+         * The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
          */
         issuerKeys: pulumi.Input<string>;
         /**

@@ -30,6 +30,10 @@ export interface Profile {
      */
     identityTokenFile?: string;
     /**
+     * How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+     */
+    propagationWindowMs?: string;
+    /**
      * A static API token. Env PLATFORM_TOKEN.
      */
     token?: string;
@@ -95,7 +99,7 @@ export namespace iam {
     }
 
     /**
-     * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     export interface ClaimMatch {
         /**
@@ -158,7 +162,7 @@ export namespace iam {
     }
 
     /**
-     * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     export interface IdentityAwsIdentity {
         /**
@@ -203,7 +207,7 @@ export namespace iam {
     }
 
     /**
-     * Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+     * Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */
     export interface IdentityStaticKeys {
         /**
@@ -219,7 +223,7 @@ export namespace iam {
          */
         issuer: string;
         /**
-         * The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+         * The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
          */
         issuerKeys: string;
         /**

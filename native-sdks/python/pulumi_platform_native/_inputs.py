@@ -43,6 +43,10 @@ class ProfileArgsDict(TypedDict):
     """
     A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
     """
+    propagation_window_ms: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+    """
     token: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     A static API token. Env PLATFORM_TOKEN.
@@ -56,6 +60,7 @@ class ProfileArgs:
                  identity: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 propagation_window_ms: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         One named set of connection settings (see the config variables of the same names).
@@ -65,6 +70,7 @@ class ProfileArgs:
         :param pulumi.Input[_builtins.str] identity: The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
         :param pulumi.Input[_builtins.str] identity_token: The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
         :param pulumi.Input[_builtins.str] identity_token_file: A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+        :param pulumi.Input[_builtins.str] propagation_window_ms: How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
         :param pulumi.Input[_builtins.str] token: A static API token. Env PLATFORM_TOKEN.
         """
         if api_url is not None:
@@ -77,6 +83,8 @@ class ProfileArgs:
             pulumi.set(__self__, "identity_token", identity_token)
         if identity_token_file is not None:
             pulumi.set(__self__, "identity_token_file", identity_token_file)
+        if propagation_window_ms is not None:
+            pulumi.set(__self__, "propagation_window_ms", propagation_window_ms)
         if token is not None:
             pulumi.set(__self__, "token", token)
 
@@ -139,6 +147,18 @@ class ProfileArgs:
     @identity_token_file.setter
     def identity_token_file(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "identity_token_file", value)
+
+    @_builtins.property
+    @pulumi.getter(name="propagationWindowMs")
+    def propagation_window_ms(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+        """
+        return pulumi.get(self, "propagation_window_ms")
+
+    @propagation_window_ms.setter
+    def propagation_window_ms(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "propagation_window_ms", value)
 
     @_builtins.property
     @pulumi.getter

@@ -29,6 +29,7 @@ class Profile(dict):
                  identity: Optional[_builtins.str] = None,
                  identity_token: Optional[_builtins.str] = None,
                  identity_token_file: Optional[_builtins.str] = None,
+                 propagation_window_ms: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         One named set of connection settings (see the config variables of the same names).
@@ -38,6 +39,7 @@ class Profile(dict):
         :param _builtins.str identity: The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
         :param _builtins.str identity_token: The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
         :param _builtins.str identity_token_file: A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+        :param _builtins.str propagation_window_ms: How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
         :param _builtins.str token: A static API token. Env PLATFORM_TOKEN.
         """
         if api_url is not None:
@@ -50,6 +52,8 @@ class Profile(dict):
             pulumi.set(__self__, "identity_token", identity_token)
         if identity_token_file is not None:
             pulumi.set(__self__, "identity_token_file", identity_token_file)
+        if propagation_window_ms is not None:
+            pulumi.set(__self__, "propagation_window_ms", propagation_window_ms)
         if token is not None:
             pulumi.set(__self__, "token", token)
 
@@ -92,6 +96,14 @@ class Profile(dict):
         A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
         """
         return pulumi.get(self, "identity_token_file")
+
+    @_builtins.property
+    @pulumi.getter(name="propagationWindowMs")
+    def propagation_window_ms(self) -> Optional[_builtins.str]:
+        """
+        How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+        """
+        return pulumi.get(self, "propagation_window_ms")
 
     @_builtins.property
     @pulumi.getter

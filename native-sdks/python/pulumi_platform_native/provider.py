@@ -26,6 +26,7 @@ class ProviderArgs:
                  identity_token: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token_file: pulumi.Input[Optional[_builtins.str]] = None,
                  profiles: pulumi.Input[Optional[Mapping[str, pulumi.Input['ProfileArgs']]]] = None,
+                 propagation_window_ms: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Provider resource.
@@ -36,6 +37,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] identity_token: The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
         :param pulumi.Input[_builtins.str] identity_token_file: A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
         :param pulumi.Input[Mapping[str, pulumi.Input['ProfileArgs']]] profiles: Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
+        :param pulumi.Input[_builtins.str] propagation_window_ms: How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
         :param pulumi.Input[_builtins.str] token: A static API token. Env PLATFORM_TOKEN.
         """
         if api_url is not None:
@@ -50,6 +52,8 @@ class ProviderArgs:
             pulumi.set(__self__, "identity_token_file", identity_token_file)
         if profiles is not None:
             pulumi.set(__self__, "profiles", profiles)
+        if propagation_window_ms is not None:
+            pulumi.set(__self__, "propagation_window_ms", propagation_window_ms)
         if token is not None:
             pulumi.set(__self__, "token", token)
 
@@ -126,6 +130,18 @@ class ProviderArgs:
         pulumi.set(self, "profiles", value)
 
     @_builtins.property
+    @pulumi.getter(name="propagationWindowMs")
+    def propagation_window_ms(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+        """
+        return pulumi.get(self, "propagation_window_ms")
+
+    @propagation_window_ms.setter
+    def propagation_window_ms(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "propagation_window_ms", value)
+
+    @_builtins.property
     @pulumi.getter
     def token(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -150,6 +166,7 @@ class Provider(pulumi.ProviderResource):
                  identity_token: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token_file: pulumi.Input[Optional[_builtins.str]] = None,
                  profiles: pulumi.Input[Optional[Mapping[str, pulumi.Input[Union['ProfileArgs', 'ProfileArgsDict']]]]] = None,
+                 propagation_window_ms: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
@@ -163,6 +180,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] identity_token: The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
         :param pulumi.Input[_builtins.str] identity_token_file: A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
         :param pulumi.Input[Mapping[str, pulumi.Input[Union['ProfileArgs', 'ProfileArgsDict']]]] profiles: Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
+        :param pulumi.Input[_builtins.str] propagation_window_ms: How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
         :param pulumi.Input[_builtins.str] token: A static API token. Env PLATFORM_TOKEN.
         """
         ...
@@ -195,6 +213,7 @@ class Provider(pulumi.ProviderResource):
                  identity_token: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token_file: pulumi.Input[Optional[_builtins.str]] = None,
                  profiles: pulumi.Input[Optional[Mapping[str, pulumi.Input[Union['ProfileArgs', 'ProfileArgsDict']]]]] = None,
+                 propagation_window_ms: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -211,6 +230,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["identity_token"] = None if identity_token is None else pulumi.Output.secret(identity_token)
             __props__.__dict__["identity_token_file"] = identity_token_file
             __props__.__dict__["profiles"] = pulumi.Output.secret(profiles).apply(pulumi.runtime.to_json) if profiles is not None else None
+            __props__.__dict__["propagation_window_ms"] = propagation_window_ms
             __props__.__dict__["token"] = None if token is None else pulumi.Output.secret(token)
         super(Provider, __self__).__init__(
             'platform',

@@ -41,6 +41,11 @@ func GetProfiles(ctx *pulumi.Context) string {
 	return config.Get(ctx, "platform:profiles")
 }
 
+// How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+func GetPropagationWindowMs(ctx *pulumi.Context) string {
+	return config.Get(ctx, "platform:propagationWindowMs")
+}
+
 // A static API token. Env PLATFORM_TOKEN.
 func GetToken(ctx *pulumi.Context) string {
 	return config.Get(ctx, "platform:token")

@@ -12,15 +12,15 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).
+// A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity; or a platform service acting as servicePrincipal (exactly one of the four).
 type Identity struct {
 	pulumi.CustomResourceState
 
 	// Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
 	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
-	// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	AwsIdentity IdentityAwsIdentityPtrOutput `pulumi:"awsIdentity"`
-	// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	ClaimMatch ClaimMatchPtrOutput `pulumi:"claimMatch"`
 	// When the identity was created (RFC 3339).
 	CreateTime pulumi.StringOutput `pulumi:"createTime"`
@@ -32,7 +32,9 @@ type Identity struct {
 	ParentUid pulumi.StringOutput `pulumi:"parentUid"`
 	// The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
 	Profile pulumi.StringPtrOutput `pulumi:"profile"`
-	// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+	ServicePrincipal pulumi.StringPtrOutput `pulumi:"servicePrincipal"`
+	// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	StaticKeys IdentityStaticKeysPtrOutput `pulumi:"staticKeys"`
 	// The identity's uid, assigned by the service.
 	Uid pulumi.StringOutput `pulumi:"uid"`
@@ -86,9 +88,9 @@ func (IdentityState) ElementType() reflect.Type {
 type identityArgs struct {
 	// Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
 	Adopt *bool `pulumi:"adopt"`
-	// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	AwsIdentity *IdentityAwsIdentity `pulumi:"awsIdentity"`
-	// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	ClaimMatch *ClaimMatch `pulumi:"claimMatch"`
 	// A description; absent is the same as empty.
 	Description *string `pulumi:"description"`
@@ -98,7 +100,9 @@ type identityArgs struct {
 	ParentUid string `pulumi:"parentUid"`
 	// The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
 	Profile *string `pulumi:"profile"`
-	// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+	ServicePrincipal *string `pulumi:"servicePrincipal"`
+	// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	StaticKeys *IdentityStaticKeys `pulumi:"staticKeys"`
 }
 
@@ -106,9 +110,9 @@ type identityArgs struct {
 type IdentityArgs struct {
 	// Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
 	Adopt pulumi.BoolPtrInput
-	// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	AwsIdentity IdentityAwsIdentityPtrInput
-	// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	ClaimMatch ClaimMatchPtrInput
 	// A description; absent is the same as empty.
 	Description pulumi.StringPtrInput
@@ -118,7 +122,9 @@ type IdentityArgs struct {
 	ParentUid pulumi.StringInput
 	// The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
 	Profile pulumi.StringPtrInput
-	// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+	// A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+	ServicePrincipal pulumi.StringPtrInput
+	// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 	StaticKeys IdentityStaticKeysPtrInput
 }
 
@@ -214,12 +220,12 @@ func (o IdentityOutput) Adopt() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Identity) pulumi.BoolPtrOutput { return v.Adopt }).(pulumi.BoolPtrOutput)
 }
 
-// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 func (o IdentityOutput) AwsIdentity() IdentityAwsIdentityPtrOutput {
 	return o.ApplyT(func(v *Identity) IdentityAwsIdentityPtrOutput { return v.AwsIdentity }).(IdentityAwsIdentityPtrOutput)
 }
 
-// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 func (o IdentityOutput) ClaimMatch() ClaimMatchPtrOutput {
 	return o.ApplyT(func(v *Identity) ClaimMatchPtrOutput { return v.ClaimMatch }).(ClaimMatchPtrOutput)
 }
@@ -249,7 +255,12 @@ func (o IdentityOutput) Profile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Identity) pulumi.StringPtrOutput { return v.Profile }).(pulumi.StringPtrOutput)
 }
 
-// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+// A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+func (o IdentityOutput) ServicePrincipal() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Identity) pulumi.StringPtrOutput { return v.ServicePrincipal }).(pulumi.StringPtrOutput)
+}
+
+// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 func (o IdentityOutput) StaticKeys() IdentityStaticKeysPtrOutput {
 	return o.ApplyT(func(v *Identity) IdentityStaticKeysPtrOutput { return v.StaticKeys }).(IdentityStaticKeysPtrOutput)
 }

@@ -751,7 +751,7 @@ func (o AccountAssociationGooglePtrOutput) ProjectNumber() pulumi.StringPtrOutpu
 	}).(pulumi.StringPtrOutput)
 }
 
-// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type ClaimMatch struct {
 	// The exact audience (aud) claim.
 	Audience *string `pulumi:"audience"`
@@ -782,7 +782,7 @@ type ClaimMatchInput interface {
 	ToClaimMatchOutputWithContext(context.Context) ClaimMatchOutput
 }
 
-// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type ClaimMatchArgs struct {
 	// The exact audience (aud) claim.
 	Audience pulumi.StringPtrInput `pulumi:"audience"`
@@ -855,7 +855,7 @@ func (i *claimMatchPtrType) ToClaimMatchPtrOutputWithContext(ctx context.Context
 	return pulumi.ToOutputWithContext(ctx, i).(ClaimMatchPtrOutput)
 }
 
-// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+// Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type ClaimMatchOutput struct{ *pulumi.OutputState }
 
 func (ClaimMatchOutput) ElementType() reflect.Type {
@@ -1604,7 +1604,7 @@ func (o GitHubInstallationArrayOutput) Index(i pulumi.IntInput) GitHubInstallati
 	}).(GitHubInstallationOutput)
 }
 
-// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type IdentityAwsIdentity struct {
 	// The exact ARN to match.
 	Arn *string `pulumi:"arn"`
@@ -1629,7 +1629,7 @@ type IdentityAwsIdentityInput interface {
 	ToIdentityAwsIdentityOutputWithContext(context.Context) IdentityAwsIdentityOutput
 }
 
-// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type IdentityAwsIdentityArgs struct {
 	// The exact ARN to match.
 	Arn pulumi.StringPtrInput `pulumi:"arn"`
@@ -1696,7 +1696,7 @@ func (i *identityAwsIdentityPtrType) ToIdentityAwsIdentityPtrOutputWithContext(c
 	return pulumi.ToOutputWithContext(ctx, i).(IdentityAwsIdentityPtrOutput)
 }
 
-// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+// AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type IdentityAwsIdentityOutput struct{ *pulumi.OutputState }
 
 func (IdentityAwsIdentityOutput) ElementType() reflect.Type {
@@ -2158,7 +2158,7 @@ func (o IdentityProviderInfoOidcPtrOutput) PkceEnabled() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type IdentityStaticKeys struct {
 	// The accepted aud value (one); without it the service's own address.
 	Audiences []string `pulumi:"audiences"`
@@ -2166,7 +2166,7 @@ type IdentityStaticKeys struct {
 	ExpirationTime string `pulumi:"expirationTime"`
 	// The exact issuer (iss) of accepted tokens.
 	Issuer string `pulumi:"issuer"`
-	// The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+	// The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
 	IssuerKeys string `pulumi:"issuerKeys"`
 	// The exact subject (sub) of accepted tokens.
 	Subject string `pulumi:"subject"`
@@ -2183,7 +2183,7 @@ type IdentityStaticKeysInput interface {
 	ToIdentityStaticKeysOutputWithContext(context.Context) IdentityStaticKeysOutput
 }
 
-// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type IdentityStaticKeysArgs struct {
 	// The accepted aud value (one); without it the service's own address.
 	Audiences pulumi.StringArrayInput `pulumi:"audiences"`
@@ -2191,7 +2191,7 @@ type IdentityStaticKeysArgs struct {
 	ExpirationTime pulumi.StringInput `pulumi:"expirationTime"`
 	// The exact issuer (iss) of accepted tokens.
 	Issuer pulumi.StringInput `pulumi:"issuer"`
-	// The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+	// The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
 	IssuerKeys pulumi.StringInput `pulumi:"issuerKeys"`
 	// The exact subject (sub) of accepted tokens.
 	Subject pulumi.StringInput `pulumi:"subject"`
@@ -2250,7 +2250,7 @@ func (i *identityStaticKeysPtrType) ToIdentityStaticKeysPtrOutputWithContext(ctx
 	return pulumi.ToOutputWithContext(ctx, i).(IdentityStaticKeysPtrOutput)
 }
 
-// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+// Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type IdentityStaticKeysOutput struct{ *pulumi.OutputState }
 
 func (IdentityStaticKeysOutput) ElementType() reflect.Type {
@@ -2290,7 +2290,7 @@ func (o IdentityStaticKeysOutput) Issuer() pulumi.StringOutput {
 	return o.ApplyT(func(v IdentityStaticKeys) string { return v.Issuer }).(pulumi.StringOutput)
 }
 
-// The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+// The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
 func (o IdentityStaticKeysOutput) IssuerKeys() pulumi.StringOutput {
 	return o.ApplyT(func(v IdentityStaticKeys) string { return v.IssuerKeys }).(pulumi.StringOutput)
 }
@@ -2354,7 +2354,7 @@ func (o IdentityStaticKeysPtrOutput) Issuer() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+// The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
 func (o IdentityStaticKeysPtrOutput) IssuerKeys() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *IdentityStaticKeys) *string {
 		if v == nil {

@@ -45,6 +45,11 @@ profiles: Optional[str]
 Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
 """
 
+propagationWindowMs: Optional[str]
+"""
+How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+"""
+
 token: Optional[str]
 """
 A static API token. Env PLATFORM_TOKEN.

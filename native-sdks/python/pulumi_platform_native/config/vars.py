@@ -64,6 +64,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('profiles')
 
     @_builtins.property
+    def propagation_window_ms(self) -> Optional[str]:
+        """
+        How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
+        """
+        return __config__.get('propagationWindowMs')
+
+    @_builtins.property
     def token(self) -> Optional[str]:
         """
         A static API token. Env PLATFORM_TOKEN.

@@ -243,7 +243,7 @@ class AccountAssociationGoogleArgs:
 
 class ClaimMatchArgsDict(TypedDict):
     """
-    Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+    Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
     """
     audience: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -290,7 +290,7 @@ class ClaimMatchArgs:
                  subject: pulumi.Input[Optional[_builtins.str]] = None,
                  subject_pattern: pulumi.Input[Optional[_builtins.str]] = None):
         """
-        Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+        Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 
         :param pulumi.Input[_builtins.str] audience: The exact audience (aud) claim.
         :param pulumi.Input[_builtins.str] audience_pattern: An RE2 regular expression the whole audience must match.
@@ -469,7 +469,7 @@ class GitHubInstallationArgs:
 
 class IdentityAwsIdentityArgsDict(TypedDict):
     """
-    AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+    AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
     """
     aws_account: pulumi.Input[_builtins.str]
     """
@@ -501,7 +501,7 @@ class IdentityAwsIdentityArgs:
                  user_id: pulumi.Input[Optional[_builtins.str]] = None,
                  user_id_pattern: pulumi.Input[Optional[_builtins.str]] = None):
         """
-        AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 
         :param pulumi.Input[_builtins.str] aws_account: The AWS account id (12 digits).
         :param pulumi.Input[_builtins.str] arn: The exact ARN to match.
@@ -582,7 +582,7 @@ class IdentityAwsIdentityArgs:
 
 class IdentityStaticKeysArgsDict(TypedDict):
     """
-    Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+    Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
     """
     expiration_time: pulumi.Input[_builtins.str]
     """
@@ -594,7 +594,7 @@ class IdentityStaticKeysArgsDict(TypedDict):
     """
     issuer_keys: pulumi.Input[_builtins.str]
     """
-    The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+    The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
     """
     subject: pulumi.Input[_builtins.str]
     """
@@ -614,11 +614,11 @@ class IdentityStaticKeysArgs:
                  subject: pulumi.Input[_builtins.str],
                  audiences: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
         """
-        Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 
         :param pulumi.Input[_builtins.str] expiration_time: When the keys stop being accepted (RFC 3339), at most 365 days ahead. Required here, so the service's default never shows as drift.
         :param pulumi.Input[_builtins.str] issuer: The exact issuer (iss) of accepted tokens.
-        :param pulumi.Input[_builtins.str] issuer_keys: The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+        :param pulumi.Input[_builtins.str] issuer_keys: The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
         :param pulumi.Input[_builtins.str] subject: The exact subject (sub) of accepted tokens.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] audiences: The accepted aud value (one); without it the service's own address.
         """
@@ -657,7 +657,7 @@ class IdentityStaticKeysArgs:
     @pulumi.getter(name="issuerKeys")
     def issuer_keys(self) -> pulumi.Input[_builtins.str]:
         """
-        The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+        The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
         """
         return pulumi.get(self, "issuer_keys")
 

@@ -28,6 +28,7 @@ class IdentityArgs:
                  claim_match: pulumi.Input[Optional['ClaimMatchArgs']] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  profile: pulumi.Input[Optional[_builtins.str]] = None,
+                 service_principal: pulumi.Input[Optional[_builtins.str]] = None,
                  static_keys: pulumi.Input[Optional['IdentityStaticKeysArgs']] = None):
         """
         The set of arguments for constructing a Identity resource.
@@ -35,11 +36,12 @@ class IdentityArgs:
         :param pulumi.Input[_builtins.str] name: The identity's name.
         :param pulumi.Input[_builtins.str] parent_uid: The uid of the group the identity lives in. Changing it replaces the identity.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
-        :param pulumi.Input['IdentityAwsIdentityArgs'] aws_identity: AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
-        :param pulumi.Input['ClaimMatchArgs'] claim_match: Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+        :param pulumi.Input['IdentityAwsIdentityArgs'] aws_identity: AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+        :param pulumi.Input['ClaimMatchArgs'] claim_match: Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         :param pulumi.Input[_builtins.str] description: A description; absent is the same as empty.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
-        :param pulumi.Input['IdentityStaticKeysArgs'] static_keys: Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        :param pulumi.Input[_builtins.str] service_principal: A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+        :param pulumi.Input['IdentityStaticKeysArgs'] static_keys: Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         """
         pulumi.set(__self__, "name", name)
         pulumi.set(__self__, "parent_uid", parent_uid)
@@ -53,6 +55,8 @@ class IdentityArgs:
             pulumi.set(__self__, "description", description)
         if profile is not None:
             pulumi.set(__self__, "profile", profile)
+        if service_principal is not None:
+            pulumi.set(__self__, "service_principal", service_principal)
         if static_keys is not None:
             pulumi.set(__self__, "static_keys", static_keys)
 
@@ -96,7 +100,7 @@ class IdentityArgs:
     @pulumi.getter(name="awsIdentity")
     def aws_identity(self) -> pulumi.Input[Optional['IdentityAwsIdentityArgs']]:
         """
-        AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         """
         return pulumi.get(self, "aws_identity")
 
@@ -108,7 +112,7 @@ class IdentityArgs:
     @pulumi.getter(name="claimMatch")
     def claim_match(self) -> pulumi.Input[Optional['ClaimMatchArgs']]:
         """
-        Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+        Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         """
         return pulumi.get(self, "claim_match")
 
@@ -141,10 +145,22 @@ class IdentityArgs:
         pulumi.set(self, "profile", value)
 
     @_builtins.property
+    @pulumi.getter(name="servicePrincipal")
+    def service_principal(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+        """
+        return pulumi.get(self, "service_principal")
+
+    @service_principal.setter
+    def service_principal(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "service_principal", value)
+
+    @_builtins.property
     @pulumi.getter(name="staticKeys")
     def static_keys(self) -> pulumi.Input[Optional['IdentityStaticKeysArgs']]:
         """
-        Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         """
         return pulumi.get(self, "static_keys")
 
@@ -166,21 +182,23 @@ class Identity(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  parent_uid: pulumi.Input[Optional[_builtins.str]] = None,
                  profile: pulumi.Input[Optional[_builtins.str]] = None,
+                 service_principal: pulumi.Input[Optional[_builtins.str]] = None,
                  static_keys: pulumi.Input[Optional[Union['IdentityStaticKeysArgs', 'IdentityStaticKeysArgsDict']]] = None,
                  __props__=None):
         """
-        A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).
+        A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity; or a platform service acting as servicePrincipal (exactly one of the four).
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
-        :param pulumi.Input[Union['IdentityAwsIdentityArgs', 'IdentityAwsIdentityArgsDict']] aws_identity: AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
-        :param pulumi.Input[Union['ClaimMatchArgs', 'ClaimMatchArgsDict']] claim_match: Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+        :param pulumi.Input[Union['IdentityAwsIdentityArgs', 'IdentityAwsIdentityArgsDict']] aws_identity: AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+        :param pulumi.Input[Union['ClaimMatchArgs', 'ClaimMatchArgsDict']] claim_match: Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         :param pulumi.Input[_builtins.str] description: A description; absent is the same as empty.
         :param pulumi.Input[_builtins.str] name: The identity's name.
         :param pulumi.Input[_builtins.str] parent_uid: The uid of the group the identity lives in. Changing it replaces the identity.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
-        :param pulumi.Input[Union['IdentityStaticKeysArgs', 'IdentityStaticKeysArgsDict']] static_keys: Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        :param pulumi.Input[_builtins.str] service_principal: A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+        :param pulumi.Input[Union['IdentityStaticKeysArgs', 'IdentityStaticKeysArgsDict']] static_keys: Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         """
         ...
     @overload
@@ -189,7 +207,7 @@ class Identity(pulumi.CustomResource):
                  args: IdentityArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity (exactly one of the three).
+        A workload identity that a token can assume through token exchange: an OIDC token matching claimMatch, a token signed by one of its staticKeys, or an AWS IAM principal matching awsIdentity; or a platform service acting as servicePrincipal (exactly one of the four).
 
         :param str resource_name: The name of the resource.
         :param IdentityArgs args: The arguments to use to populate this resource's properties.
@@ -213,6 +231,7 @@ class Identity(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  parent_uid: pulumi.Input[Optional[_builtins.str]] = None,
                  profile: pulumi.Input[Optional[_builtins.str]] = None,
+                 service_principal: pulumi.Input[Optional[_builtins.str]] = None,
                  static_keys: pulumi.Input[Optional[Union['IdentityStaticKeysArgs', 'IdentityStaticKeysArgsDict']]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -234,6 +253,7 @@ class Identity(pulumi.CustomResource):
                 raise TypeError("Missing required property 'parent_uid'")
             __props__.__dict__["parent_uid"] = parent_uid
             __props__.__dict__["profile"] = profile
+            __props__.__dict__["service_principal"] = service_principal
             __props__.__dict__["static_keys"] = static_keys
             __props__.__dict__["create_time"] = None
             __props__.__dict__["uid"] = None
@@ -267,6 +287,7 @@ class Identity(pulumi.CustomResource):
         __props__.__dict__["name"] = None
         __props__.__dict__["parent_uid"] = None
         __props__.__dict__["profile"] = None
+        __props__.__dict__["service_principal"] = None
         __props__.__dict__["static_keys"] = None
         __props__.__dict__["uid"] = None
         return Identity(resource_name, opts=opts, __props__=__props__)
@@ -283,7 +304,7 @@ class Identity(pulumi.CustomResource):
     @pulumi.getter(name="awsIdentity")
     def aws_identity(self) -> pulumi.Output[Optional['outputs.IdentityAwsIdentity']]:
         """
-        AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         """
         return pulumi.get(self, "aws_identity")
 
@@ -291,7 +312,7 @@ class Identity(pulumi.CustomResource):
     @pulumi.getter(name="claimMatch")
     def claim_match(self) -> pulumi.Output[Optional['outputs.ClaimMatch']]:
         """
-        Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+        Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         """
         return pulumi.get(self, "claim_match")
 
@@ -336,10 +357,18 @@ class Identity(pulumi.CustomResource):
         return pulumi.get(self, "profile")
 
     @_builtins.property
+    @pulumi.getter(name="servicePrincipal")
+    def service_principal(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
+        """
+        return pulumi.get(self, "service_principal")
+
+    @_builtins.property
     @pulumi.getter(name="staticKeys")
     def static_keys(self) -> pulumi.Output[Optional['outputs.IdentityStaticKeys']]:
         """
-        Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
         """
         return pulumi.get(self, "static_keys")
 

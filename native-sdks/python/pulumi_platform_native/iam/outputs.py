@@ -246,7 +246,7 @@ class AccountAssociationGoogle(dict):
 @pulumi.output_type
 class ClaimMatch(dict):
     """
-    Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+    Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
     """
     @staticmethod
     def __key_warning(key: str):
@@ -281,7 +281,7 @@ class ClaimMatch(dict):
                  subject: Optional[_builtins.str] = None,
                  subject_pattern: Optional[_builtins.str] = None):
         """
-        Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity.
+        Which OIDC tokens may assume this identity: an issuer or issuerPattern, and a subject or subjectPattern. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 
         :param _builtins.str audience: The exact audience (aud) claim.
         :param _builtins.str audience_pattern: An RE2 regular expression the whole audience must match.
@@ -517,7 +517,7 @@ class GitHubInstallation(dict):
 @pulumi.output_type
 class IdentityAwsIdentity(dict):
     """
-    AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+    AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
     """
     @staticmethod
     def __key_warning(key: str):
@@ -549,7 +549,7 @@ class IdentityAwsIdentity(dict):
                  user_id: Optional[_builtins.str] = None,
                  user_id_pattern: Optional[_builtins.str] = None):
         """
-        AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 
         :param _builtins.str aws_account: The AWS account id (12 digits).
         :param _builtins.str arn: The exact ARN to match.
@@ -723,7 +723,7 @@ class IdentityProviderInfoOidc(dict):
 @pulumi.output_type
 class IdentityStaticKeys(dict):
     """
-    Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+    Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
     """
     @staticmethod
     def __key_warning(key: str):
@@ -751,11 +751,11 @@ class IdentityStaticKeys(dict):
                  subject: _builtins.str,
                  audiences: Optional[Sequence[_builtins.str]] = None):
         """
-        Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity.
+        Tokens signed by these public keys, with this issuer and subject, may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 
         :param _builtins.str expiration_time: When the keys stop being accepted (RFC 3339), at most 365 days ahead. Required here, so the service's default never shows as drift.
         :param _builtins.str issuer: The exact issuer (iss) of accepted tokens.
-        :param _builtins.str issuer_keys: The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+        :param _builtins.str issuer_keys: The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
         :param _builtins.str subject: The exact subject (sub) of accepted tokens.
         :param Sequence[_builtins.str] audiences: The accepted aud value (one); without it the service's own address.
         """
@@ -786,7 +786,7 @@ class IdentityStaticKeys(dict):
     @pulumi.getter(name="issuerKeys")
     def issuer_keys(self) -> _builtins.str:
         """
-        The public keys that sign accepted tokens, as a JWKS document (JSON text, e.g. {"keys":[...]}).
+        The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.
         """
         return pulumi.get(self, "issuer_keys")
 
