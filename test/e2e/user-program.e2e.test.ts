@@ -13,6 +13,11 @@ import { startEmulator, type Emulator } from "../../emulator";
 import { engineBinDir, repoRoot } from "./harness";
 import { codeBlocks, readmePath, SHELL_LANGUAGES, shellCommands } from "./readme";
 
+/** The version the README's install line names: the package's own. */
+const PACKAGE_VERSION = (
+  JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }
+).version;
+
 jest.setTimeout(600_000);
 
 const SECTION = "Using it in your own program";
@@ -121,7 +126,7 @@ describe("a user's own program, outside the repository, set up as the README say
 
     for (const command of inProgram ?? []) {
       const literal = command
-        .replace("/path/to/pulumi-platform-0.1.0.tgz", tarball)
+        .replace(`/path/to/pulumi-platform-${PACKAGE_VERSION}.tgz`, tarball)
         .replace("https://api.example.dev", emulator.url)
         .replace(/^pulumi up$/, "pulumi up --yes --non-interactive");
       await sh(literal, program);
