@@ -4,8 +4,8 @@
  * secret), `npm run` names a script that exists, `node` commands start, any other `pulumi` command names a
  * subcommand that exists with flags it takes, a `go` command names a go subcommand, and the "Using it in your own
  * program" section is run in full by user-program.e2e.test.ts, "Bring an existing organization" by
- * adopt.e2e.test.ts. A command no rule knows fails the test, so a new kind of
- * command in the README gets a check when it is written.
+ * adopt.e2e.test.ts, "Your first hour, in each language" by first-hour.e2e.test.ts. A command no rule knows fails
+ * the test, so a new kind of command in the README gets a check when it is written.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -111,6 +111,10 @@ describe("the README's shell commands", () => {
     }
     if (section === "Bring an existing organization") {
       // Run in full, in order, by adopt.e2e.test.ts (they need an organization and a Terraform state).
+      return;
+    }
+    if (section === "Your first hour, in each language") {
+      // Run in full, block by block, by first-hour.e2e.test.ts (they need the release and an API).
       return;
     }
     if (/^npm (ci|test|install)\b/.test(command)) return; // what CI itself runs, and plain installs
