@@ -7,46 +7,11 @@
  */
 import { startEmulator, type Emulator } from "../../emulator";
 import { installLocalPackage, PulumiStack } from "./harness";
+import { appliedPlan, changed, previewPlan, type Plan } from "./plans";
 
 jest.setTimeout(600_000);
 
 const programDir = "test/e2e/fixtures/every-kind";
-
-/** Operation per resource name (the last URN segment), with a replacement's three steps counted as one. */
-type Plan = Record<string, string>;
-
-const REPLACEMENT_STEPS = new Set(["replace", "create-replacement", "delete-replaced"]);
-
-function nameOf(urn: string): string {
-  return urn.split("::").pop() ?? urn;
-}
-
-/** What `pulumi preview --json` promises. */
-function previewPlan(stdout: string): Plan {
-  const preview = JSON.parse(stdout) as { steps: { op: string; urn: string }[] };
-  const plan: Plan = {};
-  for (const step of preview.steps) {
-    plan[nameOf(step.urn)] = REPLACEMENT_STEPS.has(step.op) ? "replace" : step.op;
-  }
-  return plan;
-}
-
-/** What `pulumi up --json` did: its engine events, one JSON object per line. */
-function appliedPlan(stdout: string): Plan {
-  const plan: Plan = {};
-  for (const line of stdout.split("\n")) {
-    if (!line.trim().startsWith("{")) continue;
-    const event = JSON.parse(line) as { resourcePreEvent?: { metadata: { op: string; urn: string } } };
-    const step = event.resourcePreEvent?.metadata;
-    if (step === undefined) continue;
-    const name = nameOf(step.urn);
-    plan[name] = REPLACEMENT_STEPS.has(step.op) ? "replace" : (plan[name] ?? step.op);
-  }
-  return plan;
-}
-
-const changed = (plan: Plan): Plan =>
-  Object.fromEntries(Object.entries(plan).filter(([, op]) => op !== "same"));
 
 /**
  * Each program change, and what it must do (besides undoing the previous row's change). Only the rows that move
