@@ -3,9 +3,12 @@
  * made through the API, taken over whole with `npx platform-import` and `pulumi import --file`, whose printed
  * TypeScript program then previews no change (the README's own `pulumi preview --expect-no-changes`); then the same
  * objects from a Terraform state of the chainguard provider (served by a stand-in `terraform` that answers
- * `state pull` with the state and records what `state rm` is given).
+ * `state pull` with the state and records what `state rm` is given). Then the same document in a Go, a Python and a
+ * YAML project: the program `pulumi import` prints, made the project's program as the README says, previews no
+ * change.
  *
- * May import: node built-ins, ../../emulator, ../importer/fixtures, ./harness, ./plugin-tarball, ./readme.
+ * May import: node built-ins, ../../emulator, ../importer/fixtures, ./harness, ./plugin-tarball, ./python-env,
+ * ./readme.
  */
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -15,6 +18,7 @@ import { startEmulator, type Emulator } from "../../emulator";
 import { everyKind, terraformState, type EveryKind } from "../importer/fixtures";
 import { PulumiStack, engineBinDir, repoRoot, testPassphrase } from "./harness";
 import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
+import { pythonEnvironment } from "./python-env";
 import { codeBlocks, readmePath, SHELL_LANGUAGES, shellCommands } from "./readme";
 
 jest.setTimeout(900_000);
@@ -199,30 +203,103 @@ describe("README: bring an existing organization", () => {
     expect(code).not.toMatch(/invite-code-from-terraform|hand-made-secret/);
   });
 
-  it("a Go project: the same document prints Go that refers to the objects by reference", async () => {
-    const goDir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-adopt-go-"));
-    try {
-      fs.writeFileSync(path.join(goDir, "Pulumi.yaml"), "name: platform-adopt-go\nruntime: go\n");
-      const stack = await PulumiStack.create({ programDir: goDir });
-      stacks.push(stack);
-      await installPlugin(stack, tarball);
-      await sh(
-        `npx platform-import "$ORGANIZATION_UID" --out ${path.join(goDir, "import.json")}`,
-        stack,
-        env,
-      );
-      await stack.run(["import", "--file", "import.json", "--out", "main.go", "--yes"], {
-        env: { PLATFORM_API_URL: env["PLATFORM_API_URL"]!, PLATFORM_TOKEN: env["PLATFORM_TOKEN"]! },
-      });
-      const code = fs.readFileSync(path.join(goDir, "main.go"), "utf8");
-      expect(code).toMatch(/iam\.NewGroup\(ctx, "legacy"/);
-      expect(code).toMatch(/IdentityUid: legacy_ci\.ID\(\)/);
-      expect(code).toMatch(/pulumi\.Parent\(legacy\)/);
-      console.log(`printed program (Go):\n${code}`);
-    } finally {
-      fs.rmSync(goDir, { recursive: true, force: true });
-    }
-  });
+  /**
+   * A project of each other language the engine prints: the same document, imported with `pulumi import --file`,
+   * prints a program that, written as the project's program as it is (Go on the generated Go SDK through a replace,
+   * as examples/go; Python in the environment with the generated Python SDK, as examples/python; YAML on the
+   * plugin's schema), previews no change. The TypeScript case is the README's block above. The only edits are the
+   * README's: YAML is printed elsewhere and moved to Main.yaml, and clientSecret, printed as "", is given from
+   * config (Go, Python and YAML send "", which the plugin refuses).
+   */
+  it.each([
+    {
+      language: "go",
+      out: "main.go",
+      program: "main.go",
+      setup: (dir: string): Record<string, string> => {
+        // examples/go's module file (its go.sum too: the module cache it filled serves this build), with the
+        // generated SDK replaced by the repository's copy, as the README tells a Go user.
+        const goMod = fs
+          .readFileSync(path.join(repoRoot, "examples/go/go.mod"), "utf8")
+          .replace(/^module .*$/m, "module platform-adopt-go")
+          .replace(/=> \.\.\/\.\.\/native-sdks\/go$/m, `=> ${path.join(repoRoot, "native-sdks/go")}`);
+        fs.writeFileSync(path.join(dir, "go.mod"), goMod);
+        fs.copyFileSync(path.join(repoRoot, "examples/go/go.sum"), path.join(dir, "go.sum"));
+        return {};
+      },
+      printed: [/iam\.NewGroup\(ctx, "legacy"/, /IdentityUid: legacy_ci\.ID\(\)/, /pulumi\.Parent\(legacy\)/],
+      // What platform-import's note on clientSecret tells a Go user to do.
+      secret: (code: string): string =>
+        code
+          .replace(
+            'ClientSecret: pulumi.String(""),',
+            'ClientSecret: config.RequireSecret(ctx, "clientSecret"),',
+          )
+          .replace(
+            '"github.com/pulumi/pulumi/sdk/v3/go/pulumi"\n',
+            '"github.com/pulumi/pulumi/sdk/v3/go/pulumi"\n\t"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"\n',
+          ),
+    },
+    {
+      language: "python",
+      out: "__main__.py",
+      program: "__main__.py",
+      setup: (): Record<string, string> => ({ VIRTUAL_ENV: pythonEnvironment() }),
+      printed: [/legacy = platform\.iam\.Group\("legacy",/, /identity_uid=legacy_ci\.id/, /parent=legacy\b/],
+      secret: (code: string): string =>
+        code.replace('client_secret="",', 'client_secret=pulumi.Config().require_secret("clientSecret"),'),
+    },
+    {
+      language: "yaml",
+      // pulumi import empties the file it prints to before it runs the program, so a YAML project's program
+      // (Main.yaml beside Pulumi.yaml) is printed elsewhere and moved in, as the README says.
+      out: "program.yaml",
+      program: "Main.yaml",
+      setup: (): Record<string, string> => ({}),
+      printed: [/type: platform:iam:Group/, /identityUid: \$\{\["legacy-ci"\]\.id\}/, /parent: \$\{legacy\}/],
+      secret: (code: string): string => code.replace('clientSecret: ""\n', "clientSecret: ${clientSecret}\n"),
+    },
+  ])(
+    "a $language project: the same document prints $language that previews no change",
+    async ({ language, out, program, setup, printed, secret }) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `platform-adopt-${language}-`));
+      try {
+        fs.writeFileSync(
+          path.join(dir, "Pulumi.yaml"),
+          `name: platform-adopt-${language}\nruntime: ${language}\n`,
+        );
+        const stack = await PulumiStack.create({ programDir: dir, env: setup(dir) });
+        stacks.push(stack);
+        await installPlugin(stack, tarball);
+        await sh(
+          `npx platform-import "$ORGANIZATION_UID" --out ${path.join(dir, "import.json")}`,
+          stack,
+          env,
+        );
+        const credentials = {
+          PLATFORM_API_URL: env["PLATFORM_API_URL"]!,
+          PLATFORM_TOKEN: env["PLATFORM_TOKEN"]!,
+        };
+        let started = Date.now();
+        await stack.run(["import", "--file", "import.json", "--out", out, "--yes"], { env: credentials });
+        const importMs = Date.now() - started;
+        const code = fs.readFileSync(path.join(dir, out), "utf8");
+        console.log(`printed program (${language}):\n${code}`);
+        for (const pattern of printed) expect(code).toMatch(pattern);
+        expect(code).not.toContain(emulator.token);
+        fs.rmSync(path.join(dir, out));
+        // The identity provider's clientSecret was printed as "" and is now given from config.
+        expect(secret(code)).not.toBe(code);
+        fs.writeFileSync(path.join(dir, program), secret(code));
+        await stack.setConfig("clientSecret", "hand-made-secret", { secret: true });
+        started = Date.now();
+        await stack.preview({ env: credentials });
+        console.log(`${language}: import ${importMs} ms, preview ${Date.now() - started} ms`);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   // Last: the folder and identity it makes would keep every other import here from printing references.
   it("two objects of the same name: pulumi import prints no reference, as platform-import warned", async () => {
