@@ -213,11 +213,8 @@ export const UNRECOVERABLE: Record<string, { what: string; todo: string }> = {
   "platform:iam:IdentityProvider.clientSecret": {
     what: "clientSecret: the service never returns it",
     todo:
-      'the printed code gives it as "". TypeScript: keep that (its SDK sends no empty secret, and the service ' +
-      "keeps the one it has), or give `config.requireSecret(...)`. Go, Python and YAML send the empty string, which " +
-      "the plugin refuses: give the secret from config (`pulumi config set --secret clientSecret ...`, then " +
-      "`config.RequireSecret(ctx, ...)` in Go, `pulumi.Config().require_secret(...)` in Python, " +
-      "`${clientSecret}` in YAML). The next up sends it as the current one",
+      'the printed code gives it as "": keep that (the plugin takes "" for a secret an import could not read, and ' +
+      "the service keeps the one it has), or give the secret from config, which the next up sends as the current one",
   },
   "platform:iam:GroupInvite.code": {
     what: "code: the service shows an invite's code once, when it is made",

@@ -134,11 +134,15 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
     },
 
     async check(olds: I, news: I): Promise<pulumi.dynamic.CheckResult<I>> {
-      // A write-only input that an existing object's state never had (it was imported) may stay absent: the
-      // service keeps the value it has. It is required when the program creates the object.
+      // A write-only input that an existing object's state never had (it was imported) may stay absent, or be
+      // the "" that `pulumi import` prints for what it cannot read: the service keeps the value it has. It is
+      // required when the program creates the object.
       const existing = Object.keys(olds ?? {}).length > 0;
       const unrecorded = writeOnly.filter(
-        (key) => existing && (olds as Props)[key] === undefined && (news as Props)[key] === undefined,
+        (key) =>
+          existing &&
+          (olds as Props)[key] === undefined &&
+          ((news as Props)[key] === undefined || (news as Props)[key] === ""),
       );
       const failures = checkInputs(spec.declaration.inputSchema, news as Props).filter(
         (f) => !unrecorded.includes(f.property),

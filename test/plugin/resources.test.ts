@@ -136,6 +136,13 @@ describe("plugin: IdentityProvider", () => {
     // `pulumi import` checks the read inputs against themselves: the absent secret is no failure then.
     const reimported = await h.check(IDP, imported.inputs.props, imported.inputs.props);
     expect(reimported.failures).toEqual([]);
+    // The program `pulumi import` prints gives it as "" (Go, Python and YAML send that): no failure, no change.
+    const printed = { ...imported.inputs.props, clientSecret: "" };
+    expect((await h.check(IDP, printed, imported.inputs.props)).failures).toEqual([]);
+    expect((await h.diff(IDP, id, imported.outputs.props, printed)).changes).toBe(1); // DIFF_NONE
+    expect((await h.check(IDP, printed)).failures).toEqual([
+      { property: "clientSecret", reason: "clientSecret must not be empty" },
+    ]);
     const created = await h.check(IDP, imported.inputs.props);
     expect(created.failures).toEqual([{ property: "clientSecret", reason: "required" }]);
     const afterImport = await h.diff(IDP, id, imported.outputs.props, {
