@@ -1,10 +1,12 @@
 /**
  * A small OpenAPI 3 response checker for tests (no dependency): resolves $ref and allOf in
- * /work/shared/spec/openapi-v2beta1.json and checks required members and primitive types, recursively.
+ * the repository's spec/openapi-v2beta1.json and checks required members and primitive types, recursively.
  */
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 
-const SPEC_PATH = "/work/shared/spec/openapi-v2beta1.json";
+/** The OpenAPI document kept in the repository (spec/README.md says how it relates to the product spec). */
+export const SPEC_PATH = join(__dirname, "..", "..", "spec", "openapi-v2beta1.json");
 type Schema = Record<string, unknown>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const spec: any = JSON.parse(readFileSync(SPEC_PATH, "utf8"));

@@ -6,8 +6,7 @@
 import { readFileSync } from "node:fs";
 import { route, routeTable } from "../../emulator/routes/table";
 import type { Control } from "../../emulator/routes/control";
-
-const SPEC_PATH = "/work/shared/spec/openapi-v2beta1.json";
+import { SPEC_PATH } from "./openapi";
 const spec = JSON.parse(readFileSync(SPEC_PATH, "utf8")) as {
   paths: Record<string, Record<string, unknown>>;
 };
