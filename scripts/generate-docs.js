@@ -3,10 +3,10 @@
  * Writes, from the declarations (provider/catalogue: each field's doc and flags, each resource's summary and import
  * id), each resource's page of prose and examples (provider/<module>/<stem>.md), the schema's configuration and the
  * package.json's version and release location:
- *   - the README's reference of resources and data sources, between its `<!-- reference:... -->` markers;
+ *   - docs/reference.md's reference of resources and data sources, between its `<!-- reference:... -->` markers;
  *   - the registry's two pages, docs/_index.md (what the provider manages, the tested example program of each
  *     language under examples/) and docs/installation-configuration.md (installing the plugin and each SDK, every
- *     configuration key with its environment variable, the precedence rule quoted from the README).
+ *     configuration key with its environment variable, the precedence rule quoted from docs/reference.md).
  * Nothing there is written by hand, so the docs cannot drift from schema.json and the SDKs.
  *
  *   node scripts/generate-docs.js           # rewrites them
@@ -19,7 +19,7 @@ const prettier = require("prettier");
 const { loadProviderModule } = require("./provider-module");
 
 const root = path.resolve(__dirname, "..");
-const readme = path.join(root, "README.md");
+const readme = path.join(root, "docs", "reference.md");
 
 /** A schema property's type as the tables show it. */
 function typeOf(spec) {
@@ -50,7 +50,7 @@ function resourceSection({ declaration: d }, schema) {
   );
   const page = path.join(root, "provider", d.module, `${d.stem}.md`);
   return [
-    `#### \`platform.${d.module}.${d.name}\``,
+    `### \`platform.${d.module}.${d.name}\``,
     "",
     d.summary,
     `Type token \`pulumi-nodejs:dynamic/${d.module}:${d.name}\`; schema token \`${d.token}\`; imported by ${d.importId}.`,
@@ -87,7 +87,7 @@ function replaceBetween(text, name, body) {
   const close = `<!-- /reference:${name} -->`;
   const start = text.indexOf(open);
   const end = text.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${open} ... ${close} section`);
+  if (start < 0 || end < start) throw new Error(`docs/reference.md has no ${open} ... ${close} section`);
   return `${text.slice(0, start + open.length)}\n\n${body}\n${text.slice(end)}`;
 }
 
@@ -138,7 +138,7 @@ function indexPage(schema, resources, dataSources) {
     "## Links",
     "",
     "- [Installation and configuration](installation-configuration.md)",
-    `- [Repository](${schema.repository}), with the full reference in its README`,
+    `- [Repository](${schema.repository}), with the full reference in its docs/reference.md`,
     "",
   ].join("\n");
 }
@@ -149,7 +149,7 @@ const envOf = (description) => /Env (PLATFORM_[A-Z_]+)/.exec(description)?.[1];
 function installationPage(schema, readmeText) {
   const v = schema.version;
   const precedence = /\*\*Precedence\*\*[^]*?\n\n/.exec(readmeText)?.[0].trim();
-  if (precedence === undefined) throw new Error("README.md has no **Precedence** paragraph to quote");
+  if (precedence === undefined) throw new Error("docs/reference.md has no **Precedence** paragraph to quote");
   const rows = Object.entries(schema.config.variables).map(([key, spec]) => {
     const env = envOf(spec.description ?? "");
     return `| \`platform:${key}\`${spec.secret ? " (secret)" : ""} | ${env ? `\`${env}\`` : "—"} | ${cell(spec.description ?? "")} |`;

@@ -1,5 +1,5 @@
 /**
- * README "Bring an existing organization", run literally (issue 21): an organization with an object of every kind,
+ * docs/adopting.md "Bring an existing organization", run literally (issue 21): an organization with an object of every kind,
  * made through the API, taken over whole with `npx platform-import` and `pulumi import --file`, whose printed
  * TypeScript program then previews no change (the README's own `pulumi preview --expect-no-changes`); then the same
  * objects from a Terraform state of the chainguard provider (served by a stand-in `terraform` that answers
@@ -19,13 +19,13 @@ import { everyKind, terraformState, type EveryKind } from "../importer/fixtures"
 import { PulumiStack, engineBinDir, repoRoot, testPassphrase } from "./harness";
 import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
-import { codeBlocks, readmePath, SHELL_LANGUAGES, shellCommands } from "./readme";
+import { codeBlocks, docPath, SHELL_LANGUAGES, shellCommands } from "./readme";
 
 jest.setTimeout(900_000);
 
 const programDir = path.join(repoRoot, "test/e2e/fixtures/adopt");
 const written = ["index.ts", "import.json", "terraform.tfstate"].map((f) => path.join(programDir, f));
-const [fromApi, fromTerraform] = codeBlocks(readmePath(repoRoot))
+const [fromApi, fromTerraform] = codeBlocks(docPath(repoRoot, "docs/adopting.md"))
   .filter((b) => b.section === "Bring an existing organization" && SHELL_LANGUAGES.has(b.language))
   .map(shellCommands);
 

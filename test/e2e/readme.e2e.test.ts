@@ -1,5 +1,5 @@
 /**
- * Every shell command in the README's code blocks, and in the registry pages under docs/, is a tested thing: `pulumi config` commands run against a
+ * Every shell command in the README, CONTRIBUTING.md and the pages under docs/ is a tested thing: `pulumi config` commands run against a
  * throwaway stack (so the CLI's own rules apply, e.g. it refuses a plaintext value under a key that looks like a
  * secret), `npm run` names a script that exists, `node` commands start, any other `pulumi` command names a
  * subcommand that exists with flags it takes, a `go` command names a go subcommand, and the "Using it in your own
@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { engineBinDir, repoRoot } from "./harness";
-import { codeBlocks, readmePath, SHELL_LANGUAGES, shellCommands } from "./readme";
+import { codeBlocks, documentationPages, SHELL_LANGUAGES, shellCommands } from "./readme";
 
 jest.setTimeout(300_000);
 
@@ -24,14 +24,8 @@ const PLACEHOLDERS: Record<string, string> = {
   ORGANIZATION_UID: "0123456789abcdef",
 };
 
-// The registry's pages (docs/, generated) are held to the same rules as the README.
-const pages = [
-  readmePath(repoRoot),
-  ...fs
-    .readdirSync(path.join(repoRoot, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => path.join(repoRoot, "docs", name)),
-];
+// The user docs under docs/ (guide, reference, registry pages) and CONTRIBUTING.md are held to the README's rules.
+const pages = documentationPages(repoRoot);
 const commands = pages
   .flatMap((page) => codeBlocks(page))
   .filter((b) => SHELL_LANGUAGES.has(b.language))

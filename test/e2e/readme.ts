@@ -48,3 +48,22 @@ export function shellCommands(block: CodeBlock): string[] {
 }
 
 export const readmePath = (repoRoot: string): string => path.join(repoRoot, "README.md");
+
+/** A page of the user docs, by its path in the repository (e.g. "docs/adopting.md"). */
+export const docPath = (repoRoot: string, page: string): string => path.join(repoRoot, page);
+
+/**
+ * Every page a person reads for the project, whose commands are tested: the README, the contributor guide, and every
+ * Markdown page under docs/ (the user guide and the registry's generated pages).
+ */
+export function documentationPages(repoRoot: string): string[] {
+  return [
+    readmePath(repoRoot),
+    path.join(repoRoot, "CONTRIBUTING.md"),
+    ...fs
+      .readdirSync(path.join(repoRoot, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .sort()
+      .map((name) => path.join(repoRoot, "docs", name)),
+  ];
+}

@@ -1,6 +1,6 @@
 /**
  * A new user's first hour, as the README tells it: pack the package, install the tarball into a program of their
- * own OUTSIDE this repository, configure it, `pulumi up`. The README's "Using it in your own program" blocks are
+ * own OUTSIDE this repository, configure it, `pulumi up`. docs/guide.md's "Using it in your own program" blocks are
  * run literally (placeholders replaced by the emulator's values), so the docs cannot drift from what works. The
  * program then type-checks with the `pulumi new typescript` tsconfig and with a stricter variant, and its state
  * stores the provider as a small require() of the installed package.
@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { engineBinDir, repoRoot } from "./harness";
-import { codeBlocks, readmePath, SHELL_LANGUAGES, shellCommands } from "./readme";
+import { codeBlocks, docPath, SHELL_LANGUAGES, shellCommands } from "./readme";
 
 /** The version the README's install line names: the package's own. */
 const PACKAGE_VERSION = (
@@ -93,7 +93,7 @@ describe("a user's own program, outside the repository, set up as the README say
   });
 
   it("runs the README's commands and program as written, and up creates the group", async () => {
-    const blocks = codeBlocks(readmePath(repoRoot)).filter((b) => b.section === SECTION);
+    const blocks = codeBlocks(docPath(repoRoot, "docs/guide.md")).filter((b) => b.section === SECTION);
     const [inRepo, inProgram] = blocks.filter((b) => SHELL_LANGUAGES.has(b.language)).map(shellCommands);
     const source = blocks.find((b) => b.language === "ts")?.text;
     expect(inRepo).toEqual(["npm ci", "npm run pack"]);
