@@ -22,7 +22,7 @@
  * time; gzip has no name and mtime 0. npm pack normalizes its tarballs the same way (fixed 1985 mtime, uid 0);
  * dist/ is rebuilt from clean so no stale file of an older build gets in. The Go .info's Time is that same time.
  *
- * The SDKs carry the schema's version, which must be package.json's (`npm run schema && npm run sdks` otherwise).
+ * The SDKs carry the schema's version, which must be package.json's (`npm run generate` otherwise).
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
@@ -230,7 +230,7 @@ function typescriptSdk(out, work) {
   if (manifest.version !== version || manifest.pulumi?.version !== version) {
     throw new Error(
       `native-sdks/nodejs/package.json says ${manifest.version}, package.json ${version}: ` +
-        "run `npm run schema && npm run sdks`",
+        "run `npm run generate`",
     );
   }
   const staged = path.join(work, "nodejs");
