@@ -29,6 +29,11 @@ const path = require("node:path");
 const GENERATORS = [
   { name: "schema", script: "generate-schema.js", writes: "schema.json" },
   { name: "types", script: "generate-types.js", writes: "provider/types.ts" },
+  {
+    name: "classes",
+    script: "generate-classes.js",
+    writes: "the resource classes and provider modules under provider/<module>/",
+  },
   { name: "docs", script: "generate-docs.js", writes: "the README's reference and docs/" },
   { name: "sdks", script: "gen-sdks.js", writes: "native-sdks/", engine: true },
 ];
