@@ -14,6 +14,7 @@ export {
   type UidpFilters,
 } from "./core";
 export { TokenCache } from "./token-exchange";
+export { parentOf } from "./uidp";
 export { SDK_VERSION } from "./version";
 export { Groups, type GroupListQuery } from "./resources/groups";
 export { Identities, type IdentityListQuery, type IdentityLookupQuery } from "./resources/identities";

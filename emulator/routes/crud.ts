@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
+import { parentOf } from "../../sdk/uidp";
 import { underAny } from "../access";
 import { invalidArgument, notFound } from "../errors";
 import { parseListParams, type ListParams, type Query } from "../listing";
@@ -78,15 +79,9 @@ export const COMMON_SORT = ["uid", "name", "description", "createTime", "updateT
 
 const defaultAccessGroup = (o: StoredObject): string => o.parent;
 
-/** "a/b/c" → "a/b"; a root uid has no parent (""). */
-export function parentOfUid(uid: string): string {
-  const slash = uid.lastIndexOf("/");
-  return slash === -1 ? "" : uid.slice(0, slash);
-}
-
 /** The group whose bindings govern `uid` of this kind, from the uid alone. */
 export function positionOf(spec: ResourceSpec, uid: string): string {
-  return (spec.accessGroupOfUid ?? parentOfUid)(uid);
+  return spec.accessGroupOfUid?.(uid) ?? parentOf(uid) ?? "";
 }
 
 export function cap(spec: ResourceSpec, verb: "CREATE" | "UPDATE" | "LIST" | "DELETE"): string {
