@@ -1,9 +1,9 @@
 /** Tags: read-only (created by seeding); a tag lives under a repo, whose group decides access. */
 import { queryParam } from "../listing";
 import { parentOf } from "../../sdk/uidp";
-import { baseWire, type ResourceSpec } from "./crud";
+import { baseWire, type CollectionSpec } from "./crud";
 
-export const tags: ResourceSpec = {
+export const tags: CollectionSpec = {
   kind: "tags",
   plural: "tags",
   label: "tag",
