@@ -15,7 +15,7 @@
  * - On load, a torn last line (a kill during an append, before the acknowledgement) is dropped and cut off the
  *   file; a bad line followed by good ones is corruption, not a torn write, and refused with the line's number.
  *
- * May import: node builtins only (and types).
+ * May import: node builtins, ./model (types).
  */
 import {
   closeSync,
@@ -31,7 +31,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { crc32 } from "node:zlib";
-import type { Kind, Meta, StoredObject } from "./store";
+import type { Kind, Meta, StoredObject } from "./model";
 
 /** The snapshot as written since the journal exists; format 1 (no journal, no generation) is migrated on load. */
 export interface Snapshot {

@@ -2,7 +2,7 @@
  * What every route handler gets: storage, access checks, listing, the clock, the OIDC issuer and small helpers
  * (uids, timestamps, body validation). Also the bootstrap (a root user owning "demo-org") and seeding.
  *
- * May import: ./store, ./access, ./api-tokens, ./listing, ./clock, ./oidc, ./errors, ./faults, sdk/schemas.
+ * May import: ./store, ./access, ./api-tokens, ./listing, ./clock, ./oidc, ./errors, ./faults, sdk/schemas, sdk/uidp.
  */
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
@@ -10,6 +10,7 @@ import { Access, builtinRoleByName, type Caller } from "./access";
 import { ApiTokens, EXCHANGED_TOKEN_LIFETIME_MS, USER_TOKEN_LIFETIME_MS } from "./api-tokens";
 import type { Clock } from "./clock";
 import { GROUP_NAME_PATTERN, UID_SEGMENT_PATTERN } from "../sdk/schemas/common";
+import { parentOf } from "../sdk/uidp";
 import { ApiFailure, badField, fromZod, invalidArgument } from "./errors";
 import type { FieldViolation } from "../sdk/schemas/common";
 import { Lister } from "./listing";
@@ -33,11 +34,6 @@ export function randomHex(bytes: number): string {
 /** A child uid: parent + "/" + 16 hex; a root uid (organization, root-level user): 40 hex, as the real service. */
 export function newUid(parent?: string): string {
   return parent === undefined || parent === "" ? randomHex(20) : `${parent}/${randomHex(8)}`;
-}
-
-export function parentOf(uid: string): string {
-  const slash = uid.lastIndexOf("/");
-  return slash === -1 ? "" : uid.slice(0, slash);
 }
 
 export interface SeedCounts {
@@ -191,7 +187,7 @@ export class Service {
       if (entry.uid !== undefined) {
         if (
           typeof entry.uid !== "string" ||
-          parentOf(entry.uid) !== parent ||
+          (parentOf(entry.uid) ?? "") !== parent ||
           !UID_SEGMENT_PATTERN.test(entry.uid.slice(parent.length + 1))
         ) {
           throw badField(

@@ -4,49 +4,15 @@
  * only what changed, so a write costs the same however much is stored. API tokens are signed JWTs
  * (./api-tokens.ts), so no token is stored: only the keys that sign them, in `meta`.
  *
- * May import: node builtins, ./journal.
+ * May import: node builtins, ./journal, ./model.
  */
 import { DataFiles, type JournalRecord } from "./journal";
+import { KINDS, type Kind, type Meta, type StoredObject } from "./model";
 
 /** Fewer bytes than any stored object takes in a journal record (a uid alone is 57 characters or more). */
 const MIN_OBJECT_BYTES = 64;
 
-export const KINDS = [
-  "groups",
-  "identities",
-  "roles",
-  "roleBindings",
-  "identityProviders",
-  "groupInvites",
-  "accountAssociations",
-  "repos",
-  "tags",
-  "advisories",
-] as const;
-export type Kind = (typeof KINDS)[number];
-
-/** One stored resource. `fields` holds the resource members (including write-only ones such as secrets). */
-export interface StoredObject {
-  uid: string;
-  /** The uid that `uidp.children_of` matches: the parent group ("" for roots); an account association's group. */
-  parent: string;
-  fields: Record<string, unknown>;
-  createTime: string;
-  updateTime?: string;
-}
-
-export interface Meta {
-  orgUid?: string;
-  bootstrapIdentityUid?: string;
-  /** Kept so the CLI can print it again after a restart on the same data file (never committed, never logged). */
-  bootstrapToken?: string;
-  /** The OIDC issuer's private JWK, so ID tokens stay verifiable across restarts. */
-  signingJwk?: Record<string, unknown>;
-  /** The private JWK that signs API tokens, so they stay valid across restarts. */
-  apiTokenJwk?: Record<string, unknown>;
-  /** The emulator clock at the last write, and the real clock then: a restart resumes from there (clock.ts). */
-  clock?: { emulatorMs: number; realMs: number };
-}
+export { KINDS, type Kind, type Meta, type StoredObject } from "./model";
 
 export interface Store {
   readonly version: number;

@@ -155,12 +155,6 @@ export function stringLeaves(value: unknown, skip: readonly string[] = []): stri
   return [];
 }
 
-/** The uid of the group a uid lives in (its uidp parent), or undefined for a root uid. */
-export function parentUidOf(uid: string): string | undefined {
-  const slash = uid.lastIndexOf("/");
-  return slash < 0 ? undefined : uid.slice(0, slash);
-}
-
 /**
  * The document: groups first (outermost first), then every other kind in KIND_ORDER, each sorted by name; an
  * object's `parent` is the name of the group it lives in when that group is imported too.

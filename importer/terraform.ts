@@ -5,17 +5,17 @@
  * associations), `identity` and `role` (bindings), `service_principal` (identities). Every resource of the state
  * is either mapped or listed with the reason it is not.
  *
- * May import: ./document, ./kinds, ./walk (Refusal).
+ * May import: ../sdk/uidp, ./document, ./kinds, ./walk (Refusal).
  */
 import {
   buildDocument,
-  parentUidOf,
   stringLeaves,
   unrecoverableNotes,
   type Found,
   type ImportDocument,
   type Skipped,
 } from "./document";
+import { parentOf } from "../sdk/uidp";
 import { KINDS, kindOfTerraformType, type Kind } from "./kinds";
 import { Refusal } from "./walk";
 
@@ -162,7 +162,7 @@ export function mapTerraformState(text: string, file: string): TerraformResult {
           kind,
           uid: id!,
           base: str(attributes["name"]) ?? KINDS[kind].label,
-          group: str(attributes["parent_id"]) ?? parentUidOf(id!),
+          group: str(attributes["parent_id"]) ?? parentOf(id!),
         };
         break;
       case "roleBinding": {
@@ -172,12 +172,12 @@ export function mapTerraformState(text: string, file: string): TerraformResult {
           kind,
           uid: id!,
           base: `${who}-${what}`,
-          group: str(attributes["group"]) ?? parentUidOf(id!),
+          group: str(attributes["group"]) ?? parentOf(id!),
         };
         break;
       }
       case "groupInvite": {
-        const group = str(attributes["group"]) ?? parentUidOf(id!);
+        const group = str(attributes["group"]) ?? parentOf(id!);
         item = { kind, uid: id!, base: `${nameOf.get(group ?? "") ?? "group"}-invite`, group };
         break;
       }

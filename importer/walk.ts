@@ -17,9 +17,9 @@ import {
   type PagePromise,
   type PlatformClient,
 } from "../sdk";
+import { parentOf } from "../sdk/uidp";
 import {
   buildDocument,
-  parentUidOf,
   stringLeaves,
   unrecoverableNotes,
   type Found,
@@ -164,12 +164,12 @@ export async function walkGroup(
   const NOT_INPUTS = ["uid", "createTime", "updateTime", "lastSeenTime", "keyId", "code"];
   const named = (o: { uid: string; name: string }) => ({
     outputName: o.name,
-    strings: [...stringLeaves(o, NOT_INPUTS), ...(parentUidOf(o.uid) ? [parentUidOf(o.uid)!] : [])],
+    strings: [...stringLeaves(o, NOT_INPUTS), ...(parentOf(o.uid) ? [parentOf(o.uid)!] : [])],
   });
-  found.push({ kind: "group", uid: top.uid, base: top.name, group: parentUidOf(top.uid), ...named(top) });
+  found.push({ kind: "group", uid: top.uid, base: top.name, group: parentOf(top.uid), ...named(top) });
   for (const g of groups) {
     if (g.uid === groupUid || !inside(g.uid)) continue;
-    found.push({ kind: "group", uid: g.uid, base: g.name, group: parentUidOf(g.uid), ...named(g) });
+    found.push({ kind: "group", uid: g.uid, base: g.name, group: parentOf(g.uid), ...named(g) });
   }
   for (const i of identities) {
     if (!inside(i.uid)) continue;
@@ -180,11 +180,11 @@ export async function walkGroup(
       });
       continue;
     }
-    found.push({ kind: "identity", uid: i.uid, base: i.name, group: parentUidOf(i.uid), ...named(i) });
+    found.push({ kind: "identity", uid: i.uid, base: i.name, group: parentOf(i.uid), ...named(i) });
   }
   for (const r of roles) {
     if (!inside(r.uid)) continue; // built-in roles (uids without a slash) are the service's, never taken
-    found.push({ kind: "role", uid: r.uid, base: r.name, group: parentUidOf(r.uid), ...named(r) });
+    found.push({ kind: "role", uid: r.uid, base: r.name, group: parentOf(r.uid), ...named(r) });
   }
   for (const b of bindings) {
     if (!inside(b.uid)) continue;
@@ -194,7 +194,7 @@ export async function walkGroup(
       kind: "roleBinding",
       uid: b.uid,
       base: `${who}-${what}`,
-      group: parentUidOf(b.uid),
+      group: parentOf(b.uid),
       strings: [b.group?.uid, b.identity?.uid, b.role?.uid].filter((u): u is string => u !== undefined),
     });
   }
@@ -204,13 +204,13 @@ export async function walkGroup(
       kind: "identityProvider",
       uid: p.uid,
       base: p.name,
-      group: parentUidOf(p.uid),
+      group: parentOf(p.uid),
       ...named(p),
     });
   }
   for (const v of invites) {
     if (!inside(v.uid)) continue;
-    const group = parentUidOf(v.uid);
+    const group = parentOf(v.uid);
     const base = `${(group && groupName.get(group)) || "group"}-invite`;
     const strings = [group, ...stringLeaves({ ...v, role: undefined }, NOT_INPUTS)].filter(
       (x): x is string => x !== undefined,

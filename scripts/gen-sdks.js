@@ -17,7 +17,7 @@
  * May import: node built-ins only.
  */
 "use strict";
-const { execFileSync } = require("node:child_process");
+const { execFileSync, spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -85,10 +85,37 @@ function listFiles(dir, prefix = "") {
   return files.sort();
 }
 
-/** The files that differ between two trees: added, removed or changed, one line each. */
+/**
+ * The files among `files` (relative to dir) that git ignores there and does not track, by the .gitignore files that
+ * apply (such as what `pip install ./native-sdks/python` leaves: build/, *.egg-info/). None when dir is not in a
+ * git work tree.
+ */
+function ignoredFiles(dir, files) {
+  if (files.length === 0) return new Set();
+  const check = spawnSync("git", ["check-ignore", "-z", "--stdin"], {
+    cwd: dir,
+    input: files.map((file) => file.split(path.sep).join("/")).join("\0"),
+    encoding: "utf8",
+  });
+  // 0: some are ignored, 1: none is, 128: not a git work tree (or no git).
+  if (check.status !== 0) return new Set();
+  return new Set(
+    check.stdout
+      .split("\0")
+      .filter(Boolean)
+      .map((file) => file.split("/").join(path.sep)),
+  );
+}
+
+/**
+ * The files that differ between two trees: added, removed or changed, one line each. What git ignores in the
+ * actual tree is not part of it (the e2e suite and a contributor's local installs leave such files behind).
+ */
 function differences(expectedDir, actualDir) {
   const expected = new Set(listFiles(expectedDir));
-  const actual = new Set(listFiles(actualDir));
+  const present = listFiles(actualDir);
+  const ignored = ignoredFiles(actualDir, present);
+  const actual = new Set(present.filter((file) => !ignored.has(file)));
   const lines = [];
   for (const file of [...new Set([...expected, ...actual])].sort()) {
     if (!actual.has(file)) lines.push(`missing: ${file}`);

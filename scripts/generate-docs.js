@@ -237,7 +237,7 @@ async function main() {
   }
   if (process.argv.includes("--check")) {
     if (stale.length > 0) {
-      console.error(`out of date: ${stale.join(", ")}; run \`npm run docs\``);
+      console.error(`out of date: ${stale.join(", ")}; run \`npm run generate\``);
       process.exit(1);
     }
     return;

@@ -18,7 +18,7 @@ const text = loadProviderModule("schema").renderPackageSchema();
 if (process.argv.includes("--check")) {
   const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : "";
   if (current !== text) {
-    console.error("schema.json is out of date: run `npm run schema`.");
+    console.error("schema.json is out of date: run `npm run generate`.");
     process.exit(1);
   }
   console.log("schema.json is up to date.");

@@ -22,14 +22,15 @@
  * time; gzip has no name and mtime 0. npm pack normalizes its tarballs the same way (fixed 1985 mtime, uid 0);
  * dist/ is rebuilt from clean so no stale file of an older build gets in. The Go .info's Time is that same time.
  *
- * The SDKs carry the schema's version, which must be package.json's (`npm run schema && npm run sdks` otherwise).
+ * The SDKs carry the schema's version, which must be package.json's (`npm run generate` otherwise).
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
 const crypto = require("node:crypto");
 const fs = require("node:fs");
 const path = require("node:path");
-const zlib = require("node:zlib");
+const fflate = require("fflate");
+const tarStream = require("tar-stream");
 const plugin = require("./build-plugin.js");
 
 const root = path.resolve(__dirname, "..");
@@ -59,109 +60,74 @@ function sourceDateEpoch() {
 }
 
 // ---- archives -------------------------------------------------------------------------------------------------
+// Written by tar-stream (the tar) and fflate (gzip, zip and its CRC-32); what keeps the bytes reproducible is ours:
+// entries sorted by name, fixed modes, uid/gid 0 and no owner names, one mtime, gzip without name or mtime.
 
-/** A ustar field: `text` NUL-padded to `length` bytes (the caller keeps it short enough). */
-function field(header, offset, length, text) {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length > length) throw new Error(`tar: '${text}' does not fit in ${length} bytes`);
-  bytes.copy(header, offset);
-}
-const octal = (value, length) => value.toString(8).padStart(length - 1, "0");
+const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
  * A gzipped ustar archive of `entries` ({ name, data, mode }): regular files only, sorted by name, uid/gid 0, no
- * user or group names, every mtime `mtime` (seconds); gzip without name or mtime and with the OS byte fixed to
- * Unix, so the bytes depend on nothing but the entries.
+ * user or group names, every mtime `mtime` (seconds); gzip without name or mtime and with the OS byte Unix, so the
+ * bytes depend on nothing but the entries.
  */
-function tarGz(entries, mtime) {
-  const blocks = [];
-  for (const entry of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (Buffer.byteLength(entry.name) > 100) throw new Error(`tar: name too long: ${entry.name}`);
-    const header = Buffer.alloc(512);
-    field(header, 0, 100, entry.name);
-    field(header, 100, 8, octal(entry.mode, 8));
-    field(header, 108, 8, octal(0, 8));
-    field(header, 116, 8, octal(0, 8));
-    field(header, 124, 12, octal(entry.data.length, 12));
-    field(header, 136, 12, octal(mtime, 12));
-    header.fill(0x20, 148, 156); // the checksum counts its own field as spaces
-    field(header, 156, 1, "0");
-    field(header, 257, 6, "ustar");
-    field(header, 263, 2, "00");
-    field(header, 329, 8, octal(0, 8));
-    field(header, 337, 8, octal(0, 8));
-    let sum = 0;
-    for (const byte of header) sum += byte;
-    field(header, 148, 8, `${octal(sum, 7)}\0`);
-    blocks.push(header, entry.data, Buffer.alloc((512 - (entry.data.length % 512)) % 512));
+async function tarGz(entries, mtime) {
+  const pack = tarStream.pack();
+  const chunks = [];
+  pack.on("data", (chunk) => chunks.push(chunk));
+  const ended = new Promise((resolve, reject) => {
+    pack.on("end", resolve);
+    pack.on("error", reject);
+  });
+  for (const entry of [...entries].sort(byName)) {
+    const header = {
+      name: entry.name,
+      type: "file",
+      size: entry.data.length,
+      mode: entry.mode,
+      mtime: new Date(mtime * 1000),
+      uid: 0,
+      gid: 0,
+      uname: "",
+      gname: "",
+    };
+    await new Promise((resolve, reject) =>
+      pack.entry(header, entry.data, (error) => (error ? reject(error) : resolve())),
+    );
   }
-  blocks.push(Buffer.alloc(1024));
-  const gz = zlib.gzipSync(Buffer.concat(blocks), { level: 9 });
-  gz[9] = 3; // OS: Unix, whatever zlib was built for
-  return gz;
+  pack.finalize();
+  await ended;
+  // fflate writes gzip's OS byte as Unix and, with mtime 0, no time (zlib's OS byte depends on its build).
+  return Buffer.from(fflate.gzipSync(Buffer.concat(chunks), { level: 9, mtime: 0 }));
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(data) {
-  let c = 0xffffffff;
-  for (const byte of data) c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+/**
+ * The Date whose local wall clock reads what the UTC clock reads at `seconds`: a zip's DOS time is a wall clock,
+ * which fflate takes in local time, and ours is UTC whatever the machine's zone (main() also sets TZ=UTC, which
+ * covers the hour a daylight-saving jump skips).
+ */
+function utcWallClock(seconds) {
+  const utc = new Date(Math.max(seconds, 315532800) * 1000);
+  return new Date(
+    utc.getUTCFullYear(),
+    utc.getUTCMonth(),
+    utc.getUTCDate(),
+    utc.getUTCHours(),
+    utc.getUTCMinutes(),
+    utc.getUTCSeconds(),
+  );
 }
 
 /** A zip of `entries` ({ name, data }), sorted by name, deflated, every time `mtime` (seconds, as UTC). */
 function zip(entries, mtime) {
-  const date = new Date(Math.max(mtime, 315532800) * 1000);
-  const dosTime = (date.getUTCHours() << 11) | (date.getUTCMinutes() << 5) | (date.getUTCSeconds() >> 1);
-  const dosDate = ((date.getUTCFullYear() - 1980) << 9) | ((date.getUTCMonth() + 1) << 5) | date.getUTCDate();
-  const locals = [];
-  const centrals = [];
-  let offset = 0;
-  for (const entry of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const name = Buffer.from(entry.name, "utf8");
-    const deflated = zlib.deflateRawSync(entry.data, { level: 9 });
-    const crc = crc32(entry.data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed: 2.0
-    local.writeUInt16LE(0x0800, 6); // names are UTF-8
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(dosTime, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(deflated.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, 2.0
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt16LE(dosTime, 12);
-    central.writeUInt16LE(dosDate, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(deflated.length, 20);
-    central.writeUInt32LE(entry.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE((0o100644 << 16) >>> 0, 38); // external attributes: a regular file, 0644
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, deflated);
-    centrals.push(central, name);
-    offset += local.length + name.length + deflated.length;
+  const files = {};
+  const options = { level: 9, mtime: utcWallClock(mtime), os: 3, attrs: (0o100644 << 16) >>> 0 };
+  for (const entry of [...entries].sort(byName)) {
+    // fflate keeps the object's key order, which puts integer-like keys first: none of ours is one.
+    if (/^\d+$/.test(entry.name))
+      throw new Error(`zip: a name that is a number would be reordered: ${entry.name}`);
+    files[entry.name] = [entry.data, options];
   }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+  return Buffer.from(fflate.zipSync(files));
 }
 
 /** Every file under `dir`, as paths relative to it with `/` separators. */
@@ -217,7 +183,7 @@ async function pluginArchives(out, work, mtime) {
         ? { name: `${plugin.name}.cmd`, data: Buffer.from(plugin.WINDOWS_LAUNCHER), mode: 0o755 }
         : { name: plugin.name, data: Buffer.from(plugin.LAUNCHER), mode: 0o755 };
     const file = path.join(out, `${plugin.name}-v${version}-${os}-${arch}.tar.gz`);
-    fs.writeFileSync(file, tarGz([launcher, ...common], mtime));
+    fs.writeFileSync(file, await tarGz([launcher, ...common], mtime));
     files.push(file);
   }
   return files;
@@ -230,7 +196,7 @@ function typescriptSdk(out, work) {
   if (manifest.version !== version || manifest.pulumi?.version !== version) {
     throw new Error(
       `native-sdks/nodejs/package.json says ${manifest.version}, package.json ${version}: ` +
-        "run `npm run schema && npm run sdks`",
+        "run `npm run generate`",
     );
   }
   const staged = path.join(work, "nodejs");
@@ -337,6 +303,8 @@ function checksums(out) {
 }
 
 async function main() {
+  // A zip's DOS times are wall-clock times: in UTC, every machine writes the same ones.
+  process.env["TZ"] = "UTC";
   const started = Date.now();
   const out = path.resolve(process.argv[2] ?? path.join(root, "dist-release"));
   const mtime = sourceDateEpoch();

@@ -7,7 +7,7 @@
  * Also the shared list/update plumbing: query spelling (the spec's snake_case), page validation, update masks.
  * The token exchange and its cache are ./token-exchange.ts; this module only sends the exchange's request.
  *
- * May import: undici, zod, ./errors, ./retry, ./config, ./pagination, ./propagation, ./schemas, ./token-exchange,
+ * May import: undici, zod, ./errors, ./retry, ./config, ./pagination, ./propagation, ./schemas, ./request, ./token-exchange,
  * ./version.
  */
 import type { Dispatcher, Pool } from "undici";
@@ -47,11 +47,9 @@ import {
   type ExchangedToken,
 } from "./token-exchange";
 import { SDK_VERSION } from "./version";
+import type { HttpMethod, QueryValue, SendSpec } from "./request";
 
-export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
-
-/** A query value; arrays are sent as repeated parameters, undefined values are left out. */
-export type QueryValue = string | number | boolean | readonly string[] | undefined;
+export type { HttpMethod, QueryValue, SendSpec };
 
 /**
  * The one URL path helper: `collection` is a literal prefix such as `/iam/v2beta1/groups`; each uid is split on `/`,
@@ -178,16 +176,6 @@ export interface RequestSpec<S extends z.ZodType | undefined> {
 }
 
 type Result<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : void;
-
-export interface SendSpec {
-  baseUrl: string;
-  method: HttpMethod;
-  path: string;
-  query?: Record<string, QueryValue> | undefined;
-  body?: unknown;
-  authorization: string | undefined;
-  schema: z.ZodType | undefined;
-}
 
 const CONNECTION_HINTS: Record<string, string> = {
   ECONNREFUSED: "connection refused",

@@ -13,7 +13,8 @@ export {
   type PageQuery,
   type UidpFilters,
 } from "./core";
-export { TokenCache } from "./token-exchange";
+export { TokenCache } from "./token-cache";
+export { parentOf } from "./uidp";
 export { SDK_VERSION } from "./version";
 export { Groups, type GroupListQuery } from "./resources/groups";
 export { Identities, type IdentityListQuery, type IdentityLookupQuery } from "./resources/identities";

@@ -3,15 +3,16 @@
  * the identity it may assume; the API token is kept (process-wide, see TokenCache) until shortly before it
  * expires, and exchanged again. The request itself is sent by ./core.ts, which builds it with `exchangeRequest`.
  *
- * May import: node:crypto, node:fs, ./config, ./errors, ./schemas/sts, ./core (types).
+ * May import: node:crypto, node:fs, ./config, ./errors, ./schemas/sts, ./token-cache, ./request (types).
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { ResolvedConfig } from "./config";
 import { ENV_VARS } from "./config";
-import type { SendSpec } from "./core";
+import type { SendSpec } from "./request";
 import { ConfigurationError } from "./errors";
 import { ExchangeResponse } from "./schemas/sts";
+import { TokenCache } from "./token-cache";
 
 /** The exchange's request: the identity to assume, this API as the audience, the OIDC token as the bearer. */
 export function exchangeRequest(
@@ -78,48 +79,6 @@ export function tokenLifetimeMs(exchanged: ExchangedToken, startedAt: number): n
         : undefined;
   if (lifetime === undefined) return TOKEN_REFRESH_AFTER_MS;
   return Math.max(0, lifetime - Math.min(TOKEN_REFRESH_MARGIN_MS, lifetime / 10));
-}
-
-/**
- * Exchanged API tokens, shared by every client in a process that assumes the same identity with the same OIDC
- * token source against the same service: a Pulumi provider process or program process exchanges once per token
- * lifetime, however many clients (profiles, data-source calls) it builds. Concurrent callers share one exchange.
- * The default is one cache per process; pass `tokenCache: new TokenCache()` for a private one (tests).
- */
-export class TokenCache {
-  private readonly tokens = new Map<string, { token: string; refreshAt: number }>();
-  private readonly inFlight = new Map<string, Promise<string>>();
-
-  /** The cached token for `key` if still fresh at `now`, else the result of `exchange` (one in flight per key). */
-  get(
-    key: string,
-    now: number,
-    exchange: () => Promise<{ token: string; refreshAt: number }>,
-  ): Promise<string> {
-    const cached = this.tokens.get(key);
-    if (cached && now < cached.refreshAt) return Promise.resolve(cached.token);
-    let pending = this.inFlight.get(key);
-    if (pending === undefined) {
-      pending = exchange()
-        .then((fresh) => {
-          this.tokens.set(key, fresh);
-          return fresh.token;
-        })
-        .finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
-    }
-    return pending;
-  }
-
-  /** Forget `token` under `key` if it is the cached one, so the next get() exchanges again. */
-  invalidate(key: string, token: string): void {
-    if (this.tokens.get(key)?.token === token) this.tokens.delete(key);
-  }
-
-  /** The cached token under `key`, for redaction. */
-  peek(key: string): string | undefined {
-    return this.tokens.get(key)?.token;
-  }
 }
 
 const processTokenCache = new TokenCache();

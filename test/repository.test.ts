@@ -1,6 +1,6 @@
 /**
  * The repository stands alone: a contributor's fresh clone, with nothing beside it, passes `npm test`. So no tracked
- * file may read the steering folder next to the checkout (`../shared`) or a machine's absolute workspace path; the
+ * file may read the steering folder beside the checkout or a machine's absolute workspace path; the
  * API's documents live in spec/.
  */
 import { execFileSync } from "node:child_process";

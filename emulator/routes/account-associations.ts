@@ -5,11 +5,11 @@ import {
   AccountAssociationUpdate,
 } from "../../sdk/schemas";
 import { alreadyExists } from "../errors";
-import { COMMON_SORT, applyChanges, baseWire, type ResourceSpec } from "./crud";
+import { COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
 import { requireIdentity } from "./references";
 import type { RouteContext } from "./types";
 
-export const accountAssociations: ResourceSpec = {
+export const accountAssociations: CollectionSpec = {
   kind: "accountAssociations",
   plural: "accountAssociations",
   label: "account association",

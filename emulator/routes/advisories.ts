@@ -1,7 +1,7 @@
 /** Advisories: read-only (created by seeding), with the OpenAPI's list filters. */
 import { queryList, queryParam } from "../listing";
 import type { StoredObject } from "../store";
-import { baseWire, type ResourceSpec } from "./crud";
+import { baseWire, type CollectionSpec } from "./crud";
 
 const ADVISORY_LIST_FILTERS: [string, string][] = [
   ["advisoryIds", "advisoryId"],
@@ -24,7 +24,7 @@ const ADVISORY_REQUIRED = [
   "componentType",
 ];
 
-export const advisories: ResourceSpec = {
+export const advisories: CollectionSpec = {
   kind: "advisories",
   plural: "advisories",
   label: "advisory",

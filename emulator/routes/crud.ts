@@ -1,10 +1,11 @@
 /**
  * The generic verbs shared by every v2 collection: list (filters, access, pagination), get, create under a
  * parent group, PATCH with or without updateMask (AIP-134, see ../update-mask.ts), delete. Each collection's file
- * describes it with a `ResourceSpec` (special rules live in its hooks); ./table.ts names which verbs it answers.
+ * describes it with a `CollectionSpec` (special rules live in its hooks); ./table.ts names which verbs it answers.
  */
 import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
+import { parentOf } from "../../sdk/uidp";
 import { underAny } from "../access";
 import { invalidArgument, notFound } from "../errors";
 import { parseListParams, type ListParams, type Query } from "../listing";
@@ -12,7 +13,11 @@ import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
 import type { RouteContext } from "./types";
 
-export interface ResourceSpec {
+/**
+ * How the emulator serves one collection of the API (groups, roleBindings, ...): where it lives, who may do what,
+ * how a stored object looks on the wire, and the rules of its create and update. One per file under ./routes.
+ */
+export interface CollectionSpec {
   kind: Kind;
   /** Member name of the list envelope, e.g. "roleBindings". */
   plural: string;
@@ -78,18 +83,12 @@ export const COMMON_SORT = ["uid", "name", "description", "createTime", "updateT
 
 const defaultAccessGroup = (o: StoredObject): string => o.parent;
 
-/** "a/b/c" → "a/b"; a root uid has no parent (""). */
-export function parentOfUid(uid: string): string {
-  const slash = uid.lastIndexOf("/");
-  return slash === -1 ? "" : uid.slice(0, slash);
-}
-
 /** The group whose bindings govern `uid` of this kind, from the uid alone. */
-export function positionOf(spec: ResourceSpec, uid: string): string {
-  return (spec.accessGroupOfUid ?? parentOfUid)(uid);
+export function positionOf(spec: CollectionSpec, uid: string): string {
+  return spec.accessGroupOfUid?.(uid) ?? parentOf(uid) ?? "";
 }
 
-export function cap(spec: ResourceSpec, verb: "CREATE" | "UPDATE" | "LIST" | "DELETE"): string {
+export function cap(spec: CollectionSpec, verb: "CREATE" | "UPDATE" | "LIST" | "DELETE"): string {
   if (verb === "LIST" && spec.listCapability !== undefined) return spec.listCapability;
   return `${spec.capability}_${verb}`;
 }
@@ -100,7 +99,7 @@ export function cap(spec: ResourceSpec, verb: "CREATE" | "UPDATE" | "LIST" | "DE
  * position the caller sees, a missing capability is 403 whether or not the object exists.
  */
 export function loadVisible(
-  spec: ResourceSpec,
+  spec: CollectionSpec,
   ctx: RouteContext,
   uid: string,
   verb: "LIST" | "UPDATE" | "DELETE",
@@ -116,7 +115,7 @@ export function loadVisible(
 }
 
 /** The parent group of a create: visible, with the create capability (checked before existence), and existing. */
-export function loadParentGroup(spec: ResourceSpec, ctx: RouteContext, parentUid: string): StoredObject {
+export function loadParentGroup(spec: CollectionSpec, ctx: RouteContext, parentUid: string): StoredObject {
   const what = `group ${parentUid}`;
   ctx.svc.access.require(ctx.caller, parentUid, cap(spec, "CREATE"), what);
   const parent = ctx.svc.store.get("groups", parentUid);
@@ -147,7 +146,7 @@ export function withBothSpellings(query: Query): Query {
   return out;
 }
 
-export function listHandler(spec: ResourceSpec) {
+export function listHandler(spec: CollectionSpec) {
   return (ctx: RouteContext): Record<string, unknown> => {
     const query = withBothSpellings(ctx.query);
     const params = parseListParams(query, spec.sortable);
@@ -199,7 +198,7 @@ export function listHandler(spec: ResourceSpec) {
   };
 }
 
-export function getHandler(spec: ResourceSpec) {
+export function getHandler(spec: CollectionSpec) {
   return (ctx: RouteContext): Record<string, unknown> =>
     spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
 }
@@ -229,7 +228,7 @@ export function refuseUnknownFields(
   );
 }
 
-export function createHandler(spec: ResourceSpec) {
+export function createHandler(spec: CollectionSpec) {
   const create = spec.create!;
   return (ctx: RouteContext): Record<string, unknown> => {
     const parentUid = ctx.uid;
@@ -248,7 +247,7 @@ export function createHandler(spec: ResourceSpec) {
   };
 }
 
-export function updateHandler(spec: ResourceSpec) {
+export function updateHandler(spec: CollectionSpec) {
   const update = spec.update!;
   return (ctx: RouteContext): Record<string, unknown> => {
     const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
@@ -280,7 +279,7 @@ export function applyChanges(object: StoredObject, changes: Record<string, unkno
   }
 }
 
-export function deleteHandler(spec: ResourceSpec) {
+export function deleteHandler(spec: CollectionSpec) {
   return (ctx: RouteContext): Record<string, unknown> => {
     const object = loadVisible(spec, ctx, ctx.uid, "DELETE");
     spec.beforeDelete?.(object, ctx);

@@ -4,7 +4,7 @@ import { MAX_TIME_MS } from "../bounds";
 import { badField, type ApiFailure } from "../errors";
 import { queryParam } from "../listing";
 import { randomHex, withoutUndefined } from "../service";
-import { baseWire, type ResourceSpec } from "./crud";
+import { baseWire, type CollectionSpec } from "./crud";
 import { requireGrantableRole, visibleRole } from "./references";
 
 /** Longest invite ttl: ten years. */
@@ -19,7 +19,7 @@ function parseTtlMs(ttl: string): number {
   return ms;
 }
 
-export const groupInvites: ResourceSpec = {
+export const groupInvites: CollectionSpec = {
   kind: "groupInvites",
   plural: "groupInvites",
   label: "group invite",

@@ -4,10 +4,10 @@
  */
 import { GROUP_UPDATE_FIELDS, GroupCreate, GroupUpdate } from "../../sdk/schemas";
 import { failedPrecondition, permissionDenied } from "../errors";
-import { COMMON_SORT, baseWire, createHandler, refuseUnknownFields, type ResourceSpec } from "./crud";
+import { COMMON_SORT, baseWire, createHandler, refuseUnknownFields, type CollectionSpec } from "./crud";
 import type { RouteContext } from "./types";
 
-export const groups: ResourceSpec = {
+export const groups: CollectionSpec = {
   kind: "groups",
   plural: "groups",
   label: "group",

@@ -14,10 +14,10 @@ import { claimMatchViolations, compilePattern, validateClaimMatch } from "../cla
 import { badField } from "../errors";
 import { queryParam } from "../listing";
 import type { StoredObject } from "../store";
-import { COMMON_SORT, applyChanges, baseWire, type ResourceSpec } from "./crud";
+import { COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
 import type { RouteContext } from "./types";
 
-export const identities: ResourceSpec = {
+export const identities: CollectionSpec = {
   kind: "identities",
   plural: "identities",
   label: "identity",

@@ -7,7 +7,7 @@ import {
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { failedPrecondition } from "../errors";
 import type { StoredObject } from "../store";
-import { COMMON_SORT, applyChanges, baseWire, type ResourceSpec } from "./crud";
+import { COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
 import { requireGrantableRole } from "./references";
 
 /** Loopback hosts, where the emulator's own issuer (http) lives. */
@@ -38,7 +38,7 @@ function identityProviderWire(o: StoredObject): Record<string, unknown> {
   return { description: "", ...baseWire(o), oidc };
 }
 
-export const identityProviders: ResourceSpec = {
+export const identityProviders: CollectionSpec = {
   kind: "identityProviders",
   plural: "identityProviders",
   label: "identity provider",

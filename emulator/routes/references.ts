@@ -5,7 +5,7 @@
  */
 import { ancestorsOrSelf, builtinRole } from "../access";
 import { badField, notFound, permissionDenied } from "../errors";
-import { parentOfUid } from "./crud";
+import { parentOf } from "../../sdk/uidp";
 import type { RouteContext } from "./types";
 
 /**
@@ -16,7 +16,7 @@ import type { RouteContext } from "./types";
 export function requireRole(ctx: RouteContext, roleUid: string, groupUid: string, field: string): string[] {
   const builtin = builtinRole(roleUid);
   if (builtin !== undefined) return builtin.capabilities;
-  const position = parentOfUid(roleUid);
+  const position = parentOf(roleUid) ?? "";
   const role = ctx.svc.access.can(ctx.caller, position, "CAP_IAM_ROLES_LIST")
     ? ctx.svc.store.get("roles", roleUid)
     : undefined;
@@ -54,14 +54,14 @@ export function requireGrantableRole(
  * granted access, so any caller may name one (README, "Access").
  */
 export function seesIdentity(ctx: RouteContext, identityUid: string): boolean {
-  const position = parentOfUid(identityUid);
+  const position = parentOf(identityUid) ?? "";
   if (position === "") return true;
   return ctx.svc.access.can(ctx.caller, position, "CAP_IAM_IDENTITY_LIST");
 }
 
 export function requireIdentity(ctx: RouteContext, identityUid: string, field: string): void {
   const identity = seesIdentity(ctx, identityUid) ? ctx.svc.store.get("identities", identityUid) : undefined;
-  if (identity === undefined || identity.parent !== parentOfUid(identityUid))
+  if (identity === undefined || identity.parent !== (parentOf(identityUid) ?? ""))
     throw badField(field, `${field} ${identityUid} does not name an identity`);
 }
 
@@ -69,6 +69,6 @@ export function requireIdentity(ctx: RouteContext, identityUid: string, field: s
 export function visibleRole(ctx: RouteContext, roleUid: string): Record<string, unknown> | undefined {
   const builtin = builtinRole(roleUid);
   if (builtin !== undefined) return { ...builtin };
-  if (!ctx.svc.access.can(ctx.caller, parentOfUid(roleUid), "CAP_IAM_ROLES_LIST")) return undefined;
+  if (!ctx.svc.access.can(ctx.caller, parentOf(roleUid) ?? "", "CAP_IAM_ROLES_LIST")) return undefined;
   return ctx.svc.store.get("roles", roleUid)?.fields;
 }

@@ -1,7 +1,7 @@
 /** Repos: read-only (created by seeding), listed and read through v2beta1. */
-import { baseWire, type ResourceSpec } from "./crud";
+import { baseWire, type CollectionSpec } from "./crud";
 
-export const repos: ResourceSpec = {
+export const repos: CollectionSpec = {
   kind: "repos",
   plural: "repos",
   label: "repo",

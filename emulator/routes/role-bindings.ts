@@ -3,7 +3,7 @@ import { ROLE_BINDING_UPDATE_FIELDS, RoleBindingCreate, RoleBindingUpdate } from
 import { queryParam } from "../listing";
 import { withoutUndefined } from "../service";
 import type { StoredObject } from "../store";
-import { applyChanges, type ResourceSpec } from "./crud";
+import { applyChanges, type CollectionSpec } from "./crud";
 import { requireGrantableRole, requireIdentity, requireRole, seesIdentity, visibleRole } from "./references";
 import type { RouteContext } from "./types";
 
@@ -35,7 +35,7 @@ function hydrateBinding(o: StoredObject, ctx: RouteContext): Record<string, unkn
   };
 }
 
-export const roleBindings: ResourceSpec = {
+export const roleBindings: CollectionSpec = {
   kind: "roleBindings",
   plural: "roleBindings",
   label: "role binding",

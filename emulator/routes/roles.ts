@@ -15,7 +15,7 @@ import {
   deleteHandler,
   getHandler,
   updateHandler,
-  type ResourceSpec,
+  type CollectionSpec,
 } from "./crud";
 import type { RouteContext } from "./types";
 
@@ -27,7 +27,7 @@ const builtinObjects: StoredObject[] = BUILTIN_ROLES.map((r) => ({
   updateTime: "2024-01-01T00:00:00.000Z",
 }));
 
-export const roles: ResourceSpec = {
+export const roles: CollectionSpec = {
   kind: "roles",
   plural: "roles",
   label: "role",

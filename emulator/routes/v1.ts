@@ -5,7 +5,7 @@ import { underAny } from "../access";
 import { notFound } from "../errors";
 import { queryList, queryParam } from "../listing";
 import type { StoredObject } from "../store";
-import { loadVisible, withBothSpellings, type ResourceSpec } from "./crud";
+import { loadVisible, withBothSpellings, type CollectionSpec } from "./crud";
 import { groups } from "./groups";
 import { identities, lookupIdentity } from "./identities";
 import { repos } from "./repos";
@@ -24,7 +24,7 @@ export function v1Group(o: StoredObject): Record<string, unknown> {
 }
 
 /** v1 lists: everything the caller may list, filtered, in uid order, under `items`. */
-export function v1List(spec: ResourceSpec, map: (o: StoredObject) => Record<string, unknown>) {
+export function v1List(spec: CollectionSpec, map: (o: StoredObject) => Record<string, unknown>) {
   return (ctx: RouteContext): Record<string, unknown> => {
     const roots = ctx.svc.access.grantRoots(ctx.caller, `${spec.capability}_LIST`);
     const query = withBothSpellings(ctx.query);

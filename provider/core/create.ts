@@ -107,9 +107,3 @@ export async function createOrAdopt<T>(
     }
   }
 }
-
-/** The parent of a child uid (`a/b` → `a`); undefined for a root uid. */
-export function parentOf(uid: string): string | undefined {
-  const cut = uid.lastIndexOf("/");
-  return cut < 0 ? undefined : uid.slice(0, cut);
-}

@@ -69,7 +69,7 @@ type InputFields = Record<string, InputField>;
 type OutputFields = Record<string, OutputField>;
 type Shape<F extends Record<string, { schema: z.ZodType }>> = { [K in keyof F]: F[K]["schema"] };
 
-/** What a resource module writes. */
+/** What a declaration module writes (the argument of declareResource); see ./README.md for the names. */
 export interface ResourceSpec<I extends InputFields, O extends OutputFields> {
   /** The schema's type token, e.g. "platform:iam:Identity" (module iam, class Identity). */
   token: string;

@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { declareDataSource } from "../core/declaration";
 import { Group, Uidp } from "../../sdk/schemas";
-import { parentOf } from "../core/create";
+import { parentOf } from "../../sdk/uidp";
 import {
   DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,

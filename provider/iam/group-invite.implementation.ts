@@ -19,7 +19,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../core/check";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
-import { parentOf } from "../core/create";
+import { parentOf } from "../../sdk/uidp";
 import {
   GROUP_INVITE,
   type GroupInviteInputs,

@@ -8,7 +8,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
-import { parentOf } from "../core/create";
+import { parentOf } from "../../sdk/uidp";
 import { GROUP, type GroupInputs } from "./group.declaration";
 import type { Group } from "../../sdk";
 

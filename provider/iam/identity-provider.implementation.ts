@@ -12,7 +12,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { compact, defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
-import { parentOf } from "../core/create";
+import { parentOf } from "../../sdk/uidp";
 import { IDENTITY_PROVIDER, type IdentityProviderInputs, OIDC_KEYS } from "./identity-provider.declaration";
 import type { IdentityProvider } from "../../sdk";
 

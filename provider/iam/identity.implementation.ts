@@ -8,7 +8,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
-import { parentOf } from "../core/create";
+import { parentOf } from "../../sdk/uidp";
 import { IDENTITY, type IdentityInputs } from "./identity.declaration";
 import type { Identity } from "../../sdk";
 

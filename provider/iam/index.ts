@@ -2,23 +2,8 @@
  * platform.iam: groups, identities, custom roles, role bindings, identity providers, group invites and
  * account associations, and their data sources.
  */
-export { Group, type GroupArgs } from "./group";
-export { Identity, type IdentityArgs, type ClaimMatchArgs, type ClaimMatch } from "./identity";
-export { Role, type RoleArgs } from "./role";
-export { RoleBinding, type RoleBindingArgs } from "./role-binding";
-export { IdentityProvider, type IdentityProviderArgs } from "./identity-provider";
-export { GroupInvite, type GroupInviteArgs } from "./group-invite";
-export {
-  AccountAssociation,
-  type AccountAssociationArgs,
-  type AccountAssociationBlocks,
-  type AmazonArgs,
-  type AzureArgs,
-  type GoogleArgs,
-  type ChainguardArgs,
-  type GitHubArgs,
-  type GitHubInstallationArgs,
-} from "./account-association";
+// The resource classes, their Args and the Args of their object types (generated from the declarations).
+export * from "./resources";
 export * from "./get-roles";
 export * from "./get-role";
 export * from "./get-group";

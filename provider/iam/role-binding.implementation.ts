@@ -6,7 +6,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
-import { parentOf } from "../core/create";
+import { parentOf } from "../../sdk/uidp";
 import { ROLE_BINDING, type RoleBindingInputs } from "./role-binding.declaration";
 import type { RoleBinding } from "../../sdk";
 

@@ -12,6 +12,9 @@ import { RESOURCE_PROPERTIES } from "../../provider/types";
 import { RESOURCES as PLUGIN_RESOURCES } from "../../plugin/resources";
 import { DATA_SOURCES as PLUGIN_DATA_SOURCES } from "../../plugin/data-sources";
 import * as platform from "../../provider";
+const { GENERATORS } = require("../../scripts/generate.js") as {
+  GENERATORS: { name: string; script: string; writes: string; engine?: boolean }[];
+};
 
 const root = path.resolve(__dirname, "..", "..");
 
@@ -111,13 +114,39 @@ describe("data sources", () => {
 });
 
 describe("generated files", () => {
-  it.each([
-    ["schema.json", "generate-schema.js"],
-    ["provider/types.ts", "generate-types.js"],
-    ["docs/reference.md", "generate-docs.js"],
-  ])("%s matches the declarations (%s --check)", (_what, script) => {
-    expect(() =>
-      execFileSync("node", [path.join(root, "scripts", script), "--check"], { stdio: "pipe" }),
-    ).not.toThrow();
+  // Every generator that needs no engine; the SDKs' check runs in test/e2e/native-sdks.e2e.test.ts.
+  it.each(GENERATORS.filter((g) => !g.engine).map((g) => [g.writes, g.name]))(
+    "%s matches the declarations (generate --check --only %s)",
+    (_what, name) => {
+      expect(() =>
+        execFileSync("node", [path.join(root, "scripts", "generate.js"), "--check", "--only", name], {
+          stdio: "pipe",
+        }),
+      ).not.toThrow();
+    },
+  );
+
+  it("every generator script is in the one ordered list, and every package script that runs one", () => {
+    const scripts = fs.readdirSync(path.join(root, "scripts")).filter((f) => /^gen(erate)?-.*\.js$/.test(f));
+    expect(scripts.sort()).toEqual(GENERATORS.map((g) => g.script).sort());
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    for (const { name, script } of GENERATORS)
+      expect([name, manifest.scripts[name]]).toEqual([name, `node scripts/${script}`]);
+    expect(manifest.scripts["generate"]).toBe("node scripts/generate.js");
+  });
+
+  it("refuses a generator it does not know, naming the ones it does", () => {
+    let failure: { status?: number; stderr?: Buffer } = {};
+    try {
+      execFileSync("node", [path.join(root, "scripts", "generate.js"), "--check", "--only", "nope"], {
+        stdio: "pipe",
+      });
+    } catch (error) {
+      failure = error as typeof failure;
+    }
+    expect(failure.status).toBe(2);
+    expect(String(failure.stderr)).toContain(GENERATORS.map((g) => g.name).join(", "));
   });
 });

@@ -1,0 +1,43 @@
+/**
+ * What the emulator stores: the resource kinds, one stored object, and the data file's metadata. Both the store
+ * (./store.ts) and its persistence (./journal.ts) speak of these, so they live here, below both.
+ *
+ * May import: nothing.
+ */
+
+export const KINDS = [
+  "groups",
+  "identities",
+  "roles",
+  "roleBindings",
+  "identityProviders",
+  "groupInvites",
+  "accountAssociations",
+  "repos",
+  "tags",
+  "advisories",
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** One stored resource. `fields` holds the resource members (including write-only ones such as secrets). */
+export interface StoredObject {
+  uid: string;
+  /** The uid that `uidp.children_of` matches: the parent group ("" for roots); an account association's group. */
+  parent: string;
+  fields: Record<string, unknown>;
+  createTime: string;
+  updateTime?: string;
+}
+
+export interface Meta {
+  orgUid?: string;
+  bootstrapIdentityUid?: string;
+  /** Kept so the CLI can print it again after a restart on the same data file (never committed, never logged). */
+  bootstrapToken?: string;
+  /** The OIDC issuer's private JWK, so ID tokens stay verifiable across restarts. */
+  signingJwk?: Record<string, unknown>;
+  /** The private JWK that signs API tokens, so they stay valid across restarts. */
+  apiTokenJwk?: Record<string, unknown>;
+  /** The emulator clock at the last write, and the real clock then: a restart resumes from there (clock.ts). */
+  clock?: { emulatorMs: number; realMs: number };
+}

@@ -1,0 +1,204 @@
+#!/usr/bin/env node
+/**
+ * Writes the program side of every resource from its declaration (provider/catalogue, and the types schema.json
+ * carries for it), so a resource is its declaration (with its page, <stem>.md) and its implementation:
+ *   - provider/<module>/resources.ts: each resource's class, its Args, and the Args of the object types its inputs
+ *     take (e.g. ClaimMatchArgs), all derived from the generated ../types;
+ *   - provider/<module>/<stem>.provider.ts: the provider object the class hands to Pulumi, a lazy front over
+ *     ./<stem>.implementation (../core/lazy-provider). Its path is what a stack's state stores (`require()` of
+ *     `pulumi-platform/dist/provider/<module>/<stem>.provider.js`), so it stays where every release put it: the
+ *     states written by 0.1.0 and 0.2.0 refresh and destroy through it.
+ *
+ *   node scripts/generate-classes.js           # writes them
+ *   node scripts/generate-classes.js --check   # exits 1 if any differs from what it would write
+ */
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+const prettier = require("prettier");
+const { loadProviderModule } = require("./provider-module");
+
+const root = path.resolve(__dirname, "..");
+
+/**
+ * The names the hand-written classes published before they were generated, where the rule (the schema's type name
+ * without the resource's name) gives another: kept so that programs using them compile.
+ */
+const PUBLISHED_NAMES = { "platform:iam:AccountAssociationGithub": "GitHub" };
+
+const typeName = (token) => token.split(":")[2];
+
+/** The object types a resource's inputs take, in the order its inputs name them. */
+function nestedTypes(schema, token) {
+  const seen = [];
+  const walk = (spec) => {
+    if (spec === undefined) return;
+    if (spec.$ref?.startsWith("#/types/")) {
+      const type = spec.$ref.slice("#/types/".length);
+      if (seen.includes(type)) return;
+      seen.push(type);
+      for (const property of Object.values(schema.types[type].properties)) walk(property);
+    }
+    walk(spec.items);
+    walk(spec.additionalProperties);
+  };
+  for (const property of Object.values(schema.resources[token].inputProperties)) walk(property);
+  return seen;
+}
+
+/** The short name of a resource's object type: IdentityStaticKeys -> StaticKeys, ClaimMatch -> ClaimMatch. */
+function shortName(resource, type) {
+  if (PUBLISHED_NAMES[type] !== undefined) return PUBLISHED_NAMES[type];
+  const name = typeName(type);
+  return name.startsWith(resource) && name.length > resource.length ? name.slice(resource.length) : name;
+}
+
+const sentence = (text) => text.replace(/\*\//g, "*\\/");
+
+function classSource(d, schema, names) {
+  const typeImports = [`${d.name}Inputs`, `${d.name}State`];
+  const aliases = [];
+  for (const type of nestedTypes(schema, d.token)) {
+    const full = typeName(type);
+    const short = shortName(d.name, type);
+    for (const name of [short, `${short}Args`]) {
+      if (names.has(name)) throw new Error(`${d.token}: ${name} is already exported by ${names.get(name)}`);
+      names.set(name, d.token);
+    }
+    typeImports.push(full);
+    const description = schema.types[type].description;
+    if (short === full) aliases.push(`export type { ${full} };`);
+    else
+      aliases.push(
+        `${description ? `/** ${sentence(description)} */\n` : ""}export type ${short} = ${full};`,
+      );
+    aliases.push(`export type ${short}Args = ArgsOf<${full}>;`);
+  }
+  const objectKeys = Object.entries(schema.resources[d.token].inputProperties)
+    .filter(([, spec]) => spec.$ref?.startsWith("#/types/"))
+    .map(([key]) => key);
+  if (objectKeys.length > 0) {
+    aliases.push(
+      `/** The resolved object-typed properties, as the outputs carry them. */\nexport type ${d.name}Blocks = Pick<${d.name}State, ${objectKeys.map((k) => JSON.stringify(k)).join(" | ")}>;`,
+    );
+  }
+  const unread =
+    d.writeOnly.length === 0
+      ? ""
+      : ` ${d.writeOnly.map((k) => `\`${k}\``).join(", ")} cannot be read back: ${d.writeOnly.length === 1 ? "it stays" : "they stay"} unknown.`;
+  return {
+    imports: typeImports,
+    provider: `import ${camel(d.name)}Provider = require("./${d.stem}.provider");`,
+    text: `
+// ---- ${d.token} (./${d.stem}.declaration, ./${d.stem}.implementation) ----
+
+${aliases.join("\n")}
+
+export type ${d.name}Args = ArgsOf<${d.name}Inputs>;
+
+// The outputs are declared by merging this interface into the class (the engine sets them at run time).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface ${d.name} extends OutputsOf<${d.name}State> {}
+
+/** platform.${d.module}.${d.name}: ${sentence(d.summary)} */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class ${d.name} extends pulumi.CustomResource {
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
+
+  constructor(name: string, args: ${d.name}Args, opts?: pulumi.CustomResourceOptions) {
+    super(...dynamicResource("${d.name}", name, ${camel(d.name)}Provider, args, opts));
+    this.uid = uidOf(this);
+  }
+
+  /** Reads an existing ${d.name} by ${sentence(d.importId)} into the program (calls the provider's \`read\`).${unread} */
+  public static get(
+    name: string,
+    uid: pulumi.Input<string>,
+    opts?: pulumi.CustomResourceOptions,
+    state?: { profile?: pulumi.Input<string> },
+  ): ${d.name} {
+    return new ${d.name}(name, { profile: state?.profile } as ${d.name}Args, { ...opts, id: uid });
+  }
+}
+`,
+  };
+}
+
+const camel = (name) => name[0].toLowerCase() + name.slice(1);
+
+function resourcesModule(module, declarations, schema) {
+  const names = new Map();
+  const parts = declarations.map((d) => classSource(d, schema, names));
+  return `/**
+ * The resource classes of platform.${module}, GENERATED by scripts/generate-classes.js from their declarations (do not
+ * edit; \`npm run generate\` rewrites it, a test fails when it drifts). Each class only binds the Args, outputs and
+ * properties derived from its declaration (through the generated ../types) to its provider (./<stem>.provider).
+ *
+ * May import: @pulumi/pulumi, ./<stem>.provider, ../core/resource-class, ../types (types and the properties table).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { dynamicResource, uidOf, type ArgsOf, type OutputsOf } from "../core/resource-class";
+import type { ${parts.flatMap((p) => p.imports).join(", ")} } from "../types";
+${parts.map((p) => p.provider).join("\n")}
+${parts.map((p) => p.text).join("")}`;
+}
+
+function providerModule(d) {
+  return `/**
+ * The dynamic provider of platform.${d.module}.${d.name}, GENERATED by scripts/generate-classes.js (do not edit). It is
+ * exported as the WHOLE module, so the stack stores a one-line \`require()\` of the installed package, and loading its
+ * implementation (./${d.stem}.implementation, with zod, the SDK and undici) waits for the first call, in the
+ * provider process.
+ *
+ * May import: ../core/lazy-provider.
+ */
+import { lazyProvider } from "../core/lazy-provider";
+
+export = lazyProvider(
+  __filename,
+  () => require("./${d.stem}.implementation") as typeof import("./${d.stem}.implementation"),
+);
+`;
+}
+
+/** Every file this generator writes, path relative to the repository -> text before formatting. */
+function files() {
+  const schema = loadProviderModule("schema").buildPackageSchema();
+  const { RESOURCES } = loadProviderModule("catalogue");
+  const byModule = new Map();
+  const out = new Map();
+  for (const { declaration: d } of RESOURCES) {
+    byModule.set(d.module, [...(byModule.get(d.module) ?? []), d]);
+    out.set(path.join("provider", d.module, `${d.stem}.provider.ts`), providerModule(d));
+  }
+  for (const [module, declarations] of byModule) {
+    out.set(path.join("provider", module, "resources.ts"), resourcesModule(module, declarations, schema));
+  }
+  return out;
+}
+
+async function main() {
+  const stale = [];
+  for (const [relative, text] of files()) {
+    const target = path.join(root, relative);
+    const config = (await prettier.resolveConfig(target)) ?? {};
+    const formatted = await prettier.format(text, { ...config, parser: "typescript" });
+    const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : "";
+    if (current === formatted) continue;
+    if (process.argv.includes("--check")) stale.push(relative);
+    else {
+      fs.writeFileSync(target, formatted);
+      console.log(`wrote ${relative}`);
+    }
+  }
+  if (stale.length > 0) {
+    console.error(`out of date: ${stale.join(", ")}; run \`npm run generate\``);
+    process.exit(1);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

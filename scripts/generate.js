@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * Regenerates every generated file of the repository, in the order they depend on each other, or checks that none
+ * has drifted from its sources. The one list of generators is GENERATORS below: a new generator is one entry there
+ * (a script under scripts/ that writes its files, and with `--check` exits non-zero, saying what differs, when they
+ * are out of date), and both `npm run generate` and the drift tests pick it up.
+ *
+ *   npm run generate                      # runs every generator in order
+ *   npm run generate -- --check           # (or `npm run generate:check`) exits 1 if any generated file drifted
+ *   npm run generate -- --only types,docs # just these, still in order
+ *   npm run generate -- --no-engine       # leaves out the generators that need the Pulumi engine (the SDKs)
+ *
+ * The unit drift test (test/provider/declarations.test.ts) checks each generator that needs no engine; the SDKs'
+ * check, which runs `pulumi package gen-sdk`, is in the end-to-end suite (test/e2e/native-sdks.e2e.test.ts).
+ *
+ * May import: node built-ins only.
+ */
+"use strict";
+const { spawnSync } = require("node:child_process");
+const path = require("node:path");
+
+/**
+ * In the order they must run: each reads what the ones before it wrote.
+ *   - name: what `--only` takes and what the old `npm run <name>` runs;
+ *   - script: the generator under scripts/;
+ *   - writes: what it generates, for messages and docs;
+ *   - engine: true when it needs the Pulumi engine (scripts/pulumi-env.sh).
+ */
+const GENERATORS = [
+  { name: "schema", script: "generate-schema.js", writes: "schema.json" },
+  { name: "types", script: "generate-types.js", writes: "provider/types.ts" },
+  {
+    name: "classes",
+    script: "generate-classes.js",
+    writes: "the resource classes and provider modules under provider/<module>/",
+  },
+  { name: "docs", script: "generate-docs.js", writes: "docs/reference.md and the registry pages in docs/" },
+  { name: "sdks", script: "gen-sdks.js", writes: "native-sdks/", engine: true },
+];
+
+function parse(argv) {
+  const only = argv.indexOf("--only");
+  const names = only >= 0 ? (argv[only + 1] ?? "").split(",").filter(Boolean) : undefined;
+  const unknown = (names ?? []).filter((n) => !GENERATORS.some((g) => g.name === n));
+  if (unknown.length > 0 || (only >= 0 && names.length === 0)) {
+    throw new Error(
+      `--only takes a comma-separated list of ${GENERATORS.map((g) => g.name).join(", ")}; got "${argv[only + 1] ?? ""}"`,
+    );
+  }
+  return { check: argv.includes("--check"), noEngine: argv.includes("--no-engine"), names };
+}
+
+function main(argv) {
+  let options;
+  try {
+    options = parse(argv);
+  } catch (error) {
+    console.error(error.message);
+    return 2;
+  }
+  const chosen = GENERATORS.filter(
+    (g) => (options.names === undefined || options.names.includes(g.name)) && !(options.noEngine && g.engine),
+  );
+  const failed = [];
+  for (const generator of chosen) {
+    const args = [path.join(__dirname, generator.script), ...(options.check ? ["--check"] : [])];
+    const run = spawnSync(process.execPath, args, { stdio: "inherit" });
+    if (run.status !== 0) {
+      failed.push(generator.name);
+      // Writing: what comes next reads this one's output, so stop. Checking: report every drifted file at once.
+      if (!options.check) break;
+    }
+  }
+  if (failed.length > 0) {
+    console.error(
+      options.check
+        ? `out of date: ${failed.join(", ")}; run \`npm run generate\``
+        : `generator failed: ${failed[0]}`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));
+
+module.exports = { GENERATORS };
