@@ -8,7 +8,12 @@
  * `<stem>-provider.ts`, so Pulumi serializes it as a `require()` of the installed package. Nothing here
  * holds a client: clients come from ./client inside each method.
  *
- * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client.
+ * A resource module writes a DerivedDescription: its API calls, and the wire only where it differs from the
+ * declaration (./wire); `deriveDescription` turns it into the kit's ResourceDescription, whose create body, update
+ * body and read-back come from the declaration. A resource whose wire differs throughout may write a whole
+ * ResourceDescription instead (its own create, update and inputsOf).
+ *
+ * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client, ./wire.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
@@ -18,6 +23,7 @@ import type { ResourceDeclaration } from "./declaration";
 import { diffFields } from "./diff";
 import { Attempt, translateError, withoutHostEcho } from "./errors";
 import { checkInputs, containsUnknown } from "./check";
+import { createBody, inputsFromObject, updateBody, type DeclaredInputs, type WireMapping } from "./wire";
 
 /** Inputs every resource accepts besides its API fields. */
 export interface CommonInputs {
@@ -45,10 +51,51 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
   delete: (client: PlatformClient, uid: string) => Promise<void>;
   /** After a refused delete (failed precondition): names what still blocks it, e.g. a group's children. */
   describeBlockers?: (client: PlatformClient, uid: string) => Promise<string[]>;
-  /** The program's inputs rebuilt from a live object (read, so refresh shows drift and no phantom diff). */
-  inputsOf: (object: T) => Omit<I, keyof CommonInputs>;
+  /**
+   * The program's inputs rebuilt from a live object (read, so refresh shows drift and no phantom diff): every
+   * declared API input, an unset one as undefined, so none is forgotten.
+   */
+  inputsOf: (object: T) => DeclaredInputs<I>;
   /** Outputs beyond the inputs: uid, times, hydrated references... */
   outputsOf: (object: T) => Record<string, unknown>;
+  /** The wire mapping the description was derived with (deriveDescription), for tests that check each field. */
+  wire?: WireMapping<I, T>;
+}
+
+/**
+ * What a resource module writes when the declaration drives its wire: the API calls, given bodies derived from
+ * the declaration, and the fields whose wire differs (./wire).
+ */
+export interface DerivedDescription<I extends CommonInputs, T extends { uid: string }> extends Omit<
+  ResourceDescription<I, T>,
+  "create" | "update" | "inputsOf" | "wire"
+> {
+  wire: WireMapping<I, T>;
+  /** Sends the create; `body` holds every declared input that goes in a body. */
+  create: (client: PlatformClient, inputs: I, body: Record<string, unknown>) => Promise<T>;
+  /** Sends ONE PATCH of `patch` (exactly the changed fields); absent when the resource has no update. */
+  update?: (client: PlatformClient, uid: string, patch: Record<string, unknown>) => Promise<T>;
+}
+
+/** The kit's description of a resource whose create body, update body and read-back derive from its declaration. */
+export function deriveDescription<I extends CommonInputs, T extends { uid: string }>(
+  derived: DerivedDescription<I, T>,
+): ResourceDescription<I, T> {
+  const { declaration, wire, create, update, ...rest } = derived;
+  const wireOfInputs = wire as WireMapping<I, unknown>;
+  return {
+    ...rest,
+    declaration,
+    wire,
+    create: (client, inputs) => create(client, inputs, createBody(declaration, wireOfInputs, inputs)),
+    ...(update === undefined
+      ? {}
+      : {
+          update: (client: PlatformClient, uid: string, inputs: I, fields: string[]) =>
+            update(client, uid, updateBody(declaration, wireOfInputs, inputs, fields)),
+        }),
+    inputsOf: (object) => inputsFromObject(declaration, wire, object),
+  };
 }
 
 /**

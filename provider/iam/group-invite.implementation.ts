@@ -18,7 +18,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../core/check";
-import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import { defineResourceProvider, deriveDescription } from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import {
   GROUP_INVITE,
@@ -27,7 +27,7 @@ import {
   durationUntil,
   protoDuration,
 } from "./group-invite.declaration";
-import type { GroupInvite } from "../../sdk";
+import type { GroupInvite, GroupInviteCreate } from "../../sdk";
 
 type Props = Record<string, unknown>;
 
@@ -40,32 +40,32 @@ function ttlOf(inputs: GroupInviteInputs): string {
   return left;
 }
 
-export const description: ResourceDescription<GroupInviteInputs, GroupInvite> = {
+export const description = deriveDescription<GroupInviteInputs, GroupInvite>({
   declaration: GROUP_INVITE,
   describe: (inputs) => ({
     where: inputs.groupUid ? `for role ${inputs.roleUid} on group ${inputs.groupUid}` : undefined,
   }),
+  wire: {
+    // The API's create takes a duration: a ttl, or the time left until the program's expirationTime.
+    send: {
+      ttl: (inputs) => ({ ttl: ttlOf(inputs) }),
+      expirationTime: () => ({}),
+      email: (inputs) => ({ email: inputs.email || undefined }),
+    },
+    // ttl is not returned by the service; expirationTime is the live one. withExpiry() below sets both right.
+    read: {
+      groupUid: (invite) => parentOf(invite.uid) ?? "",
+      roleUid: (invite) => invite.roleUid ?? invite.role?.uid ?? "",
+      ttl: () => undefined,
+    },
+  },
   get: (client, uid) => client.groupInvites.get(uid),
-  create: async (client, inputs) =>
-    client.groupInvites.create(inputs.groupUid, {
-      roleUid: inputs.roleUid,
-      ttl: ttlOf(inputs),
-      email: inputs.email || undefined,
-      singleUse: inputs.singleUse,
-    }),
+  create: (client, inputs, body) => client.groupInvites.create(inputs.groupUid, body as GroupInviteCreate),
   // Invites have no natural key and their code cannot be read back: nothing to adopt or recover. After an
   // ambiguous create failure the create is sent once more; an orphaned first invite's code was never
   // shown to anyone and expires with its ttl.
   lookup: async () => undefined,
   delete: (client, uid) => client.groupInvites.delete(uid),
-  // ttl is not returned by the service; expirationTime is the live one. expiry() below sets both right.
-  inputsOf: (invite) => ({
-    groupUid: parentOf(invite.uid) ?? "",
-    roleUid: invite.roleUid ?? invite.role?.uid ?? "",
-    expirationTime: invite.expirationTime,
-    email: invite.email ?? "",
-    singleUse: invite.singleUse ?? false,
-  }),
   outputsOf: (invite) => ({
     uid: invite.uid,
     code: invite.code,
@@ -73,7 +73,7 @@ export const description: ResourceDescription<GroupInviteInputs, GroupInvite> = 
     keyId: invite.keyId,
     createTime: invite.createTime,
   }),
-};
+});
 
 const kit = defineResourceProvider(description);
 
