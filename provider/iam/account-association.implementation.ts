@@ -11,7 +11,7 @@
  * May import: ../core, ../../sdk, ./account-association.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, deleteBeforeReplace, deriveDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { normalize } from "../core/diff";
 import {
   ACCOUNT_ASSOCIATION,
@@ -25,12 +25,17 @@ import {
   type AccountAssociationUpdate,
 } from "../../sdk";
 
-type Props = Record<string, unknown>;
+const EMPTY = normalize("object", undefined);
 
 export const description = deriveDescription<AccountAssociationInputs, AccountAssociation>({
   declaration: ACCOUNT_ASSOCIATION,
-  // One association per group, and its uid is the group's.
+  // One association per group, and its uid is the group's: a replacement deletes the old one first.
   uniqueBy: ["groupUid"],
+  // A removed block replaces the association: the PATCH cannot clear it.
+  alsoReplaces: (olds, news) =>
+    ASSOCIATION_BLOCKS.filter(
+      (block) => normalize("object", olds[block]) !== EMPTY && normalize("object", news[block]) === EMPTY,
+    ),
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.groupUid ? `of group ${inputs.groupUid}` : undefined,
@@ -56,26 +61,6 @@ export const description = deriveDescription<AccountAssociationInputs, AccountAs
   }),
 });
 
-const kit = defineResourceProvider(description);
+export const resource = resourceOperations(description);
 
-const EMPTY = normalize("object", undefined);
-
-export const provider: pulumi.dynamic.ResourceProvider = {
-  ...kit,
-  async diff(id: string, olds: Props, news: AccountAssociationInputs) {
-    const result = await kit.diff!(id, olds, news);
-    const news_ = news as Props;
-    const removed = ASSOCIATION_BLOCKS.filter(
-      (block) => normalize("object", olds[block]) !== EMPTY && normalize("object", news_[block]) === EMPTY,
-    );
-    if (removed.length === 0) return result;
-    const replaces = [...(result.replaces ?? []), ...removed];
-    // The new association has the old one's group: the old one goes first.
-    return {
-      ...result,
-      changes: true,
-      replaces,
-      deleteBeforeReplace: deleteBeforeReplace(description.uniqueBy, replaces, []),
-    };
-  },
-};
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

@@ -7,7 +7,7 @@
  * May import: ../core, ../../sdk, ./group.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, deriveDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import { GROUP, type GroupInputs } from "./group.declaration";
 import type { Group, GroupCreate, GroupUpdate } from "../../sdk";
@@ -61,4 +61,6 @@ export const description = deriveDescription<GroupInputs, Group>({
   }),
 });
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+export const resource = resourceOperations(description);
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

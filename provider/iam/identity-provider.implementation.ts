@@ -11,10 +11,18 @@
  * May import: ../core, ../../sdk, ./identity-provider.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { compact, defineResourceProvider, deriveDescription } from "../core/resource-provider";
+import {
+  compact,
+  deriveDescription,
+  dynamicProvider,
+  resourceOperations,
+  type ResourceOperations,
+} from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import { IDENTITY_PROVIDER, type IdentityProviderInputs, OIDC_KEYS } from "./identity-provider.declaration";
 import type { IdentityProvider, IdentityProviderCreate, IdentityProviderUpdate } from "../../sdk";
+
+type Props = Record<string, unknown>;
 
 /** The inputs as the kit sees them: the live object never has a clientSecret to rebuild. */
 type KitInputs = Omit<IdentityProviderInputs, "clientSecret"> & { clientSecret?: string | undefined };
@@ -74,16 +82,16 @@ export const description = deriveDescription<KitInputs, IdentityProvider>({
   outputsOf: (idp) => ({ uid: idp.uid, createTime: idp.createTime }),
 });
 
-const kit = defineResourceProvider(description);
+const kit = resourceOperations(description);
 
 /** Optional inputs the API reports with a value even when unset, defaulted so diff never sees phantoms. */
-function withDefaults(news: IdentityProviderInputs): IdentityProviderInputs {
+function withDefaults(news: Props): Props {
   return { ...news, pkceEnabled: news.pkceEnabled ?? false };
 }
 
-export const provider: pulumi.dynamic.ResourceProvider = {
+export const resource: ResourceOperations = {
   ...kit,
-  async check(olds: IdentityProviderInputs, news: IdentityProviderInputs) {
-    return kit.check!(olds, withDefaults(news));
-  },
+  check: (olds, news) => kit.check(olds, withDefaults(news)),
 };
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

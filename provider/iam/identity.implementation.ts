@@ -7,7 +7,7 @@
  * May import: ../core, ../../sdk, ./identity.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, deriveDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import { IDENTITY, type IdentityInputs } from "./identity.declaration";
 import type { Identity, IdentityCreate, IdentityUpdate } from "../../sdk";
@@ -41,4 +41,6 @@ export const description = deriveDescription<IdentityInputs, Identity>({
   }),
 });
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+export const resource = resourceOperations(description);
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

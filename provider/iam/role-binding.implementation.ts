@@ -5,7 +5,7 @@
  * May import: ../core, ../../sdk, ./role-binding.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, deriveDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import { ROLE_BINDING, type RoleBindingInputs } from "./role-binding.declaration";
 import type { RoleBinding, RoleBindingCreate } from "../../sdk";
@@ -55,4 +55,6 @@ export const description = deriveDescription<RoleBindingInputs, RoleBinding>({
   }),
 });
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+export const resource = resourceOperations(description);
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

@@ -5,7 +5,7 @@
  * May import: ../core, ../../sdk, ./role.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, deriveDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import { ROLE, type RoleInputs } from "./role.declaration";
 import type { Role, RoleCreate, RoleUpdate } from "../../sdk";
@@ -39,4 +39,6 @@ export const description = deriveDescription<RoleInputs, Role>({
   outputsOf: (role) => ({ uid: role.uid, createTime: role.createTime }),
 });
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+export const resource = resourceOperations(description);
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);
