@@ -1,12 +1,13 @@
 /**
- * Builds a dynamic provider object (check, diff, create, read, update, delete, configure) from a small
- * per-resource description, so every resource behaves the same way: zod check before any API call,
- * normalized diff, ONE PATCH with exactly the changed fields, 404 on read = gone, 404 on delete = done,
- * adopt / no-duplicate create, one error translator.
+ * Builds a resource's operations (check, diff, create, read, update, delete: ResourceOperations) from a small
+ * per-resource description, so every resource behaves the same way: zod check before any API call, normalized
+ * diff computed once with its per-property detail, ONE PATCH with exactly the changed fields, 404 on read = gone,
+ * 404 on delete = done, adopt / no-duplicate create, one error translator. Both fronts are thin adapters over
+ * them: the dynamic provider object (dynamicProvider, adding configure) and the native plugin (plugin/server.ts).
  *
- * The object returned is plain data + functions and is exported as the WHOLE module by each
- * `<stem>-provider.ts`, so Pulumi serializes it as a `require()` of the installed package. Nothing here
- * holds a client: clients come from ./client inside each method.
+ * The objects returned are plain data + functions, reached from each `<stem>.provider.ts` module, so Pulumi
+ * serializes a `require()` of the installed package. Nothing here holds a client: clients come from ./client
+ * inside each method.
  *
  * A resource module writes a DerivedDescription: its API calls, and the wire only where it differs from the
  * declaration (./wire); `deriveDescription` turns it into the kit's ResourceDescription, whose create body, update
