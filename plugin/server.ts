@@ -2,10 +2,11 @@
  * The ResourceProvider gRPC service of the native plugin `pulumi-resource-platform`: the engine talks to it
  * directly, with the schema's type tokens (`platform:iam:Group`), instead of through the dynamic-provider host.
  *
- * Every resource method calls the resource's dynamic provider object (./resources), so validation, error
- * messages, create recovery, drift and not-found handling are the dynamic path's own. What the dynamic contract
- * cannot say is added here: a per-property detailed diff, stables, delete-before-replace, previews of create and
- * update, import (a Read with no state), and secrets kept secret on the way back.
+ * A thin adapter: every resource method calls the resource's operations (./resources, provider/core
+ * ResourceOperations), the same ones the dynamic provider is made of, so validation, error messages, create
+ * recovery, drift, not-found handling and the diff (computed once, with its per-property detail) are shared. What
+ * only this front says is added here: the engine's wire form (detailed diff, stables), previews of create and update,
+ * import (a Read with no state), and secrets kept secret on the way back.
  *
  * Why not @pulumi/pulumi's `provider.main`: in 3.248 it does not forward Configure, fails a Read without state
  * (`pulumi import`) and hands raw secret wrappers to handlers.
@@ -19,7 +20,7 @@ import * as pluginPb from "@pulumi/pulumi/proto/plugin_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { UNKNOWN, containsUnknown } from "../provider/core/check";
 import { closeClients, configureFromLookup, currentSettings } from "../provider/core/client";
-import { propertyChanges } from "../provider/core/diff";
+import { isEmptyValue } from "../provider/core/diff";
 import { previewCreate, previewUpdate } from "../provider/core/preview";
 import { setSettingsSource } from "../provider/core/program-client";
 import { DATA_SOURCES } from "./data-sources";
@@ -84,43 +85,34 @@ const KIND_OF_CHANGE = {
   update: [Kind.UPDATE, Kind.UPDATE_REPLACE],
 } as const;
 
-/**
- * Diffs the resource's state against new inputs: the provider's own diff decides (changes, replaces,
- * delete-before-replace); the shared diff says which properties change and how, so the preview shows each one.
- */
+/** The resource's diff of its state against new inputs, in the engine's form: one line per changed property. */
 async function diffResource(
   resource: ServedResource,
   id: string,
   olds: Props,
   news: Props,
 ): Promise<providerPb.DiffResponse> {
-  const result = await resource.provider.diff!(id, olds, news);
-  const replaces = [...new Set(result.replaces ?? [])];
-  const changes = propertyChanges(olds, news, resource.declaration.fields, { ...result, replaces });
+  const diff = await resource.operations.diff(id, olds, news);
   const response = new providerPb.DiffResponse();
   const detailed = response.getDetaileddiffMap();
-  for (const [key, change] of changes)
+  for (const [key, change] of diff.properties)
     detailed.set(key, propertyDiff(KIND_OF_CHANGE[change.kind][change.replaces ? 1 : 0]));
-  response.setChanges(result.changes ? DiffChanges.DIFF_SOME : DiffChanges.DIFF_NONE);
-  response.setDiffsList([...changes.keys()].sort());
-  response.setReplacesList(replaces);
+  response.setChanges(diff.changes ? DiffChanges.DIFF_SOME : DiffChanges.DIFF_NONE);
+  response.setDiffsList([...diff.properties.keys()].sort());
+  response.setReplacesList(diff.replaces);
   response.setHasdetaileddiff(true);
-  response.setDeletebeforereplace(result.deleteBeforeReplace === true);
-  if (replaces.length === 0) {
+  response.setDeletebeforereplace(diff.deleteBeforeReplace);
+  if (diff.replaces.length === 0) {
     // What an update leaves as it is: the uid and creation time, and every property it does not change.
     const stable = [...resource.declaration.properties, "adopt"];
-    response.setStablesList(stable.filter((key) => !changes.has(key)));
+    response.setStablesList(stable.filter((key) => !diff.properties.has(key)));
   }
   return response;
 }
 
 /** Drops "", [] and {} members: absent and empty are the same to every resource's diff. */
 function withoutEmpty(props: Props): Props {
-  const isEmpty = (value: unknown) =>
-    value === "" ||
-    (Array.isArray(value) && value.length === 0) ||
-    (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0);
-  return Object.fromEntries(Object.entries(props).filter(([, value]) => !isEmpty(value)));
+  return Object.fromEntries(Object.entries(props).filter(([, value]) => !isEmptyValue(value)));
 }
 
 /** Options of the server. */
@@ -215,8 +207,8 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       // The kit tests for a usable API unless the profile is unknown: with the provider's own config still
       // unknown, present the profile as unknown to it, and give the program's back.
       const probe = configuredWithUnknowns ? { ...news.props, profile: UNKNOWN } : news.props;
-      const result = await resource.provider.check!(olds.props, probe);
-      const inputs = { ...((result.inputs ?? probe) as Props), profile: news.props.profile };
+      const result = await resource.operations.check(olds.props, probe);
+      const inputs = { ...result.inputs, profile: news.props.profile };
       if (inputs.profile === undefined) delete inputs.profile;
       return checkResponse(inputs, union(news.secrets, resource.declaration.secrets), result.failures);
     }),
@@ -239,9 +231,9 @@ export function providerService(): providerGrpc.IResourceProviderServer {
         response.setProperties(toStruct(outputs, secrets));
         return response;
       }
-      const result = await resource.provider.create(inputs.props);
+      const result = await resource.operations.create(inputs.props);
       response.setId(result.id);
-      response.setProperties(toStruct((result.outs ?? {}) as Props, secrets));
+      response.setProperties(toStruct(result.outs, secrets));
       return response;
     }),
 
@@ -251,14 +243,14 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const oldInputs = fromStruct(request.getInputs());
       // No state (`pulumi import`, or a `get` by id): the inputs are rebuilt from the live object alone.
       const props = isEmptyStruct(request.getProperties()) ? undefined : state.props;
-      const result = await resource.provider.read!(request.getId(), props);
+      const result = await resource.operations.read(request.getId(), props);
       const response = new providerPb.ReadResponse();
       if (result.id === undefined || result.id === "") return response; // gone: the engine drops it
       response.setId(result.id);
       response.setProperties(
-        toStruct((result.props ?? {}) as Props, outputSecrets(resource, state.secrets, oldInputs.secrets)),
+        toStruct(result.props ?? {}, outputSecrets(resource, state.secrets, oldInputs.secrets)),
       );
-      const inputs = (result.inputs ?? {}) as Props;
+      const inputs = result.inputs ?? {};
       // An import's inputs are what a program would write: no empty values, which the diff equates with absent
       // ones and which some checks refuse (an invite's email must be an address when given).
       response.setInputs(
@@ -281,14 +273,14 @@ export function providerService(): providerGrpc.IResourceProviderServer {
         response.setProperties(toStruct(outputs, secrets));
         return response;
       }
-      const result = await resource.provider.update!(request.getId(), olds.props, news.props);
-      response.setProperties(toStruct((result.outs ?? {}) as Props, secrets));
+      const result = await resource.operations.update(request.getId(), olds.props, news.props);
+      response.setProperties(toStruct(result.outs, secrets));
       return response;
     }),
 
     delete: unary(async (request: providerPb.DeleteRequest) => {
       const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
-      await resource.provider.delete!(request.getId(), fromStruct(request.getProperties()).props);
+      await resource.operations.delete(request.getId(), fromStruct(request.getProperties()).props);
       return new Empty();
     }),
 

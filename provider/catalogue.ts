@@ -26,22 +26,32 @@ import * as getIdentityProviders from "./iam/get-identity-providers.implementati
 import * as getAdvisories from "./vulnerabilities/get-advisories.implementation";
 import type * as pulumi from "@pulumi/pulumi";
 import type { DataSourceDeclaration, ResourceDeclaration } from "./core/declaration";
-import type { ResourceDescription } from "./core/resource-provider";
+import type { ResourceDescription, ResourceOperations } from "./core/resource-provider";
 
-/** A resource as the catalogue holds it: its shared description (with its declaration) and its provider object. */
+/**
+ * A resource as the catalogue holds it: its shared description (with its declaration), its operations (what the
+ * plugin drives) and the dynamic provider object made of them.
+ */
 export interface CatalogueResource {
   declaration: ResourceDeclaration;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- every resource's own input and object types
   description: ResourceDescription<any, any>;
+  operations: ResourceOperations;
   provider: pulumi.dynamic.ResourceProvider;
 }
 
 function entry(module: {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   description: ResourceDescription<any, any>;
+  resource: ResourceOperations;
   provider: pulumi.dynamic.ResourceProvider;
 }): CatalogueResource {
-  return { declaration: module.description.declaration, ...module };
+  return {
+    declaration: module.description.declaration,
+    description: module.description,
+    operations: module.resource,
+    provider: module.provider,
+  };
 }
 
 /** In the order schema.json, the docs and the README show them. */

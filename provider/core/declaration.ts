@@ -28,6 +28,8 @@ export interface InputFieldOptions {
   secret?: boolean;
   /** Sent to the API but never returned by it: state knows it only from the program. */
   writeOnly?: boolean;
+  /** Sent in the request's path (the parent's uid), never in a body: the default wire mapping leaves it out. */
+  inPath?: boolean;
   /**
    * What the object reports when the program leaves the field unset (read always gives a value): the docs say it,
    * and the classes type the output as always present.
@@ -107,6 +109,8 @@ export interface ResourceDeclaration<
   writeOnly: readonly string[];
   /** The API's input fields (not profile or adopt), in declaration order. */
   apiInputs: readonly string[];
+  /** The API inputs a create or update body carries by default (not the ones sent in the path), in order. */
+  bodyInputs: readonly string[];
   /** Every property of the resource's state: the API inputs, then the outputs. */
   properties: readonly string[];
   /** Properties the program never sets. */
@@ -168,6 +172,7 @@ export function declareResource<I extends InputFields, O extends OutputFields>(
     ),
     writeOnly: apiInputs.filter((key) => spec.inputs[key]!.writeOnly === true),
     apiInputs,
+    bodyInputs: apiInputs.filter((key) => spec.inputs[key]!.inPath !== true),
     properties,
     outputOnly: outputKeys.filter((key) => !apiInputs.includes(key)),
   };

@@ -22,18 +22,31 @@ export interface FieldSpec<K extends string = string> {
   replaces?: boolean;
 }
 
+/** A member the API does not tell from an absent one: undefined, null, "" or an empty object. */
+function isEmptyMember(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    value === "" ||
+    (typeof value === "object" && !Array.isArray(value) && Object.keys(value as object).length === 0)
+  );
+}
+
+/**
+ * A property a program would not write: absent, "", [] or {} (each compares equal to absent). An import's inputs
+ * leave them out.
+ */
+export function isEmptyValue(value: unknown): boolean {
+  return isEmptyMember(value) || (Array.isArray(value) && value.length === 0);
+}
+
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const inner = canonical((value as Record<string, unknown>)[key]);
-      const empty =
-        inner === undefined ||
-        inner === null ||
-        inner === "" ||
-        (typeof inner === "object" && !Array.isArray(inner) && Object.keys(inner as object).length === 0);
-      if (!empty) out[key] = inner;
+      if (!isEmptyMember(inner)) out[key] = inner;
     }
     return out;
   }
@@ -59,8 +72,6 @@ export interface FieldDiff extends pulumi.dynamic.DiffResult {
   replaces: string[];
   /** API fields whose value changed: the update mask. */
   changedFields: string[];
-  /** Only state-only fields (profile) changed. */
-  stateOnly: boolean;
 }
 
 /** Compares old state with new inputs over the given API fields. */
@@ -85,7 +96,6 @@ export function diffFields(
     changes: apiChanges || profileChanged,
     replaces,
     changedFields,
-    stateOnly: !apiChanges && profileChanged,
     // Only parents and references replace, so the replacement never collides with the old object's name.
     deleteBeforeReplace: false,
   };
@@ -98,21 +108,20 @@ export interface PropertyChange {
 }
 
 /**
- * Each property a diff changes, and how (the engine's detailed diff: the preview shows one line per property).
- * `diff` is what the resource's provider decided (its replaces may go beyond the fields'); the fields say which
- * other properties change in place, and a new profile is a change of its own.
+ * Each property a diff changes, and how (the engine's detailed diff: the preview shows one line per property),
+ * from the diff already computed: `replaces` is what the resource decided (it may go beyond the fields'), the
+ * changed fields change in place, and a new profile is a change of its own.
  */
 export function propertyChanges(
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
   fields: readonly FieldSpec[],
-  diff: { changes?: boolean; replaces?: string[] },
+  diff: { changes: boolean; replaces: readonly string[]; changedFields: readonly string[] },
 ): Map<string, PropertyChange> {
   const out = new Map<string, PropertyChange>();
-  if (diff.changes !== true) return out;
-  const replaces = new Set(diff.replaces ?? []);
-  const fields_ = diffFields(olds, news, fields);
-  const changed = new Set([...replaces, ...fields_.changedFields]);
+  if (!diff.changes) return out;
+  const replaces = new Set(diff.replaces);
+  const changed = new Set([...replaces, ...diff.changedFields]);
   if ((olds.profile ?? "") !== (news.profile ?? "")) changed.add("profile");
   for (const key of changed) {
     const field = fields.find((f) => f.key === key);

@@ -1,23 +1,30 @@
 /**
- * Builds a dynamic provider object (check, diff, create, read, update, delete, configure) from a small
- * per-resource description, so every resource behaves the same way: zod check before any API call,
- * normalized diff, ONE PATCH with exactly the changed fields, 404 on read = gone, 404 on delete = done,
- * adopt / no-duplicate create, one error translator.
+ * Builds a resource's operations (check, diff, create, read, update, delete: ResourceOperations) from a small
+ * per-resource description, so every resource behaves the same way: zod check before any API call, normalized
+ * diff computed once with its per-property detail, ONE PATCH with exactly the changed fields, 404 on read = gone,
+ * 404 on delete = done, adopt / no-duplicate create, one error translator. Both fronts are thin adapters over
+ * them: the dynamic provider object (dynamicProvider, adding configure) and the native plugin (plugin/server.ts).
  *
- * The object returned is plain data + functions and is exported as the WHOLE module by each
- * `<stem>-provider.ts`, so Pulumi serializes it as a `require()` of the installed package. Nothing here
- * holds a client: clients come from ./client inside each method.
+ * The objects returned are plain data + functions, reached from each `<stem>.provider.ts` module, so Pulumi
+ * serializes a `require()` of the installed package. Nothing here holds a client: clients come from ./client
+ * inside each method.
  *
- * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client.
+ * A resource module writes a DerivedDescription: its API calls, and the wire only where it differs from the
+ * declaration (./wire); `deriveDescription` turns it into the kit's ResourceDescription, whose create body, update
+ * body and read-back come from the declaration. A resource whose wire differs throughout may write a whole
+ * ResourceDescription instead (its own create, update and inputsOf).
+ *
+ * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client, ./wire.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
 import { clientFor, configureFromLookup, termsFor } from "./client";
 import { createOrAdopt } from "./create";
 import type { ResourceDeclaration } from "./declaration";
-import { diffFields } from "./diff";
+import { diffFields, propertyChanges, type PropertyChange } from "./diff";
 import { Attempt, translateError, withoutHostEcho } from "./errors";
 import { checkInputs, containsUnknown } from "./check";
+import { createBody, inputsFromObject, updateBody, type DeclaredInputs, type WireMapping } from "./wire";
 
 /** Inputs every resource accepts besides its API fields. */
 export interface CommonInputs {
@@ -34,6 +41,11 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
    * replacement that keeps them would collide with the old object, so the old one is deleted first.
    */
   uniqueBy?: readonly string[];
+  /**
+   * Inputs whose change replaces the object besides the declared ones, given the old state and the new inputs
+   * (an association's removed block, which a PATCH cannot clear).
+   */
+  alsoReplaces?: (olds: Record<string, unknown>, news: Record<string, unknown>) => string[];
   /** A readable name for messages. */
   describe: (inputs: Partial<I>) => { name?: string | undefined; where?: string | undefined };
   get: (client: PlatformClient, uid: string) => Promise<T>;
@@ -45,10 +57,51 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
   delete: (client: PlatformClient, uid: string) => Promise<void>;
   /** After a refused delete (failed precondition): names what still blocks it, e.g. a group's children. */
   describeBlockers?: (client: PlatformClient, uid: string) => Promise<string[]>;
-  /** The program's inputs rebuilt from a live object (read, so refresh shows drift and no phantom diff). */
-  inputsOf: (object: T) => Omit<I, keyof CommonInputs>;
+  /**
+   * The program's inputs rebuilt from a live object (read, so refresh shows drift and no phantom diff): every
+   * declared API input, an unset one as undefined, so none is forgotten.
+   */
+  inputsOf: (object: T) => DeclaredInputs<I>;
   /** Outputs beyond the inputs: uid, times, hydrated references... */
   outputsOf: (object: T) => Record<string, unknown>;
+  /** The wire mapping the description was derived with (deriveDescription), for tests that check each field. */
+  wire?: WireMapping<I, T>;
+}
+
+/**
+ * What a resource module writes when the declaration drives its wire: the API calls, given bodies derived from
+ * the declaration, and the fields whose wire differs (./wire).
+ */
+export interface DerivedDescription<I extends CommonInputs, T extends { uid: string }> extends Omit<
+  ResourceDescription<I, T>,
+  "create" | "update" | "inputsOf" | "wire"
+> {
+  wire: WireMapping<I, T>;
+  /** Sends the create; `body` holds every declared input that goes in a body. */
+  create: (client: PlatformClient, inputs: I, body: Record<string, unknown>) => Promise<T>;
+  /** Sends ONE PATCH of `patch` (exactly the changed fields); absent when the resource has no update. */
+  update?: (client: PlatformClient, uid: string, patch: Record<string, unknown>) => Promise<T>;
+}
+
+/** The kit's description of a resource whose create body, update body and read-back derive from its declaration. */
+export function deriveDescription<I extends CommonInputs, T extends { uid: string }>(
+  derived: DerivedDescription<I, T>,
+): ResourceDescription<I, T> {
+  const { declaration, wire, create, update, ...rest } = derived;
+  const wireOfInputs = wire as WireMapping<I, unknown>;
+  return {
+    ...rest,
+    declaration,
+    wire,
+    create: (client, inputs) => create(client, inputs, createBody(declaration, wireOfInputs, inputs)),
+    ...(update === undefined
+      ? {}
+      : {
+          update: (client: PlatformClient, uid: string, inputs: I, fields: string[]) =>
+            update(client, uid, updateBody(declaration, wireOfInputs, inputs, fields)),
+        }),
+    inputsOf: (object) => inputsFromObject(declaration, wire, object),
+  };
 }
 
 /**
@@ -82,10 +135,60 @@ function withoutProvider(props: Record<string, unknown>): Record<string, unknown
   return rest;
 }
 
-/** Builds the provider object for one resource. */
+/** A resource's diff, computed once: what the engine is told, what a preview shows, and what an update sends. */
+export interface ResourceDiff {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+  /** The API fields whose value changed: an update's mask. */
+  changedFields: string[];
+  /** Each property that changes, and how (the detailed diff a preview shows line by line). */
+  properties: Map<string, PropertyChange>;
+}
+
+/**
+ * One resource as every front drives it (the dynamic provider, ./lazy-provider's front, and the native plugin): plain
+ * properties in and out, errors already in the user's terms, the diff computed once with its per-property detail.
+ */
+export interface ResourceOperations {
+  check(olds: Props, news: Props): Promise<{ inputs: Props; failures?: pulumi.dynamic.CheckFailure[] }>;
+  diff(id: string, olds: Props, news: Props): Promise<ResourceDiff>;
+  create(inputs: Props): Promise<{ id: string; outs: Props }>;
+  /** Empty when the object is gone. `props` is the state; absent for an import or a `get` by id. */
+  read(id: string, props?: Props): Promise<{ id?: string; props?: Props; inputs?: Props }>;
+  update(id: string, olds: Props, news: Props): Promise<{ outs: Props }>;
+  delete(id: string, props: Props): Promise<void>;
+}
+
+/** The dynamic provider of a resource: its operations, and configure from the stack's config. */
+export function dynamicProvider(resource: ResourceOperations): pulumi.dynamic.ResourceProvider {
+  return {
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+      await configureFromLookup((key) => req.config.get(key));
+    },
+    check: (olds, news) => resource.check(olds, news),
+    async diff(id, olds, news) {
+      const { changes, replaces, deleteBeforeReplace } = await resource.diff(id, olds, news);
+      return { changes, replaces, deleteBeforeReplace };
+    },
+    create: (inputs) => resource.create(inputs),
+    read: (id, props) => resource.read(id, props),
+    update: (id, olds, news) => resource.update(id, olds, news),
+    delete: (id, props) => resource.delete(id, props),
+  };
+}
+
+/** Builds the dynamic provider object for one resource. */
 export function defineResourceProvider<I extends CommonInputs, T extends { uid: string }>(
   spec: ResourceDescription<I, T>,
 ): pulumi.dynamic.ResourceProvider {
+  return dynamicProvider(resourceOperations(spec));
+}
+
+/** Builds the operations of one resource from its description. */
+export function resourceOperations<I extends CommonInputs, T extends { uid: string }>(
+  spec: ResourceDescription<I, T>,
+): ResourceOperations {
   const attempt = (action: string, inputs: Partial<I> | undefined, uid?: string): Attempt => ({
     action,
     type: spec.declaration.token,
@@ -129,11 +232,8 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
   };
 
   return {
-    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-      await configureFromLookup((key) => req.config.get(key));
-    },
-
-    async check(olds: I, news: I): Promise<pulumi.dynamic.CheckResult<I>> {
+    async check(olds: Props, news_: Props) {
+      const news = news_ as I;
       // A write-only input that an existing object's state never had (it was imported) may stay absent, or be
       // the "" that `pulumi import` prints for what it cannot read: the service keeps the value it has. It is
       // required when the program creates the object.
@@ -144,10 +244,10 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
           (olds as Props)[key] === undefined &&
           ((news as Props)[key] === undefined || (news as Props)[key] === ""),
       );
-      const failures = checkInputs(spec.declaration.inputSchema, news as Props).filter(
+      const failures = checkInputs(spec.declaration.inputSchema, news_).filter(
         (f) => !unrecorded.includes(f.property),
       );
-      if (failures.length > 0) return { inputs: news, failures };
+      if (failures.length > 0) return { inputs: news_, failures };
       // A program that manages resources needs an API to send them to: say so at preview, not halfway into up.
       if (!containsUnknown(news.profile)) {
         try {
@@ -156,19 +256,25 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
           throw failure(err, attempt("plan", news));
         }
       }
-      return { inputs: news };
+      return { inputs: news_ };
     },
 
-    async diff(_id: string, olds: Record<string, unknown>, news: I): Promise<pulumi.dynamic.DiffResult> {
-      const result = diffFields(withWriteOnlyOf(olds, news), news as Props, spec.declaration.fields);
+    async diff(_id: string, olds_: Props, news: Props): Promise<ResourceDiff> {
+      const olds = withWriteOnlyOf(olds_, news as I);
+      const fields = diffFields(olds, news, spec.declaration.fields);
+      const replaces = [...new Set([...fields.replaces, ...(spec.alsoReplaces?.(olds, news) ?? [])])];
+      const diff = { ...fields, changes: fields.changes || replaces.length > 0, replaces };
       return {
-        changes: result.changes,
-        replaces: result.replaces,
-        deleteBeforeReplace: deleteBeforeReplace(spec.uniqueBy, result.replaces, result.changedFields),
+        changes: diff.changes,
+        replaces,
+        deleteBeforeReplace: deleteBeforeReplace(spec.uniqueBy, replaces, fields.changedFields),
+        changedFields: fields.changedFields,
+        properties: propertyChanges(olds, news, spec.declaration.fields, diff),
       };
     },
 
-    async create(inputs: I): Promise<pulumi.dynamic.CreateResult> {
+    async create(inputs_: Props) {
+      const inputs = inputs_ as I;
       try {
         const client = clientFor(inputs.profile);
         const outcome = await createOrAdopt(
@@ -186,7 +292,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
       }
     },
 
-    async read(id: string, props?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
+    async read(id: string, props?: Props) {
       const common = props as CommonInputs | undefined;
       try {
         const object = await spec.get(clientFor(common?.profile), id);
@@ -202,8 +308,9 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
       }
     },
 
-    async update(id: string, olds: Record<string, unknown>, news: I): Promise<pulumi.dynamic.UpdateResult> {
-      const result = diffFields(olds, news as Record<string, unknown>, spec.declaration.fields);
+    async update(id: string, olds: Props, news_: Props) {
+      const news = news_ as I;
+      const result = diffFields(olds, news_, spec.declaration.fields);
       if (result.changedFields.length === 0 || !spec.update) {
         // Only the profile changed: nothing to send, record the new inputs.
         return {
@@ -218,7 +325,7 @@ export function defineResourceProvider<I extends CommonInputs, T extends { uid: 
       }
     },
 
-    async delete(id: string, props: Record<string, unknown>): Promise<void> {
+    async delete(id: string, props: Props) {
       const common = props as CommonInputs;
       let client: PlatformClient | undefined;
       try {

@@ -60,6 +60,7 @@ export const ACCOUNT_ASSOCIATION = declareResource({
     groupUid: input(Uidp, {
       doc: "The group the association belongs to; also the association's uid. Changing it replaces the association.",
       replaces: true,
+      inPath: true,
     }),
     name: input(text("name"), { doc: "The association's name." }),
     description: input(z.string().optional(), {

@@ -11,40 +11,39 @@
  * May import: ../core, ../../sdk, ./account-association.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import {
-  defineResourceProvider,
-  deleteBeforeReplace,
-  type ResourceDescription,
-} from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { normalize } from "../core/diff";
 import {
   ACCOUNT_ASSOCIATION,
   ASSOCIATION_BLOCKS,
   type AccountAssociationInputs,
 } from "./account-association.declaration";
-import { NotFoundError, type AccountAssociation } from "../../sdk";
+import {
+  NotFoundError,
+  type AccountAssociation,
+  type AccountAssociationCreate,
+  type AccountAssociationUpdate,
+} from "../../sdk";
 
-type Props = Record<string, unknown>;
+const EMPTY = normalize("object", undefined);
 
-export const description: ResourceDescription<AccountAssociationInputs, AccountAssociation> = {
+export const description = deriveDescription<AccountAssociationInputs, AccountAssociation>({
   declaration: ACCOUNT_ASSOCIATION,
-  // One association per group, and its uid is the group's.
+  // One association per group, and its uid is the group's: a replacement deletes the old one first.
   uniqueBy: ["groupUid"],
+  // A removed block replaces the association: the PATCH cannot clear it.
+  alsoReplaces: (olds, news) =>
+    ASSOCIATION_BLOCKS.filter(
+      (block) => normalize("object", olds[block]) !== EMPTY && normalize("object", news[block]) === EMPTY,
+    ),
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.groupUid ? `of group ${inputs.groupUid}` : undefined,
   }),
+  wire: { read: { groupUid: (association) => association.uid } },
   get: (client, uid) => client.accountAssociations.get(uid),
-  create: (client, inputs) =>
-    client.accountAssociations.create(inputs.groupUid, {
-      name: inputs.name,
-      description: inputs.description,
-      amazon: inputs.amazon,
-      azure: inputs.azure,
-      google: inputs.google,
-      chainguard: inputs.chainguard,
-      github: inputs.github,
-    }),
+  create: (client, inputs, body) =>
+    client.accountAssociations.create(inputs.groupUid, body as AccountAssociationCreate),
   // The natural key is the group: its association, if it has one.
   async lookup(client, inputs) {
     try {
@@ -54,53 +53,14 @@ export const description: ResourceDescription<AccountAssociationInputs, AccountA
       throw err;
     }
   },
-  update: (client, uid, inputs, fields) =>
-    client.accountAssociations.update(uid, {
-      name: fields.includes("name") ? inputs.name : undefined,
-      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
-      amazon: fields.includes("amazon") ? inputs.amazon : undefined,
-      azure: fields.includes("azure") ? inputs.azure : undefined,
-      google: fields.includes("google") ? inputs.google : undefined,
-      chainguard: fields.includes("chainguard") ? inputs.chainguard : undefined,
-      github: fields.includes("github") ? inputs.github : undefined,
-    }),
+  update: (client, uid, patch) => client.accountAssociations.update(uid, patch as AccountAssociationUpdate),
   delete: (client, uid) => client.accountAssociations.delete(uid),
-  inputsOf: (association) => ({
-    groupUid: association.uid,
-    name: association.name,
-    description: association.description ?? "",
-    amazon: association.amazon as AccountAssociationInputs["amazon"],
-    azure: association.azure as AccountAssociationInputs["azure"],
-    google: association.google as AccountAssociationInputs["google"],
-    chainguard: association.chainguard as AccountAssociationInputs["chainguard"],
-    github: association.github,
-  }),
   outputsOf: (association) => ({
     uid: association.uid,
     createTime: association.createTime,
   }),
-};
+});
 
-const kit = defineResourceProvider(description);
+export const resource = resourceOperations(description);
 
-const EMPTY = normalize("object", undefined);
-
-export const provider: pulumi.dynamic.ResourceProvider = {
-  ...kit,
-  async diff(id: string, olds: Props, news: AccountAssociationInputs) {
-    const result = await kit.diff!(id, olds, news);
-    const news_ = news as Props;
-    const removed = ASSOCIATION_BLOCKS.filter(
-      (block) => normalize("object", olds[block]) !== EMPTY && normalize("object", news_[block]) === EMPTY,
-    );
-    if (removed.length === 0) return result;
-    const replaces = [...(result.replaces ?? []), ...removed];
-    // The new association has the old one's group: the old one goes first.
-    return {
-      ...result,
-      changes: true,
-      replaces,
-      deleteBeforeReplace: deleteBeforeReplace(description.uniqueBy, replaces, []),
-    };
-  },
-};
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

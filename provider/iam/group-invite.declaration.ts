@@ -48,7 +48,11 @@ export const GROUP_INVITE = declareResource({
     "A code that grants a role on a group when accepted. No update in the API: every change replaces it; code is a secret returned only at creation.",
   importId: "the invite's uid",
   inputs: {
-    groupUid: input(Uidp, { doc: `The group the invite grants a role on. ${REPLACES}`, replaces: true }),
+    groupUid: input(Uidp, {
+      doc: `The group the invite grants a role on. ${REPLACES}`,
+      replaces: true,
+      inPath: true,
+    }),
     roleUid: input(RoleUid, {
       doc: `The role granted on acceptance: a custom role's uid or a built-in 40-hex uid. ${REPLACES}`,
       replaces: true,

@@ -18,7 +18,12 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../core/check";
-import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import {
+  deriveDescription,
+  dynamicProvider,
+  resourceOperations,
+  type ResourceOperations,
+} from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
 import {
   GROUP_INVITE,
@@ -27,7 +32,7 @@ import {
   durationUntil,
   protoDuration,
 } from "./group-invite.declaration";
-import type { GroupInvite } from "../../sdk";
+import type { GroupInvite, GroupInviteCreate } from "../../sdk";
 
 type Props = Record<string, unknown>;
 
@@ -40,32 +45,32 @@ function ttlOf(inputs: GroupInviteInputs): string {
   return left;
 }
 
-export const description: ResourceDescription<GroupInviteInputs, GroupInvite> = {
+export const description = deriveDescription<GroupInviteInputs, GroupInvite>({
   declaration: GROUP_INVITE,
   describe: (inputs) => ({
     where: inputs.groupUid ? `for role ${inputs.roleUid} on group ${inputs.groupUid}` : undefined,
   }),
+  wire: {
+    // The API's create takes a duration: a ttl, or the time left until the program's expirationTime.
+    send: {
+      ttl: (inputs) => ({ ttl: ttlOf(inputs) }),
+      expirationTime: () => ({}),
+      email: (inputs) => ({ email: inputs.email || undefined }),
+    },
+    // ttl is not returned by the service; expirationTime is the live one. withExpiry() below sets both right.
+    read: {
+      groupUid: (invite) => parentOf(invite.uid) ?? "",
+      roleUid: (invite) => invite.roleUid ?? invite.role?.uid ?? "",
+      ttl: () => undefined,
+    },
+  },
   get: (client, uid) => client.groupInvites.get(uid),
-  create: async (client, inputs) =>
-    client.groupInvites.create(inputs.groupUid, {
-      roleUid: inputs.roleUid,
-      ttl: ttlOf(inputs),
-      email: inputs.email || undefined,
-      singleUse: inputs.singleUse,
-    }),
+  create: (client, inputs, body) => client.groupInvites.create(inputs.groupUid, body as GroupInviteCreate),
   // Invites have no natural key and their code cannot be read back: nothing to adopt or recover. After an
   // ambiguous create failure the create is sent once more; an orphaned first invite's code was never
   // shown to anyone and expires with its ttl.
   lookup: async () => undefined,
   delete: (client, uid) => client.groupInvites.delete(uid),
-  // ttl is not returned by the service; expirationTime is the live one. expiry() below sets both right.
-  inputsOf: (invite) => ({
-    groupUid: parentOf(invite.uid) ?? "",
-    roleUid: invite.roleUid ?? invite.role?.uid ?? "",
-    expirationTime: invite.expirationTime,
-    email: invite.email ?? "",
-    singleUse: invite.singleUse ?? false,
-  }),
   outputsOf: (invite) => ({
     uid: invite.uid,
     code: invite.code,
@@ -73,9 +78,9 @@ export const description: ResourceDescription<GroupInviteInputs, GroupInvite> = 
     keyId: invite.keyId,
     createTime: invite.createTime,
   }),
-};
+});
 
-const kit = defineResourceProvider(description);
+const kit = resourceOperations(description);
 
 /**
  * How the program gave the expiry, judged from its previous inputs or state: a ttl, its own
@@ -102,16 +107,16 @@ function withExpiry(props: Props, previous: Props | undefined, isOutput: boolean
 }
 
 /** Defaults the optional booleans so a live `singleUse: false` is no change. */
-function withDefaults(news: GroupInviteInputs): GroupInviteInputs {
+function withDefaults(news: Props): Props {
   return { ...news, singleUse: news.singleUse ?? false };
 }
 
-export const provider: pulumi.dynamic.ResourceProvider = {
+export const resource: ResourceOperations = {
   ...kit,
-  async check(olds: GroupInviteInputs, news: GroupInviteInputs) {
-    const result = await kit.check!(olds, withDefaults(news));
+  async check(olds: Props, news: Props) {
+    const result = await kit.check(olds, withDefaults(news));
     // A new or changed expirationTime must lie ahead; an unchanged one may have passed since creation.
-    const expiration = news.expirationTime;
+    const expiration = (news as GroupInviteInputs).expirationTime;
     const isNew = expiration !== undefined && expiration !== UNKNOWN && expiration !== olds?.expirationTime;
     if (isNew && !result.failures?.length && !(Date.parse(expiration) > Date.now())) {
       return {
@@ -123,7 +128,7 @@ export const provider: pulumi.dynamic.ResourceProvider = {
     }
     return result;
   },
-  async diff(id: string, olds: Props, news: GroupInviteInputs) {
+  async diff(id: string, olds: Props, news: Props) {
     // In ttl form the state's expirationTime is the service's, not an input: leave it out of the comparison.
     const previous = expiryOf(olds).ttl !== undefined ? { ...olds, expirationTime: undefined } : olds;
     // "72h" and "259200s" are the same ttl: no replacement for rewriting it.
@@ -132,14 +137,14 @@ export const provider: pulumi.dynamic.ResourceProvider = {
       typeof news.ttl === "string" &&
       durationSeconds(olds.ttl) !== undefined &&
       durationSeconds(olds.ttl) === durationSeconds(news.ttl);
-    return kit.diff!(id, previous, sameTtl ? { ...news, ttl: olds.ttl as string } : news);
+    return kit.diff(id, previous, sameTtl ? { ...news, ttl: olds.ttl } : news);
   },
-  async create(inputs: GroupInviteInputs) {
+  async create(inputs: Props) {
     const result = await kit.create(inputs);
-    return { ...result, outs: withExpiry(result.outs as Props, inputs as Props, true) };
+    return { ...result, outs: withExpiry(result.outs, inputs, true) };
   },
   async read(id: string, props?: Props) {
-    const result = await kit.read!(id, props);
+    const result = await kit.read(id, props);
     if (result.id === undefined || result.props === undefined) return result;
     // The code is shown once, at creation: keep it.
     const code = typeof props?.code === "string" ? { code: props.code } : {};
@@ -150,3 +155,5 @@ export const provider: pulumi.dynamic.ResourceProvider = {
     };
   },
 };
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

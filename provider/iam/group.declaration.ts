@@ -22,6 +22,7 @@ export const GROUP = declareResource({
     parentUid: input(Uidp.optional(), {
       doc: "The parent group's uid. Omit to create an organization (a root group). Changing it replaces the group.",
       replaces: true,
+      inPath: true,
     }),
   },
   outputs: {

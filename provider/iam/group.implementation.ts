@@ -7,22 +7,22 @@
  * May import: ../core, ../../sdk, ./group.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
 import { GROUP, type GroupInputs } from "./group.declaration";
-import type { Group } from "../../sdk";
+import type { Group, GroupCreate, GroupUpdate } from "../../sdk";
 
 const BLOCKERS_PER_KIND = 10;
 
-export const description: ResourceDescription<GroupInputs, Group> = {
+export const description = deriveDescription<GroupInputs, Group>({
   declaration: GROUP,
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.parentUid ? `under group ${inputs.parentUid}` : "as an organization",
   }),
+  wire: { read: { parentUid: (group) => parentOf(group.uid) } },
   get: (client, uid) => client.groups.get(uid),
-  create: (client, inputs) =>
-    client.groups.create(inputs.parentUid, { name: inputs.name, description: inputs.description }),
+  create: (client, inputs, body) => client.groups.create(inputs.parentUid, body as GroupCreate),
   async lookup(client, inputs) {
     const query = inputs.parentUid
       ? { childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }
@@ -33,11 +33,7 @@ export const description: ResourceDescription<GroupInputs, Group> = {
     }
     return undefined;
   },
-  update: (client, uid, inputs, fields) =>
-    client.groups.update(uid, {
-      name: fields.includes("name") ? inputs.name : undefined,
-      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
-    }),
+  update: (client, uid, patch) => client.groups.update(uid, patch as GroupUpdate),
   delete: (client, uid) => client.groups.delete(uid),
   // Names the direct children that keep a group from being deleted (a few of each kind).
   async describeBlockers(client, uid) {
@@ -58,16 +54,13 @@ export const description: ResourceDescription<GroupInputs, Group> = {
     }
     return named;
   },
-  inputsOf: (group) => ({
-    name: group.name,
-    description: group.description ?? "",
-    parentUid: parentOf(group.uid),
-  }),
   outputsOf: (group) => ({
     uid: group.uid,
     verified: group.verified ?? false,
     createTime: group.createTime,
   }),
-};
+});
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+export const resource = resourceOperations(description);
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

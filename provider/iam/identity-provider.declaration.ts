@@ -27,6 +27,7 @@ export const IDENTITY_PROVIDER = declareResource({
       {
         doc: "The uid of the organization the identity provider belongs to. Changing it replaces it.",
         replaces: true,
+        inPath: true,
       },
     ),
     name: input(text("name"), { doc: "The identity provider's name." }),

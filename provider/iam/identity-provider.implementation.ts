@@ -11,10 +11,18 @@
  * May import: ../core, ../../sdk, ./identity-provider.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { compact, defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import {
+  compact,
+  deriveDescription,
+  dynamicProvider,
+  resourceOperations,
+  type ResourceOperations,
+} from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
 import { IDENTITY_PROVIDER, type IdentityProviderInputs, OIDC_KEYS } from "./identity-provider.declaration";
-import type { IdentityProvider } from "../../sdk";
+import type { IdentityProvider, IdentityProviderCreate, IdentityProviderUpdate } from "../../sdk";
+
+type Props = Record<string, unknown>;
 
 /** The inputs as the kit sees them: the live object never has a clientSecret to rebuild. */
 type KitInputs = Omit<IdentityProviderInputs, "clientSecret"> & { clientSecret?: string | undefined };
@@ -31,20 +39,34 @@ function oidcOf(inputs: KitInputs, withSecret: boolean) {
   });
 }
 
-export const description: ResourceDescription<KitInputs, IdentityProvider> = {
+/** Each OIDC input goes into the `oidc` block, whole; the secret only at create or when it changed. */
+const sendOidc = (inputs: KitInputs, mask: readonly string[] | undefined) => ({
+  oidc: oidcOf(inputs, mask === undefined || mask.includes("clientSecret")),
+});
+
+export const description = deriveDescription<KitInputs, IdentityProvider>({
   declaration: IDENTITY_PROVIDER,
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.parentUid ? `in organization ${inputs.parentUid}` : undefined,
   }),
+  wire: {
+    send: Object.fromEntries(OIDC_KEYS.map((key) => [key, sendOidc])),
+    read: {
+      parentUid: (idp) => parentOf(idp.uid) ?? "",
+      defaultRole: (idp) => idp.defaultRole ?? "",
+      issuer: (idp) => idp.oidc?.issuer ?? "",
+      clientId: (idp) => idp.oidc?.clientId ?? "",
+      // The API never returns it (the kit carries it, being write-only).
+      clientSecret: () => undefined,
+      additionalScopes: (idp) => idp.oidc?.additionalScopes,
+      groupsClaim: (idp) => idp.oidc?.groupsClaim,
+      pkceEnabled: (idp) => idp.oidc?.pkceEnabled,
+    },
+  },
   get: (client, uid) => client.identityProviders.get(uid),
-  create: (client, inputs) =>
-    client.identityProviders.create(inputs.parentUid, {
-      name: inputs.name,
-      description: inputs.description,
-      defaultRole: inputs.defaultRole,
-      oidc: oidcOf(inputs, true),
-    }),
+  create: (client, inputs, body) =>
+    client.identityProviders.create(inputs.parentUid, body as IdentityProviderCreate),
   async lookup(client, inputs) {
     for await (const idp of client.identityProviders.list({
       childrenOf: inputs.parentUid,
@@ -55,41 +77,21 @@ export const description: ResourceDescription<KitInputs, IdentityProvider> = {
     }
     return undefined;
   },
-  update: (client, uid, inputs, fields) =>
-    client.identityProviders.update(uid, {
-      name: fields.includes("name") ? inputs.name : undefined,
-      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
-      defaultRole: fields.includes("defaultRole") ? inputs.defaultRole : undefined,
-      oidc: OIDC_KEYS.some((key) => fields.includes(key))
-        ? oidcOf(inputs, fields.includes("clientSecret"))
-        : undefined,
-    }),
+  update: (client, uid, patch) => client.identityProviders.update(uid, patch as IdentityProviderUpdate),
   delete: (client, uid) => client.identityProviders.delete(uid),
-  // clientSecret is absent here on purpose: the API never returns it (the kit carries it, being write-only).
-  inputsOf: (idp) => ({
-    parentUid: parentOf(idp.uid) ?? "",
-    name: idp.name,
-    description: idp.description ?? "",
-    defaultRole: idp.defaultRole ?? "",
-    issuer: idp.oidc?.issuer ?? "",
-    clientId: idp.oidc?.clientId ?? "",
-    additionalScopes: idp.oidc?.additionalScopes ?? [],
-    groupsClaim: idp.oidc?.groupsClaim ?? "",
-    pkceEnabled: idp.oidc?.pkceEnabled ?? false,
-  }),
   outputsOf: (idp) => ({ uid: idp.uid, createTime: idp.createTime }),
-};
+});
 
-const kit = defineResourceProvider(description);
+const kit = resourceOperations(description);
 
 /** Optional inputs the API reports with a value even when unset, defaulted so diff never sees phantoms. */
-function withDefaults(news: IdentityProviderInputs): IdentityProviderInputs {
+function withDefaults(news: Props): Props {
   return { ...news, pkceEnabled: news.pkceEnabled ?? false };
 }
 
-export const provider: pulumi.dynamic.ResourceProvider = {
+export const resource: ResourceOperations = {
   ...kit,
-  async check(olds: IdentityProviderInputs, news: IdentityProviderInputs) {
-    return kit.check!(olds, withDefaults(news));
-  },
+  check: (olds, news) => kit.check(olds, withDefaults(news)),
 };
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

@@ -167,6 +167,7 @@ export const IDENTITY = declareResource({
     parentUid: input(Uidp, {
       doc: "The uid of the group the identity lives in. Changing it replaces the identity.",
       replaces: true,
+      inPath: true,
     }),
     name: input(text("name"), { doc: "The identity's name." }),
     description: input(z.string().optional(), {

@@ -7,27 +7,22 @@
  * May import: ../core, ../../sdk, ./identity.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
 import { IDENTITY, type IdentityInputs } from "./identity.declaration";
-import type { Identity } from "../../sdk";
+import type { Identity, IdentityCreate, IdentityUpdate } from "../../sdk";
 
-export const description: ResourceDescription<IdentityInputs, Identity> = {
+export const description = deriveDescription<IdentityInputs, Identity>({
   declaration: IDENTITY,
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
   }),
+  // The kinds are a oneof on the service: setting one clears the others, so a switch sends only the new kind
+  // (the one left unset has no default and is not sent).
+  wire: { read: { parentUid: (identity) => parentOf(identity.uid) ?? "" } },
   get: (client, uid) => client.identities.get(uid),
-  create: (client, inputs) =>
-    client.identities.create(inputs.parentUid, {
-      name: inputs.name,
-      description: inputs.description,
-      claimMatch: inputs.claimMatch,
-      staticKeys: inputs.staticKeys,
-      awsIdentity: inputs.awsIdentity,
-      servicePrincipal: inputs.servicePrincipal,
-    }),
+  create: (client, inputs, body) => client.identities.create(inputs.parentUid, body as IdentityCreate),
   async lookup(client, inputs) {
     for await (const identity of client.identities.list({
       childrenOf: inputs.parentUid,
@@ -38,36 +33,14 @@ export const description: ResourceDescription<IdentityInputs, Identity> = {
     }
     return undefined;
   },
-  update: (client, uid, inputs, fields) =>
-    client.identities.update(uid, {
-      name: fields.includes("name") ? inputs.name : undefined,
-      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
-      // Setting one kind clears the others on the service (a oneof), so a switch sends only the new kind.
-      claimMatch: fields.includes("claimMatch") ? inputs.claimMatch : undefined,
-      staticKeys: fields.includes("staticKeys") ? inputs.staticKeys : undefined,
-      awsIdentity: fields.includes("awsIdentity") ? inputs.awsIdentity : undefined,
-      servicePrincipal: fields.includes("servicePrincipal") ? inputs.servicePrincipal : undefined,
-    }),
+  update: (client, uid, patch) => client.identities.update(uid, patch as IdentityUpdate),
   delete: (client, uid) => client.identities.delete(uid),
-  inputsOf: (identity) => ({
-    parentUid: parentOf(identity.uid) ?? "",
-    name: identity.name,
-    description: identity.description ?? "",
-    ...(identity.claimMatch !== undefined ? { claimMatch: identity.claimMatch } : {}),
-    ...(identity.staticKeys !== undefined
-      ? { staticKeys: identity.staticKeys as IdentityInputs["staticKeys"] }
-      : {}),
-    ...(identity.awsIdentity !== undefined
-      ? { awsIdentity: identity.awsIdentity as IdentityInputs["awsIdentity"] }
-      : {}),
-    ...(identity.servicePrincipal !== undefined
-      ? { servicePrincipal: identity.servicePrincipal as IdentityInputs["servicePrincipal"] }
-      : {}),
-  }),
   outputsOf: (identity) => ({
     uid: identity.uid,
     createTime: identity.createTime,
   }),
-};
+});
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+export const resource = resourceOperations(description);
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

@@ -17,6 +17,7 @@ export const ROLE_BINDING = declareResource({
     groupUid: input(Uidp, {
       doc: "The group the role is granted on. Changing it replaces the binding.",
       replaces: true,
+      inPath: true,
     }),
     identityUid: input(Uidp, {
       doc: "The identity that receives the role. Changing it replaces the binding.",

@@ -5,12 +5,12 @@
  * May import: ../core, ../../sdk, ./role-binding.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
 import { ROLE_BINDING, type RoleBindingInputs } from "./role-binding.declaration";
-import type { RoleBinding } from "../../sdk";
+import type { RoleBinding, RoleBindingCreate } from "../../sdk";
 
-export const description: ResourceDescription<RoleBindingInputs, RoleBinding> = {
+export const description = deriveDescription<RoleBindingInputs, RoleBinding>({
   declaration: ROLE_BINDING,
   describe: (inputs) => ({
     where:
@@ -18,9 +18,16 @@ export const description: ResourceDescription<RoleBindingInputs, RoleBinding> = 
         ? `of role ${inputs.roleUid} to identity ${inputs.identityUid} on group ${inputs.groupUid}`
         : undefined,
   }),
+  // The API object names its references as hydrated members (group, identity, role).
+  wire: {
+    read: {
+      groupUid: (binding) => binding.group?.uid ?? parentOf(binding.uid) ?? "",
+      identityUid: (binding) => binding.identity?.uid ?? "",
+      roleUid: (binding) => binding.role?.uid ?? "",
+    },
+  },
   get: (client, uid) => client.roleBindings.get(uid),
-  create: (client, inputs) =>
-    client.roleBindings.create(inputs.groupUid, { identityUid: inputs.identityUid, roleUid: inputs.roleUid }),
+  create: (client, inputs, body) => client.roleBindings.create(inputs.groupUid, body as RoleBindingCreate),
   // A binding's natural key is (group, identity, role).
   async lookup(client, inputs) {
     const query = {
@@ -42,15 +49,12 @@ export const description: ResourceDescription<RoleBindingInputs, RoleBinding> = 
     return undefined;
   },
   delete: (client, uid) => client.roleBindings.delete(uid),
-  inputsOf: (binding) => ({
-    groupUid: binding.group?.uid ?? parentOf(binding.uid) ?? "",
-    identityUid: binding.identity?.uid ?? "",
-    roleUid: binding.role?.uid ?? "",
-  }),
   outputsOf: (binding) => ({
     uid: binding.uid,
     createTime: binding.createTime,
   }),
-};
+});
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+export const resource = resourceOperations(description);
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

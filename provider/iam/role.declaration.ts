@@ -21,6 +21,7 @@ export const ROLE = declareResource({
     parentUid: input(Uidp, {
       doc: "The uid of the group the role is defined in. Changing it replaces the role.",
       replaces: true,
+      inPath: true,
     }),
     name: input(z.string().min(1, "name must not be empty"), { doc: "The role's name." }),
     description: input(z.string().optional(), {

@@ -5,24 +5,25 @@
  * May import: ../core, ../../sdk, ./role.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
+import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
 import { ROLE, type RoleInputs } from "./role.declaration";
-import type { Role } from "../../sdk";
+import type { Role, RoleCreate, RoleUpdate } from "../../sdk";
 
-export const description: ResourceDescription<RoleInputs, Role> = {
+export const description = deriveDescription<RoleInputs, Role>({
   declaration: ROLE,
   describe: (inputs) => ({
     name: inputs.name,
     where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
   }),
+  wire: {
+    read: {
+      parentUid: (role) => parentOf(role.uid) ?? "",
+      capabilities: (role) => [...(role.capabilities ?? [])].sort(),
+    },
+  },
   get: (client, uid) => client.roles.get(uid),
-  create: (client, inputs) =>
-    client.roles.create(inputs.parentUid, {
-      name: inputs.name,
-      description: inputs.description,
-      capabilities: inputs.capabilities,
-    }),
+  create: (client, inputs, body) => client.roles.create(inputs.parentUid, body as RoleCreate),
   async lookup(client, inputs) {
     for await (const role of client.roles.list({
       childrenOf: inputs.parentUid,
@@ -33,20 +34,11 @@ export const description: ResourceDescription<RoleInputs, Role> = {
     }
     return undefined;
   },
-  update: (client, uid, inputs, fields) =>
-    client.roles.update(uid, {
-      name: fields.includes("name") ? inputs.name : undefined,
-      description: fields.includes("description") ? (inputs.description ?? "") : undefined,
-      capabilities: fields.includes("capabilities") ? inputs.capabilities : undefined,
-    }),
+  update: (client, uid, patch) => client.roles.update(uid, patch as RoleUpdate),
   delete: (client, uid) => client.roles.delete(uid),
-  inputsOf: (role) => ({
-    parentUid: parentOf(role.uid) ?? "",
-    name: role.name,
-    description: role.description ?? "",
-    capabilities: [...(role.capabilities ?? [])].sort(),
-  }),
   outputsOf: (role) => ({ uid: role.uid, createTime: role.createTime }),
-};
+});
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+export const resource = resourceOperations(description);
+
+export const provider: pulumi.dynamic.ResourceProvider = dynamicProvider(resource);

@@ -3,7 +3,10 @@
  * it broke), any text, and records of fields each valid, broken or absent.
  */
 import fc from "fast-check";
+import { z } from "zod";
+import type { ResourceDeclaration } from "../../provider/core/declaration";
 import { UIDP_PATTERN } from "../../sdk/schemas/common";
+import { isOptional, valueOf, type Known } from "../provider/arbitraries";
 
 /** Generated inputs and the fields deliberately made invalid. */
 export interface Case {
@@ -82,3 +85,47 @@ export function caseOf(fields: Record<string, Field>): fc.Arbitrary<Case> {
 
 /** The top-level argument a failure names: "claimMatch.issuer" → "claimMatch", "capabilities[1]" → "capabilities". */
 export const topLevel = (property: string): string => property.split(/[.[]/)[0]!;
+
+/** Values of the wrong type for a schema (never null: the kit reads a null optional as unset). */
+function wrongType(schema: z.ZodType): fc.Arbitrary<unknown> {
+  const valid = (v: unknown) => schema.safeParse(v).success;
+  return fc
+    .oneof(
+      fc.integer(),
+      fc.boolean(),
+      fc.string({ maxLength: 3 }),
+      fc.constant([7]),
+      fc.constant({ notAField: 7 }),
+    )
+    .filter((v) => !valid(v));
+}
+
+/**
+ * The fields of a resource's cases, in its declaration's order: every declared API input (and `common`), each
+ * with the generator `given` names, or else one derived from its zod schema (./../provider/arbitraries: valid
+ * values by its declared rules, wrong-typed ones as broken, optional when the schema accepts absent). A field added
+ * to a declaration is thereby fuzzed with no edit here.
+ */
+export function fieldsOf(
+  declaration: ResourceDeclaration,
+  given: Record<string, Field>,
+  known: Known,
+): Record<string, Field> {
+  const keys = [
+    ...declaration.apiInputs,
+    ...Object.keys(given).filter((k) => !declaration.apiInputs.includes(k)),
+  ];
+  return Object.fromEntries(
+    keys.map((key) => {
+      const schema = declaration.inputs[key]?.schema;
+      const field: Field =
+        given[key] ??
+        (schema === undefined
+          ? (() => {
+              throw new Error(`${declaration.name}: no generator for ${key}`);
+            })()
+          : { valid: valueOf(schema, key, known), invalid: wrongType(schema), optional: isOptional(schema) });
+      return [key, field];
+    }),
+  );
+}
