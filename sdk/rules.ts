@@ -24,6 +24,9 @@ export const GroupName = z
     "name must match ^[a-z0-9 ._-]{1,}$ (lowercase letters, digits, space, '.', '_', '-')",
   );
 
+/** A protobuf Duration as JSON carries it: seconds with an `s` suffix, e.g. "3600s" or "86400.5s" (an invite's ttl). */
+export const PROTO_DURATION_PATTERN = /^\d+(\.\d{1,9})?s$/;
+
 /** An AWS account id: 12 digits (an identity's awsIdentity.awsAccount, an account association's amazon.account). */
 export const AWS_ACCOUNT_PATTERN = /^\d{12}$/;
 
@@ -58,6 +61,9 @@ export const CLAIM_MATCH_PATTERN_MEMBERS = ["issuerPattern", "subjectPattern", "
 
 /** awsIdentity members holding an RE2 pattern. */
 export const AWS_IDENTITY_PATTERN_MEMBERS = ["arnPattern", "userIdPattern"] as const;
+
+/** Static keys accept at most this many audiences: the service supports exactly one today. */
+export const STATIC_KEYS_MAX_AUDIENCES = 1;
 
 /** Static keys expire at most this long after they are set (OpenAPI Identity.StaticKeys.expirationTime). */
 export const STATIC_KEYS_MAX_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;

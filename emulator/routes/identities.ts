@@ -11,6 +11,7 @@ import {
 } from "../../sdk/schemas";
 import {
   AWS_IDENTITY_PATTERN_MEMBERS,
+  STATIC_KEYS_MAX_AUDIENCES,
   STATIC_KEYS_MAX_LIFETIME_MS,
   privateKeyProblem,
   re2Problem,
@@ -100,7 +101,7 @@ function checkStaticKeys(staticKeys: Record<string, unknown>, now: number): Reco
   const privateKey = privateKeyProblem(String(staticKeys.issuerKeys), field);
   if (privateKey !== undefined) throw badField(field, `${privateKey} (it is never stored)`);
   const audiences = (staticKeys.audiences as string[] | undefined) ?? [];
-  if (audiences.length > 1)
+  if (audiences.length > STATIC_KEYS_MAX_AUDIENCES)
     throw badField("staticKeys.audiences", "staticKeys.audiences supports exactly one value today");
   const latest = now + STATIC_KEYS_MAX_LIFETIME_MS;
   if (staticKeys.expirationTime === undefined)

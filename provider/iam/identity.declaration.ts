@@ -13,6 +13,7 @@ import {
   CLAIM_MATCH_PATTERN_MEMBERS,
   CLAIM_MATCH_RULE_PAIRS,
   IDENTITY_KINDS,
+  STATIC_KEYS_MAX_AUDIENCES,
   privateKeyProblem,
   re2Problem,
 } from "../../sdk/rules";
@@ -92,7 +93,7 @@ export const StaticKeysInputSchema = z
       ),
     audiences: z
       .array(text("audience"))
-      .max(1, "audiences takes one value (the service supports exactly one today)")
+      .max(STATIC_KEYS_MAX_AUDIENCES, "audiences takes one value (the service supports exactly one today)")
       .optional()
       .describe("The accepted aud value (one); without it the service's own address."),
   })

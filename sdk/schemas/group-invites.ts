@@ -3,6 +3,7 @@
  * `code` is returned only by create. The shapes are OpenAPI platform.iam.v2beta1.GroupInvite (./openapi.generated).
  */
 import { z } from "zod";
+import { PROTO_DURATION_PATTERN } from "../rules";
 import { RoleUid, listEnvelope } from "./common";
 import { describedAs, pick } from "./derive";
 import * as wire from "./openapi.generated";
@@ -10,7 +11,7 @@ import * as wire from "./openapi.generated";
 /** A protobuf Duration in JSON: seconds with an `s` suffix, e.g. "3600s" or "86400.5s". */
 export const Duration = z
   .string()
-  .regex(/^\d+(\.\d{1,9})?s$/, "ttl must be a duration in seconds such as 3600s");
+  .regex(PROTO_DURATION_PATTERN, "ttl must be a duration in seconds such as 3600s");
 
 export const GroupInviteRole = wire.GroupInviteRole.required({ uid: true });
 
