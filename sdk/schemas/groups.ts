@@ -10,7 +10,10 @@ import * as wire from "./openapi.generated";
 
 export { GroupName };
 
-export const Group = wire.Group.required({ uid: true, name: true });
+// The OpenAPI document says a group's name "must be 3-63 characters"; the spec (which wins) gives the pattern.
+export const Group = wire.Group.required({ uid: true, name: true }).extend({
+  name: z.string().describe("Human-readable name of the group; it matches ^[a-z0-9 ._-]{1,}$."),
+});
 export type Group = z.infer<typeof Group>;
 
 /** Fields a PATCH may change; also the valid updateMask paths. */

@@ -52,8 +52,7 @@ export interface GetGroupResult {
      */
     readonly kind?: string;
     /**
-     * Human-readable name of the group.
-     * Must be 3-63 characters.
+     * Human-readable name of the group; it matches ^[a-z0-9 ._-]{1,}$.
      */
     readonly name: string;
     /**

@@ -41,8 +41,7 @@ type LookupGroupResult struct {
 	// The organization kind. Required when creating a verified root group.
 	// For subgroups, kind is inherited from the root group and cannot be set.
 	Kind *string `pulumi:"kind"`
-	// Human-readable name of the group.
-	// Must be 3-63 characters.
+	// Human-readable name of the group; it matches ^[a-z0-9 ._-]{1,}$.
 	Name string `pulumi:"name"`
 	// The parent group's uid; absent for an organization.
 	ParentUid *string `pulumi:"parentUid"`
@@ -116,8 +115,7 @@ func (o LookupGroupResultOutput) Kind() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v LookupGroupResult) *string { return v.Kind }).(pulumi.StringPtrOutput)
 }
 
-// Human-readable name of the group.
-// Must be 3-63 characters.
+// Human-readable name of the group; it matches ^[a-z0-9 ._-]{1,}$.
 func (o LookupGroupResultOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v LookupGroupResult) string { return v.Name }).(pulumi.StringOutput)
 }

@@ -84,8 +84,7 @@ class GetGroupResult:
     @pulumi.getter
     def name(self) -> _builtins.str:
         """
-        Human-readable name of the group.
-        Must be 3-63 characters.
+        Human-readable name of the group; it matches ^[a-z0-9 ._-]{1,}$.
         """
         return pulumi.get(self, "name")
 
