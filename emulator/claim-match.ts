@@ -10,34 +10,24 @@
  * `issuerPattern`) and a non-empty subject rule (`subject` or `subjectPattern`); a rule member given as "" is
  * refused rather than read as "anything"; a missing claim never matches.
  *
- * May import: re2js, ./errors, ./bounds, sdk/schemas (types).
+ * May import: ./errors, sdk/rules, sdk/schemas (types).
  */
-import { RE2JS } from "re2js";
 import { invalidArgument } from "./errors";
-import { MAX_PATTERN_LENGTH } from "./bounds";
+import {
+  CLAIM_MATCH_PATTERN_MEMBERS,
+  CLAIM_MATCH_RULE_PAIRS,
+  IDENTITY_KINDS,
+  compileRe2,
+} from "../sdk/rules";
 import type { FieldViolation } from "../sdk/schemas/common";
 
 type Rules = Record<string, unknown>;
 
-const compiled = new Map<string, RE2JS>();
+/** The compiled pattern, or a description of why RE2 refuses it (the rule itself is sdk/rules.ts). */
+export const compilePattern = compileRe2;
 
-/** The compiled pattern, or a description of why RE2 refuses it. */
-export function compilePattern(pattern: string): RE2JS | string {
-  const cached = compiled.get(pattern);
-  if (cached !== undefined) return cached;
-  if (pattern.length > MAX_PATTERN_LENGTH) return `is longer than ${MAX_PATTERN_LENGTH} characters`;
-  try {
-    const regex = RE2JS.compile(pattern);
-    if (compiled.size >= 1024) compiled.clear();
-    compiled.set(pattern, regex);
-    return regex;
-  } catch (error) {
-    return `is not a valid RE2 regular expression (${(error as Error).message})`;
-  }
-}
-
-/** Identity kinds that do not need a claimMatch (others may be added; each names itself in the body). */
-const OTHER_IDENTITY_KINDS = ["staticKeys", "awsIdentity", "servicePrincipal"];
+/** Identity kinds that do not need a claimMatch. */
+const OTHER_IDENTITY_KINDS = IDENTITY_KINDS.filter((kind) => kind !== "claimMatch");
 
 /**
  * Every rule a claimMatch breaks, one violation per field (`claimMatch.subject`...). `identity` is the rest of the
@@ -62,10 +52,7 @@ export function claimMatchViolations(claimMatch: unknown, identity: Rules = {}):
     if (rules[key] === "")
       add(`claimMatch.${key}`, `claimMatch.${key} must not be empty (leave it out instead)`);
   }
-  for (const [exact, pattern] of [
-    ["issuer", "issuerPattern"],
-    ["subject", "subjectPattern"],
-  ] as const) {
+  for (const [exact, pattern] of CLAIM_MATCH_RULE_PAIRS) {
     if (rules[exact] === undefined && rules[pattern] === undefined) {
       add(
         `claimMatch.${exact}`,
@@ -75,9 +62,7 @@ export function claimMatchViolations(claimMatch: unknown, identity: Rules = {}):
   }
   const claimPatterns = rules.claimPatterns;
   const patterns: [string, unknown][] = [
-    ["claimMatch.issuerPattern", rules.issuerPattern],
-    ["claimMatch.subjectPattern", rules.subjectPattern],
-    ["claimMatch.audiencePattern", rules.audiencePattern],
+    ...CLAIM_MATCH_PATTERN_MEMBERS.map((key): [string, unknown] => [`claimMatch.${key}`, rules[key]]),
     ...(claimPatterns !== null && typeof claimPatterns === "object" && !Array.isArray(claimPatterns)
       ? Object.entries(claimPatterns as Rules).map(([name, p]): [string, unknown] => [
           `claimMatch.claimPatterns.${name}`,

@@ -563,15 +563,15 @@ export type GetReposArgs = {
 
 export type GetReposResult = {
   repos: {
-    uid: string;
     name: string;
+    uid: string;
     description?: string | undefined;
+    createTime?: string | undefined;
+    updateTime?: string | undefined;
     aliases?: string[] | undefined;
     bundles?: string[] | undefined;
     activeTags?: string[] | undefined;
     catalogTier?: string | undefined;
-    createTime?: string | undefined;
-    updateTime?: string | undefined;
   }[];
 };
 
@@ -583,15 +583,15 @@ export type GetRepoArgs = {
 };
 
 export type GetRepoResult = {
-  uid: string;
   name: string;
+  uid: string;
   description?: string | undefined;
+  createTime?: string | undefined;
+  updateTime?: string | undefined;
   aliases?: string[] | undefined;
   bundles?: string[] | undefined;
   activeTags?: string[] | undefined;
   catalogTier?: string | undefined;
-  createTime?: string | undefined;
-  updateTime?: string | undefined;
 };
 
 export type GetTagsArgs = {
@@ -621,9 +621,11 @@ export type GetIdentityProvidersArgs = {
 
 export type GetIdentityProvidersResult = {
   identityProviders: {
-    uid: string;
     name: string;
+    uid: string;
     description?: string | undefined;
+    createTime?: string | undefined;
+    updateTime?: string | undefined;
     defaultRole?: string | undefined;
     oidc?:
       | {
@@ -635,8 +637,6 @@ export type GetIdentityProvidersResult = {
           pkceEnabled?: boolean | undefined;
         }
       | undefined;
-    createTime?: string | undefined;
-    updateTime?: string | undefined;
   }[];
 };
 
@@ -678,16 +678,16 @@ export type GetAdvisoriesResult = {
     componentType?: string | undefined;
     componentLocation?: string | undefined;
     severities?: { type?: string | undefined; score?: string | undefined }[] | undefined;
-    events?:
-      | {
-          [x: string]: unknown;
-          author?: string | undefined;
-          reviewState?: string | undefined;
-          createTime?: string | undefined;
-        }[]
-      | undefined;
     createTime?: string | undefined;
     updateTime?: string | undefined;
     deleteTime?: string | undefined;
+    events?:
+      | {
+          [x: string]: unknown;
+          createTime?: string | undefined;
+          author?: string | undefined;
+          reviewState?: string | undefined;
+        }[]
+      | undefined;
   }[];
 };

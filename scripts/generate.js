@@ -27,6 +27,11 @@ const path = require("node:path");
  *   - engine: true when it needs the Pulumi engine (scripts/pulumi-env.sh).
  */
 const GENERATORS = [
+  {
+    name: "wire",
+    script: "generate-wire.js",
+    writes: "sdk/schemas/openapi.generated.ts (from spec/openapi-v2beta1.json)",
+  },
   { name: "schema", script: "generate-schema.js", writes: "schema.json" },
   { name: "types", script: "generate-types.js", writes: "provider/types.ts" },
   {

@@ -1,4 +1,5 @@
 /** Group invites: a role offered on a group for a while; the code is shown once, on create, and never stored. */
+import { PROTO_DURATION_PATTERN } from "../../sdk/rules";
 import { GroupInviteCreate } from "../../sdk/schemas";
 import { MAX_TIME_MS } from "../bounds";
 import { badField, type ApiFailure } from "../errors";
@@ -52,7 +53,7 @@ export const groupInvites: CollectionSpec = {
     ignored: ["role", "code", "keyId", "expirationTime"],
     updateTime: false,
     check: (input) => {
-      if (typeof input.ttl !== "string" || !/^\d+(\.\d{1,9})?s$/.test(input.ttl)) return [];
+      if (typeof input.ttl !== "string" || !PROTO_DURATION_PATTERN.test(input.ttl)) return [];
       try {
         parseTtlMs(input.ttl);
         return [];

@@ -9,8 +9,15 @@ import {
   IdentityCreate,
   IdentityUpdate,
 } from "../../sdk/schemas";
+import {
+  AWS_IDENTITY_PATTERN_MEMBERS,
+  STATIC_KEYS_MAX_AUDIENCES,
+  STATIC_KEYS_MAX_LIFETIME_MS,
+  privateKeyProblem,
+  re2Problem,
+} from "../../sdk/rules";
 import { underAny } from "../access";
-import { claimMatchViolations, compilePattern, validateClaimMatch } from "../claim-match";
+import { claimMatchViolations, validateClaimMatch } from "../claim-match";
 import { badField } from "../errors";
 import { queryParam } from "../listing";
 import type { StoredObject } from "../store";
@@ -55,19 +62,6 @@ export const identities: CollectionSpec = {
   },
 };
 
-/** The "keys" of a JWKS document, or undefined when the text is not one. */
-function jwksKeys(text: string): unknown[] | undefined {
-  try {
-    const keys = (JSON.parse(text) as { keys?: unknown } | null)?.keys;
-    return Array.isArray(keys) ? keys : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Static keys expire at most this long after they are set (OpenAPI Identity.StaticKeys.expirationTime). */
-export const STATIC_KEYS_MAX_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
-
 /**
  * The oneof of how an identity is assumed: at most one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
  * Setting one (create, or an update that touches it) clears the others, as a protobuf oneof does; setting two at
@@ -89,11 +83,11 @@ function checkRelationship(fields: Record<string, unknown>, touched: string[], c
     fields.staticKeys = checkStaticKeys(staticKeys, ctx.svc.clock.now().getTime());
   const aws = fields.awsIdentity as Record<string, unknown> | undefined;
   // Patterns are RE2, compiled on their own, like claimMatch patterns (../claim-match.ts).
-  for (const key of ["arnPattern", "userIdPattern"]) {
+  for (const key of AWS_IDENTITY_PATTERN_MEMBERS) {
     const pattern = aws?.[key];
     if (typeof pattern !== "string") continue;
-    const compiled = compilePattern(pattern);
-    if (typeof compiled === "string") throw badField(`awsIdentity.${key}`, `awsIdentity.${key} ${compiled}`);
+    const problem = re2Problem(pattern);
+    if (problem !== undefined) throw badField(`awsIdentity.${key}`, `awsIdentity.${key} ${problem}`);
   }
 }
 
@@ -104,16 +98,10 @@ function checkRelationship(fields: Record<string, unknown>, touched: string[], c
  */
 function checkStaticKeys(staticKeys: Record<string, unknown>, now: number): Record<string, unknown> {
   const field = "staticKeys.issuerKeys";
-  const keys = jwksKeys(String(staticKeys.issuerKeys));
-  for (const [i, key] of (keys ?? []).entries()) {
-    if (typeof key === "object" && key !== null && "d" in key)
-      throw badField(
-        field,
-        `${field}: keys[${i}] is a private key; give only the public key (it is never stored)`,
-      );
-  }
+  const privateKey = privateKeyProblem(String(staticKeys.issuerKeys), field);
+  if (privateKey !== undefined) throw badField(field, `${privateKey} (it is never stored)`);
   const audiences = (staticKeys.audiences as string[] | undefined) ?? [];
-  if (audiences.length > 1)
+  if (audiences.length > STATIC_KEYS_MAX_AUDIENCES)
     throw badField("staticKeys.audiences", "staticKeys.audiences supports exactly one value today");
   const latest = now + STATIC_KEYS_MAX_LIFETIME_MS;
   if (staticKeys.expirationTime === undefined)

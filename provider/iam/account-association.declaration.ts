@@ -3,19 +3,17 @@
  * most one association and its uid is the group's uid, so `groupUid` is the identity (changing it
  * replaces). The cloud-provider blocks are the API's own.
  *
- * May import: zod, ../../sdk/schemas, ../core/declaration.
+ * May import: zod, ../../sdk/rules, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
 import { Uidp } from "../../sdk/schemas";
+import { AWS_ACCOUNT_PATTERN } from "../../sdk/rules";
 import { declareResource, input, output } from "../core/declaration";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 
 export const AmazonInputSchema = z.object({
-  account: z
-    .string()
-    .regex(/^\d{12}$/, "account must be 12 digits")
-    .describe("The AWS account id."),
+  account: z.string().regex(AWS_ACCOUNT_PATTERN, "account must be 12 digits").describe("The AWS account id."),
 });
 export const AzureInputSchema = z.object({
   tenantId: text("tenantId").describe("The Azure tenant id."),

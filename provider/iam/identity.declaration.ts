@@ -1,30 +1,34 @@
 /**
  * platform.iam.Identity, declared once (../core/declaration), with the shapes of its three kinds.
  *
- * May import: zod, re2js, ../../sdk/schemas, ../core/declaration.
+ * The rules beyond the OpenAPI (RE2 patterns, the private-key refusal, the oneof of kinds, 12-digit accounts) are
+ * the spec's, shared with the SDK and the emulator (../../sdk/rules).
+ *
+ * May import: zod, ../../sdk/rules, ../../sdk/schemas, ../core/declaration.
  */
-import { RE2JS } from "re2js";
 import { z } from "zod";
-import { MAX_PATTERN_LENGTH } from "../../sdk/schemas/bounds";
+import {
+  AWS_ACCOUNT_PATTERN,
+  AWS_IDENTITY_PATTERN_MEMBERS,
+  CLAIM_MATCH_PATTERN_MEMBERS,
+  CLAIM_MATCH_RULE_PAIRS,
+  IDENTITY_KINDS,
+  STATIC_KEYS_MAX_AUDIENCES,
+  privateKeyProblem,
+  re2Problem,
+} from "../../sdk/rules";
 import { Uidp } from "../../sdk/schemas";
 import { ServicePrincipal } from "../../sdk/schemas/identities";
 import { declareResource, input, output } from "../core/declaration";
 
+export { IDENTITY_KINDS, re2Problem };
+
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 
-/**
- * Why the service would refuse `pattern`, or undefined: it evaluates patterns with RE2 (no backreferences or
- * lookaround), each compiled on its own before it is anchored, so an unbalanced group is refused too.
- */
-export function re2Problem(pattern: string): string | undefined {
-  if (pattern.length > MAX_PATTERN_LENGTH) return `must be at most ${MAX_PATTERN_LENGTH} characters`;
-  try {
-    RE2JS.compile(pattern);
-    return undefined;
-  } catch (error) {
-    return `is not a valid RE2 regular expression (${(error as Error).message})`;
-  }
-}
+const RULE_NEEDED = {
+  issuer: "claimMatch needs an issuer or an issuerPattern",
+  subject: "claimMatch needs a subject or a subjectPattern",
+} as const;
 
 /** How a presented OIDC token is matched; exact values or regular expressions. */
 export const ClaimMatchInputSchema = z
@@ -51,25 +55,17 @@ export const ClaimMatchInputSchema = z
       .describe("Other claims that must match these RE2 regular expressions."),
   })
   .superRefine((match, ctx) => {
-    if (match.issuer === undefined && match.issuerPattern === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["issuer"],
-        message: "claimMatch needs an issuer or an issuerPattern",
-      });
+    for (const [exact, pattern] of CLAIM_MATCH_RULE_PAIRS) {
+      if (match[exact] === undefined && match[pattern] === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [exact],
+          message: RULE_NEEDED[exact],
+        });
+      }
     }
-    if (match.subject === undefined && match.subjectPattern === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["subject"],
-        message: "claimMatch needs a subject or a subjectPattern",
-      });
-    }
-    for (const [key, pattern] of [
-      ["issuerPattern", match.issuerPattern],
-      ["subjectPattern", match.subjectPattern],
-      ["audiencePattern", match.audiencePattern],
-    ] as const) {
+    for (const key of CLAIM_MATCH_PATTERN_MEMBERS) {
+      const pattern = match[key];
       if (pattern === undefined) continue;
       const problem = re2Problem(pattern);
       if (problem) ctx.addIssue({ code: "custom", path: [key], message: `${key} ${problem}` });
@@ -80,27 +76,6 @@ export const ClaimMatchInputSchema = z
         ctx.addIssue({ code: "custom", path: ["claimPatterns", claim], message: `${claim} ${problem}` });
     }
   });
-
-/**
- * Why `issuerKeys` must not be stored, or undefined. The service takes the keys as given (its own clients send keys
- * that are not JSON) and checks them when a token is exchanged, so a preview refuses only what must never be sent:
- * a private key, in a JWKS document that holds one.
- */
-function issuerKeysProblem(text: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const keys = (parsed as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys)) return undefined;
-  for (const [i, key] of keys.entries()) {
-    if (typeof key === "object" && key !== null && "d" in key)
-      return `issuerKeys: keys[${i}] is a private key; give only the public key`;
-  }
-  return undefined;
-}
 
 /** Pre-registered public keys, for token issuers without an online discovery document. */
 export const StaticKeysInputSchema = z
@@ -118,12 +93,13 @@ export const StaticKeysInputSchema = z
       ),
     audiences: z
       .array(text("audience"))
-      .max(1, "audiences takes one value (the service supports exactly one today)")
+      .max(STATIC_KEYS_MAX_AUDIENCES, "audiences takes one value (the service supports exactly one today)")
       .optional()
       .describe("The accepted aud value (one); without it the service's own address."),
   })
   .superRefine((keys, ctx) => {
-    const problem = issuerKeysProblem(keys.issuerKeys);
+    // The keys are taken as given and checked at token exchange; a preview refuses only a private key.
+    const problem = privateKeyProblem(keys.issuerKeys, "issuerKeys");
     if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["issuerKeys"], message: problem });
   });
 
@@ -132,7 +108,7 @@ export const AwsIdentityInputSchema = z
   .object({
     awsAccount: z
       .string()
-      .regex(/^\d{12}$/, "awsAccount must be 12 digits")
+      .regex(AWS_ACCOUNT_PATTERN, "awsAccount must be 12 digits")
       .describe("The AWS account id (12 digits)."),
     arn: text("arn").optional().describe("The exact ARN to match."),
     arnPattern: text("arnPattern").optional().describe("An RE2 regular expression the whole ARN must match."),
@@ -142,18 +118,13 @@ export const AwsIdentityInputSchema = z
       .describe("An RE2 regular expression the whole user id must match."),
   })
   .superRefine((aws, ctx) => {
-    for (const [key, pattern] of [
-      ["arnPattern", aws.arnPattern],
-      ["userIdPattern", aws.userIdPattern],
-    ] as const) {
+    for (const key of AWS_IDENTITY_PATTERN_MEMBERS) {
+      const pattern = aws[key];
       if (pattern === undefined) continue;
       const problem = re2Problem(pattern);
       if (problem) ctx.addIssue({ code: "custom", path: [key], message: `${key} ${problem}` });
     }
   });
-
-/** How an identity is assumed: exactly one of these (a oneof in the API). */
-export const IDENTITY_KINDS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
 
 const ONE_KIND = `Exactly one of ${IDENTITY_KINDS.join(", ")}.`;
 

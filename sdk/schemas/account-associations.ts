@@ -1,62 +1,61 @@
 /**
- * Account associations: one per group, its uid is the group's uid. Cloud-provider blocks as the API has them.
- * OpenAPI platform.iam.v2beta1.AccountAssociation.
+ * Account associations: one per group, its uid is the group's uid. Cloud-provider blocks as the API has them:
+ * the shapes are OpenAPI platform.iam.v2beta1.AccountAssociation (./openapi.generated); on create and update
+ * each block's required members are checked.
  */
 import { z } from "zod";
-import { Timestamp, listEnvelope } from "./common";
+import { AWS_ACCOUNT_PATTERN } from "../rules";
+import { listEnvelope } from "./common";
+import { describedAs, pick } from "./derive";
+import * as wire from "./openapi.generated";
 
-export const Amazon = z.object({ account: z.string().regex(/^\d{12}$/, "amazon.account must be 12 digits") });
-export const Azure = z.object({
+export const Amazon = wire.AccountAssociationAmazon.extend({
+  account: z.string().regex(AWS_ACCOUNT_PATTERN, "amazon.account must be 12 digits"),
+});
+export const Azure = wire.AccountAssociationAzure.extend({
   tenantId: z.string().min(1, "azure.tenantId must not be empty"),
   clientIds: z.record(z.string(), z.string()),
 });
-export const Google = z.object({
+export const Google = wire.AccountAssociationGoogle.extend({
   projectId: z.string().min(1, "google.projectId must not be empty"),
   // A string in the OpenAPI (no pattern): never stricter than the service.
   projectNumber: z.string().min(1, "google.projectNumber must not be empty"),
 });
-export const Chainguard = z.object({ serviceBindings: z.record(z.string(), z.string()) });
-export const GitHubInstallation = z.object({ installationId: z.string(), name: z.string().optional() });
-export const GitHub = z.object({
+export const Chainguard = wire.AccountAssociationChainguard.extend({
+  serviceBindings: z.record(z.string(), z.string()),
+});
+export const GitHubInstallation = wire.AccountAssociationGitHubInstallation.extend({
+  installationId: z.string(),
+});
+export const GitHub = wire.AccountAssociationGitHub.extend({
   appInstallations: z
-    .record(z.string(), z.object({ installations: z.array(GitHubInstallation).optional() }))
+    .record(
+      z.string(),
+      wire.AccountAssociationGitHubAppInstallations.extend({
+        installations: z.array(GitHubInstallation).optional(),
+      }),
+    )
     .optional(),
 });
 
-export const AccountAssociation = z.object({
-  uid: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  amazon: Amazon.partial().optional(),
-  azure: Azure.partial().optional(),
-  google: Google.partial().optional(),
-  chainguard: Chainguard.partial().optional(),
-  github: GitHub.optional(),
-  createTime: Timestamp.optional(),
-  updateTime: Timestamp.optional(),
+export const AccountAssociation = wire.AccountAssociation.required({ uid: true, name: true }).extend({
+  github: describedAs(GitHub, wire.AccountAssociation, "github").optional(),
 });
 export type AccountAssociation = z.infer<typeof AccountAssociation>;
 
-export const AccountAssociationCreate = z.object({
-  name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
-  description: z.string().optional(),
-  amazon: Amazon.optional(),
-  azure: Azure.optional(),
-  google: Google.optional(),
-  chainguard: Chainguard.optional(),
-  github: GitHub.optional(),
-});
+export const AccountAssociationCreate = pick(wire.AccountAssociation, wire.AccountAssociationWritable).extend(
+  {
+    name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
+    amazon: Amazon.optional(),
+    azure: Azure.optional(),
+    google: Google.optional(),
+    chainguard: Chainguard.optional(),
+    github: GitHub.optional(),
+  },
+);
 export type AccountAssociationCreate = z.infer<typeof AccountAssociationCreate>;
 
-export const ACCOUNT_ASSOCIATION_UPDATE_FIELDS = [
-  "name",
-  "description",
-  "amazon",
-  "azure",
-  "google",
-  "chainguard",
-  "github",
-] as const;
+export const ACCOUNT_ASSOCIATION_UPDATE_FIELDS = wire.AccountAssociationWritable;
 export const AccountAssociationUpdate = AccountAssociationCreate.partial();
 export type AccountAssociationUpdate = z.infer<typeof AccountAssociationUpdate>;
 

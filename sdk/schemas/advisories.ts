@@ -1,32 +1,21 @@
-/** Vulnerability advisories (read-only). OpenAPI platform.vulnerabilities.v2beta1.Advisory. */
+/**
+ * Vulnerability advisories (read-only): OpenAPI platform.vulnerabilities.v2beta1.Advisory (./openapi.generated).
+ * Of each event this kit reads who, when and the review state; the event's payload (fixed, patched...) is kept as
+ * the service sent it.
+ */
 import { z } from "zod";
-import { Timestamp, listEnvelope } from "./common";
+import { listEnvelope } from "./common";
+import { describedAs } from "./derive";
+import * as wire from "./openapi.generated";
 
-export const Severity = z.object({ type: z.string().optional(), score: z.string().optional() });
+export const Severity = wire.Severity;
 
-export const AdvisoryEvent = z.looseObject({
-  author: z.string().optional(),
-  reviewState: z.string().optional(),
-  createTime: Timestamp.optional(),
-});
+export const AdvisoryEvent = z.looseObject(
+  wire.AdvisoryEvent.pick({ author: true, reviewState: true, createTime: true }).shape,
+);
 
-export const Advisory = z.object({
-  uid: z.string(),
-  advisoryId: z.string().optional(),
-  legacyAdvisoryId: z.string().optional(),
-  aliases: z.array(z.string()).optional(),
-  author: z.string().optional(),
-  artifactName: z.string().optional(),
-  artifactType: z.string().optional(),
-  artifactArchitecture: z.string().optional(),
-  componentName: z.string().optional(),
-  componentType: z.string().optional(),
-  componentLocation: z.string().optional(),
-  severities: z.array(Severity).optional(),
-  events: z.array(AdvisoryEvent).optional(),
-  createTime: Timestamp.optional(),
-  updateTime: Timestamp.optional(),
-  deleteTime: Timestamp.optional(),
+export const Advisory = wire.Advisory.required({ uid: true }).extend({
+  events: describedAs(z.array(AdvisoryEvent), wire.Advisory, "events").optional(),
 });
 export type Advisory = z.infer<typeof Advisory>;
 

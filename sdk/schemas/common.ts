@@ -1,17 +1,17 @@
 /**
  * Wire shapes shared by every resource: uids, timestamps, list envelopes and the AIP-193 error body.
  *
- * These zod schemas are the single description of the API's JSON. The client parses responses with
- * them, the emulator validates requests and shapes responses with them, and scripts/generate-schema
- * derives the Pulumi package schema from them. Response schemas are lenient: unknown members are
- * dropped, never rejected, so additive API changes break nobody.
+ * The resources' shapes come from the OpenAPI document (./openapi.generated, written by `npm run wire`);
+ * the modules beside this one compose them with the spec's rules (../rules). The client parses responses
+ * with them and the emulator validates requests with them. Response schemas are lenient: unknown members
+ * are dropped, never rejected, so additive API changes break nobody.
  *
- * May import: zod only.
+ * May import: zod, ../rules.
  */
 import { z } from "zod";
 
-/** The group name rule of the specification (section 2, Group). */
-export const GROUP_NAME_PATTERN = /^[a-z0-9 ._-]{1,}$/;
+/** The group name rule: one of the spec's rules (../rules), re-exported where callers have always found it. */
+export { GROUP_NAME_PATTERN } from "../rules";
 
 /** One 16-hex segment of a child uid. */
 export const UID_SEGMENT_PATTERN = /^[0-9a-f]{16}$/;

@@ -1,40 +1,29 @@
-/** Groups: organizations (root groups) and folders. Spec section 2 "Group"; OpenAPI platform.iam.v2beta1.Group. */
+/**
+ * Groups: organizations (root groups) and folders. Spec section 2 "Group"; the shapes are OpenAPI
+ * platform.iam.v2beta1.Group (./openapi.generated), the name rule and the members a client may not set ../rules.
+ */
 import { z } from "zod";
-import { GROUP_NAME_PATTERN, Timestamp, listEnvelope } from "./common";
+import { GroupName, NOT_CLIENT_SETTABLE } from "../rules";
+import { listEnvelope } from "./common";
+import { pick, without } from "./derive";
+import * as wire from "./openapi.generated";
 
-export const GroupName = z
-  .string({ error: "name is required" })
-  .regex(
-    GROUP_NAME_PATTERN,
-    "name must match ^[a-z0-9 ._-]{1,}$ (lowercase letters, digits, space, '.', '_', '-')",
-  );
+export { GroupName };
 
-export const Group = z.object({
-  uid: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  resourceLimits: z.record(z.string(), z.number().int()).optional(),
-  verified: z.boolean().optional(),
-  kind: z.string().optional(),
-  status: z.string().optional(),
-  createTime: Timestamp.optional(),
-  updateTime: Timestamp.optional(),
+// The OpenAPI document says a group's name "must be 3-63 characters"; the spec (which wins) gives the pattern.
+export const Group = wire.Group.required({ uid: true, name: true }).extend({
+  name: z.string().describe("Human-readable name of the group; it matches ^[a-z0-9 ._-]{1,}$."),
 });
 export type Group = z.infer<typeof Group>;
 
+/** Fields a PATCH may change; also the valid updateMask paths. */
+export const GROUP_UPDATE_FIELDS = without(wire.GroupWritable, NOT_CLIENT_SETTABLE.Group);
+
 /** POST /iam/v2beta1/groups/{parent_group_uid} (or /groups/ for an organization) body. */
-export const GroupCreate = z.object({
-  name: GroupName,
-  description: z.string().optional(),
-});
+export const GroupCreate = pick(wire.Group, GROUP_UPDATE_FIELDS).extend({ name: GroupName });
 export type GroupCreate = z.infer<typeof GroupCreate>;
 
-/** Fields a PATCH may change; also the valid updateMask paths. */
-export const GROUP_UPDATE_FIELDS = ["name", "description"] as const;
-export const GroupUpdate = z.object({
-  name: GroupName.optional(),
-  description: z.string().optional(),
-});
+export const GroupUpdate = GroupCreate.partial();
 export type GroupUpdate = z.infer<typeof GroupUpdate>;
 
 export const GroupList = listEnvelope("groups", Group);

@@ -1,54 +1,41 @@
 /**
- * Identity providers: an organization's OIDC login. OpenAPI platform.iam.v2beta1.IdentityProvider.
- * `oidc.clientSecret` is write-only: the service never returns it.
+ * Identity providers: an organization's OIDC login. The shapes are OpenAPI platform.iam.v2beta1.IdentityProvider
+ * (./openapi.generated). `oidc.clientSecret` is write-only: the service never returns it.
  */
 import { z } from "zod";
-import { RoleUid, Timestamp, listEnvelope } from "./common";
+import { RoleUid, listEnvelope } from "./common";
+import { describedAs, pick } from "./derive";
+import * as wire from "./openapi.generated";
 
-export const Oidc = z.object({
-  issuer: z.string(),
-  clientId: z.string(),
-  clientSecret: z.string().optional(),
-  additionalScopes: z.array(z.string()).optional(),
-  groupsClaim: z.string().optional(),
-  pkceEnabled: z.boolean().optional(),
-});
+/**
+ * The OIDC settings. `correlationRule` (matching logins to SCIM-provisioned users) is not modelled here: like
+ * `scim` below, this kit leaves SCIM out, so neither is sent nor read back.
+ */
+const OidcWire = wire.IdentityProviderOIDC.omit({ correlationRule: true });
+
+export const Oidc = OidcWire.required({ issuer: true, clientId: true });
 export type Oidc = z.infer<typeof Oidc>;
 
-export const IdentityProvider = z.object({
-  uid: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  defaultRole: z.string().optional(),
-  oidc: Oidc.partial().optional(),
-  createTime: Timestamp.optional(),
-  updateTime: Timestamp.optional(),
-});
+export const IdentityProvider = wire.IdentityProvider.omit({ scim: true })
+  .required({ uid: true, name: true })
+  .extend({ oidc: describedAs(OidcWire, wire.IdentityProvider, "oidc").optional() });
 export type IdentityProvider = z.infer<typeof IdentityProvider>;
 
-const OidcInput = z.object({
+const OidcInput = OidcWire.extend({
   issuer: z.url({ error: "oidc.issuer must be an https URL" }),
   clientId: z.string().min(1, "oidc.clientId must not be empty"),
-  clientSecret: z.string().optional(),
-  additionalScopes: z.array(z.string()).optional(),
-  groupsClaim: z.string().optional(),
-  pkceEnabled: z.boolean().optional(),
 });
 
-export const IdentityProviderCreate = z.object({
+export const IdentityProviderCreate = pick(wire.IdentityProvider, wire.IdentityProviderWritable).extend({
   name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
-  description: z.string().optional(),
   defaultRole: RoleUid,
   oidc: OidcInput,
 });
 export type IdentityProviderCreate = z.infer<typeof IdentityProviderCreate>;
 
-export const IDENTITY_PROVIDER_UPDATE_FIELDS = ["name", "description", "defaultRole", "oidc"] as const;
-export const IdentityProviderUpdate = z.object({
+export const IDENTITY_PROVIDER_UPDATE_FIELDS = wire.IdentityProviderWritable;
+export const IdentityProviderUpdate = IdentityProviderCreate.partial().extend({
   name: z.string().min(1, "name must not be empty").optional(),
-  description: z.string().optional(),
-  defaultRole: RoleUid.optional(),
-  oidc: OidcInput.optional(),
 });
 export type IdentityProviderUpdate = z.infer<typeof IdentityProviderUpdate>;
 

@@ -1,17 +1,14 @@
-/** Registry repositories (read-only through v2beta1). OpenAPI platform.registry.v2beta1.Repo. */
-import { z } from "zod";
-import { Timestamp, listEnvelope } from "./common";
+/**
+ * Registry repositories (read-only through v2beta1): OpenAPI platform.registry.v2beta1.Repo (./openapi.generated).
+ * `customOverlay` and `sync_config` (image customization and mirroring) are not modelled by this kit.
+ */
+import type { z } from "zod";
+import { listEnvelope } from "./common";
+import * as wire from "./openapi.generated";
 
-export const Repo = z.object({
-  uid: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  aliases: z.array(z.string()).optional(),
-  bundles: z.array(z.string()).optional(),
-  activeTags: z.array(z.string()).optional(),
-  catalogTier: z.string().optional(),
-  createTime: Timestamp.optional(),
-  updateTime: Timestamp.optional(),
+export const Repo = wire.Repo.omit({ customOverlay: true, sync_config: true }).required({
+  uid: true,
+  name: true,
 });
 export type Repo = z.infer<typeof Repo>;
 

@@ -1,47 +1,32 @@
-/** Role bindings: an identity holds a role on a group. Responses hydrate identity, group and role. */
+/**
+ * Role bindings: an identity holds a role on a group. Responses hydrate identity, group and role. The shapes are
+ * OpenAPI platform.iam.v2beta1.RoleBinding (./openapi.generated).
+ */
 import { z } from "zod";
-import { RoleUid, Timestamp, Uidp, listEnvelope } from "./common";
+import { RoleUid, Uidp, listEnvelope } from "./common";
+import { describedAs, pick } from "./derive";
+import * as wire from "./openapi.generated";
 
-export const RoleBindingIdentity = z.object({
-  uid: z.string(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  email: z.string().optional(),
-  issuer: z.string().optional(),
-  subject: z.string().optional(),
-});
-export const RoleBindingGroup = z.object({
-  uid: z.string(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-});
-export const RoleBindingRole = z.object({
-  uid: z.string(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-});
+export const RoleBindingIdentity = wire.RoleBindingIdentity.required({ uid: true });
+export const RoleBindingGroup = wire.RoleBindingGroup.required({ uid: true });
+export const RoleBindingRole = wire.RoleBindingRole.required({ uid: true });
 
-export const RoleBinding = z.object({
-  uid: z.string(),
-  identity: RoleBindingIdentity.optional(),
-  group: RoleBindingGroup.optional(),
-  role: RoleBindingRole.optional(),
-  createTime: Timestamp.optional(),
+export const RoleBinding = wire.RoleBinding.required({ uid: true }).extend({
+  identity: describedAs(RoleBindingIdentity, wire.RoleBinding, "identity").optional(),
+  group: describedAs(RoleBindingGroup, wire.RoleBinding, "group").optional(),
+  role: describedAs(RoleBindingRole, wire.RoleBinding, "role").optional(),
 });
 export type RoleBinding = z.infer<typeof RoleBinding>;
 
 /** POST /iam/v2beta1/roleBindings/{group_uid} body: the group comes from the path. */
-export const RoleBindingCreate = z.object({
+export const RoleBindingCreate = pick(wire.RoleBinding, wire.RoleBindingWritable).extend({
   identityUid: Uidp,
   roleUid: RoleUid,
 });
 export type RoleBindingCreate = z.infer<typeof RoleBindingCreate>;
 
-export const ROLE_BINDING_UPDATE_FIELDS = ["identityUid", "roleUid"] as const;
-export const RoleBindingUpdate = z.object({
-  identityUid: Uidp.optional(),
-  roleUid: RoleUid.optional(),
-});
+export const ROLE_BINDING_UPDATE_FIELDS = wire.RoleBindingWritable;
+export const RoleBindingUpdate = RoleBindingCreate.partial();
 export type RoleBindingUpdate = z.infer<typeof RoleBindingUpdate>;
 
 export const RoleBindingList = listEnvelope("roleBindings", RoleBinding);

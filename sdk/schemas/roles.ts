@@ -1,34 +1,29 @@
-/** Roles: built-in (40-hex uid, e.g. `viewer`) and custom roles with capabilities. OpenAPI platform.iam.v2beta1.Role. */
+/**
+ * Roles: built-in (40-hex uid, e.g. `viewer`) and custom roles with capabilities. The shapes are OpenAPI
+ * platform.iam.v2beta1.Role (./openapi.generated).
+ */
 import { z } from "zod";
-import { Timestamp, listEnvelope } from "./common";
+import { listEnvelope } from "./common";
+import { pick } from "./derive";
+import * as wire from "./openapi.generated";
 
 /** A capability name, e.g. CAP_IAM_GROUPS_LIST (enum platform.capabilities.Capability). */
 export const Capability = z
   .string()
   .regex(/^CAP_[A-Z0-9_]+$/, "capability must look like CAP_IAM_GROUPS_LIST");
 
-export const Role = z.object({
-  uid: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  capabilities: z.array(z.string()).optional(),
-  createTime: Timestamp.optional(),
-  updateTime: Timestamp.optional(),
-});
+export const Role = wire.Role.required({ uid: true, name: true });
 export type Role = z.infer<typeof Role>;
 
-export const RoleCreate = z.object({
+export const RoleCreate = pick(wire.Role, wire.RoleWritable).extend({
   name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
-  description: z.string().optional(),
   capabilities: z.array(Capability).min(1, "capabilities must list at least one capability"),
 });
 export type RoleCreate = z.infer<typeof RoleCreate>;
 
-export const ROLE_UPDATE_FIELDS = ["name", "description", "capabilities"] as const;
-export const RoleUpdate = z.object({
+export const ROLE_UPDATE_FIELDS = wire.RoleWritable;
+export const RoleUpdate = RoleCreate.partial().extend({
   name: z.string().min(1, "name must not be empty").optional(),
-  description: z.string().optional(),
-  capabilities: z.array(Capability).min(1, "capabilities must list at least one capability").optional(),
 });
 export type RoleUpdate = z.infer<typeof RoleUpdate>;
 

@@ -1,15 +1,9 @@
-/** Registry tags: a uid under a repo. Read-only here. OpenAPI platform.registry.v2beta1.Tag. */
-import { z } from "zod";
-import { Timestamp, listEnvelope } from "./common";
+/** Registry tags: a uid under a repo. Read-only here. OpenAPI platform.registry.v2beta1.Tag (./openapi.generated). */
+import type { z } from "zod";
+import { listEnvelope } from "./common";
+import * as wire from "./openapi.generated";
 
-export const Tag = z.object({
-  uid: z.string(),
-  name: z.string(),
-  digest: z.string(),
-  deprecated: z.boolean().optional(),
-  bundles: z.array(z.string()).optional(),
-  updateTime: Timestamp.optional(),
-});
+export const Tag = wire.Tag.required({ uid: true, name: true, digest: true });
 export type Tag = z.infer<typeof Tag>;
 
 export const TagList = listEnvelope("tags", Tag);

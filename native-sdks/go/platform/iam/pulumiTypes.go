@@ -1024,11 +1024,17 @@ func (o ClaimMatchPtrOutput) SubjectPattern() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// AWS IAM identity configuration.
 type GetIdentityResultAwsIdentity struct {
-	Arn           *string `pulumi:"arn"`
-	ArnPattern    *string `pulumi:"arnPattern"`
-	AwsAccount    *string `pulumi:"awsAccount"`
-	UserId        *string `pulumi:"userId"`
+	// Exact ARN to match.
+	Arn *string `pulumi:"arn"`
+	// Regular expression for matching the ARN.
+	ArnPattern *string `pulumi:"arnPattern"`
+	// AWS account ID (12 digits).
+	AwsAccount *string `pulumi:"awsAccount"`
+	// Exact user ID to match.
+	UserId *string `pulumi:"userId"`
+	// Regular expression for matching the user ID.
 	UserIdPattern *string `pulumi:"userIdPattern"`
 }
 
@@ -1043,11 +1049,17 @@ type GetIdentityResultAwsIdentityInput interface {
 	ToGetIdentityResultAwsIdentityOutputWithContext(context.Context) GetIdentityResultAwsIdentityOutput
 }
 
+// AWS IAM identity configuration.
 type GetIdentityResultAwsIdentityArgs struct {
-	Arn           pulumi.StringPtrInput `pulumi:"arn"`
-	ArnPattern    pulumi.StringPtrInput `pulumi:"arnPattern"`
-	AwsAccount    pulumi.StringPtrInput `pulumi:"awsAccount"`
-	UserId        pulumi.StringPtrInput `pulumi:"userId"`
+	// Exact ARN to match.
+	Arn pulumi.StringPtrInput `pulumi:"arn"`
+	// Regular expression for matching the ARN.
+	ArnPattern pulumi.StringPtrInput `pulumi:"arnPattern"`
+	// AWS account ID (12 digits).
+	AwsAccount pulumi.StringPtrInput `pulumi:"awsAccount"`
+	// Exact user ID to match.
+	UserId pulumi.StringPtrInput `pulumi:"userId"`
+	// Regular expression for matching the user ID.
 	UserIdPattern pulumi.StringPtrInput `pulumi:"userIdPattern"`
 }
 
@@ -1104,6 +1116,7 @@ func (i *getIdentityResultAwsIdentityPtrType) ToGetIdentityResultAwsIdentityPtrO
 	return pulumi.ToOutputWithContext(ctx, i).(GetIdentityResultAwsIdentityPtrOutput)
 }
 
+// AWS IAM identity configuration.
 type GetIdentityResultAwsIdentityOutput struct{ *pulumi.OutputState }
 
 func (GetIdentityResultAwsIdentityOutput) ElementType() reflect.Type {
@@ -1128,22 +1141,27 @@ func (o GetIdentityResultAwsIdentityOutput) ToGetIdentityResultAwsIdentityPtrOut
 	}).(GetIdentityResultAwsIdentityPtrOutput)
 }
 
+// Exact ARN to match.
 func (o GetIdentityResultAwsIdentityOutput) Arn() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultAwsIdentity) *string { return v.Arn }).(pulumi.StringPtrOutput)
 }
 
+// Regular expression for matching the ARN.
 func (o GetIdentityResultAwsIdentityOutput) ArnPattern() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultAwsIdentity) *string { return v.ArnPattern }).(pulumi.StringPtrOutput)
 }
 
+// AWS account ID (12 digits).
 func (o GetIdentityResultAwsIdentityOutput) AwsAccount() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultAwsIdentity) *string { return v.AwsAccount }).(pulumi.StringPtrOutput)
 }
 
+// Exact user ID to match.
 func (o GetIdentityResultAwsIdentityOutput) UserId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultAwsIdentity) *string { return v.UserId }).(pulumi.StringPtrOutput)
 }
 
+// Regular expression for matching the user ID.
 func (o GetIdentityResultAwsIdentityOutput) UserIdPattern() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultAwsIdentity) *string { return v.UserIdPattern }).(pulumi.StringPtrOutput)
 }
@@ -1172,6 +1190,7 @@ func (o GetIdentityResultAwsIdentityPtrOutput) Elem() GetIdentityResultAwsIdenti
 	}).(GetIdentityResultAwsIdentityOutput)
 }
 
+// Exact ARN to match.
 func (o GetIdentityResultAwsIdentityPtrOutput) Arn() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultAwsIdentity) *string {
 		if v == nil {
@@ -1181,6 +1200,7 @@ func (o GetIdentityResultAwsIdentityPtrOutput) Arn() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// Regular expression for matching the ARN.
 func (o GetIdentityResultAwsIdentityPtrOutput) ArnPattern() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultAwsIdentity) *string {
 		if v == nil {
@@ -1190,6 +1210,7 @@ func (o GetIdentityResultAwsIdentityPtrOutput) ArnPattern() pulumi.StringPtrOutp
 	}).(pulumi.StringPtrOutput)
 }
 
+// AWS account ID (12 digits).
 func (o GetIdentityResultAwsIdentityPtrOutput) AwsAccount() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultAwsIdentity) *string {
 		if v == nil {
@@ -1199,6 +1220,7 @@ func (o GetIdentityResultAwsIdentityPtrOutput) AwsAccount() pulumi.StringPtrOutp
 	}).(pulumi.StringPtrOutput)
 }
 
+// Exact user ID to match.
 func (o GetIdentityResultAwsIdentityPtrOutput) UserId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultAwsIdentity) *string {
 		if v == nil {
@@ -1208,6 +1230,7 @@ func (o GetIdentityResultAwsIdentityPtrOutput) UserId() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// Regular expression for matching the user ID.
 func (o GetIdentityResultAwsIdentityPtrOutput) UserIdPattern() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultAwsIdentity) *string {
 		if v == nil {
@@ -1217,12 +1240,24 @@ func (o GetIdentityResultAwsIdentityPtrOutput) UserIdPattern() pulumi.StringPtrO
 	}).(pulumi.StringPtrOutput)
 }
 
+// Static OIDC keys configuration.
 type GetIdentityResultStaticKeys struct {
-	Audiences      []string `pulumi:"audiences"`
-	ExpirationTime *string  `pulumi:"expirationTime"`
-	Issuer         *string  `pulumi:"issuer"`
-	IssuerKeys     *string  `pulumi:"issuerKeys"`
-	Subject        *string  `pulumi:"subject"`
+	// Accepted OIDC token audiences for this identity.
+	// When set, only these values are checked and the global allowed
+	// audiences are bypassed entirely.
+	// When empty, falls back to the global allowed audiences.
+	// Currently only a single audience is supported — callers must specify
+	// exactly one value. The field is repeated for forward compatibility.
+	Audiences []string `pulumi:"audiences"`
+	// When the issuer_keys expire.
+	// Defaults to / Maximum of 365 days after creation.
+	ExpirationTime *string `pulumi:"expirationTime"`
+	// Issuer to match against the `iss` claim.
+	Issuer *string `pulumi:"issuer"`
+	// JWKS-formatted public keys for verification.
+	IssuerKeys *string `pulumi:"issuerKeys"`
+	// Subject to match against the `sub` claim.
+	Subject *string `pulumi:"subject"`
 }
 
 // GetIdentityResultStaticKeysInput is an input type that accepts GetIdentityResultStaticKeysArgs and GetIdentityResultStaticKeysOutput values.
@@ -1236,12 +1271,24 @@ type GetIdentityResultStaticKeysInput interface {
 	ToGetIdentityResultStaticKeysOutputWithContext(context.Context) GetIdentityResultStaticKeysOutput
 }
 
+// Static OIDC keys configuration.
 type GetIdentityResultStaticKeysArgs struct {
-	Audiences      pulumi.StringArrayInput `pulumi:"audiences"`
-	ExpirationTime pulumi.StringPtrInput   `pulumi:"expirationTime"`
-	Issuer         pulumi.StringPtrInput   `pulumi:"issuer"`
-	IssuerKeys     pulumi.StringPtrInput   `pulumi:"issuerKeys"`
-	Subject        pulumi.StringPtrInput   `pulumi:"subject"`
+	// Accepted OIDC token audiences for this identity.
+	// When set, only these values are checked and the global allowed
+	// audiences are bypassed entirely.
+	// When empty, falls back to the global allowed audiences.
+	// Currently only a single audience is supported — callers must specify
+	// exactly one value. The field is repeated for forward compatibility.
+	Audiences pulumi.StringArrayInput `pulumi:"audiences"`
+	// When the issuer_keys expire.
+	// Defaults to / Maximum of 365 days after creation.
+	ExpirationTime pulumi.StringPtrInput `pulumi:"expirationTime"`
+	// Issuer to match against the `iss` claim.
+	Issuer pulumi.StringPtrInput `pulumi:"issuer"`
+	// JWKS-formatted public keys for verification.
+	IssuerKeys pulumi.StringPtrInput `pulumi:"issuerKeys"`
+	// Subject to match against the `sub` claim.
+	Subject pulumi.StringPtrInput `pulumi:"subject"`
 }
 
 func (GetIdentityResultStaticKeysArgs) ElementType() reflect.Type {
@@ -1297,6 +1344,7 @@ func (i *getIdentityResultStaticKeysPtrType) ToGetIdentityResultStaticKeysPtrOut
 	return pulumi.ToOutputWithContext(ctx, i).(GetIdentityResultStaticKeysPtrOutput)
 }
 
+// Static OIDC keys configuration.
 type GetIdentityResultStaticKeysOutput struct{ *pulumi.OutputState }
 
 func (GetIdentityResultStaticKeysOutput) ElementType() reflect.Type {
@@ -1321,22 +1369,33 @@ func (o GetIdentityResultStaticKeysOutput) ToGetIdentityResultStaticKeysPtrOutpu
 	}).(GetIdentityResultStaticKeysPtrOutput)
 }
 
+// Accepted OIDC token audiences for this identity.
+// When set, only these values are checked and the global allowed
+// audiences are bypassed entirely.
+// When empty, falls back to the global allowed audiences.
+// Currently only a single audience is supported — callers must specify
+// exactly one value. The field is repeated for forward compatibility.
 func (o GetIdentityResultStaticKeysOutput) Audiences() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v GetIdentityResultStaticKeys) []string { return v.Audiences }).(pulumi.StringArrayOutput)
 }
 
+// When the issuer_keys expire.
+// Defaults to / Maximum of 365 days after creation.
 func (o GetIdentityResultStaticKeysOutput) ExpirationTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultStaticKeys) *string { return v.ExpirationTime }).(pulumi.StringPtrOutput)
 }
 
+// Issuer to match against the `iss` claim.
 func (o GetIdentityResultStaticKeysOutput) Issuer() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultStaticKeys) *string { return v.Issuer }).(pulumi.StringPtrOutput)
 }
 
+// JWKS-formatted public keys for verification.
 func (o GetIdentityResultStaticKeysOutput) IssuerKeys() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultStaticKeys) *string { return v.IssuerKeys }).(pulumi.StringPtrOutput)
 }
 
+// Subject to match against the `sub` claim.
 func (o GetIdentityResultStaticKeysOutput) Subject() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetIdentityResultStaticKeys) *string { return v.Subject }).(pulumi.StringPtrOutput)
 }
@@ -1365,6 +1424,12 @@ func (o GetIdentityResultStaticKeysPtrOutput) Elem() GetIdentityResultStaticKeys
 	}).(GetIdentityResultStaticKeysOutput)
 }
 
+// Accepted OIDC token audiences for this identity.
+// When set, only these values are checked and the global allowed
+// audiences are bypassed entirely.
+// When empty, falls back to the global allowed audiences.
+// Currently only a single audience is supported — callers must specify
+// exactly one value. The field is repeated for forward compatibility.
 func (o GetIdentityResultStaticKeysPtrOutput) Audiences() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *GetIdentityResultStaticKeys) []string {
 		if v == nil {
@@ -1374,6 +1439,8 @@ func (o GetIdentityResultStaticKeysPtrOutput) Audiences() pulumi.StringArrayOutp
 	}).(pulumi.StringArrayOutput)
 }
 
+// When the issuer_keys expire.
+// Defaults to / Maximum of 365 days after creation.
 func (o GetIdentityResultStaticKeysPtrOutput) ExpirationTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultStaticKeys) *string {
 		if v == nil {
@@ -1383,6 +1450,7 @@ func (o GetIdentityResultStaticKeysPtrOutput) ExpirationTime() pulumi.StringPtrO
 	}).(pulumi.StringPtrOutput)
 }
 
+// Issuer to match against the `iss` claim.
 func (o GetIdentityResultStaticKeysPtrOutput) Issuer() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultStaticKeys) *string {
 		if v == nil {
@@ -1392,6 +1460,7 @@ func (o GetIdentityResultStaticKeysPtrOutput) Issuer() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// JWKS-formatted public keys for verification.
 func (o GetIdentityResultStaticKeysPtrOutput) IssuerKeys() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultStaticKeys) *string {
 		if v == nil {
@@ -1401,6 +1470,7 @@ func (o GetIdentityResultStaticKeysPtrOutput) IssuerKeys() pulumi.StringPtrOutpu
 	}).(pulumi.StringPtrOutput)
 }
 
+// Subject to match against the `sub` claim.
 func (o GetIdentityResultStaticKeysPtrOutput) Subject() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetIdentityResultStaticKeys) *string {
 		if v == nil {
@@ -1821,13 +1891,24 @@ func (o IdentityAwsIdentityPtrOutput) UserIdPattern() pulumi.StringPtrOutput {
 }
 
 type IdentityProviderInfo struct {
-	CreateTime  *string                   `pulumi:"createTime"`
-	DefaultRole *string                   `pulumi:"defaultRole"`
-	Description *string                   `pulumi:"description"`
-	Name        string                    `pulumi:"name"`
-	Oidc        *IdentityProviderInfoOidc `pulumi:"oidc"`
-	Uid         string                    `pulumi:"uid"`
-	UpdateTime  *string                   `pulumi:"updateTime"`
+	// When the identity provider was created.
+	CreateTime *string `pulumi:"createTime"`
+	// The UIDP of the default role to grant users of this identity provider
+	// on initial authentication. Users who already have an identity on this platform
+	// are unaffected.
+	DefaultRole *string `pulumi:"defaultRole"`
+	// Optional description of the identity provider.
+	Description *string `pulumi:"description"`
+	// Human-readable name of the identity provider.
+	// Must be 3-63 characters.
+	Name string `pulumi:"name"`
+	// Defines the parameters necessary for authenticating with the OIDC flow.
+	Oidc *IdentityProviderInfoOidc `pulumi:"oidc"`
+	// Unique identifier for the identity provider (UIDP).
+	// Generated by server.
+	Uid string `pulumi:"uid"`
+	// When the identity provider was last updated.
+	UpdateTime *string `pulumi:"updateTime"`
 }
 
 // IdentityProviderInfoInput is an input type that accepts IdentityProviderInfoArgs and IdentityProviderInfoOutput values.
@@ -1842,13 +1923,24 @@ type IdentityProviderInfoInput interface {
 }
 
 type IdentityProviderInfoArgs struct {
-	CreateTime  pulumi.StringPtrInput            `pulumi:"createTime"`
-	DefaultRole pulumi.StringPtrInput            `pulumi:"defaultRole"`
-	Description pulumi.StringPtrInput            `pulumi:"description"`
-	Name        pulumi.StringInput               `pulumi:"name"`
-	Oidc        IdentityProviderInfoOidcPtrInput `pulumi:"oidc"`
-	Uid         pulumi.StringInput               `pulumi:"uid"`
-	UpdateTime  pulumi.StringPtrInput            `pulumi:"updateTime"`
+	// When the identity provider was created.
+	CreateTime pulumi.StringPtrInput `pulumi:"createTime"`
+	// The UIDP of the default role to grant users of this identity provider
+	// on initial authentication. Users who already have an identity on this platform
+	// are unaffected.
+	DefaultRole pulumi.StringPtrInput `pulumi:"defaultRole"`
+	// Optional description of the identity provider.
+	Description pulumi.StringPtrInput `pulumi:"description"`
+	// Human-readable name of the identity provider.
+	// Must be 3-63 characters.
+	Name pulumi.StringInput `pulumi:"name"`
+	// Defines the parameters necessary for authenticating with the OIDC flow.
+	Oidc IdentityProviderInfoOidcPtrInput `pulumi:"oidc"`
+	// Unique identifier for the identity provider (UIDP).
+	// Generated by server.
+	Uid pulumi.StringInput `pulumi:"uid"`
+	// When the identity provider was last updated.
+	UpdateTime pulumi.StringPtrInput `pulumi:"updateTime"`
 }
 
 func (IdentityProviderInfoArgs) ElementType() reflect.Type {
@@ -1902,30 +1994,41 @@ func (o IdentityProviderInfoOutput) ToIdentityProviderInfoOutputWithContext(ctx 
 	return o
 }
 
+// When the identity provider was created.
 func (o IdentityProviderInfoOutput) CreateTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfo) *string { return v.CreateTime }).(pulumi.StringPtrOutput)
 }
 
+// The UIDP of the default role to grant users of this identity provider
+// on initial authentication. Users who already have an identity on this platform
+// are unaffected.
 func (o IdentityProviderInfoOutput) DefaultRole() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfo) *string { return v.DefaultRole }).(pulumi.StringPtrOutput)
 }
 
+// Optional description of the identity provider.
 func (o IdentityProviderInfoOutput) Description() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfo) *string { return v.Description }).(pulumi.StringPtrOutput)
 }
 
+// Human-readable name of the identity provider.
+// Must be 3-63 characters.
 func (o IdentityProviderInfoOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v IdentityProviderInfo) string { return v.Name }).(pulumi.StringOutput)
 }
 
+// Defines the parameters necessary for authenticating with the OIDC flow.
 func (o IdentityProviderInfoOutput) Oidc() IdentityProviderInfoOidcPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfo) *IdentityProviderInfoOidc { return v.Oidc }).(IdentityProviderInfoOidcPtrOutput)
 }
 
+// Unique identifier for the identity provider (UIDP).
+// Generated by server.
 func (o IdentityProviderInfoOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v IdentityProviderInfo) string { return v.Uid }).(pulumi.StringOutput)
 }
 
+// When the identity provider was last updated.
 func (o IdentityProviderInfoOutput) UpdateTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfo) *string { return v.UpdateTime }).(pulumi.StringPtrOutput)
 }
@@ -1950,13 +2053,38 @@ func (o IdentityProviderInfoArrayOutput) Index(i pulumi.IntInput) IdentityProvid
 	}).(IdentityProviderInfoOutput)
 }
 
+// Defines the parameters necessary for authenticating with the OIDC flow.
 type IdentityProviderInfoOidc struct {
+	// Additional scopes to request for ID tokens from the upstream IdP.
+	// Scope openid is always requested as part of the authentication flow.
 	AdditionalScopes []string `pulumi:"additionalScopes"`
-	ClientId         *string  `pulumi:"clientId"`
-	ClientSecret     *string  `pulumi:"clientSecret"`
-	GroupsClaim      *string  `pulumi:"groupsClaim"`
-	Issuer           *string  `pulumi:"issuer"`
-	PkceEnabled      *bool    `pulumi:"pkceEnabled"`
+	// Client ID of the identity provider. This is not considered sensitive.
+	ClientId *string `pulumi:"clientId"`
+	// Client secret of the identity provider. This is a sensitive value
+	// and is not returned for list/get calls. Required for a confidential
+	// client; may be omitted for a public client, which instead authenticates
+	// with PKCE (set pkce_enabled). At least one of client_secret or
+	// pkce_enabled must be provided.
+	//
+	// On update, an empty client_secret means "keep the existing secret"
+	// unless oidc.client_secret is named explicitly in the update mask, in
+	// which case the empty value clears the stored secret (transitioning a
+	// confidential client to a public, PKCE-only client). A direct HTTP REST
+	// request that does not set the update mask explicitly infers it from the
+	// fields present in the request body, so sending an empty client_secret
+	// will clear it; set the update mask explicitly (or use the generated
+	// gRPC clients, which send only the fields you set) to avoid this.
+	// Sensitive: marked debug_redact so redaction-aware log formatting omits it.
+	ClientSecret *string `pulumi:"clientSecret"`
+	// Name of the OIDC token claim that carries the user's group memberships
+	// (e.g. "groups" for Entra, a custom claim name for Okta). Required for
+	// IdP group-based role mapping; when empty, group extraction is skipped.
+	GroupsClaim *string `pulumi:"groupsClaim"`
+	// Issuer URL (e.g https://accounts.google.com)
+	Issuer *string `pulumi:"issuer"`
+	// Whether to use PKCE (RFC 7636) when exchanging authorization codes
+	// with this upstream identity provider. Required by OAuth 2.1.
+	PkceEnabled *bool `pulumi:"pkceEnabled"`
 }
 
 // IdentityProviderInfoOidcInput is an input type that accepts IdentityProviderInfoOidcArgs and IdentityProviderInfoOidcOutput values.
@@ -1970,13 +2098,38 @@ type IdentityProviderInfoOidcInput interface {
 	ToIdentityProviderInfoOidcOutputWithContext(context.Context) IdentityProviderInfoOidcOutput
 }
 
+// Defines the parameters necessary for authenticating with the OIDC flow.
 type IdentityProviderInfoOidcArgs struct {
+	// Additional scopes to request for ID tokens from the upstream IdP.
+	// Scope openid is always requested as part of the authentication flow.
 	AdditionalScopes pulumi.StringArrayInput `pulumi:"additionalScopes"`
-	ClientId         pulumi.StringPtrInput   `pulumi:"clientId"`
-	ClientSecret     pulumi.StringPtrInput   `pulumi:"clientSecret"`
-	GroupsClaim      pulumi.StringPtrInput   `pulumi:"groupsClaim"`
-	Issuer           pulumi.StringPtrInput   `pulumi:"issuer"`
-	PkceEnabled      pulumi.BoolPtrInput     `pulumi:"pkceEnabled"`
+	// Client ID of the identity provider. This is not considered sensitive.
+	ClientId pulumi.StringPtrInput `pulumi:"clientId"`
+	// Client secret of the identity provider. This is a sensitive value
+	// and is not returned for list/get calls. Required for a confidential
+	// client; may be omitted for a public client, which instead authenticates
+	// with PKCE (set pkce_enabled). At least one of client_secret or
+	// pkce_enabled must be provided.
+	//
+	// On update, an empty client_secret means "keep the existing secret"
+	// unless oidc.client_secret is named explicitly in the update mask, in
+	// which case the empty value clears the stored secret (transitioning a
+	// confidential client to a public, PKCE-only client). A direct HTTP REST
+	// request that does not set the update mask explicitly infers it from the
+	// fields present in the request body, so sending an empty client_secret
+	// will clear it; set the update mask explicitly (or use the generated
+	// gRPC clients, which send only the fields you set) to avoid this.
+	// Sensitive: marked debug_redact so redaction-aware log formatting omits it.
+	ClientSecret pulumi.StringPtrInput `pulumi:"clientSecret"`
+	// Name of the OIDC token claim that carries the user's group memberships
+	// (e.g. "groups" for Entra, a custom claim name for Okta). Required for
+	// IdP group-based role mapping; when empty, group extraction is skipped.
+	GroupsClaim pulumi.StringPtrInput `pulumi:"groupsClaim"`
+	// Issuer URL (e.g https://accounts.google.com)
+	Issuer pulumi.StringPtrInput `pulumi:"issuer"`
+	// Whether to use PKCE (RFC 7636) when exchanging authorization codes
+	// with this upstream identity provider. Required by OAuth 2.1.
+	PkceEnabled pulumi.BoolPtrInput `pulumi:"pkceEnabled"`
 }
 
 func (IdentityProviderInfoOidcArgs) ElementType() reflect.Type {
@@ -2032,6 +2185,7 @@ func (i *identityProviderInfoOidcPtrType) ToIdentityProviderInfoOidcPtrOutputWit
 	return pulumi.ToOutputWithContext(ctx, i).(IdentityProviderInfoOidcPtrOutput)
 }
 
+// Defines the parameters necessary for authenticating with the OIDC flow.
 type IdentityProviderInfoOidcOutput struct{ *pulumi.OutputState }
 
 func (IdentityProviderInfoOidcOutput) ElementType() reflect.Type {
@@ -2056,26 +2210,50 @@ func (o IdentityProviderInfoOidcOutput) ToIdentityProviderInfoOidcPtrOutputWithC
 	}).(IdentityProviderInfoOidcPtrOutput)
 }
 
+// Additional scopes to request for ID tokens from the upstream IdP.
+// Scope openid is always requested as part of the authentication flow.
 func (o IdentityProviderInfoOidcOutput) AdditionalScopes() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) []string { return v.AdditionalScopes }).(pulumi.StringArrayOutput)
 }
 
+// Client ID of the identity provider. This is not considered sensitive.
 func (o IdentityProviderInfoOidcOutput) ClientId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.ClientId }).(pulumi.StringPtrOutput)
 }
 
+// Client secret of the identity provider. This is a sensitive value
+// and is not returned for list/get calls. Required for a confidential
+// client; may be omitted for a public client, which instead authenticates
+// with PKCE (set pkce_enabled). At least one of client_secret or
+// pkce_enabled must be provided.
+//
+// On update, an empty client_secret means "keep the existing secret"
+// unless oidc.client_secret is named explicitly in the update mask, in
+// which case the empty value clears the stored secret (transitioning a
+// confidential client to a public, PKCE-only client). A direct HTTP REST
+// request that does not set the update mask explicitly infers it from the
+// fields present in the request body, so sending an empty client_secret
+// will clear it; set the update mask explicitly (or use the generated
+// gRPC clients, which send only the fields you set) to avoid this.
+// Sensitive: marked debug_redact so redaction-aware log formatting omits it.
 func (o IdentityProviderInfoOidcOutput) ClientSecret() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.ClientSecret }).(pulumi.StringPtrOutput)
 }
 
+// Name of the OIDC token claim that carries the user's group memberships
+// (e.g. "groups" for Entra, a custom claim name for Okta). Required for
+// IdP group-based role mapping; when empty, group extraction is skipped.
 func (o IdentityProviderInfoOidcOutput) GroupsClaim() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.GroupsClaim }).(pulumi.StringPtrOutput)
 }
 
+// Issuer URL (e.g https://accounts.google.com)
 func (o IdentityProviderInfoOidcOutput) Issuer() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.Issuer }).(pulumi.StringPtrOutput)
 }
 
+// Whether to use PKCE (RFC 7636) when exchanging authorization codes
+// with this upstream identity provider. Required by OAuth 2.1.
 func (o IdentityProviderInfoOidcOutput) PkceEnabled() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) *bool { return v.PkceEnabled }).(pulumi.BoolPtrOutput)
 }
@@ -2104,6 +2282,8 @@ func (o IdentityProviderInfoOidcPtrOutput) Elem() IdentityProviderInfoOidcOutput
 	}).(IdentityProviderInfoOidcOutput)
 }
 
+// Additional scopes to request for ID tokens from the upstream IdP.
+// Scope openid is always requested as part of the authentication flow.
 func (o IdentityProviderInfoOidcPtrOutput) AdditionalScopes() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *IdentityProviderInfoOidc) []string {
 		if v == nil {
@@ -2113,6 +2293,7 @@ func (o IdentityProviderInfoOidcPtrOutput) AdditionalScopes() pulumi.StringArray
 	}).(pulumi.StringArrayOutput)
 }
 
+// Client ID of the identity provider. This is not considered sensitive.
 func (o IdentityProviderInfoOidcPtrOutput) ClientId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *IdentityProviderInfoOidc) *string {
 		if v == nil {
@@ -2122,6 +2303,21 @@ func (o IdentityProviderInfoOidcPtrOutput) ClientId() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// Client secret of the identity provider. This is a sensitive value
+// and is not returned for list/get calls. Required for a confidential
+// client; may be omitted for a public client, which instead authenticates
+// with PKCE (set pkce_enabled). At least one of client_secret or
+// pkce_enabled must be provided.
+//
+// On update, an empty client_secret means "keep the existing secret"
+// unless oidc.client_secret is named explicitly in the update mask, in
+// which case the empty value clears the stored secret (transitioning a
+// confidential client to a public, PKCE-only client). A direct HTTP REST
+// request that does not set the update mask explicitly infers it from the
+// fields present in the request body, so sending an empty client_secret
+// will clear it; set the update mask explicitly (or use the generated
+// gRPC clients, which send only the fields you set) to avoid this.
+// Sensitive: marked debug_redact so redaction-aware log formatting omits it.
 func (o IdentityProviderInfoOidcPtrOutput) ClientSecret() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *IdentityProviderInfoOidc) *string {
 		if v == nil {
@@ -2131,6 +2327,9 @@ func (o IdentityProviderInfoOidcPtrOutput) ClientSecret() pulumi.StringPtrOutput
 	}).(pulumi.StringPtrOutput)
 }
 
+// Name of the OIDC token claim that carries the user's group memberships
+// (e.g. "groups" for Entra, a custom claim name for Okta). Required for
+// IdP group-based role mapping; when empty, group extraction is skipped.
 func (o IdentityProviderInfoOidcPtrOutput) GroupsClaim() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *IdentityProviderInfoOidc) *string {
 		if v == nil {
@@ -2140,6 +2339,7 @@ func (o IdentityProviderInfoOidcPtrOutput) GroupsClaim() pulumi.StringPtrOutput 
 	}).(pulumi.StringPtrOutput)
 }
 
+// Issuer URL (e.g https://accounts.google.com)
 func (o IdentityProviderInfoOidcPtrOutput) Issuer() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *IdentityProviderInfoOidc) *string {
 		if v == nil {
@@ -2149,6 +2349,8 @@ func (o IdentityProviderInfoOidcPtrOutput) Issuer() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// Whether to use PKCE (RFC 7636) when exchanging authorization codes
+// with this upstream identity provider. Required by OAuth 2.1.
 func (o IdentityProviderInfoOidcPtrOutput) PkceEnabled() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *IdentityProviderInfoOidc) *bool {
 		if v == nil {
@@ -2375,12 +2577,20 @@ func (o IdentityStaticKeysPtrOutput) Subject() pulumi.StringPtrOutput {
 }
 
 type RoleInfo struct {
+	// Capabilities granted by this role.
+	// Required on Create (at least one). Optional on Update (omit if not changing).
 	Capabilities []string `pulumi:"capabilities"`
-	CreateTime   *string  `pulumi:"createTime"`
-	Description  *string  `pulumi:"description"`
-	Name         string   `pulumi:"name"`
-	Uid          string   `pulumi:"uid"`
-	UpdateTime   *string  `pulumi:"updateTime"`
+	// When the role was created.
+	CreateTime *string `pulumi:"createTime"`
+	// Optional description of the role's purpose.
+	Description *string `pulumi:"description"`
+	// Human-readable name of the role.
+	Name string `pulumi:"name"`
+	// Unique identifier for the role (UIDP).
+	// Generated by server.
+	Uid string `pulumi:"uid"`
+	// When the role was last updated.
+	UpdateTime *string `pulumi:"updateTime"`
 }
 
 // RoleInfoInput is an input type that accepts RoleInfoArgs and RoleInfoOutput values.
@@ -2395,12 +2605,20 @@ type RoleInfoInput interface {
 }
 
 type RoleInfoArgs struct {
+	// Capabilities granted by this role.
+	// Required on Create (at least one). Optional on Update (omit if not changing).
 	Capabilities pulumi.StringArrayInput `pulumi:"capabilities"`
-	CreateTime   pulumi.StringPtrInput   `pulumi:"createTime"`
-	Description  pulumi.StringPtrInput   `pulumi:"description"`
-	Name         pulumi.StringInput      `pulumi:"name"`
-	Uid          pulumi.StringInput      `pulumi:"uid"`
-	UpdateTime   pulumi.StringPtrInput   `pulumi:"updateTime"`
+	// When the role was created.
+	CreateTime pulumi.StringPtrInput `pulumi:"createTime"`
+	// Optional description of the role's purpose.
+	Description pulumi.StringPtrInput `pulumi:"description"`
+	// Human-readable name of the role.
+	Name pulumi.StringInput `pulumi:"name"`
+	// Unique identifier for the role (UIDP).
+	// Generated by server.
+	Uid pulumi.StringInput `pulumi:"uid"`
+	// When the role was last updated.
+	UpdateTime pulumi.StringPtrInput `pulumi:"updateTime"`
 }
 
 func (RoleInfoArgs) ElementType() reflect.Type {
@@ -2454,26 +2672,34 @@ func (o RoleInfoOutput) ToRoleInfoOutputWithContext(ctx context.Context) RoleInf
 	return o
 }
 
+// Capabilities granted by this role.
+// Required on Create (at least one). Optional on Update (omit if not changing).
 func (o RoleInfoOutput) Capabilities() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v RoleInfo) []string { return v.Capabilities }).(pulumi.StringArrayOutput)
 }
 
+// When the role was created.
 func (o RoleInfoOutput) CreateTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v RoleInfo) *string { return v.CreateTime }).(pulumi.StringPtrOutput)
 }
 
+// Optional description of the role's purpose.
 func (o RoleInfoOutput) Description() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v RoleInfo) *string { return v.Description }).(pulumi.StringPtrOutput)
 }
 
+// Human-readable name of the role.
 func (o RoleInfoOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v RoleInfo) string { return v.Name }).(pulumi.StringOutput)
 }
 
+// Unique identifier for the role (UIDP).
+// Generated by server.
 func (o RoleInfoOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v RoleInfo) string { return v.Uid }).(pulumi.StringOutput)
 }
 
+// When the role was last updated.
 func (o RoleInfoOutput) UpdateTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v RoleInfo) *string { return v.UpdateTime }).(pulumi.StringPtrOutput)
 }

@@ -14,22 +14,39 @@ import (
 var _ = internal.GetEnvOrDefault
 
 type Advisory struct {
-	AdvisoryId           *string         `pulumi:"advisoryId"`
-	Aliases              []string        `pulumi:"aliases"`
-	ArtifactArchitecture *string         `pulumi:"artifactArchitecture"`
-	ArtifactName         *string         `pulumi:"artifactName"`
-	ArtifactType         *string         `pulumi:"artifactType"`
-	Author               *string         `pulumi:"author"`
-	ComponentLocation    *string         `pulumi:"componentLocation"`
-	ComponentName        *string         `pulumi:"componentName"`
-	ComponentType        *string         `pulumi:"componentType"`
-	CreateTime           *string         `pulumi:"createTime"`
-	DeleteTime           *string         `pulumi:"deleteTime"`
-	Events               []AdvisoryEvent `pulumi:"events"`
-	LegacyAdvisoryId     *string         `pulumi:"legacyAdvisoryId"`
-	Severities           []Severity      `pulumi:"severities"`
-	Uid                  string          `pulumi:"uid"`
-	UpdateTime           *string         `pulumi:"updateTime"`
+	// advisory_id is the CGA identifier for the advisory
+	AdvisoryId *string `pulumi:"advisoryId"`
+	// Other vulnerability identifiers this advisory applies to (CVE, GHSA, etc).
+	Aliases []string `pulumi:"aliases"`
+	// The architecture of the artifact
+	ArtifactArchitecture *string `pulumi:"artifactArchitecture"`
+	// The artifact name (e.g., wheel, jar name)
+	ArtifactName *string `pulumi:"artifactName"`
+	// The artifact type (e.g., apk, image, library)
+	ArtifactType *string `pulumi:"artifactType"`
+	// The person or service account that created this advisory.
+	Author *string `pulumi:"author"`
+	// The filesystem location of the component
+	ComponentLocation *string `pulumi:"componentLocation"`
+	// The name of the component within the subpackage where the vulnerability was matched.
+	ComponentName *string `pulumi:"componentName"`
+	// The language ecosystem (go-module, python, etc).
+	ComponentType *string `pulumi:"componentType"`
+	// When the advisory was created.
+	CreateTime *string `pulumi:"createTime"`
+	// When the advisory was deleted (if applicable).
+	DeleteTime *string `pulumi:"deleteTime"`
+	// Advisory events associated with this advisory (detected, fixed, etc).
+	Events []AdvisoryEvent `pulumi:"events"`
+	// The advisory ID from the GitHub advisories repositories, if this advisory was migrated.
+	LegacyAdvisoryId *string `pulumi:"legacyAdvisoryId"`
+	// Severity scoring for the vulnerability associated with this advisory.
+	// Sourced from vulnerability metadata (e.g., OSV) via the advisory's aliases.
+	Severities []Severity `pulumi:"severities"`
+	// The unique identifier (UIDP) for the Advisory.
+	Uid string `pulumi:"uid"`
+	// When the advisory was last updated
+	UpdateTime *string `pulumi:"updateTime"`
 }
 
 // AdvisoryInput is an input type that accepts AdvisoryArgs and AdvisoryOutput values.
@@ -44,22 +61,39 @@ type AdvisoryInput interface {
 }
 
 type AdvisoryArgs struct {
-	AdvisoryId           pulumi.StringPtrInput   `pulumi:"advisoryId"`
-	Aliases              pulumi.StringArrayInput `pulumi:"aliases"`
-	ArtifactArchitecture pulumi.StringPtrInput   `pulumi:"artifactArchitecture"`
-	ArtifactName         pulumi.StringPtrInput   `pulumi:"artifactName"`
-	ArtifactType         pulumi.StringPtrInput   `pulumi:"artifactType"`
-	Author               pulumi.StringPtrInput   `pulumi:"author"`
-	ComponentLocation    pulumi.StringPtrInput   `pulumi:"componentLocation"`
-	ComponentName        pulumi.StringPtrInput   `pulumi:"componentName"`
-	ComponentType        pulumi.StringPtrInput   `pulumi:"componentType"`
-	CreateTime           pulumi.StringPtrInput   `pulumi:"createTime"`
-	DeleteTime           pulumi.StringPtrInput   `pulumi:"deleteTime"`
-	Events               AdvisoryEventArrayInput `pulumi:"events"`
-	LegacyAdvisoryId     pulumi.StringPtrInput   `pulumi:"legacyAdvisoryId"`
-	Severities           SeverityArrayInput      `pulumi:"severities"`
-	Uid                  pulumi.StringInput      `pulumi:"uid"`
-	UpdateTime           pulumi.StringPtrInput   `pulumi:"updateTime"`
+	// advisory_id is the CGA identifier for the advisory
+	AdvisoryId pulumi.StringPtrInput `pulumi:"advisoryId"`
+	// Other vulnerability identifiers this advisory applies to (CVE, GHSA, etc).
+	Aliases pulumi.StringArrayInput `pulumi:"aliases"`
+	// The architecture of the artifact
+	ArtifactArchitecture pulumi.StringPtrInput `pulumi:"artifactArchitecture"`
+	// The artifact name (e.g., wheel, jar name)
+	ArtifactName pulumi.StringPtrInput `pulumi:"artifactName"`
+	// The artifact type (e.g., apk, image, library)
+	ArtifactType pulumi.StringPtrInput `pulumi:"artifactType"`
+	// The person or service account that created this advisory.
+	Author pulumi.StringPtrInput `pulumi:"author"`
+	// The filesystem location of the component
+	ComponentLocation pulumi.StringPtrInput `pulumi:"componentLocation"`
+	// The name of the component within the subpackage where the vulnerability was matched.
+	ComponentName pulumi.StringPtrInput `pulumi:"componentName"`
+	// The language ecosystem (go-module, python, etc).
+	ComponentType pulumi.StringPtrInput `pulumi:"componentType"`
+	// When the advisory was created.
+	CreateTime pulumi.StringPtrInput `pulumi:"createTime"`
+	// When the advisory was deleted (if applicable).
+	DeleteTime pulumi.StringPtrInput `pulumi:"deleteTime"`
+	// Advisory events associated with this advisory (detected, fixed, etc).
+	Events AdvisoryEventArrayInput `pulumi:"events"`
+	// The advisory ID from the GitHub advisories repositories, if this advisory was migrated.
+	LegacyAdvisoryId pulumi.StringPtrInput `pulumi:"legacyAdvisoryId"`
+	// Severity scoring for the vulnerability associated with this advisory.
+	// Sourced from vulnerability metadata (e.g., OSV) via the advisory's aliases.
+	Severities SeverityArrayInput `pulumi:"severities"`
+	// The unique identifier (UIDP) for the Advisory.
+	Uid pulumi.StringInput `pulumi:"uid"`
+	// When the advisory was last updated
+	UpdateTime pulumi.StringPtrInput `pulumi:"updateTime"`
 }
 
 func (AdvisoryArgs) ElementType() reflect.Type {
@@ -113,66 +147,83 @@ func (o AdvisoryOutput) ToAdvisoryOutputWithContext(ctx context.Context) Advisor
 	return o
 }
 
+// advisory_id is the CGA identifier for the advisory
 func (o AdvisoryOutput) AdvisoryId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.AdvisoryId }).(pulumi.StringPtrOutput)
 }
 
+// Other vulnerability identifiers this advisory applies to (CVE, GHSA, etc).
 func (o AdvisoryOutput) Aliases() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v Advisory) []string { return v.Aliases }).(pulumi.StringArrayOutput)
 }
 
+// The architecture of the artifact
 func (o AdvisoryOutput) ArtifactArchitecture() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.ArtifactArchitecture }).(pulumi.StringPtrOutput)
 }
 
+// The artifact name (e.g., wheel, jar name)
 func (o AdvisoryOutput) ArtifactName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.ArtifactName }).(pulumi.StringPtrOutput)
 }
 
+// The artifact type (e.g., apk, image, library)
 func (o AdvisoryOutput) ArtifactType() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.ArtifactType }).(pulumi.StringPtrOutput)
 }
 
+// The person or service account that created this advisory.
 func (o AdvisoryOutput) Author() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.Author }).(pulumi.StringPtrOutput)
 }
 
+// The filesystem location of the component
 func (o AdvisoryOutput) ComponentLocation() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.ComponentLocation }).(pulumi.StringPtrOutput)
 }
 
+// The name of the component within the subpackage where the vulnerability was matched.
 func (o AdvisoryOutput) ComponentName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.ComponentName }).(pulumi.StringPtrOutput)
 }
 
+// The language ecosystem (go-module, python, etc).
 func (o AdvisoryOutput) ComponentType() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.ComponentType }).(pulumi.StringPtrOutput)
 }
 
+// When the advisory was created.
 func (o AdvisoryOutput) CreateTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.CreateTime }).(pulumi.StringPtrOutput)
 }
 
+// When the advisory was deleted (if applicable).
 func (o AdvisoryOutput) DeleteTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.DeleteTime }).(pulumi.StringPtrOutput)
 }
 
+// Advisory events associated with this advisory (detected, fixed, etc).
 func (o AdvisoryOutput) Events() AdvisoryEventArrayOutput {
 	return o.ApplyT(func(v Advisory) []AdvisoryEvent { return v.Events }).(AdvisoryEventArrayOutput)
 }
 
+// The advisory ID from the GitHub advisories repositories, if this advisory was migrated.
 func (o AdvisoryOutput) LegacyAdvisoryId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.LegacyAdvisoryId }).(pulumi.StringPtrOutput)
 }
 
+// Severity scoring for the vulnerability associated with this advisory.
+// Sourced from vulnerability metadata (e.g., OSV) via the advisory's aliases.
 func (o AdvisoryOutput) Severities() SeverityArrayOutput {
 	return o.ApplyT(func(v Advisory) []Severity { return v.Severities }).(SeverityArrayOutput)
 }
 
+// The unique identifier (UIDP) for the Advisory.
 func (o AdvisoryOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v Advisory) string { return v.Uid }).(pulumi.StringOutput)
 }
 
+// When the advisory was last updated
 func (o AdvisoryOutput) UpdateTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Advisory) *string { return v.UpdateTime }).(pulumi.StringPtrOutput)
 }
@@ -198,8 +249,11 @@ func (o AdvisoryArrayOutput) Index(i pulumi.IntInput) AdvisoryOutput {
 }
 
 type AdvisoryEvent struct {
-	Author      *string `pulumi:"author"`
-	CreateTime  *string `pulumi:"createTime"`
+	// The person or service account who created this event.
+	Author *string `pulumi:"author"`
+	// The creation time of the event.
+	CreateTime *string `pulumi:"createTime"`
+	// The state of review for the event.
 	ReviewState *string `pulumi:"reviewState"`
 }
 
@@ -215,8 +269,11 @@ type AdvisoryEventInput interface {
 }
 
 type AdvisoryEventArgs struct {
-	Author      pulumi.StringPtrInput `pulumi:"author"`
-	CreateTime  pulumi.StringPtrInput `pulumi:"createTime"`
+	// The person or service account who created this event.
+	Author pulumi.StringPtrInput `pulumi:"author"`
+	// The creation time of the event.
+	CreateTime pulumi.StringPtrInput `pulumi:"createTime"`
+	// The state of review for the event.
 	ReviewState pulumi.StringPtrInput `pulumi:"reviewState"`
 }
 
@@ -271,14 +328,17 @@ func (o AdvisoryEventOutput) ToAdvisoryEventOutputWithContext(ctx context.Contex
 	return o
 }
 
+// The person or service account who created this event.
 func (o AdvisoryEventOutput) Author() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v AdvisoryEvent) *string { return v.Author }).(pulumi.StringPtrOutput)
 }
 
+// The creation time of the event.
 func (o AdvisoryEventOutput) CreateTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v AdvisoryEvent) *string { return v.CreateTime }).(pulumi.StringPtrOutput)
 }
 
+// The state of review for the event.
 func (o AdvisoryEventOutput) ReviewState() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v AdvisoryEvent) *string { return v.ReviewState }).(pulumi.StringPtrOutput)
 }
@@ -304,8 +364,10 @@ func (o AdvisoryEventArrayOutput) Index(i pulumi.IntInput) AdvisoryEventOutput {
 }
 
 type Severity struct {
+	// The score string (CVSS vector string or numeric value depending on type).
 	Score *string `pulumi:"score"`
-	Type  *string `pulumi:"type"`
+	// The type of severity scoring method used.
+	Type *string `pulumi:"type"`
 }
 
 // SeverityInput is an input type that accepts SeverityArgs and SeverityOutput values.
@@ -320,8 +382,10 @@ type SeverityInput interface {
 }
 
 type SeverityArgs struct {
+	// The score string (CVSS vector string or numeric value depending on type).
 	Score pulumi.StringPtrInput `pulumi:"score"`
-	Type  pulumi.StringPtrInput `pulumi:"type"`
+	// The type of severity scoring method used.
+	Type pulumi.StringPtrInput `pulumi:"type"`
 }
 
 func (SeverityArgs) ElementType() reflect.Type {
@@ -375,10 +439,12 @@ func (o SeverityOutput) ToSeverityOutputWithContext(ctx context.Context) Severit
 	return o
 }
 
+// The score string (CVSS vector string or numeric value depending on type).
 func (o SeverityOutput) Score() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Severity) *string { return v.Score }).(pulumi.StringPtrOutput)
 }
 
+// The type of severity scoring method used.
 func (o SeverityOutput) Type() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Severity) *string { return v.Type }).(pulumi.StringPtrOutput)
 }

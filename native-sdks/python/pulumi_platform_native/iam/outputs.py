@@ -376,12 +376,24 @@ class ClaimMatch(dict):
 
 @pulumi.output_type
 class GetIdentityResultAwsIdentity(dict):
+    """
+    AWS IAM identity configuration.
+    """
     def __init__(__self__, *,
                  arn: Optional[_builtins.str] = None,
                  arn_pattern: Optional[_builtins.str] = None,
                  aws_account: Optional[_builtins.str] = None,
                  user_id: Optional[_builtins.str] = None,
                  user_id_pattern: Optional[_builtins.str] = None):
+        """
+        AWS IAM identity configuration.
+
+        :param _builtins.str arn: Exact ARN to match.
+        :param _builtins.str arn_pattern: Regular expression for matching the ARN.
+        :param _builtins.str aws_account: AWS account ID (12 digits).
+        :param _builtins.str user_id: Exact user ID to match.
+        :param _builtins.str user_id_pattern: Regular expression for matching the user ID.
+        """
         if arn is not None:
             pulumi.set(__self__, "arn", arn)
         if arn_pattern is not None:
@@ -396,37 +408,70 @@ class GetIdentityResultAwsIdentity(dict):
     @_builtins.property
     @pulumi.getter
     def arn(self) -> Optional[_builtins.str]:
+        """
+        Exact ARN to match.
+        """
         return pulumi.get(self, "arn")
 
     @_builtins.property
     @pulumi.getter(name="arnPattern")
     def arn_pattern(self) -> Optional[_builtins.str]:
+        """
+        Regular expression for matching the ARN.
+        """
         return pulumi.get(self, "arn_pattern")
 
     @_builtins.property
     @pulumi.getter(name="awsAccount")
     def aws_account(self) -> Optional[_builtins.str]:
+        """
+        AWS account ID (12 digits).
+        """
         return pulumi.get(self, "aws_account")
 
     @_builtins.property
     @pulumi.getter(name="userId")
     def user_id(self) -> Optional[_builtins.str]:
+        """
+        Exact user ID to match.
+        """
         return pulumi.get(self, "user_id")
 
     @_builtins.property
     @pulumi.getter(name="userIdPattern")
     def user_id_pattern(self) -> Optional[_builtins.str]:
+        """
+        Regular expression for matching the user ID.
+        """
         return pulumi.get(self, "user_id_pattern")
 
 
 @pulumi.output_type
 class GetIdentityResultStaticKeys(dict):
+    """
+    Static OIDC keys configuration.
+    """
     def __init__(__self__, *,
                  audiences: Optional[Sequence[_builtins.str]] = None,
                  expiration_time: Optional[_builtins.str] = None,
                  issuer: Optional[_builtins.str] = None,
                  issuer_keys: Optional[_builtins.str] = None,
                  subject: Optional[_builtins.str] = None):
+        """
+        Static OIDC keys configuration.
+
+        :param Sequence[_builtins.str] audiences: Accepted OIDC token audiences for this identity.
+               When set, only these values are checked and the global allowed
+               audiences are bypassed entirely.
+               When empty, falls back to the global allowed audiences.
+               Currently only a single audience is supported — callers must specify
+               exactly one value. The field is repeated for forward compatibility.
+        :param _builtins.str expiration_time: When the issuer_keys expire.
+               Defaults to / Maximum of 365 days after creation.
+        :param _builtins.str issuer: Issuer to match against the `iss` claim.
+        :param _builtins.str issuer_keys: JWKS-formatted public keys for verification.
+        :param _builtins.str subject: Subject to match against the `sub` claim.
+        """
         if audiences is not None:
             pulumi.set(__self__, "audiences", audiences)
         if expiration_time is not None:
@@ -441,26 +486,47 @@ class GetIdentityResultStaticKeys(dict):
     @_builtins.property
     @pulumi.getter
     def audiences(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Accepted OIDC token audiences for this identity.
+        When set, only these values are checked and the global allowed
+        audiences are bypassed entirely.
+        When empty, falls back to the global allowed audiences.
+        Currently only a single audience is supported — callers must specify
+        exactly one value. The field is repeated for forward compatibility.
+        """
         return pulumi.get(self, "audiences")
 
     @_builtins.property
     @pulumi.getter(name="expirationTime")
     def expiration_time(self) -> Optional[_builtins.str]:
+        """
+        When the issuer_keys expire.
+        Defaults to / Maximum of 365 days after creation.
+        """
         return pulumi.get(self, "expiration_time")
 
     @_builtins.property
     @pulumi.getter
     def issuer(self) -> Optional[_builtins.str]:
+        """
+        Issuer to match against the `iss` claim.
+        """
         return pulumi.get(self, "issuer")
 
     @_builtins.property
     @pulumi.getter(name="issuerKeys")
     def issuer_keys(self) -> Optional[_builtins.str]:
+        """
+        JWKS-formatted public keys for verification.
+        """
         return pulumi.get(self, "issuer_keys")
 
     @_builtins.property
     @pulumi.getter
     def subject(self) -> Optional[_builtins.str]:
+        """
+        Subject to match against the `sub` claim.
+        """
         return pulumi.get(self, "subject")
 
 
@@ -618,6 +684,19 @@ class IdentityProviderInfo(dict):
                  description: Optional[_builtins.str] = None,
                  oidc: Optional['outputs.IdentityProviderInfoOidc'] = None,
                  update_time: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: Human-readable name of the identity provider.
+               Must be 3-63 characters.
+        :param _builtins.str uid: Unique identifier for the identity provider (UIDP).
+               Generated by server.
+        :param _builtins.str create_time: When the identity provider was created.
+        :param _builtins.str default_role: The UIDP of the default role to grant users of this identity provider
+               on initial authentication. Users who already have an identity on this platform
+               are unaffected.
+        :param _builtins.str description: Optional description of the identity provider.
+        :param 'IdentityProviderInfoOidc' oidc: Defines the parameters necessary for authenticating with the OIDC flow.
+        :param _builtins.str update_time: When the identity provider was last updated.
+        """
         pulumi.set(__self__, "name", name)
         pulumi.set(__self__, "uid", uid)
         if create_time is not None:
@@ -634,41 +713,69 @@ class IdentityProviderInfo(dict):
     @_builtins.property
     @pulumi.getter
     def name(self) -> _builtins.str:
+        """
+        Human-readable name of the identity provider.
+        Must be 3-63 characters.
+        """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter
     def uid(self) -> _builtins.str:
+        """
+        Unique identifier for the identity provider (UIDP).
+        Generated by server.
+        """
         return pulumi.get(self, "uid")
 
     @_builtins.property
     @pulumi.getter(name="createTime")
     def create_time(self) -> Optional[_builtins.str]:
+        """
+        When the identity provider was created.
+        """
         return pulumi.get(self, "create_time")
 
     @_builtins.property
     @pulumi.getter(name="defaultRole")
     def default_role(self) -> Optional[_builtins.str]:
+        """
+        The UIDP of the default role to grant users of this identity provider
+        on initial authentication. Users who already have an identity on this platform
+        are unaffected.
+        """
         return pulumi.get(self, "default_role")
 
     @_builtins.property
     @pulumi.getter
     def description(self) -> Optional[_builtins.str]:
+        """
+        Optional description of the identity provider.
+        """
         return pulumi.get(self, "description")
 
     @_builtins.property
     @pulumi.getter
     def oidc(self) -> Optional['outputs.IdentityProviderInfoOidc']:
+        """
+        Defines the parameters necessary for authenticating with the OIDC flow.
+        """
         return pulumi.get(self, "oidc")
 
     @_builtins.property
     @pulumi.getter(name="updateTime")
     def update_time(self) -> Optional[_builtins.str]:
+        """
+        When the identity provider was last updated.
+        """
         return pulumi.get(self, "update_time")
 
 
 @pulumi.output_type
 class IdentityProviderInfoOidc(dict):
+    """
+    Defines the parameters necessary for authenticating with the OIDC flow.
+    """
     def __init__(__self__, *,
                  additional_scopes: Optional[Sequence[_builtins.str]] = None,
                  client_id: Optional[_builtins.str] = None,
@@ -676,6 +783,34 @@ class IdentityProviderInfoOidc(dict):
                  groups_claim: Optional[_builtins.str] = None,
                  issuer: Optional[_builtins.str] = None,
                  pkce_enabled: Optional[_builtins.bool] = None):
+        """
+        Defines the parameters necessary for authenticating with the OIDC flow.
+
+        :param Sequence[_builtins.str] additional_scopes: Additional scopes to request for ID tokens from the upstream IdP.
+               Scope openid is always requested as part of the authentication flow.
+        :param _builtins.str client_id: Client ID of the identity provider. This is not considered sensitive.
+        :param _builtins.str client_secret: Client secret of the identity provider. This is a sensitive value
+               and is not returned for list/get calls. Required for a confidential
+               client; may be omitted for a public client, which instead authenticates
+               with PKCE (set pkce_enabled). At least one of client_secret or
+               pkce_enabled must be provided.
+               
+               On update, an empty client_secret means "keep the existing secret"
+               unless oidc.client_secret is named explicitly in the update mask, in
+               which case the empty value clears the stored secret (transitioning a
+               confidential client to a public, PKCE-only client). A direct HTTP REST
+               request that does not set the update mask explicitly infers it from the
+               fields present in the request body, so sending an empty client_secret
+               will clear it; set the update mask explicitly (or use the generated
+               gRPC clients, which send only the fields you set) to avoid this.
+               Sensitive: marked debug_redact so redaction-aware log formatting omits it.
+        :param _builtins.str groups_claim: Name of the OIDC token claim that carries the user's group memberships
+               (e.g. "groups" for Entra, a custom claim name for Okta). Required for
+               IdP group-based role mapping; when empty, group extraction is skipped.
+        :param _builtins.str issuer: Issuer URL (e.g https://accounts.google.com)
+        :param _builtins.bool pkce_enabled: Whether to use PKCE (RFC 7636) when exchanging authorization codes
+               with this upstream identity provider. Required by OAuth 2.1.
+        """
         if additional_scopes is not None:
             pulumi.set(__self__, "additional_scopes", additional_scopes)
         if client_id is not None:
@@ -692,31 +827,67 @@ class IdentityProviderInfoOidc(dict):
     @_builtins.property
     @pulumi.getter(name="additionalScopes")
     def additional_scopes(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Additional scopes to request for ID tokens from the upstream IdP.
+        Scope openid is always requested as part of the authentication flow.
+        """
         return pulumi.get(self, "additional_scopes")
 
     @_builtins.property
     @pulumi.getter(name="clientId")
     def client_id(self) -> Optional[_builtins.str]:
+        """
+        Client ID of the identity provider. This is not considered sensitive.
+        """
         return pulumi.get(self, "client_id")
 
     @_builtins.property
     @pulumi.getter(name="clientSecret")
     def client_secret(self) -> Optional[_builtins.str]:
+        """
+        Client secret of the identity provider. This is a sensitive value
+        and is not returned for list/get calls. Required for a confidential
+        client; may be omitted for a public client, which instead authenticates
+        with PKCE (set pkce_enabled). At least one of client_secret or
+        pkce_enabled must be provided.
+
+        On update, an empty client_secret means "keep the existing secret"
+        unless oidc.client_secret is named explicitly in the update mask, in
+        which case the empty value clears the stored secret (transitioning a
+        confidential client to a public, PKCE-only client). A direct HTTP REST
+        request that does not set the update mask explicitly infers it from the
+        fields present in the request body, so sending an empty client_secret
+        will clear it; set the update mask explicitly (or use the generated
+        gRPC clients, which send only the fields you set) to avoid this.
+        Sensitive: marked debug_redact so redaction-aware log formatting omits it.
+        """
         return pulumi.get(self, "client_secret")
 
     @_builtins.property
     @pulumi.getter(name="groupsClaim")
     def groups_claim(self) -> Optional[_builtins.str]:
+        """
+        Name of the OIDC token claim that carries the user's group memberships
+        (e.g. "groups" for Entra, a custom claim name for Okta). Required for
+        IdP group-based role mapping; when empty, group extraction is skipped.
+        """
         return pulumi.get(self, "groups_claim")
 
     @_builtins.property
     @pulumi.getter
     def issuer(self) -> Optional[_builtins.str]:
+        """
+        Issuer URL (e.g https://accounts.google.com)
+        """
         return pulumi.get(self, "issuer")
 
     @_builtins.property
     @pulumi.getter(name="pkceEnabled")
     def pkce_enabled(self) -> Optional[_builtins.bool]:
+        """
+        Whether to use PKCE (RFC 7636) when exchanging authorization codes
+        with this upstream identity provider. Required by OAuth 2.1.
+        """
         return pulumi.get(self, "pkce_enabled")
 
 
@@ -816,6 +987,16 @@ class RoleInfo(dict):
                  create_time: Optional[_builtins.str] = None,
                  description: Optional[_builtins.str] = None,
                  update_time: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: Human-readable name of the role.
+        :param _builtins.str uid: Unique identifier for the role (UIDP).
+               Generated by server.
+        :param Sequence[_builtins.str] capabilities: Capabilities granted by this role.
+               Required on Create (at least one). Optional on Update (omit if not changing).
+        :param _builtins.str create_time: When the role was created.
+        :param _builtins.str description: Optional description of the role's purpose.
+        :param _builtins.str update_time: When the role was last updated.
+        """
         pulumi.set(__self__, "name", name)
         pulumi.set(__self__, "uid", uid)
         if capabilities is not None:
@@ -830,31 +1011,51 @@ class RoleInfo(dict):
     @_builtins.property
     @pulumi.getter
     def name(self) -> _builtins.str:
+        """
+        Human-readable name of the role.
+        """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter
     def uid(self) -> _builtins.str:
+        """
+        Unique identifier for the role (UIDP).
+        Generated by server.
+        """
         return pulumi.get(self, "uid")
 
     @_builtins.property
     @pulumi.getter
     def capabilities(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Capabilities granted by this role.
+        Required on Create (at least one). Optional on Update (omit if not changing).
+        """
         return pulumi.get(self, "capabilities")
 
     @_builtins.property
     @pulumi.getter(name="createTime")
     def create_time(self) -> Optional[_builtins.str]:
+        """
+        When the role was created.
+        """
         return pulumi.get(self, "create_time")
 
     @_builtins.property
     @pulumi.getter
     def description(self) -> Optional[_builtins.str]:
+        """
+        Optional description of the role's purpose.
+        """
         return pulumi.get(self, "description")
 
     @_builtins.property
     @pulumi.getter(name="updateTime")
     def update_time(self) -> Optional[_builtins.str]:
+        """
+        When the role was last updated.
+        """
         return pulumi.get(self, "update_time")
 
 

@@ -40,6 +40,25 @@ class Advisory(dict):
                  legacy_advisory_id: Optional[_builtins.str] = None,
                  severities: Optional[Sequence['outputs.Severity']] = None,
                  update_time: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str uid: The unique identifier (UIDP) for the Advisory.
+        :param _builtins.str advisory_id: advisory_id is the CGA identifier for the advisory
+        :param Sequence[_builtins.str] aliases: Other vulnerability identifiers this advisory applies to (CVE, GHSA, etc).
+        :param _builtins.str artifact_architecture: The architecture of the artifact
+        :param _builtins.str artifact_name: The artifact name (e.g., wheel, jar name)
+        :param _builtins.str artifact_type: The artifact type (e.g., apk, image, library)
+        :param _builtins.str author: The person or service account that created this advisory.
+        :param _builtins.str component_location: The filesystem location of the component
+        :param _builtins.str component_name: The name of the component within the subpackage where the vulnerability was matched.
+        :param _builtins.str component_type: The language ecosystem (go-module, python, etc).
+        :param _builtins.str create_time: When the advisory was created.
+        :param _builtins.str delete_time: When the advisory was deleted (if applicable).
+        :param Sequence['AdvisoryEvent'] events: Advisory events associated with this advisory (detected, fixed, etc).
+        :param _builtins.str legacy_advisory_id: The advisory ID from the GitHub advisories repositories, if this advisory was migrated.
+        :param Sequence['Severity'] severities: Severity scoring for the vulnerability associated with this advisory.
+               Sourced from vulnerability metadata (e.g., OSV) via the advisory's aliases.
+        :param _builtins.str update_time: When the advisory was last updated
+        """
         pulumi.set(__self__, "uid", uid)
         if advisory_id is not None:
             pulumi.set(__self__, "advisory_id", advisory_id)
@@ -75,81 +94,130 @@ class Advisory(dict):
     @_builtins.property
     @pulumi.getter
     def uid(self) -> _builtins.str:
+        """
+        The unique identifier (UIDP) for the Advisory.
+        """
         return pulumi.get(self, "uid")
 
     @_builtins.property
     @pulumi.getter(name="advisoryId")
     def advisory_id(self) -> Optional[_builtins.str]:
+        """
+        advisory_id is the CGA identifier for the advisory
+        """
         return pulumi.get(self, "advisory_id")
 
     @_builtins.property
     @pulumi.getter
     def aliases(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Other vulnerability identifiers this advisory applies to (CVE, GHSA, etc).
+        """
         return pulumi.get(self, "aliases")
 
     @_builtins.property
     @pulumi.getter(name="artifactArchitecture")
     def artifact_architecture(self) -> Optional[_builtins.str]:
+        """
+        The architecture of the artifact
+        """
         return pulumi.get(self, "artifact_architecture")
 
     @_builtins.property
     @pulumi.getter(name="artifactName")
     def artifact_name(self) -> Optional[_builtins.str]:
+        """
+        The artifact name (e.g., wheel, jar name)
+        """
         return pulumi.get(self, "artifact_name")
 
     @_builtins.property
     @pulumi.getter(name="artifactType")
     def artifact_type(self) -> Optional[_builtins.str]:
+        """
+        The artifact type (e.g., apk, image, library)
+        """
         return pulumi.get(self, "artifact_type")
 
     @_builtins.property
     @pulumi.getter
     def author(self) -> Optional[_builtins.str]:
+        """
+        The person or service account that created this advisory.
+        """
         return pulumi.get(self, "author")
 
     @_builtins.property
     @pulumi.getter(name="componentLocation")
     def component_location(self) -> Optional[_builtins.str]:
+        """
+        The filesystem location of the component
+        """
         return pulumi.get(self, "component_location")
 
     @_builtins.property
     @pulumi.getter(name="componentName")
     def component_name(self) -> Optional[_builtins.str]:
+        """
+        The name of the component within the subpackage where the vulnerability was matched.
+        """
         return pulumi.get(self, "component_name")
 
     @_builtins.property
     @pulumi.getter(name="componentType")
     def component_type(self) -> Optional[_builtins.str]:
+        """
+        The language ecosystem (go-module, python, etc).
+        """
         return pulumi.get(self, "component_type")
 
     @_builtins.property
     @pulumi.getter(name="createTime")
     def create_time(self) -> Optional[_builtins.str]:
+        """
+        When the advisory was created.
+        """
         return pulumi.get(self, "create_time")
 
     @_builtins.property
     @pulumi.getter(name="deleteTime")
     def delete_time(self) -> Optional[_builtins.str]:
+        """
+        When the advisory was deleted (if applicable).
+        """
         return pulumi.get(self, "delete_time")
 
     @_builtins.property
     @pulumi.getter
     def events(self) -> Optional[Sequence['outputs.AdvisoryEvent']]:
+        """
+        Advisory events associated with this advisory (detected, fixed, etc).
+        """
         return pulumi.get(self, "events")
 
     @_builtins.property
     @pulumi.getter(name="legacyAdvisoryId")
     def legacy_advisory_id(self) -> Optional[_builtins.str]:
+        """
+        The advisory ID from the GitHub advisories repositories, if this advisory was migrated.
+        """
         return pulumi.get(self, "legacy_advisory_id")
 
     @_builtins.property
     @pulumi.getter
     def severities(self) -> Optional[Sequence['outputs.Severity']]:
+        """
+        Severity scoring for the vulnerability associated with this advisory.
+        Sourced from vulnerability metadata (e.g., OSV) via the advisory's aliases.
+        """
         return pulumi.get(self, "severities")
 
     @_builtins.property
     @pulumi.getter(name="updateTime")
     def update_time(self) -> Optional[_builtins.str]:
+        """
+        When the advisory was last updated
+        """
         return pulumi.get(self, "update_time")
 
 
@@ -159,6 +227,11 @@ class AdvisoryEvent(dict):
                  author: Optional[_builtins.str] = None,
                  create_time: Optional[_builtins.str] = None,
                  review_state: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str author: The person or service account who created this event.
+        :param _builtins.str create_time: The creation time of the event.
+        :param _builtins.str review_state: The state of review for the event.
+        """
         if author is not None:
             pulumi.set(__self__, "author", author)
         if create_time is not None:
@@ -169,16 +242,25 @@ class AdvisoryEvent(dict):
     @_builtins.property
     @pulumi.getter
     def author(self) -> Optional[_builtins.str]:
+        """
+        The person or service account who created this event.
+        """
         return pulumi.get(self, "author")
 
     @_builtins.property
     @pulumi.getter(name="createTime")
     def create_time(self) -> Optional[_builtins.str]:
+        """
+        The creation time of the event.
+        """
         return pulumi.get(self, "create_time")
 
     @_builtins.property
     @pulumi.getter(name="reviewState")
     def review_state(self) -> Optional[_builtins.str]:
+        """
+        The state of review for the event.
+        """
         return pulumi.get(self, "review_state")
 
 
@@ -187,6 +269,10 @@ class Severity(dict):
     def __init__(__self__, *,
                  score: Optional[_builtins.str] = None,
                  type: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str score: The score string (CVSS vector string or numeric value depending on type).
+        :param _builtins.str type: The type of severity scoring method used.
+        """
         if score is not None:
             pulumi.set(__self__, "score", score)
         if type is not None:
@@ -195,11 +281,17 @@ class Severity(dict):
     @_builtins.property
     @pulumi.getter
     def score(self) -> Optional[_builtins.str]:
+        """
+        The score string (CVSS vector string or numeric value depending on type).
+        """
         return pulumi.get(self, "score")
 
     @_builtins.property
     @pulumi.getter
     def type(self) -> Optional[_builtins.str]:
+        """
+        The type of severity scoring method used.
+        """
         return pulumi.get(self, "type")
 
 
