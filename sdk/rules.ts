@@ -33,12 +33,12 @@ export const AWS_ACCOUNT_PATTERN = /^\d{12}$/;
 // ---- members a client may not set ---------------------------------------------------------------
 
 /**
- * Members the OpenAPI document leaves writable that a client may not set: a group's `kind` is inherited from its
- * root and `verified` only Chainguard staff change (the emulator answers 7 for a different value). Create and
- * update bodies, and the update-mask paths, leave them out.
+ * Members the OpenAPI document leaves writable that a client may not set: a group's `verified` only Chainguard
+ * staff change (the emulator answers 7 for a different value). Create and update bodies, and the update-mask paths,
+ * leave them out. (A group's `kind` is settable on an organization only; the emulator refuses it on a subgroup.)
  */
 export const NOT_CLIENT_SETTABLE = {
-  Group: ["kind", "verified"],
+  Group: ["verified"],
 } as const;
 
 // ---- identities ---------------------------------------------------------------------------------

@@ -7,8 +7,17 @@ import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { parentOf } from "../../sdk/uidp";
 import { underAny } from "../access";
-import { invalidArgument, notFound } from "../errors";
-import { parseListParams, type ListParams, type Query } from "../listing";
+import { notFound } from "../errors";
+import { refuseUnknownMembers } from "../members";
+import {
+  PAGING_PARAMS,
+  UIDP_PARAMS,
+  checkQuery,
+  parseListParams,
+  type ListParams,
+  type ParamRule,
+  type Query,
+} from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
 import type { RouteContext } from "./types";
@@ -37,6 +46,11 @@ export interface CollectionSpec {
    * independently of, whether the object exists (AIP-211).
    */
   accessGroupOfUid?: (uid: string) => string;
+  /**
+   * The list's own parameters beyond paging and the uidp filters (camelCase; see ParamRule), each honoured by
+   * `filters` (or the generic `name`) or refused with a reason. Default: `name` alone.
+   */
+  listParams?: Readonly<Record<string, ParamRule>>;
   /** Extra list filters: a predicate and a stable key for caching. */
   filters?: (query: Query) => { key: string; test: (object: StoredObject) => boolean } | undefined;
   /** Objects every caller may see (built-in roles). */
@@ -146,8 +160,18 @@ export function withBothSpellings(query: Query): Query {
   return out;
 }
 
+/** Every parameter a v2 list of this collection takes, with its rule. */
+export function listParameters(spec: CollectionSpec): Readonly<Record<string, ParamRule>> {
+  return { ...UIDP_PARAMS, ...(spec.listParams ?? { name: "text" }), ...PAGING_PARAMS };
+}
+
+/** Is `uid` strictly below `ancestor`? */
+const below = (uid: string, ancestor: string): boolean => uid.startsWith(`${ancestor}/`);
+
 export function listHandler(spec: CollectionSpec) {
+  const rules = listParameters(spec);
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, rules, `GET ${spec.prefix}`);
     const query = withBothSpellings(ctx.query);
     const params = parseListParams(query, spec.sortable);
     const extra = spec.filters?.(query);
@@ -157,6 +181,9 @@ export function listHandler(spec: CollectionSpec) {
       spec.kind,
       params.descendantsOf,
       params.childrenOf,
+      params.ancestorsOf,
+      params.inRoot,
+      params.ids,
       params.name,
       extra?.key,
       params.orderField,
@@ -166,15 +193,18 @@ export function listHandler(spec: CollectionSpec) {
       const roots = access.grantRoots(ctx.caller, cap(spec, "LIST"));
       const matches = (o: StoredObject): boolean =>
         (params.name === undefined || o.fields.name === params.name) &&
+        (params.ids === undefined || params.ids.includes(o.uid)) &&
+        (params.inRoot !== true || !o.uid.includes("/")) &&
+        (params.ancestorsOf === undefined || below(params.ancestorsOf, o.uid)) &&
         (extra === undefined || extra.test(o));
       if (spec.globalObjects !== undefined)
         for (const o of spec.globalObjects(params)) if (matches(o)) yield o;
       if (roots.size === 0) return;
       const source =
         params.childrenOf !== undefined ? store.children(spec.kind, params.childrenOf) : store.all(spec.kind);
-      const below = params.descendantsOf === undefined ? undefined : `${params.descendantsOf}/`;
+      const under = params.descendantsOf === undefined ? undefined : `${params.descendantsOf}/`;
       for (const o of source) {
-        if (below !== undefined && !(o.parent === params.descendantsOf || o.parent.startsWith(below)))
+        if (under !== undefined && !(o.parent === params.descendantsOf || o.parent.startsWith(under)))
           continue;
         if (!matches(o)) continue;
         if (!underAny(accessGroup(o), roots)) continue;
@@ -198,17 +228,28 @@ export function listHandler(spec: CollectionSpec) {
   };
 }
 
+/**
+ * Get, create and delete take no query parameter and PATCH only `updateMask` (the OpenAPI documents none; the
+ * spec adds updateMask): anything else is refused, never ignored (a misspelt mask would otherwise change the
+ * fields the body implies).
+ */
+export const NO_PARAMS: Readonly<Record<string, ParamRule>> = {};
+export const UPDATE_PARAMS: Readonly<Record<string, ParamRule>> = { updateMask: "text" };
+
 export function getHandler(spec: CollectionSpec) {
-  return (ctx: RouteContext): Record<string, unknown> =>
-    spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
+  return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, NO_PARAMS, `GET ${spec.prefix}/{uid}`);
+    return spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
+  };
 }
 
 /** Output-only members of every resource, ignored when a client sends them on create (AIP-203). */
 const OUTPUT_ONLY_ON_CREATE = ["uid", "createTime", "updateTime"];
 
 /**
- * A create body member that is neither a field of the resource nor an output-only one is code 3 naming it: the
- * emulator stores everything it accepts, so it refuses what it cannot store rather than drop it.
+ * A create body member that is neither a field of the resource nor an output-only one, at any depth, is code 3
+ * naming its path (../members.ts): the emulator stores everything it accepts, so it refuses what it cannot store
+ * rather than drop it.
  */
 export function refuseUnknownFields(
   body: unknown,
@@ -216,21 +257,13 @@ export function refuseUnknownFields(
   label: string,
   ignored: readonly string[] = [],
 ): void {
-  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
-  if (shape === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
-  const unknown = Object.keys(body).filter(
-    (key) => !(key in shape) && !OUTPUT_ONLY_ON_CREATE.includes(key) && !ignored.includes(key),
-  );
-  if (unknown.length === 0) return;
-  throw invalidArgument(
-    `${unknown.join(", ")}: not ${unknown.length === 1 ? "a field" : "fields"} of a ${label}`,
-    unknown.map((field) => ({ field, description: `${field} is not a field of a ${label}` })),
-  );
+  refuseUnknownMembers(body, schema, label, [...OUTPUT_ONLY_ON_CREATE, ...ignored]);
 }
 
 export function createHandler(spec: CollectionSpec) {
   const create = spec.create!;
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, NO_PARAMS, `POST ${spec.prefix}/{uid}`);
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
@@ -250,14 +283,19 @@ export function createHandler(spec: CollectionSpec) {
 export function updateHandler(spec: CollectionSpec) {
   const update = spec.update!;
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, UPDATE_PARAMS, `PATCH ${spec.prefix}/{uid}`);
     const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
-    const { changes: merged, paths } = resolveUpdate(
-      ctx.query,
-      ctx.body,
-      object.fields,
-      spec.toWire(object, ctx),
-      update,
-    );
+    const wire = spec.toWire(object, ctx);
+    // Unknown members are refused as on create; output-only ones (in the wire form) are resolveUpdate's to judge.
+    refuseUnknownMembers(ctx.body, update.schema, spec.label, [
+      ...OUTPUT_ONLY_ON_CREATE,
+      ...Object.keys(wire),
+      ...(update.ignored ?? []),
+      ...Object.keys(update.restricted ?? {}),
+    ]);
+    const { changes: merged, paths } = resolveUpdate(ctx.query, ctx.body, object.fields, wire, update);
+    // Nothing to change (no body, null, {}, or only output-only echoes): a true no-op, updateTime included.
+    if (paths.length === 0) return wire;
     // The values after the update are validated whole, so a nested change cannot leave an invalid message.
     const defined = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));
     const parsed = ctx.svc.parseBody(update.schema, defined, update.check) as Record<string, unknown>;
@@ -281,6 +319,7 @@ export function applyChanges(object: StoredObject, changes: Record<string, unkno
 
 export function deleteHandler(spec: CollectionSpec) {
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, NO_PARAMS, `DELETE ${spec.prefix}/{uid}`);
     const object = loadVisible(spec, ctx, ctx.uid, "DELETE");
     spec.beforeDelete?.(object, ctx);
     ctx.svc.store.delete(spec.kind, object.uid);

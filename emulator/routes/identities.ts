@@ -19,10 +19,22 @@ import {
 import { underAny } from "../access";
 import { claimMatchViolations, validateClaimMatch } from "../claim-match";
 import { badField } from "../errors";
-import { queryParam } from "../listing";
+import { checkQuery, queryParam } from "../listing";
 import type { StoredObject } from "../store";
 import { COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
 import type { RouteContext } from "./types";
+
+/**
+ * The list's relationshipType (OpenAPI enum) → the member that says how such an identity is assumed;
+ * UNSPECIFIED matches all.
+ */
+const RELATIONSHIP_TYPES: Readonly<Record<string, string | undefined>> = {
+  RELATIONSHIP_TYPE_UNSPECIFIED: undefined,
+  RELATIONSHIP_TYPE_CLAIM_MATCH: "claimMatch",
+  RELATIONSHIP_TYPE_STATIC: "staticKeys",
+  RELATIONSHIP_TYPE_AWS_IDENTITY: "awsIdentity",
+  RELATIONSHIP_TYPE_SERVICE_PRINCIPAL: "servicePrincipal",
+};
 
 export const identities: CollectionSpec = {
   kind: "identities",
@@ -31,6 +43,13 @@ export const identities: CollectionSpec = {
   prefix: "/iam/v2beta1/identities",
   capability: "CAP_IAM_IDENTITY",
   sortable: [...COMMON_SORT, "lastSeenTime"],
+  listParams: { name: "text", relationshipType: Object.keys(RELATIONSHIP_TYPES) },
+  filters: (query) => {
+    const type = queryParam(query, "relationshipType", "relationship_type");
+    const member = type === undefined ? undefined : RELATIONSHIP_TYPES[type];
+    if (member === undefined) return undefined;
+    return { key: member, test: (o) => o.fields[member] !== undefined };
+  },
   toWire: (o) => ({ description: "", ...baseWire(o), lastSeenTime: o.fields.lastSeenTime ?? o.createTime }),
   create: {
     schema: IdentityCreate,
@@ -121,6 +140,7 @@ function checkStaticKeys(staticKeys: Record<string, unknown>, now: number): Reco
  * caller cannot see); the oldest if several. Undefined if none.
  */
 export function lookupIdentity(ctx: RouteContext): { issuer: string; subject: string; found?: StoredObject } {
+  checkQuery(ctx.query, { issuer: "text", subject: "text" }, `GET ${ctx.path}`);
   const issuer = queryParam(ctx.query, "issuer") ?? "";
   const subject = queryParam(ctx.query, "subject") ?? "";
   if (issuer === "") throw badField("issuer", "issuer (the OIDC issuer URL) is required");

@@ -8,10 +8,10 @@ import { describedAs, pick } from "./derive";
 import * as wire from "./openapi.generated";
 
 /**
- * The OIDC settings. `correlationRule` (matching logins to SCIM-provisioned users) is not modelled here: like
- * `scim` below, this kit leaves SCIM out, so neither is sent nor read back.
+ * The OIDC settings, as the OpenAPI gives them. `correlationRule` (how a login is matched to the SCIM user this
+ * provider provisioned) is a closed enum sent by name, set on create only; `scim` below is left out of this kit.
  */
-const OidcWire = wire.IdentityProviderOIDC.omit({ correlationRule: true });
+const OidcWire = wire.IdentityProviderOIDC;
 
 export const Oidc = OidcWire.required({ issuer: true, clientId: true });
 export type Oidc = z.infer<typeof Oidc>;
@@ -24,6 +24,11 @@ export type IdentityProvider = z.infer<typeof IdentityProvider>;
 const OidcInput = OidcWire.extend({
   issuer: z.url({ error: "oidc.issuer must be an https URL" }),
   clientId: z.string().min(1, "oidc.clientId must not be empty"),
+  correlationRule: z
+    .enum(wire.IdentityProviderOIDCCorrelationRuleValues, {
+      error: `oidc.correlationRule must be one of ${wire.IdentityProviderOIDCCorrelationRuleValues.join(", ")}`,
+    })
+    .optional(),
 });
 
 export const IdentityProviderCreate = pick(wire.IdentityProvider, wire.IdentityProviderWritable).extend({

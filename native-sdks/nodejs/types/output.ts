@@ -296,6 +296,18 @@ export namespace iam {
          */
         clientSecret?: string;
         /**
+         * Selects how OIDC logins are matched to SCIM-provisioned users. Unset
+         * selects CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID. Immutable after the
+         * identity provider is created: changing the rule that maps token claims
+         * to identities would re-open attacker-controllable-claim attacks; a
+         * different rule requires creating a new identity provider. Updates that
+         * restate the current rule (or leave it unset) are a no-op — a
+         * read-modify-write client may echo the field back safely, including over
+         * HTTP PATCH, where the update mask is derived from the request-body keys.
+         * Updates that change it are rejected.
+         */
+        correlationRule?: string;
+        /**
          * Name of the OIDC token claim that carries the user's group memberships
          * (e.g. "groups" for Entra, a custom claim name for Okta). Required for
          * IdP group-based role mapping; when empty, group extraction is skipped.

@@ -2076,6 +2076,16 @@ type IdentityProviderInfoOidc struct {
 	// gRPC clients, which send only the fields you set) to avoid this.
 	// Sensitive: marked debug_redact so redaction-aware log formatting omits it.
 	ClientSecret *string `pulumi:"clientSecret"`
+	// Selects how OIDC logins are matched to SCIM-provisioned users. Unset
+	// selects CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID. Immutable after the
+	// identity provider is created: changing the rule that maps token claims
+	// to identities would re-open attacker-controllable-claim attacks; a
+	// different rule requires creating a new identity provider. Updates that
+	// restate the current rule (or leave it unset) are a no-op — a
+	// read-modify-write client may echo the field back safely, including over
+	// HTTP PATCH, where the update mask is derived from the request-body keys.
+	// Updates that change it are rejected.
+	CorrelationRule *string `pulumi:"correlationRule"`
 	// Name of the OIDC token claim that carries the user's group memberships
 	// (e.g. "groups" for Entra, a custom claim name for Okta). Required for
 	// IdP group-based role mapping; when empty, group extraction is skipped.
@@ -2121,6 +2131,16 @@ type IdentityProviderInfoOidcArgs struct {
 	// gRPC clients, which send only the fields you set) to avoid this.
 	// Sensitive: marked debug_redact so redaction-aware log formatting omits it.
 	ClientSecret pulumi.StringPtrInput `pulumi:"clientSecret"`
+	// Selects how OIDC logins are matched to SCIM-provisioned users. Unset
+	// selects CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID. Immutable after the
+	// identity provider is created: changing the rule that maps token claims
+	// to identities would re-open attacker-controllable-claim attacks; a
+	// different rule requires creating a new identity provider. Updates that
+	// restate the current rule (or leave it unset) are a no-op — a
+	// read-modify-write client may echo the field back safely, including over
+	// HTTP PATCH, where the update mask is derived from the request-body keys.
+	// Updates that change it are rejected.
+	CorrelationRule pulumi.StringPtrInput `pulumi:"correlationRule"`
 	// Name of the OIDC token claim that carries the user's group memberships
 	// (e.g. "groups" for Entra, a custom claim name for Okta). Required for
 	// IdP group-based role mapping; when empty, group extraction is skipped.
@@ -2240,6 +2260,19 @@ func (o IdentityProviderInfoOidcOutput) ClientSecret() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.ClientSecret }).(pulumi.StringPtrOutput)
 }
 
+// Selects how OIDC logins are matched to SCIM-provisioned users. Unset
+// selects CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID. Immutable after the
+// identity provider is created: changing the rule that maps token claims
+// to identities would re-open attacker-controllable-claim attacks; a
+// different rule requires creating a new identity provider. Updates that
+// restate the current rule (or leave it unset) are a no-op — a
+// read-modify-write client may echo the field back safely, including over
+// HTTP PATCH, where the update mask is derived from the request-body keys.
+// Updates that change it are rejected.
+func (o IdentityProviderInfoOidcOutput) CorrelationRule() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.CorrelationRule }).(pulumi.StringPtrOutput)
+}
+
 // Name of the OIDC token claim that carries the user's group memberships
 // (e.g. "groups" for Entra, a custom claim name for Okta). Required for
 // IdP group-based role mapping; when empty, group extraction is skipped.
@@ -2324,6 +2357,24 @@ func (o IdentityProviderInfoOidcPtrOutput) ClientSecret() pulumi.StringPtrOutput
 			return nil
 		}
 		return v.ClientSecret
+	}).(pulumi.StringPtrOutput)
+}
+
+// Selects how OIDC logins are matched to SCIM-provisioned users. Unset
+// selects CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID. Immutable after the
+// identity provider is created: changing the rule that maps token claims
+// to identities would re-open attacker-controllable-claim attacks; a
+// different rule requires creating a new identity provider. Updates that
+// restate the current rule (or leave it unset) are a no-op — a
+// read-modify-write client may echo the field back safely, including over
+// HTTP PATCH, where the update mask is derived from the request-body keys.
+// Updates that change it are rejected.
+func (o IdentityProviderInfoOidcPtrOutput) CorrelationRule() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *IdentityProviderInfoOidc) *string {
+		if v == nil {
+			return nil
+		}
+		return v.CorrelationRule
 	}).(pulumi.StringPtrOutput)
 }
 

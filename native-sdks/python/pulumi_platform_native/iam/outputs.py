@@ -780,6 +780,7 @@ class IdentityProviderInfoOidc(dict):
                  additional_scopes: Optional[Sequence[_builtins.str]] = None,
                  client_id: Optional[_builtins.str] = None,
                  client_secret: Optional[_builtins.str] = None,
+                 correlation_rule: Optional[_builtins.str] = None,
                  groups_claim: Optional[_builtins.str] = None,
                  issuer: Optional[_builtins.str] = None,
                  pkce_enabled: Optional[_builtins.bool] = None):
@@ -804,6 +805,15 @@ class IdentityProviderInfoOidc(dict):
                will clear it; set the update mask explicitly (or use the generated
                gRPC clients, which send only the fields you set) to avoid this.
                Sensitive: marked debug_redact so redaction-aware log formatting omits it.
+        :param _builtins.str correlation_rule: Selects how OIDC logins are matched to SCIM-provisioned users. Unset
+               selects CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID. Immutable after the
+               identity provider is created: changing the rule that maps token claims
+               to identities would re-open attacker-controllable-claim attacks; a
+               different rule requires creating a new identity provider. Updates that
+               restate the current rule (or leave it unset) are a no-op — a
+               read-modify-write client may echo the field back safely, including over
+               HTTP PATCH, where the update mask is derived from the request-body keys.
+               Updates that change it are rejected.
         :param _builtins.str groups_claim: Name of the OIDC token claim that carries the user's group memberships
                (e.g. "groups" for Entra, a custom claim name for Okta). Required for
                IdP group-based role mapping; when empty, group extraction is skipped.
@@ -817,6 +827,8 @@ class IdentityProviderInfoOidc(dict):
             pulumi.set(__self__, "client_id", client_id)
         if client_secret is not None:
             pulumi.set(__self__, "client_secret", client_secret)
+        if correlation_rule is not None:
+            pulumi.set(__self__, "correlation_rule", correlation_rule)
         if groups_claim is not None:
             pulumi.set(__self__, "groups_claim", groups_claim)
         if issuer is not None:
@@ -862,6 +874,22 @@ class IdentityProviderInfoOidc(dict):
         Sensitive: marked debug_redact so redaction-aware log formatting omits it.
         """
         return pulumi.get(self, "client_secret")
+
+    @_builtins.property
+    @pulumi.getter(name="correlationRule")
+    def correlation_rule(self) -> Optional[_builtins.str]:
+        """
+        Selects how OIDC logins are matched to SCIM-provisioned users. Unset
+        selects CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID. Immutable after the
+        identity provider is created: changing the rule that maps token claims
+        to identities would re-open attacker-controllable-claim attacks; a
+        different rule requires creating a new identity provider. Updates that
+        restate the current rule (or leave it unset) are a no-op — a
+        read-modify-write client may echo the field back safely, including over
+        HTTP PATCH, where the update mask is derived from the request-body keys.
+        Updates that change it are rejected.
+        """
+        return pulumi.get(self, "correlation_rule")
 
     @_builtins.property
     @pulumi.getter(name="groupsClaim")
