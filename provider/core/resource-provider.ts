@@ -88,17 +88,16 @@ export function deriveDescription<I extends CommonInputs, T extends { uid: strin
   derived: DerivedDescription<I, T>,
 ): ResourceDescription<I, T> {
   const { declaration, wire, create, update, ...rest } = derived;
-  const wireOfInputs = wire as WireMapping<I, unknown>;
   return {
     ...rest,
     declaration,
     wire,
-    create: (client, inputs) => create(client, inputs, createBody(declaration, wireOfInputs, inputs)),
+    create: (client, inputs) => create(client, inputs, createBody(declaration, wire, inputs)),
     ...(update === undefined
       ? {}
       : {
           update: (client: PlatformClient, uid: string, inputs: I, fields: string[]) =>
-            update(client, uid, updateBody(declaration, wireOfInputs, inputs, fields)),
+            update(client, uid, updateBody(declaration, wire, inputs, fields)),
         }),
     inputsOf: (object) => inputsFromObject(declaration, wire, object),
   };

@@ -58,9 +58,9 @@ function declaredDefault(declaration: ResourceDeclaration, key: string): unknown
   return Array.isArray(value) ? [...(value as readonly string[])] : value;
 }
 
-function body<I>(
+function body<I, T>(
   declaration: ResourceDeclaration,
-  wire: WireMapping<I, unknown>,
+  wire: WireMapping<I, T>,
   inputs: I,
   mask: readonly string[] | undefined,
 ): Props {
@@ -80,18 +80,18 @@ function body<I>(
 }
 
 /** The create body: every declared API input that goes in a body, in declaration order. */
-export function createBody<I>(
+export function createBody<I, T>(
   declaration: ResourceDeclaration,
-  wire: WireMapping<I, unknown>,
+  wire: WireMapping<I, T>,
   inputs: I,
 ): Props {
   return body(declaration, wire, inputs, undefined);
 }
 
 /** The update body for `mask` (the changed fields): exactly those fields, in declaration order. */
-export function updateBody<I>(
+export function updateBody<I, T>(
   declaration: ResourceDeclaration,
-  wire: WireMapping<I, unknown>,
+  wire: WireMapping<I, T>,
   inputs: I,
   mask: readonly string[],
 ): Props {
