@@ -21,7 +21,7 @@ import {
   throwViolations,
 } from "./bounds";
 import { ApiFailure, internal, invalidArgument, notFound, permissionDenied, unauthenticated } from "./errors";
-import type { Faults } from "./faults";
+import type { FaultRule, Faults } from "./faults";
 import type { Query } from "./listing";
 import type { LoggedRequest, Service } from "./service";
 import { CONTROL_PREFIX } from "./routes/control";
@@ -138,9 +138,34 @@ export function allowedMethods(routes: Route[]): (path: string) => string[] {
   return (path) => [...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method))].sort();
 }
 
+/**
+ * The emulator's HTTP server: fastify with the AIP-193 envelope for everything that goes wrong before a route
+ * (newFastify), bodies read as JSON or forms, every request timed and logged, control requests screened
+ * before their body is read, errors and unknown routes answered in the envelope, and one handler per route.
+ */
 export function buildServer(options: ServerOptions): FastifyInstance {
-  const { svc, faults } = options;
-  const app = Fastify({
+  const app = newFastify();
+  /** The identity each authenticated request acted as, for the request log. */
+  const identities = new WeakMap<FastifyRequest, string>();
+  addBodyParsers(app);
+  addRequestHooks(app, options, identities);
+  addErrorHandlers(app, options);
+  for (const route of options.routes) {
+    const isControl = route.url.startsWith(CONTROL_PREFIX);
+    app.route({
+      method: route.method,
+      url: route.url,
+      // Seeding large data sets (50,000 groups) goes through the control path in one request.
+      ...(isControl ? { bodyLimit: CONTROL_BODY_LIMIT_BYTES } : {}),
+      handler: routeHandler(route, options, identities),
+    });
+  }
+  return app;
+}
+
+/** Fastify, with errors raised before routing and bytes that are not HTTP answered in the AIP-193 envelope. */
+function newFastify(): FastifyInstance {
+  return Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
     forceCloseConnections: true,
@@ -167,9 +192,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       );
     },
   });
-  const identities = new WeakMap<FastifyRequest, string>();
-  const started = new WeakMap<FastifyRequest, bigint>();
+}
 
+/** Any content type is read as JSON text; a form body becomes a FormBody, which only some routes accept. */
+function addBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   // Any content type is read as JSON text: malformed JSON is an AIP-193 code 3, an empty body is "no body".
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
@@ -201,7 +227,15 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       done(null, new FormBody(params));
     },
   );
+}
 
+/** Control requests screened before their body is read; every request timed, logged, and (API ones) recorded. */
+function addRequestHooks(
+  app: FastifyInstance,
+  options: ServerOptions,
+  identities: WeakMap<FastifyRequest, string>,
+): void {
+  const started = new WeakMap<FastifyRequest, bigint>();
   app.addHook("onRequest", async (request, reply) => {
     started.set(request, process.hrtime.bigint());
     // Before the body is read: a refused control request is not parsed, let alone applied.
@@ -225,11 +259,14 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       query: { ...(request.query as Query) },
       status: reply.statusCode,
       ...(identityUid !== undefined ? { identityUid } : {}),
-      time: svc.now(),
+      time: options.svc.now(),
       durationMs: Math.round(ms * 10) / 10,
     });
   });
+}
 
+/** Every error a handler or fastify raises, and every unknown route or method, as an AIP-193 answer. */
+function addErrorHandlers(app: FastifyInstance, options: ServerOptions): void {
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiFailure) return send(reply, error);
     const fastifyError = error as { code?: string; statusCode?: number; message?: string };
@@ -270,89 +307,112 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     }
     return send(reply, notFound(`no route ${request.method} ${path}`));
   });
+}
 
-  for (const route of options.routes) {
-    const isControl = route.url.startsWith(CONTROL_PREFIX);
-    app.route({
-      method: route.method,
-      url: route.url,
-      // Seeding large data sets (50,000 groups) goes through the control path in one request.
-      ...(isControl ? { bodyLimit: CONTROL_BODY_LIMIT_BYTES } : {}),
-      handler: async (request, reply) => {
-        const path = pathOf(request.url);
-        const fault = isControl ? undefined : faults.pick(request.method, path);
-        if (fault?.action === "status") {
-          const status = fault.status ?? 503;
-          const code = status === 503 ? 14 : status === 429 ? 8 : status >= 500 ? 13 : 3;
-          reply.header("retry-after", "0");
-          return send(reply, new ApiFailure(code, `injected fault (HTTP ${status})`, [], [], status));
-        }
-        if (fault?.action === "drop") {
-          reply.hijack();
-          request.raw.socket.destroy();
-          return reply;
-        }
-        if (fault?.action === "stall")
-          await new Promise((resolve) => setTimeout(resolve, fault.stallMs ?? 1000));
-        if (fault?.action === "advanceClock") advanceClock(svc, fault.advanceMs ?? 0);
-        if (request.body instanceof FormBody && route.formBody !== true) {
-          return send(
-            reply,
-            invalidArgument("this endpoint takes a JSON body, not application/x-www-form-urlencoded", [
-              { field: "body", description: "must be JSON (Content-Type application/json)" },
-            ]),
-          );
-        }
-        const authorization = request.headers.authorization;
-        const ctx: RouteContext = {
-          svc,
-          method: request.method,
-          path,
-          uid: decodeUid((request.params as Record<string, string | undefined>)["*"]),
-          query: request.query as Query,
-          body: request.body,
-          caller: { identityUid: "" },
-          authorization,
-          url: options.url(),
-        };
-        if (route.auth !== false) {
-          ctx.caller = authenticate(svc, authorization);
-          identities.set(request, ctx.caller.identityUid);
-        }
-        throwViolations(queryViolations(ctx.query));
-        const bodyViolations = boundViolations(
-          ctx.body,
-          isControl ? MAX_CONTROL_COLLECTION : MAX_API_COLLECTION,
-        );
-        if (route.parsesBody !== true) throwViolations(bodyViolations);
-        // All or nothing: a handler that throws leaves the store as it found it. An async handler (token exchange)
-        // runs its checks first and writes only after its last await, outside this synchronous section.
-        const { result: pending } = svc.store.transaction(() => {
-          svc.pendingBodyViolations = bodyViolations;
-          try {
-            const result = route.handler(ctx);
-            // A body-parsing handler that finished without parsing still may not act on an unbounded body.
-            throwViolations(svc.pendingBodyViolations);
-            return { result };
-          } finally {
-            svc.pendingBodyViolations = [];
-          }
-        });
-        const result = await pending;
-        svc.persist();
-        if (fault?.action === "applyThenDrop") {
-          reply.hijack();
-          request.raw.socket.destroy();
-          return reply;
-        }
-        return reply
-          .status(200)
-          .type("application/json")
-          .send(result ?? {});
-      },
-    });
+/**
+ * One route's handler: an injected fault first, then the body's form, the caller, the bounds, and the route's own
+ * handler in a store transaction; the value it returns is the 200 answer.
+ */
+function routeHandler(
+  route: Route,
+  options: ServerOptions,
+  identities: WeakMap<FastifyRequest, string>,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  const { svc, faults } = options;
+  const isControl = route.url.startsWith(CONTROL_PREFIX);
+  return async (request, reply) => {
+    const path = pathOf(request.url);
+    const fault = isControl ? undefined : faults.pick(request.method, path);
+    const answered = await applyFault(fault, svc, request, reply);
+    if (answered !== undefined) return answered;
+    if (request.body instanceof FormBody && route.formBody !== true) {
+      return send(
+        reply,
+        invalidArgument("this endpoint takes a JSON body, not application/x-www-form-urlencoded", [
+          { field: "body", description: "must be JSON (Content-Type application/json)" },
+        ]),
+      );
+    }
+    const authorization = request.headers.authorization;
+    const ctx: RouteContext = {
+      svc,
+      method: request.method,
+      path,
+      uid: decodeUid((request.params as Record<string, string | undefined>)["*"]),
+      query: request.query as Query,
+      body: request.body,
+      caller: { identityUid: "" },
+      authorization,
+      url: options.url(),
+    };
+    if (route.auth !== false) {
+      ctx.caller = authenticate(svc, authorization);
+      identities.set(request, ctx.caller.identityUid);
+    }
+    const result = await runInTransaction(route, ctx, isControl);
+    if (fault?.action === "applyThenDrop") {
+      reply.hijack();
+      request.raw.socket.destroy();
+      return reply;
+    }
+    return reply
+      .status(200)
+      .type("application/json")
+      .send(result ?? {});
+  };
+}
+
+/**
+ * An injected fault before the handler: a status or a dropped connection answers the request (returned); a stall
+ * waits and a clock jump advances the clock, and the request goes on (undefined).
+ */
+async function applyFault(
+  fault: FaultRule | undefined,
+  svc: Service,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if (fault?.action === "status") {
+    const status = fault.status ?? 503;
+    const code = status === 503 ? 14 : status === 429 ? 8 : status >= 500 ? 13 : 3;
+    reply.header("retry-after", "0");
+    return send(reply, new ApiFailure(code, `injected fault (HTTP ${status})`, [], [], status));
   }
-  return app;
+  if (fault?.action === "drop") {
+    reply.hijack();
+    request.raw.socket.destroy();
+    return reply;
+  }
+  if (fault?.action === "stall") await new Promise((resolve) => setTimeout(resolve, fault.stallMs ?? 1000));
+  if (fault?.action === "advanceClock") advanceClock(svc, fault.advanceMs ?? 0);
+  return undefined;
+}
+
+/**
+ * The route's handler, after the query's and body's bounds, in a store transaction (all or nothing: a handler
+ * that throws leaves the store as it found it), then persisted.
+ */
+async function runInTransaction(route: Route, ctx: RouteContext, isControl: boolean): Promise<unknown> {
+  const { svc } = ctx;
+  throwViolations(queryViolations(ctx.query));
+  const bodyViolations = boundViolations(ctx.body, isControl ? MAX_CONTROL_COLLECTION : MAX_API_COLLECTION);
+  if (route.parsesBody !== true) throwViolations(bodyViolations);
+  // An async handler (token exchange) runs its checks first and writes only after its last await, outside this
+  // synchronous section.
+  const { result: pending } = svc.store.transaction(() => {
+    svc.pendingBodyViolations = bodyViolations;
+    try {
+      const result = route.handler(ctx);
+      // A body-parsing handler that finished without parsing still may not act on an unbounded body.
+      throwViolations(svc.pendingBodyViolations);
+      return { result };
+    } finally {
+      svc.pendingBodyViolations = [];
+    }
+  });
+  const result = await pending;
+  svc.persist();
+  return result;
 }
 
 /** An advanceClock fault: the clock jumps (never past the year 9999), and the data file saves the new reading. */

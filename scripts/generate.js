@@ -37,7 +37,7 @@ const GENERATORS = [
   {
     name: "classes",
     script: "generate-classes.js",
-    writes: "the resource classes and provider modules under provider/<module>/",
+    writes: "the resource classes, provider modules and data-source functions under provider/<module>/",
   },
   { name: "docs", script: "generate-docs.js", writes: "docs/reference.md and the registry pages in docs/" },
   { name: "sdks", script: "gen-sdks.js", writes: "native-sdks/", engine: true },

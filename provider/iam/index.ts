@@ -4,8 +4,5 @@
  */
 // The resource classes, their Args and the Args of their object types (generated from the declarations).
 export * from "./resources";
-export * from "./get-roles";
-export * from "./get-role";
-export * from "./get-group";
-export * from "./get-identity";
-export * from "./get-identity-providers";
+// The data sources (getX and getXOutput), generated from their declarations.
+export * from "./data-sources";

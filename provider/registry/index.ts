@@ -1,4 +1,3 @@
 /** platform.registry: data sources over registry repositories and their tags (read-only in v2beta1). */
-export * from "./get-repos";
-export * from "./get-repo";
-export * from "./get-tags";
+// The data sources (getX and getXOutput), generated from their declarations.
+export * from "./data-sources";

@@ -1,2 +1,3 @@
 /** platform.vulnerabilities: data sources over vulnerability advisories (read-only). */
-export * from "./get-advisories";
+// The data sources (getX and getXOutput), generated from their declarations.
+export * from "./data-sources";
