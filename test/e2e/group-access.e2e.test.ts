@@ -155,6 +155,12 @@ describe.each([typescript, yaml])("GroupAccess end to end (%p)", (makeFront) => 
     expect(added).toContain(EDITOR);
     expect(added).toContain(folder);
     await stack.refresh();
+    // The preview says, binding by binding and with names, what the up then does.
+    const preview = await stack.run(["preview"]);
+    expect(preview.stdout).toContain(
+      `will remove role editor (${EDITOR}) of identity bob (${bob}) on group governed (${folder})`,
+    );
+    expect(preview.stdout).not.toContain("will add");
     emulator.clearRequestLog();
     await stack.up();
     expect(writes().map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -172,6 +178,11 @@ describe.each([typescript, yaml])("GroupAccess end to end (%p)", (makeFront) => 
         { identityUid: bob, roleUid: VIEWER },
       ]),
     );
+    const preview = await stack.run(["preview"]);
+    expect(preview.stdout).toContain(
+      `will add role viewer (${VIEWER}) of identity bob (${bob}) on group governed (${folder})`,
+    );
+    expect(preview.stdout).not.toContain("will remove");
     emulator.clearRequestLog();
     await stack.up();
     expect(writes().map((r) => r.method)).toEqual(["POST"]);
