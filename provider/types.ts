@@ -137,8 +137,8 @@ export interface GroupAccessInputs {
   groupUid: string;
   /** `group`: the bindings directly on the group. `subtree`: the bindings on the group and on every group under it (each binding names its group). */
   scope?: string;
-  /** Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter. */
-  bindings: GroupAccessBindingsItem[];
+  /** Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding. */
+  bindings?: GroupAccessBindingsItem[];
   /** What deleting this resource does to its bindings: `remove` deletes the bindings it declares (the provider's own identity's last), `keep` leaves every binding in place. */
   onDelete?: string;
   /** Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding. */
@@ -155,7 +155,7 @@ export interface GroupAccessState {
   groupUid: string;
   /** `group`: the bindings directly on the group. `subtree`: the bindings on the group and on every group under it (each binding names its group). */
   scope: string;
-  /** Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter. */
+  /** Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding. */
   bindings: GroupAccessBindingsItem[];
   /** What deleting this resource does to its bindings: `remove` deletes the bindings it declares (the provider's own identity's last), `keep` leaves every binding in place. */
   onDelete: string;
@@ -167,8 +167,8 @@ export interface GroupAccessState {
 export interface IdentityAccessInputs {
   /** The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed. */
   identityUid: string;
-  /** Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter. */
-  bindings: IdentityAccessBindingsItem[];
+  /** Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding. */
+  bindings?: IdentityAccessBindingsItem[];
   /** What deleting this resource does to its bindings: `remove` deletes the bindings it declares, `keep` leaves every binding in place. */
   onDelete?: string;
   /** Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding. */
@@ -183,7 +183,7 @@ export interface IdentityAccessInputs {
 export interface IdentityAccessState {
   /** The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed. */
   identityUid: string;
-  /** Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter. */
+  /** Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding. */
   bindings: IdentityAccessBindingsItem[];
   /** What deleting this resource does to its bindings: `remove` deletes the bindings it declares, `keep` leaves every binding in place. */
   onDelete: string;

@@ -59,6 +59,8 @@ export interface AccessDescription {
   declaredOf(props: Props, scope: Scope): Binding[];
   /** Bindings as the program writes them, in canonical order. */
   programFormOf(bindings: readonly Binding[], scope: Scope): Props[];
+  /** Reads the group or identity the scope belongs to (a NotFoundError when it is gone). */
+  assertExists(client: PlatformClient, scope: Scope): Promise<unknown>;
 }
 
 const OPTION_DEFAULTS = { onDelete: "remove", allowRemovingOwnAccess: false } as const;
@@ -231,6 +233,8 @@ export function defineAccessProvider(spec: AccessDescription): pulumi.dynamic.Re
       try {
         const client = clientFor(state.profile as string | undefined);
         const live = await listScope(client, scope);
+        // No binding at all: the scope may be gone, and then so is the resource (one more call, only then).
+        if (live.length === 0) await spec.assertExists(client, scope);
         const read = stateOf(scope, state, live, id);
         return { id, props: read, inputs: inputsOf(read) };
       } catch (err) {

@@ -32,9 +32,10 @@ export const GROUP_ACCESS = declareResource({
       doc: "`group`: the bindings directly on the group. `subtree`: the bindings on the group and on every group under it (each binding names its group).",
       default: "group",
     }),
-    bindings: input(z.array(GroupAccessBinding), {
-      doc: "Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.",
+    bindings: input(z.array(GroupAccessBinding).optional(), {
+      doc: "Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.",
       compare: "object",
+      default: [],
     }),
     onDelete: input(z.enum(["remove", "keep"]).optional(), {
       doc: "What deleting this resource does to its bindings: `remove` deletes the bindings it declares (the provider's own identity's last), `keep` leaves every binding in place.",

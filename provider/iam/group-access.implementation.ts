@@ -56,6 +56,7 @@ export const description: AccessDescription = {
       roleUid: String(b.roleUid),
     }));
   },
+  assertExists: (client, scope) => client.groups.get(groupScope(scope).groupUid),
   // Every binding names its group, so state, refresh and the program's checked inputs have one form.
   programFormOf(bindings) {
     return bindings.map((b) => ({ identityUid: b.identityUid, roleUid: b.roleUid, groupUid: b.groupUid }));

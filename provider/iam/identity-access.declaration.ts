@@ -24,9 +24,10 @@ export const IDENTITY_ACCESS = declareResource({
     identityUid: input(Uidp, {
       doc: "The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.",
     }),
-    bindings: input(z.array(IdentityAccessBinding), {
-      doc: "Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.",
+    bindings: input(z.array(IdentityAccessBinding).optional(), {
+      doc: "Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.",
       compare: "object",
+      default: [],
     }),
     onDelete: input(z.enum(["remove", "keep"]).optional(), {
       doc: "What deleting this resource does to its bindings: `remove` deletes the bindings it declares, `keep` leaves every binding in place.",

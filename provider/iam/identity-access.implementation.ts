@@ -38,6 +38,7 @@ export const description: AccessDescription = {
       roleUid: String(b.roleUid),
     }));
   },
+  assertExists: (client, scope) => client.identities.get(identityOf(scope)),
   programFormOf(bindings) {
     return bindings.map((b) => ({ groupUid: b.groupUid, roleUid: b.roleUid }));
   },

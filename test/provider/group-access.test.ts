@@ -154,6 +154,16 @@ describe("GroupAccess provider", () => {
     });
   });
 
+  it("reads a group that is gone as gone, and an empty one as holding no binding", async () => {
+    const { c, folder, child } = await fixture();
+    const { id, outs } = await groupAccess.create({ groupUid: folder.uid });
+    expect(outs.bindings).toEqual([]);
+    expect((await groupAccess.read!(id, outs)).inputs).toMatchObject({ bindings: [] });
+    await c.groups.delete(child.uid);
+    await c.groups.delete(folder.uid);
+    expect(await groupAccess.read!(id, outs)).toEqual({});
+  });
+
   it("fails the preview of a change that removes the provider's own access, naming the binding", async () => {
     const { ci } = await fixture();
     const org = h.emulator.orgUid;

@@ -45,9 +45,9 @@ export class GroupAccess extends pulumi.CustomResource {
      */
     declare public readonly allowRemovingOwnAccess: pulumi.Output<boolean | undefined>;
     /**
-     * Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+     * Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
      */
-    declare public readonly bindings: pulumi.Output<outputs.iam.GroupAccessBindingsItem[]>;
+    declare public readonly bindings: pulumi.Output<outputs.iam.GroupAccessBindingsItem[] | undefined>;
     /**
      * The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
      */
@@ -80,9 +80,6 @@ export class GroupAccess extends pulumi.CustomResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         if (!opts.id) {
-            if (args?.bindings === undefined && !opts.urn) {
-                throw new Error("Missing required property 'bindings'");
-            }
             if (args?.groupUid === undefined && !opts.urn) {
                 throw new Error("Missing required property 'groupUid'");
             }
@@ -122,9 +119,9 @@ export interface GroupAccessArgs {
      */
     allowRemovingOwnAccess?: pulumi.Input<boolean | undefined>;
     /**
-     * Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+     * Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
      */
-    bindings: pulumi.Input<pulumi.Input<inputs.iam.GroupAccessBindingsItemArgs>[]>;
+    bindings?: pulumi.Input<pulumi.Input<inputs.iam.GroupAccessBindingsItemArgs>[] | undefined>;
     /**
      * The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
      */

@@ -45,9 +45,9 @@ export class IdentityAccess extends pulumi.CustomResource {
      */
     declare public readonly allowRemovingOwnAccess: pulumi.Output<boolean | undefined>;
     /**
-     * Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+     * Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
      */
-    declare public readonly bindings: pulumi.Output<outputs.iam.IdentityAccessBindingsItem[]>;
+    declare public readonly bindings: pulumi.Output<outputs.iam.IdentityAccessBindingsItem[] | undefined>;
     /**
      * The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
      */
@@ -76,9 +76,6 @@ export class IdentityAccess extends pulumi.CustomResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         if (!opts.id) {
-            if (args?.bindings === undefined && !opts.urn) {
-                throw new Error("Missing required property 'bindings'");
-            }
             if (args?.identityUid === undefined && !opts.urn) {
                 throw new Error("Missing required property 'identityUid'");
             }
@@ -116,9 +113,9 @@ export interface IdentityAccessArgs {
      */
     allowRemovingOwnAccess?: pulumi.Input<boolean | undefined>;
     /**
-     * Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+     * Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
      */
-    bindings: pulumi.Input<pulumi.Input<inputs.iam.IdentityAccessBindingsItemArgs>[]>;
+    bindings?: pulumi.Input<pulumi.Input<inputs.iam.IdentityAccessBindingsItemArgs>[] | undefined>;
     /**
      * The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
      */

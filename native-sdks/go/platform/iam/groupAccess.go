@@ -20,7 +20,7 @@ type GroupAccess struct {
 	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
 	// Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess pulumi.BoolPtrOutput `pulumi:"allowRemovingOwnAccess"`
-	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
 	Bindings GroupAccessBindingsItemArrayOutput `pulumi:"bindings"`
 	// The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
 	GroupUid pulumi.StringOutput `pulumi:"groupUid"`
@@ -41,9 +41,6 @@ func NewGroupAccess(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
-	if args.Bindings == nil {
-		return nil, errors.New("invalid value for required argument 'Bindings'")
-	}
 	if args.GroupUid == nil {
 		return nil, errors.New("invalid value for required argument 'GroupUid'")
 	}
@@ -84,7 +81,7 @@ type groupAccessArgs struct {
 	Adopt *bool `pulumi:"adopt"`
 	// Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess *bool `pulumi:"allowRemovingOwnAccess"`
-	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
 	Bindings []GroupAccessBindingsItem `pulumi:"bindings"`
 	// The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
 	GroupUid string `pulumi:"groupUid"`
@@ -102,7 +99,7 @@ type GroupAccessArgs struct {
 	Adopt pulumi.BoolPtrInput
 	// Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess pulumi.BoolPtrInput
-	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
 	Bindings GroupAccessBindingsItemArrayInput
 	// The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
 	GroupUid pulumi.StringInput
@@ -211,7 +208,7 @@ func (o GroupAccessOutput) AllowRemovingOwnAccess() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *GroupAccess) pulumi.BoolPtrOutput { return v.AllowRemovingOwnAccess }).(pulumi.BoolPtrOutput)
 }
 
-// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
 func (o GroupAccessOutput) Bindings() GroupAccessBindingsItemArrayOutput {
 	return o.ApplyT(func(v *GroupAccess) GroupAccessBindingsItemArrayOutput { return v.Bindings }).(GroupAccessBindingsItemArrayOutput)
 }

@@ -20,7 +20,7 @@ type IdentityAccess struct {
 	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
 	// Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess pulumi.BoolPtrOutput `pulumi:"allowRemovingOwnAccess"`
-	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
 	Bindings IdentityAccessBindingsItemArrayOutput `pulumi:"bindings"`
 	// The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
 	IdentityUid pulumi.StringOutput `pulumi:"identityUid"`
@@ -39,9 +39,6 @@ func NewIdentityAccess(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
-	if args.Bindings == nil {
-		return nil, errors.New("invalid value for required argument 'Bindings'")
-	}
 	if args.IdentityUid == nil {
 		return nil, errors.New("invalid value for required argument 'IdentityUid'")
 	}
@@ -82,7 +79,7 @@ type identityAccessArgs struct {
 	Adopt *bool `pulumi:"adopt"`
 	// Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess *bool `pulumi:"allowRemovingOwnAccess"`
-	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
 	Bindings []IdentityAccessBindingsItem `pulumi:"bindings"`
 	// The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
 	IdentityUid string `pulumi:"identityUid"`
@@ -98,7 +95,7 @@ type IdentityAccessArgs struct {
 	Adopt pulumi.BoolPtrInput
 	// Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess pulumi.BoolPtrInput
-	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
 	Bindings IdentityAccessBindingsItemArrayInput
 	// The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
 	IdentityUid pulumi.StringInput
@@ -205,7 +202,7 @@ func (o IdentityAccessOutput) AllowRemovingOwnAccess() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *IdentityAccess) pulumi.BoolPtrOutput { return v.AllowRemovingOwnAccess }).(pulumi.BoolPtrOutput)
 }
 
-// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
 func (o IdentityAccessOutput) Bindings() IdentityAccessBindingsItemArrayOutput {
 	return o.ApplyT(func(v *IdentityAccess) IdentityAccessBindingsItemArrayOutput { return v.Bindings }).(IdentityAccessBindingsItemArrayOutput)
 }

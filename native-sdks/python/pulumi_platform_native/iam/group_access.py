@@ -21,48 +21,37 @@ __all__ = ['GroupAccessArgs', 'GroupAccess']
 @pulumi.input_type
 class GroupAccessArgs:
     def __init__(__self__, *,
-                 bindings: pulumi.Input[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]],
                  group_uid: pulumi.Input[_builtins.str],
                  adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_removing_own_access: pulumi.Input[Optional[_builtins.bool]] = None,
+                 bindings: pulumi.Input[Optional[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]]] = None,
                  on_delete: pulumi.Input[Optional[_builtins.str]] = None,
                  profile: pulumi.Input[Optional[_builtins.str]] = None,
                  scope: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a GroupAccess resource.
 
-        :param pulumi.Input[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]] bindings: Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
         :param pulumi.Input[_builtins.str] group_uid: The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
         :param pulumi.Input[_builtins.bool] adopt: Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
         :param pulumi.Input[_builtins.bool] allow_removing_own_access: Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
+        :param pulumi.Input[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]] bindings: Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         :param pulumi.Input[_builtins.str] on_delete: What deleting this resource does to its bindings: `remove` deletes the bindings it declares (the provider's own identity's last), `keep` leaves every binding in place.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
         :param pulumi.Input[_builtins.str] scope: `group`: the bindings directly on the group. `subtree`: the bindings on the group and on every group under it (each binding names its group).
         """
-        pulumi.set(__self__, "bindings", bindings)
         pulumi.set(__self__, "group_uid", group_uid)
         if adopt is not None:
             pulumi.set(__self__, "adopt", adopt)
         if allow_removing_own_access is not None:
             pulumi.set(__self__, "allow_removing_own_access", allow_removing_own_access)
+        if bindings is not None:
+            pulumi.set(__self__, "bindings", bindings)
         if on_delete is not None:
             pulumi.set(__self__, "on_delete", on_delete)
         if profile is not None:
             pulumi.set(__self__, "profile", profile)
         if scope is not None:
             pulumi.set(__self__, "scope", scope)
-
-    @_builtins.property
-    @pulumi.getter
-    def bindings(self) -> pulumi.Input[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]]:
-        """
-        Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
-        """
-        return pulumi.get(self, "bindings")
-
-    @bindings.setter
-    def bindings(self, value: pulumi.Input[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]]):
-        pulumi.set(self, "bindings", value)
 
     @_builtins.property
     @pulumi.getter(name="groupUid")
@@ -99,6 +88,18 @@ class GroupAccessArgs:
     @allow_removing_own_access.setter
     def allow_removing_own_access(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "allow_removing_own_access", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def bindings(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]]]:
+        """
+        Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
+        """
+        return pulumi.get(self, "bindings")
+
+    @bindings.setter
+    def bindings(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]]]):
+        pulumi.set(self, "bindings", value)
 
     @_builtins.property
     @pulumi.getter(name="onDelete")
@@ -158,7 +159,7 @@ class GroupAccess(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
         :param pulumi.Input[_builtins.bool] allow_removing_own_access: Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
-        :param pulumi.Input[Sequence[pulumi.Input[Union['GroupAccessBindingsItemArgs', 'GroupAccessBindingsItemArgsDict']]]] bindings: Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['GroupAccessBindingsItemArgs', 'GroupAccessBindingsItemArgsDict']]]] bindings: Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         :param pulumi.Input[_builtins.str] group_uid: The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
         :param pulumi.Input[_builtins.str] on_delete: What deleting this resource does to its bindings: `remove` deletes the bindings it declares (the provider's own identity's last), `keep` leaves every binding in place.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
@@ -206,8 +207,6 @@ class GroupAccess(pulumi.CustomResource):
 
             __props__.__dict__["adopt"] = adopt
             __props__.__dict__["allow_removing_own_access"] = allow_removing_own_access
-            if bindings is None and not opts.urn:
-                raise TypeError("Missing required property 'bindings'")
             __props__.__dict__["bindings"] = bindings
             if group_uid is None and not opts.urn:
                 raise TypeError("Missing required property 'group_uid'")
@@ -266,9 +265,9 @@ class GroupAccess(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def bindings(self) -> pulumi.Output[Sequence['outputs.GroupAccessBindingsItem']]:
+    def bindings(self) -> pulumi.Output[Optional[Sequence['outputs.GroupAccessBindingsItem']]]:
         """
-        Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+        Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         """
         return pulumi.get(self, "bindings")
 

@@ -21,44 +21,33 @@ __all__ = ['IdentityAccessArgs', 'IdentityAccess']
 @pulumi.input_type
 class IdentityAccessArgs:
     def __init__(__self__, *,
-                 bindings: pulumi.Input[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]],
                  identity_uid: pulumi.Input[_builtins.str],
                  adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_removing_own_access: pulumi.Input[Optional[_builtins.bool]] = None,
+                 bindings: pulumi.Input[Optional[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]]] = None,
                  on_delete: pulumi.Input[Optional[_builtins.str]] = None,
                  profile: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a IdentityAccess resource.
 
-        :param pulumi.Input[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]] bindings: Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
         :param pulumi.Input[_builtins.str] identity_uid: The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
         :param pulumi.Input[_builtins.bool] adopt: Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
         :param pulumi.Input[_builtins.bool] allow_removing_own_access: Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
+        :param pulumi.Input[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]] bindings: Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         :param pulumi.Input[_builtins.str] on_delete: What deleting this resource does to its bindings: `remove` deletes the bindings it declares, `keep` leaves every binding in place.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
         """
-        pulumi.set(__self__, "bindings", bindings)
         pulumi.set(__self__, "identity_uid", identity_uid)
         if adopt is not None:
             pulumi.set(__self__, "adopt", adopt)
         if allow_removing_own_access is not None:
             pulumi.set(__self__, "allow_removing_own_access", allow_removing_own_access)
+        if bindings is not None:
+            pulumi.set(__self__, "bindings", bindings)
         if on_delete is not None:
             pulumi.set(__self__, "on_delete", on_delete)
         if profile is not None:
             pulumi.set(__self__, "profile", profile)
-
-    @_builtins.property
-    @pulumi.getter
-    def bindings(self) -> pulumi.Input[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]]:
-        """
-        Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
-        """
-        return pulumi.get(self, "bindings")
-
-    @bindings.setter
-    def bindings(self, value: pulumi.Input[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]]):
-        pulumi.set(self, "bindings", value)
 
     @_builtins.property
     @pulumi.getter(name="identityUid")
@@ -95,6 +84,18 @@ class IdentityAccessArgs:
     @allow_removing_own_access.setter
     def allow_removing_own_access(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "allow_removing_own_access", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def bindings(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]]]:
+        """
+        Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
+        """
+        return pulumi.get(self, "bindings")
+
+    @bindings.setter
+    def bindings(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]]]):
+        pulumi.set(self, "bindings", value)
 
     @_builtins.property
     @pulumi.getter(name="onDelete")
@@ -141,7 +142,7 @@ class IdentityAccess(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
         :param pulumi.Input[_builtins.bool] allow_removing_own_access: Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
-        :param pulumi.Input[Sequence[pulumi.Input[Union['IdentityAccessBindingsItemArgs', 'IdentityAccessBindingsItemArgsDict']]]] bindings: Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['IdentityAccessBindingsItemArgs', 'IdentityAccessBindingsItemArgsDict']]]] bindings: Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         :param pulumi.Input[_builtins.str] identity_uid: The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
         :param pulumi.Input[_builtins.str] on_delete: What deleting this resource does to its bindings: `remove` deletes the bindings it declares, `keep` leaves every binding in place.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
@@ -187,8 +188,6 @@ class IdentityAccess(pulumi.CustomResource):
 
             __props__.__dict__["adopt"] = adopt
             __props__.__dict__["allow_removing_own_access"] = allow_removing_own_access
-            if bindings is None and not opts.urn:
-                raise TypeError("Missing required property 'bindings'")
             __props__.__dict__["bindings"] = bindings
             if identity_uid is None and not opts.urn:
                 raise TypeError("Missing required property 'identity_uid'")
@@ -245,9 +244,9 @@ class IdentityAccess(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def bindings(self) -> pulumi.Output[Sequence['outputs.IdentityAccessBindingsItem']]:
+    def bindings(self) -> pulumi.Output[Optional[Sequence['outputs.IdentityAccessBindingsItem']]]:
         """
-        Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter.
+        Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         """
         return pulumi.get(self, "bindings")
 
