@@ -207,7 +207,8 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       // The kit tests for a usable API unless the profile is unknown: with the provider's own config still
       // unknown, present the profile as unknown to it, and give the program's back.
       const probe = configuredWithUnknowns ? { ...news.props, profile: UNKNOWN } : news.props;
-      const result = await resource.operations.check(olds.props, probe);
+      // The URN goes along: the resources that claim bindings (provider/iam/access) name their conflicts by it.
+      const result = await resource.operations.check(olds.props, probe, request.getUrn());
       const inputs = { ...result.inputs, profile: news.props.profile };
       if (inputs.profile === undefined) delete inputs.profile;
       return checkResponse(inputs, union(news.secrets, resource.declaration.secrets), result.failures);

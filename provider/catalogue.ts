@@ -6,12 +6,14 @@
  * Loaded in the provider process, the plugin and the generators; never by a program (the classes and functions a
  * program imports stay light and use ./types, which is generated from this).
  *
- * May import: the *.implementation modules under ./iam, ./registry, ./vulnerabilities.
+ * May import: the *.implementation modules under ./iam, ./registry, ./vulnerabilities (and their description types).
  */
 import * as group from "./iam/group.implementation";
 import * as identity from "./iam/identity.implementation";
 import * as role from "./iam/role.implementation";
 import * as roleBinding from "./iam/role-binding.implementation";
+import * as groupAccess from "./iam/group-access.implementation";
+import * as identityAccess from "./iam/identity-access.implementation";
 import * as identityProvider from "./iam/identity-provider.implementation";
 import * as groupInvite from "./iam/group-invite.implementation";
 import * as accountAssociation from "./iam/account-association.implementation";
@@ -27,6 +29,7 @@ import * as getAdvisories from "./vulnerabilities/get-advisories.implementation"
 import type * as pulumi from "@pulumi/pulumi";
 import type { DataSourceDeclaration, ResourceDeclaration } from "./core/declaration";
 import type { ResourceDescription, ResourceOperations } from "./core/resource-provider";
+import type { AccessDescription } from "./iam/access-provider";
 
 /**
  * A resource as the catalogue holds it: its shared description (with its declaration), its operations (what the
@@ -35,14 +38,14 @@ import type { ResourceDescription, ResourceOperations } from "./core/resource-pr
 export interface CatalogueResource {
   declaration: ResourceDeclaration;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- every resource's own input and object types
-  description: ResourceDescription<any, any>;
+  description: ResourceDescription<any, any> | AccessDescription;
   operations: ResourceOperations;
   provider: pulumi.dynamic.ResourceProvider;
 }
 
 function entry(module: {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-  description: ResourceDescription<any, any>;
+  description: ResourceDescription<any, any> | AccessDescription;
   resource: ResourceOperations;
   provider: pulumi.dynamic.ResourceProvider;
 }): CatalogueResource {
@@ -60,10 +63,28 @@ export const RESOURCES: readonly CatalogueResource[] = [
   identity,
   role,
   roleBinding,
+  groupAccess,
+  identityAccess,
   identityProvider,
   groupInvite,
   accountAssociation,
 ].map(entry);
+
+/** A resource built on the kit's field mapping: its description maps each declared field to the wire. */
+export type FieldMappedResource = CatalogueResource & {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+  description: ResourceDescription<any, any>;
+};
+
+/**
+ * Every resource but the authoritative ones (GroupAccess, IdentityAccess), whose inputs are a scope and a SET of
+ * bindings applied binding by binding (./iam/access-provider), not fields of one API object. The round trip of
+ * every declared field (test/provider/declared-fields.test.ts) runs over these; the access resources have their
+ * own property test of the set they reach (test/provider/group-access.test.ts).
+ */
+export const FIELD_MAPPED_RESOURCES: readonly FieldMappedResource[] = RESOURCES.filter(
+  (resource): resource is FieldMappedResource => "get" in resource.description,
+);
 
 export const DATA_SOURCES: readonly DataSourceDeclaration[] = [
   getRoles,

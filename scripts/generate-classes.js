@@ -24,10 +24,16 @@ const { loadProviderModule } = require("./provider-module");
 const root = path.resolve(__dirname, "..");
 
 /**
- * The names the hand-written classes published before they were generated, where the rule (the schema's type name
- * without the resource's name) gives another: kept so that programs using them compile.
+ * Names given by hand where the rule (the schema's type name without the resource's name) gives another: the ones the
+ * hand-written classes published before they were generated (kept so that programs using them compile), and the
+ * ones the rule would give two types.
  */
-const PUBLISHED_NAMES = { "platform:iam:AccountAssociationGithub": "GitHub" };
+const PUBLISHED_NAMES = {
+  "platform:iam:AccountAssociationGithub": "GitHub",
+  // Both access resources hold a list of bindings: the rule would name both item types BindingsItem.
+  "platform:iam:GroupAccessBindingsItem": "GroupAccessBinding",
+  "platform:iam:IdentityAccessBindingsItem": "IdentityAccessBinding",
+};
 
 const typeName = (token) => token.split(":")[2];
 

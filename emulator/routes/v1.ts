@@ -4,7 +4,7 @@
  * invites, account associations, identity providers).
  */
 import { z } from "zod";
-import { GROUP_NAME_PATTERN } from "../../sdk/schemas";
+import { GROUP_NAME_PATTERN } from "../../sdk/rules";
 import { underAny } from "../access";
 import { notFound } from "../errors";
 import { checkQuery, queryList, queryParam, type ParamRule } from "../listing";

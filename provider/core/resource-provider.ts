@@ -150,7 +150,15 @@ export interface ResourceDiff {
  * properties in and out, errors already in the user's terms, the diff computed once with its per-property detail.
  */
 export interface ResourceOperations {
-  check(olds: Props, news: Props): Promise<{ inputs: Props; failures?: pulumi.dynamic.CheckFailure[] }>;
+  /**
+   * `urn` is the resource's, where the front knows it (the native plugin; the dynamic host does not): the
+   * resources that claim bindings (provider/iam/access) name the resources they conflict with by it.
+   */
+  check(
+    olds: Props,
+    news: Props,
+    urn?: string,
+  ): Promise<{ inputs: Props; failures?: pulumi.dynamic.CheckFailure[] }>;
   diff(id: string, olds: Props, news: Props): Promise<ResourceDiff>;
   create(inputs: Props): Promise<{ id: string; outs: Props }>;
   /** Empty when the object is gone. `props` is the state; absent for an import or a `get` by id. */
@@ -165,7 +173,8 @@ export function dynamicProvider(resource: ResourceOperations): pulumi.dynamic.Re
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
       await configureFromLookup((key) => req.config.get(key));
     },
-    check: (olds, news) => resource.check(olds, news),
+    // Anything after the inputs (lazy-provider forwards it) is the URN, when a front passes one.
+    check: (olds, news, ...rest: unknown[]) => resource.check(olds, news, rest[0] as string | undefined),
     async diff(id, olds, news) {
       const { changes, replaces, deleteBeforeReplace } = await resource.diff(id, olds, news);
       return { changes, replaces, deleteBeforeReplace };

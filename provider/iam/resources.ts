@@ -19,6 +19,12 @@ import type {
   RoleState,
   RoleBindingInputs,
   RoleBindingState,
+  GroupAccessInputs,
+  GroupAccessState,
+  GroupAccessBindingsItem,
+  IdentityAccessInputs,
+  IdentityAccessState,
+  IdentityAccessBindingsItem,
   IdentityProviderInputs,
   IdentityProviderState,
   GroupInviteInputs,
@@ -37,6 +43,8 @@ import groupProvider = require("./group.provider");
 import identityProvider = require("./identity.provider");
 import roleProvider = require("./role.provider");
 import roleBindingProvider = require("./role-binding.provider");
+import groupAccessProvider = require("./group-access.provider");
+import identityAccessProvider = require("./identity-access.provider");
 import identityProviderProvider = require("./identity-provider.provider");
 import groupInviteProvider = require("./group-invite.provider");
 import accountAssociationProvider = require("./account-association.provider");
@@ -169,6 +177,72 @@ export class RoleBinding extends pulumi.CustomResource {
     state?: { profile?: pulumi.Input<string> },
   ): RoleBinding {
     return new RoleBinding(name, { profile: state?.profile } as RoleBindingArgs, { ...opts, id: uid });
+  }
+}
+
+// ---- platform:iam:GroupAccess (./group-access.declaration, ./group-access.implementation) ----
+
+export type GroupAccessBinding = GroupAccessBindingsItem;
+export type GroupAccessBindingArgs = ArgsOf<GroupAccessBindingsItem>;
+
+export type GroupAccessArgs = ArgsOf<GroupAccessInputs>;
+
+// The outputs are declared by merging this interface into the class (the engine sets them at run time).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface GroupAccess extends OutputsOf<GroupAccessState> {}
+
+/** platform.iam.GroupAccess: The complete set of role bindings on a group (or on a group and every group under it): bindings made outside the stack show as drift and the next update removes them. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class GroupAccess extends pulumi.CustomResource {
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
+
+  constructor(name: string, args: GroupAccessArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...dynamicResource("GroupAccess", name, groupAccessProvider, args, opts));
+    this.uid = uidOf(this);
+  }
+
+  /** Reads an existing GroupAccess by the group's uid; append `/**` to govern the group and every group under it into the program (calls the provider's `read`). */
+  public static get(
+    name: string,
+    uid: pulumi.Input<string>,
+    opts?: pulumi.CustomResourceOptions,
+    state?: { profile?: pulumi.Input<string> },
+  ): GroupAccess {
+    return new GroupAccess(name, { profile: state?.profile } as GroupAccessArgs, { ...opts, id: uid });
+  }
+}
+
+// ---- platform:iam:IdentityAccess (./identity-access.declaration, ./identity-access.implementation) ----
+
+export type IdentityAccessBinding = IdentityAccessBindingsItem;
+export type IdentityAccessBindingArgs = ArgsOf<IdentityAccessBindingsItem>;
+
+export type IdentityAccessArgs = ArgsOf<IdentityAccessInputs>;
+
+// The outputs are declared by merging this interface into the class (the engine sets them at run time).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface IdentityAccess extends OutputsOf<IdentityAccessState> {}
+
+/** platform.iam.IdentityAccess: Every role one identity holds, on any group: bindings of the identity made outside the stack show as drift and the next update removes them. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class IdentityAccess extends pulumi.CustomResource {
+  /** The uid the service assigned: the resource's id (see uidOf). */
+  public readonly uid: pulumi.Output<string>;
+
+  constructor(name: string, args: IdentityAccessArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...dynamicResource("IdentityAccess", name, identityAccessProvider, args, opts));
+    this.uid = uidOf(this);
+  }
+
+  /** Reads an existing IdentityAccess by the identity's uid into the program (calls the provider's `read`). */
+  public static get(
+    name: string,
+    uid: pulumi.Input<string>,
+    opts?: pulumi.CustomResourceOptions,
+    state?: { profile?: pulumi.Input<string> },
+  ): IdentityAccess {
+    return new IdentityAccess(name, { profile: state?.profile } as IdentityAccessArgs, { ...opts, id: uid });
   }
 }
 

@@ -10,9 +10,6 @@
  */
 import { z } from "zod";
 
-/** The group name rule: one of the spec's rules (../rules), re-exported where callers have always found it. */
-export { GROUP_NAME_PATTERN } from "../rules";
-
 /** One 16-hex segment of a child uid. */
 export const UID_SEGMENT_PATTERN = /^[0-9a-f]{16}$/;
 

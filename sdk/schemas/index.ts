@@ -1,5 +1,7 @@
 /** Every wire schema of the API, one module per resource. */
 export * from "./common";
+/** The group name rule, one of the spec's rules (../rules), where callers have always found it. */
+export { GROUP_NAME_PATTERN } from "../rules";
 export * from "./groups";
 export * from "./identities";
 export * from "./roles";

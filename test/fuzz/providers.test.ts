@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 
 import type { PlatformClient } from "../../sdk";
-import { RESOURCES, type CatalogueResource } from "../../provider/catalogue";
+import { FIELD_MAPPED_RESOURCES, type FieldMappedResource } from "../../provider/catalogue";
 import { IDENTITY_KINDS } from "../../provider/iam/identity.declaration";
 import { CAPABILITIES } from "../../sdk/schemas/capabilities";
 import { BUILTIN_ROLES } from "../../emulator";
@@ -391,11 +391,11 @@ const targets: Target[] = [
 ];
 
 /** The catalogue's resource a target names. */
-const resourceNamed = (name: string): CatalogueResource =>
-  RESOURCES.find((resource) => resource.declaration.name === name)!;
+const resourceNamed = (name: string): FieldMappedResource =>
+  FIELD_MAPPED_RESOURCES.find((resource) => resource.declaration.name === name)!;
 
 /** A declared input in the form read-back and program compare in: unset is its default, a set is sorted. */
-function comparable(resource: CatalogueResource, key: string, value: unknown): unknown {
+function comparable(resource: FieldMappedResource, key: string, value: unknown): unknown {
   const d = resource.declaration;
   const given = value ?? d.inputs[key]!.default;
   return d.fields.find((f) => f.key === key)?.kind === "stringSet" && Array.isArray(given)
@@ -404,7 +404,7 @@ function comparable(resource: CatalogueResource, key: string, value: unknown): u
 }
 
 /** Every declared input the API returns (not write-only, not compared apart), from the live object or the inputs. */
-function declaredForm(resource: CatalogueResource, target: Target, inputs: Props): Props {
+function declaredForm(resource: FieldMappedResource, target: Target, inputs: Props): Props {
   const d = resource.declaration;
   const keys = d.apiInputs.filter(
     (key) => !d.writeOnly.includes(key) && !(target.apart?.keys ?? []).includes(key),

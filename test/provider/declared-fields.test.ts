@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 
-import { RESOURCES, type CatalogueResource } from "../../provider/catalogue";
+import { FIELD_MAPPED_RESOURCES, type FieldMappedResource } from "../../provider/catalogue";
 import { normalize, type FieldSpec } from "../../provider/core/diff";
 import { readOverridden } from "../../provider/core/wire";
 import { CAPABILITIES } from "../../sdk/schemas/capabilities";
@@ -79,7 +79,7 @@ let serial = 0;
 const unique = (inputs: Props): Props =>
   typeof inputs.name === "string" ? { ...inputs, name: `${inputs.name}-${serial++}` } : inputs;
 
-function inputsOf(resource: CatalogueResource): fc.Arbitrary<Props> {
+function inputsOf(resource: FieldMappedResource): fc.Arbitrary<Props> {
   const d = resource.declaration;
   const fields = Object.fromEntries(
     d.apiInputs.map((key) => [key, fieldValue(d.inputs[key]!.schema, key, known)]),
@@ -97,12 +97,12 @@ const kindOf = (fields: readonly FieldSpec[], key: string) =>
 const sameInstant = (a: unknown, b: unknown) =>
   typeof a === "string" && typeof b === "string" && Math.abs(Date.parse(a) - Date.parse(b)) < 60_000;
 
-function fail(step: string, resource: CatalogueResource, key: string, detail: string): never {
+function fail(step: string, resource: FieldMappedResource, key: string, detail: string): never {
   throw new Error(`${resource.declaration.name}.${key}: ${step}: ${detail}`);
 }
 
 /** Fields whose value differs between two sets of inputs, compared as the diff does. */
-function differing(resource: CatalogueResource, a: Props, b: Props): string[] {
+function differing(resource: FieldMappedResource, a: Props, b: Props): string[] {
   const d = resource.declaration;
   return d.fields
     .filter(
@@ -113,7 +113,7 @@ function differing(resource: CatalogueResource, a: Props, b: Props): string[] {
     .map((f) => f.key);
 }
 
-describe.each(RESOURCES.map((resource) => ({ name: resource.declaration.name, resource })))(
+describe.each(FIELD_MAPPED_RESOURCES.map((resource) => ({ name: resource.declaration.name, resource })))(
   "$name: every declared field round-trips",
   ({ resource }) => {
     const d = resource.declaration;
