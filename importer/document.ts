@@ -26,6 +26,8 @@ export interface Found {
   outputName?: string | undefined;
   /** The string values of its inputs, as far as known (for predicting the references the engine will guess). */
   strings?: readonly string[];
+  /** A role binding's identity and role (its group is `group`). */
+  binding?: { identity: { uid: string; name: string }; role: { uid: string; name: string } };
 }
 
 /** Something the import cannot carry over, and what to do about it. */

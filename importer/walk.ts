@@ -52,6 +52,17 @@ export interface WalkResult {
   counts: Record<Kind, number>;
 }
 
+/** What a listing found under a group: every importable object, what it leaves out and why, and the calls made. */
+export interface Listing {
+  /** The group listed. */
+  top: Group;
+  /** Every object under it, the group itself first. */
+  found: Found[];
+  skipped: Skipped[];
+  /** API calls made. */
+  calls: number;
+}
+
 /** Every page of a list, counting calls and saying how far it is when there is more than one page. */
 async function readAll<T>(
   label: string,
@@ -105,6 +116,31 @@ export async function walkGroup(
   groupUid: string,
   options: WalkOptions = {},
 ): Promise<WalkResult> {
+  const { found, skipped, calls } = await listGroup(client, groupUid, options);
+  const document = buildDocument(found, {
+    source: `api ${groupUid}`,
+    notes: (names) => unrecoverableNotes(found, names),
+    skipped,
+  });
+  return { document, calls, counts: countKinds(found) };
+}
+
+/** How many objects of each kind. */
+export function countKinds(found: readonly Found[]): Record<Kind, number> {
+  return Object.fromEntries(
+    (Object.keys(KINDS) as Kind[]).map((k) => [k, found.filter((f) => f.kind === k).length]),
+  ) as Record<Kind, number>;
+}
+
+/**
+ * Lists everything under `groupUid`: the GET of the group, one list per kind, in parallel. Throws Refusal for what
+ * it will not do.
+ */
+export async function listGroup(
+  client: PlatformClient,
+  groupUid: string,
+  options: WalkOptions = {},
+): Promise<Listing> {
   if (!GROUP_UID.test(groupUid))
     throw new Refusal(
       `${JSON.stringify(groupUid)} is not a group uid (hexadecimal digits, then /16 more per level)`,
@@ -196,6 +232,10 @@ export async function walkGroup(
       base: `${who}-${what}`,
       group: parentUidOf(b.uid),
       strings: [b.group?.uid, b.identity?.uid, b.role?.uid].filter((u): u is string => u !== undefined),
+      binding: {
+        identity: { uid: b.identity?.uid ?? "", name: b.identity?.name ?? "" },
+        role: { uid: b.role?.uid ?? "", name: b.role?.name ?? "" },
+      },
     });
   }
   for (const p of providers) {
@@ -228,13 +268,5 @@ export async function walkGroup(
       strings: [a.uid, ...stringLeaves(a, NOT_INPUTS)],
     });
   }
-  const counts = Object.fromEntries(
-    (Object.keys(KINDS) as Kind[]).map((k) => [k, found.filter((f) => f.kind === k).length]),
-  ) as Record<Kind, number>;
-  const document = buildDocument(found, {
-    source: `api ${groupUid}`,
-    notes: (names) => unrecoverableNotes(found, names),
-    skipped,
-  });
-  return { document, calls, counts };
+  return { top, found, skipped, calls };
 }
