@@ -215,7 +215,14 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       // The kit tests for a usable API unless the profile is unknown: with the provider's own config still
       // unknown, present the profile as unknown to it, and give the program's back.
       const probe = configuredWithUnknowns ? { ...news.props, profile: UNKNOWN } : news.props;
-      const result = await resource.provider.check!(olds.props, probe);
+      // The URN goes along as a third argument: the resources that claim bindings (provider/iam/access) name the
+      // resources they conflict with by it; the others ignore it.
+      const check = resource.provider.check! as (
+        olds: Props,
+        news: Props,
+        urn: string,
+      ) => ReturnType<NonNullable<typeof resource.provider.check>>;
+      const result = await check(olds.props, probe, request.getUrn());
       const inputs = { ...((result.inputs ?? probe) as Props), profile: news.props.profile };
       if (inputs.profile === undefined) delete inputs.profile;
       return checkResponse(inputs, union(news.secrets, resource.declaration.secrets), result.failures);

@@ -6,12 +6,14 @@
  * Loaded in the provider process, the plugin and the generators; never by a program (the classes and functions a
  * program imports stay light and use ./types, which is generated from this).
  *
- * May import: the *.implementation modules under ./iam, ./registry, ./vulnerabilities.
+ * May import: the *.implementation modules under ./iam, ./registry, ./vulnerabilities (and their description types).
  */
 import * as group from "./iam/group.implementation";
 import * as identity from "./iam/identity.implementation";
 import * as role from "./iam/role.implementation";
 import * as roleBinding from "./iam/role-binding.implementation";
+import * as groupAccess from "./iam/group-access.implementation";
+import * as identityAccess from "./iam/identity-access.implementation";
 import * as identityProvider from "./iam/identity-provider.implementation";
 import * as groupInvite from "./iam/group-invite.implementation";
 import * as accountAssociation from "./iam/account-association.implementation";
@@ -27,18 +29,19 @@ import * as getAdvisories from "./vulnerabilities/get-advisories.implementation"
 import type * as pulumi from "@pulumi/pulumi";
 import type { DataSourceDeclaration, ResourceDeclaration } from "./core/declaration";
 import type { ResourceDescription } from "./core/resource-provider";
+import type { AccessDescription } from "./iam/access-provider";
 
 /** A resource as the catalogue holds it: its shared description (with its declaration) and its provider object. */
 export interface CatalogueResource {
   declaration: ResourceDeclaration;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- every resource's own input and object types
-  description: ResourceDescription<any, any>;
+  description: ResourceDescription<any, any> | AccessDescription;
   provider: pulumi.dynamic.ResourceProvider;
 }
 
 function entry(module: {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-  description: ResourceDescription<any, any>;
+  description: ResourceDescription<any, any> | AccessDescription;
   provider: pulumi.dynamic.ResourceProvider;
 }): CatalogueResource {
   return { declaration: module.description.declaration, ...module };
@@ -50,6 +53,8 @@ export const RESOURCES: readonly CatalogueResource[] = [
   identity,
   role,
   roleBinding,
+  groupAccess,
+  identityAccess,
   identityProvider,
   groupInvite,
   accountAssociation,

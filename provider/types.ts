@@ -131,6 +131,66 @@ export interface RoleBindingState {
   createTime: string;
 }
 
+/** The inputs of platform:iam:GroupAccess, resolved. The complete set of role bindings on a group (or on a group and every group under it): bindings made outside the stack show as drift and the next update removes them. */
+export interface GroupAccessInputs {
+  /** The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed. */
+  groupUid: string;
+  /** `group`: the bindings directly on the group. `subtree`: the bindings on the group and on every group under it (each binding names its group). */
+  scope?: string;
+  /** Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter. */
+  bindings: GroupAccessBindingsItem[];
+  /** What deleting this resource does to its bindings: `remove` deletes the bindings it declares (the provider's own identity's last), `keep` leaves every binding in place. */
+  onDelete?: string;
+  /** Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding. */
+  allowRemovingOwnAccess?: boolean;
+  /** The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's. */
+  profile?: string;
+  /** Has no effect: creating this resource always takes over the group's scope as it is and makes it match. */
+  adopt?: boolean;
+}
+
+/** The state of platform:iam:GroupAccess (the resource's outputs; its uid is its id). */
+export interface GroupAccessState {
+  /** The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed. */
+  groupUid: string;
+  /** `group`: the bindings directly on the group. `subtree`: the bindings on the group and on every group under it (each binding names its group). */
+  scope: string;
+  /** Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter. */
+  bindings: GroupAccessBindingsItem[];
+  /** What deleting this resource does to its bindings: `remove` deletes the bindings it declares (the provider's own identity's last), `keep` leaves every binding in place. */
+  onDelete: string;
+  /** Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding. */
+  allowRemovingOwnAccess: boolean;
+}
+
+/** The inputs of platform:iam:IdentityAccess, resolved. Every role one identity holds, on any group: bindings of the identity made outside the stack show as drift and the next update removes them. */
+export interface IdentityAccessInputs {
+  /** The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed. */
+  identityUid: string;
+  /** Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter. */
+  bindings: IdentityAccessBindingsItem[];
+  /** What deleting this resource does to its bindings: `remove` deletes the bindings it declares, `keep` leaves every binding in place. */
+  onDelete?: string;
+  /** Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding. */
+  allowRemovingOwnAccess?: boolean;
+  /** The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's. */
+  profile?: string;
+  /** Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match. */
+  adopt?: boolean;
+}
+
+/** The state of platform:iam:IdentityAccess (the resource's outputs; its uid is its id). */
+export interface IdentityAccessState {
+  /** The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed. */
+  identityUid: string;
+  /** Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter. */
+  bindings: IdentityAccessBindingsItem[];
+  /** What deleting this resource does to its bindings: `remove` deletes the bindings it declares, `keep` leaves every binding in place. */
+  onDelete: string;
+  /** Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding. */
+  allowRemovingOwnAccess: boolean;
+}
+
 /** The inputs of platform:iam:IdentityProvider, resolved. An organization's OIDC login. clientSecret is write-only in the API: kept secret in state and sent only when it changes. */
 export interface IdentityProviderInputs {
   /** The uid of the organization the identity provider belongs to. Changing it replaces it. */
@@ -327,6 +387,22 @@ export interface ClaimMatch {
   claimPatterns?: Record<string, string>;
 }
 
+export interface GroupAccessBindingsItem {
+  /** The identity that holds the role. */
+  identityUid: string;
+  /** The role: a custom role's uid or a built-in role's 40-hex uid (see getRole). */
+  roleUid: string;
+  /** The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it. */
+  groupUid?: string;
+}
+
+export interface IdentityAccessBindingsItem {
+  /** The group the role is held on. */
+  groupUid: string;
+  /** The role: a custom role's uid or a built-in role's 40-hex uid (see getRole). */
+  roleUid: string;
+}
+
 /** AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
 export interface IdentityAwsIdentity {
   /** The AWS account id (12 digits). */
@@ -393,6 +469,16 @@ export const RESOURCE_PROPERTIES = {
   RoleBinding: {
     type: "iam:RoleBinding",
     outputs: ["groupUid", "identityUid", "roleUid", "createTime"],
+    secrets: [],
+  },
+  GroupAccess: {
+    type: "iam:GroupAccess",
+    outputs: ["groupUid", "scope", "bindings", "onDelete", "allowRemovingOwnAccess"],
+    secrets: [],
+  },
+  IdentityAccess: {
+    type: "iam:IdentityAccess",
+    outputs: ["identityUid", "bindings", "onDelete", "allowRemovingOwnAccess"],
     secrets: [],
   },
   IdentityProvider: {

@@ -1,11 +1,13 @@
 /**
- * platform.iam: groups, identities, custom roles, role bindings, identity providers, group invites and
- * account associations, and their data sources.
+ * platform.iam: groups, identities, custom roles, role bindings (one by one, or authoritatively per group or per
+ * identity), identity providers, group invites and account associations, and their data sources.
  */
 export { Group, type GroupArgs } from "./group";
 export { Identity, type IdentityArgs, type ClaimMatchArgs, type ClaimMatch } from "./identity";
 export { Role, type RoleArgs } from "./role";
 export { RoleBinding, type RoleBindingArgs } from "./role-binding";
+export { GroupAccess, type GroupAccessArgs } from "./group-access";
+export { IdentityAccess, type IdentityAccessArgs } from "./identity-access";
 export { IdentityProvider, type IdentityProviderArgs } from "./identity-provider";
 export { GroupInvite, type GroupInviteArgs } from "./group-invite";
 export {

@@ -2,13 +2,18 @@
  * The implementation of the dynamic provider of platform.iam.RoleBinding. Every input replaces, so there is no update beyond
  * recording a new profile. Exported as the WHOLE module so Pulumi serializes a `require()`.
  *
- * May import: ../core, ../../sdk, ./role-binding.declaration.
+ * Its check also records the binding it claims (./access claim), so a GroupAccess or IdentityAccess of the same
+ * stack that declares the binding's scope completely fails the preview, naming both.
+ *
+ * May import: ../core, ../../sdk, ./access, ./role-binding.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { defineResourceProvider, type ResourceDescription } from "../core/resource-provider";
 import { parentOf } from "../core/create";
 import { ROLE_BINDING, type RoleBindingInputs } from "./role-binding.declaration";
 import type { RoleBinding } from "../../sdk";
+import { containsUnknown } from "../core/check";
+import { claim, describeBinding, labelOfUrn } from "./access";
 
 export const description: ResourceDescription<RoleBindingInputs, RoleBinding> = {
   declaration: ROLE_BINDING,
@@ -53,4 +58,24 @@ export const description: ResourceDescription<RoleBindingInputs, RoleBinding> = 
   }),
 };
 
-export const provider: pulumi.dynamic.ResourceProvider = defineResourceProvider(description);
+const kit = defineResourceProvider(description);
+
+/** The kit's check, then the binding's claim against the authoritative resources checked before it. */
+async function check(
+  olds: RoleBindingInputs,
+  news: RoleBindingInputs,
+  urn?: string,
+): Promise<pulumi.dynamic.CheckResult<RoleBindingInputs>> {
+  const result = await kit.check!(olds, news);
+  if ((result.failures ?? []).length > 0 || containsUnknown([news.groupUid, news.identityUid, news.roleUid]))
+    return result;
+  const binding = { groupUid: news.groupUid, identityUid: news.identityUid, roleUid: news.roleUid };
+  const label =
+    (urn !== undefined ? labelOfUrn(urn) : undefined) ?? `RoleBinding of ${describeBinding(binding)}`;
+  const conflicts = claim(urn ?? `platform:iam:RoleBinding ${label}`, label, { kind: "binding", binding });
+  return conflicts.length === 0
+    ? result
+    : { ...result, failures: conflicts.map((reason) => ({ property: "", reason })) };
+}
+
+export const provider: pulumi.dynamic.ResourceProvider = { ...kit, check };

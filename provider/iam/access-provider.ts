@@ -1,0 +1,253 @@
+/**
+ * The provider object of an authoritative resource (GroupAccess, IdentityAccess), from a small description of its
+ * scope and of how its bindings are written. Both fronts call it: the dynamic-provider host directly, the native
+ * plugin through its catalogue entry, so the two behave the same.
+ *
+ * What it does, method by method:
+ *   - check: the declaration's rules, then the defaults and the set's canonical order, then the claims of the
+ *     other resources of the stack (./access claim) and the lock-out guard. Each conflict is one failure line.
+ *   - diff: the scope, the options and the SET of bindings (by key, never by order or uid). Nothing replaces.
+ *   - create: lists the scope and makes it match the declaration (the scope is taken over as it is).
+ *   - read: lists the scope (pages of 200): every binding made or removed outside the stack is drift.
+ *   - update: applies exactly the difference between the recorded set and the declared one: adds, then removes.
+ *   - delete: removes the bindings it declared, or keeps them (`onDelete`).
+ *
+ * May import: @pulumi/pulumi (types), the SDK, ../core, ./access.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { NotFoundError, type PlatformClient } from "../../sdk";
+import { checkInputs, containsUnknown } from "../core/check";
+import { clientFor, configureFromLookup, termsFor } from "../core/client";
+import type { ResourceDeclaration } from "../core/declaration";
+import { translateError, withoutHostEcho, type Attempt } from "../core/errors";
+import { compact } from "../core/resource-provider";
+import {
+  applyPlan,
+  callerIdentity,
+  canonicalSet,
+  claim,
+  describeBinding,
+  describeScope,
+  keyOf,
+  labelOfUrn,
+  listScope,
+  planOf,
+  type Binding,
+  type LiveBinding,
+  type Scope,
+} from "./access";
+
+type Props = Record<string, unknown>;
+
+/** What an authoritative resource tells the builder. */
+export interface AccessDescription {
+  declaration: ResourceDeclaration;
+  /** The scope the inputs (or the state) govern; undefined while a part of it is unknown (a preview). */
+  scopeOf(props: Props): Scope | undefined;
+  /** The scope an id names (`pulumi import`, a `get`). */
+  scopeOfId(id: string): Scope;
+  /** The id of a new resource. */
+  idOf(scope: Scope): string;
+  /** The inputs that say which scope (e.g. { groupUid, scope }), from a scope. */
+  scopeInputs(scope: Scope): Props;
+  /** The bindings the inputs declare, each complete (the group filled in). */
+  declaredOf(props: Props, scope: Scope): Binding[];
+  /** Bindings as the program writes them, in canonical order. */
+  programFormOf(bindings: readonly Binding[], scope: Scope): Props[];
+}
+
+const OPTION_DEFAULTS = { onDelete: "remove", allowRemovingOwnAccess: false } as const;
+
+/** A check that knows the resource's URN (the native plugin passes it; the dynamic host cannot). */
+export type CheckWithUrn = (olds: Props, news: Props, urn?: string) => Promise<pulumi.dynamic.CheckResult>;
+
+export function defineAccessProvider(spec: AccessDescription): pulumi.dynamic.ResourceProvider {
+  const token = spec.declaration.token;
+  const name = spec.declaration.name;
+  const attempt = (action: string, props: Props | undefined, uid?: string): Attempt => {
+    const scope = props === undefined ? undefined : spec.scopeOf(props);
+    return {
+      action,
+      type: token,
+      uid,
+      profile: props?.profile as string | undefined,
+      where: scope === undefined ? undefined : `governing ${describeScope(scope)}`,
+    };
+  };
+  const failure = (err: unknown, context: Attempt): Error =>
+    withoutHostEcho(translateError(err, context, undefined, termsFor(context.profile)));
+
+  /** The state of a resource: its inputs with their defaults and the canonical set, its id as `uid`. */
+  const stateOf = (scope: Scope, props: Props, bindings: readonly Binding[], id: string): Props =>
+    compact({
+      ...spec.scopeInputs(scope),
+      bindings: spec.programFormOf(canonicalSet(bindings), scope),
+      onDelete: props.onDelete ?? OPTION_DEFAULTS.onDelete,
+      allowRemovingOwnAccess: props.allowRemovingOwnAccess ?? OPTION_DEFAULTS.allowRemovingOwnAccess,
+      profile: props.profile,
+      uid: id,
+    });
+  const inputsOf = (state: Props): Props => {
+    const { uid: _uid, ...inputs } = state;
+    return inputs;
+  };
+
+  /** The live bindings of a scope, none when the scope's group or identity does not exist (yet). */
+  const liveIn = async (client: PlatformClient, scope: Scope): Promise<LiveBinding[]> => {
+    try {
+      return await listScope(client, scope);
+    } catch (err) {
+      if (NotFoundError.isInstance(err)) return [];
+      throw err;
+    }
+  };
+
+  /** The lines the lock-out guard fails a plan with: one per binding of the provider's own identity it removes. */
+  const lockOuts = async (olds: Props, news: Props, scope: Scope, declared: Binding[], label: string) => {
+    if (news.allowRemovingOwnAccess === true) return [];
+    const caller = callerIdentity(news.profile as string | undefined);
+    if (caller === undefined) return [];
+    const client = clientFor(news.profile as string | undefined);
+    const oldScope = Object.keys(olds).length > 0 ? spec.scopeOf(olds) : undefined;
+    const recorded = oldScope !== undefined && JSON.stringify(oldScope) === JSON.stringify(scope);
+    // An existing resource removes what its state records and the declaration drops; a new one (or one moved to
+    // another scope) removes whatever the scope holds that the declaration does not.
+    const current = recorded
+      ? spec.declaredOf(olds, oldScope)
+      : [
+          ...(oldScope === undefined ? [] : spec.declaredOf(olds, oldScope)),
+          ...(await liveIn(client, scope)),
+        ];
+    const own = planOf(current, declared).removes.filter((b) => b.identityUid === caller);
+    if (own.length === 0) return [];
+    // Named as the service names them (one list call, only when the guard fires).
+    const live = new Map((await liveIn(client, scope)).map((b) => [keyOf(b), b]));
+    return own.map(
+      (b) =>
+        `${label} would remove ${describeBinding(live.get(keyOf(b)) ?? b)}, a binding of ${caller}, the identity this provider runs as: it could lose the access it manages these bindings with. Declare the binding, or set allowRemovingOwnAccess: true to remove it anyway.`,
+    );
+  };
+
+  const check: CheckWithUrn = async (olds, news, urn) => {
+    const failures = checkInputs(spec.declaration.inputSchema, news);
+    if (failures.length > 0) return { inputs: news, failures };
+    if (!containsUnknown(news.profile)) {
+      try {
+        clientFor(news.profile as string | undefined);
+      } catch (err) {
+        throw failure(err, attempt("plan", news));
+      }
+    }
+    const scope = spec.scopeOf(news);
+    // Unknown parts (a group made in the same update): nothing to compare yet; the update's own check will.
+    if (scope === undefined || containsUnknown(news.bindings)) return { inputs: news };
+    const declared = spec.declaredOf(news, scope);
+    const inputs = { ...news, ...inputsOf(stateOf(scope, news, declared, "")) };
+    const label = (urn !== undefined ? labelOfUrn(urn) : undefined) ?? `${name} of ${describeScope(scope)}`;
+    const key = urn ?? `${token} ${JSON.stringify(scope)} ${declared.map(keyOf).join(",")}`;
+    const reasons = claim(key, label, { kind: "authority", scope, declared });
+    if (!containsUnknown(news.profile)) {
+      try {
+        reasons.push(...(await lockOuts(olds ?? {}, inputs, scope, declared, label)));
+      } catch (err) {
+        throw failure(err, attempt("plan", news));
+      }
+    }
+    return { inputs, failures: reasons.map((reason) => ({ property: "", reason })) };
+  };
+
+  return {
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+      await configureFromLookup((key) => req.config.get(key));
+    },
+
+    check: check as pulumi.dynamic.ResourceProvider["check"],
+
+    async diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
+      const oldScope = spec.scopeOf(olds);
+      const newScope = spec.scopeOf(news);
+      const option = (props: Props, key: keyof typeof OPTION_DEFAULTS) => props[key] ?? OPTION_DEFAULTS[key];
+      const setOf = (props: Props, scope: Scope | undefined) =>
+        scope === undefined || containsUnknown(props.bindings)
+          ? undefined
+          : canonicalSet(spec.declaredOf(props, scope)).map(keyOf).join(",");
+      const changes =
+        newScope === undefined ||
+        JSON.stringify(oldScope) !== JSON.stringify(newScope) ||
+        setOf(news, newScope) === undefined ||
+        setOf(olds, oldScope) !== setOf(news, newScope) ||
+        (["onDelete", "allowRemovingOwnAccess"] as const).some((k) => option(olds, k) !== option(news, k)) ||
+        (olds.profile ?? "") !== (news.profile ?? "");
+      return { changes, replaces: [], deleteBeforeReplace: false };
+    },
+
+    async create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
+      try {
+        const scope = spec.scopeOf(inputs)!;
+        const client = clientFor(inputs.profile as string | undefined);
+        const declared = spec.declaredOf(inputs, scope);
+        const live = await liveIn(client, scope);
+        const caller = callerIdentity(inputs.profile as string | undefined);
+        await applyPlan(client, planOf(live, declared), live, caller);
+        const id = spec.idOf(scope);
+        return { id, outs: stateOf(scope, inputs, declared, id) };
+      } catch (err) {
+        throw failure(err, attempt("create", inputs));
+      }
+    },
+
+    async read(id: string, props?: Props): Promise<pulumi.dynamic.ReadResult> {
+      const state = props ?? {};
+      const scope = spec.scopeOf(state) ?? spec.scopeOfId(id);
+      try {
+        const client = clientFor(state.profile as string | undefined);
+        const live = await listScope(client, scope);
+        const read = stateOf(scope, state, live, id);
+        return { id, props: read, inputs: inputsOf(read) };
+      } catch (err) {
+        // The group or identity is gone: so is every binding it governed.
+        if (NotFoundError.isInstance(err)) return {};
+        throw failure(err, attempt("read", state, id));
+      }
+    },
+
+    async update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
+      try {
+        const oldScope = spec.scopeOf(olds)!;
+        const scope = spec.scopeOf(news)!;
+        const client = clientFor(news.profile as string | undefined);
+        const moved = JSON.stringify(oldScope) !== JSON.stringify(scope);
+        const declared = spec.declaredOf(news, scope);
+        const recorded = spec.declaredOf(olds, oldScope);
+        const liveNew = await liveIn(client, scope);
+        const liveOld = moved ? await liveIn(client, oldScope) : [];
+        const live = [...new Map([...liveNew, ...liveOld].map((b) => [b.uid, b])).values()];
+        // The recorded set is what the preview compared with; a scope taken over brings what it holds.
+        const current = moved ? [...recorded, ...liveNew] : recorded;
+        const caller = callerIdentity(news.profile as string | undefined);
+        await applyPlan(client, planOf(current, declared), live, caller);
+        return { outs: stateOf(scope, news, declared, id) };
+      } catch (err) {
+        throw failure(err, attempt("update", news, id));
+      }
+    },
+
+    async delete(id: string, props: Props): Promise<void> {
+      if ((props.onDelete ?? OPTION_DEFAULTS.onDelete) === "keep") return;
+      try {
+        const scope = spec.scopeOf(props) ?? spec.scopeOfId(id);
+        const client = clientFor(props.profile as string | undefined);
+        const live = await liveIn(client, scope);
+        const declared = spec.declaredOf(props, scope);
+        await applyPlan(
+          client,
+          planOf(declared, []),
+          live,
+          callerIdentity(props.profile as string | undefined),
+        );
+      } catch (err) {
+        throw failure(err, attempt("delete", props, id));
+      }
+    },
+  };
+}

@@ -1,0 +1,334 @@
+/**
+ * What the two authoritative resources (GroupAccess, IdentityAccess) share: a scope of role bindings, the set a
+ * resource declares in it, the plan that turns one set into another, the one way a plan is applied, the caller's
+ * identity (the lock-out guard) and the claims that let the resources of one stack see each other at preview.
+ *
+ * A binding is its natural key, (group, identity, role): the service mints a new uid for every grant, so two
+ * bindings with the same key are the same access, and the sets compare keys, never uids.
+ *
+ * The plan between two sets is exactly their symmetric difference, and applying it creates every missing binding
+ * BEFORE it deletes any extra one (a change of role never leaves a gap in access), deletes only bindings that the
+ * new set does not hold (a binding that stays is never deleted and re-created), and deletes the provider's own
+ * identity's bindings last.
+ *
+ * May import: the SDK, ../core (client, check).
+ */
+import {
+  NotFoundError,
+  type PlatformClient,
+  type RoleBinding as ApiRoleBinding,
+  type RoleBindingListQuery,
+} from "../../sdk";
+import { resolveConfig } from "../../sdk/config";
+import { resolveClientOptions } from "../core/config";
+import { currentSettings } from "../core/client";
+import { parentOf } from "../core/create";
+
+/** One grant: an identity holds a role on a group. */
+export interface Binding {
+  groupUid: string;
+  identityUid: string;
+  roleUid: string;
+}
+
+/** A binding as the service lists it: its uid, and the names of what it refers to (for messages). */
+export interface LiveBinding extends Binding {
+  uid: string;
+  groupName?: string | undefined;
+  identityName?: string | undefined;
+  roleName?: string | undefined;
+}
+
+/** What an authoritative resource governs. */
+export type Scope =
+  { kind: "group"; groupUid: string; subtree: boolean } | { kind: "identity"; identityUid: string };
+
+/** The listing page size: the service's maximum, so a refresh of 1,000 bindings is five list calls. */
+export const PAGE_SIZE = 200;
+
+/** How many creates or deletes are in flight at once while a plan is applied. */
+export const CONCURRENCY = 16;
+
+export function keyOf(binding: Binding): string {
+  return `${binding.groupUid} ${binding.identityUid} ${binding.roleUid}`;
+}
+
+/** The set in its one canonical form: one entry per key, sorted by group, identity, role. */
+export function canonicalSet<B extends Binding>(bindings: readonly B[]): B[] {
+  const byKey = new Map<string, B>();
+  for (const binding of bindings) if (!byKey.has(keyOf(binding))) byKey.set(keyOf(binding), binding);
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, binding]) => binding);
+}
+
+/** Whether `groupUid` is `ancestor` or below it (uids are paths). */
+export function isAtOrBelow(groupUid: string, ancestor: string): boolean {
+  return groupUid === ancestor || groupUid.startsWith(`${ancestor}/`);
+}
+
+export function inScope(scope: Scope, binding: Binding): boolean {
+  if (scope.kind === "identity") return binding.identityUid === scope.identityUid;
+  return scope.subtree ? isAtOrBelow(binding.groupUid, scope.groupUid) : binding.groupUid === scope.groupUid;
+}
+
+export function describeScope(scope: Scope): string {
+  if (scope.kind === "identity") return `every binding of identity ${scope.identityUid}`;
+  return scope.subtree
+    ? `the bindings on group ${scope.groupUid} and every group under it`
+    : `the bindings on group ${scope.groupUid}`;
+}
+
+const named = (what: string, uid: string, name: string | undefined) =>
+  name !== undefined && name !== "" ? `${what} ${name} (${uid})` : `${what} ${uid}`;
+
+/** A binding in words, with names when the service gave them: "role viewer (…) of identity ci (…) on group eng (…)". */
+export function describeBinding(binding: Binding | LiveBinding): string {
+  const live = binding as LiveBinding;
+  return [
+    named("role", binding.roleUid, live.roleName),
+    named("of identity", binding.identityUid, live.identityName),
+    named("on group", binding.groupUid, live.groupName),
+  ].join(" ");
+}
+
+function liveOf(binding: ApiRoleBinding): LiveBinding {
+  return {
+    uid: binding.uid,
+    groupUid: binding.group?.uid ?? parentOf(binding.uid) ?? "",
+    identityUid: binding.identity?.uid ?? "",
+    roleUid: binding.role?.uid ?? "",
+    groupName: binding.group?.name,
+    identityName: binding.identity?.name,
+    roleName: binding.role?.name,
+  };
+}
+
+/** Every binding in the scope, in pages of 200: one list call per 200 bindings. */
+export async function listScope(client: PlatformClient, scope: Scope): Promise<LiveBinding[]> {
+  const query: RoleBindingListQuery =
+    scope.kind === "identity"
+      ? { identity: scope.identityUid }
+      : scope.subtree
+        ? { descendantsOf: scope.groupUid }
+        : { group: scope.groupUid };
+  const found: LiveBinding[] = [];
+  for await (const binding of client.roleBindings.list({ ...query, pageSize: PAGE_SIZE })) {
+    const live = liveOf(binding);
+    if (inScope(scope, live)) found.push(live);
+  }
+  return found;
+}
+
+/** What turns one set into another: exactly their symmetric difference, by key. */
+export interface Plan {
+  adds: Binding[];
+  removes: Binding[];
+}
+
+export function planOf(current: readonly Binding[], declared: readonly Binding[]): Plan {
+  const has = (set: readonly Binding[]) => {
+    const keys = new Set(set.map(keyOf));
+    return (binding: Binding) => keys.has(keyOf(binding));
+  };
+  const inCurrent = has(current);
+  const inDeclared = has(declared);
+  return {
+    adds: canonicalSet(declared.filter((b) => !inCurrent(b))),
+    removes: canonicalSet(current.filter((b) => !inDeclared(b))),
+  };
+}
+
+/** Runs `work` over `items`, at most `limit` at a time; the first failure is thrown once all have settled. */
+async function inPool<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await work(item).catch((err: unknown) => {
+        failures.push(err);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length > 0) throw failures[0];
+}
+
+/**
+ * Applies a plan against the live bindings: creates each added binding the service does not already hold, THEN
+ * deletes every live binding with a removed key (the provider's own identity's last; one already gone is fine).
+ * Returns the bindings the scope holds afterwards, as far as this plan touched them.
+ */
+export async function applyPlan(
+  client: PlatformClient,
+  plan: Plan,
+  live: readonly LiveBinding[],
+  caller: string | undefined,
+): Promise<LiveBinding[]> {
+  const liveKeys = new Set(live.map(keyOf));
+  const created: LiveBinding[] = [];
+  await inPool(
+    plan.adds.filter((b) => !liveKeys.has(keyOf(b))),
+    CONCURRENCY,
+    async (binding) => {
+      const made = await client.roleBindings.create(binding.groupUid, {
+        identityUid: binding.identityUid,
+        roleUid: binding.roleUid,
+      });
+      created.push(liveOf(made));
+    },
+  );
+  const removedKeys = new Set(plan.removes.map(keyOf));
+  const doomed = live.filter((b) => removedKeys.has(keyOf(b)));
+  const remove = async (binding: LiveBinding) => {
+    try {
+      await client.roleBindings.delete(binding.uid);
+    } catch (err) {
+      if (!NotFoundError.isInstance(err)) throw err;
+    }
+  };
+  await inPool(
+    doomed.filter((b) => b.identityUid !== caller),
+    CONCURRENCY,
+    remove,
+  );
+  await inPool(
+    doomed.filter((b) => b.identityUid === caller),
+    CONCURRENCY,
+    remove,
+  );
+  return [...live.filter((b) => !removedKeys.has(keyOf(b))), ...created];
+}
+
+/** The `sub` claim of a JWT, read without verifying it (only to recognise our own identity), or undefined. */
+export function subjectOf(token: string): string | undefined {
+  const payload = token.split(".")[1];
+  if (payload === undefined) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { sub?: unknown };
+    return typeof claims.sub === "string" && claims.sub !== "" ? claims.sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The identity the provider acts as for `profile`: the identity it assumes through token exchange, or the subject
+ * of its static API token (the service's API tokens are JWTs whose `sub` is the identity's uid). Undefined when
+ * neither is known (an opaque token): the lock-out guard cannot recognise the provider's own bindings then.
+ */
+export function callerIdentity(profile: string | undefined): string | undefined {
+  try {
+    const config = resolveConfig(
+      resolveClientOptions(currentSettings(), profile === "" ? undefined : profile),
+    );
+    return config.credentials.kind === "exchange"
+      ? config.credentials.identity
+      : subjectOf(config.credentials.token);
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Claims: how the resources of one stack see each other at preview.
+//
+// The engine never tells a provider about the other resources of a stack. What it does do is run every resource of
+// one provider in ONE process and call `check` for each of them, in every preview and update, before any of them
+// changes. So each RoleBinding, GroupAccess and IdentityAccess records, in `check`, what it claims, in a table of
+// that process, and compares it with the claims recorded before it: of two resources that conflict, the one checked
+// second fails, naming both. The table is kept on `globalThis`, so two copies of this module in one process share it.
+
+/** What one resource claims. */
+export type Claim =
+  { kind: "binding"; binding: Binding } | { kind: "authority"; scope: Scope; declared: readonly Binding[] };
+
+interface Claimant {
+  /** Who the claim is (a URN on the native front, a description of the resource on the dynamic one). */
+  key: string;
+  label: string;
+  claim: Claim;
+}
+
+const CLAIMS_KEY = Symbol.for("pulumi-platform.access-claims");
+
+function claimTable(): Map<string, Claimant> {
+  const global = globalThis as unknown as Record<symbol, Map<string, Claimant> | undefined>;
+  let table = global[CLAIMS_KEY];
+  if (table === undefined) {
+    table = new Map();
+    global[CLAIMS_KEY] = table;
+  }
+  return table;
+}
+
+/** Forgets every claim (tests; a process serves one deployment). */
+export function resetClaims(): void {
+  claimTable().clear();
+}
+
+function scopesOverlap(a: Scope, b: Scope): boolean {
+  if (a.kind === "identity" && b.kind === "identity") return a.identityUid === b.identityUid;
+  if (a.kind === "group" && b.kind === "group") {
+    return (
+      a.groupUid === b.groupUid ||
+      (a.subtree && isAtOrBelow(b.groupUid, a.groupUid)) ||
+      (b.subtree && isAtOrBelow(a.groupUid, b.groupUid))
+    );
+  }
+  return false;
+}
+
+/** Why two claims cannot both hold, or undefined when they can. */
+function conflictOf(a: Claim, b: Claim): string | undefined {
+  if (a.kind === "binding" && b.kind === "binding") return undefined;
+  if (a.kind === "binding" || b.kind === "binding") {
+    const [binding, authority] = (a.kind === "binding" ? [a, b] : [b, a]) as [
+      Extract<Claim, { kind: "binding" }>,
+      Extract<Claim, { kind: "authority" }>,
+    ];
+    return inScope(authority.scope, binding.binding)
+      ? `the binding is inside ${describeScope(authority.scope)}, which the other declares completely`
+      : undefined;
+  }
+  if (scopesOverlap(a.scope, b.scope)) {
+    return `their scopes overlap (${describeScope(a.scope)}; ${describeScope(b.scope)})`;
+  }
+  // A group's authority and an identity's authority meet on that identity's bindings in that group's scope:
+  // they may both stand only when they declare exactly the same bindings there.
+  const shared = (declared: readonly Binding[]) =>
+    canonicalSet(declared.filter((x) => inScope(a.scope, x) && inScope(b.scope, x)))
+      .map(keyOf)
+      .join(",");
+  if (shared(a.declared) !== shared(b.declared)) {
+    return `they declare different bindings where their scopes meet (${describeScope(a.scope)}; ${describeScope(b.scope)})`;
+  }
+  return undefined;
+}
+
+/**
+ * Records a resource's claim and returns one line for every resource recorded before it that it conflicts with.
+ * A claim recorded again under the same key replaces the earlier one (the same resource checked again).
+ */
+export function claim(key: string, label: string, what: Claim): string[] {
+  const table = claimTable();
+  table.delete(key);
+  const conflicts: string[] = [];
+  for (const other of table.values()) {
+    const why = conflictOf(what, other.claim);
+    if (why !== undefined) conflicts.push(`${label} conflicts with ${other.label} of the same stack: ${why}`);
+  }
+  table.set(key, { key, label, claim: what });
+  return conflicts;
+}
+
+/** The short name of a resource from its URN (`urn:pulumi:stack::project::type::name`), with its type. */
+export function labelOfUrn(urn: string): string | undefined {
+  const parts = urn.split("::");
+  if (parts.length < 4) return undefined;
+  const type = (parts[2] ?? "").split("$").pop() ?? "";
+  return `${type.replace(/^pulumi-nodejs:dynamic\//, "platform:")} "${parts.slice(3).join("::")}"`;
+}
