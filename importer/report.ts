@@ -10,7 +10,7 @@
  * The group reported on is the scope, not an object under it (an organization is made by the service); its own
  * account association is on it, and counted.
  *
- * May import: ../sdk (types), ./document, ./kinds, ./states, ./walk.
+ * May import: ../sdk (types), ../provider/iam/access, ./document, ./kinds, ./states, ./walk.
  */
 import type { PlatformClient } from "../sdk";
 import {
@@ -22,7 +22,8 @@ import {
   type Skipped,
 } from "./document";
 import { KINDS, KIND_ORDER, type Kind } from "./kinds";
-import type { AccessScope, StateContents } from "./states";
+import { inScope as accessInScope, type Scope } from "../provider/iam/access";
+import type { StateContents } from "./states";
 import { listGroup, type WalkOptions } from "./walk";
 
 /** An object under the group that no state manages. */
@@ -71,10 +72,12 @@ export interface ReportResult {
 /** Whether a uid is in the tree under `groupUid` (the group itself excluded). */
 const under = (groupUid: string, uid: string) => uid.startsWith(`${groupUid}/`);
 
-function covers(scope: AccessScope, binding: Found): boolean {
-  if (scope.on === "identity") return binding.binding?.identity.uid === scope.identityUid;
-  const group = binding.group ?? "";
-  return group === scope.groupUid || (scope.subtree && under(scope.groupUid, group));
+function covers(scope: Scope, binding: Found): boolean {
+  return accessInScope(scope, {
+    groupUid: binding.group ?? "",
+    identityUid: binding.binding?.identity.uid ?? "",
+    roleUid: binding.binding?.role.uid ?? "",
+  });
 }
 
 /** Compares what is under `groupUid` with what the states manage. */
@@ -113,7 +116,7 @@ export async function reportUnmanaged(
     .map((m) => ({ type: m.token, uid: m.uid, urn: m.urn, state: m.state }));
   for (const a of access) {
     const [kind, uid]: [Kind, string] =
-      a.scope.on === "group" ? ["group", a.scope.groupUid] : ["identity", a.scope.identityUid];
+      a.scope.kind === "group" ? ["group", a.scope.groupUid] : ["identity", a.scope.identityUid];
     // An access resource whose group or identity is gone holds nothing.
     if (inScope(uid) && !existing.has(keyOf({ kind, uid })))
       missing.push({ type: a.token, uid, urn: a.urn, state: a.state });

@@ -5,8 +5,11 @@
  * this package's), with its id (the object's uid) and, for the authoritative access resources, the scope they hold.
  * Resources read with `get` (`external`) and those pending deletion are not managed; other providers' are ignored.
  *
- * May import: ./kinds, ./walk (Refusal).
+ * May import: ../provider/catalogue, ../provider/iam/access and access-provider (types), ./kinds, ./walk (Refusal).
  */
+import { RESOURCES } from "../provider/catalogue";
+import type { Scope } from "../provider/iam/access";
+import type { AccessDescription } from "../provider/iam/access-provider";
 import { KINDS, KIND_ORDER, type Kind } from "./kinds";
 import { Refusal } from "./walk";
 
@@ -21,15 +24,12 @@ export interface Managed {
   state: string;
 }
 
-/** The bindings an authoritative access resource holds: the bindings in its scope, whichever they are. */
-export type AccessScope =
-  { on: "group"; groupUid: string; subtree: boolean } | { on: "identity"; identityUid: string };
-
 export interface ManagedAccess {
   token: string;
   urn: string;
   state: string;
-  scope: AccessScope;
+  /** The bindings it holds: every binding in this scope, whichever they are. */
+  scope: Scope;
 }
 
 export interface StateContents {
@@ -46,9 +46,6 @@ interface StateResource {
   external?: boolean;
   delete?: boolean;
 }
-
-export const GROUP_ACCESS_TOKEN = "platform:iam:GroupAccess";
-export const IDENTITY_ACCESS_TOKEN = "platform:iam:IdentityAccess";
 
 const DYNAMIC_TYPED = /^pulumi-nodejs:dynamic\/(\w+):(\w+)$/;
 const DYNAMIC_PLAIN = "pulumi-nodejs:dynamic:Resource";
@@ -76,34 +73,18 @@ export function tokenOf(resource: { type?: string; inputs?: Record<string, unkno
   return undefined;
 }
 
-/** A property of a resource, from its outputs, else its inputs. */
-function property(resource: StateResource, key: string): unknown {
-  return resource.outputs?.[key] ?? resource.inputs?.[key];
-}
+/** The authoritative access resources of the catalogue, by token: they tell their scope from their state. */
+const ACCESS = new Map<string, AccessDescription>(
+  RESOURCES.filter(({ description }) => "scopeOfId" in description).map(({ declaration, description }) => [
+    declaration.token,
+    description as AccessDescription,
+  ]),
+);
 
-function stringProperty(resource: StateResource, ...keys: string[]): string | undefined {
-  for (const key of keys) {
-    const value = property(resource, key);
-    if (typeof value === "string" && value !== "") return value;
-  }
-  return undefined;
-}
-
-/** The scope an access resource holds, from its recorded properties (its id when they say nothing). */
-function accessScope(token: string, resource: StateResource): AccessScope | undefined {
-  if (token === GROUP_ACCESS_TOKEN) {
-    const groupUid = stringProperty(resource, "groupUid") ?? resource.id;
-    if (!groupUid) return undefined;
-    const scope = property(resource, "scope");
-    const subtree =
-      scope === "SUBTREE" || scope === "subtree" || property(resource, "includeSubgroups") === true;
-    return { on: "group", groupUid, subtree };
-  }
-  if (token === IDENTITY_ACCESS_TOKEN) {
-    const identityUid = stringProperty(resource, "identityUid") ?? resource.id;
-    return identityUid ? { on: "identity", identityUid } : undefined;
-  }
-  return undefined;
+/** The scope an access resource holds, from its recorded properties (its id when they do not say). */
+function accessScope(description: AccessDescription, resource: StateResource): Scope | undefined {
+  const props = { ...resource.inputs, ...resource.outputs };
+  return description.scopeOf(props) ?? (resource.id ? description.scopeOfId(resource.id) : undefined);
 }
 
 /** Reads one exported state; throws Refusal (one line) for a file that is not one. */
@@ -134,7 +115,8 @@ export function readState(text: string, file: string): StateContents {
       if (resource.id) managed.push({ kind, token, uid: resource.id, urn, state: file });
       continue;
     }
-    const scope = accessScope(token, resource);
+    const description = ACCESS.get(token);
+    const scope = description && accessScope(description, resource);
     if (scope !== undefined) access.push({ token, urn, state: file, scope });
   }
   return { managed, access };

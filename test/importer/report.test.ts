@@ -302,9 +302,12 @@ describe("platform-import report", () => {
       // On the folder and everything under it.
       expect(
         await report([
-          access("platform:iam:GroupAccess", o.platform.uid, { groupUid: o.platform.uid, scope: "SUBTREE" }),
+          access("platform:iam:GroupAccess", o.platform.uid, { groupUid: o.platform.uid, scope: "subtree" }),
         ]),
       ).toEqual([]);
+      // A state that records only the id (an import): the id names the scope, `/**` the subtree.
+      expect(await report([access("platform:iam:GroupAccess", `${o.platform.uid}/**`, {})])).toEqual([]);
+      expect(await report([access("platform:iam:GroupAccess", o.platform.uid, {})])).toEqual([inTeam.uid]);
       // Every binding of one identity, wherever it is.
       expect(
         await report([
