@@ -3,7 +3,7 @@
  * platform-import: writes a `pulumi import --file` document of everything under a group (read through the API), or
  * of the resources in a Terraform state of the platform's Terraform provider.
  *
- *   platform-import <group uid> [--out import.json]
+ *   platform-import <group uid> [--bindings role-binding|group-access|identity-access] [--out import.json]
  *   platform-import --terraform-state terraform.tfstate [--out import.json]
  *   platform-import --terraform-state terraform.tfstate --addresses     (the mapped addresses, one a line)
  *   platform-import report <group uid> --state stack.json [--state other.json ...] [--json] [--out import.json]
@@ -11,28 +11,39 @@
  * `report` lists what no given stack manages under the group and what they manage that is gone, with the coverage of
  * each kind, as text (or JSON with --json) on stdout; --out writes the import document of exactly the unmanaged
  * objects. Exit code 0 when every object is managed and none is gone, 2 when not (for a scheduled CI job), 1 on a
- * refusal.
+ * refusal. --bindings writes the role bindings as one RoleBinding each (the default), one GroupAccess per group, or
+ * one IdentityAccess per identity (./bindings).
  *
  * The document goes to --out (written whole, only on success) or stdout; progress, what cannot be recovered and
  * what was not imported go to stderr. Credentials come from the environment as for the provider (PLATFORM_API_URL,
  * PLATFORM_TOKEN, or PLATFORM_IDENTITY with PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts) and are never printed.
  * A refusal is one line on stderr, exit code 1, and nothing written.
  *
- * May import: ../sdk, ./walk, ./terraform, ./document, ./kinds, ./report, ./states.
+ * May import: ../sdk, ./walk, ./terraform, ./document, ./kinds, ./bindings, ./report, ./states.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ConfigurationError, PlatformClient } from "../sdk";
 import type { ImportDocument } from "./document";
-import { KINDS, type Kind } from "./kinds";
+import { KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
+import { BINDINGS_FORMS, type BindingsForm } from "./bindings";
 import { reportText, reportUnmanaged } from "./report";
 import { readState } from "./states";
 import { mapTerraformState } from "./terraform";
 import { Refusal, walkGroup } from "./walk";
 
 const USAGE =
-  "usage: platform-import <group uid> [--out FILE] | platform-import --terraform-state FILE [--out FILE | --addresses]" +
-  " | platform-import report <group uid> --state FILE... [--json] [--out FILE]";
+  "usage: platform-import <group uid> [--bindings FORM] [--out FILE]" +
+  " | platform-import --terraform-state FILE [--out FILE | --addresses]" +
+  " | platform-import report <group uid> --state FILE... [--json] [--bindings FORM] [--out FILE]" +
+  ` (FORM: ${BINDINGS_FORMS.join(", ")})`;
+
+function bindingsForm(value: string): BindingsForm {
+  const form = BINDINGS_FORMS.find((f) => f === value);
+  if (form === undefined)
+    throw new Refusal(`--bindings is one of ${BINDINGS_FORMS.join(", ")}, not ${JSON.stringify(value)}`);
+  return form;
+}
 
 /** The exit code of a report that finds an object no stack manages, or a managed one gone. */
 export const EXIT_UNMANAGED = 2;
@@ -42,6 +53,7 @@ interface ReportArgs {
   states: string[];
   json: boolean;
   out?: string;
+  bindings: BindingsForm;
 }
 
 function parseReportArgs(argv: string[]): ReportArgs {
@@ -49,6 +61,7 @@ function parseReportArgs(argv: string[]): ReportArgs {
   const states: string[] = [];
   let json = false;
   let out: string | undefined;
+  let bindings: BindingsForm = "role-binding";
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -61,6 +74,8 @@ function parseReportArgs(argv: string[]): ReportArgs {
     else if (arg === "--out" || arg === "-o") out = value();
     else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
     else if (arg === "--json") json = true;
+    else if (arg === "--bindings") bindings = bindingsForm(value());
+    else if (arg.startsWith("--bindings=")) bindings = bindingsForm(arg.slice("--bindings=".length));
     else if (arg === "--help" || arg === "-h") throw new Refusal(USAGE);
     else if (arg.startsWith("-")) throw new Refusal(`unknown option ${arg}; ${USAGE}`);
     else if (groupUid === undefined) groupUid = arg;
@@ -69,7 +84,7 @@ function parseReportArgs(argv: string[]): ReportArgs {
   if (groupUid === undefined) throw new Refusal(`report needs a group uid; ${USAGE}`);
   if (states.length === 0)
     throw new Refusal(`report needs at least one --state FILE (from pulumi stack export); ${USAGE}`);
-  return { groupUid, states, json, ...(out !== undefined ? { out } : {}) };
+  return { groupUid, states, json, bindings, ...(out !== undefined ? { out } : {}) };
 }
 
 interface Args {
@@ -77,6 +92,7 @@ interface Args {
   terraformState?: string;
   out?: string;
   addresses: boolean;
+  bindings?: BindingsForm;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -94,6 +110,8 @@ function parseArgs(argv: string[]): Args {
     else if (arg.startsWith("--terraform-state="))
       args.terraformState = arg.slice("--terraform-state=".length);
     else if (arg === "--addresses") args.addresses = true;
+    else if (arg === "--bindings") args.bindings = bindingsForm(value());
+    else if (arg.startsWith("--bindings=")) args.bindings = bindingsForm(arg.slice("--bindings=".length));
     else if (arg === "--help" || arg === "-h") throw new Refusal(USAGE);
     else if (arg.startsWith("-")) throw new Refusal(`unknown option ${arg}; ${USAGE}`);
     else if (args.groupUid === undefined) args.groupUid = arg;
@@ -106,6 +124,8 @@ function parseArgs(argv: string[]): Args {
   if (args.addresses && args.terraformState === undefined)
     throw new Refusal(`--addresses lists Terraform addresses: it needs --terraform-state`);
   if (args.addresses && args.out !== undefined) throw new Refusal(`--addresses prints to stdout: drop --out`);
+  if (args.bindings !== undefined && args.terraformState !== undefined)
+    throw new Refusal(`--bindings shapes what the API walk finds: a Terraform state keeps its role bindings`);
   return args;
 }
 
@@ -115,9 +135,8 @@ export interface Io {
   env: Record<string, string | undefined>;
 }
 
-function summary(counts: Record<Kind, number>): string {
-  return (Object.keys(KINDS) as Kind[])
-    .filter((k) => counts[k] > 0)
+function summary(counts: Record<ListedKind, number>): string {
+  return LISTED_KINDS.filter((k) => counts[k] > 0)
     .map((k) => `${counts[k]} ${KINDS[k].label}${counts[k] === 1 ? "" : "s"}`)
     .join(", ");
 }
@@ -157,6 +176,7 @@ async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io
   const started = Date.now();
   const { report, document } = await reportUnmanaged(connect(), args.groupUid, states, {
     progress: (line) => io.stderr(line),
+    bindings: args.bindings,
   });
   io.stderr(`${args.groupUid}: ${report.calls} API calls, ${Date.now() - started} ms`);
   io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : reportText(report));
@@ -205,7 +225,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr(`${args.terraformState}: ${summary(result.counts) || "nothing to import"}`);
     } else {
       const started = Date.now();
-      const result = await walkGroup(connect(), args.groupUid!, { progress: (line) => io.stderr(line) });
+      const result = await walkGroup(connect(), args.groupUid!, {
+        progress: (line) => io.stderr(line),
+        ...(args.bindings !== undefined ? { bindings: args.bindings } : {}),
+      });
       document = result.document;
       io.stderr(
         `${args.groupUid}: ${summary(result.counts)} (${result.calls} API calls, ${Date.now() - started} ms)`,

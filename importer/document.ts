@@ -174,6 +174,8 @@ export function buildDocument(
     notes?: (names: Map<string, string>) => Note[];
     skipped?: Skipped[];
     terraformAddresses?: string[];
+    /** Warnings beyond the references the engine will guess. */
+    warnings?: string[];
   },
 ): ImportDocument {
   const names = assignNames(found);
@@ -201,7 +203,7 @@ export function buildDocument(
       source: extra.source,
       notes: extra.notes?.(names) ?? [],
       skipped: extra.skipped ?? [],
-      warnings: referenceWarnings(found, names),
+      warnings: [...(extra.warnings ?? []), ...referenceWarnings(found, names)],
       ...(extra.terraformAddresses ? { terraformAddresses: extra.terraformAddresses } : {}),
     },
   };

@@ -10,7 +10,7 @@
  * The group reported on is the scope, not an object under it (an organization is made by the service); its own
  * account association is on it, and counted.
  *
- * May import: ../sdk (types), ../provider/iam/access, ./document, ./kinds, ./states, ./walk.
+ * May import: ../sdk (types), ../provider/iam/access, ./bindings, ./document, ./kinds, ./states, ./walk.
  */
 import type { PlatformClient } from "../sdk";
 import {
@@ -21,10 +21,11 @@ import {
   type ImportDocument,
   type Skipped,
 } from "./document";
-import { KINDS, KIND_ORDER, type Kind } from "./kinds";
+import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "./kinds";
 import { inScope as accessInScope, type Scope } from "../provider/iam/access";
 import type { StateContents } from "./states";
-import { listGroup, type WalkOptions } from "./walk";
+import { withBindingsAs } from "./bindings";
+import { bindingsContext, listGroup, type WalkOptions } from "./walk";
 
 /** An object under the group that no state manages. */
 export interface Unmanaged {
@@ -56,7 +57,7 @@ export interface Report {
   states: string[];
   /** API calls the listing made. */
   calls: number;
-  coverage: Record<Kind, Coverage>;
+  coverage: Record<ListedKind, Coverage>;
   unmanaged: Unmanaged[];
   missing: Missing[];
   /** What the listing found but leaves out (service principal identities), with the reason. */
@@ -123,12 +124,12 @@ export async function reportUnmanaged(
   }
 
   const coverage = Object.fromEntries(
-    KIND_ORDER.map((kind) => {
+    LISTED_KINDS.map((kind) => {
       const total = objects.filter((f) => f.kind === kind).length;
       const unmanaged = unmanagedFound.filter((f) => f.kind === kind).length;
       return [kind, { managed: total - unmanaged, total }];
     }),
-  ) as Record<Kind, Coverage>;
+  ) as Record<ListedKind, Coverage>;
 
   const report: Report = {
     group: { uid: listing.top.uid, name: listing.top.name },
@@ -145,10 +146,16 @@ export async function reportUnmanaged(
     missing,
     skipped: listing.skipped,
   };
-  const document = buildDocument(unmanagedFound, {
+  const { found: taken, warnings } = withBindingsAs(
+    options.bindings ?? "role-binding",
+    unmanagedFound,
+    bindingsContext(listing),
+  );
+  const document = buildDocument(taken, {
     source: `api ${groupUid}, what ${states.length === 1 ? "this state does" : `these ${states.length} states do`} not manage`,
-    notes: (names) => unrecoverableNotes(unmanagedFound, names),
+    notes: (names) => unrecoverableNotes(taken, names),
     skipped: listing.skipped,
+    warnings,
   });
   return { report, document };
 }
@@ -163,10 +170,10 @@ export function reportText(report: Report): string {
   );
   lines.push("", "coverage (managed / total):");
   const plural = (kind: Kind) => KINDS[kind].label.replace(/y$/, "ie") + "s";
-  const width = Math.max(...KIND_ORDER.map((k) => plural(k).length));
+  const width = Math.max(...LISTED_KINDS.map((k) => plural(k).length));
   let managed = 0;
   let total = 0;
-  for (const kind of KIND_ORDER) {
+  for (const kind of LISTED_KINDS) {
     const c = report.coverage[kind];
     managed += c.managed;
     total += c.total;

@@ -10,12 +10,12 @@
 import { RESOURCES } from "../provider/catalogue";
 import type { Scope } from "../provider/iam/access";
 import type { AccessDescription } from "../provider/iam/access-provider";
-import { KINDS, KIND_ORDER, type Kind } from "./kinds";
+import { KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
 import { Refusal } from "./walk";
 
 /** An object a stack manages. */
 export interface Managed {
-  kind: Kind;
+  kind: ListedKind;
   /** The type token as the schema spells it, e.g. `platform:iam:Identity`. */
   token: string;
   uid: string;
@@ -52,7 +52,7 @@ const DYNAMIC_PLAIN = "pulumi-nodejs:dynamic:Resource";
 /** A saved provider of this package names its module: `.../provider/iam/role-binding.provider`. */
 const SAVED_PROVIDER = /provider\/(\w+)\/([a-z-]+)\.provider\b/;
 
-const byToken = new Map<string, Kind>(KIND_ORDER.map((kind) => [KINDS[kind].token, kind]));
+const byToken = new Map<string, ListedKind>(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind]));
 
 /** `role-binding` -> `RoleBinding`. */
 function className(stem: string): string {

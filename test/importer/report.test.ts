@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { EXIT_UNMANAGED, main, type Io } from "../../importer/cli";
 import type { ImportDocument } from "../../importer/document";
-import { KINDS, KIND_ORDER } from "../../importer/kinds";
+import { KINDS, LISTED_KINDS } from "../../importer/kinds";
 import type { Report } from "../../importer/report";
 import { readState, tokenOf } from "../../importer/states";
 import { stateExport, type StateEntry } from "./fixtures";
@@ -187,7 +187,7 @@ describe("platform-import report", () => {
     ]);
     expect(report.group).toEqual({ uid: org, name: expect.any(String) });
     expect(report.states).toEqual([o.appFile, o.sharedFile]);
-    expect(Object.keys(report.coverage)).toEqual(KIND_ORDER);
+    expect(Object.keys(report.coverage)).toEqual(LISTED_KINDS);
     expect(report.unmanaged[0]).toEqual({
       kind: "group",
       type: "platform:iam:Group",
@@ -246,7 +246,7 @@ describe("platform-import report", () => {
     const report = JSON.parse(io.out) as Report;
     expect(report.unmanaged).toEqual([]);
     expect(report.missing).toEqual([]);
-    for (const kind of KIND_ORDER) expect(report.coverage[kind].managed).toBe(report.coverage[kind].total);
+    for (const kind of LISTED_KINDS) expect(report.coverage[kind].managed).toBe(report.coverage[kind].total);
     expect((JSON.parse(fs.readFileSync(out, "utf8")) as ImportDocument).resources).toEqual([]);
   });
 
@@ -423,7 +423,7 @@ describe("reading exported states", () => {
   });
 
   it("takes every kind of the import table, by its id", () => {
-    const entries: StateEntry[] = KIND_ORDER.map((kind, i) => ({
+    const entries: StateEntry[] = LISTED_KINDS.map((kind, i) => ({
       front: i % 2 === 0 ? "dynamic" : "native",
       token: KINDS[kind].token,
       uid: `${"a".repeat(40)}/${String(i).padStart(16, "0")}`,
@@ -431,7 +431,7 @@ describe("reading exported states", () => {
     }));
     const { managed } = readState(JSON.stringify(stateExport("s", entries)), "s.json");
     expect(managed.map((m) => [m.kind, m.token, m.uid])).toEqual(
-      entries.map((e, i) => [KIND_ORDER[i], e.token, e.uid]),
+      entries.map((e, i) => [LISTED_KINDS[i], e.token, e.uid]),
     );
   });
 });
