@@ -29,7 +29,13 @@ export function lazyProvider(
   // Every method is present (the dynamic-provider host skips absent ones) and every implementation has them all.
   const front: Required<pulumi.dynamic.ResourceProvider> = {
     configure: (req) => real().configure!(req),
-    check: (olds, news) => real().check!(olds, news),
+    // Anything after the inputs (the native plugin's URN, see provider/iam/access) goes along.
+    check: (olds, news, ...rest: unknown[]) =>
+      (
+        real().check as (
+          ...args: unknown[]
+        ) => ReturnType<NonNullable<pulumi.dynamic.ResourceProvider["check"]>>
+      )(olds, news, ...rest),
     diff: (id, olds, news) => real().diff!(id, olds, news),
     create: (inputs) => real().create(inputs),
     read: (id, props) => real().read!(id, props),

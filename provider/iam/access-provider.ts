@@ -29,6 +29,7 @@ import {
   describeBinding,
   describeScope,
   keyOf,
+  labelOfScope,
   labelOfUrn,
   listScope,
   planOf,
@@ -63,7 +64,6 @@ export type CheckWithUrn = (olds: Props, news: Props, urn?: string) => Promise<p
 
 export function defineAccessProvider(spec: AccessDescription): pulumi.dynamic.ResourceProvider {
   const token = spec.declaration.token;
-  const name = spec.declaration.name;
   const attempt = (action: string, props: Props | undefined, uid?: string): Attempt => {
     const scope = props === undefined ? undefined : spec.scopeOf(props);
     return {
@@ -143,7 +143,7 @@ export function defineAccessProvider(spec: AccessDescription): pulumi.dynamic.Re
     if (scope === undefined || containsUnknown(news.bindings)) return { inputs: news };
     const declared = spec.declaredOf(news, scope);
     const inputs = { ...news, ...inputsOf(stateOf(scope, news, declared, "")) };
-    const label = (urn !== undefined ? labelOfUrn(urn) : undefined) ?? `${name} of ${describeScope(scope)}`;
+    const label = (urn !== undefined ? labelOfUrn(urn) : undefined) ?? labelOfScope(scope);
     const key = urn ?? `${token} ${JSON.stringify(scope)} ${declared.map(keyOf).join(",")}`;
     const reasons = claim(key, label, { kind: "authority", scope, declared });
     if (!containsUnknown(news.profile)) {

@@ -77,6 +77,12 @@ export function describeScope(scope: Scope): string {
     : `the bindings on group ${scope.groupUid}`;
 }
 
+/** How a resource of the dynamic front is named in a conflict (the dynamic host does not say which one it checks). */
+export function labelOfScope(scope: Scope): string {
+  if (scope.kind === "identity") return `IdentityAccess of identity ${scope.identityUid}`;
+  return `GroupAccess of group ${scope.groupUid}${scope.subtree ? " and its subtree" : ""}`;
+}
+
 const named = (what: string, uid: string, name: string | undefined) =>
   name !== undefined && name !== "" ? `${what} ${name} (${uid})` : `${what} ${uid}`;
 

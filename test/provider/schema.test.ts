@@ -27,6 +27,8 @@ describe("schema.json", () => {
         "platform:iam:Identity",
         "platform:iam:Role",
         "platform:iam:RoleBinding",
+        "platform:iam:GroupAccess",
+        "platform:iam:IdentityAccess",
         "platform:iam:IdentityProvider",
         "platform:iam:GroupInvite",
         "platform:iam:AccountAssociation",

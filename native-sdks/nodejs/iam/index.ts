@@ -40,6 +40,11 @@ export type Group = import("./group").Group;
 export const Group: typeof import("./group").Group = null as any;
 utilities.lazyLoad(exports, ["Group"], () => require("./group"));
 
+export { GroupAccessArgs } from "./groupAccess";
+export type GroupAccess = import("./groupAccess").GroupAccess;
+export const GroupAccess: typeof import("./groupAccess").GroupAccess = null as any;
+utilities.lazyLoad(exports, ["GroupAccess"], () => require("./groupAccess"));
+
 export { GroupInviteArgs } from "./groupInvite";
 export type GroupInvite = import("./groupInvite").GroupInvite;
 export const GroupInvite: typeof import("./groupInvite").GroupInvite = null as any;
@@ -49,6 +54,11 @@ export { IdentityArgs } from "./identity";
 export type Identity = import("./identity").Identity;
 export const Identity: typeof import("./identity").Identity = null as any;
 utilities.lazyLoad(exports, ["Identity"], () => require("./identity"));
+
+export { IdentityAccessArgs } from "./identityAccess";
+export type IdentityAccess = import("./identityAccess").IdentityAccess;
+export const IdentityAccess: typeof import("./identityAccess").IdentityAccess = null as any;
+utilities.lazyLoad(exports, ["IdentityAccess"], () => require("./identityAccess"));
 
 export { IdentityProviderArgs } from "./identityProvider";
 export type IdentityProvider = import("./identityProvider").IdentityProvider;
@@ -74,10 +84,14 @@ const _module = {
                 return new AccountAssociation(name, <any>undefined, { urn })
             case "platform:iam:Group":
                 return new Group(name, <any>undefined, { urn })
+            case "platform:iam:GroupAccess":
+                return new GroupAccess(name, <any>undefined, { urn })
             case "platform:iam:GroupInvite":
                 return new GroupInvite(name, <any>undefined, { urn })
             case "platform:iam:Identity":
                 return new Identity(name, <any>undefined, { urn })
+            case "platform:iam:IdentityAccess":
+                return new IdentityAccess(name, <any>undefined, { urn })
             case "platform:iam:IdentityProvider":
                 return new IdentityProvider(name, <any>undefined, { urn })
             case "platform:iam:Role":

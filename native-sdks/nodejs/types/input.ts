@@ -144,6 +144,32 @@ export namespace iam {
         name?: pulumi.Input<string | undefined>;
     }
 
+    export interface GroupAccessBindingsItemArgs {
+        /**
+         * The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+         */
+        groupUid?: pulumi.Input<string | undefined>;
+        /**
+         * The identity that holds the role.
+         */
+        identityUid: pulumi.Input<string>;
+        /**
+         * The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+         */
+        roleUid: pulumi.Input<string>;
+    }
+
+    export interface IdentityAccessBindingsItemArgs {
+        /**
+         * The group the role is held on.
+         */
+        groupUid: pulumi.Input<string>;
+        /**
+         * The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+         */
+        roleUid: pulumi.Input<string>;
+    }
+
     /**
      * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */

@@ -161,6 +161,32 @@ export namespace iam {
         name?: string;
     }
 
+    export interface GroupAccessBindingsItem {
+        /**
+         * The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+         */
+        groupUid?: string;
+        /**
+         * The identity that holds the role.
+         */
+        identityUid: string;
+        /**
+         * The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+         */
+        roleUid: string;
+    }
+
+    export interface IdentityAccessBindingsItem {
+        /**
+         * The group the role is held on.
+         */
+        groupUid: string;
+        /**
+         * The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+         */
+        roleUid: string;
+    }
+
     /**
      * AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
      */

@@ -36,8 +36,10 @@ _utilities.register(
   "classes": {
    "platform:iam:AccountAssociation": "AccountAssociation",
    "platform:iam:Group": "Group",
+   "platform:iam:GroupAccess": "GroupAccess",
    "platform:iam:GroupInvite": "GroupInvite",
    "platform:iam:Identity": "Identity",
+   "platform:iam:IdentityAccess": "IdentityAccess",
    "platform:iam:IdentityProvider": "IdentityProvider",
    "platform:iam:Role": "Role",
    "platform:iam:RoleBinding": "RoleBinding"

@@ -25,10 +25,14 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &AccountAssociation{}
 	case "platform:iam:Group":
 		r = &Group{}
+	case "platform:iam:GroupAccess":
+		r = &GroupAccess{}
 	case "platform:iam:GroupInvite":
 		r = &GroupInvite{}
 	case "platform:iam:Identity":
 		r = &Identity{}
+	case "platform:iam:IdentityAccess":
+		r = &IdentityAccess{}
 	case "platform:iam:IdentityProvider":
 		r = &IdentityProvider{}
 	case "platform:iam:Role":

@@ -1604,6 +1604,227 @@ func (o GitHubInstallationArrayOutput) Index(i pulumi.IntInput) GitHubInstallati
 	}).(GitHubInstallationOutput)
 }
 
+type GroupAccessBindingsItem struct {
+	// The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+	GroupUid *string `pulumi:"groupUid"`
+	// The identity that holds the role.
+	IdentityUid string `pulumi:"identityUid"`
+	// The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+	RoleUid string `pulumi:"roleUid"`
+}
+
+// GroupAccessBindingsItemInput is an input type that accepts GroupAccessBindingsItemArgs and GroupAccessBindingsItemOutput values.
+// You can construct a concrete instance of `GroupAccessBindingsItemInput` via:
+//
+//	GroupAccessBindingsItemArgs{...}
+type GroupAccessBindingsItemInput interface {
+	pulumi.Input
+
+	ToGroupAccessBindingsItemOutput() GroupAccessBindingsItemOutput
+	ToGroupAccessBindingsItemOutputWithContext(context.Context) GroupAccessBindingsItemOutput
+}
+
+type GroupAccessBindingsItemArgs struct {
+	// The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+	GroupUid pulumi.StringPtrInput `pulumi:"groupUid"`
+	// The identity that holds the role.
+	IdentityUid pulumi.StringInput `pulumi:"identityUid"`
+	// The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+	RoleUid pulumi.StringInput `pulumi:"roleUid"`
+}
+
+func (GroupAccessBindingsItemArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GroupAccessBindingsItem)(nil)).Elem()
+}
+
+func (i GroupAccessBindingsItemArgs) ToGroupAccessBindingsItemOutput() GroupAccessBindingsItemOutput {
+	return i.ToGroupAccessBindingsItemOutputWithContext(context.Background())
+}
+
+func (i GroupAccessBindingsItemArgs) ToGroupAccessBindingsItemOutputWithContext(ctx context.Context) GroupAccessBindingsItemOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GroupAccessBindingsItemOutput)
+}
+
+// GroupAccessBindingsItemArrayInput is an input type that accepts GroupAccessBindingsItemArray and GroupAccessBindingsItemArrayOutput values.
+// You can construct a concrete instance of `GroupAccessBindingsItemArrayInput` via:
+//
+//	GroupAccessBindingsItemArray{ GroupAccessBindingsItemArgs{...} }
+type GroupAccessBindingsItemArrayInput interface {
+	pulumi.Input
+
+	ToGroupAccessBindingsItemArrayOutput() GroupAccessBindingsItemArrayOutput
+	ToGroupAccessBindingsItemArrayOutputWithContext(context.Context) GroupAccessBindingsItemArrayOutput
+}
+
+type GroupAccessBindingsItemArray []GroupAccessBindingsItemInput
+
+func (GroupAccessBindingsItemArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GroupAccessBindingsItem)(nil)).Elem()
+}
+
+func (i GroupAccessBindingsItemArray) ToGroupAccessBindingsItemArrayOutput() GroupAccessBindingsItemArrayOutput {
+	return i.ToGroupAccessBindingsItemArrayOutputWithContext(context.Background())
+}
+
+func (i GroupAccessBindingsItemArray) ToGroupAccessBindingsItemArrayOutputWithContext(ctx context.Context) GroupAccessBindingsItemArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GroupAccessBindingsItemArrayOutput)
+}
+
+type GroupAccessBindingsItemOutput struct{ *pulumi.OutputState }
+
+func (GroupAccessBindingsItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GroupAccessBindingsItem)(nil)).Elem()
+}
+
+func (o GroupAccessBindingsItemOutput) ToGroupAccessBindingsItemOutput() GroupAccessBindingsItemOutput {
+	return o
+}
+
+func (o GroupAccessBindingsItemOutput) ToGroupAccessBindingsItemOutputWithContext(ctx context.Context) GroupAccessBindingsItemOutput {
+	return o
+}
+
+// The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+func (o GroupAccessBindingsItemOutput) GroupUid() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GroupAccessBindingsItem) *string { return v.GroupUid }).(pulumi.StringPtrOutput)
+}
+
+// The identity that holds the role.
+func (o GroupAccessBindingsItemOutput) IdentityUid() pulumi.StringOutput {
+	return o.ApplyT(func(v GroupAccessBindingsItem) string { return v.IdentityUid }).(pulumi.StringOutput)
+}
+
+// The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+func (o GroupAccessBindingsItemOutput) RoleUid() pulumi.StringOutput {
+	return o.ApplyT(func(v GroupAccessBindingsItem) string { return v.RoleUid }).(pulumi.StringOutput)
+}
+
+type GroupAccessBindingsItemArrayOutput struct{ *pulumi.OutputState }
+
+func (GroupAccessBindingsItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GroupAccessBindingsItem)(nil)).Elem()
+}
+
+func (o GroupAccessBindingsItemArrayOutput) ToGroupAccessBindingsItemArrayOutput() GroupAccessBindingsItemArrayOutput {
+	return o
+}
+
+func (o GroupAccessBindingsItemArrayOutput) ToGroupAccessBindingsItemArrayOutputWithContext(ctx context.Context) GroupAccessBindingsItemArrayOutput {
+	return o
+}
+
+func (o GroupAccessBindingsItemArrayOutput) Index(i pulumi.IntInput) GroupAccessBindingsItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GroupAccessBindingsItem {
+		return vs[0].([]GroupAccessBindingsItem)[vs[1].(int)]
+	}).(GroupAccessBindingsItemOutput)
+}
+
+type IdentityAccessBindingsItem struct {
+	// The group the role is held on.
+	GroupUid string `pulumi:"groupUid"`
+	// The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+	RoleUid string `pulumi:"roleUid"`
+}
+
+// IdentityAccessBindingsItemInput is an input type that accepts IdentityAccessBindingsItemArgs and IdentityAccessBindingsItemOutput values.
+// You can construct a concrete instance of `IdentityAccessBindingsItemInput` via:
+//
+//	IdentityAccessBindingsItemArgs{...}
+type IdentityAccessBindingsItemInput interface {
+	pulumi.Input
+
+	ToIdentityAccessBindingsItemOutput() IdentityAccessBindingsItemOutput
+	ToIdentityAccessBindingsItemOutputWithContext(context.Context) IdentityAccessBindingsItemOutput
+}
+
+type IdentityAccessBindingsItemArgs struct {
+	// The group the role is held on.
+	GroupUid pulumi.StringInput `pulumi:"groupUid"`
+	// The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+	RoleUid pulumi.StringInput `pulumi:"roleUid"`
+}
+
+func (IdentityAccessBindingsItemArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*IdentityAccessBindingsItem)(nil)).Elem()
+}
+
+func (i IdentityAccessBindingsItemArgs) ToIdentityAccessBindingsItemOutput() IdentityAccessBindingsItemOutput {
+	return i.ToIdentityAccessBindingsItemOutputWithContext(context.Background())
+}
+
+func (i IdentityAccessBindingsItemArgs) ToIdentityAccessBindingsItemOutputWithContext(ctx context.Context) IdentityAccessBindingsItemOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityAccessBindingsItemOutput)
+}
+
+// IdentityAccessBindingsItemArrayInput is an input type that accepts IdentityAccessBindingsItemArray and IdentityAccessBindingsItemArrayOutput values.
+// You can construct a concrete instance of `IdentityAccessBindingsItemArrayInput` via:
+//
+//	IdentityAccessBindingsItemArray{ IdentityAccessBindingsItemArgs{...} }
+type IdentityAccessBindingsItemArrayInput interface {
+	pulumi.Input
+
+	ToIdentityAccessBindingsItemArrayOutput() IdentityAccessBindingsItemArrayOutput
+	ToIdentityAccessBindingsItemArrayOutputWithContext(context.Context) IdentityAccessBindingsItemArrayOutput
+}
+
+type IdentityAccessBindingsItemArray []IdentityAccessBindingsItemInput
+
+func (IdentityAccessBindingsItemArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]IdentityAccessBindingsItem)(nil)).Elem()
+}
+
+func (i IdentityAccessBindingsItemArray) ToIdentityAccessBindingsItemArrayOutput() IdentityAccessBindingsItemArrayOutput {
+	return i.ToIdentityAccessBindingsItemArrayOutputWithContext(context.Background())
+}
+
+func (i IdentityAccessBindingsItemArray) ToIdentityAccessBindingsItemArrayOutputWithContext(ctx context.Context) IdentityAccessBindingsItemArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(IdentityAccessBindingsItemArrayOutput)
+}
+
+type IdentityAccessBindingsItemOutput struct{ *pulumi.OutputState }
+
+func (IdentityAccessBindingsItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*IdentityAccessBindingsItem)(nil)).Elem()
+}
+
+func (o IdentityAccessBindingsItemOutput) ToIdentityAccessBindingsItemOutput() IdentityAccessBindingsItemOutput {
+	return o
+}
+
+func (o IdentityAccessBindingsItemOutput) ToIdentityAccessBindingsItemOutputWithContext(ctx context.Context) IdentityAccessBindingsItemOutput {
+	return o
+}
+
+// The group the role is held on.
+func (o IdentityAccessBindingsItemOutput) GroupUid() pulumi.StringOutput {
+	return o.ApplyT(func(v IdentityAccessBindingsItem) string { return v.GroupUid }).(pulumi.StringOutput)
+}
+
+// The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+func (o IdentityAccessBindingsItemOutput) RoleUid() pulumi.StringOutput {
+	return o.ApplyT(func(v IdentityAccessBindingsItem) string { return v.RoleUid }).(pulumi.StringOutput)
+}
+
+type IdentityAccessBindingsItemArrayOutput struct{ *pulumi.OutputState }
+
+func (IdentityAccessBindingsItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]IdentityAccessBindingsItem)(nil)).Elem()
+}
+
+func (o IdentityAccessBindingsItemArrayOutput) ToIdentityAccessBindingsItemArrayOutput() IdentityAccessBindingsItemArrayOutput {
+	return o
+}
+
+func (o IdentityAccessBindingsItemArrayOutput) ToIdentityAccessBindingsItemArrayOutputWithContext(ctx context.Context) IdentityAccessBindingsItemArrayOutput {
+	return o
+}
+
+func (o IdentityAccessBindingsItemArrayOutput) Index(i pulumi.IntInput) IdentityAccessBindingsItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) IdentityAccessBindingsItem {
+		return vs[0].([]IdentityAccessBindingsItem)[vs[1].(int)]
+	}).(IdentityAccessBindingsItemOutput)
+}
+
 // AWS IAM users and roles that may assume the identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
 type IdentityAwsIdentity struct {
 	// The exact ARN to match.
@@ -2519,6 +2740,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*GitHubAppInstallationsMapInput)(nil)).Elem(), GitHubAppInstallationsMap{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GitHubInstallationInput)(nil)).Elem(), GitHubInstallationArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GitHubInstallationArrayInput)(nil)).Elem(), GitHubInstallationArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GroupAccessBindingsItemInput)(nil)).Elem(), GroupAccessBindingsItemArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GroupAccessBindingsItemArrayInput)(nil)).Elem(), GroupAccessBindingsItemArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityAccessBindingsItemInput)(nil)).Elem(), IdentityAccessBindingsItemArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*IdentityAccessBindingsItemArrayInput)(nil)).Elem(), IdentityAccessBindingsItemArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityAwsIdentityInput)(nil)).Elem(), IdentityAwsIdentityArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityAwsIdentityPtrInput)(nil)).Elem(), IdentityAwsIdentityArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*IdentityProviderInfoInput)(nil)).Elem(), IdentityProviderInfoArgs{})
@@ -2549,6 +2774,10 @@ func init() {
 	pulumi.RegisterOutputType(GitHubAppInstallationsMapOutput{})
 	pulumi.RegisterOutputType(GitHubInstallationOutput{})
 	pulumi.RegisterOutputType(GitHubInstallationArrayOutput{})
+	pulumi.RegisterOutputType(GroupAccessBindingsItemOutput{})
+	pulumi.RegisterOutputType(GroupAccessBindingsItemArrayOutput{})
+	pulumi.RegisterOutputType(IdentityAccessBindingsItemOutput{})
+	pulumi.RegisterOutputType(IdentityAccessBindingsItemArrayOutput{})
 	pulumi.RegisterOutputType(IdentityAwsIdentityOutput{})
 	pulumi.RegisterOutputType(IdentityAwsIdentityPtrOutput{})
 	pulumi.RegisterOutputType(IdentityProviderInfoOutput{})

@@ -13,8 +13,10 @@ from .get_identity_providers import *
 from .get_role import *
 from .get_roles import *
 from .group import *
+from .group_access import *
 from .group_invite import *
 from .identity import *
+from .identity_access import *
 from .identity_provider import *
 from .role import *
 from .role_binding import *

@@ -31,6 +31,10 @@ __all__ = [
     'GitHubAppInstallationsArgsDict',
     'GitHubInstallationArgs',
     'GitHubInstallationArgsDict',
+    'GroupAccessBindingsItemArgs',
+    'GroupAccessBindingsItemArgsDict',
+    'IdentityAccessBindingsItemArgs',
+    'IdentityAccessBindingsItemArgsDict',
     'IdentityAwsIdentityArgs',
     'IdentityAwsIdentityArgsDict',
     'IdentityStaticKeysArgs',
@@ -465,6 +469,120 @@ class GitHubInstallationArgs:
     @name.setter
     def name(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "name", value)
+
+
+class GroupAccessBindingsItemArgsDict(TypedDict):
+    identity_uid: pulumi.Input[_builtins.str]
+    """
+    The identity that holds the role.
+    """
+    role_uid: pulumi.Input[_builtins.str]
+    """
+    The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+    """
+    group_uid: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+    """
+
+@pulumi.input_type
+class GroupAccessBindingsItemArgs:
+    def __init__(__self__, *,
+                 identity_uid: pulumi.Input[_builtins.str],
+                 role_uid: pulumi.Input[_builtins.str],
+                 group_uid: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.str] identity_uid: The identity that holds the role.
+        :param pulumi.Input[_builtins.str] role_uid: The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+        :param pulumi.Input[_builtins.str] group_uid: The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+        """
+        pulumi.set(__self__, "identity_uid", identity_uid)
+        pulumi.set(__self__, "role_uid", role_uid)
+        if group_uid is not None:
+            pulumi.set(__self__, "group_uid", group_uid)
+
+    @_builtins.property
+    @pulumi.getter(name="identityUid")
+    def identity_uid(self) -> pulumi.Input[_builtins.str]:
+        """
+        The identity that holds the role.
+        """
+        return pulumi.get(self, "identity_uid")
+
+    @identity_uid.setter
+    def identity_uid(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "identity_uid", value)
+
+    @_builtins.property
+    @pulumi.getter(name="roleUid")
+    def role_uid(self) -> pulumi.Input[_builtins.str]:
+        """
+        The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+        """
+        return pulumi.get(self, "role_uid")
+
+    @role_uid.setter
+    def role_uid(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "role_uid", value)
+
+    @_builtins.property
+    @pulumi.getter(name="groupUid")
+    def group_uid(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+        """
+        return pulumi.get(self, "group_uid")
+
+    @group_uid.setter
+    def group_uid(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "group_uid", value)
+
+
+class IdentityAccessBindingsItemArgsDict(TypedDict):
+    group_uid: pulumi.Input[_builtins.str]
+    """
+    The group the role is held on.
+    """
+    role_uid: pulumi.Input[_builtins.str]
+    """
+    The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+    """
+
+@pulumi.input_type
+class IdentityAccessBindingsItemArgs:
+    def __init__(__self__, *,
+                 group_uid: pulumi.Input[_builtins.str],
+                 role_uid: pulumi.Input[_builtins.str]):
+        """
+        :param pulumi.Input[_builtins.str] group_uid: The group the role is held on.
+        :param pulumi.Input[_builtins.str] role_uid: The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+        """
+        pulumi.set(__self__, "group_uid", group_uid)
+        pulumi.set(__self__, "role_uid", role_uid)
+
+    @_builtins.property
+    @pulumi.getter(name="groupUid")
+    def group_uid(self) -> pulumi.Input[_builtins.str]:
+        """
+        The group the role is held on.
+        """
+        return pulumi.get(self, "group_uid")
+
+    @group_uid.setter
+    def group_uid(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "group_uid", value)
+
+    @_builtins.property
+    @pulumi.getter(name="roleUid")
+    def role_uid(self) -> pulumi.Input[_builtins.str]:
+        """
+        The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+        """
+        return pulumi.get(self, "role_uid")
+
+    @role_uid.setter
+    def role_uid(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "role_uid", value)
 
 
 class IdentityAwsIdentityArgsDict(TypedDict):

@@ -26,6 +26,8 @@ __all__ = [
     'GetIdentityResultStaticKeys',
     'GitHubAppInstallations',
     'GitHubInstallation',
+    'GroupAccessBindingsItem',
+    'IdentityAccessBindingsItem',
     'IdentityAwsIdentity',
     'IdentityProviderInfo',
     'IdentityProviderInfoOidc',
@@ -512,6 +514,116 @@ class GitHubInstallation(dict):
     @pulumi.getter
     def name(self) -> Optional[_builtins.str]:
         return pulumi.get(self, "name")
+
+
+@pulumi.output_type
+class GroupAccessBindingsItem(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "identityUid":
+            suggest = "identity_uid"
+        elif key == "roleUid":
+            suggest = "role_uid"
+        elif key == "groupUid":
+            suggest = "group_uid"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in GroupAccessBindingsItem. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        GroupAccessBindingsItem.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        GroupAccessBindingsItem.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 identity_uid: _builtins.str,
+                 role_uid: _builtins.str,
+                 group_uid: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str identity_uid: The identity that holds the role.
+        :param _builtins.str role_uid: The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+        :param _builtins.str group_uid: The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+        """
+        pulumi.set(__self__, "identity_uid", identity_uid)
+        pulumi.set(__self__, "role_uid", role_uid)
+        if group_uid is not None:
+            pulumi.set(__self__, "group_uid", group_uid)
+
+    @_builtins.property
+    @pulumi.getter(name="identityUid")
+    def identity_uid(self) -> _builtins.str:
+        """
+        The identity that holds the role.
+        """
+        return pulumi.get(self, "identity_uid")
+
+    @_builtins.property
+    @pulumi.getter(name="roleUid")
+    def role_uid(self) -> _builtins.str:
+        """
+        The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+        """
+        return pulumi.get(self, "role_uid")
+
+    @_builtins.property
+    @pulumi.getter(name="groupUid")
+    def group_uid(self) -> Optional[_builtins.str]:
+        """
+        The group the role is held on: the resource's group when unset; with scope `subtree`, that group or any group under it.
+        """
+        return pulumi.get(self, "group_uid")
+
+
+@pulumi.output_type
+class IdentityAccessBindingsItem(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "groupUid":
+            suggest = "group_uid"
+        elif key == "roleUid":
+            suggest = "role_uid"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in IdentityAccessBindingsItem. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        IdentityAccessBindingsItem.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        IdentityAccessBindingsItem.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 group_uid: _builtins.str,
+                 role_uid: _builtins.str):
+        """
+        :param _builtins.str group_uid: The group the role is held on.
+        :param _builtins.str role_uid: The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+        """
+        pulumi.set(__self__, "group_uid", group_uid)
+        pulumi.set(__self__, "role_uid", role_uid)
+
+    @_builtins.property
+    @pulumi.getter(name="groupUid")
+    def group_uid(self) -> _builtins.str:
+        """
+        The group the role is held on.
+        """
+        return pulumi.get(self, "group_uid")
+
+    @_builtins.property
+    @pulumi.getter(name="roleUid")
+    def role_uid(self) -> _builtins.str:
+        """
+        The role: a custom role's uid or a built-in role's 40-hex uid (see getRole).
+        """
+        return pulumi.get(self, "role_uid")
 
 
 @pulumi.output_type
