@@ -5,14 +5,15 @@
  *
  * What it does, method by method:
  *   - check: the declaration's rules, then the defaults and the set's canonical order, then the claims of the
- *     other resources of the stack (./access claim) and the lock-out guard. Each conflict is one failure line.
+ *     other resources of the stack (./access claim) and the lock-out guard (each conflict one failure line); then
+ *     the plan, each binding named, as an info message of the preview (../core/engine-log).
  *   - diff: the scope, the options and the SET of bindings (by key, never by order or uid). Nothing replaces.
  *   - create: lists the scope and makes it match the declaration (the scope is taken over as it is).
  *   - read: lists the scope (pages of 200): every binding made or removed outside the stack is drift.
  *   - update: applies exactly the difference between the recorded set and the declared one: adds, then removes.
  *   - delete: removes the bindings it declared, or keeps them (`onDelete`).
  *
- * May import: @pulumi/pulumi (types), the SDK, ../core, ./access.
+ * May import: @pulumi/pulumi (types), the SDK, ../core (engine-log: the plan in the preview's output), ./access.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type PlatformClient } from "../../sdk";
@@ -21,6 +22,7 @@ import { clientFor, configureFromLookup, termsFor } from "../core/client";
 import type { ResourceDeclaration } from "../core/declaration";
 import { translateError, withoutHostEcho, type Attempt } from "../core/errors";
 import { compact } from "../core/resource-provider";
+import { logInfo } from "../core/engine-log";
 import {
   applyPlan,
   callerIdentity,
@@ -29,6 +31,8 @@ import {
   describeBinding,
   describeScope,
   keyOf,
+  NAMED_STEPS,
+  withNames,
   labelOfScope,
   labelOfUrn,
   listScope,
@@ -102,30 +106,52 @@ export function defineAccessProvider(spec: AccessDescription): pulumi.dynamic.Re
     }
   };
 
-  /** The lines the lock-out guard fails a plan with: one per binding of the provider's own identity it removes. */
-  const lockOuts = async (olds: Props, news: Props, scope: Scope, declared: Binding[], label: string) => {
-    if (news.allowRemovingOwnAccess === true) return [];
-    const caller = callerIdentity(news.profile as string | undefined);
-    if (caller === undefined) return [];
-    const client = clientFor(news.profile as string | undefined);
+  /**
+   * What the update will do, as the preview promises it: an existing resource applies the difference between the
+   * set its state records and the declared one; a new one (or one moved to another scope) takes the scope over as
+   * it is (and drops what it declared in the old one). Lists the scope only in that second case.
+   */
+  const planned = async (client: PlatformClient, olds: Props, scope: Scope, declared: Binding[]) => {
     const oldScope = Object.keys(olds).length > 0 ? spec.scopeOf(olds) : undefined;
-    const recorded = oldScope !== undefined && JSON.stringify(oldScope) === JSON.stringify(scope);
-    // An existing resource removes what its state records and the declaration drops; a new one (or one moved to
-    // another scope) removes whatever the scope holds that the declaration does not.
-    const current = recorded
-      ? spec.declaredOf(olds, oldScope)
-      : [
-          ...(oldScope === undefined ? [] : spec.declaredOf(olds, oldScope)),
-          ...(await liveIn(client, scope)),
-        ];
-    const own = planOf(current, declared).removes.filter((b) => b.identityUid === caller);
-    if (own.length === 0) return [];
-    // Named as the service names them (one list call, only when the guard fires).
-    const live = new Map((await liveIn(client, scope)).map((b) => [keyOf(b), b]));
-    return own.map(
-      (b) =>
-        `${label} would remove ${describeBinding(live.get(keyOf(b)) ?? b)}, a binding of ${caller}, the identity this provider runs as: it could lose the access it manages these bindings with. Declare the binding, or set allowRemovingOwnAccess: true to remove it anyway.`,
-    );
+    if (oldScope !== undefined && JSON.stringify(oldScope) === JSON.stringify(scope))
+      return { plan: planOf(spec.declaredOf(olds, oldScope), declared), live: undefined };
+    const live = await liveIn(client, scope);
+    const recorded = oldScope === undefined ? [] : spec.declaredOf(olds, oldScope);
+    return { plan: planOf([...recorded, ...live], declared), live };
+  };
+
+  /**
+   * The lock-out guard's lines (one per binding of the provider's own identity the plan removes), and the plan in
+   * words, each binding named as the service names it (one list call, only when the plan changes something).
+   */
+  const review = async (olds: Props, news: Props, scope: Scope, declared: Binding[], label: string) => {
+    const client = clientFor(news.profile as string | undefined);
+    const { plan, live: listed } = await planned(client, olds, scope, declared);
+    if (plan.adds.length + plan.removes.length === 0) return { refusals: [], steps: [] };
+    const live = listed ?? (await liveIn(client, scope));
+    const caller = callerIdentity(news.profile as string | undefined);
+    const own = (b: Binding) => b.identityUid === caller && news.allowRemovingOwnAccess !== true;
+    // Named as the service names them: the lock-out's bindings, and the first NAMED_STEPS of the plan.
+    const changes = [
+      ...plan.adds.map((b) => ({ verb: "add", binding: b })),
+      ...plan.removes.map((b) => ({ verb: "remove", binding: b })),
+    ];
+    const shown = changes.slice(0, NAMED_STEPS);
+    const toName = [...plan.removes.filter(own), ...shown.map((c) => c.binding)];
+    const named = new Map((await withNames(client, toName, live)).map((b) => [keyOf(b), b]));
+    const describe = (b: Binding) => describeBinding(named.get(keyOf(b)) ?? b);
+    const refusals = plan.removes
+      .filter(own)
+      .map(
+        (b) =>
+          `${label} would remove ${describe(b)}, a binding of ${caller}, the identity this provider runs as: it could lose the access it manages these bindings with. Declare the binding, or set allowRemovingOwnAccess: true to remove it anyway.`,
+      );
+    const steps = shown.map((c) => `${label} will ${c.verb} ${describe(c.binding)}`);
+    if (changes.length > shown.length)
+      steps.push(
+        `${label} will make ${changes.length - shown.length} more changes (see the bindings property)`,
+      );
+    return { refusals, steps };
   };
 
   const check: CheckWithUrn = async (olds, news, urn) => {
@@ -148,7 +174,10 @@ export function defineAccessProvider(spec: AccessDescription): pulumi.dynamic.Re
     const reasons = claim(key, label, { kind: "authority", scope, declared });
     if (!containsUnknown(news.profile)) {
       try {
-        reasons.push(...(await lockOuts(olds ?? {}, inputs, scope, declared, label)));
+        const { refusals, steps } = await review(olds ?? {}, inputs, scope, declared, label);
+        reasons.push(...refusals);
+        // The plan, binding by binding, in the preview's output (the property diff shows only uids).
+        if (reasons.length === 0 && steps.length > 0) await logInfo(steps.join("\n"), urn);
       } catch (err) {
         throw failure(err, attempt("plan", news));
       }

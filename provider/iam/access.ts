@@ -124,6 +124,51 @@ export async function listScope(client: PlatformClient, scope: Scope): Promise<L
   return found;
 }
 
+/** How many bindings of a plan the preview names one by one; the rest are counted. */
+export const NAMED_STEPS = 50;
+
+/**
+ * `bindings` with the names of what they refer to: from the live bindings when there, else looked up by uid (each
+ * identity, group and role once; one that cannot be read keeps its uid alone).
+ */
+export async function withNames(
+  client: PlatformClient,
+  bindings: readonly Binding[],
+  live: readonly LiveBinding[],
+): Promise<LiveBinding[]> {
+  const names = new Map<string, string | undefined>();
+  for (const b of live) {
+    names.set(`group ${b.groupUid}`, b.groupName);
+    names.set(`identity ${b.identityUid}`, b.identityName);
+    names.set(`role ${b.roleUid}`, b.roleName);
+  }
+  const wanted = new Map<string, () => Promise<{ name?: string | undefined }>>();
+  for (const b of bindings) {
+    const lookups: [string, () => Promise<{ name?: string | undefined }>][] = [
+      [`group ${b.groupUid}`, () => client.groups.get(b.groupUid)],
+      [`identity ${b.identityUid}`, () => client.identities.get(b.identityUid)],
+      [`role ${b.roleUid}`, () => client.roles.get(b.roleUid)],
+    ];
+    for (const [key, lookup] of lookups) if (names.get(key) === undefined) wanted.set(key, lookup);
+  }
+  await inPool([...wanted.entries()], CONCURRENCY, async ([key, lookup]) => {
+    names.set(
+      key,
+      await lookup().then(
+        (o) => o.name,
+        () => undefined,
+      ),
+    );
+  });
+  return bindings.map((b) => ({
+    uid: "",
+    ...b,
+    groupName: names.get(`group ${b.groupUid}`),
+    identityName: names.get(`identity ${b.identityUid}`),
+    roleName: names.get(`role ${b.roleUid}`),
+  }));
+}
+
 /** What turns one set into another: exactly their symmetric difference, by key. */
 export interface Plan {
   adds: Binding[];
