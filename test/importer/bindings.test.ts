@@ -1,15 +1,18 @@
 /**
  * platform-import --bindings (importer/bindings.ts): the role bindings of a walk or a report written as one
  * GroupAccess per group or one IdentityAccess per identity instead of one RoleBinding each, against the in-process
- * emulator; a scope is held by one access resource only when the document takes every binding in it; refusals.
+ * emulator; a scope is held by one access resource only when the document takes every binding in it (also a
+ * fast-check property over random bindings); refusals.
  * `pulumi import` of such a document under the real engine: test/e2e/adopt.e2e.test.ts.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import fc from "fast-check";
 import { startEmulator, type Emulator } from "../../emulator";
+import { BINDINGS_FORMS, withBindingsAs } from "../../importer/bindings";
 import { main, type Io } from "../../importer/cli";
-import type { ImportDocument } from "../../importer/document";
+import type { Found, ImportDocument } from "../../importer/document";
 import { KINDS } from "../../importer/kinds";
 import { walkGroup } from "../../importer/walk";
 import { everyKind, stateExport, type EveryKind } from "./fixtures";
@@ -151,5 +154,58 @@ describe("platform-import --bindings", () => {
     ).toBe(1);
     expect(io.err).toEqual([expect.stringMatching(message)]);
     expect(io.out).toBe("");
+  });
+});
+
+describe("withBindingsAs (property)", () => {
+  const hex = (i: number) => i.toString(16).padStart(16, "0");
+  const org = "a".repeat(40);
+  const group = (g: number) => `${org}/${hex(g)}`;
+  const identity = (i: number) => `${org}/${hex(100 + i)}`;
+  const binding = fc.record({ g: fc.nat(3), i: fc.nat(3), r: fc.nat(2), taken: fc.boolean() });
+  const cases = fc.record({
+    bindings: fc.uniqueArray(binding, { selector: (b) => `${b.g} ${b.i} ${b.r}`, maxLength: 24 }),
+    visible: fc.uniqueArray(fc.nat(3), { maxLength: 4 }),
+    form: fc.constantFrom(...BINDINGS_FORMS),
+  });
+
+  it("holds every taken binding exactly once, and a scope whole or not at all", () => {
+    fc.assert(
+      fc.property(cases, ({ bindings, visible, form }) => {
+        const listed: Found[] = bindings.map((b, n) => ({
+          kind: "roleBinding",
+          uid: `${group(b.g)}/${hex(1000 + n)}`,
+          base: "b",
+          group: group(b.g),
+          binding: {
+            identity: { uid: identity(b.i), name: `i${b.i}` },
+            role: { uid: `role-${b.r}`, name: "r" },
+          },
+        }));
+        const other: Found = { kind: "group", uid: group(0), base: "g0", group: org };
+        const taken = listed.filter((_, n) => bindings[n]!.taken);
+        const { found, warnings } = withBindingsAs(form, [other, ...taken], {
+          listed,
+          identities: new Set(visible.map(identity)),
+          names: new Map(),
+        });
+        expect(found.filter((f) => f.kind === "group")).toEqual([other]);
+        const scopeOf = (b: Found) => (form === "group-access" ? b.group! : b.binding!.identity.uid);
+        const access = new Set(
+          found.filter((f) => f.kind === "groupAccess" || f.kind === "identityAccess").map((f) => f.uid),
+        );
+        if (form === "role-binding") expect(access.size).toBe(0);
+        const kept = new Set(found.filter((f) => f.kind === "roleBinding").map((f) => f.uid));
+        for (const b of taken) expect(kept.has(b.uid) !== access.has(scopeOf(b))).toBe(true);
+        for (const b of listed.filter((b) => !taken.includes(b))) {
+          expect(kept.has(b.uid)).toBe(false);
+          expect(access.has(scopeOf(b))).toBe(false); // a scope is taken whole or not at all
+        }
+        if (form === "identity-access")
+          for (const uid of access) expect(visible.map(identity)).toContain(uid);
+        expect(warnings.length > 0).toBe(form !== "role-binding" && kept.size > 0);
+      }),
+      { seed: 2828, numRuns: 300 },
+    );
   });
 });
