@@ -4,17 +4,20 @@
  * some made by hand. The report finds the hand-made objects and nothing else, the managed objects that are gone,
  * the coverage of each kind, bindings held by authoritative access resources; its API calls (from the emulator's
  * request log) do not grow with the number of objects or states; exit codes; the JSON shape; the import document of
- * exactly the unmanaged objects; refusals.
+ * exactly the unmanaged objects; the complement of random managed sets (fast-check, fixed seed); refusals.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import fc from "fast-check";
 import { startEmulator, type Emulator } from "../../emulator";
 import { EXIT_UNMANAGED, main, type Io } from "../../importer/cli";
 import type { ImportDocument } from "../../importer/document";
 import { KINDS, LISTED_KINDS } from "../../importer/kinds";
 import type { Report } from "../../importer/report";
+import { reportUnmanaged } from "../../importer/report";
 import { readState, tokenOf } from "../../importer/states";
+import { listGroup } from "../../importer/walk";
 import { stateExport, type StateEntry } from "./fixtures";
 
 jest.setTimeout(120_000);
@@ -362,6 +365,52 @@ describe("platform-import report", () => {
         await c.identities.delete(i.uid);
       await c.groups.delete(folder.uid);
     }
+  });
+
+  it("reports exactly the complement of what random states manage, in the same calls (fast-check)", async () => {
+    const { found } = await listGroup(emulator.client, org);
+    const objects = found.filter((f) => !(f.kind === "group" && f.uid === org));
+    const entry = (f: (typeof objects)[number], front: "dynamic" | "native"): StateEntry => ({
+      front,
+      token: KINDS[f.kind].token,
+      uid: f.uid,
+      name: `${f.kind}-${f.uid.slice(-16)}`,
+    });
+    const split = fc.array(
+      fc.record({
+        state: fc.nat(2),
+        front: fc.constantFrom("dynamic", "native") as fc.Arbitrary<"dynamic" | "native">,
+        managed: fc.boolean(),
+      }),
+      {
+        minLength: objects.length,
+        maxLength: objects.length,
+      },
+    );
+    await fc.assert(
+      fc.asyncProperty(split, async (choices) => {
+        const entries: StateEntry[][] = [[], [], []];
+        objects.forEach((f, n) => {
+          const c = choices[n]!;
+          if (c.managed) entries[c.state]!.push(entry(f, c.front));
+        });
+        const states = entries.map((e, n) => ({
+          file: `s${n}.json`,
+          contents: readState(JSON.stringify(stateExport(`s${n}`, e)), `s${n}.json`),
+        }));
+        const { report, document } = await reportUnmanaged(emulator.client, org, states);
+        const expected = objects.filter((_, n) => !choices[n]!.managed).map((f) => f.uid);
+        expect(report.unmanaged.map((u) => u.uid).sort()).toEqual(expected.sort());
+        expect(document.resources.map((r) => r.id).sort()).toEqual(expected.sort());
+        expect(report.missing).toEqual([]);
+        const sum = (key: "managed" | "total") =>
+          LISTED_KINDS.reduce((total, kind) => total + report.coverage[kind][key], 0);
+        expect(sum("total")).toBe(objects.length);
+        expect(sum("managed")).toBe(objects.length - expected.length);
+        expect(report.calls).toBe(9);
+      }),
+      { seed: 2805, numRuns: 25 },
+    );
   });
 
   const refusals: [string, () => string[], RegExp][] = [
