@@ -1,6 +1,7 @@
 // A Go program on the native provider plugin (issue 14), through the generated Go SDK in native-sdks/go (go.mod
 // replaces the module with that directory): a folder under the organization, a team group inside it, a CI workload
-// identity, and a role binding giving the identity the built-in viewer role on the team.
+// identity, a role binding giving the identity the built-in viewer role on the team, and the complete list of who
+// holds which role on the folder (GroupAccess).
 //
 // It needs the plugin pulumi-resource-platform installed (`pulumi plugin install resource platform <version>
 // --file <tarball>`) and our engine, whose Go language host builds and runs it:
@@ -55,6 +56,17 @@ func main() {
 			GroupUid:    team.Uid,
 			IdentityUid: ci.Uid,
 			RoleUid:     viewer.Uid(),
+		})
+		if err != nil {
+			return err
+		}
+
+		// Every binding directly on the folder, and nothing else: one added by hand is drift, and up removes it.
+		_, err = iam.NewGroupAccess(ctx, "engineering-access", &iam.GroupAccessArgs{
+			GroupUid: folder.Uid,
+			Bindings: iam.GroupAccessBindingsItemArray{
+				iam.GroupAccessBindingsItemArgs{IdentityUid: ci.Uid, RoleUid: viewer.Uid()},
+			},
 		})
 		if err != nil {
 			return err

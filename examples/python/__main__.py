@@ -1,7 +1,8 @@
 """A Python program on the native provider plugin, through the generated Python SDK in native-sdks/python: what
 the quick start (examples/quickstart) does. Two folders under the organization, a team group inside one, a CI
 workload identity, a custom role, bindings (the custom role on a folder, the built-in viewer role, found by name
-with a data source, on the team).
+with a data source, on the team), and the complete list of who holds which role on the operations folder
+(GroupAccess: a binding added there by hand shows as drift in `pulumi refresh`, and `pulumi up` removes it).
 
 It needs the plugin pulumi-resource-platform installed (`pulumi plugin install resource platform <version> --file
 <tarball>`), a virtual environment with requirements.txt and the SDK's wheel (`bash scripts/python-env.sh --sdk`
@@ -76,6 +77,13 @@ ci_views_team_a = platform.iam.RoleBinding(
     group_uid=team.uid,
     identity_uid=ci.uid,
     role_uid=viewer.uid,
+)
+
+# Every binding on the operations folder, and nothing else.
+operations_access = platform.iam.GroupAccess(
+    "operations-access",
+    group_uid=operations.uid,
+    bindings=[platform.iam.GroupAccessBindingsItemArgs(identity_uid=ci.uid, role_uid=viewer.uid)],
 )
 
 pulumi.export("engineeringUid", engineering.uid)

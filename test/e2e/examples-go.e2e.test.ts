@@ -41,7 +41,7 @@ describe("examples/go through the native plugin", () => {
 
   test("up creates the folder, the team inside it, the identity and the binding", async () => {
     const result = await stack.up();
-    expect(result.stdout).toMatch(/\+ 5 created/); // 4 resources and the stack
+    expect(result.stdout).toMatch(/\+ 6 created/); // 5 resources (a GroupAccess among them) and the stack
 
     const outputs = await stack.outputs();
     const team = await emulator.client.groups.get(outputs["teamUid"] as string);

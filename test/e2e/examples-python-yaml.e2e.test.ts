@@ -98,7 +98,7 @@ describe.each([
 
   test("up lays out the folders, the identity, the custom role and the bindings", async () => {
     const result = await stack.up();
-    expect(result.stdout).toMatch(/\+ 8 created/); // 7 resources and the stack
+    expect(result.stdout).toMatch(/\+ 9 created/); // 8 resources (a GroupAccess among them) and the stack
 
     const outputs = await stack.outputs();
     const engineering = await emulator.client.groups.get(outputs["engineeringUid"] as string);
