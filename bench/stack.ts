@@ -114,7 +114,7 @@ const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 
  * Runs `pulumi <args>` with every Node.js process reporting its CPU (bench/cpu-probe.js) and, where
  * /usr/bin/time exists, the whole process tree's CPU (user + system of the CLI and every descendant it waited for).
  */
-async function measured(
+export async function measured(
   stack: PulumiStack,
   args: string[],
   env: Record<string, string> = {},
@@ -237,7 +237,7 @@ async function rawSdk(emulator: CliEmulator, roleUid: string, size: Size): Promi
 }
 
 /** Delays every API request by `ms` (the emulator's stall fault); 0 removes the delay. */
-async function setLatency(emulator: CliEmulator, ms: number): Promise<void> {
+export async function setLatency(emulator: CliEmulator, ms: number): Promise<void> {
   const control = `${emulator.url}/_emulator/faults`;
   const response = await fetch(control, { method: "DELETE" });
   if (!response.ok) throw new Error(`DELETE /_emulator/faults: ${response.status}`);

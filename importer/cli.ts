@@ -3,33 +3,96 @@
  * platform-import: writes a `pulumi import --file` document of everything under a group (read through the API), or
  * of the resources in a Terraform state of the platform's Terraform provider.
  *
- *   platform-import <group uid> [--out import.json]
+ *   platform-import <group uid> [--bindings role-binding|group-access|identity-access] [--out import.json]
  *   platform-import --terraform-state terraform.tfstate [--out import.json]
  *   platform-import --terraform-state terraform.tfstate --addresses     (the mapped addresses, one a line)
+ *   platform-import report <group uid> --state stack.json [--state other.json ...] [--json] [--out import.json]
+ *
+ * `report` lists what no given stack manages under the group and what they manage that is gone, with the coverage of
+ * each kind, as text (or JSON with --json) on stdout; --out writes the import document of exactly the unmanaged
+ * objects. Exit code 0 when every object is managed and none is gone, 2 when not (for a scheduled CI job), 1 on a
+ * refusal. --bindings writes the role bindings as one RoleBinding each (the default), one GroupAccess per group, or
+ * one IdentityAccess per identity (./bindings).
  *
  * The document goes to --out (written whole, only on success) or stdout; progress, what cannot be recovered and
  * what was not imported go to stderr. Credentials come from the environment as for the provider (PLATFORM_API_URL,
  * PLATFORM_TOKEN, or PLATFORM_IDENTITY with PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts) and are never printed.
  * A refusal is one line on stderr, exit code 1, and nothing written.
  *
- * May import: ../sdk, ./walk, ./terraform, ./document.
+ * May import: ../sdk, ./walk, ./terraform, ./document, ./kinds, ./bindings, ./report, ./states.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ConfigurationError, PlatformClient } from "../sdk";
 import type { ImportDocument } from "./document";
-import { KINDS, type Kind } from "./kinds";
+import { KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
+import { BINDINGS_FORMS, type BindingsForm } from "./bindings";
+import { reportText, reportUnmanaged } from "./report";
+import { readState } from "./states";
 import { mapTerraformState } from "./terraform";
 import { Refusal, walkGroup } from "./walk";
 
 const USAGE =
-  "usage: platform-import <group uid> [--out FILE] | platform-import --terraform-state FILE [--out FILE | --addresses]";
+  "usage: platform-import <group uid> [--bindings FORM] [--out FILE]" +
+  " | platform-import --terraform-state FILE [--out FILE | --addresses]" +
+  " | platform-import report <group uid> --state FILE... [--json] [--bindings FORM] [--out FILE]" +
+  ` (FORM: ${BINDINGS_FORMS.join(", ")})`;
+
+function bindingsForm(value: string): BindingsForm {
+  const form = BINDINGS_FORMS.find((f) => f === value);
+  if (form === undefined)
+    throw new Refusal(`--bindings is one of ${BINDINGS_FORMS.join(", ")}, not ${JSON.stringify(value)}`);
+  return form;
+}
+
+/** The exit code of a report that finds an object no stack manages, or a managed one gone. */
+export const EXIT_UNMANAGED = 2;
+
+interface ReportArgs {
+  groupUid: string;
+  states: string[];
+  json: boolean;
+  out?: string;
+  bindings: BindingsForm;
+}
+
+function parseReportArgs(argv: string[]): ReportArgs {
+  let groupUid: string | undefined;
+  const states: string[] = [];
+  let json = false;
+  let out: string | undefined;
+  let bindings: BindingsForm = "role-binding";
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v === "") throw new Refusal(`${arg} needs a value; ${USAGE}`);
+      return v;
+    };
+    if (arg === "--state") states.push(value());
+    else if (arg.startsWith("--state=")) states.push(arg.slice("--state=".length));
+    else if (arg === "--out" || arg === "-o") out = value();
+    else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
+    else if (arg === "--json") json = true;
+    else if (arg === "--bindings") bindings = bindingsForm(value());
+    else if (arg.startsWith("--bindings=")) bindings = bindingsForm(arg.slice("--bindings=".length));
+    else if (arg === "--help" || arg === "-h") throw new Refusal(USAGE);
+    else if (arg.startsWith("-")) throw new Refusal(`unknown option ${arg}; ${USAGE}`);
+    else if (groupUid === undefined) groupUid = arg;
+    else throw new Refusal(`one group uid only, got ${groupUid} and ${arg}; ${USAGE}`);
+  }
+  if (groupUid === undefined) throw new Refusal(`report needs a group uid; ${USAGE}`);
+  if (states.length === 0)
+    throw new Refusal(`report needs at least one --state FILE (from pulumi stack export); ${USAGE}`);
+  return { groupUid, states, json, bindings, ...(out !== undefined ? { out } : {}) };
+}
 
 interface Args {
   groupUid?: string;
   terraformState?: string;
   out?: string;
   addresses: boolean;
+  bindings?: BindingsForm;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -47,6 +110,8 @@ function parseArgs(argv: string[]): Args {
     else if (arg.startsWith("--terraform-state="))
       args.terraformState = arg.slice("--terraform-state=".length);
     else if (arg === "--addresses") args.addresses = true;
+    else if (arg === "--bindings") args.bindings = bindingsForm(value());
+    else if (arg.startsWith("--bindings=")) args.bindings = bindingsForm(arg.slice("--bindings=".length));
     else if (arg === "--help" || arg === "-h") throw new Refusal(USAGE);
     else if (arg.startsWith("-")) throw new Refusal(`unknown option ${arg}; ${USAGE}`);
     else if (args.groupUid === undefined) args.groupUid = arg;
@@ -59,6 +124,8 @@ function parseArgs(argv: string[]): Args {
   if (args.addresses && args.terraformState === undefined)
     throw new Refusal(`--addresses lists Terraform addresses: it needs --terraform-state`);
   if (args.addresses && args.out !== undefined) throw new Refusal(`--addresses prints to stdout: drop --out`);
+  if (args.bindings !== undefined && args.terraformState !== undefined)
+    throw new Refusal(`--bindings shapes what the API walk finds: a Terraform state keeps its role bindings`);
   return args;
 }
 
@@ -68,9 +135,8 @@ export interface Io {
   env: Record<string, string | undefined>;
 }
 
-function summary(counts: Record<Kind, number>): string {
-  return (Object.keys(KINDS) as Kind[])
-    .filter((k) => counts[k] > 0)
+function summary(counts: Record<ListedKind, number>): string {
+  return LISTED_KINDS.filter((k) => counts[k] > 0)
     .map((k) => `${counts[k]} ${KINDS[k].label}${counts[k] === 1 ? "" : "s"}`)
     .join(", ");
 }
@@ -96,6 +162,34 @@ function writeWhole(file: string, text: string): void {
   fs.renameSync(tmp, file);
 }
 
+/** The report: states read first (a bad file refuses before any API call), then one listing. */
+async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io): Promise<number> {
+  const states = args.states.map((file) => {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (err) {
+      throw new Refusal(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+    return { file, contents: readState(text, file) };
+  });
+  const started = Date.now();
+  const { report, document } = await reportUnmanaged(connect(), args.groupUid, states, {
+    progress: (line) => io.stderr(line),
+    bindings: args.bindings,
+  });
+  io.stderr(`${args.groupUid}: ${report.calls} API calls, ${Date.now() - started} ms`);
+  io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : reportText(report));
+  if (args.out !== undefined) {
+    writeWhole(args.out, `${JSON.stringify(document, null, 2)}\n`);
+    io.stderr(
+      `wrote ${args.out} (${document.resources.length} unmanaged objects)` +
+        (document.resources.length > 0 ? `: adopt them with pulumi import --file ${args.out}` : ""),
+    );
+  }
+  return report.unmanaged.length > 0 || report.missing.length > 0 ? EXIT_UNMANAGED : 0;
+}
+
 /** Runs the command; returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const secrets = ["PLATFORM_TOKEN", "PLATFORM_IDENTITY_TOKEN"]
@@ -103,7 +197,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .filter((v): v is string => v !== undefined && v.length >= 4);
   const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join("***"), text);
   let client: PlatformClient | undefined;
+  const connect = (): PlatformClient => {
+    try {
+      return (client = new PlatformClient({ env: io.env }));
+    } catch (err) {
+      if (ConfigurationError.isInstance(err)) throw new Refusal((err as Error).message);
+      throw err;
+    }
+  };
   try {
+    if (argv[0] === "report") return await runReport(parseReportArgs(argv.slice(1)), connect, io);
     const args = parseArgs(argv);
     let document: ImportDocument;
     let addresses: string[] = [];
@@ -121,14 +224,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       addresses = result.addresses;
       io.stderr(`${args.terraformState}: ${summary(result.counts) || "nothing to import"}`);
     } else {
-      try {
-        client = new PlatformClient({ env: io.env });
-      } catch (err) {
-        if (ConfigurationError.isInstance(err)) throw new Refusal((err as Error).message);
-        throw err;
-      }
       const started = Date.now();
-      const result = await walkGroup(client, args.groupUid!, { progress: (line) => io.stderr(line) });
+      const result = await walkGroup(connect(), args.groupUid!, {
+        progress: (line) => io.stderr(line),
+        ...(args.bindings !== undefined ? { bindings: args.bindings } : {}),
+      });
       document = result.document;
       io.stderr(
         `${args.groupUid}: ${summary(result.counts)} (${result.calls} API calls, ${Date.now() - started} ms)`,

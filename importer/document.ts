@@ -26,6 +26,8 @@ export interface Found {
   outputName?: string | undefined;
   /** The string values of its inputs, as far as known (for predicting the references the engine will guess). */
   strings?: readonly string[];
+  /** A role binding's identity and role (its group is `group`). */
+  binding?: { identity: { uid: string; name: string }; role: { uid: string; name: string } };
 }
 
 /** Something the import cannot carry over, and what to do about it. */
@@ -166,6 +168,8 @@ export function buildDocument(
     notes?: (names: Map<string, string>) => Note[];
     skipped?: Skipped[];
     terraformAddresses?: string[];
+    /** Warnings beyond the references the engine will guess. */
+    warnings?: string[];
   },
 ): ImportDocument {
   const names = assignNames(found);
@@ -193,7 +197,7 @@ export function buildDocument(
       source: extra.source,
       notes: extra.notes?.(names) ?? [],
       skipped: extra.skipped ?? [],
-      warnings: referenceWarnings(found, names),
+      warnings: [...(extra.warnings ?? []), ...referenceWarnings(found, names)],
       ...(extra.terraformAddresses ? { terraformAddresses: extra.terraformAddresses } : {}),
     },
   };

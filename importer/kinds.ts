@@ -8,7 +8,7 @@
 import { RESOURCES } from "../provider/catalogue";
 import type { ResourceDeclaration } from "../provider/core/declaration";
 
-function kind<S extends string>(stem: S, label: string, terraform: string) {
+function kind<S extends string>(stem: S, label: string, terraform: string | undefined) {
   const declaration: ResourceDeclaration | undefined = RESOURCES.find(
     (r) => r.declaration.stem === stem,
   )?.declaration;
@@ -21,6 +21,9 @@ export const KINDS = {
   identity: kind("identity", "identity", "chainguard_identity"),
   role: kind("role", "role", "chainguard_role"),
   roleBinding: kind("role-binding", "role binding", "chainguard_rolebinding"),
+  // Not kinds of the service: one resource holding many role bindings (platform-import --bindings).
+  groupAccess: kind("group-access", "group access", undefined),
+  identityAccess: kind("identity-access", "identity access", undefined),
   identityProvider: kind("identity-provider", "identity provider", "chainguard_identity_provider"),
   groupInvite: kind("group-invite", "invite", "chainguard_group_invite"),
   accountAssociation: kind("account-association", "account association", "chainguard_account_associations"),
@@ -31,7 +34,16 @@ export type Kind = keyof typeof KINDS;
 /** The kinds in the order the document lists them: containers before what they contain. */
 export const KIND_ORDER = Object.keys(KINDS) as Kind[];
 
+/** The resources that hold the role bindings of a scope instead of one binding each. */
+export const ACCESS_KINDS = ["groupAccess", "identityAccess"] as const;
+
+/** The kinds of the service's objects, each one resource: what a walk lists and a report covers. */
+export type ListedKind = Exclude<Kind, (typeof ACCESS_KINDS)[number]>;
+export const LISTED_KINDS = KIND_ORDER.filter(
+  (k): k is ListedKind => !(ACCESS_KINDS as readonly Kind[]).includes(k),
+);
+
 /** The kind a Terraform resource type maps to, if any. */
-export function kindOfTerraformType(type: string): Kind | undefined {
-  return KIND_ORDER.find((kind) => KINDS[kind].terraform === type);
+export function kindOfTerraformType(type: string): ListedKind | undefined {
+  return LISTED_KINDS.find((kind) => KINDS[kind].terraform === type);
 }

@@ -5,7 +5,7 @@
  * associations), `identity` and `role` (bindings), `service_principal` (identities). Every resource of the state
  * is either mapped or listed with the reason it is not.
  *
- * May import: ../sdk/uidp, ./document, ./kinds, ./walk (Refusal).
+ * May import: ../sdk/uidp, ./document, ./kinds, ./walk (Refusal, countKinds).
  */
 import {
   buildDocument,
@@ -16,8 +16,8 @@ import {
   type Skipped,
 } from "./document";
 import { parentOf } from "../sdk/uidp";
-import { KINDS, kindOfTerraformType, type Kind } from "./kinds";
-import { Refusal } from "./walk";
+import { KINDS, kindOfTerraformType, type ListedKind } from "./kinds";
+import { Refusal, countKinds } from "./walk";
 
 /** The Terraform registry address the platform's provider is published under. */
 const PROVIDER_SOURCE = /(^|\/)chainguard-dev\/chainguard"?\]?$/;
@@ -89,7 +89,7 @@ export function parseTerraformState(text: string, file: string): StateResource[]
 
 export interface TerraformResult {
   document: ImportDocument;
-  counts: Record<Kind, number>;
+  counts: Record<ListedKind, number>;
   /** The addresses mapped, for `terraform state rm`. */
   addresses: string[];
 }
@@ -100,7 +100,7 @@ export function mapTerraformState(text: string, file: string): TerraformResult {
   const found: Found[] = [];
   const skipped: Skipped[] = [];
   const addresses: string[] = [];
-  const inTerraform: { kind: Kind; attributes: Record<string, unknown>; address: string }[] = [];
+  const inTerraform: { kind: ListedKind; attributes: Record<string, unknown>; address: string }[] = [];
 
   for (const resource of resources) {
     for (const instance of resource.instances ?? []) {
@@ -199,9 +199,7 @@ export function mapTerraformState(text: string, file: string): TerraformResult {
     addresses.push(address);
   }
 
-  const counts = Object.fromEntries(
-    (Object.keys(KINDS) as Kind[]).map((k) => [k, found.filter((f) => f.kind === k).length]),
-  ) as Record<Kind, number>;
+  const counts = countKinds(found);
   const document = buildDocument(found, {
     source: `terraform ${file}`,
     notes: (names) =>

@@ -6,7 +6,7 @@
  * Calls: 1 + Σ over the seven kinds of ceil(count / 200) (at least 1 each), and one GET more when the listing of
  * associations does not return the top group's own association.
  *
- * May import: ../sdk, ./document, ./kinds.
+ * May import: ../sdk, ./bindings, ./document, ./kinds.
  */
 import {
   NotFoundError,
@@ -26,7 +26,8 @@ import {
   type ImportDocument,
   type Skipped,
 } from "./document";
-import { KINDS, type Kind } from "./kinds";
+import { withBindingsAs, type BindingsContext, type BindingsForm } from "./bindings";
+import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "./kinds";
 
 export const PAGE_SIZE = 200;
 
@@ -43,13 +44,26 @@ const ROOT_UID = /^[0-9a-f]{40}$/;
 export interface WalkOptions {
   /** Progress lines (stderr in the command). */
   progress?: (line: string) => void;
+  /** The form of the role bindings in the document (./bindings); default one RoleBinding each. */
+  bindings?: BindingsForm;
 }
 
 export interface WalkResult {
   document: ImportDocument;
   /** API calls made. */
   calls: number;
-  counts: Record<Kind, number>;
+  counts: Record<ListedKind, number>;
+}
+
+/** What a listing found under a group: every importable object, what it leaves out and why, and the calls made. */
+export interface Listing {
+  /** The group listed. */
+  top: Group;
+  /** Every object under it, the group itself first. */
+  found: Found[];
+  skipped: Skipped[];
+  /** API calls made. */
+  calls: number;
 }
 
 /** Every page of a list, counting calls and saying how far it is when there is more than one page. */
@@ -105,6 +119,52 @@ export async function walkGroup(
   groupUid: string,
   options: WalkOptions = {},
 ): Promise<WalkResult> {
+  const listing = await listGroup(client, groupUid, options);
+  const { found: taken, warnings } = withBindingsAs(
+    options.bindings ?? "role-binding",
+    listing.found,
+    bindingsContext(listing),
+  );
+  const document = buildDocument(taken, {
+    source: `api ${groupUid}`,
+    notes: (names) => unrecoverableNotes(taken, names),
+    skipped: listing.skipped,
+    warnings,
+  });
+  return { document, calls: listing.calls, counts: countKinds(listing.found) };
+}
+
+/** What ./bindings needs from a listing: its bindings, its identities, and names of groups and identities. */
+export function bindingsContext(listing: Listing): BindingsContext {
+  const names = new Map<string, string>();
+  for (const f of listing.found) {
+    if (f.binding !== undefined) names.set(f.binding.identity.uid, f.binding.identity.name);
+    if (f.kind === "group" || f.kind === "identity") names.set(f.uid, f.outputName ?? f.base);
+  }
+  return {
+    listed: listing.found.filter((f) => f.kind === "roleBinding"),
+    identities: new Set(listing.found.filter((f) => f.kind === "identity").map((f) => f.uid)),
+    names,
+  };
+}
+
+/** How many objects of each kind. */
+export function countKinds(found: readonly Found[]): Record<ListedKind, number> {
+  return Object.fromEntries(LISTED_KINDS.map((k) => [k, found.filter((f) => f.kind === k).length])) as Record<
+    ListedKind,
+    number
+  >;
+}
+
+/**
+ * Lists everything under `groupUid`: the GET of the group, one list per kind, in parallel. Throws Refusal for what
+ * it will not do.
+ */
+export async function listGroup(
+  client: PlatformClient,
+  groupUid: string,
+  options: WalkOptions = {},
+): Promise<Listing> {
   if (!GROUP_UID.test(groupUid))
     throw new Refusal(
       `${JSON.stringify(groupUid)} is not a group uid (hexadecimal digits, then /16 more per level)`,
@@ -196,6 +256,10 @@ export async function walkGroup(
       base: `${who}-${what}`,
       group: parentOf(b.uid),
       strings: [b.group?.uid, b.identity?.uid, b.role?.uid].filter((u): u is string => u !== undefined),
+      binding: {
+        identity: { uid: b.identity?.uid ?? "", name: b.identity?.name ?? "" },
+        role: { uid: b.role?.uid ?? "", name: b.role?.name ?? "" },
+      },
     });
   }
   for (const p of providers) {
@@ -228,13 +292,5 @@ export async function walkGroup(
       strings: [a.uid, ...stringLeaves(a, NOT_INPUTS)],
     });
   }
-  const counts = Object.fromEntries(
-    (Object.keys(KINDS) as Kind[]).map((k) => [k, found.filter((f) => f.kind === k).length]),
-  ) as Record<Kind, number>;
-  const document = buildDocument(found, {
-    source: `api ${groupUid}`,
-    notes: (names) => unrecoverableNotes(found, names),
-    skipped,
-  });
-  return { document, calls, counts };
+  return { top, found, skipped, calls };
 }

@@ -24,14 +24,32 @@ import { codeBlocks, docPath, SHELL_LANGUAGES, shellCommands } from "./readme";
 jest.setTimeout(900_000);
 
 const programDir = path.join(repoRoot, "test/e2e/fixtures/adopt");
-const written = ["index.ts", "import.json", "terraform.tfstate"].map((f) => path.join(programDir, f));
-const [fromApi, fromTerraform] = codeBlocks(docPath(repoRoot, "docs/adopting.md"))
+const written = [
+  "index.ts",
+  "import.json",
+  "terraform.tfstate",
+  "stack.json",
+  "unmanaged.json",
+  "adopted.ts",
+].map((f) => path.join(programDir, f));
+const [fromApi, fromTerraform, report] = codeBlocks(docPath(repoRoot, "docs/adopting.md"))
   .filter((b) => b.section === "Bring an existing organization" && SHELL_LANGUAGES.has(b.language))
   .map(shellCommands);
 
 /** Runs one README command in the program directory, in the stack's offline environment; fails on a non-zero exit. */
-function sh(command: string, stack: PulumiStack, env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
+async function sh(command: string, stack: PulumiStack, env: Record<string, string>): Promise<string> {
+  const { code, output } = await shExit(command, stack, env);
+  if (code !== 0) throw new Error(`\`${command}\` exited ${code}:\n${output}`);
+  return output;
+}
+
+/** Runs one README command as `sh` does, and gives its exit code. */
+function shExit(
+  command: string,
+  stack: PulumiStack,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
     const child = spawn("bash", [path.join(repoRoot, "scripts/pulumi-env.sh"), "bash", "-c", command], {
       cwd: programDir,
       env: {
@@ -49,9 +67,7 @@ function sh(command: string, stack: PulumiStack, env: Record<string, string>): P
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
     child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.on("close", (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`\`${command}\` exited ${code}:\n${output}`)),
-    );
+    child.on("close", (code) => resolve({ code, output }));
   });
 }
 
@@ -66,6 +82,7 @@ describe("README: bring an existing organization", () => {
   beforeAll(async () => {
     expect(fromApi).toBeDefined();
     expect(fromTerraform).toBeDefined();
+    expect(report).toBeDefined();
     // The package as installed: its bin, platform-import, built and on the project's node_modules/.bin.
     execFileSync(
       "node",
@@ -284,6 +301,67 @@ describe("README: bring an existing organization", () => {
       }
     },
   );
+
+  /**
+   * `--bindings=group-access` (issue 28): the organization's and the folder's bindings become one GroupAccess each,
+   * which `pulumi import` takes over by the group's uid and whose printed program previews no change. Then the
+   * README's report block on that stack: a hand-made identity in the folder, and its binding there (which the
+   * folder's GroupAccess holds), leave exactly the identity unmanaged (exit 2); the document adopts it, after which
+   * the report is clean (exit 0).
+   */
+  it("--bindings=group-access imports one GroupAccess per group; the report finds what is made by hand", async () => {
+    const stack = await freshStack();
+    emulator.clearRequestLog();
+    await sh(`npx platform-import "$ORGANIZATION_UID" --bindings=group-access --out import.json`, stack, env);
+    const document = JSON.parse(fs.readFileSync(path.join(programDir, "import.json"), "utf8")) as {
+      resources: { type: string; id: string }[];
+    };
+    const ofType = (type: string) => document.resources.filter((r) => r.type === type).map((r) => r.id);
+    expect(ofType("platform:iam:GroupAccess")).toEqual([emulator.orgUid, objects.group.uid]);
+    expect(ofType("platform:iam:RoleBinding")).toEqual([]);
+    await sh("pulumi import --file import.json --out index.ts --yes", stack, env);
+    await sh("pulumi preview --expect-no-changes", stack, env);
+    expect(emulator.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
+    const ids = await importedIds(stack);
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        `platform:iam:GroupAccess ${emulator.orgUid}`,
+        `platform:iam:GroupAccess ${objects.group.uid}`,
+      ]),
+    );
+    expect(ids.filter((id) => id.startsWith("platform:iam:RoleBinding"))).toEqual([]);
+    const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
+    expect(code).toMatch(/new platform\.iam\.GroupAccess\("legacy-access"/);
+
+    const stray = await emulator.client.identities.create(objects.group.uid, {
+      name: "stray",
+      claimMatch: { issuer: "https://issuer.example.com", subject: "stray" },
+    });
+    const strayBinding = await emulator.client.roleBindings.create(objects.group.uid, {
+      identityUid: stray.uid,
+      roleUid: objects.viewer.uid,
+    });
+    try {
+      const [exportState, runReport, adopt] = report!;
+      await sh(exportState!, stack, env);
+      const found = await shExit(runReport!, stack, env);
+      expect(found.code).toBe(2);
+      expect(found.output).toMatch(/ 1 unmanaged, 0 managed but gone/);
+      expect(found.output).toContain(`  identity  ${stray.uid}  stray in legacy`);
+      expect(found.output).toMatch(/^ {2}role bindings +3 \/ 3$/m); // held by the GroupAccess resources
+      await sh(adopt!, stack, env);
+      expect(fs.readFileSync(path.join(programDir, "adopted.ts"), "utf8")).toMatch(
+        /new platform\.iam\.Identity\("stray"/,
+      );
+      await sh(exportState!, stack, env);
+      const clean = await shExit(runReport!, stack, env);
+      expect(clean.output).toMatch(/ 0 unmanaged, 0 managed but gone/);
+      expect(clean.code).toBe(0);
+    } finally {
+      await emulator.client.roleBindings.delete(strayBinding.uid);
+      await emulator.client.identities.delete(stray.uid);
+    }
+  });
 
   // Last: the folder and identity it makes would keep every other import here from printing references.
   it("two objects of the same name: pulumi import prints no reference, as platform-import warned", async () => {

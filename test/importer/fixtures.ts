@@ -144,3 +144,67 @@ export function terraformState(o: EveryKind, org: string, extra: unknown[] = [])
     check_results: null,
   };
 }
+
+/** A resource of this package in an exported state. */
+export interface StateEntry {
+  /** The dynamic provider's type token, or the native plugin's. */
+  front: "dynamic" | "native";
+  /** The schema's token, e.g. platform:iam:Group. */
+  token: string;
+  uid: string;
+  /** The resource's name in the program. */
+  name: string;
+  /** Read with `get`, not managed. */
+  external?: boolean;
+  /** Left pending deletion (a replace whose delete failed). */
+  pendingDelete?: boolean;
+  /** Recorded inputs and outputs beyond the uid. */
+  props?: Record<string, unknown>;
+}
+
+/**
+ * A `pulumi stack export` of a stack named `dev` of project `project`, as the engine 3.248 writes it (version 3): the
+ * stack resource, the default provider, and each entry with its urn, type, id, inputs and outputs. A dynamic
+ * resource's type is `pulumi-nodejs:dynamic/<module>:<Type>` and its inputs and outputs carry the saved provider.
+ */
+export function stateExport(project: string, entries: readonly StateEntry[]) {
+  const stackUrn = `urn:pulumi:dev::${project}::pulumi:pulumi:Stack::${project}-dev`;
+  const providerUrn = `urn:pulumi:dev::${project}::pulumi:providers:platform::default_0_2_0`;
+  const resources = entries.map((e) => {
+    const [, module, type] = e.token.split(":") as [string, string, string];
+    const typeToken = e.front === "dynamic" ? `pulumi-nodejs:dynamic/${module}:${type}` : e.token;
+    const saved =
+      e.front === "dynamic"
+        ? { __provider: `exports.handler = require("pulumi-platform/dist/provider/${module}/x.provider")` }
+        : {};
+    return {
+      urn: `urn:pulumi:dev::${project}::${typeToken}::${e.name}`,
+      custom: true,
+      id: e.uid,
+      type: typeToken,
+      inputs: { ...saved, ...(e.props ?? {}) },
+      outputs: { ...saved, uid: e.uid, ...(e.props ?? {}) },
+      parent: stackUrn,
+      ...(e.front === "native" ? { provider: `${providerUrn}::04da6b54-80e4-46f7-96ec-b56ff0331ba9` } : {}),
+      ...(e.external ? { external: true } : {}),
+      ...(e.pendingDelete ? { delete: true } : {}),
+    };
+  });
+  return {
+    version: 3,
+    deployment: {
+      manifest: { time: "2026-11-25T12:00:00Z", magic: "", version: "v3.248.0" },
+      secrets_providers: { type: "passphrase", state: { salt: "v1:AAAA:v1:BBBB:CCCC" } },
+      resources: [
+        { urn: stackUrn, custom: false, type: "pulumi:pulumi:Stack" },
+        {
+          urn: providerUrn,
+          custom: true,
+          id: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+          type: "pulumi:providers:platform",
+        },
+        ...resources,
+      ],
+    },
+  };
+}
