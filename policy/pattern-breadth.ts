@@ -231,14 +231,44 @@ export function breadthOf(pattern: string, shape: ClaimShape): Breadth {
   const second = findUnit(automaton, shape, start, first.unit);
   if (second === undefined) return { kind: "single" };
 
-  const witnesses: [string, string] = [
-    shape.prefix + first.unit + first.rest,
-    shape.prefix + second.unit + second.rest,
-  ];
+  const witnesses = [first, second].map((found) => realize(automaton, shape, pcs, found.unit));
   const re = RE2JS.compile(pattern);
-  if (!witnesses.every((w) => re.matches(w)))
+  const [one, other] = witnesses;
+  if (one === undefined || other === undefined || !re.matches(one) || !re.matches(other))
     return { kind: "undecided", reason: "its witnesses did not match (please report this pattern)" };
-  return { kind: "broad", witnesses, units: [first.unit, second.unit] };
+  return { kind: "broad", witnesses: [one, other], units: [first.unit, second.unit] };
+}
+
+/**
+ * A claim the pattern matches whose unit is `unit` in some mix of cases: the walk above steps on both cases of a
+ * letter at once, so the claim is rebuilt choosing, letter by letter, a case the pattern takes.
+ */
+function realize(
+  automaton: Automaton,
+  shape: ClaimShape,
+  afterPrefix: States,
+  unit: string,
+): string | undefined {
+  const symbols = [...unit];
+  const queue: Array<{ pcs: States; text: string; at: number }> = [{ pcs: afterPrefix, text: "", at: 0 }];
+  const seen = new Set([`0|${key(afterPrefix)}`]);
+  for (let i = 0; i < queue.length; i++) {
+    const { pcs, text, at } = queue[i]!;
+    if (at === symbols.length) {
+      const rest = restAfterUnit(automaton, shape, pcs);
+      if (rest !== undefined) return shape.prefix + text + rest;
+      continue;
+    }
+    const symbol = symbols[at]!;
+    for (const ch of new Set([symbol, symbol.toUpperCase()])) {
+      const next = automaton.step(pcs, ch.codePointAt(0)!);
+      const k = `${at + 1}|${key(next)}`;
+      if (next.size === 0 || seen.has(k)) continue;
+      seen.add(k);
+      queue.push({ pcs: next, text: text + ch, at: at + 1 });
+    }
+  }
+  return undefined;
 }
 
 /** Consumes the literal parts at the position, or undefined when the pattern cannot. */

@@ -457,8 +457,9 @@ const unusedIdentity = stackRule(UNUSED_IDENTITY, (resources, _config, report) =
   const mentioned = JSON.stringify(granting.map((r) => known(() => JSON.stringify(r.props))));
   for (const identity of ofKind(resources, "Identity")) {
     if (usedUrns.has(identity.urn)) continue;
+    // A uid not known yet can only reach a binding through a dependency, which the program records.
     const uid = known(() => text(identity.props.uid));
-    if (uid === UNKNOWN || (uid !== undefined && mentioned.includes(uid))) continue;
+    if (uid !== UNKNOWN && uid !== undefined && mentioned.includes(uid)) continue;
     report(
       identity,
       "no role binding in this stack uses it; bind a role to it (RoleBinding identityUid) or remove it",

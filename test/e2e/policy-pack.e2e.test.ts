@@ -16,7 +16,6 @@ import { startEmulator, type Emulator } from "../../emulator";
 import { installLocalPackage, PulumiStack, repoRoot, type CommandResult } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS build script
 const { bundlePolicy } = require("../../scripts/build-policy.js") as { bundlePolicy: () => Promise<string> };
 
 jest.setTimeout(600_000);
