@@ -327,47 +327,117 @@ interface Binding {
   roleUid: Maybe<string | undefined>;
   role: PolicyResource | undefined; // a custom Role of this stack
   atRoot: Maybe<boolean>;
+  /** Where its fields are in the resource: "" for a RoleBinding, "bindings[i]." for an access set's entry. */
+  at: string;
 }
 
 function ofKind(resources: readonly PolicyResource[], kind: Kind): PolicyResource[] {
   return resources.filter((r) => kindOf(r.type) === kind);
 }
 
-/** The resource a field refers to: through the program's dependency on it, else by its (known) uid. */
-function referenced(
-  resource: PolicyResource,
-  field: string,
+/**
+ * The stack's resource a uid names: by the uid when it is known, else (a preview) the one candidate among the
+ * resources the field depends on, as the program recorded them. Undefined when it is not in the stack, or when
+ * several candidates leave it open (an access set's bindings share one dependency list).
+ */
+function resolve(
+  uid: Maybe<string | undefined>,
+  dependencies: readonly PolicyResource[] | undefined,
   candidates: readonly PolicyResource[],
 ): PolicyResource | undefined {
-  const byDependency = (resource.propertyDependencies?.[field] ?? []).find((d) =>
-    candidates.some((c) => c.urn === d.urn),
-  );
-  if (byDependency !== undefined) return candidates.find((c) => c.urn === byDependency.urn);
-  const uid = known(() => text(resource.props[field]));
-  if (uid === UNKNOWN || uid === undefined) return undefined;
-  return candidates.find((c) => known(() => text(c.props.uid)) === uid);
+  if (uid === undefined) return undefined;
+  if (uid !== UNKNOWN) return candidates.find((c) => known(() => text(c.props.uid)) === uid);
+  const among = candidates.filter((c) => (dependencies ?? []).some((d) => d.urn === c.urn));
+  return among.length === 1 ? among[0] : undefined;
 }
 
+/** Whether a group is an organization root: a uid without "/", or a Group of the stack without parentUid. */
+function isRoot(
+  groupUid: Maybe<string | undefined>,
+  dependencies: readonly PolicyResource[] | undefined,
+  groups: readonly PolicyResource[],
+): Maybe<boolean> {
+  if (typeof groupUid === "string") return !groupUid.includes("/");
+  const group = resolve(groupUid, dependencies, groups);
+  if (group === undefined) return UNKNOWN;
+  const parent = known(() => text(group.props.parentUid));
+  return parent === UNKNOWN ? UNKNOWN : parent === undefined;
+}
+
+const field = (props: Props, key: string): Maybe<string | undefined> => known(() => text(props[key]));
+
+/** The entries of an access set's `bindings` with their indexes; entries not known yet are skipped. */
+function entriesOf(resource: PolicyResource): Array<[Props, number]> {
+  const bindings = known(() => resource.props.bindings);
+  if (!Array.isArray(bindings)) return [];
+  const entries: Array<[Props, number]> = [];
+  for (let i = 0; i < bindings.length; i++) {
+    const entry = known(() => bindings[i] as unknown);
+    if (typeof entry === "object" && entry !== null) entries.push([entry as Props, i]);
+  }
+  return entries;
+}
+
+/**
+ * Every binding the stack declares: each RoleBinding, and each entry of a GroupAccess (bindings of identities on
+ * its group) or an IdentityAccess (bindings of its identity on groups).
+ */
 function bindingsOf(resources: readonly PolicyResource[]): Binding[] {
   const identities = ofKind(resources, "Identity");
   const roles = ofKind(resources, "Role");
   const groups = ofKind(resources, "Group");
-  return ofKind(resources, "RoleBinding").map((resource) => {
-    const group = referenced(resource, "groupUid", groups);
-    const groupUid = known(() => text(resource.props.groupUid));
-    let atRoot: Maybe<boolean> = UNKNOWN;
-    if (groupUid !== UNKNOWN && groupUid !== undefined) atRoot = !groupUid.includes("/");
-    else if (group !== undefined) {
-      const parent = known(() => text(group.props.parentUid));
-      atRoot = parent === UNKNOWN ? UNKNOWN : parent === undefined;
+  const binding = (
+    resource: PolicyResource,
+    identityUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
+    roleUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
+    groupUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
+    at = "",
+  ): Binding => ({
+    resource,
+    identity: resolve(...identityUid, identities),
+    roleUid: roleUid[0],
+    role: resolve(...roleUid, roles),
+    atRoot: isRoot(...groupUid, groups),
+    at,
+  });
+  return resources.flatMap((resource): Binding[] => {
+    const deps = (key: string) => resource.propertyDependencies?.[key];
+    switch (kindOf(resource.type)) {
+      case "RoleBinding":
+        return [
+          binding(
+            resource,
+            [field(resource.props, "identityUid"), deps("identityUid")],
+            [field(resource.props, "roleUid"), deps("roleUid")],
+            [field(resource.props, "groupUid"), deps("groupUid")],
+          ),
+        ];
+      case "GroupAccess":
+        return entriesOf(resource).map(([entry, i]) => {
+          const own = field(entry, "groupUid");
+          return binding(
+            resource,
+            [field(entry, "identityUid"), deps("bindings")],
+            [field(entry, "roleUid"), deps("bindings")],
+            own === undefined
+              ? [field(resource.props, "groupUid"), deps("groupUid")]
+              : [own, deps("bindings")],
+            `bindings[${i}].`,
+          );
+        });
+      case "IdentityAccess":
+        return entriesOf(resource).map(([entry, i]) =>
+          binding(
+            resource,
+            [field(resource.props, "identityUid"), deps("identityUid")],
+            [field(entry, "roleUid"), deps("bindings")],
+            [field(entry, "groupUid"), deps("bindings")],
+            `bindings[${i}].`,
+          ),
+        );
+      default:
+        return [];
     }
-    return {
-      resource,
-      identity: referenced(resource, "identityUid", identities),
-      roleUid: known(() => text(resource.props.roleUid)),
-      role: referenced(resource, "roleUid", roles),
-      atRoot,
-    };
   });
 }
 
@@ -408,7 +478,7 @@ const ownerAtRoot = stackRule(OWNER_AT_ROOT, (resources, config, report) => {
       continue;
     report(
       binding.resource,
-      `roleUid is the built-in owner role, bound to workload ${describe(binding.identity.name, binding.identity.type)} at the organization root (groupUid); bind a custom role with only the capabilities it needs, on the folder it deploys to`,
+      `${binding.at}roleUid is the built-in owner role, bound to workload ${describe(binding.identity.name, binding.identity.type)} at the organization root (${binding.at}groupUid); bind a custom role with only the capabilities it needs, on the folder it deploys to`,
     );
   }
 });
@@ -435,7 +505,7 @@ const selfGranting = stackRule(SELF_GRANTING, (resources, _config, report) => {
     if (writes.length === 0) continue;
     report(
       binding.resource,
-      `roleUid is ${describe(role.name, role.type)}, whose capabilities ${GRANT} and ${writes.join(" and ")} let workload ${describe(binding.identity.name, binding.identity.type)} grant itself any role; drop ${writes.join(" and ")} or ${GRANT} from the role's capabilities`,
+      `${binding.at}roleUid is ${describe(role.name, role.type)}, whose capabilities ${GRANT} and ${writes.join(" and ")} let workload ${describe(binding.identity.name, binding.identity.type)} grant itself any role; drop ${writes.join(" and ")} or ${GRANT} from the role's capabilities`,
     );
   }
 });

@@ -326,6 +326,50 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
       );
     });
 
+    test("access sets' bindings are read too: GroupAccess and IdentityAccess entries", () => {
+      const groupAccess = resource(
+        type("GroupAccess"),
+        "org-access",
+        {
+          ...extra,
+          groupUid: ORG,
+          bindings: [{ identityUid: UNKNOWN_STRING, roleUid: EMULATOR_OWNER_ROLE_UID }],
+        },
+        { bindings: [ci] },
+      );
+      const identityAccess = resource(
+        type("IdentityAccess"),
+        "ci-access",
+        {
+          ...extra,
+          identityUid: UNKNOWN_STRING,
+          bindings: [
+            { groupUid: FOLDER, roleUid: VIEWER },
+            { groupUid: FOLDER, roleUid: UNKNOWN_STRING },
+          ],
+        },
+        { identityUid: [ci], bindings: [escalator] },
+      );
+      const all = [ci, escalator, groupAccess, identityAccess];
+      expect(stackViolations("workload-identity-not-owner-at-root", all)).toEqual([
+        {
+          urn: groupAccess.urn,
+          message: expect.stringMatching(
+            /^\[workload-identity-not-owner-at-root\] GroupAccess 'org-access': bindings\[0\]\.roleUid is the built-in owner role, bound to workload Identity 'ci'/,
+          ),
+        },
+      ]);
+      expect(stackViolations("workload-identity-no-self-granting-role", all)).toEqual([
+        {
+          urn: identityAccess.urn,
+          message: expect.stringMatching(
+            /IdentityAccess 'ci-access': bindings\[1\]\.roleUid is Role 'escalator'/,
+          ),
+        },
+      ]);
+      expect(stackViolations("identity-unused", all)).toEqual([]);
+    });
+
     test("an identity no binding uses is reported (advisory); one used by dependency or by uid is not", () => {
       const orphan = resource(type("Identity"), "orphan", identity({ uid: "x/1" }));
       const byUid = resource(type("Identity"), "by-uid", identity({ uid: `${ORG}/00000000000000aa` }));
