@@ -85,8 +85,8 @@ function resourceRule(
       if (kind === undefined || !kinds.includes(kind)) return;
       const who = describe(args.name, args.type);
       const report = (line: string) => reportViolation(`[${rule.name}] ${who}: ${line}`);
-      const outcome = known(() => check(args.props, configOf(rule, args), report, Date.now()));
-      void outcome; // UNKNOWN: a value this rule needs is not known yet; it runs again at `up`.
+      // A value the rule needs that is not known yet (a preview) ends it quietly; it runs again at `up`.
+      known(() => check(args.props, configOf(rule, args), report, Date.now()));
     },
   };
 }
