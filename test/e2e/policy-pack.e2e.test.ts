@@ -5,8 +5,9 @@
  * (the advisory one); the same program with the violations fixed must pass, and its `up` (where the uids unknown
  * at preview are known and every rule runs again) too.
  *
- * Fronts: TypeScript on the dynamic resources (fixtures/policy, config `variant`), and a YAML program on the native
- * plugin, written per variant by yamlProgram() below.
+ * Fronts: TypeScript on the dynamic resources (fixtures/policy, config `variant`), a YAML program and a Python
+ * program on the native plugin, written per variant by yamlProgram() and pythonProgram() below (Python previews
+ * only: its `up` is the YAML one's, through the same plugin).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -15,6 +16,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { installLocalPackage, PulumiStack, repoRoot, type CommandResult } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
+import { pythonEnvironment } from "./python-env";
 
 const { bundlePolicy } = require("../../scripts/build-policy.js") as { bundlePolicy: () => Promise<string> };
 
@@ -236,5 +238,71 @@ describe("YAML on the native plugin", () => {
     fs.writeFileSync(path.join(programDir, "Pulumi.yaml"), yamlProgram(false));
     expectNoViolations(await stack.run(["preview", "--policy-pack", policyPack]));
     expectNoViolations(await stack.run(["up", "--yes", "--skip-preview", "--policy-pack", policyPack]));
+  });
+});
+
+/** The fixture program in Python, on the generated Python SDK of the native plugin. */
+function pythonProgram(violating: boolean): string {
+  const pick = (bad: string, good: string) => (violating ? bad : good);
+  const days = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString();
+  return `import pulumi
+import pulumi_platform_native as platform
+
+organization = pulumi.Config().require("organization")
+owner = platform.iam.get_role_output(name="owner")
+viewer = platform.iam.get_role_output(name="viewer")
+
+deploy = platform.iam.Group("deploy", parent_uid=organization, name="deploy")
+ci = platform.iam.Identity("ci", parent_uid=organization, name="ci", claim_match=${pick(
+    `{"issuer": "https://token.actions.githubusercontent.com", "subject_pattern": "repo:acme/.*"}`,
+    `{"issuer": "https://token.actions.githubusercontent.com", "subject_pattern": "repo:acme/deploy:ref:refs/heads/.*", "audience": "platform.example.com"}`,
+  )})
+federated = platform.iam.Identity("federated", parent_uid=organization, name="federated", claim_match={
+    "issuer_pattern": ${pick(`r"https://[a-z]+\\.example\\.com"`, `r"https://idp\\.example\\.com"`)}, "subject": "deployer"})
+keys = platform.iam.Identity("keys", parent_uid=organization, name="keys", static_keys={
+    "issuer": "https://keys.example.com", "subject": "batch", "issuer_keys": '{"keys":[]}',
+    "expiration_time": "${days(violating ? 300 : 30)}"})
+escalator = platform.iam.Role("escalator", parent_uid=organization, name="escalator",
+    capabilities=["CAP_IAM_ROLE_BINDINGS_CREATE", "${pick("CAP_IAM_ROLES_UPDATE", "CAP_REPO_LIST")}"])
+platform.iam.RoleBinding("ci-owner", group_uid=${pick("organization", "deploy.uid")}, identity_uid=ci.uid,
+    role_uid=${pick("owner.uid", "viewer.uid")})
+platform.iam.RoleBinding("ci-escalator", group_uid=deploy.uid, identity_uid=ci.uid, role_uid=escalator.uid)
+platform.iam.RoleBinding("federated-viewer", group_uid=deploy.uid, identity_uid=federated.uid, role_uid=viewer.uid)
+${pick("", `platform.iam.RoleBinding("keys-viewer", group_uid=deploy.uid, identity_uid=keys.uid, role_uid=viewer.uid)`)}
+platform.iam.GroupInvite("invite", group_uid=deploy.uid, role_uid=${pick("owner.uid", "viewer.uid")},
+    ttl="${pick("720h", "72h")}"${pick("", `, email="new.hire@example.com"`)})
+platform.iam.IdentityProvider("sso", parent_uid=organization, name="sso",
+    default_role=${pick("owner.uid", "viewer.uid")}, issuer="https://login.example.com", client_id="platform",
+    client_secret=pulumi.Output.secret("not-a-real-secret"))
+`;
+}
+
+describe("Python on the native plugin", () => {
+  let programDir: string;
+  let stack: PulumiStack;
+
+  beforeAll(async () => {
+    programDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-platform-policy-python-"));
+    fs.writeFileSync(path.join(programDir, "Pulumi.yaml"), "name: policy-pack-e2e-python\nruntime: python\n");
+    fs.writeFileSync(path.join(programDir, "__main__.py"), pythonProgram(true));
+    stack = await PulumiStack.create({
+      programDir,
+      config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
+      secrets: { "platform:token": emulator.token },
+      env: { VIRTUAL_ENV: pythonEnvironment() },
+    });
+    await installPlugin(stack, tarball);
+  });
+  afterAll(async () => {
+    await stack?.cleanup();
+    fs.rmSync(programDir, { recursive: true, force: true });
+  });
+
+  test("a program breaking every rule fails the preview, one line per violation; fixed, it passes", async () => {
+    const result = await stack.run(["preview", "--policy-pack", policyPack], { allowFailure: true });
+    expect(result.exitCode).not.toBe(0);
+    expectViolations(result);
+    fs.writeFileSync(path.join(programDir, "__main__.py"), pythonProgram(false));
+    expectNoViolations(await stack.run(["preview", "--policy-pack", policyPack]));
   });
 });
