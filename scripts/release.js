@@ -14,6 +14,10 @@
  *   *.whl of the Python SDK                                  when native-sdks/python exists (python -m build, with
  *                                                            PULUMI_PLATFORM_PYTHON, else the environment
  *                                                            scripts/python-env.sh makes, which has the build tools)
+ *   pulumi-platform-policy-v<v>.tar.gz                       the policy pack (policy/): PulumiPolicy.yaml, its
+ *                                                            package.json, the bundle dist/index.js, README.md
+ *                                                            (docs/policy-pack.md); `npm install` in it, then
+ *                                                            `pulumi preview --policy-pack <dir>`
  *   schema.json                                              the plugin's schema
  *   SHA256SUMS                                               `sha256sum -c SHA256SUMS` in the folder checks them all
  *
@@ -32,6 +36,7 @@ const path = require("node:path");
 const fflate = require("fflate");
 const tarStream = require("tar-stream");
 const plugin = require("./build-plugin.js");
+const policy = require("./build-policy.js");
 
 const root = path.resolve(__dirname, "..");
 const { version } = require(path.join(root, "package.json"));
@@ -189,6 +194,31 @@ async function pluginArchives(out, work, mtime) {
   return files;
 }
 
+/** The policy pack as its own folder: the pack's files and its bundle, versioned with the provider. */
+async function policyPackArchive(out, work, mtime) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(policy.policyDir, "package.json"), "utf8"));
+  if (manifest.version !== version) {
+    throw new Error(`policy/package.json has version ${manifest.version}, package.json ${version}`);
+  }
+  const bundleFile = await policy.bundlePolicy(path.join(work, "policy", "index.js"));
+  const file = path.join(out, `pulumi-platform-policy-v${version}.tar.gz`);
+  const entry = (name, from) => ({ name, data: fs.readFileSync(from), mode: 0o644 });
+  fs.writeFileSync(
+    file,
+    tarGz(
+      [
+        entry("PulumiPolicy.yaml", path.join(policy.policyDir, "PulumiPolicy.yaml")),
+        entry("package.json", path.join(policy.policyDir, "package.json")),
+        entry("dist/index.js", bundleFile),
+        entry("README.md", path.join(root, "docs", "policy-pack.md")),
+        entry("LICENSE", path.join(root, "LICENSE")),
+      ],
+      mtime,
+    ),
+  );
+  return file;
+}
+
 /** native-sdks/nodejs compiled into an installable package: the .js and .d.ts beside its package.json. */
 function typescriptSdk(out, work) {
   const source = path.join(root, "native-sdks", "nodejs");
@@ -315,6 +345,7 @@ async function main() {
     say(`v${version}, file times ${new Date(mtime * 1000).toISOString()}, into ${out}`);
     dynamicPackage(out);
     await pluginArchives(out, work, mtime);
+    await policyPackArchive(out, work, mtime);
     typescriptSdk(out, work);
     goModule(out, mtime);
     pythonSdk(out, mtime);

@@ -2,28 +2,14 @@
  * platform.iam.GroupInvite, declared once (../core/declaration), and the friendly-duration parser behind `ttl`.
  * The API has no update, so every field replaces the invite.
  *
- * May import: zod, ../../sdk/schemas, ../core/declaration.
+ * May import: zod, ../../sdk/schemas, ../core/declaration, ./duration.
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";
 import { declareResource, input, output } from "../core/declaration";
+import { durationSeconds } from "./duration";
 
-const UNIT_SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60, s: 1 };
-const DURATION = /^(?:\d+(?:\.\d+)?[dhms])+$/;
-
-/**
- * Seconds in a friendly duration: "72h", "90m", "1h30m", "3600s", "1d", "86400.5s". Undefined when the
- * text is not a duration.
- */
-export function durationSeconds(text: string): number | undefined {
-  const compact = text.trim();
-  if (!DURATION.test(compact)) return undefined;
-  let seconds = 0;
-  for (const [, amount, unit] of compact.matchAll(/(\d+(?:\.\d+)?)([dhms])/g)) {
-    seconds += Number(amount) * UNIT_SECONDS[unit!]!;
-  }
-  return seconds;
-}
+export { durationSeconds };
 
 /** A friendly duration as a protobuf Duration in JSON ("259200s"), nanosecond precision at most. */
 export function protoDuration(text: string): string {

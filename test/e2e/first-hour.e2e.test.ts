@@ -1,7 +1,7 @@
 /**
  * README "Your first hour, in each language", run literally (issue 20): `npm run release` once, in the repository,
  * then each language's block, as one bash script, in its own empty directory, Pulumi home and file backend, against
- * an in-process emulator. Each block installs the plugin from the release's archive and its SDK from the release
+ * an in-process emulator; then the optional policy pack block in the YAML block's directory. Each block installs the plugin from the release's archive and its SDK from the release
  * folder, and its `pulumi up` makes one folder under the organization. How long each block takes is printed, for the
  * README's timings.
  *
@@ -18,9 +18,12 @@ import { codeBlocks, readmePath, SHELL_LANGUAGES } from "./readme";
 jest.setTimeout(900_000);
 
 const section = "Your first hour, in each language";
-const blocks = codeBlocks(readmePath(repoRoot)).filter(
+const allBlocks = codeBlocks(readmePath(repoRoot)).filter(
   (b) => b.section === section && SHELL_LANGUAGES.has(b.language),
 );
+/** The optional last step: the policy pack, run in one of the languages' directories (YAML's, the quickest). */
+const policyBlock = allBlocks.find((b) => b.text.includes("--policy-pack"));
+const blocks = allBlocks.filter((b) => b !== policyBlock);
 const version = (
   JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }
 ).version;
@@ -47,6 +50,8 @@ describe("README: your first hour, in each language", () => {
   let emulator: Emulator;
   let release: string;
   const scratch: string[] = [];
+  /** Each language's directory and environment, for the policy pack step. */
+  const ran: Record<string, { dir: string; env: Record<string, string> }> = {};
   const timings: string[] = [];
 
   beforeAll(async () => {
@@ -111,6 +116,7 @@ describe("README: your first hour, in each language", () => {
 
     const started = Date.now();
     const output = await sh(block!.text, dir, env);
+    ran[language] = { dir: path.join(dir, `hello-${language}`), env };
     const up = /Duration: (\S+)/.exec(output)?.[1] ?? "?";
     timings.push(`${language}: ${((Date.now() - started) / 1000).toFixed(0)} s, of which pulumi up ${up}`);
 
@@ -121,5 +127,16 @@ describe("README: your first hour, in each language", () => {
     expect(folder).toBeDefined();
     expect(output).toContain(`folderUid: "${folder?.uid}"`);
     expect(output).not.toContain(emulator.token);
+  });
+
+  it("the optional policy pack step: the release's pack checks the YAML stack, which breaks no rule", async () => {
+    expect(policyBlock).toBeDefined();
+    const yaml = ran["yaml"];
+    expect(yaml).toBeDefined();
+    const started = Date.now();
+    const output = await sh(policyBlock!.text, yaml!.dir, yaml!.env);
+    timings.push(`policy pack (install and preview): ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    expect(output).toContain(`pulumi-platform@v${version}`);
+    expect(output).not.toMatch(/mandatory|advisory/);
   });
 });

@@ -67,6 +67,7 @@ describe("npm run release", () => {
         `pulumi-platform-${version}.tgz`,
         `pulumi-platform-native-${version}.tgz`,
         ...platforms.map((p) => `${plugin}-v${version}-${p}.tar.gz`),
+        `pulumi-platform-policy-v${version}.tar.gz`,
         ...["list", `v${version}.info`, `v${version}.mod`, `v${version}.zip`].map(
           (f) => `goproxy/${goModule}/@v/${f}`,
         ),

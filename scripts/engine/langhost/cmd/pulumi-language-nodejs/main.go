@@ -16,7 +16,8 @@
 //
 // What it deliberately does not do: discover resource plugins from node_modules (programs that need one must have
 // it installed), install dependencies (`npm install` is the user's job), pack SDKs, or attach a debugger. Those
-// calls answer "none", a no-op, or Unimplemented.
+// calls answer "none", a no-op, or Unimplemented. Of the plugins a Node.js directory can hold, it runs policy packs
+// (RunPlugin, plugin.go), not resource plugins.
 package main
 
 import (
@@ -240,20 +241,5 @@ func locateRunScript(programDir string) (string, error) {
 	if override := os.Getenv(runScriptOverrideEnv); override != "" {
 		return override, nil
 	}
-	dir, err := filepath.Abs(programDir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		candidate := filepath.Join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "run", "index.js")
-		if _, err := os.Stat(candidate); err == nil {
-			return candidate, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf(
-				"could not find @pulumi/pulumi in node_modules from %s upwards: run `npm install` first", programDir)
-		}
-		dir = parent
-	}
+	return locateSDKScript(programDir, "run")
 }

@@ -1,0 +1,554 @@
+/**
+ * The rules of the pulumi-platform policy pack (../docs/policy-pack.md says why each matters and how to configure
+ * or disable it). Every violation is one line: `[rule] Kind 'name': field ...; fix`. A value unknown during a
+ * preview never fails a rule: the rule skips it and the engine runs it again at `up`, when the value is known.
+ *
+ * May import: @pulumi/policy, re2js, ./resources, ./pattern-breadth, ./claim-shapes,
+ * ../provider/iam/duration.
+ */
+import type {
+  EnforcementLevel,
+  PolicyConfigSchema,
+  PolicyResource,
+  ReportViolation,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationArgs,
+  StackValidationPolicy,
+} from "@pulumi/policy";
+import { RE2JS } from "re2js";
+import { durationSeconds } from "../provider/iam/duration";
+import { DEFAULT_PUBLIC_ISSUERS, ISSUER_SHAPE, hostOf, subjectOf } from "./claim-shapes";
+import { breadthOf } from "./pattern-breadth";
+import {
+  EMULATOR_OWNER_ROLE_UID,
+  type Kind,
+  type Maybe,
+  UNKNOWN,
+  describe,
+  kindOf,
+  known,
+  text,
+} from "./resources";
+
+type Props = Record<string, unknown>;
+type Config = Record<string, unknown>;
+
+const DAY_MS = 86_400_000;
+
+/** Configuration shared by several rules, declared once. */
+const PUBLIC_ISSUERS_SCHEMA = {
+  type: "array",
+  items: { type: "string" },
+  default: DEFAULT_PUBLIC_ISSUERS,
+  description:
+    'Issuer URLs of public multi-tenant OIDC issuers; an entry ending in "/" stands for every issuer under it.',
+} as const;
+const OWNER_ROLE_UIDS_SCHEMA = {
+  type: "array",
+  items: { type: "string" },
+  default: [EMULATOR_OWNER_ROLE_UID],
+  description:
+    "The uids of the built-in owner role (40 hex characters). The default is the emulator's; set your service's.",
+} as const;
+
+interface RuleDefinition {
+  name: string;
+  description: string;
+  enforcementLevel: EnforcementLevel;
+  config: PolicyConfigSchema["properties"];
+}
+
+function configOf(rule: RuleDefinition, args: { getConfig<T extends object>(): T }): Config {
+  const defaults = Object.fromEntries(
+    Object.entries(rule.config).map(([key, schema]) => [key, (schema as { default?: unknown }).default]),
+  );
+  return { ...defaults, ...args.getConfig<Config>() };
+}
+
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+
+/** A resource rule for some kinds, reading props through `known`, reporting one line per violation. */
+function resourceRule(
+  rule: RuleDefinition,
+  kinds: readonly Kind[],
+  check: (props: Props, config: Config, report: (line: string) => void, now: number) => void,
+): ResourceValidationPolicy {
+  return {
+    name: rule.name,
+    description: rule.description,
+    enforcementLevel: rule.enforcementLevel,
+    configSchema: { properties: rule.config },
+    validateResource: (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
+      const kind = kindOf(args.type);
+      if (kind === undefined || !kinds.includes(kind)) return;
+      const who = describe(args.name, args.type);
+      const report = (line: string) => reportViolation(`[${rule.name}] ${who}: ${line}`);
+      // A value the rule needs that is not known yet (a preview) ends it quietly; it runs again at `up`.
+      known(() => check(args.props, configOf(rule, args), report, Date.now()));
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Identities trusting public issuers
+
+/** The public issuers a claimMatch trusts (through its issuer or an issuerPattern that matches them). */
+function trustedPublicIssuers(claimMatch: Props, config: Config): Maybe<string[]> {
+  const entries = strings(config.publicIssuers);
+  const issuer = known(() => text(claimMatch.issuer));
+  const pattern = known(() => text(claimMatch.issuerPattern));
+  if (issuer === UNKNOWN || pattern === UNKNOWN) return UNKNOWN;
+  const trusted: string[] = [];
+  for (const entry of entries) {
+    const isPrefix = entry.endsWith("/");
+    if (issuer !== undefined) {
+      const same = isPrefix ? issuer.startsWith(entry) : trimSlash(issuer) === trimSlash(entry);
+      if (same) trusted.push(isPrefix ? issuer : entry);
+    }
+    if (pattern !== undefined) {
+      // A prefix entry stands for the issuers under it: try one, as a token of such an issuer would carry.
+      const sample = isPrefix ? `${entry}00000000-0000-0000-0000-000000000000` : entry;
+      if (matchesWhole(pattern, sample)) trusted.push(sample);
+    }
+  }
+  return trusted;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, "").toLowerCase();
+
+function matchesWhole(pattern: string, value: string): boolean {
+  try {
+    return RE2JS.compile(pattern).matches(value);
+  } catch {
+    return false; // an invalid pattern fails the provider's own check
+  }
+}
+
+function claimMatchOf(props: Props): Props | undefined {
+  const claimMatch = props.claimMatch;
+  return typeof claimMatch === "object" && claimMatch !== null ? (claimMatch as Props) : undefined;
+}
+
+const SUBJECT_PINNED: RuleDefinition = {
+  name: "identity-subject-pinned",
+  description:
+    "An identity that trusts a public OIDC issuer must pin the subject to one repository or project: an exact subject, or a subjectPattern that cannot match two.",
+  enforcementLevel: "mandatory",
+  config: { publicIssuers: PUBLIC_ISSUERS_SCHEMA },
+};
+
+const subjectPinned = resourceRule(SUBJECT_PINNED, ["Identity"], (props, config, report) => {
+  const claimMatch = claimMatchOf(props);
+  if (claimMatch === undefined) return;
+  const issuers = trustedPublicIssuers(claimMatch, config);
+  if (issuers === UNKNOWN || issuers.length === 0) return;
+  const subject = known(() => text(claimMatch.subject));
+  const pattern = known(() => text(claimMatch.subjectPattern));
+  if (subject === UNKNOWN || pattern === UNKNOWN || subject !== undefined) return;
+  for (const issuer of issuers) {
+    const shape = subjectOf(issuer);
+    const example = shape.example(shape.unitName === "repository" ? "acme/deploy" : "<one>");
+    if (pattern === undefined) {
+      report(
+        `claimMatch trusts the public issuer ${issuer} with no subject, so any ${shape.unitName} can assume it; set claimMatch.subject, e.g. '${example}'`,
+      );
+      return;
+    }
+    const breadth = breadthOf(pattern, shape.shape);
+    if (breadth.kind === "broad") {
+      const [first, second] = breadth.witnesses;
+      report(
+        `claimMatch.subjectPattern '${pattern}' matches the subjects of more than one ${shape.unitName} of ${issuer} (e.g. '${first}' and '${second}'); pin the ${shape.unitName}: subject '${shape.example(breadth.units[0])}'`,
+      );
+      return;
+    }
+    if (breadth.kind === "undecided") {
+      report(
+        `claimMatch.subjectPattern '${pattern}' cannot be shown to match a single ${shape.unitName} of ${issuer} (${breadth.reason}); use an exact subject, e.g. '${example}'`,
+      );
+      return;
+    }
+  }
+});
+
+const ISSUER_PATTERN_SINGLE_HOST: RuleDefinition = {
+  name: "identity-issuer-pattern-single-host",
+  description:
+    "An identity's issuerPattern must not match more than one host: tokens from any host it matches are accepted.",
+  enforcementLevel: "mandatory",
+  config: {},
+};
+
+const issuerPatternSingleHost = resourceRule(
+  ISSUER_PATTERN_SINGLE_HOST,
+  ["Identity"],
+  (props, _config, report) => {
+    const claimMatch = claimMatchOf(props);
+    if (claimMatch === undefined) return;
+    const pattern = known(() => text(claimMatch.issuerPattern));
+    if (pattern === UNKNOWN || pattern === undefined) return;
+    const breadth = breadthOf(pattern, ISSUER_SHAPE);
+    if (breadth.kind === "broad") {
+      const [first, second] = breadth.witnesses;
+      report(
+        `claimMatch.issuerPattern '${pattern}' matches issuers on more than one host (e.g. '${first}' and '${second}'); set claimMatch.issuer to the one issuer URL, e.g. 'https://${breadth.units[0]}'`,
+      );
+    } else if (breadth.kind === "undecided") {
+      report(
+        `claimMatch.issuerPattern '${pattern}' cannot be shown to match a single host (${breadth.reason}); set claimMatch.issuer to the exact issuer URL`,
+      );
+    }
+  },
+);
+
+const AUDIENCE_REQUIRED: RuleDefinition = {
+  name: "identity-audience-required",
+  description:
+    "An identity that trusts a public OIDC issuer must require an audience, so a token minted for another service is refused.",
+  enforcementLevel: "mandatory",
+  config: { publicIssuers: PUBLIC_ISSUERS_SCHEMA },
+};
+
+const audienceRequired = resourceRule(AUDIENCE_REQUIRED, ["Identity"], (props, config, report) => {
+  const claimMatch = claimMatchOf(props);
+  if (claimMatch === undefined) return;
+  const issuers = trustedPublicIssuers(claimMatch, config);
+  if (issuers === UNKNOWN || issuers.length === 0) return;
+  const audience = known(() => text(claimMatch.audience) ?? text(claimMatch.audiencePattern));
+  if (audience !== undefined) return; // set, or not known yet
+  report(
+    `claimMatch has no audience, so a token ${issuers[0]} issued for any other service is accepted; set claimMatch.audience to the audience your workflow requests, e.g. 'platform.example.com'`,
+  );
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Static keys, invites, identity providers
+
+const STATIC_KEYS_LIFETIME: RuleDefinition = {
+  name: "static-keys-max-lifetime",
+  description: "Static keys must expire within a bounded number of days, so a leaked key stops working.",
+  enforcementLevel: "mandatory",
+  config: {
+    maxDays: {
+      type: "number",
+      minimum: 1,
+      default: 90,
+      description: "The longest a key may stay valid, in days.",
+    },
+  },
+};
+
+const staticKeysLifetime = resourceRule(STATIC_KEYS_LIFETIME, ["Identity"], (props, config, report, now) => {
+  const staticKeys = props.staticKeys;
+  if (typeof staticKeys !== "object" || staticKeys === null) return;
+  const expiration = known(() => text((staticKeys as Props).expirationTime));
+  if (expiration === UNKNOWN || expiration === undefined) return;
+  const maxDays = Number(config.maxDays);
+  const days = (Date.parse(expiration) - now) / DAY_MS;
+  if (!(days > maxDays)) return;
+  const latest = new Date(now + maxDays * DAY_MS).toISOString().slice(0, 10);
+  report(
+    `staticKeys.expirationTime '${expiration}' is ${Math.ceil(days)} days away, more than ${maxDays}; set it on or before ${latest} and rotate the keys then`,
+  );
+});
+
+const INVITE_BOUNDED: RuleDefinition = {
+  name: "group-invite-bounded",
+  description:
+    "A group invite must name the email that may accept it, expire soon, and not grant the owner role.",
+  enforcementLevel: "mandatory",
+  config: {
+    maxDays: {
+      type: "number",
+      minimum: 0,
+      default: 7,
+      description: "The longest an invite may stay valid, in days.",
+    },
+    ownerRoleUids: OWNER_ROLE_UIDS_SCHEMA,
+  },
+};
+
+const inviteBounded = resourceRule(INVITE_BOUNDED, ["GroupInvite"], (props, config, report, now) => {
+  const email = known(() => text(props.email));
+  if (email === undefined) {
+    report(`email is not set, so anyone who gets the code can accept it; set email to the invitee's address`);
+  }
+  const maxDays = Number(config.maxDays);
+  const ttl = known(() => text(props.ttl));
+  const expiration = known(() => text(props.expirationTime));
+  if (ttl !== UNKNOWN && ttl !== undefined) {
+    const days = (durationSeconds(ttl) ?? 0) / 86_400;
+    if (days > maxDays)
+      report(`ttl '${ttl}' is longer than ${maxDays} days; set ttl to at most '${maxDays * 24}h'`);
+  } else if (ttl === undefined && expiration !== UNKNOWN && expiration !== undefined) {
+    const days = (Date.parse(expiration) - now) / DAY_MS;
+    if (days > maxDays)
+      report(
+        `expirationTime '${expiration}' is more than ${maxDays} days away; use ttl '${maxDays * 24}h' or an earlier expirationTime`,
+      );
+  }
+  const roleUid = known(() => text(props.roleUid));
+  if (roleUid !== UNKNOWN && roleUid !== undefined && strings(config.ownerRoleUids).includes(roleUid)) {
+    report(
+      `roleUid '${roleUid}' is the built-in owner role; invite with a narrower role (viewer, editor or a custom role) and grant owner by a reviewed RoleBinding`,
+    );
+  }
+});
+
+const PROVIDER_DEFAULT_ROLE: RuleDefinition = {
+  name: "identity-provider-default-role-not-owner",
+  description:
+    "An identity provider's default role is given to every user who signs in through it; it must not be owner.",
+  enforcementLevel: "mandatory",
+  config: { ownerRoleUids: OWNER_ROLE_UIDS_SCHEMA },
+};
+
+const providerDefaultRole = resourceRule(
+  PROVIDER_DEFAULT_ROLE,
+  ["IdentityProvider"],
+  (props, config, report) => {
+    const role = known(() => text(props.defaultRole));
+    if (role === UNKNOWN || role === undefined || !strings(config.ownerRoleUids).includes(role)) return;
+    report(
+      `defaultRole '${role}' is the built-in owner role, given to everyone who signs in; set defaultRole to viewer's uid and grant more by RoleBinding`,
+    );
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Stack rules: bindings and the identities and roles they reference
+
+/** What a stack rule knows about one binding: the resources and values it references, where known. */
+interface Binding {
+  resource: PolicyResource;
+  identity: PolicyResource | undefined; // an Identity of this stack, i.e. a workload identity
+  roleUid: Maybe<string | undefined>;
+  role: PolicyResource | undefined; // a custom Role of this stack
+  atRoot: Maybe<boolean>;
+  /** Where its fields are in the resource: "" for a RoleBinding, "bindings[i]." for an access set's entry. */
+  at: string;
+}
+
+function ofKind(resources: readonly PolicyResource[], kind: Kind): PolicyResource[] {
+  return resources.filter((r) => kindOf(r.type) === kind);
+}
+
+/**
+ * The stack's resource a uid names: by the uid when it is known, else (a preview) the one candidate among the
+ * resources the field depends on, as the program recorded them. Undefined when it is not in the stack, or when
+ * several candidates leave it open (an access set's bindings share one dependency list).
+ */
+function resolve(
+  uid: Maybe<string | undefined>,
+  dependencies: readonly PolicyResource[] | undefined,
+  candidates: readonly PolicyResource[],
+): PolicyResource | undefined {
+  if (uid === undefined) return undefined;
+  if (uid !== UNKNOWN) return candidates.find((c) => known(() => text(c.props.uid)) === uid);
+  const among = candidates.filter((c) => (dependencies ?? []).some((d) => d.urn === c.urn));
+  return among.length === 1 ? among[0] : undefined;
+}
+
+/** Whether a group is an organization root: a uid without "/", or a Group of the stack without parentUid. */
+function isRoot(
+  groupUid: Maybe<string | undefined>,
+  dependencies: readonly PolicyResource[] | undefined,
+  groups: readonly PolicyResource[],
+): Maybe<boolean> {
+  if (typeof groupUid === "string") return !groupUid.includes("/");
+  const group = resolve(groupUid, dependencies, groups);
+  if (group === undefined) return UNKNOWN;
+  const parent = known(() => text(group.props.parentUid));
+  return parent === UNKNOWN ? UNKNOWN : parent === undefined;
+}
+
+const field = (props: Props, key: string): Maybe<string | undefined> => known(() => text(props[key]));
+
+/** The entries of an access set's `bindings` with their indexes; entries not known yet are skipped. */
+function entriesOf(resource: PolicyResource): Array<[Props, number]> {
+  const bindings = known(() => resource.props.bindings);
+  if (!Array.isArray(bindings)) return [];
+  const entries: Array<[Props, number]> = [];
+  for (let i = 0; i < bindings.length; i++) {
+    const entry = known(() => bindings[i] as unknown);
+    if (typeof entry === "object" && entry !== null) entries.push([entry as Props, i]);
+  }
+  return entries;
+}
+
+/**
+ * Every binding the stack declares: each RoleBinding, and each entry of a GroupAccess (bindings of identities on
+ * its group) or an IdentityAccess (bindings of its identity on groups).
+ */
+function bindingsOf(resources: readonly PolicyResource[]): Binding[] {
+  const identities = ofKind(resources, "Identity");
+  const roles = ofKind(resources, "Role");
+  const groups = ofKind(resources, "Group");
+  const binding = (
+    resource: PolicyResource,
+    identityUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
+    roleUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
+    groupUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
+    at = "",
+  ): Binding => ({
+    resource,
+    identity: resolve(...identityUid, identities),
+    roleUid: roleUid[0],
+    role: resolve(...roleUid, roles),
+    atRoot: isRoot(...groupUid, groups),
+    at,
+  });
+  return resources.flatMap((resource): Binding[] => {
+    const deps = (key: string) => resource.propertyDependencies?.[key];
+    switch (kindOf(resource.type)) {
+      case "RoleBinding":
+        return [
+          binding(
+            resource,
+            [field(resource.props, "identityUid"), deps("identityUid")],
+            [field(resource.props, "roleUid"), deps("roleUid")],
+            [field(resource.props, "groupUid"), deps("groupUid")],
+          ),
+        ];
+      case "GroupAccess":
+        return entriesOf(resource).map(([entry, i]) => {
+          const own = field(entry, "groupUid");
+          return binding(
+            resource,
+            [field(entry, "identityUid"), deps("bindings")],
+            [field(entry, "roleUid"), deps("bindings")],
+            own === undefined
+              ? [field(resource.props, "groupUid"), deps("groupUid")]
+              : [own, deps("bindings")],
+            `bindings[${i}].`,
+          );
+        });
+      case "IdentityAccess":
+        return entriesOf(resource).map(([entry, i]) =>
+          binding(
+            resource,
+            [field(resource.props, "identityUid"), deps("identityUid")],
+            [field(entry, "roleUid"), deps("bindings")],
+            [field(entry, "groupUid"), deps("bindings")],
+            `bindings[${i}].`,
+          ),
+        );
+      default:
+        return [];
+    }
+  });
+}
+
+function stackRule(
+  rule: RuleDefinition,
+  check: (
+    resources: readonly PolicyResource[],
+    config: Config,
+    report: (r: PolicyResource, line: string) => void,
+  ) => void,
+): StackValidationPolicy {
+  return {
+    name: rule.name,
+    description: rule.description,
+    enforcementLevel: rule.enforcementLevel,
+    configSchema: { properties: rule.config },
+    validateStack: (args: StackValidationArgs, reportViolation: ReportViolation) => {
+      const report = (resource: PolicyResource, line: string) =>
+        reportViolation(`[${rule.name}] ${describe(resource.name, resource.type)}: ${line}`, resource.urn);
+      void known(() => check(args.resources, configOf(rule, args), report));
+    },
+  };
+}
+
+const OWNER_AT_ROOT: RuleDefinition = {
+  name: "workload-identity-not-owner-at-root",
+  description:
+    "The built-in owner role must not be bound to a workload identity at an organization root: whoever can present its token controls the whole organization.",
+  enforcementLevel: "mandatory",
+  config: { ownerRoleUids: OWNER_ROLE_UIDS_SCHEMA },
+};
+
+const ownerAtRoot = stackRule(OWNER_AT_ROOT, (resources, config, report) => {
+  const owners = strings(config.ownerRoleUids);
+  for (const binding of bindingsOf(resources)) {
+    if (binding.identity === undefined || binding.atRoot !== true) continue;
+    if (binding.roleUid === UNKNOWN || binding.roleUid === undefined || !owners.includes(binding.roleUid))
+      continue;
+    report(
+      binding.resource,
+      `${binding.at}roleUid is the built-in owner role, bound to workload ${describe(binding.identity.name, binding.identity.type)} at the organization root (${binding.at}groupUid); bind a custom role with only the capabilities it needs, on the folder it deploys to`,
+    );
+  }
+});
+
+/** Capabilities that together let a role's holder grant itself anything. */
+const GRANT = "CAP_IAM_ROLE_BINDINGS_CREATE";
+const WRITE_ROLES = ["CAP_IAM_ROLES_CREATE", "CAP_IAM_ROLES_UPDATE"];
+
+const SELF_GRANTING: RuleDefinition = {
+  name: "workload-identity-no-self-granting-role",
+  description:
+    "A custom role that can both create role bindings and create or update roles lets its holder grant itself anything; it must not be bound to a workload identity.",
+  enforcementLevel: "mandatory",
+  config: {},
+};
+
+const selfGranting = stackRule(SELF_GRANTING, (resources, _config, report) => {
+  for (const binding of bindingsOf(resources)) {
+    if (binding.identity === undefined || binding.role === undefined) continue;
+    const role = binding.role;
+    const capabilities = known(() => strings(role.props.capabilities));
+    if (capabilities === UNKNOWN || !capabilities.includes(GRANT)) continue;
+    const writes = WRITE_ROLES.filter((c) => capabilities.includes(c));
+    if (writes.length === 0) continue;
+    report(
+      binding.resource,
+      `${binding.at}roleUid is ${describe(role.name, role.type)}, whose capabilities ${GRANT} and ${writes.join(" and ")} let workload ${describe(binding.identity.name, binding.identity.type)} grant itself any role; drop ${writes.join(" and ")} or ${GRANT} from the role's capabilities`,
+    );
+  }
+});
+
+const UNUSED_IDENTITY: RuleDefinition = {
+  name: "identity-unused",
+  description:
+    "An identity that no binding in the stack uses grants nothing; it may be left over, or its binding may be missing.",
+  enforcementLevel: "advisory",
+  config: {},
+};
+
+/** Resources that grant roles to identities: role bindings, and the access sets holding several bindings. */
+const BINDING_KINDS: readonly Kind[] = ["RoleBinding", "GroupAccess", "IdentityAccess"];
+
+const unusedIdentity = stackRule(UNUSED_IDENTITY, (resources, _config, report) => {
+  const granting = resources.filter((r) => BINDING_KINDS.includes(kindOf(r.type) as Kind));
+  const usedUrns = new Set(granting.flatMap((r) => r.dependencies.map((d) => d.urn)));
+  const mentioned = JSON.stringify(granting.map((r) => known(() => JSON.stringify(r.props))));
+  for (const identity of ofKind(resources, "Identity")) {
+    if (usedUrns.has(identity.urn)) continue;
+    // A uid not known yet can only reach a binding through a dependency, which the program records.
+    const uid = known(() => text(identity.props.uid));
+    if (uid !== UNKNOWN && uid !== undefined && mentioned.includes(uid)) continue;
+    report(
+      identity,
+      "no role binding in this stack uses it; bind a role to it (RoleBinding identityUid) or remove it",
+    );
+  }
+});
+
+/** The pack's rules, in the order the docs list them. */
+export const POLICIES = [
+  subjectPinned,
+  issuerPatternSingleHost,
+  audienceRequired,
+  ownerAtRoot,
+  selfGranting,
+  staticKeysLifetime,
+  inviteBounded,
+  providerDefaultRole,
+  unusedIdentity,
+];
+
+/** Used by the docs' drift test: the public issuers' hosts the subject rule knows the shape of. */
+export const KNOWN_ISSUER_HOSTS = DEFAULT_PUBLIC_ISSUERS.map((url) => hostOf(url));
