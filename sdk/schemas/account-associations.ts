@@ -16,7 +16,15 @@ export const Google = z.object({
   projectNumber: z.string().min(1, "google.projectNumber must not be empty"),
 });
 export const Chainguard = z.object({ serviceBindings: z.record(z.string(), z.string()) });
-export const GitHubInstallation = z.object({ installationId: z.string(), name: z.string().optional() });
+/** A signed 64-bit integer, as protobuf's JSON mapping writes one: a decimal string (OpenAPI format int64). */
+const Int64String = z
+  .string()
+  .regex(/^-?\d{1,19}$/, "must be a decimal int64 string")
+  .refine(
+    (v) => !/^-?\d{1,19}$/.test(v) || (BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n),
+    "must be within the int64 range",
+  );
+export const GitHubInstallation = z.object({ installationId: Int64String, name: z.string().optional() });
 export const GitHub = z.object({
   appInstallations: z
     .record(z.string(), z.object({ installations: z.array(GitHubInstallation).optional() }))
