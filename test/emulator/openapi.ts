@@ -90,7 +90,8 @@ export function check(value: unknown, schema: Schema, path = "$", strict = false
       const memberSchema =
         properties[name] ??
         (typeof s.additionalProperties === "object" ? (s.additionalProperties as Schema) : undefined);
-      if (memberSchema !== undefined) problems.push(...check(member, memberSchema, `${path}.${name}`, strict));
+      if (memberSchema !== undefined)
+        problems.push(...check(member, memberSchema, `${path}.${name}`, strict));
       else if (strict && s.additionalProperties === undefined && s.properties !== undefined)
         problems.push(`${path}.${name}: not a member of the schema`);
     }
