@@ -126,12 +126,16 @@ function authenticate(svc: Service, authorization: string | undefined): Caller {
   return { identityUid };
 }
 
-/** Compiles fastify-style paths of the table, to tell "wrong method" (12) from "no such path" (5). */
-function pathMatcher(routes: Route[]): (path: string) => boolean {
-  const patterns = routes.map(
-    (r) => new RegExp(`^${r.url.replace(/::/g, ":").replace(/[.]/g, "\\.").replace(/\/\*$/, "(/.*)?")}$`),
-  );
-  return (path) => patterns.some((p) => p.test(path));
+/**
+ * Compiles fastify-style paths of the table: the methods a path answers, sorted (the `Allow` of a 405, RFC 9110),
+ * and so "wrong method" (12) told from "no such path" (5, no methods).
+ */
+export function allowedMethods(routes: Route[]): (path: string) => string[] {
+  const patterns = routes.map((r) => ({
+    method: r.method,
+    pattern: new RegExp(`^${r.url.replace(/::/g, ":").replace(/[.]/g, "\\.").replace(/\/\*$/, "/.+")}$`),
+  }));
+  return (path) => [...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method))].sort();
 }
 
 export function buildServer(options: ServerOptions): FastifyInstance {
@@ -255,12 +259,15 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     return send(reply, internal("an unexpected error occurred in the emulator"));
   });
 
-  const knownPath = pathMatcher(options.routes);
+  const methodsOf = allowedMethods(options.routes);
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
+    const allowed = methodsOf(path);
     // Code 12 with HTTP 405 rather than 501: the body decides, and a wrong method is the client's mistake.
-    if (knownPath(path))
+    if (allowed.length > 0) {
+      reply.header("allow", allowed.join(", "));
       return send(reply, new ApiFailure(12, `${request.method} is not supported on ${path}`, [], [], 405));
+    }
     return send(reply, notFound(`no route ${request.method} ${path}`));
   });
 

@@ -6,7 +6,8 @@
 import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { underAny } from "../access";
-import { invalidArgument, notFound } from "../errors";
+import { notFound } from "../errors";
+import { refuseUnknownMembers } from "../members";
 import { parseListParams, type ListParams, type Query } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
@@ -208,8 +209,9 @@ export function getHandler(spec: ResourceSpec) {
 const OUTPUT_ONLY_ON_CREATE = ["uid", "createTime", "updateTime"];
 
 /**
- * A create body member that is neither a field of the resource nor an output-only one is code 3 naming it: the
- * emulator stores everything it accepts, so it refuses what it cannot store rather than drop it.
+ * A create body member that is neither a field of the resource nor an output-only one, at any depth, is code 3
+ * naming its path (../members.ts): the emulator stores everything it accepts, so it refuses what it cannot store
+ * rather than drop it.
  */
 export function refuseUnknownFields(
   body: unknown,
@@ -217,16 +219,7 @@ export function refuseUnknownFields(
   label: string,
   ignored: readonly string[] = [],
 ): void {
-  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
-  if (shape === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
-  const unknown = Object.keys(body).filter(
-    (key) => !(key in shape) && !OUTPUT_ONLY_ON_CREATE.includes(key) && !ignored.includes(key),
-  );
-  if (unknown.length === 0) return;
-  throw invalidArgument(
-    `${unknown.join(", ")}: not ${unknown.length === 1 ? "a field" : "fields"} of a ${label}`,
-    unknown.map((field) => ({ field, description: `${field} is not a field of a ${label}` })),
-  );
+  refuseUnknownMembers(body, schema, label, [...OUTPUT_ONLY_ON_CREATE, ...ignored]);
 }
 
 export function createHandler(spec: ResourceSpec) {
@@ -252,13 +245,17 @@ export function updateHandler(spec: ResourceSpec) {
   const update = spec.update!;
   return (ctx: RouteContext): Record<string, unknown> => {
     const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
-    const { changes: merged, paths } = resolveUpdate(
-      ctx.query,
-      ctx.body,
-      object.fields,
-      spec.toWire(object, ctx),
-      update,
-    );
+    const wire = spec.toWire(object, ctx);
+    // Unknown members are refused as on create; output-only ones (in the wire form) are resolveUpdate's to judge.
+    refuseUnknownMembers(ctx.body, update.schema, spec.label, [
+      ...OUTPUT_ONLY_ON_CREATE,
+      ...Object.keys(wire),
+      ...(update.ignored ?? []),
+      ...Object.keys(update.restricted ?? {}),
+    ]);
+    const { changes: merged, paths } = resolveUpdate(ctx.query, ctx.body, object.fields, wire, update);
+    // Nothing to change (no body, null, {}, or only output-only echoes): a true no-op, updateTime included.
+    if (paths.length === 0) return wire;
     // The values after the update are validated whole, so a nested change cannot leave an invalid message.
     const defined = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));
     const parsed = ctx.svc.parseBody(update.schema, defined, update.check) as Record<string, unknown>;

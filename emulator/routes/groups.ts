@@ -3,9 +3,25 @@
  * no parent, owned by its creator).
  */
 import { GROUP_UPDATE_FIELDS, GroupCreate, GroupUpdate } from "../../sdk/schemas";
-import { failedPrecondition, permissionDenied } from "../errors";
-import { COMMON_SORT, baseWire, createHandler, refuseUnknownFields, type ResourceSpec } from "./crud";
+import { badField, failedPrecondition, permissionDenied } from "../errors";
+import type { StoredObject } from "../store";
+import {
+  COMMON_SORT,
+  applyChanges,
+  baseWire,
+  createHandler,
+  refuseUnknownFields,
+  type ResourceSpec,
+} from "./crud";
 import type { RouteContext } from "./types";
+
+const KIND_INHERITED = "kind is inherited from the organization (the root group); a subgroup cannot set it";
+
+/** A group's kind (OpenAPI Group.kind): an organization's own, which its subgroups inherit; unset when never set. */
+function kindOf(o: StoredObject, ctx: RouteContext): unknown {
+  const root = o.parent === "" ? o : ctx.svc.store.get("groups", o.uid.split("/")[0]!);
+  return root?.fields.kind;
+}
 
 export const groups: ResourceSpec = {
   kind: "groups",
@@ -16,11 +32,25 @@ export const groups: ResourceSpec = {
   sortable: [...COMMON_SORT, "verified"],
   accessGroup: (o) => o.uid,
   accessGroupOfUid: (uid) => uid,
-  toWire: (o) => ({ resourceLimits: {}, verified: false, description: "", ...baseWire(o) }),
+  toWire: (o, ctx) => {
+    const { kind: _own, ...wire } = baseWire(o);
+    const kind = kindOf(o, ctx);
+    return {
+      resourceLimits: {},
+      verified: false,
+      description: "",
+      ...wire,
+      ...(kind !== undefined ? { kind } : {}),
+    };
+  },
   create: {
     schema: GroupCreate,
     ignored: ["verified", "resourceLimits", "status"],
-    fields: (body) => ({ ...body, verified: false }),
+    // Runs for subgroups only (an organization is created by createOrganization below).
+    fields: (body) => {
+      if (body.kind !== undefined) throw badField("kind", KIND_INHERITED);
+      return { ...body, verified: false };
+    },
   },
   update: {
     schema: GroupUpdate,
@@ -28,6 +58,15 @@ export const groups: ResourceSpec = {
     required: ["name"],
     ignored: ["status"],
     restricted: { verified: "verified can only be set by the service's staff" },
+    apply: (o, changes, ctx) => {
+      if (o.parent !== "" && "kind" in changes) {
+        // A subgroup's kind is its organization's: sending that value is no change, another one is refused.
+        if (changes.kind !== undefined && changes.kind !== kindOf(o, ctx))
+          throw badField("kind", KIND_INHERITED);
+        delete changes.kind;
+      }
+      applyChanges(o, changes);
+    },
   },
   beforeDelete: (group, ctx) => {
     const { store } = ctx.svc;

@@ -18,7 +18,19 @@ import { deleteRole, getRole, roles, updateRole } from "./roles";
 import { exchange } from "./sts";
 import { tags } from "./tags";
 import type { Route } from "./types";
-import { v1GetGroup, v1ListGroups, v1ListRepos, v1LookupIdentity, v1Update } from "./v1";
+import {
+  v1GetGroup,
+  v1ListAccountAssociations,
+  v1ListGroupInvites,
+  v1ListGroups,
+  v1ListIdentities,
+  v1ListIdentityProviders,
+  v1ListRepos,
+  v1ListRoleBindings,
+  v1ListRoles,
+  v1LookupIdentity,
+  v1Update,
+} from "./v1";
 
 type Method = Route["method"];
 
@@ -137,7 +149,13 @@ export function routeTable(control: Control): Route[] {
     route("GET /iam/v1/groups/{uid}", v1GetGroup),
     route("PUT /iam/v1/groups/{uid}", v1Update),
     route("PATCH /iam/v1/groups/{uid}", v1Update),
+    route("GET /iam/v1/identities", v1ListIdentities),
     route("GET /iam/v1/identities/lookup", v1LookupIdentity),
+    route("GET /iam/v1/roles", v1ListRoles),
+    route("GET /iam/v1/rolebindings", v1ListRoleBindings),
+    route("GET /iam/v1/group_invites", v1ListGroupInvites),
+    route("GET /iam/v1/account_associations", v1ListAccountAssociations),
+    route("GET /iam/v1/identityProviders", v1ListIdentityProviders),
     route("GET /registry/v1/repos", v1ListRepos),
   ];
 }

@@ -1,4 +1,8 @@
-/** The v1 endpoints the Terraform provider still calls, over the same data as v2beta1 (groups, identities, repos). */
+/**
+ * The v1 endpoints the Terraform provider still calls, over the same data as v2beta1: groups (list, get, update),
+ * repos, the identity lookup, and the lists its delete checks read (identities, roles, role bindings, group
+ * invites, account associations, identity providers).
+ */
 import { z } from "zod";
 import { GROUP_NAME_PATTERN } from "../../sdk/schemas";
 import { underAny } from "../access";
@@ -6,9 +10,14 @@ import { notFound } from "../errors";
 import { queryList, queryParam } from "../listing";
 import type { StoredObject } from "../store";
 import { loadVisible, refuseUnknownFields, withBothSpellings, type ResourceSpec } from "./crud";
+import { accountAssociations } from "./account-associations";
+import { groupInvites } from "./group-invites";
 import { groups } from "./groups";
 import { identities, lookupIdentity } from "./identities";
+import { identityProviders } from "./identity-providers";
 import { repos } from "./repos";
+import { roleBindings } from "./role-bindings";
+import { roles } from "./roles";
 import type { RouteContext } from "./types";
 
 export function v1Group(o: StoredObject): Record<string, unknown> {
@@ -24,7 +33,10 @@ export function v1Group(o: StoredObject): Record<string, unknown> {
 }
 
 /** v1 lists: everything the caller may list, filtered, in uid order, under `items`. */
-export function v1List(spec: ResourceSpec, map: (o: StoredObject) => Record<string, unknown>) {
+export function v1List(
+  spec: ResourceSpec,
+  map: (o: StoredObject, ctx: RouteContext) => Record<string, unknown> = v1Item(spec),
+) {
   return (ctx: RouteContext): Record<string, unknown> => {
     const roots = ctx.svc.access.grantRoots(ctx.caller, `${spec.capability}_LIST`);
     const query = withBothSpellings(ctx.query);
@@ -33,6 +45,8 @@ export function v1List(spec: ResourceSpec, map: (o: StoredObject) => Record<stri
     const name = queryParam(query, "name");
     // `id` (repeatable): exactly these objects, as the v1 clients filter (the Terraform provider's data sources).
     const ids = queryList(query, "id");
+    // `group`: the objects of that group (its direct children; an account association is the group's own).
+    const group = queryParam(query, "group");
     const accessGroup = spec.accessGroup ?? ((o: StoredObject) => o.parent);
     const items = [...ctx.svc.store.all(spec.kind)]
       .filter((o) => underAny(accessGroup(o), roots))
@@ -40,9 +54,18 @@ export function v1List(spec: ResourceSpec, map: (o: StoredObject) => Record<stri
       .filter((o) => childrenOf === undefined || o.parent === childrenOf)
       .filter((o) => name === undefined || o.fields.name === name)
       .filter((o) => ids.length === 0 || ids.includes(o.uid))
+      .filter((o) => group === undefined || accessGroup(o) === group)
       .sort((a, b) => (a.uid < b.uid ? -1 : 1))
-      .map(map);
+      .map((o) => map(o, ctx));
     return { items };
+  };
+}
+
+/** The v1 form of a v2 object: `id` for uid, createdAt / updatedAt for createTime / updateTime. */
+export function v1Item(spec: ResourceSpec) {
+  return (o: StoredObject, ctx: RouteContext): Record<string, unknown> => {
+    const { uid, createTime, updateTime, ...rest } = spec.toWire(o, ctx);
+    return { id: uid, ...rest, createdAt: createTime, updatedAt: updateTime ?? createTime };
   };
 }
 
@@ -101,3 +124,31 @@ export const v1ListRepos = v1List(repos, (o) => ({
   createdAt: o.createTime,
   updatedAt: o.updateTime ?? o.createTime,
 }));
+
+/** GET /iam/v1/identities. */
+export const v1ListIdentities = v1List(identities);
+
+/** GET /iam/v1/roles: custom roles the caller may list (built-in ones are v2's). */
+export const v1ListRoles = v1List(roles);
+
+/** GET /iam/v1/rolebindings: v1 names the identity, group and role by uid. */
+export const v1ListRoleBindings = v1List(roleBindings, (o) => ({
+  id: o.uid,
+  identity: o.fields.identityUid,
+  group: o.parent,
+  role: o.fields.roleUid,
+  createdAt: o.createTime,
+  updatedAt: o.updateTime ?? o.createTime,
+}));
+
+/** GET /iam/v1/group_invites. */
+export const v1ListGroupInvites = v1List(groupInvites);
+
+/** GET /iam/v1/account_associations: one per group, whose uid it carries as `id` and `group`. */
+export const v1ListAccountAssociations = v1List(accountAssociations, (o, ctx) => ({
+  ...v1Item(accountAssociations)(o, ctx),
+  group: o.uid,
+}));
+
+/** GET /iam/v1/identityProviders. */
+export const v1ListIdentityProviders = v1List(identityProviders);

@@ -5,6 +5,16 @@
 import { z } from "zod";
 import { RoleUid, Timestamp, listEnvelope } from "./common";
 
+/**
+ * OpenAPI IdentityProvider.OIDC.CorrelationRule: how a login is matched to the SCIM user this provider
+ * provisioned. A closed enum, sent by name.
+ */
+export const CORRELATION_RULES = [
+  "CORRELATION_RULE_UNSPECIFIED",
+  "CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID",
+  "CORRELATION_RULE_OID_EQUALS_EXTERNAL_ID",
+] as const;
+
 export const Oidc = z.object({
   issuer: z.string(),
   clientId: z.string(),
@@ -12,6 +22,7 @@ export const Oidc = z.object({
   additionalScopes: z.array(z.string()).optional(),
   groupsClaim: z.string().optional(),
   pkceEnabled: z.boolean().optional(),
+  correlationRule: z.string().optional(),
 });
 export type Oidc = z.infer<typeof Oidc>;
 
@@ -33,6 +44,9 @@ const OidcInput = z.object({
   additionalScopes: z.array(z.string()).optional(),
   groupsClaim: z.string().optional(),
   pkceEnabled: z.boolean().optional(),
+  correlationRule: z
+    .enum(CORRELATION_RULES, { error: `oidc.correlationRule must be one of ${CORRELATION_RULES.join(", ")}` })
+    .optional(),
 });
 
 export const IdentityProviderCreate = z.object({
