@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { MAX_INT32 } from "./bounds";
-import { badField } from "./errors";
+import { badField, invalidArgument } from "./errors";
 import type { StoredObject } from "./store";
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -53,9 +53,102 @@ function snakeToCamel(s: string): string {
   return s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
+/**
+ * What a list does with a query parameter (named in camelCase per segment, `uidp.inRoot`; the snake_case spelling
+ * is the same parameter): honoured, its value checked against a format ("text" any string, "boolean" true/false,
+ * "date-time" RFC 3339, a list of enum names, "paging" checked by parseListParams), or refused with a reason.
+ * Every parameter the OpenAPI documents for a served list has a rule (test/emulator/list-parameters.test.ts);
+ * one no rule names is refused too: a list never answers 200 to a filter it did not apply.
+ */
+export type ParamRule = "text" | "boolean" | "date-time" | "paging" | readonly string[] | { refused: string };
+
+/** Paging and ordering, every v2 list (spec, "Pagination and ordering parameters"). */
+export const PAGING_PARAMS: Readonly<Record<string, ParamRule>> = {
+  pageSize: "paging",
+  pageToken: "paging",
+  orderBy: "paging",
+  skip: "paging",
+};
+
+/** The uidp filters every v2 list of the OpenAPI documents. */
+export const UIDP_PARAMS: Readonly<Record<string, ParamRule>> = {
+  "uidp.ancestorsOf": "text",
+  "uidp.descendantsOf": "text",
+  "uidp.childrenOf": "text",
+  "uidp.inRoot": "boolean",
+  "uidp.ids": "text",
+};
+
+/** `uidp.in_root` → `uidp.inRoot`, `page_size` → `pageSize`. */
+export function canonicalParam(name: string): string {
+  return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** A query boolean as grpc-gateway reads one (Go's strconv.ParseBool); undefined when it is none. */
+export function parseBoolean(raw: string): boolean | undefined {
+  if (["true", "True", "TRUE", "t", "T", "1"].includes(raw)) return true;
+  if (["false", "False", "FALSE", "f", "F", "0"].includes(raw)) return false;
+  return undefined;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Milliseconds since the epoch of an RFC 3339 timestamp; undefined when the text is none. */
+export function parseTimestamp(raw: string): number | undefined {
+  const ms = Date.parse(raw);
+  return RFC3339.test(raw) && Number.isFinite(ms) ? ms : undefined;
+}
+
+function formatProblem(rule: ParamRule, value: string): string | undefined {
+  if (rule === "boolean") return parseBoolean(value) === undefined ? "must be true or false" : undefined;
+  if (rule === "date-time")
+    return parseTimestamp(value) === undefined
+      ? "must be an RFC 3339 timestamp, e.g. 2025-01-31T12:00:00Z"
+      : undefined;
+  if (Array.isArray(rule)) return rule.includes(value) ? undefined : `must be one of ${rule.join(", ")}`;
+  return undefined;
+}
+
+/**
+ * Code 3 naming every parameter of `query` (as the client spelled it) that `rules` does not honour, or whose
+ * value breaks its format; `where` names the operation in the message.
+ */
+export function checkQuery(query: Query, rules: Readonly<Record<string, ParamRule>>, where: string): void {
+  const violations: { field: string; description: string }[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    const rule = rules[canonicalParam(name)];
+    if (rule === undefined) {
+      violations.push({ field: name, description: `${name} is not a parameter of ${where}` });
+      continue;
+    }
+    if (typeof rule === "object" && !Array.isArray(rule) && "refused" in rule) {
+      violations.push({
+        field: name,
+        description: `${name} is not supported by the emulator: ${rule.refused}`,
+      });
+      continue;
+    }
+    const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string");
+    const items = rule === "text" || rule === "paging" ? [] : values.flatMap((v) => v.split(","));
+    const bad = items.find((v) => formatProblem(rule as ParamRule, v.trim()) !== undefined);
+    if (bad !== undefined)
+      violations.push({
+        field: name,
+        description: `${name} ${formatProblem(rule as ParamRule, bad.trim())}, got "${bad.slice(0, 40)}"`,
+      });
+  }
+  if (violations.length > 0)
+    throw invalidArgument(violations.map((v) => v.description).join("; "), violations);
+}
+
 export interface ListParams {
   descendantsOf?: string;
   childrenOf?: string;
+  ancestorsOf?: string;
+  /** uidp.inRoot=true: root-level objects only (no "/" in the uid). */
+  inRoot?: boolean;
+  /** uidp.ids: exactly these uids. */
+  ids?: string[];
   name?: string;
   pageSize: number;
   pageToken?: string;
@@ -102,6 +195,12 @@ export function parseListParams(query: Query, sortableFields: readonly string[])
   const childrenOf = queryParam(query, "uidp.children_of", "uidp.childrenOf");
   const name = queryParam(query, "name");
   const pageToken = queryParam(query, "page_token", "pageToken");
+  const ancestorsOf = queryParam(query, "uidp.ancestors_of", "uidp.ancestorsOf");
+  const inRoot = queryParam(query, "uidp.in_root", "uidp.inRoot");
+  const ids = queryList(query, "uidp.ids");
+  if (ancestorsOf !== undefined && ancestorsOf !== "") params.ancestorsOf = ancestorsOf;
+  if (inRoot !== undefined && parseBoolean(inRoot) === true) params.inRoot = true;
+  if (ids.length > 0) params.ids = ids;
   if (descendantsOf !== undefined && descendantsOf !== "") params.descendantsOf = descendantsOf;
   if (childrenOf !== undefined && childrenOf !== "") params.childrenOf = childrenOf;
   if (name !== undefined && name !== "") params.name = name;

@@ -14,6 +14,55 @@ const ADVISORY_LIST_FILTERS: [string, string][] = [
   ["componentLocations", "componentLocation"],
 ];
 
+/** OpenAPI AdvisoryEvent: the member an event carries says its type (the list's EVENT_TYPE_FILTER_*). */
+const EVENT_TYPES: Readonly<Record<string, string>> = {
+  EVENT_TYPE_FILTER_DETECTION: "detection",
+  EVENT_TYPE_FILTER_TRUE_POSITIVE_DETERMINATION: "truePositiveDetermination",
+  EVENT_TYPE_FILTER_FIXED: "fixed",
+  EVENT_TYPE_FILTER_FALSE_POSITIVE_DETERMINATION: "falsePositiveDetermination",
+  EVENT_TYPE_FILTER_ANALYSIS_NOT_PLANNED: "analysisNotPlanned",
+  EVENT_TYPE_FILTER_FIX_NOT_PLANNED: "fixNotPlanned",
+  EVENT_TYPE_FILTER_PENDING_UPSTREAM_FIX: "pendingUpstreamFix",
+  EVENT_TYPE_FILTER_PATCHED: "patched",
+};
+const EVENT_TYPE_FILTERS = ["EVENT_TYPE_FILTER_UNSPECIFIED", ...Object.keys(EVENT_TYPES)];
+const REVIEW_STATES = [
+  "REVIEW_STATE_UNSPECIFIED",
+  "REVIEW_STATE_PENDING",
+  "REVIEW_STATE_APPROVED",
+  "REVIEW_STATE_REQUEST_CHANGES",
+  "REVIEW_STATE_REJECTED",
+];
+/** An event without a review state reads as pending (see toWire). */
+const DEFAULT_REVIEW_STATE = "REVIEW_STATE_PENDING";
+
+type Event = Record<string, unknown>;
+const eventsOf = (o: StoredObject): Event[] => (o.fields.events as Event[] | undefined) ?? [];
+const reviewStateOf = (e: Event): unknown => e.reviewState ?? DEFAULT_REVIEW_STATE;
+const isOfType = (e: Event, filter: string): boolean => {
+  const member = EVENT_TYPES[filter];
+  return member !== undefined && e[member] !== undefined && e[member] !== null;
+};
+
+/** The most recent approved event (by createTime; the later one in the list on a tie), if any. */
+function latestApproved(o: StoredObject): Event | undefined {
+  let latest: Event | undefined;
+  for (const e of eventsOf(o)) {
+    if (reviewStateOf(e) !== "REVIEW_STATE_APPROVED") continue;
+    if (latest === undefined || String(e.createTime ?? "") >= String(latest.createTime ?? "")) latest = e;
+  }
+  return latest;
+}
+
+/** The event filters: each a predicate over an advisory, given the parameter's values. */
+const EVENT_FILTERS: [string, (values: string[]) => (o: StoredObject) => boolean][] = [
+  ["eventReviewStates", (v) => (o) => eventsOf(o).some((e) => v.includes(String(reviewStateOf(e))))],
+  ["eventAuthors", (v) => (o) => eventsOf(o).some((e) => v.includes(String(e.author)))],
+  ["excludeEventAuthors", (v) => (o) => !eventsOf(o).some((e) => v.includes(String(e.author)))],
+  ["eventReviewers", (v) => (o) => eventsOf(o).some((e) => v.includes(String(e.reviewer)))],
+  ["eventTypes", (v) => (o) => eventsOf(o).some((e) => v.some((t) => isOfType(e, t)))],
+];
+
 const ADVISORY_REQUIRED = [
   "author",
   "artifactName",
@@ -31,6 +80,21 @@ export const advisories: ResourceSpec = {
   prefix: "/vulnerabilities/v2beta1/advisories",
   capability: "CAP_ADVISORIES",
   sortable: ["uid", "advisoryId", "artifactName", "componentName", "createTime", "updateTime"],
+  listParams: {
+    ...Object.fromEntries(ADVISORY_LIST_FILTERS.map(([param]) => [param, "text"])),
+    aliases: "text",
+    query: "text",
+    origin: {
+      refused:
+        "it resolves an origin package's subpackages, which the emulator's seeded advisories do not describe; filter by artifactNames",
+    },
+    eventReviewStates: REVIEW_STATES,
+    eventAuthors: "text",
+    excludeEventAuthors: "text",
+    eventReviewers: "text",
+    eventTypes: EVENT_TYPE_FILTERS,
+    latestEventType: EVENT_TYPE_FILTERS,
+  },
   filters: (query) => {
     const tests: ((o: StoredObject) => boolean)[] = [];
     const key: unknown[] = [];
@@ -44,6 +108,21 @@ export const advisories: ResourceSpec = {
     if (aliases.length > 0) {
       key.push("aliases", aliases);
       tests.push((o) => ((o.fields.aliases as string[] | undefined) ?? []).some((a) => aliases.includes(a)));
+    }
+    for (const [param, filter] of EVENT_FILTERS) {
+      // UNSPECIFIED values say nothing (the proto default); a list of only those filters nothing.
+      const values = queryList(query, param).filter((v) => !v.endsWith("_UNSPECIFIED"));
+      if (values.length === 0) continue;
+      key.push(param, values);
+      tests.push(filter(values));
+    }
+    const latest = queryParam(query, "latestEventType", "latest_event_type");
+    if (latest !== undefined && latest !== "EVENT_TYPE_FILTER_UNSPECIFIED") {
+      key.push("latest", latest);
+      tests.push((o) => {
+        const event = latestApproved(o);
+        return event !== undefined && isOfType(event, latest);
+      });
     }
     const text = queryParam(query, "query");
     if (text !== undefined && text !== "") {

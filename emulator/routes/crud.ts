@@ -8,7 +8,15 @@ import type { FieldViolation } from "../../sdk/schemas/common";
 import { underAny } from "../access";
 import { notFound } from "../errors";
 import { refuseUnknownMembers } from "../members";
-import { parseListParams, type ListParams, type Query } from "../listing";
+import {
+  PAGING_PARAMS,
+  UIDP_PARAMS,
+  checkQuery,
+  parseListParams,
+  type ListParams,
+  type ParamRule,
+  type Query,
+} from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
 import type { RouteContext } from "./types";
@@ -33,6 +41,11 @@ export interface ResourceSpec {
    * independently of, whether the object exists (AIP-211).
    */
   accessGroupOfUid?: (uid: string) => string;
+  /**
+   * The list's own parameters beyond paging and the uidp filters (camelCase; see ParamRule), each honoured by
+   * `filters` (or the generic `name`) or refused with a reason. Default: `name` alone.
+   */
+  listParams?: Readonly<Record<string, ParamRule>>;
   /** Extra list filters: a predicate and a stable key for caching. */
   filters?: (query: Query) => { key: string; test: (object: StoredObject) => boolean } | undefined;
   /** Objects every caller may see (built-in roles). */
@@ -148,8 +161,18 @@ export function withBothSpellings(query: Query): Query {
   return out;
 }
 
+/** Every parameter a v2 list of this collection takes, with its rule. */
+export function listParameters(spec: ResourceSpec): Readonly<Record<string, ParamRule>> {
+  return { ...UIDP_PARAMS, ...(spec.listParams ?? { name: "text" }), ...PAGING_PARAMS };
+}
+
+/** Is `uid` strictly below `ancestor`? */
+const below = (uid: string, ancestor: string): boolean => uid.startsWith(`${ancestor}/`);
+
 export function listHandler(spec: ResourceSpec) {
+  const rules = listParameters(spec);
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, rules, `GET ${spec.prefix}`);
     const query = withBothSpellings(ctx.query);
     const params = parseListParams(query, spec.sortable);
     const extra = spec.filters?.(query);
@@ -159,6 +182,9 @@ export function listHandler(spec: ResourceSpec) {
       spec.kind,
       params.descendantsOf,
       params.childrenOf,
+      params.ancestorsOf,
+      params.inRoot,
+      params.ids,
       params.name,
       extra?.key,
       params.orderField,
@@ -168,15 +194,18 @@ export function listHandler(spec: ResourceSpec) {
       const roots = access.grantRoots(ctx.caller, cap(spec, "LIST"));
       const matches = (o: StoredObject): boolean =>
         (params.name === undefined || o.fields.name === params.name) &&
+        (params.ids === undefined || params.ids.includes(o.uid)) &&
+        (params.inRoot !== true || !o.uid.includes("/")) &&
+        (params.ancestorsOf === undefined || below(params.ancestorsOf, o.uid)) &&
         (extra === undefined || extra.test(o));
       if (spec.globalObjects !== undefined)
         for (const o of spec.globalObjects(params)) if (matches(o)) yield o;
       if (roots.size === 0) return;
       const source =
         params.childrenOf !== undefined ? store.children(spec.kind, params.childrenOf) : store.all(spec.kind);
-      const below = params.descendantsOf === undefined ? undefined : `${params.descendantsOf}/`;
+      const under = params.descendantsOf === undefined ? undefined : `${params.descendantsOf}/`;
       for (const o of source) {
-        if (below !== undefined && !(o.parent === params.descendantsOf || o.parent.startsWith(below)))
+        if (under !== undefined && !(o.parent === params.descendantsOf || o.parent.startsWith(under)))
           continue;
         if (!matches(o)) continue;
         if (!underAny(accessGroup(o), roots)) continue;

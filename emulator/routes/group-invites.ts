@@ -26,6 +26,7 @@ export const groupInvites: ResourceSpec = {
   prefix: "/iam/v2beta1/groupInvites",
   capability: "CAP_IAM_GROUP_INVITES",
   sortable: ["uid", "createTime", "expirationTime", "email", "roleUid", "keyId"],
+  listParams: { keyId: "text" },
   filters: (query) => {
     const keyId = queryParam(query, "keyId", "key_id");
     return keyId === undefined ? undefined : { key: keyId, test: (o) => o.fields.keyId === keyId };

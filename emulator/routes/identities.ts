@@ -17,6 +17,18 @@ import type { StoredObject } from "../store";
 import { COMMON_SORT, applyChanges, baseWire, type ResourceSpec } from "./crud";
 import type { RouteContext } from "./types";
 
+/**
+ * The list's relationshipType (OpenAPI enum) → the member that says how such an identity is assumed;
+ * UNSPECIFIED matches all.
+ */
+const RELATIONSHIP_TYPES: Readonly<Record<string, string | undefined>> = {
+  RELATIONSHIP_TYPE_UNSPECIFIED: undefined,
+  RELATIONSHIP_TYPE_CLAIM_MATCH: "claimMatch",
+  RELATIONSHIP_TYPE_STATIC: "staticKeys",
+  RELATIONSHIP_TYPE_AWS_IDENTITY: "awsIdentity",
+  RELATIONSHIP_TYPE_SERVICE_PRINCIPAL: "servicePrincipal",
+};
+
 export const identities: ResourceSpec = {
   kind: "identities",
   plural: "identities",
@@ -24,6 +36,13 @@ export const identities: ResourceSpec = {
   prefix: "/iam/v2beta1/identities",
   capability: "CAP_IAM_IDENTITY",
   sortable: [...COMMON_SORT, "lastSeenTime"],
+  listParams: { name: "text", relationshipType: Object.keys(RELATIONSHIP_TYPES) },
+  filters: (query) => {
+    const type = queryParam(query, "relationshipType", "relationship_type");
+    const member = type === undefined ? undefined : RELATIONSHIP_TYPES[type];
+    if (member === undefined) return undefined;
+    return { key: member, test: (o) => o.fields[member] !== undefined };
+  },
   toWire: (o) => ({ description: "", ...baseWire(o), lastSeenTime: o.fields.lastSeenTime ?? o.createTime }),
   create: {
     schema: IdentityCreate,

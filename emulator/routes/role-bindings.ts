@@ -43,6 +43,7 @@ export const roleBindings: ResourceSpec = {
   capability: "CAP_IAM_ROLE_BINDINGS",
   sortable: ["uid", "createTime", "identityUid", "roleUid"],
   toWire: hydrateBinding,
+  listParams: { identity: "text", group: "text", role: "text" },
   filters: (query) => {
     const identity = queryParam(query, "identity");
     const group = queryParam(query, "group");

@@ -1,6 +1,41 @@
 /** Tags: read-only (created by seeding); a tag lives under a repo, whose group decides access. */
-import { queryParam } from "../listing";
+import { parseBoolean, parseTimestamp, queryParam, type Query } from "../listing";
+import type { StoredObject } from "../store";
 import { baseWire, parentOfUid, type ResourceSpec } from "./crud";
+
+/**
+ * Tag names the list leaves out unless asked for (OpenAPI ListTags: "Include tags of the form ..."). A proto3
+ * boolean that is not sent is false, so by default none of these forms is listed.
+ */
+const OPTIONAL_FORMS: [string, string, RegExp][] = [
+  ["includeReferrers", "include_referrers", /^sha256-/],
+  ["includeDates", "include_dates", /-20\d{6}$/],
+  ["includeEpochs", "include_epochs", /-r[0-9]+$/],
+];
+
+function tagFilters(query: Query): { key: string; test: (o: StoredObject) => boolean } | undefined {
+  const tests: ((o: StoredObject) => boolean)[] = [];
+  const key: unknown[] = [];
+  const digest = queryParam(query, "digest");
+  if (digest !== undefined) {
+    key.push("digest", digest);
+    tests.push((o) => o.fields.digest === digest);
+  }
+  const since = queryParam(query, "updatedSince", "updated_since");
+  const sinceMs = since === undefined ? undefined : parseTimestamp(since);
+  if (sinceMs !== undefined) {
+    key.push("since", sinceMs);
+    // "The timestamp after which returned records were updated": strictly after.
+    tests.push((o) => Date.parse(o.updateTime ?? o.createTime) > sinceMs);
+  }
+  for (const [camel, snake, form] of OPTIONAL_FORMS) {
+    const raw = queryParam(query, camel, snake);
+    if (raw !== undefined && parseBoolean(raw) === true) continue;
+    key.push(`no-${camel}`);
+    tests.push((o) => !form.test(String(o.fields.name)));
+  }
+  return { key: JSON.stringify(key), test: (o) => tests.every((t) => t(o)) };
+}
 
 export const tags: ResourceSpec = {
   kind: "tags",
@@ -12,10 +47,15 @@ export const tags: ResourceSpec = {
   // A tag lives under a repo; access is decided by the repo's group.
   accessGroup: (o) => o.parent.slice(0, o.parent.lastIndexOf("/")),
   accessGroupOfUid: (uid) => parentOfUid(parentOfUid(uid)),
-  filters: (query) => {
-    const digest = queryParam(query, "digest");
-    return digest === undefined ? undefined : { key: digest, test: (o) => o.fields.digest === digest };
+  listParams: {
+    name: "text",
+    digest: "text",
+    updatedSince: "date-time",
+    includeReferrers: "boolean",
+    includeDates: "boolean",
+    includeEpochs: "boolean",
   },
+  filters: tagFilters,
   toWire: (o) => {
     const { createTime: _c, ...wire } = baseWire(o);
     return wire;

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { GROUP_NAME_PATTERN } from "../../sdk/schemas";
 import { underAny } from "../access";
 import { notFound } from "../errors";
-import { queryList, queryParam } from "../listing";
+import { checkQuery, queryList, queryParam, type ParamRule } from "../listing";
 import type { StoredObject } from "../store";
 import { loadVisible, refuseUnknownFields, withBothSpellings, type ResourceSpec } from "./crud";
 import { accountAssociations } from "./account-associations";
@@ -32,12 +32,22 @@ export function v1Group(o: StoredObject): Record<string, unknown> {
   };
 }
 
+/** What a v1 list filters by (as the real clients send them); anything else is refused, never ignored. */
+const V1_LIST_PARAMS: Readonly<Record<string, ParamRule>> = {
+  id: "text",
+  group: "text",
+  name: "text",
+  "uidp.descendantsOf": "text",
+  "uidp.childrenOf": "text",
+};
+
 /** v1 lists: everything the caller may list, filtered, in uid order, under `items`. */
 export function v1List(
   spec: ResourceSpec,
   map: (o: StoredObject, ctx: RouteContext) => Record<string, unknown> = v1Item(spec),
 ) {
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, V1_LIST_PARAMS, `GET ${ctx.path}`);
     const roots = ctx.svc.access.grantRoots(ctx.caller, `${spec.capability}_LIST`);
     const query = withBothSpellings(ctx.query);
     const descendantsOf = queryParam(query, "uidp.descendants_of");
