@@ -49,6 +49,26 @@ function requestOnly(property: Schema | undefined): boolean {
 /** RFC 3339 with a zone, as protobuf's JSON mapping writes a Timestamp. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
+/** A decimal string holding a signed 64-bit integer, as protobuf's JSON mapping writes int64. */
+function isInt64(value: string): boolean {
+  return /^-?\d{1,19}$/.test(value) && BigInt(value) >= -(2n ** 63n) && BigInt(value) < 2n ** 63n;
+}
+
+/** An RFC 3339 date-time that names a real instant (no 30 February, no hour 25). */
+function isDateTime(value: string): boolean {
+  const match = DATE_TIME.exec(value);
+  if (match === null) return false;
+  const [year, month, day, hour, minute, second] = value.split(/[-T:.Z+]/).map(Number) as number[];
+  const date = new Date(Date.UTC(year!, month! - 1, day!));
+  return (
+    date.getUTCMonth() === month! - 1 &&
+    date.getUTCDate() === day &&
+    hour! < 24 &&
+    minute! < 60 &&
+    second! < 61
+  );
+}
+
 /** Problems of `value` against `schema`, as "path: problem" strings (see the module comment for `strict`). */
 export function check(value: unknown, schema: Schema, path = "$", strict = false): string[] {
   const s = resolve(schema);
@@ -65,9 +85,9 @@ export function check(value: unknown, schema: Schema, path = "$", strict = false
   if (strict) {
     if (Array.isArray(s.enum) && !s.enum.includes(value))
       return [`${path}: ${JSON.stringify(value)} is not one of the enum's values`];
-    if (s.format === "date-time" && typeof value === "string" && !DATE_TIME.test(value))
+    if (s.format === "date-time" && typeof value === "string" && !isDateTime(value))
       return [`${path}: ${JSON.stringify(value)} is not an RFC 3339 date-time`];
-    if (s.format === "int64" && typeof value === "string" && !/^-?\d+$/.test(value))
+    if (s.format === "int64" && typeof value === "string" && !isInt64(value))
       return [`${path}: ${JSON.stringify(value)} is not an int64 string`];
     if (s.format === "int32" && typeof value === "number" && (value < -(2 ** 31) || value >= 2 ** 31))
       return [`${path}: ${value} is out of int32 range`];

@@ -183,6 +183,16 @@ function fail(operation: string, check: Check, detail: string, facet?: string): 
   if (!failures.has(key)) failures.set(key, detail.slice(0, 600));
 }
 
+/** How many failing pairs each check has ("refuses-invalid(uidp.ids)" counts as refuses-invalid). */
+function byCheck(keys: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of keys) {
+    const check = key.split(" | ")[1]!.replace(/\(.*$/, "");
+    counts[check] = (counts[check] ?? 0) + 1;
+  }
+  return counts;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The world the requests run against.
 
@@ -1521,7 +1531,8 @@ test("every served operation, every check: only the known gaps fail", async () =
   console.log(
     [
       `openapi fuzz: ${served.length} served operations (+${unserved.length} OpenAPI operations not served), ${requestCount} requests in ${seconds.toFixed(1)}s, seed ${SEED}`,
-      `failing (operation | check): ${failing.length}`,
+      `failing (operation | check): ${failing.length}; by check: ${JSON.stringify(byCheck(failing))}`,
+      `requests per operation: ${JSON.stringify(Object.fromEntries(countByOperation))}`,
       ...failing.map((k) => `  ${k}: ${failures.get(k)}`),
     ].join("\n"),
   );
