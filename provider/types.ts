@@ -449,6 +449,7 @@ export type GetRolesArgs = {
   descendantsOf?: string | undefined;
   childrenOf?: string | undefined;
   name?: string | undefined;
+  uids?: string[] | undefined;
   orderBy?: string | undefined;
 };
 
@@ -558,6 +559,7 @@ export type GetReposArgs = {
   organizationUid?: string | undefined;
   childrenOf?: string | undefined;
   name?: string | undefined;
+  uids?: string[] | undefined;
   orderBy?: string | undefined;
 };
 
@@ -598,6 +600,10 @@ export type GetTagsArgs = {
   repoUid: string;
   profile?: string | undefined;
   name?: string | undefined;
+  updatedSince?: string | undefined;
+  includeReferrers?: boolean | undefined;
+  includeDates?: boolean | undefined;
+  includeEpochs?: boolean | undefined;
   orderBy?: string | undefined;
 };
 
@@ -633,6 +639,7 @@ export type GetIdentityProvidersResult = {
           additionalScopes?: string[] | undefined;
           groupsClaim?: string | undefined;
           pkceEnabled?: boolean | undefined;
+          correlationRule?: string | undefined;
         }
       | undefined;
     createTime?: string | undefined;

@@ -24,6 +24,12 @@ export const GetReposArgsSchema = z.object({
   ),
   childrenOf: Uidp.optional().describe("Only repos directly in this group (uidp.children_of)."),
   name: z.string().optional().describe("Only repos with exactly this name."),
+  uids: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      "Only the repos with these uids (uidp.ids): many repos in one request rather than a getRepo each.",
+    ),
   orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "created_at desc".'),
   ...ProfileArgsSchema.shape,
 });
@@ -46,10 +52,17 @@ export async function getRepos(
   args: GetReposArgs = {},
   _opts?: pulumi.InvokeOptions,
 ): Promise<GetReposResult> {
-  const { profile, organizationUid, ...filters } = parseArgs(TOKEN, GetReposArgsSchema, args);
+  const { profile, organizationUid, uids, ...filters } = parseArgs(TOKEN, GetReposArgsSchema, args);
+  // An empty uids list asks for no repo: no request.
+  if (uids !== undefined && uids.length === 0) return { repos: [] };
   return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
     repos: await collect(
-      client.repos.list({ ...filters, descendantsOf: organizationUid, pageSize: DATA_SOURCE_PAGE_SIZE }),
+      client.repos.list({
+        ...filters,
+        ids: uids,
+        descendantsOf: organizationUid,
+        pageSize: DATA_SOURCE_PAGE_SIZE,
+      }),
     ),
   }));
 }

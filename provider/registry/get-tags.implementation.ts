@@ -21,6 +21,21 @@ import type { GetTagsArgs, GetTagsResult } from "../types";
 export const GetTagsArgsSchema = z.object({
   repoUid: Uidp.describe("The repository whose tags to list (see getRepo)."),
   name: z.string().optional().describe("Only the tag with exactly this name."),
+  updatedSince: z.iso
+    .datetime({
+      offset: true,
+      error: "updatedSince must be an RFC 3339 timestamp, e.g. 2025-01-31T12:00:00Z",
+    })
+    .optional()
+    .describe(
+      "Only tags updated after this RFC 3339 time: a program that syncs tags reads only the changes.",
+    ),
+  includeReferrers: z
+    .boolean()
+    .optional()
+    .describe('Also list "sha256-*" tags (signatures, attestations); default false.'),
+  includeDates: z.boolean().optional().describe('Also list dated "*-20yymmdd" tags; default false.'),
+  includeEpochs: z.boolean().optional().describe('Also list "*-r<n>" epoch tags; default false.'),
   orderBy: z.string().optional().describe('Server-side order, e.g. "name", "name desc", "update_time desc".'),
   ...ProfileArgsSchema.shape,
 });

@@ -18,6 +18,7 @@ export function getRoles(args?: GetRolesArgs, opts?: pulumi.InvokeOptions): Prom
         "name": args.name,
         "orderBy": args.orderBy,
         "profile": args.profile,
+        "uids": args.uids,
     }, opts);
 }
 
@@ -42,6 +43,10 @@ export interface GetRolesArgs {
      * A key of platform:profiles; default: the stack's credentials.
      */
     profile?: string;
+    /**
+     * Only the roles with these uids (uidp.ids): many roles in one request rather than a getRole each.
+     */
+    uids?: string[];
 }
 
 export interface GetRolesResult {
@@ -62,6 +67,7 @@ export function getRolesOutput(args?: GetRolesOutputArgs, opts?: pulumi.InvokeOu
         "name": args.name,
         "orderBy": args.orderBy,
         "profile": args.profile,
+        "uids": args.uids,
     }, opts);
 }
 
@@ -86,4 +92,8 @@ export interface GetRolesOutputArgs {
      * A key of platform:profiles; default: the stack's credentials.
      */
     profile?: pulumi.Input<string | undefined>;
+    /**
+     * Only the roles with these uids (uidp.ids): many roles in one request rather than a getRole each.
+     */
+    uids?: pulumi.Input<pulumi.Input<string>[] | undefined>;
 }

@@ -18,6 +18,7 @@ export function getRepos(args?: GetReposArgs, opts?: pulumi.InvokeOptions): Prom
         "orderBy": args.orderBy,
         "organizationUid": args.organizationUid,
         "profile": args.profile,
+        "uids": args.uids,
     }, opts);
 }
 
@@ -42,6 +43,10 @@ export interface GetReposArgs {
      * A key of platform:profiles; default: the stack's credentials.
      */
     profile?: string;
+    /**
+     * Only the repos with these uids (uidp.ids): many repos in one request rather than a getRepo each.
+     */
+    uids?: string[];
 }
 
 export interface GetReposResult {
@@ -62,6 +67,7 @@ export function getReposOutput(args?: GetReposOutputArgs, opts?: pulumi.InvokeOu
         "orderBy": args.orderBy,
         "organizationUid": args.organizationUid,
         "profile": args.profile,
+        "uids": args.uids,
     }, opts);
 }
 
@@ -86,4 +92,8 @@ export interface GetReposOutputArgs {
      * A key of platform:profiles; default: the stack's credentials.
      */
     profile?: pulumi.Input<string | undefined>;
+    /**
+     * Only the repos with these uids (uidp.ids): many repos in one request rather than a getRepo each.
+     */
+    uids?: pulumi.Input<pulumi.Input<string>[] | undefined>;
 }

@@ -12,14 +12,30 @@ import * as utilities from "../utilities";
 export function getTags(args: GetTagsArgs, opts?: pulumi.InvokeOptions): Promise<GetTagsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invoke("platform:registry:getTags", {
+        "includeDates": args.includeDates,
+        "includeEpochs": args.includeEpochs,
+        "includeReferrers": args.includeReferrers,
         "name": args.name,
         "orderBy": args.orderBy,
         "profile": args.profile,
         "repoUid": args.repoUid,
+        "updatedSince": args.updatedSince,
     }, opts);
 }
 
 export interface GetTagsArgs {
+    /**
+     * Also list dated "*-20yymmdd" tags; default false.
+     */
+    includeDates?: boolean;
+    /**
+     * Also list "*-r<n>" epoch tags; default false.
+     */
+    includeEpochs?: boolean;
+    /**
+     * Also list "sha256-*" tags (signatures, attestations); default false.
+     */
+    includeReferrers?: boolean;
     /**
      * Only the tag with exactly this name.
      */
@@ -36,6 +52,10 @@ export interface GetTagsArgs {
      * The repository whose tags to list (see getRepo).
      */
     repoUid: string;
+    /**
+     * Only tags updated after this RFC 3339 time: a program that syncs tags reads only the changes.
+     */
+    updatedSince?: string;
 }
 
 export interface GetTagsResult {
@@ -50,14 +70,30 @@ export interface GetTagsResult {
 export function getTagsOutput(args: GetTagsOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetTagsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invokeOutput("platform:registry:getTags", {
+        "includeDates": args.includeDates,
+        "includeEpochs": args.includeEpochs,
+        "includeReferrers": args.includeReferrers,
         "name": args.name,
         "orderBy": args.orderBy,
         "profile": args.profile,
         "repoUid": args.repoUid,
+        "updatedSince": args.updatedSince,
     }, opts);
 }
 
 export interface GetTagsOutputArgs {
+    /**
+     * Also list dated "*-20yymmdd" tags; default false.
+     */
+    includeDates?: pulumi.Input<boolean | undefined>;
+    /**
+     * Also list "*-r<n>" epoch tags; default false.
+     */
+    includeEpochs?: pulumi.Input<boolean | undefined>;
+    /**
+     * Also list "sha256-*" tags (signatures, attestations); default false.
+     */
+    includeReferrers?: pulumi.Input<boolean | undefined>;
     /**
      * Only the tag with exactly this name.
      */
@@ -74,4 +110,8 @@ export interface GetTagsOutputArgs {
      * The repository whose tags to list (see getRepo).
      */
     repoUid: pulumi.Input<string>;
+    /**
+     * Only tags updated after this RFC 3339 time: a program that syncs tags reads only the changes.
+     */
+    updatedSince?: pulumi.Input<string | undefined>;
 }

@@ -201,6 +201,7 @@ export namespace iam {
         additionalScopes?: string[];
         clientId?: string;
         clientSecret?: string;
+        correlationRule?: string;
         groupsClaim?: string;
         issuer?: string;
         pkceEnabled?: boolean;

@@ -33,6 +33,8 @@ type GetRolesArgs struct {
 	OrderBy *string `pulumi:"orderBy"`
 	// A key of platform:profiles; default: the stack's credentials.
 	Profile *string `pulumi:"profile"`
+	// Only the roles with these uids (uidp.ids): many roles in one request rather than a getRole each.
+	Uids []string `pulumi:"uids"`
 }
 
 type GetRolesResult struct {
@@ -60,6 +62,8 @@ type GetRolesOutputArgs struct {
 	OrderBy pulumi.StringPtrInput `pulumi:"orderBy"`
 	// A key of platform:profiles; default: the stack's credentials.
 	Profile pulumi.StringPtrInput `pulumi:"profile"`
+	// Only the roles with these uids (uidp.ids): many roles in one request rather than a getRole each.
+	Uids pulumi.StringArrayInput `pulumi:"uids"`
 }
 
 func (GetRolesOutputArgs) ElementType() reflect.Type {

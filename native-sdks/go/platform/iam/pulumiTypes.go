@@ -1954,6 +1954,7 @@ type IdentityProviderInfoOidc struct {
 	AdditionalScopes []string `pulumi:"additionalScopes"`
 	ClientId         *string  `pulumi:"clientId"`
 	ClientSecret     *string  `pulumi:"clientSecret"`
+	CorrelationRule  *string  `pulumi:"correlationRule"`
 	GroupsClaim      *string  `pulumi:"groupsClaim"`
 	Issuer           *string  `pulumi:"issuer"`
 	PkceEnabled      *bool    `pulumi:"pkceEnabled"`
@@ -1974,6 +1975,7 @@ type IdentityProviderInfoOidcArgs struct {
 	AdditionalScopes pulumi.StringArrayInput `pulumi:"additionalScopes"`
 	ClientId         pulumi.StringPtrInput   `pulumi:"clientId"`
 	ClientSecret     pulumi.StringPtrInput   `pulumi:"clientSecret"`
+	CorrelationRule  pulumi.StringPtrInput   `pulumi:"correlationRule"`
 	GroupsClaim      pulumi.StringPtrInput   `pulumi:"groupsClaim"`
 	Issuer           pulumi.StringPtrInput   `pulumi:"issuer"`
 	PkceEnabled      pulumi.BoolPtrInput     `pulumi:"pkceEnabled"`
@@ -2068,6 +2070,10 @@ func (o IdentityProviderInfoOidcOutput) ClientSecret() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.ClientSecret }).(pulumi.StringPtrOutput)
 }
 
+func (o IdentityProviderInfoOidcOutput) CorrelationRule() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.CorrelationRule }).(pulumi.StringPtrOutput)
+}
+
 func (o IdentityProviderInfoOidcOutput) GroupsClaim() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v IdentityProviderInfoOidc) *string { return v.GroupsClaim }).(pulumi.StringPtrOutput)
 }
@@ -2128,6 +2134,15 @@ func (o IdentityProviderInfoOidcPtrOutput) ClientSecret() pulumi.StringPtrOutput
 			return nil
 		}
 		return v.ClientSecret
+	}).(pulumi.StringPtrOutput)
+}
+
+func (o IdentityProviderInfoOidcPtrOutput) CorrelationRule() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *IdentityProviderInfoOidc) *string {
+		if v == nil {
+			return nil
+		}
+		return v.CorrelationRule
 	}).(pulumi.StringPtrOutput)
 }
 

@@ -33,6 +33,8 @@ type GetReposArgs struct {
 	OrganizationUid *string `pulumi:"organizationUid"`
 	// A key of platform:profiles; default: the stack's credentials.
 	Profile *string `pulumi:"profile"`
+	// Only the repos with these uids (uidp.ids): many repos in one request rather than a getRepo each.
+	Uids []string `pulumi:"uids"`
 }
 
 type GetReposResult struct {
@@ -60,6 +62,8 @@ type GetReposOutputArgs struct {
 	OrganizationUid pulumi.StringPtrInput `pulumi:"organizationUid"`
 	// A key of platform:profiles; default: the stack's credentials.
 	Profile pulumi.StringPtrInput `pulumi:"profile"`
+	// Only the repos with these uids (uidp.ids): many repos in one request rather than a getRepo each.
+	Uids pulumi.StringArrayInput `pulumi:"uids"`
 }
 
 func (GetReposOutputArgs) ElementType() reflect.Type {

@@ -23,6 +23,12 @@ func GetTags(ctx *pulumi.Context, args *GetTagsArgs, opts ...pulumi.InvokeOption
 }
 
 type GetTagsArgs struct {
+	// Also list dated "*-20yymmdd" tags; default false.
+	IncludeDates *bool `pulumi:"includeDates"`
+	// Also list "*-r<n>" epoch tags; default false.
+	IncludeEpochs *bool `pulumi:"includeEpochs"`
+	// Also list "sha256-*" tags (signatures, attestations); default false.
+	IncludeReferrers *bool `pulumi:"includeReferrers"`
 	// Only the tag with exactly this name.
 	Name *string `pulumi:"name"`
 	// Server-side order, e.g. "name", "name desc", "update_time desc".
@@ -31,6 +37,8 @@ type GetTagsArgs struct {
 	Profile *string `pulumi:"profile"`
 	// The repository whose tags to list (see getRepo).
 	RepoUid string `pulumi:"repoUid"`
+	// Only tags updated after this RFC 3339 time: a program that syncs tags reads only the changes.
+	UpdatedSince *string `pulumi:"updatedSince"`
 }
 
 type GetTagsResult struct {
@@ -48,6 +56,12 @@ func GetTagsOutput(ctx *pulumi.Context, args GetTagsOutputArgs, opts ...pulumi.I
 }
 
 type GetTagsOutputArgs struct {
+	// Also list dated "*-20yymmdd" tags; default false.
+	IncludeDates pulumi.BoolPtrInput `pulumi:"includeDates"`
+	// Also list "*-r<n>" epoch tags; default false.
+	IncludeEpochs pulumi.BoolPtrInput `pulumi:"includeEpochs"`
+	// Also list "sha256-*" tags (signatures, attestations); default false.
+	IncludeReferrers pulumi.BoolPtrInput `pulumi:"includeReferrers"`
 	// Only the tag with exactly this name.
 	Name pulumi.StringPtrInput `pulumi:"name"`
 	// Server-side order, e.g. "name", "name desc", "update_time desc".
@@ -56,6 +70,8 @@ type GetTagsOutputArgs struct {
 	Profile pulumi.StringPtrInput `pulumi:"profile"`
 	// The repository whose tags to list (see getRepo).
 	RepoUid pulumi.StringInput `pulumi:"repoUid"`
+	// Only tags updated after this RFC 3339 time: a program that syncs tags reads only the changes.
+	UpdatedSince pulumi.StringPtrInput `pulumi:"updatedSince"`
 }
 
 func (GetTagsOutputArgs) ElementType() reflect.Type {

@@ -52,6 +52,7 @@ def get_roles(children_of: Optional[_builtins.str] = None,
               name: Optional[_builtins.str] = None,
               order_by: Optional[_builtins.str] = None,
               profile: Optional[_builtins.str] = None,
+              uids: Optional[Sequence[_builtins.str]] = None,
               opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetRolesResult:
     """
     Every role visible to the credentials, built-in and custom, optionally scoped and filtered.
@@ -61,6 +62,7 @@ def get_roles(children_of: Optional[_builtins.str] = None,
     :param _builtins.str name: Only roles with exactly this name.
     :param _builtins.str order_by: Server-side order, e.g. "name" or "created_at desc".
     :param _builtins.str profile: A key of platform:profiles; default: the stack's credentials.
+    :param Sequence[_builtins.str] uids: Only the roles with these uids (uidp.ids): many roles in one request rather than a getRole each.
     """
     __args__ = dict()
     __args__['childrenOf'] = children_of
@@ -68,6 +70,7 @@ def get_roles(children_of: Optional[_builtins.str] = None,
     __args__['name'] = name
     __args__['orderBy'] = order_by
     __args__['profile'] = profile
+    __args__['uids'] = uids
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('platform:iam:getRoles', __args__, opts=opts, typ=GetRolesResult).value
 
@@ -78,6 +81,7 @@ def get_roles_output(children_of: pulumi.Input[Optional[Optional[_builtins.str]]
                      name: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                      order_by: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                      profile: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+                     uids: pulumi.Input[Optional[Optional[Sequence[_builtins.str]]]] = None,
                      opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetRolesResult]:
     """
     Every role visible to the credentials, built-in and custom, optionally scoped and filtered.
@@ -87,6 +91,7 @@ def get_roles_output(children_of: pulumi.Input[Optional[Optional[_builtins.str]]
     :param _builtins.str name: Only roles with exactly this name.
     :param _builtins.str order_by: Server-side order, e.g. "name" or "created_at desc".
     :param _builtins.str profile: A key of platform:profiles; default: the stack's credentials.
+    :param Sequence[_builtins.str] uids: Only the roles with these uids (uidp.ids): many roles in one request rather than a getRole each.
     """
     __args__ = dict()
     __args__['childrenOf'] = children_of
@@ -94,6 +99,7 @@ def get_roles_output(children_of: pulumi.Input[Optional[Optional[_builtins.str]]
     __args__['name'] = name
     __args__['orderBy'] = order_by
     __args__['profile'] = profile
+    __args__['uids'] = uids
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('platform:iam:getRoles', __args__, opts=opts, typ=GetRolesResult)
     return __ret__.apply(lambda __response__: GetRolesResult(

@@ -673,6 +673,7 @@ class IdentityProviderInfoOidc(dict):
                  additional_scopes: Optional[Sequence[_builtins.str]] = None,
                  client_id: Optional[_builtins.str] = None,
                  client_secret: Optional[_builtins.str] = None,
+                 correlation_rule: Optional[_builtins.str] = None,
                  groups_claim: Optional[_builtins.str] = None,
                  issuer: Optional[_builtins.str] = None,
                  pkce_enabled: Optional[_builtins.bool] = None):
@@ -682,6 +683,8 @@ class IdentityProviderInfoOidc(dict):
             pulumi.set(__self__, "client_id", client_id)
         if client_secret is not None:
             pulumi.set(__self__, "client_secret", client_secret)
+        if correlation_rule is not None:
+            pulumi.set(__self__, "correlation_rule", correlation_rule)
         if groups_claim is not None:
             pulumi.set(__self__, "groups_claim", groups_claim)
         if issuer is not None:
@@ -703,6 +706,11 @@ class IdentityProviderInfoOidc(dict):
     @pulumi.getter(name="clientSecret")
     def client_secret(self) -> Optional[_builtins.str]:
         return pulumi.get(self, "client_secret")
+
+    @_builtins.property
+    @pulumi.getter(name="correlationRule")
+    def correlation_rule(self) -> Optional[_builtins.str]:
+        return pulumi.get(self, "correlation_rule")
 
     @_builtins.property
     @pulumi.getter(name="groupsClaim")

@@ -52,6 +52,7 @@ def get_repos(children_of: Optional[_builtins.str] = None,
               order_by: Optional[_builtins.str] = None,
               organization_uid: Optional[_builtins.str] = None,
               profile: Optional[_builtins.str] = None,
+              uids: Optional[Sequence[_builtins.str]] = None,
               opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetReposResult:
     """
     The registry repositories under an organization, with an optional name filter and ordering.
@@ -61,6 +62,7 @@ def get_repos(children_of: Optional[_builtins.str] = None,
     :param _builtins.str order_by: Server-side order, e.g. "name", "name desc", "created_at desc".
     :param _builtins.str organization_uid: Only repos anywhere below this group, usually the organization.
     :param _builtins.str profile: A key of platform:profiles; default: the stack's credentials.
+    :param Sequence[_builtins.str] uids: Only the repos with these uids (uidp.ids): many repos in one request rather than a getRepo each.
     """
     __args__ = dict()
     __args__['childrenOf'] = children_of
@@ -68,6 +70,7 @@ def get_repos(children_of: Optional[_builtins.str] = None,
     __args__['orderBy'] = order_by
     __args__['organizationUid'] = organization_uid
     __args__['profile'] = profile
+    __args__['uids'] = uids
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('platform:registry:getRepos', __args__, opts=opts, typ=GetReposResult).value
 
@@ -78,6 +81,7 @@ def get_repos_output(children_of: pulumi.Input[Optional[Optional[_builtins.str]]
                      order_by: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                      organization_uid: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                      profile: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+                     uids: pulumi.Input[Optional[Optional[Sequence[_builtins.str]]]] = None,
                      opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetReposResult]:
     """
     The registry repositories under an organization, with an optional name filter and ordering.
@@ -87,6 +91,7 @@ def get_repos_output(children_of: pulumi.Input[Optional[Optional[_builtins.str]]
     :param _builtins.str order_by: Server-side order, e.g. "name", "name desc", "created_at desc".
     :param _builtins.str organization_uid: Only repos anywhere below this group, usually the organization.
     :param _builtins.str profile: A key of platform:profiles; default: the stack's credentials.
+    :param Sequence[_builtins.str] uids: Only the repos with these uids (uidp.ids): many repos in one request rather than a getRepo each.
     """
     __args__ = dict()
     __args__['childrenOf'] = children_of
@@ -94,6 +99,7 @@ def get_repos_output(children_of: pulumi.Input[Optional[Optional[_builtins.str]]
     __args__['orderBy'] = order_by
     __args__['organizationUid'] = organization_uid
     __args__['profile'] = profile
+    __args__['uids'] = uids
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('platform:registry:getRepos', __args__, opts=opts, typ=GetReposResult)
     return __ret__.apply(lambda __response__: GetReposResult(

@@ -47,47 +47,71 @@ class AwaitableGetTagsResult(GetTagsResult):
             tags=self.tags)
 
 
-def get_tags(name: Optional[_builtins.str] = None,
+def get_tags(include_dates: Optional[_builtins.bool] = None,
+             include_epochs: Optional[_builtins.bool] = None,
+             include_referrers: Optional[_builtins.bool] = None,
+             name: Optional[_builtins.str] = None,
              order_by: Optional[_builtins.str] = None,
              profile: Optional[_builtins.str] = None,
              repo_uid: Optional[_builtins.str] = None,
+             updated_since: Optional[_builtins.str] = None,
              opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetTagsResult:
     """
     The tags of one registry repository, with an optional name filter and ordering.
 
+    :param _builtins.bool include_dates: Also list dated "*-20yymmdd" tags; default false.
+    :param _builtins.bool include_epochs: Also list "*-r<n>" epoch tags; default false.
+    :param _builtins.bool include_referrers: Also list "sha256-*" tags (signatures, attestations); default false.
     :param _builtins.str name: Only the tag with exactly this name.
     :param _builtins.str order_by: Server-side order, e.g. "name", "name desc", "update_time desc".
     :param _builtins.str profile: A key of platform:profiles; default: the stack's credentials.
     :param _builtins.str repo_uid: The repository whose tags to list (see getRepo).
+    :param _builtins.str updated_since: Only tags updated after this RFC 3339 time: a program that syncs tags reads only the changes.
     """
     __args__ = dict()
+    __args__['includeDates'] = include_dates
+    __args__['includeEpochs'] = include_epochs
+    __args__['includeReferrers'] = include_referrers
     __args__['name'] = name
     __args__['orderBy'] = order_by
     __args__['profile'] = profile
     __args__['repoUid'] = repo_uid
+    __args__['updatedSince'] = updated_since
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('platform:registry:getTags', __args__, opts=opts, typ=GetTagsResult).value
 
     return AwaitableGetTagsResult(
         tags=pulumi.get(__ret__, 'tags'))
-def get_tags_output(name: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+def get_tags_output(include_dates: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
+                    include_epochs: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
+                    include_referrers: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
+                    name: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                     order_by: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                     profile: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                     repo_uid: pulumi.Input[Optional[_builtins.str]] = None,
+                    updated_since: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                     opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetTagsResult]:
     """
     The tags of one registry repository, with an optional name filter and ordering.
 
+    :param _builtins.bool include_dates: Also list dated "*-20yymmdd" tags; default false.
+    :param _builtins.bool include_epochs: Also list "*-r<n>" epoch tags; default false.
+    :param _builtins.bool include_referrers: Also list "sha256-*" tags (signatures, attestations); default false.
     :param _builtins.str name: Only the tag with exactly this name.
     :param _builtins.str order_by: Server-side order, e.g. "name", "name desc", "update_time desc".
     :param _builtins.str profile: A key of platform:profiles; default: the stack's credentials.
     :param _builtins.str repo_uid: The repository whose tags to list (see getRepo).
+    :param _builtins.str updated_since: Only tags updated after this RFC 3339 time: a program that syncs tags reads only the changes.
     """
     __args__ = dict()
+    __args__['includeDates'] = include_dates
+    __args__['includeEpochs'] = include_epochs
+    __args__['includeReferrers'] = include_referrers
     __args__['name'] = name
     __args__['orderBy'] = order_by
     __args__['profile'] = profile
     __args__['repoUid'] = repo_uid
+    __args__['updatedSince'] = updated_since
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('platform:registry:getTags', __args__, opts=opts, typ=GetTagsResult)
     return __ret__.apply(lambda __response__: GetTagsResult(
