@@ -648,6 +648,31 @@ async function fuzzUpdate(operation: string, collection: Collection, seed: numbe
     if (others(before) !== others(after)) problems.push("another stored object changed");
     if (problems.length > 0) fail(operation, "update-exact", `${problems.join("; ")} (${requestText(sent)})`);
   }
+  // A read-modify-write client sends back what it read (output-only members included) with one change.
+  const read = (await api.get(`${prefix(collection)}/${target}`)).body as Record<string, unknown>;
+  const echo: Record<string, unknown> =
+    collection === "roleBindings" ? { ...read, roleUid: world.viewer } : { ...read, description: "echoed" };
+  const echoed = await send(operation, {
+    method: "PATCH",
+    path: `${prefix(collection)}/${target}`,
+    body: echo,
+  });
+  const after = (await api.get(`${prefix(collection)}/${target}`)).body as Record<string, unknown>;
+  const changedKey = collection === "roleBindings" ? "role" : "description";
+  const rest = (o: Record<string, unknown>) =>
+    JSON.stringify({ ...o, [changedKey]: undefined, updateTime: undefined });
+  if (echoed.response.status !== 200)
+    fail(
+      operation,
+      "accepts-valid",
+      `echo of a read → ${echoed.response.status} ${echoed.response.text.slice(0, 300)}`,
+    );
+  else if (rest(read) !== rest(after))
+    fail(
+      operation,
+      "update-exact",
+      `echo of a read changed more than ${changedKey}: ${rest(read)} → ${rest(after)}`,
+    );
   for (const mutation of fc.sample(invalidBodies(validBody(collection, operation), schema), {
     seed,
     numRuns: INVALID_RUNS,
@@ -1161,6 +1186,8 @@ async function fuzzV1(operation: string): Promise<void> {
         { method, path: template.replace("{uid}", "not-a-uid") },
         "malformed uid",
       );
+    const kind = V1_LISTS[template];
+    if (kind !== undefined) await fuzzV1List(operation, template, kind);
     return;
   }
   const target = await scratch("groups");
@@ -1182,6 +1209,56 @@ async function fuzzV1(operation: string): Promise<void> {
     ["not an object", []],
   ] as [string, unknown][])
     await expectRefused(operation, { method, path: template.replace("{uid}", target), body: bad }, why);
+}
+
+/** The v1 lists and the v2 collection each reads (results under `items`, `id` for uid: spec §9). */
+const V1_LISTS: Record<string, AnyCollection> = {
+  "/iam/v1/groups": "groups",
+  "/iam/v1/identities": "identities",
+  "/iam/v1/roles": "roles",
+  "/iam/v1/rolebindings": "roleBindings",
+  "/iam/v1/group_invites": "groupInvites",
+  "/iam/v1/account_associations": "accountAssociations",
+  "/iam/v1/identityProviders": "identityProviders",
+  "/registry/v1/repos": "repos",
+};
+
+/**
+ * The filters the real clients send to v1 lists (the Terraform provider's delete checks): `id` (repeatable) gives
+ * exactly those objects, `group` the group's own; a parameter v1 does not have is refused.
+ */
+async function fuzzV1List(operation: string, path: string, collection: AnyCollection): Promise<void> {
+  const unfiltered = await api.get(path);
+  const listedIds = ((unfiltered.body?.items ?? []) as { id: string }[]).map((i) => i.id);
+  const ids = pool(collection).slice(0, 2);
+  const byId = await send(operation, { method: "GET", path, query: ids.map((id) => ["id", id]) });
+  const got = ((byId.response.body?.items ?? []) as { id: string }[]).map((i) => i.id).sort();
+  const expected = ids.filter((id) => listedIds.includes(id)).sort();
+  if (byId.response.status !== 200 || !isDeepStrictEqual(got, expected))
+    fail(
+      operation,
+      "list-filter",
+      `id=${ids.join(",")} gave ${JSON.stringify(got)} (${byId.response.status}); the unfiltered list holds ${JSON.stringify(expected)}`,
+      "id",
+    );
+  const group = collection === "groups" ? world.org : world.folders[0]!;
+  const byGroup = await send(operation, { method: "GET", path, query: [["group", group]] });
+  if (byGroup.response.status !== 200)
+    fail(
+      operation,
+      "accepts-valid",
+      `group=${group} → ${byGroup.response.status} ${byGroup.response.text.slice(0, 200)}`,
+    );
+  for (const { id } of (byGroup.response.body?.items ?? []) as { id: string }[]) {
+    const own = id === group || placeOf({ uid: id }, collection) === group;
+    if (!own && !(collection === "roles" && !id.includes("/")))
+      fail(operation, "list-filter", `group=${group} returned ${id}`, "group");
+  }
+  await expectRefused(
+    operation,
+    { method: "GET", path, query: [["bogusParameter", "1"]] },
+    "unknown v1 parameter",
+  );
 }
 
 /** Control endpoints: valid reads, and malformed bodies refused. reset is left out (it would drop the world). */
