@@ -71,7 +71,10 @@ function checkOutputOnly(
   wire: Record<string, unknown>,
   rules: UpdateRules,
 ): void {
-  if (sent === undefined || canonical(sent) === canonical(wire[field])) return;
+  // Members the service ignores on input (an identity provider's scim, say so in the OpenAPI) are ignored here as
+  // on create, whatever their value.
+  if (sent === undefined || rules.ignored?.includes(field) || canonical(sent) === canonical(wire[field]))
+    return;
   const restricted = rules.restricted?.[field];
   if (restricted !== undefined) throw new ApiFailure(7, `${field}: ${restricted}`);
   throw badField(field, `${field} is output only: it may be sent with its current value, never changed`);

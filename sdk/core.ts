@@ -129,9 +129,9 @@ export interface UidpFilters {
   childrenOf?: string;
   /** `uidp.ancestors_of`: groups above this uid. */
   ancestorsOf?: string;
-  /** `uidp.in_root`: root-level resources only (organizations). */
+  /** `uidp.in_root`: root-level resources only (organizations, user identities) when true. */
   inRoot?: boolean;
-  /** `uidp.ids`: exactly these uids. */
+  /** `uidp.ids`: exactly these uids: many objects known by uid in one request rather than a get each. */
   ids?: string[];
 }
 

@@ -15,13 +15,13 @@ export type { Tag } from "../schemas/tags";
 export interface TagListQuery extends ListQuery {
   /** Tags of this repo uid; sent as `uidp.children_of`, so it cannot be combined with `childrenOf`. */
   repo?: string;
-  /** `updated_since`: RFC 3339 timestamp. */
+  /** `updated_since`: only tags updated after this RFC 3339 timestamp (a sync asks only for what changed). */
   updatedSince?: string;
-  /** `include_referrers`: include `sha256-*` tags. */
+  /** `include_referrers`: include `sha256-*` tags (signatures, attestations); left out unless true. */
   includeReferrers?: boolean;
-  /** `include_dates`: include `*-20yymmdd` tags. */
+  /** `include_dates`: include `*-20yymmdd` tags; left out unless true. */
   includeDates?: boolean;
-  /** `include_epochs`: include `*-r<n>` tags. */
+  /** `include_epochs`: include `*-r<n>` tags; left out unless true. */
   includeEpochs?: boolean;
   /** `digest`: tags with this digest. */
   digest?: string;

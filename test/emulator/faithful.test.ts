@@ -251,6 +251,30 @@ describe("2. unknown members are refused the same way on create and update, at a
   });
 });
 
+describe("2b. output-only members the service ignores are ignored alike on create and update", () => {
+  test("an identity provider's scim (OpenAPI: ignored on create and update), a group's status", async () => {
+    const idpOrg = await newOrganization();
+    const scim = { enabled: true, endpointUrl: "https://x.example/scim" };
+    const created = await api.post(`/iam/v2beta1/identityProviders/${idpOrg}`, {
+      name: "idp",
+      defaultRole: viewer,
+      oidc: OIDC,
+      scim,
+    });
+    expect([created.status, created.body.scim]).toEqual([200, undefined]);
+    const updated = await api.patch(`/iam/v2beta1/identityProviders/${created.body.uid}`, {
+      name: "idp2",
+      scim,
+    });
+    expect([updated.status, updated.body.name, updated.body.scim]).toEqual([200, "idp2", undefined]);
+    const group = await api.patch(`/iam/v2beta1/groups/${idpOrg}`, {
+      description: "d",
+      status: "ORG_STATUS_READY",
+    });
+    expect([group.status, group.body.description, group.body.status]).toEqual([200, "d", undefined]);
+  });
+});
+
 describe("3. every documented list parameter is honoured or refused, never ignored", () => {
   test("uidp.ids (both spellings, repeated or comma-separated) returns exactly those objects", async () => {
     const a = (await api.post(`/iam/v2beta1/groups/${org}`, { name: unique("ids") })).body.uid as string;
