@@ -229,9 +229,19 @@ export function listHandler(spec: ResourceSpec) {
   };
 }
 
+/**
+ * Get, create and delete take no query parameter and PATCH only `updateMask` (the OpenAPI documents none; the
+ * spec adds updateMask): anything else is refused, never ignored (a misspelt mask would otherwise change the
+ * fields the body implies).
+ */
+export const NO_PARAMS: Readonly<Record<string, ParamRule>> = {};
+export const UPDATE_PARAMS: Readonly<Record<string, ParamRule>> = { updateMask: "text" };
+
 export function getHandler(spec: ResourceSpec) {
-  return (ctx: RouteContext): Record<string, unknown> =>
-    spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
+  return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, NO_PARAMS, `GET ${spec.prefix}/{uid}`);
+    return spec.toWire(loadVisible(spec, ctx, ctx.uid, "LIST"), ctx);
+  };
 }
 
 /** Output-only members of every resource, ignored when a client sends them on create (AIP-203). */
@@ -254,6 +264,7 @@ export function refuseUnknownFields(
 export function createHandler(spec: ResourceSpec) {
   const create = spec.create!;
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, NO_PARAMS, `POST ${spec.prefix}/{uid}`);
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
@@ -273,6 +284,7 @@ export function createHandler(spec: ResourceSpec) {
 export function updateHandler(spec: ResourceSpec) {
   const update = spec.update!;
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, UPDATE_PARAMS, `PATCH ${spec.prefix}/{uid}`);
     const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
     const wire = spec.toWire(object, ctx);
     // Unknown members are refused as on create; output-only ones (in the wire form) are resolveUpdate's to judge.
@@ -308,6 +320,7 @@ export function applyChanges(object: StoredObject, changes: Record<string, unkno
 
 export function deleteHandler(spec: ResourceSpec) {
   return (ctx: RouteContext): Record<string, unknown> => {
+    checkQuery(ctx.query, NO_PARAMS, `DELETE ${spec.prefix}/{uid}`);
     const object = loadVisible(spec, ctx, ctx.uid, "DELETE");
     spec.beforeDelete?.(object, ctx);
     ctx.svc.store.delete(spec.kind, object.uid);

@@ -4,11 +4,13 @@
  */
 import { GROUP_UPDATE_FIELDS, GroupCreate, GroupUpdate } from "../../sdk/schemas";
 import { badField, failedPrecondition, permissionDenied } from "../errors";
+import { checkQuery } from "../listing";
 import type { StoredObject } from "../store";
 import {
   COMMON_SORT,
   applyChanges,
   baseWire,
+  NO_PARAMS,
   createHandler,
   refuseUnknownFields,
   type ResourceSpec,
@@ -127,6 +129,7 @@ export const groups: ResourceSpec = {
  */
 export function createOrganization(ctx: RouteContext): unknown {
   if (ctx.uid !== "") return createHandler(groups)(ctx);
+  checkQuery(ctx.query, NO_PARAMS, "POST /iam/v2beta1/groups");
   const rootUser = !ctx.caller.identityUid.includes("/");
   if (!rootUser && ctx.svc.access.grantRoots(ctx.caller, "CAP_IAM_GROUPS_CREATE").size === 0) {
     throw permissionDenied(

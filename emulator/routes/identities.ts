@@ -12,7 +12,7 @@ import {
 import { underAny } from "../access";
 import { claimMatchViolations, compilePattern, validateClaimMatch } from "../claim-match";
 import { badField } from "../errors";
-import { queryParam } from "../listing";
+import { checkQuery, queryParam } from "../listing";
 import type { StoredObject } from "../store";
 import { COMMON_SORT, applyChanges, baseWire, type ResourceSpec } from "./crud";
 import type { RouteContext } from "./types";
@@ -152,6 +152,7 @@ function checkStaticKeys(staticKeys: Record<string, unknown>, now: number): Reco
  * caller cannot see); the oldest if several. Undefined if none.
  */
 export function lookupIdentity(ctx: RouteContext): { issuer: string; subject: string; found?: StoredObject } {
+  checkQuery(ctx.query, { issuer: "text", subject: "text" }, `GET ${ctx.path}`);
   const issuer = queryParam(ctx.query, "issuer") ?? "";
   const subject = queryParam(ctx.query, "subject") ?? "";
   if (issuer === "") throw badField("issuer", "issuer (the OIDC issuer URL) is required");

@@ -10,6 +10,7 @@ import { failedPrecondition, permissionDenied } from "../errors";
 import type { StoredObject } from "../store";
 import {
   COMMON_SORT,
+  NO_PARAMS,
   applyChanges,
   baseWire,
   deleteHandler,
@@ -17,6 +18,7 @@ import {
   updateHandler,
   type ResourceSpec,
 } from "./crud";
+import { checkQuery } from "../listing";
 import type { RouteContext } from "./types";
 
 const builtinObjects: StoredObject[] = BUILTIN_ROLES.map((r) => ({
@@ -132,6 +134,7 @@ function refuseBuiltin(ctx: RouteContext): void {
 
 /** GET /iam/v2beta1/roles/{uid}: a built-in role by its uid, else a custom role. */
 export function getRole(ctx: RouteContext): unknown {
+  checkQuery(ctx.query, NO_PARAMS, "GET /iam/v2beta1/roles/{uid}");
   const role = builtinObjects.find((r) => r.uid === ctx.uid);
   return role !== undefined ? roles.toWire(role, ctx) : getCustomRole(ctx);
 }

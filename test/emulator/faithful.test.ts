@@ -378,6 +378,36 @@ describe("3. every documented list parameter is honoured or refused, never ignor
   });
 });
 
+describe("3b. get, create, update and delete refuse a parameter they do not take", () => {
+  test("a misspelt update mask is 400 naming it, and nothing changes", async () => {
+    const folder = await api.post(`/iam/v2beta1/groups/${org}`, { name: unique("q"), description: "keep" });
+    const path = `/iam/v2beta1/groups/${folder.body.uid}`;
+    const r = await api.patch(`${path}?mask=name`, { name: "changed", description: "changed" });
+    expect([r.status, fields(r)]).toEqual([400, ["mask"]]);
+    expect((await api.get(path)).body).toEqual(folder.body);
+    for (const [method, target] of [
+      ["GET", `${path}?view=FULL`],
+      ["DELETE", `${path}?force=true`],
+      ["POST", `/iam/v2beta1/groups/${org}?validateOnly=true`],
+      ["POST", `/iam/v2beta1/groups?validateOnly=true`],
+      ["GET", `/iam/v2beta1/roles/${viewer}?view=FULL`],
+      ["GET", `/iam/v2beta1/identities:lookupIdentity?issuer=${ISSUER}&subject=s&x=1`],
+    ] as const) {
+      const q = await api.call(method, target, method === "POST" ? { body: { name: unique("q") } } : {});
+      expect([method, target, q.status, fields(q)]).toEqual([
+        method,
+        target,
+        400,
+        [target.split("&").pop()!.split("?").pop()!.split("=")[0]],
+      ]);
+    }
+    expect((await api.get(path)).status).toBe(200);
+    expect(
+      (await api.patch(`${path}?update_mask=description`, { description: "new" })).body.description,
+    ).toBe("new");
+  });
+});
+
 describe("4. an empty PATCH is a true no-op (AIP-134: nothing to change), updateTime included", () => {
   test("no body, null and {} on all six PATCH operations change nothing", async () => {
     const all = (await kinds()).filter((k) => k.kind !== "groupInvites");
