@@ -17,10 +17,11 @@ import type { Control } from "./routes/control";
 import { routeTable } from "./routes/table";
 import { buildServer } from "./server";
 import { Service, type LoggedRequest, type SeedCounts } from "./service";
-import { MemoryStore } from "./store";
+import { KINDS, MemoryStore, type Kind, type StoredObject } from "./store";
 
 export type { LoggedRequest, SeedCounts } from "./service";
 export type { FaultRule, FaultAction } from "./faults";
+export type { Kind, StoredObject } from "./store";
 export type { MintOptions } from "./oidc";
 export { BUILTIN_ROLES } from "./access";
 
@@ -85,6 +86,11 @@ export interface Emulator {
   seed(data: unknown): SeedCounts;
   requestLog(): LoggedRequest[];
   clearRequestLog(): void;
+  /**
+   * A copy of every stored object, by kind, in uid order: what a test compares before and after a request to
+   * prove it changed nothing (or exactly what it should). Changing the copy changes nothing stored.
+   */
+  snapshot(): Record<Kind, StoredObject[]>;
   faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };
   mintIdToken(options: MintOptions): Promise<string>;
   /** Another root-level user identity with its own token, a JWT (for access tests). */
@@ -209,6 +215,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     requestLog: () => control.requestLog(),
     clearRequestLog: () => control.clearRequestLog(),
+    snapshot: () =>
+      Object.fromEntries(
+        KINDS.map((kind) => [
+          kind,
+          [...store.all(kind)].sort((a, b) => (a.uid < b.uid ? -1 : 1)).map((o) => structuredClone(o)),
+        ]),
+      ) as Record<Kind, StoredObject[]>,
     faults: { add: (rule) => faults.add(rule), clear: () => faults.clear(), list: () => faults.list() },
     mintIdToken: (mint) => issuer.mint(mint),
     createUser: (name = "user") => {

@@ -171,6 +171,10 @@ export class Service {
     const counts: SeedCounts = { groups: 0, repos: 0, tags: 0, advisories: 0 };
     if (data === null || typeof data !== "object" || Array.isArray(data))
       throw badField("body", "seed data must be an object");
+    // Nothing sent is dropped: a member the seed format does not have is named, not ignored.
+    for (const key of Object.keys(data))
+      if (!["groups", "repos", "advisories"].includes(key))
+        throw badField(key, `${key} is not a member of seed data (groups, repos, advisories)`);
     const seed = data as { repos?: unknown; advisories?: unknown; groups?: unknown };
     const defaultGroup = this.store.meta.orgUid ?? "";
     const groupOf = (entry: Record<string, unknown>, where: string): string => {

@@ -9,7 +9,7 @@ import { underAny } from "../access";
 import { notFound } from "../errors";
 import { checkQuery, queryList, queryParam, type ParamRule } from "../listing";
 import type { StoredObject } from "../store";
-import { loadVisible, withBothSpellings, type CollectionSpec } from "./crud";
+import { loadVisible, refuseUnknownFields, withBothSpellings, type CollectionSpec } from "./crud";
 import { accountAssociations } from "./account-associations";
 import { groupInvites } from "./group-invites";
 import { groups } from "./groups";
@@ -98,9 +98,16 @@ export function v1LookupIdentity(ctx: RouteContext): Record<string, unknown> {
   return { id: uid, ...rest, createdAt: createTime, updatedAt: updateTime ?? createTime };
 }
 
-/** v1 update: omitted fields are reset to their zero values (description → ""). */
+/** Members of a v1 group a read-modify-write client may echo in an update: output-only, ignored. */
+const V1_GROUP_OUTPUT_ONLY = ["id", "resourceLimits", "verified", "createdAt", "updatedAt"];
+
+/**
+ * v1 update: omitted fields are reset to their zero values (description → ""). A member that is no field of a
+ * v1 group is refused naming it, as on v2: an update never silently drops what it was sent.
+ */
 export function v1Update(ctx: RouteContext): Record<string, unknown> {
   const object = loadVisible(groups, ctx, ctx.uid, "UPDATE");
+  refuseUnknownFields(ctx.body, V1GroupPut, "group", V1_GROUP_OUTPUT_ONLY);
   const body = ctx.svc.parseBody(V1GroupPut, ctx.body);
   const next: StoredObject = {
     ...object,

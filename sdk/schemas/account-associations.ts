@@ -24,8 +24,16 @@ export const Google = wire.AccountAssociationGoogle.extend({
 export const Chainguard = wire.AccountAssociationChainguard.extend({
   serviceBindings: z.record(z.string(), z.string()),
 });
+/** A signed 64-bit integer, as protobuf's JSON mapping writes one: a decimal string (OpenAPI format int64). */
+const Int64String = z
+  .string()
+  .regex(/^-?\d{1,19}$/, "must be a decimal int64 string")
+  .refine(
+    (v) => !/^-?\d{1,19}$/.test(v) || (BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n),
+    "must be within the int64 range",
+  );
 export const GitHubInstallation = wire.AccountAssociationGitHubInstallation.extend({
-  installationId: z.string(),
+  installationId: Int64String,
 });
 export const GitHub = wire.AccountAssociationGitHub.extend({
   appInstallations: z

@@ -105,6 +105,25 @@ describe("OpenAPI conformance", () => {
     ).toEqual(["$.groups[0].name: expected string, got number", "$.totalCount: expected string, got number"]);
   });
 
+  test("in strict mode it also catches values outside an enum, malformed formats and undocumented members", () => {
+    const group = { $ref: "#/components/schemas/platform.iam.v2beta1.Group" };
+    const valid = { uid: "u", name: "n", createTime: "2026-01-01T00:00:00.000Z", kind: "ORG_KIND_DEV" };
+    expect(check(valid, group, "$", true)).toEqual([]);
+    expect(check({ ...valid, kind: "ORG_KIND_NOPE" }, group, "$", true)).toEqual([
+      '$.kind: "ORG_KIND_NOPE" is not one of the enum\'s values',
+    ]);
+    expect(check({ ...valid, createTime: "yesterday" }, group, "$", true)).toEqual([
+      '$.createTime: "yesterday" is not an RFC 3339 date-time',
+    ]);
+    expect(check({ ...valid, bogus: 1 }, group, "$", true)).toEqual(["$.bogus: not a member of the schema"]);
+    const list = { $ref: "#/components/schemas/platform.iam.v2beta1.ListGroupsResponse" };
+    expect(check({ groups: [], totalCount: "x" }, list, "$", true)).toEqual([
+      '$.totalCount: "x" is not an int64 string',
+    ]);
+    // Not strict: only required members and primitive types, as before.
+    expect(check({ ...valid, kind: "ORG_KIND_NOPE", bogus: 1 }, group)).toEqual([]);
+  });
+
   test("every recorded response body matches its path's OpenAPI response schema", () => {
     expect(served.length).toBeGreaterThan(30);
     const problems = served.flatMap((s) =>
