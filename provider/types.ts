@@ -436,6 +436,7 @@ export interface GitHubAppInstallations {
 }
 
 export interface GitHubInstallation {
+  /** The installation's id: a decimal int64 string. */
   installationId: string;
   name?: string;
 }

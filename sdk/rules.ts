@@ -27,6 +27,16 @@ export const GroupName = z
 /** A protobuf Duration as JSON carries it: seconds with an `s` suffix, e.g. "3600s" or "86400.5s" (an invite's ttl). */
 export const PROTO_DURATION_PATTERN = /^\d+(\.\d{1,9})?s$/;
 
+/**
+ * A signed 64-bit integer as protobuf's JSON mapping writes one: a decimal string (OpenAPI format int64, e.g. a
+ * GitHub App installation id).
+ */
+export const INT64_PATTERN = /^-?\d{1,19}$/;
+
+/** Whether `value` (matching INT64_PATTERN) lies in the int64 range. */
+export const inInt64Range = (value: string): boolean =>
+  !INT64_PATTERN.test(value) || (BigInt(value) >= -(2n ** 63n) && BigInt(value) < 2n ** 63n);
+
 /** An AWS account id: 12 digits (an identity's awsIdentity.awsAccount, an account association's amazon.account). */
 export const AWS_ACCOUNT_PATTERN = /^\d{12}$/;
 

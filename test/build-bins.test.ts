@@ -16,7 +16,7 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
 describe("the build marks the package's commands executable", () => {
   test("the build script runs the step after tsc", () => {
     expect(manifest.scripts.build).toMatch(
-      /^tsc -p tsconfig\.build\.json && node scripts\/mark-executable\.js$/,
+      /^tsc -p tsconfig\.build\.json && node scripts\/mark-executable\.js( && |$)/,
     );
   });
 

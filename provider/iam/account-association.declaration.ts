@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { Uidp } from "../../sdk/schemas";
-import { AWS_ACCOUNT_PATTERN } from "../../sdk/rules";
+import { AWS_ACCOUNT_PATTERN, INT64_PATTERN, inInt64Range } from "../../sdk/rules";
 import { declareResource, input, output } from "../core/declaration";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
@@ -37,7 +37,16 @@ export const GitHubInputSchema = z.object({
       z.string(),
       z.object({
         installations: z
-          .array(z.object({ installationId: text("installationId"), name: z.string().optional() }))
+          .array(
+            z.object({
+              installationId: z
+                .string({ error: "installationId is required" })
+                .regex(INT64_PATTERN, "installationId must be a decimal int64 string")
+                .refine(inInt64Range, "installationId must be within the int64 range")
+                .describe("The installation's id: a decimal int64 string."),
+              name: z.string().optional(),
+            }),
+          )
           .optional(),
       }),
     )

@@ -4,7 +4,7 @@
  * each block's required members are checked.
  */
 import { z } from "zod";
-import { AWS_ACCOUNT_PATTERN } from "../rules";
+import { AWS_ACCOUNT_PATTERN, INT64_PATTERN, inInt64Range } from "../rules";
 import { listEnvelope } from "./common";
 import { describedAs, pick } from "./derive";
 import * as wire from "./openapi.generated";
@@ -24,14 +24,10 @@ export const Google = wire.AccountAssociationGoogle.extend({
 export const Chainguard = wire.AccountAssociationChainguard.extend({
   serviceBindings: z.record(z.string(), z.string()),
 });
-/** A signed 64-bit integer, as protobuf's JSON mapping writes one: a decimal string (OpenAPI format int64). */
 const Int64String = z
   .string()
-  .regex(/^-?\d{1,19}$/, "must be a decimal int64 string")
-  .refine(
-    (v) => !/^-?\d{1,19}$/.test(v) || (BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n),
-    "must be within the int64 range",
-  );
+  .regex(INT64_PATTERN, "must be a decimal int64 string")
+  .refine(inInt64Range, "must be within the int64 range");
 export const GitHubInstallation = wire.AccountAssociationGitHubInstallation.extend({
   installationId: Int64String,
 });

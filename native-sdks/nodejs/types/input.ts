@@ -140,6 +140,9 @@ export namespace iam {
     }
 
     export interface GitHubInstallationArgs {
+        /**
+         * The installation's id: a decimal int64 string.
+         */
         installationId: pulumi.Input<string>;
         name?: pulumi.Input<string | undefined>;
     }

@@ -199,6 +199,9 @@ export namespace iam {
     }
 
     export interface GitHubInstallation {
+        /**
+         * The installation's id: a decimal int64 string.
+         */
         installationId: string;
         name?: string;
     }

@@ -1575,6 +1575,7 @@ func (o GitHubAppInstallationsMapOutput) MapIndex(k pulumi.StringInput) GitHubAp
 }
 
 type GitHubInstallation struct {
+	// The installation's id: a decimal int64 string.
 	InstallationId string  `pulumi:"installationId"`
 	Name           *string `pulumi:"name"`
 }
@@ -1591,6 +1592,7 @@ type GitHubInstallationInput interface {
 }
 
 type GitHubInstallationArgs struct {
+	// The installation's id: a decimal int64 string.
 	InstallationId pulumi.StringInput    `pulumi:"installationId"`
 	Name           pulumi.StringPtrInput `pulumi:"name"`
 }
@@ -1646,6 +1648,7 @@ func (o GitHubInstallationOutput) ToGitHubInstallationOutputWithContext(ctx cont
 	return o
 }
 
+// The installation's id: a decimal int64 string.
 func (o GitHubInstallationOutput) InstallationId() pulumi.StringOutput {
 	return o.ApplyT(func(v GitHubInstallation) string { return v.InstallationId }).(pulumi.StringOutput)
 }

@@ -441,6 +441,9 @@ class GitHubAppInstallationsArgs:
 
 class GitHubInstallationArgsDict(TypedDict):
     installation_id: pulumi.Input[_builtins.str]
+    """
+    The installation's id: a decimal int64 string.
+    """
     name: NotRequired[pulumi.Input[Optional[_builtins.str]]]
 
 @pulumi.input_type
@@ -448,6 +451,9 @@ class GitHubInstallationArgs:
     def __init__(__self__, *,
                  installation_id: pulumi.Input[_builtins.str],
                  name: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.str] installation_id: The installation's id: a decimal int64 string.
+        """
         pulumi.set(__self__, "installation_id", installation_id)
         if name is not None:
             pulumi.set(__self__, "name", name)
@@ -455,6 +461,9 @@ class GitHubInstallationArgs:
     @_builtins.property
     @pulumi.getter(name="installationId")
     def installation_id(self) -> pulumi.Input[_builtins.str]:
+        """
+        The installation's id: a decimal int64 string.
+        """
         return pulumi.get(self, "installation_id")
 
     @installation_id.setter

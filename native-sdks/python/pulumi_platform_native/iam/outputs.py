@@ -567,6 +567,9 @@ class GitHubInstallation(dict):
     def __init__(__self__, *,
                  installation_id: _builtins.str,
                  name: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str installation_id: The installation's id: a decimal int64 string.
+        """
         pulumi.set(__self__, "installation_id", installation_id)
         if name is not None:
             pulumi.set(__self__, "name", name)
@@ -574,6 +577,9 @@ class GitHubInstallation(dict):
     @_builtins.property
     @pulumi.getter(name="installationId")
     def installation_id(self) -> _builtins.str:
+        """
+        The installation's id: a decimal int64 string.
+        """
         return pulumi.get(self, "installation_id")
 
     @_builtins.property
