@@ -205,7 +205,7 @@ async function policyPackArchive(out, work, mtime) {
   const entry = (name, from) => ({ name, data: fs.readFileSync(from), mode: 0o644 });
   fs.writeFileSync(
     file,
-    tarGz(
+    await tarGz(
       [
         entry("PulumiPolicy.yaml", path.join(policy.policyDir, "PulumiPolicy.yaml")),
         entry("package.json", path.join(policy.policyDir, "package.json")),
