@@ -323,8 +323,7 @@ function routeHandler(
   return async (request, reply) => {
     const path = pathOf(request.url);
     const fault = isControl ? undefined : faults.pick(request.method, path);
-    const answered = await applyFault(fault, svc, request, reply);
-    if (answered !== undefined) return answered;
+    if (await applyFault(fault, svc, request, reply)) return reply;
     if (request.body instanceof FormBody && route.formBody !== true) {
       return send(
         reply,
@@ -363,29 +362,32 @@ function routeHandler(
 }
 
 /**
- * An injected fault before the handler: a status or a dropped connection answers the request (returned); a stall
- * waits and a clock jump advances the clock, and the request goes on (undefined).
+ * An injected fault before the handler: a status or a dropped connection answers the request (true, and the
+ * handler must stop there); a stall waits and a clock jump advances the clock, and the request goes on (false).
+ * A boolean, not the reply: a fastify reply is a thenable, so an async function returning it resolves to
+ * `undefined` and the refused request would go on to be applied.
  */
 async function applyFault(
   fault: FaultRule | undefined,
   svc: Service,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<FastifyReply | undefined> {
+): Promise<boolean> {
   if (fault?.action === "status") {
     const status = fault.status ?? 503;
     const code = status === 503 ? 14 : status === 429 ? 8 : status >= 500 ? 13 : 3;
     reply.header("retry-after", "0");
-    return send(reply, new ApiFailure(code, `injected fault (HTTP ${status})`, [], [], status));
+    void send(reply, new ApiFailure(code, `injected fault (HTTP ${status})`, [], [], status));
+    return true;
   }
   if (fault?.action === "drop") {
     reply.hijack();
     request.raw.socket.destroy();
-    return reply;
+    return true;
   }
   if (fault?.action === "stall") await new Promise((resolve) => setTimeout(resolve, fault.stallMs ?? 1000));
   if (fault?.action === "advanceClock") advanceClock(svc, fault.advanceMs ?? 0);
-  return undefined;
+  return false;
 }
 
 /**

@@ -69,7 +69,7 @@ describe("control endpoints", () => {
   });
 
   test("the request log holds API requests (method, path, query, status, identity, time), not control ones", async () => {
-    await api.del("/_emulator/requests", null);
+    api.emulator.clearRequestLog();
     await api.get(`/iam/v2beta1/groups?name=demo-org`);
     await api.get(`/iam/v2beta1/groups/${org}/0123456789abcdef`);
     await api.get("/_emulator/health", null);
@@ -116,6 +116,18 @@ describe("control endpoints", () => {
     await api.post("/_emulator/faults", { path: "groups", action: "drop", times: 1 }, null);
     await expect(api.get("/iam/v2beta1/groups")).rejects.toThrow();
     expect((await api.get("/iam/v2beta1/groups")).status).toBe(200);
+  });
+
+  test("a status fault and a drop change nothing; only the status is logged, once", async () => {
+    await api.post("/_emulator/faults", { method: "POST", action: "status", status: 503, times: 1 }, null);
+    await api.post("/_emulator/faults", { method: "POST", action: "drop", times: 1 }, null);
+    await api.del("/_emulator/requests", null);
+    expect((await api.post(`/iam/v2beta1/groups/${org}`, { name: "refused" })).status).toBe(503);
+    await expect(api.post(`/iam/v2beta1/groups/${org}`, { name: "dropped" })).rejects.toThrow();
+    for (const name of ["refused", "dropped"])
+      expect((await api.get(`/iam/v2beta1/groups?name=${name}`)).body.totalCount).toBe("0");
+    const posts = api.emulator.requestLog().filter((r) => r.method === "POST");
+    expect(posts.map((r) => r.status)).toEqual([503]);
   });
 
   test("applyThenDrop performs the change, then drops the connection", async () => {
