@@ -6,7 +6,7 @@
  * May import: zod, ../../sdk/rules, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
-import { Uidp } from "../../sdk/schemas";
+import { Int64String, Uidp } from "../../sdk/schemas";
 import { AWS_ACCOUNT_PATTERN } from "../../sdk/rules";
 import { declareResource, input, output } from "../core/declaration";
 
@@ -37,7 +37,8 @@ export const GitHubInputSchema = z.object({
       z.string(),
       z.object({
         installations: z
-          .array(z.object({ installationId: text("installationId"), name: z.string().optional() }))
+          // The service's own rule (a decimal int64 string, OpenAPI format int64): refused at preview, not apply.
+          .array(z.object({ installationId: Int64String, name: z.string().optional() }))
           .optional(),
       }),
     )

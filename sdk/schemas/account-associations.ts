@@ -25,7 +25,7 @@ export const Chainguard = wire.AccountAssociationChainguard.extend({
   serviceBindings: z.record(z.string(), z.string()),
 });
 /** A signed 64-bit integer, as protobuf's JSON mapping writes one: a decimal string (OpenAPI format int64). */
-const Int64String = z
+export const Int64String = z
   .string()
   .regex(/^-?\d{1,19}$/, "must be a decimal int64 string")
   .refine(
