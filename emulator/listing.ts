@@ -4,12 +4,13 @@
  * the query that produced them and valid three days on the emulator clock.
  *
  * Sorted results are cached per (query, caller) and store version, so paging through 50,000 groups costs one
- * sort, then a binary search per page. May import: ./bounds, ./errors, ./store, node builtins.
+ * sort, then a binary search per page. May import: ./bounds, ./errors, ./store, ../sdk/schemas/common, node builtins.
  */
 import { createHash } from "node:crypto";
 import { MAX_INT32 } from "./bounds";
 import { badField, invalidArgument } from "./errors";
 import type { StoredObject } from "./store";
+import { UIDP_PATTERN } from "../sdk/schemas/common";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -56,11 +57,14 @@ function snakeToCamel(s: string): string {
 /**
  * What a list does with a query parameter (named in camelCase per segment, `uidp.inRoot`; the snake_case spelling
  * is the same parameter): honoured, its value checked against a format ("text" any string, "boolean" true/false,
- * "date-time" RFC 3339, a list of enum names, "paging" checked by parseListParams), or refused with a reason.
+ * "date-time" RFC 3339, "uid" one uid, "uids" uids repeated or comma-separated, a list of enum names, "paging"
+ * checked by parseListParams), or refused with a reason. A uid is a root of 40 (or 16) hex digits, then 16-hex
+ * segments joined by "/" (built-in roles: 40 hex); an empty value is the proto3 default, no filter.
  * Every parameter the OpenAPI documents for a served list has a rule (test/emulator/list-parameters.test.ts);
  * one no rule names is refused too: a list never answers 200 to a filter it did not apply.
  */
-export type ParamRule = "text" | "boolean" | "date-time" | "paging" | readonly string[] | { refused: string };
+export type ParamRule =
+  "text" | "boolean" | "date-time" | "uid" | "uids" | "paging" | readonly string[] | { refused: string };
 
 /** Paging and ordering, every v2 list (spec, "Pagination and ordering parameters"). */
 export const PAGING_PARAMS: Readonly<Record<string, ParamRule>> = {
@@ -72,11 +76,11 @@ export const PAGING_PARAMS: Readonly<Record<string, ParamRule>> = {
 
 /** The uidp filters every v2 list of the OpenAPI documents. */
 export const UIDP_PARAMS: Readonly<Record<string, ParamRule>> = {
-  "uidp.ancestorsOf": "text",
-  "uidp.descendantsOf": "text",
-  "uidp.childrenOf": "text",
+  "uidp.ancestorsOf": "uid",
+  "uidp.descendantsOf": "uid",
+  "uidp.childrenOf": "uid",
   "uidp.inRoot": "boolean",
-  "uidp.ids": "text",
+  "uidp.ids": "uids",
 };
 
 /** `uidp.in_root` → `uidp.inRoot`, `page_size` → `pageSize`. */
@@ -100,6 +104,10 @@ export function parseTimestamp(raw: string): number | undefined {
 }
 
 function formatProblem(rule: ParamRule, value: string): string | undefined {
+  if (rule === "uid" || rule === "uids")
+    return value === "" || UIDP_PATTERN.test(value)
+      ? undefined
+      : "must be a uid: a root of 40 (or 16) hex digits, then 16-hex segments, joined by '/'";
   if (rule === "boolean") return parseBoolean(value) === undefined ? "must be true or false" : undefined;
   if (rule === "date-time")
     return parseTimestamp(value) === undefined
@@ -129,7 +137,13 @@ export function checkQuery(query: Query, rules: Readonly<Record<string, ParamRul
       continue;
     }
     const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string");
-    const items = rule === "text" || rule === "paging" ? [] : values.flatMap((v) => v.split(","));
+    // A single uid is checked whole (a comma is no part of one); the other formats are repeatable lists.
+    const items =
+      rule === "text" || rule === "paging"
+        ? []
+        : rule === "uid"
+          ? values
+          : values.flatMap((v) => v.split(","));
     const bad = items.find((v) => formatProblem(rule as ParamRule, v.trim()) !== undefined);
     if (bad !== undefined)
       violations.push({

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { parentOf } from "../../sdk/uidp";
 import { underAny } from "../access";
-import { notFound } from "../errors";
+import { badField, notFound } from "../errors";
 import { refuseUnknownMembers } from "../members";
 import {
   PAGING_PARAMS,
@@ -59,6 +59,11 @@ export interface CollectionSpec {
     schema: z.ZodTypeAny;
     /** Output-only members a client may echo on create; ignored (AIP-203). uid and times always are. */
     ignored?: readonly string[];
+    /**
+     * The resource's whole wire message: an ignored member is still checked against its type there, since a wrong
+     * JSON type is a malformed request the service's parser refuses before any field is read (`verified: {}`).
+     */
+    wire?: WireMessage;
     /** Rules beyond the schema, named in the same answer as its violations (code 3). */
     check?: (input: Record<string, unknown>) => FieldViolation[];
     /** Validates references and returns the fields to store (may throw). Runs after access checks. */
@@ -246,18 +251,37 @@ export function getHandler(spec: CollectionSpec) {
 /** Output-only members of every resource, ignored when a client sends them on create (AIP-203). */
 const OUTPUT_ONLY_ON_CREATE = ["uid", "createTime", "updateTime"];
 
+/** A zod object schema, as far as the type check of ignored members needs one. */
+export interface WireMessage {
+  shape: Readonly<Record<string, z.ZodTypeAny>>;
+}
+
 /**
  * A create body member that is neither a field of the resource nor an output-only one, at any depth, is code 3
  * naming its path (../members.ts): the emulator stores everything it accepts, so it refuses what it cannot store
- * rather than drop it.
+ * rather than drop it. An ignored member `wire` types is ignored only when it has its type (else code 3 naming it).
  */
 export function refuseUnknownFields(
   body: unknown,
   schema: z.ZodTypeAny,
   label: string,
   ignored: readonly string[] = [],
+  wire?: WireMessage,
 ): void {
   refuseUnknownMembers(body, schema, label, [...OUTPUT_ONLY_ON_CREATE, ...ignored]);
+  if (wire === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
+  for (const member of ignored) {
+    const value = (body as Record<string, unknown>)[member];
+    const type = wire.shape[member];
+    // null is any member's default in protobuf JSON, so it is no wrong type.
+    const parsed =
+      type === undefined || value === undefined || value === null ? undefined : type.safeParse(value);
+    if (parsed === undefined || parsed.success) continue;
+    throw badField(
+      member,
+      `${member} is output-only, but must be of its type: ${parsed.error.issues[0]?.message}`,
+    );
+  }
 }
 
 export function createHandler(spec: CollectionSpec) {
@@ -267,7 +291,7 @@ export function createHandler(spec: CollectionSpec) {
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
-    refuseUnknownFields(ctx.body, create.schema, spec.label, create.ignored);
+    refuseUnknownFields(ctx.body, create.schema, spec.label, create.ignored, create.wire);
     const body = ctx.svc.parseBody(create.schema, ctx.body, create.check) as Record<string, unknown>;
     const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
     const object = ctx.svc.insert(spec.kind, parentUid, fields, {

@@ -2,7 +2,7 @@
  * Groups (organizations and folders): the collection's rules, and the creation of an organization (a group with
  * no parent, owned by its creator).
  */
-import { GROUP_UPDATE_FIELDS, GroupCreate, GroupUpdate } from "../../sdk/schemas";
+import { GROUP_UPDATE_FIELDS, Group, GroupCreate, GroupUpdate } from "../../sdk/schemas";
 import { badField, failedPrecondition, permissionDenied } from "../errors";
 import { checkQuery } from "../listing";
 import type { StoredObject } from "../store";
@@ -48,6 +48,7 @@ export const groups: CollectionSpec = {
   create: {
     schema: GroupCreate,
     ignored: ["verified", "resourceLimits", "status"],
+    wire: Group,
     // Runs for subgroups only (an organization is created by createOrganization below).
     fields: (body) => {
       if (body.kind !== undefined) throw badField("kind", KIND_INHERITED);
@@ -136,7 +137,7 @@ export function createOrganization(ctx: RouteContext): unknown {
       "creating an organization needs CAP_IAM_GROUPS_CREATE through a role binding (e.g. owner or editor)",
     );
   }
-  refuseUnknownFields(ctx.body, GroupCreate, "group", groups.create?.ignored);
+  refuseUnknownFields(ctx.body, GroupCreate, "group", groups.create?.ignored, groups.create?.wire);
   const body = ctx.svc.parseBody(GroupCreate, ctx.body);
   const organization = ctx.svc.createOrganization(ctx.caller, body);
   // The organization and its creator's owner binding propagate like any new group and binding.

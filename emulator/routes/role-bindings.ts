@@ -43,7 +43,7 @@ export const roleBindings: CollectionSpec = {
   capability: "CAP_IAM_ROLE_BINDINGS",
   sortable: ["uid", "createTime", "identityUid", "roleUid"],
   toWire: hydrateBinding,
-  listParams: { identity: "text", group: "text", role: "text" },
+  listParams: { identity: "uid", group: "uid", role: "uid" },
   filters: (query) => {
     const identity = queryParam(query, "identity");
     const group = queryParam(query, "group");

@@ -33,12 +33,12 @@ export function v1Group(o: StoredObject): Record<string, unknown> {
 }
 
 /** What a v1 list filters by (as the real clients send them); anything else is refused, never ignored. */
-const V1_LIST_PARAMS: Readonly<Record<string, ParamRule>> = {
-  id: "text",
-  group: "text",
+export const V1_LIST_PARAMS: Readonly<Record<string, ParamRule>> = {
+  id: "uids",
+  group: "uid",
   name: "text",
-  "uidp.descendantsOf": "text",
-  "uidp.childrenOf": "text",
+  "uidp.descendantsOf": "uid",
+  "uidp.childrenOf": "uid",
 };
 
 /** v1 lists: everything the caller may list, filtered, in uid order, under `items`. */

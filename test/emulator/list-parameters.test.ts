@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { BUILTIN_ROLES } from "../../emulator";
 import type { ParamRule } from "../../emulator/listing";
 import { accountAssociations } from "../../emulator/routes/account-associations";
 import { advisories } from "../../emulator/routes/advisories";
@@ -17,11 +18,14 @@ import { repos } from "../../emulator/routes/repos";
 import { roleBindings } from "../../emulator/routes/role-bindings";
 import { roles } from "../../emulator/routes/roles";
 import { tags } from "../../emulator/routes/tags";
+import { V1_LIST_PARAMS } from "../../emulator/routes/v1";
+import { details, enc, start, type Api } from "./helpers";
 import { SPEC_PATH } from "./openapi";
 
 interface Parameter {
   name: string;
   in: string;
+  description?: string;
   schema: { type?: string; format?: string; enum?: string[]; items?: { type?: string; enum?: string[] } };
 }
 const spec = JSON.parse(readFileSync(SPEC_PATH, "utf8")) as {
@@ -42,11 +46,19 @@ const LISTS: CollectionSpec[] = [
   advisories,
 ];
 
+/** A uid-valued parameter: a uidp scope, or one the OpenAPI describes as a UID or UIDP (roleBindings' filters). */
+function uidValued(p: Parameter): boolean {
+  return (
+    (p.name.startsWith("uidp.") && p.schema.type !== "boolean") || /\bUIDP?s?\b/.test(p.description ?? "")
+  );
+}
+
 /** The rule a parameter's OpenAPI schema calls for when it is honoured. */
 function expectedRule(p: Parameter): ParamRule {
   const schema = p.schema.type === "array" ? (p.schema.items ?? {}) : p.schema;
   if (schema.enum !== undefined) return schema.enum;
   if (schema.type === "boolean") return "boolean";
+  if (uidValued(p)) return p.schema.type === "array" ? "uids" : "uid";
   if (p.schema.format === "date-time") return "date-time";
   if (["pageSize", "pageToken", "orderBy", "skip"].includes(p.name)) return "paging";
   return "text";
@@ -83,6 +95,94 @@ describe.each(LISTS.map((s) => [s.prefix, s] as const))("GET %s", (prefix, resou
       const rule = rules[p.name];
       const refused = typeof rule === "object" && !Array.isArray(rule);
       expect([p.name, /\| refused/.test(row!)]).toEqual([p.name, refused]);
+    }
+  });
+});
+
+/**
+ * Every uid-valued parameter of every list, v2 and v1, refuses a malformed uid with code 3 naming the parameter as
+ * the client spelled it (never 200 with an empty list), and takes a well-formed one: a root, a child, a built-in
+ * role's 40 hex. Issue 27: a malformed `uidp.ids` or roleBindings `identity` used to answer 200.
+ */
+describe("a uid-valued list parameter", () => {
+  let api: Api;
+  beforeAll(async () => {
+    api = await start();
+  });
+  afterAll(async () => {
+    await api.emulator.close();
+  });
+
+  const V1_LISTS = [
+    "/iam/v1/groups",
+    "/iam/v1/identities",
+    "/iam/v1/roles",
+    "/iam/v1/rolebindings",
+    "/iam/v1/group_invites",
+    "/iam/v1/account_associations",
+    "/iam/v1/identityProviders",
+    "/registry/v1/repos",
+  ];
+  const uidRules = (rules: Readonly<Record<string, ParamRule>>) =>
+    Object.entries(rules)
+      .filter(([, rule]) => rule === "uid" || rule === "uids")
+      .map(([name]) => name);
+  const cases: [string, string][] = [
+    ...LISTS.flatMap((s) => uidRules(listParameters(s)).map((name) => [s.prefix, name] as [string, string])),
+    ...V1_LISTS.flatMap((path) => uidRules(V1_LIST_PARAMS).map((name) => [path, name] as [string, string])),
+  ];
+  const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const MALFORMED = ["not a uid", "ABCDEF0123456789", "0123456789abcdef/xyz", "a/b", "%00", "../../etc"];
+
+  test("every list has them: the uidp scopes and roleBindings' identity, group and role", () => {
+    expect(
+      cases
+        .filter(([path]) => path === "/iam/v2beta1/roleBindings")
+        .map(([, n]) => n)
+        .sort(),
+    ).toEqual(
+      [
+        "group",
+        "identity",
+        "role",
+        "uidp.ancestorsOf",
+        "uidp.childrenOf",
+        "uidp.descendantsOf",
+        "uidp.ids",
+      ].sort(),
+    );
+    expect(
+      cases
+        .filter(([path]) => path === "/iam/v1/groups")
+        .map(([, n]) => n)
+        .sort(),
+    ).toEqual(["group", "id", "uidp.childrenOf", "uidp.descendantsOf"].sort());
+  });
+
+  test.each(cases)(
+    "GET %s ?%s: a malformed uid is code 3 naming it, in either spelling",
+    async (path, name) => {
+      const before = JSON.stringify(api.emulator.snapshot());
+      for (const spelled of [...new Set([name, snake(name)])])
+        for (const value of MALFORMED) {
+          const response = await api.get(`${path}?${enc(spelled)}=${enc(value)}`);
+          expect([spelled, value, response.status]).toEqual([spelled, value, 400]);
+          expect(details(response.body).fieldViolations.map((v) => v.field)).toEqual([spelled]);
+        }
+      // One malformed id among good ones is refused too.
+      if (name === "uidp.ids" || name === "id") {
+        const response = await api.get(`${path}?${name}=${api.emulator.orgUid},nope`);
+        expect(response.status).toBe(400);
+      }
+      expect(JSON.stringify(api.emulator.snapshot())).toBe(before);
+    },
+  );
+
+  test.each(cases)("GET %s ?%s: a well-formed uid is taken", async (path, name) => {
+    const org = api.emulator.orgUid;
+    for (const value of [org, `${org}/0123456789abcdef`, BUILTIN_ROLES[0]!.uid, ""]) {
+      const response = await api.get(`${path}?${enc(name)}=${enc(value)}`);
+      expect([name, value, response.status]).toEqual([name, value, 200]);
     }
   });
 });

@@ -56,3 +56,21 @@ test("seed data with a member the seed format does not have is refused naming it
   expect(details(refused.body).fieldViolations.map((v) => v.field)).toEqual(["reposs"]);
   expect(api.emulator.snapshot()).toEqual(before);
 });
+
+test("a group's or organization's output-only verified is ignored on create only when it is a boolean", async () => {
+  const org = api.emulator.orgUid;
+  const before = api.emulator.snapshot();
+  for (const path of ["/iam/v2beta1/groups", `/iam/v2beta1/groups/${org}`])
+    for (const verified of [{}, [true], "true", 1]) {
+      const refused = await api.post(path, { name: "typed", verified });
+      expect([path, verified, refused.status]).toEqual([path, verified, 400]);
+      expect(details(refused.body).fieldViolations.map((v) => v.field)).toEqual(["verified"]);
+    }
+  expect(api.emulator.snapshot()).toEqual(before);
+  // A well-typed value (or null, protobuf JSON's default) keeps today's behaviour: ignored (AIP-203), unverified.
+  for (const path of ["/iam/v2beta1/groups", `/iam/v2beta1/groups/${org}`])
+    for (const verified of [true, null]) {
+      const created = await api.post(path, { name: "typed-ok", verified });
+      expect([created.status, created.body.verified]).toEqual([200, false]);
+    }
+});

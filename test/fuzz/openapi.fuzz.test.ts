@@ -19,8 +19,8 @@
  *   allow-header        a 405 names the allowed methods in an Allow header (RFC 9110).
  *
  * Failures are collected per (operation, check) with their first example, not thrown at once, so one run reports
- * them all; the test then requires the failing pairs to be exactly KNOWN_FAILING: gaps tracked in issue 27 that
- * another branch is closing. A pair that starts passing must leave the list (the test fails until it does).
+ * them all; the test then requires the failing pairs to be exactly KNOWN_FAILING (empty: issue 27's gaps are
+ * closed). A pair that starts passing must leave the list (the test fails until it does).
  * Fixed seeds and run counts: the same requests every run.
  */
 import fc from "fast-check";
@@ -45,67 +45,10 @@ const VALID_RUNS = 30;
 const INVALID_RUNS = 40;
 
 /**
- * (operation | check) pairs known to fail on this emulator: issue 27 gaps that branch h-emu is closing. The test
- * requires each to still fail, so the list must shrink as the fixes land (and be empty when issue 27 is done).
+ * (operation | check) pairs known to fail on this emulator. The test requires each to still fail, so a fix must
+ * remove its entry; issue 27's are all closed, and a new gap is fixed rather than listed.
  */
-const KNOWN_FAILING: readonly string[] = [
-  // #3: a malformed uid ("not a uid") in a uid-valued list parameter is answered 200 with an empty list instead of
-  // refused naming the parameter.
-  "GET /iam/v2beta1/accountAssociations | refuses-invalid(uidp.ancestorsOf)",
-  "GET /iam/v2beta1/accountAssociations | refuses-invalid(uidp.childrenOf)",
-  "GET /iam/v2beta1/accountAssociations | refuses-invalid(uidp.descendantsOf)",
-  "GET /iam/v2beta1/accountAssociations | refuses-invalid(uidp.ids)",
-  "GET /iam/v2beta1/groupInvites | refuses-invalid(uidp.ancestorsOf)",
-  "GET /iam/v2beta1/groupInvites | refuses-invalid(uidp.childrenOf)",
-  "GET /iam/v2beta1/groupInvites | refuses-invalid(uidp.descendantsOf)",
-  "GET /iam/v2beta1/groupInvites | refuses-invalid(uidp.ids)",
-  "GET /iam/v2beta1/groups | refuses-invalid(uidp.ancestorsOf)",
-  "GET /iam/v2beta1/groups | refuses-invalid(uidp.childrenOf)",
-  "GET /iam/v2beta1/groups | refuses-invalid(uidp.descendantsOf)",
-  "GET /iam/v2beta1/groups | refuses-invalid(uidp.ids)",
-  "GET /iam/v2beta1/identities | refuses-invalid(uidp.ancestorsOf)",
-  "GET /iam/v2beta1/identities | refuses-invalid(uidp.childrenOf)",
-  "GET /iam/v2beta1/identities | refuses-invalid(uidp.descendantsOf)",
-  "GET /iam/v2beta1/identities | refuses-invalid(uidp.ids)",
-  "GET /iam/v2beta1/identityProviders | refuses-invalid(uidp.ancestorsOf)",
-  "GET /iam/v2beta1/identityProviders | refuses-invalid(uidp.childrenOf)",
-  "GET /iam/v2beta1/identityProviders | refuses-invalid(uidp.descendantsOf)",
-  "GET /iam/v2beta1/identityProviders | refuses-invalid(uidp.ids)",
-  "GET /iam/v2beta1/roleBindings | refuses-invalid(group)",
-  "GET /iam/v2beta1/roleBindings | refuses-invalid(identity)",
-  "GET /iam/v2beta1/roleBindings | refuses-invalid(role)",
-  "GET /iam/v2beta1/roleBindings | refuses-invalid(uidp.ancestorsOf)",
-  "GET /iam/v2beta1/roleBindings | refuses-invalid(uidp.childrenOf)",
-  "GET /iam/v2beta1/roleBindings | refuses-invalid(uidp.descendantsOf)",
-  "GET /iam/v2beta1/roleBindings | refuses-invalid(uidp.ids)",
-  "GET /iam/v2beta1/roles | refuses-invalid(uidp.ancestorsOf)",
-  "GET /iam/v2beta1/roles | refuses-invalid(uidp.childrenOf)",
-  "GET /iam/v2beta1/roles | refuses-invalid(uidp.descendantsOf)",
-  "GET /iam/v2beta1/roles | refuses-invalid(uidp.ids)",
-  "GET /registry/v2beta1/repos | refuses-invalid(uidp.ancestorsOf)",
-  "GET /registry/v2beta1/repos | refuses-invalid(uidp.childrenOf)",
-  "GET /registry/v2beta1/repos | refuses-invalid(uidp.descendantsOf)",
-  "GET /registry/v2beta1/repos | refuses-invalid(uidp.ids)",
-  "GET /registry/v2beta1/tags | refuses-invalid(uidp.ancestorsOf)",
-  "GET /registry/v2beta1/tags | refuses-invalid(uidp.childrenOf)",
-  "GET /registry/v2beta1/tags | refuses-invalid(uidp.descendantsOf)",
-  "GET /registry/v2beta1/tags | refuses-invalid(uidp.ids)",
-  "GET /vulnerabilities/v2beta1/advisories | refuses-invalid(uidp.ancestorsOf)",
-  "GET /vulnerabilities/v2beta1/advisories | refuses-invalid(uidp.childrenOf)",
-  "GET /vulnerabilities/v2beta1/advisories | refuses-invalid(uidp.descendantsOf)",
-  "GET /vulnerabilities/v2beta1/advisories | refuses-invalid(uidp.ids)",
-  // #4: a PATCH with a null body is answered 200 (and moves updateTime).
-  "PATCH /iam/v2beta1/accountAssociations/{uid} | refuses-invalid",
-  "PATCH /iam/v2beta1/groups/{uid} | refuses-invalid",
-  "PATCH /iam/v2beta1/identities/{uid} | refuses-invalid",
-  "PATCH /iam/v2beta1/identityProviders/{uid} | refuses-invalid",
-  "PATCH /iam/v2beta1/roleBindings/{uid} | refuses-invalid",
-  "PATCH /iam/v2beta1/roles/{uid} | refuses-invalid",
-  // Found here: a group create ignores a `verified` of the wrong type (`{}`, `[true]`) instead of refusing it; the
-  // emulator treats verified as output-only on create, but a protobuf JSON parser refuses a non-boolean first.
-  "POST /iam/v2beta1/groups | refuses-invalid",
-  "POST /iam/v2beta1/groups/{uid} | refuses-invalid",
-];
+const KNOWN_FAILING: readonly string[] = [];
 
 type Check =
   | "no-5xx"
@@ -682,10 +625,23 @@ async function fuzzUpdate(operation: string, collection: Collection, seed: numbe
       { method: "PATCH", path: `${prefix(collection)}/${target}`, body: mutation.body },
       `${mutation.kind} at ${mutation.at}`,
     );
+  // An empty update (no body, null or {}) is a true no-op, as the project chose under AIP-134 (emulator/README.md):
+  // 200 with the object as it was, and no stored change, updateTime included.
   for (const [what, sent] of [
-    ["not an object", { raw: "[]" }],
     ["null body", { raw: "null" }],
     ["no body", {}],
+    ["empty object", { body: {} }],
+  ] as [string, Partial<Sent>][]) {
+    const previous = (await api.get(`${prefix(collection)}/${target}`)).body;
+    const noop: Sent = { method: "PATCH", path: `${prefix(collection)}/${target}`, ...sent };
+    const { response, before, after } = await send(operation, noop);
+    if (response.status !== 200)
+      fail(operation, "accepts-valid", `${what}: ${requestText(noop)} → ${response.status}`);
+    else if (before !== after || !isDeepStrictEqual(response.body, previous))
+      fail(operation, "update-exact", `${what} is no no-op: ${requestText(noop)} changed the stored objects`);
+  }
+  for (const [what, sent] of [
+    ["not an object", { raw: "[]" }],
     ["malformed JSON", { raw: "{" }],
     ["unknown mask path", { body: { description: "x" }, query: [["updateMask", "noSuchField"]] }],
   ] as [string, Partial<Sent>][])
@@ -1541,7 +1497,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => emulator?.close());
 
-test("every served operation, every check: only the known gaps fail", async () => {
+test("every served operation, every check: only the known gaps (none) fail", async () => {
   const served = servedOperations();
   const documented = openApiOperations();
   const started = Date.now();
