@@ -1,0 +1,351 @@
+/**
+ * The access model, written once: who holds which capability on which group, and through which bindings. The
+ * emulator's authorization, the access tools (`platform-access`), the `getEffectiveAccess` data source, the
+ * provider's preview (impact lines, preflight) and the policy pack all ask these functions; none computes access
+ * on its own. It is pure: the facts (roles' capabilities, bindings) come from the caller, read from the API (built-in
+ * roles included: the model never names one) or, in the emulator, from its store.
+ *
+ * The rules, each with its source (docs/access-model.md gives them with examples):
+ *   1. A role binding on group G grants its role's capabilities to its identity on G and on every group below G
+ *      (spec §5.2 "Access is granted through role bindings on groups"; the uidp tree, spec §2: a child's uid is its
+ *      parent's uid followed by "/" and a segment, so "below" is read from the uid alone).
+ *   2. What an identity holds on G is the union over its bindings on G and on G's ancestors; nothing else grants
+ *      (spec §5.2; there is no deny).
+ *   3. An identity sees a position (a group uid) when it holds any binding there or above; elsewhere it is told
+ *      "not found" (AIP-211; spec §5.2 "The caller sees ... only resources its identity has roles for").
+ *   4. Each operation needs one capability at one position: `CAP_<stem>_<VERB>` where the collection's stem is
+ *      the OpenAPI's Capability enum name, on the group that governs the object: a group's own uid for a group and
+ *      an account association, the repo's group for a tag, the parent group otherwise; a create needs it on the
+ *      parent group it creates under (OpenAPI `platform.capabilities.Capability`; the emulator's behaviour).
+ *   5. No escalation: granting access (binding a role, inviting with a role, an identity provider's default role,
+ *      putting capabilities into a custom role) needs, besides the operation's capability, every capability granted
+ *      held by the caller on that group (emulator/README.md "No escalation": the real service cannot let an editor
+ *      make itself owner).
+ *
+ * May import: nothing.
+ */
+
+/** A role as the model needs it: built-in or custom, read from the API. */
+export interface RoleFacts {
+  uid: string;
+  name?: string;
+  capabilities: readonly string[];
+}
+
+/** A role binding: `identity` holds `role` on `group` and below. */
+export interface BindingFacts {
+  uid: string;
+  group: string;
+  identity: string;
+  role: string;
+}
+
+/** Where grants come from. The emulator implements it over its store; `AccessModel` over lists read from the API. */
+export interface AccessFacts {
+  /** Every binding of this identity that is in effect. */
+  bindingsOf(identityUid: string): readonly BindingFacts[];
+  /** The capabilities a binding of this role grants (none for an unknown role). */
+  roleCapabilities(roleUid: string): readonly string[];
+}
+
+/** "a/b/c" → ["a", "a/b", "a/b/c"]. */
+export function ancestorsOrSelf(uid: string): string[] {
+  const segments = uid.split("/");
+  return segments.map((_, i) => segments.slice(0, i + 1).join("/"));
+}
+
+/** Is `groupUid` `ancestor` or below it? */
+export function isAtOrBelow(groupUid: string, ancestor: string): boolean {
+  return groupUid === ancestor || groupUid.startsWith(`${ancestor}/`);
+}
+
+/** Is `groupUid` at or below one of `roots`? */
+export function underAny(groupUid: string, roots: ReadonlySet<string>): boolean {
+  if (roots.size === 0) return false;
+  if (roots.has(groupUid)) return true;
+  let end = groupUid.lastIndexOf("/");
+  while (end > 0) {
+    if (roots.has(groupUid.slice(0, end))) return true;
+    end = groupUid.lastIndexOf("/", end - 1);
+  }
+  return false;
+}
+
+/** The identity's bindings that apply on `groupUid`: on it or on one of its ancestors (rule 1). */
+export function bindingsOn(facts: AccessFacts, identityUid: string, groupUid: string): BindingFacts[] {
+  if (groupUid === "") return [];
+  return facts.bindingsOf(identityUid).filter((b) => isAtOrBelow(groupUid, b.group));
+}
+
+/** Each capability the identity holds on `groupUid`, with the bindings that grant it (rules 1, 2). */
+export function grantsOn(
+  facts: AccessFacts,
+  identityUid: string,
+  groupUid: string,
+): Map<string, BindingFacts[]> {
+  const grants = new Map<string, BindingFacts[]>();
+  for (const binding of bindingsOn(facts, identityUid, groupUid)) {
+    for (const capability of facts.roleCapabilities(binding.role)) {
+      const through = grants.get(capability);
+      if (through === undefined) grants.set(capability, [binding]);
+      else through.push(binding);
+    }
+  }
+  return grants;
+}
+
+/** The capabilities the identity holds on `groupUid` (rules 1, 2). */
+export function capabilitiesOn(facts: AccessFacts, identityUid: string, groupUid: string): Set<string> {
+  const held = new Set<string>();
+  for (const binding of bindingsOn(facts, identityUid, groupUid)) {
+    for (const capability of facts.roleCapabilities(binding.role)) held.add(capability);
+  }
+  return held;
+}
+
+/** Does the identity see the position `groupUid` (rule 3)? */
+export function sees(facts: AccessFacts, identityUid: string, groupUid: string): boolean {
+  return bindingsOn(facts, identityUid, groupUid).length > 0;
+}
+
+/** The capabilities of `wanted` the identity lacks on `groupUid`, sorted (empty: granting them escalates nothing). */
+export function missingOn(
+  facts: AccessFacts,
+  identityUid: string,
+  groupUid: string,
+  wanted: Iterable<string>,
+): string[] {
+  const held = capabilitiesOn(facts, identityUid, groupUid);
+  return [...new Set(wanted)].filter((c) => !held.has(c)).sort();
+}
+
+/** The groups where the identity is bound to a role granting `capability`: it holds it there and below. */
+export function grantRoots(facts: AccessFacts, identityUid: string, capability: string): Set<string> {
+  const roots = new Set<string>();
+  for (const binding of facts.bindingsOf(identityUid)) {
+    if (facts.roleCapabilities(binding.role).includes(capability)) roots.add(binding.group);
+  }
+  return roots;
+}
+
+/**
+ * The model over lists read from the API (or a stack's plan): roles (built-in ones as the API lists them) and
+ * bindings. Answers for every identity at once: who holds a capability where, and what one identity holds.
+ */
+export class AccessModel implements AccessFacts {
+  private readonly roles = new Map<string, RoleFacts>();
+  private readonly byIdentity = new Map<string, BindingFacts[]>();
+
+  constructor(facts: { roles: Iterable<RoleFacts>; bindings: Iterable<BindingFacts> }) {
+    for (const role of facts.roles) this.roles.set(role.uid, role);
+    for (const binding of facts.bindings) {
+      const list = this.byIdentity.get(binding.identity);
+      if (list === undefined) this.byIdentity.set(binding.identity, [binding]);
+      else list.push(binding);
+    }
+  }
+
+  bindingsOf(identityUid: string): readonly BindingFacts[] {
+    return this.byIdentity.get(identityUid) ?? [];
+  }
+
+  roleCapabilities(roleUid: string): readonly string[] {
+    return this.roles.get(roleUid)?.capabilities ?? [];
+  }
+
+  role(roleUid: string): RoleFacts | undefined {
+    return this.roles.get(roleUid);
+  }
+
+  /** Every identity that holds at least one binding, sorted. */
+  identities(): string[] {
+    return [...this.byIdentity.keys()].sort();
+  }
+
+  /** Each identity holding `capability` on `groupUid`, with the bindings that grant it there. */
+  holders(capability: string, groupUid: string): Map<string, BindingFacts[]> {
+    const found = new Map<string, BindingFacts[]>();
+    for (const identity of this.identities()) {
+      const through = grantsOn(this, identity, groupUid).get(capability);
+      if (through !== undefined) found.set(identity, through);
+    }
+    return found;
+  }
+
+  /** What the identity holds on each of `groups` (those where it holds nothing are left out). */
+  grantsOf(identityUid: string, groups: Iterable<string>): Map<string, Map<string, BindingFacts[]>> {
+    const found = new Map<string, Map<string, BindingFacts[]>>();
+    for (const group of groups) {
+      const grants = grantsOn(this, identityUid, group);
+      if (grants.size > 0) found.set(group, grants);
+    }
+    return found;
+  }
+}
+
+/** The API's collections, as the access rules see them (rule 4). */
+export type Collection =
+  | "groups"
+  | "identities"
+  | "roles"
+  | "roleBindings"
+  | "identityProviders"
+  | "groupInvites"
+  | "accountAssociations"
+  | "repos"
+  | "tags"
+  | "advisories";
+
+export type Verb = "CREATE" | "UPDATE" | "LIST" | "DELETE";
+
+interface CollectionAccess {
+  /** The capability stem: `CAP_IAM_ROLE_BINDINGS` → `CAP_IAM_ROLE_BINDINGS_CREATE`, ... (OpenAPI Capability enum). */
+  capability: string;
+  /** The group whose bindings govern an object of this collection, from its uid alone (AIP-211). */
+  position: (uid: string) => string;
+}
+
+const parentPosition = (uid: string): string => {
+  const cut = uid.lastIndexOf("/");
+  return cut < 0 ? "" : uid.slice(0, cut);
+};
+const selfPosition = (uid: string): string => uid;
+
+/** Rule 4, per collection: its capability stem and the position that governs its objects. */
+export const COLLECTION_ACCESS: Readonly<Record<Collection, CollectionAccess>> = {
+  groups: { capability: "CAP_IAM_GROUPS", position: selfPosition },
+  identities: { capability: "CAP_IAM_IDENTITY", position: parentPosition },
+  roles: { capability: "CAP_IAM_ROLES", position: parentPosition },
+  roleBindings: { capability: "CAP_IAM_ROLE_BINDINGS", position: parentPosition },
+  identityProviders: { capability: "CAP_IAM_IDENTITY_PROVIDERS", position: parentPosition },
+  groupInvites: { capability: "CAP_IAM_GROUP_INVITES", position: parentPosition },
+  accountAssociations: { capability: "CAP_IAM_ACCOUNT_ASSOCIATIONS", position: selfPosition },
+  repos: { capability: "CAP_REPO", position: parentPosition },
+  // A tag lives under a repo; its repo's group governs it.
+  tags: { capability: "CAP_TAG", position: (uid) => parentPosition(parentPosition(uid)) },
+  advisories: { capability: "CAP_ADVISORIES", position: parentPosition },
+};
+
+/** The capability an operation on `collection` needs (rule 4). */
+export function capabilityFor(collection: Collection, verb: Verb): string {
+  return `${COLLECTION_ACCESS[collection].capability}_${verb}`;
+}
+
+/** One capability an operation needs, where, and why. */
+export interface Need {
+  capability: string;
+  group: string;
+  /** e.g. "create under acme/eng", "grant role deployer". */
+  reason: string;
+}
+
+/** An operation a caller would perform, as the access rules see it. */
+export type Operation =
+  | {
+      verb: "CREATE";
+      collection: Collection;
+      parent: string;
+      grants?: readonly string[];
+      grantsWhat?: string;
+    }
+  | { verb: "UPDATE"; collection: Collection; uid: string; grants?: readonly string[]; grantsWhat?: string }
+  | { verb: "DELETE" | "LIST"; collection: Collection; uid: string };
+
+/**
+ * Every capability the operation needs and where (rules 4, 5): a read (LIST) of the object is needed before any
+ * change of it, as the service decides visibility first; `grants` are the capabilities the operation hands out
+ * (a binding's or invite's role, an identity provider's default role, the capabilities a role gains), each needed
+ * on the same group.
+ */
+export function needsOf(operation: Operation): Need[] {
+  const { collection, verb } = operation;
+  if (verb === "CREATE") {
+    const needs: Need[] = [
+      {
+        capability: capabilityFor(collection, "CREATE"),
+        group: operation.parent,
+        reason: `create under ${operation.parent}`,
+      },
+    ];
+    return [...needs, ...grantNeeds(operation.grants, operation.parent, operation.grantsWhat)];
+  }
+  const group = COLLECTION_ACCESS[collection].position(operation.uid);
+  const needs: Need[] = [
+    { capability: capabilityFor(collection, "LIST"), group, reason: `read ${operation.uid}` },
+  ];
+  if (verb !== "LIST") {
+    needs.push({
+      capability: capabilityFor(collection, verb),
+      group,
+      reason: `${verb.toLowerCase()} ${operation.uid}`,
+    });
+  }
+  if (verb === "UPDATE") needs.push(...grantNeeds(operation.grants, group, operation.grantsWhat));
+  return needs;
+}
+
+function grantNeeds(grants: readonly string[] | undefined, group: string, what: string | undefined): Need[] {
+  return [...new Set(grants ?? [])]
+    .sort()
+    .map((capability) => ({ capability, group, reason: `grant ${what ?? capability} (no escalation)` }));
+}
+
+/** The needs of `operation` that `identityUid` does not meet under `facts`. */
+export function unmetNeeds(facts: AccessFacts, identityUid: string, operation: Operation): Need[] {
+  return needsOf(operation).filter(
+    (need) => !capabilitiesOn(facts, identityUid, need.group).has(need.capability),
+  );
+}
+
+/**
+ * Privileged capabilities: those with which an identity can grant access to itself or another (create or change
+ * role bindings, roles, identity providers; create identities, which a workload may then assume; change an identity,
+ * whose claim match decides who assumes it; create invites, which carry a role). A review marks them.
+ */
+export const PRIVILEGED_CAPABILITIES: ReadonlySet<string> = new Set([
+  "CAP_IAM_ROLE_BINDINGS_CREATE",
+  "CAP_IAM_ROLE_BINDINGS_UPDATE",
+  "CAP_IAM_ROLES_CREATE",
+  "CAP_IAM_ROLES_UPDATE",
+  "CAP_IAM_IDENTITY_CREATE",
+  "CAP_IAM_IDENTITY_UPDATE",
+  "CAP_IAM_GROUP_INVITES_CREATE",
+  "CAP_IAM_IDENTITY_PROVIDERS_CREATE",
+  "CAP_IAM_IDENTITY_PROVIDERS_UPDATE",
+]);
+
+export function isPrivileged(capability: string): boolean {
+  return PRIVILEGED_CAPABILITIES.has(capability);
+}
+
+/** How effective access changes between two models, per identity and group. */
+export interface AccessChange {
+  identity: string;
+  group: string;
+  gained: string[];
+  lost: string[];
+}
+
+/**
+ * The difference in effective access between `before` and `after` on each of `groups` (those where nothing changes
+ * are left out), for every identity bound in either. The basis of a preview's impact lines.
+ */
+export function accessDiff(
+  before: AccessModel,
+  after: AccessModel,
+  groups: Iterable<string>,
+): AccessChange[] {
+  const identities = [...new Set([...before.identities(), ...after.identities()])].sort();
+  const groupList = [...new Set(groups)].sort();
+  const changes: AccessChange[] = [];
+  for (const identity of identities) {
+    for (const group of groupList) {
+      const was = capabilitiesOn(before, identity, group);
+      const is = capabilitiesOn(after, identity, group);
+      const gained = [...is].filter((c) => !was.has(c)).sort();
+      const lost = [...was].filter((c) => !is.has(c)).sort();
+      if (gained.length > 0 || lost.length > 0) changes.push({ identity, group, gained, lost });
+    }
+  }
+  return changes;
+}
