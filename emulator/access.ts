@@ -16,12 +16,30 @@
  * binding grants nothing, a custom role's capabilities count for nothing, and a new group (and everything under it)
  * is a position nobody sees, so requests that depend on it get 404 or 403, as the real service's users meet.
  *
- * May import: ./store, ./errors, ./clock (types), node builtins.
+ * Every decision (what a caller holds where, what it sees, what it lacks, where its grants start) is the shared
+ * access model's, ../sdk/access-model.ts, asked over the store: the class below only supplies the facts (the caller's
+ * bindings in effect, a role's capabilities) and the propagation delay, so what the tools say is what the emulator
+ * enforces. The built-in roles are defined here, as the service defines them; the model reads them through the API
+ * (`GET /iam/v2beta1/roles` lists them with their capabilities).
+ *
+ * May import: ./store, ./errors, ./clock (types), ../sdk/access-model, node builtins.
  */
 import { createHash } from "node:crypto";
+import {
+  ancestorsOrSelf,
+  capabilitiesOn,
+  grantRoots,
+  missingOn,
+  sees,
+  underAny,
+  type AccessFacts,
+  type BindingFacts,
+} from "../sdk/access-model";
 import { notFound, permissionDenied } from "./errors";
 import type { Clock } from "./clock";
-import type { Kind, Store, StoredObject } from "./store";
+import type { Kind, Store } from "./store";
+
+export { ancestorsOrSelf, underAny };
 
 /** The kinds whose new objects take `propagationDelayMs` to become effective for authorization. */
 const PROPAGATING_KINDS: readonly Kind[] = ["groups", "roles", "roleBindings"];
@@ -106,20 +124,15 @@ export function builtinRoleByName(name: string): BuiltinRole {
   return role;
 }
 
-/** "a/b/c" → ["a", "a/b", "a/b/c"]. */
-export function ancestorsOrSelf(uid: string): string[] {
-  const segments = uid.split("/");
-  return segments.map((_, i) => segments.slice(0, i + 1).join("/"));
-}
-
 export function rootOf(uid: string): string {
   const slash = uid.indexOf("/");
   return slash === -1 ? uid : uid.slice(0, slash);
 }
 
-export class Access {
+/** The store's access facts (../sdk/access-model.ts `AccessFacts`), with the propagation delay applied. */
+export class Access implements AccessFacts {
   /** Bindings by identity, rebuilt when the store changes: access checks stay O(own bindings) at any size. */
-  private byIdentity = new Map<string, StoredObject[]>();
+  private byIdentity = new Map<string, BindingFacts[]>();
   private indexedVersion = -1;
 
   /** New groups, roles and bindings not yet effective: uid → when they become so (emulator clock, ms). */
@@ -155,28 +168,34 @@ export class Access {
     return ancestorsOrSelf(groupUid).some((uid) => this.pending(uid));
   }
 
-  /** The caller's effective bindings: those still propagating grant nothing yet. */
-  private bindingsOf(identityUid: string): StoredObject[] {
+  /** AccessFacts: the identity's bindings in effect (those still propagating, or on a new group, grant nothing yet). */
+  bindingsOf(identityUid: string): readonly BindingFacts[] {
     const all = this.indexedBindingsOf(identityUid);
     if (this.propagating.size === 0) return all;
-    return all.filter((b) => !this.pending(b.uid) && !this.pendingPosition(b.parent));
+    return all.filter((b) => !this.pending(b.uid) && !this.pendingPosition(b.group));
   }
 
-  private indexedBindingsOf(identityUid: string): StoredObject[] {
+  private indexedBindingsOf(identityUid: string): readonly BindingFacts[] {
     if (this.indexedVersion !== this.store.version) {
       this.byIdentity.clear();
       for (const binding of this.store.all("roleBindings")) {
-        const key = binding.fields.identityUid as string;
-        const list = this.byIdentity.get(key);
-        if (list === undefined) this.byIdentity.set(key, [binding]);
-        else list.push(binding);
+        const facts: BindingFacts = {
+          uid: binding.uid,
+          group: binding.parent,
+          identity: binding.fields.identityUid as string,
+          role: binding.fields.roleUid as string,
+        };
+        const list = this.byIdentity.get(facts.identity);
+        if (list === undefined) this.byIdentity.set(facts.identity, [facts]);
+        else list.push(facts);
       }
       this.indexedVersion = this.store.version;
     }
     return this.byIdentity.get(identityUid) ?? [];
   }
 
-  roleCapabilities(roleUid: string): string[] {
+  /** AccessFacts: a built-in role's capabilities, or a custom role's once it is effective. */
+  roleCapabilities(roleUid: string): readonly string[] {
     const builtinRole = BUILTIN_BY_UID.get(roleUid);
     if (builtinRole !== undefined) return builtinRole.capabilities;
     if (this.pending(roleUid)) return [];
@@ -184,25 +203,19 @@ export class Access {
     return (custom?.fields.capabilities as string[] | undefined) ?? [];
   }
 
+  /** The model's rules 1 and 2; a position still propagating grants nothing. */
   capabilitiesOn(caller: Caller, groupUid: string): Set<string> {
-    const caps = new Set<string>();
-    if (this.pendingPosition(groupUid)) return caps;
-    const ancestors = new Set(ancestorsOrSelf(groupUid));
-    for (const binding of this.bindingsOf(caller.identityUid)) {
-      if (!ancestors.has(binding.parent)) continue;
-      for (const cap of this.roleCapabilities(binding.fields.roleUid as string)) caps.add(cap);
-    }
-    return caps;
+    if (this.pendingPosition(groupUid)) return new Set();
+    return capabilitiesOn(this, caller.identityUid, groupUid);
   }
 
-  /** Does the caller hold a binding on `groupUid` or above it? Only then may it learn what is there. */
+  /** The model's rule 3: only a caller bound on `groupUid` or above may learn what is there. */
   sees(caller: Caller, groupUid: string): boolean {
-    if (groupUid === "" || this.pendingPosition(groupUid)) return false;
-    const ancestors = new Set(ancestorsOrSelf(groupUid));
-    return this.bindingsOf(caller.identityUid).some((binding) => ancestors.has(binding.parent));
+    if (this.pendingPosition(groupUid)) return false;
+    return sees(this, caller.identityUid, groupUid);
   }
 
-  /** May the caller list `capability`'s kind at `groupUid` (the position of an object)? */
+  /** Does the caller hold `capability` on `groupUid` (the position of an object)? */
   can(caller: Caller, groupUid: string, capability: string): boolean {
     return this.capabilitiesOn(caller, groupUid).has(capability);
   }
@@ -218,31 +231,14 @@ export class Access {
     }
   }
 
-  /** The capabilities of `wanted` the caller does not hold on `groupUid` (empty: granting them is no escalation). */
+  /** The model's rule 5: the capabilities of `wanted` the caller lacks on `groupUid` (empty: no escalation). */
   missing(caller: Caller, groupUid: string, wanted: Iterable<string>): string[] {
-    const held = this.capabilitiesOn(caller, groupUid);
-    return [...new Set(wanted)].filter((c) => !held.has(c)).sort();
+    if (this.pendingPosition(groupUid)) return [...new Set(wanted)].sort();
+    return missingOn(this, caller.identityUid, groupUid, wanted);
   }
 
   /** The groups on which the caller holds `capability` directly through a binding; access flows down from them. */
   grantRoots(caller: Caller, capability: string): Set<string> {
-    const roots = new Set<string>();
-    for (const binding of this.bindingsOf(caller.identityUid)) {
-      if (this.roleCapabilities(binding.fields.roleUid as string).includes(capability))
-        roots.add(binding.parent);
-    }
-    return roots;
+    return grantRoots(this, caller.identityUid, capability);
   }
-}
-
-/** Is `groupUid` at or below one of `roots`? */
-export function underAny(groupUid: string, roots: Set<string>): boolean {
-  if (roots.size === 0) return false;
-  if (roots.has(groupUid)) return true;
-  let end = groupUid.lastIndexOf("/");
-  while (end > 0) {
-    if (roots.has(groupUid.slice(0, end))) return true;
-    end = groupUid.lastIndexOf("/", end - 1);
-  }
-  return false;
 }

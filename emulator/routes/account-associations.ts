@@ -14,10 +14,8 @@ export const accountAssociations: CollectionSpec = {
   plural: "accountAssociations",
   label: "account association",
   prefix: "/iam/v2beta1/accountAssociations",
-  capability: "CAP_IAM_ACCOUNT_ASSOCIATIONS",
   sortable: COMMON_SORT,
   accessGroup: (o) => o.uid,
-  accessGroupOfUid: (uid) => uid,
   toWire: (o) => ({ description: "", ...baseWire(o) }),
   create: {
     schema: AccountAssociationCreate,

@@ -78,7 +78,6 @@ export const advisories: CollectionSpec = {
   plural: "advisories",
   label: "advisory",
   prefix: "/vulnerabilities/v2beta1/advisories",
-  capability: "CAP_ADVISORIES",
   sortable: ["uid", "advisoryId", "artifactName", "componentName", "createTime", "updateTime"],
   listParams: {
     ...Object.fromEntries(ADVISORY_LIST_FILTERS.map(([param]) => [param, "text"])),

@@ -5,8 +5,7 @@
  */
 import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
-import { parentOf } from "../../sdk/uidp";
-import { underAny } from "../access";
+import { COLLECTION_ACCESS, capabilityFor, underAny, type Verb } from "../../sdk/access-model";
 import { badField, notFound } from "../errors";
 import { refuseUnknownMembers } from "../members";
 import {
@@ -34,18 +33,13 @@ export interface CollectionSpec {
   label: string;
   /** e.g. "/iam/v2beta1/roleBindings". */
   prefix: string;
-  /** Capability stem, e.g. "CAP_IAM_ROLE_BINDINGS"; verbs are appended. */
-  capability: string;
-  listCapability?: string;
   sortable: readonly string[];
   toWire: (object: StoredObject, ctx: RouteContext) => Record<string, unknown>;
-  /** The group whose bindings govern access to this object. Default: its parent. */
-  accessGroup?: (object: StoredObject) => string;
   /**
-   * The same group computed from a uid alone (default: the uid's parent), so access is decided before, and
-   * independently of, whether the object exists (AIP-211).
+   * The group whose bindings govern access to this object, from the stored object. Default: its parent. It is the
+   * access model's position of the object's uid (`COLLECTION_ACCESS`, test/emulator/access-wiring.test.ts).
    */
-  accessGroupOfUid?: (uid: string) => string;
+  accessGroup?: (object: StoredObject) => string;
   /**
    * The list's own parameters beyond paging and the uidp filters (camelCase; see ParamRule), each honoured by
    * `filters` (or the generic `name`) or refused with a reason. Default: `name` alone.
@@ -102,14 +96,17 @@ export const COMMON_SORT = ["uid", "name", "description", "createTime", "updateT
 
 const defaultAccessGroup = (o: StoredObject): string => o.parent;
 
-/** The group whose bindings govern `uid` of this kind, from the uid alone. */
+/**
+ * The group whose bindings govern `uid` of this kind, from the uid alone, so access is decided before, and
+ * independently of, whether the object exists (AIP-211): the access model's rule 4 (../../sdk/access-model.ts).
+ */
 export function positionOf(spec: CollectionSpec, uid: string): string {
-  return spec.accessGroupOfUid?.(uid) ?? parentOf(uid) ?? "";
+  return COLLECTION_ACCESS[spec.kind].position(uid);
 }
 
-export function cap(spec: CollectionSpec, verb: "CREATE" | "UPDATE" | "LIST" | "DELETE"): string {
-  if (verb === "LIST" && spec.listCapability !== undefined) return spec.listCapability;
-  return `${spec.capability}_${verb}`;
+/** The capability `verb` on this collection needs: the access model's rule 4. */
+export function cap(spec: CollectionSpec, verb: Verb): string {
+  return capabilityFor(spec.kind, verb);
 }
 
 /**

@@ -25,7 +25,6 @@ export const groupInvites: CollectionSpec = {
   plural: "groupInvites",
   label: "group invite",
   prefix: "/iam/v2beta1/groupInvites",
-  capability: "CAP_IAM_GROUP_INVITES",
   sortable: ["uid", "createTime", "expirationTime", "email", "roleUid", "keyId"],
   listParams: { keyId: "text" },
   filters: (query) => {

@@ -30,10 +30,8 @@ export const groups: CollectionSpec = {
   plural: "groups",
   label: "group",
   prefix: "/iam/v2beta1/groups",
-  capability: "CAP_IAM_GROUPS",
   sortable: [...COMMON_SORT, "verified"],
   accessGroup: (o) => o.uid,
-  accessGroupOfUid: (uid) => uid,
   toWire: (o, ctx) => {
     const { kind: _own, ...wire } = baseWire(o);
     const kind = kindOf(o, ctx);

@@ -41,7 +41,6 @@ export const identities: CollectionSpec = {
   plural: "identities",
   label: "identity",
   prefix: "/iam/v2beta1/identities",
-  capability: "CAP_IAM_IDENTITY",
   sortable: [...COMMON_SORT, "lastSeenTime"],
   listParams: { name: "text", relationshipType: Object.keys(RELATIONSHIP_TYPES) },
   filters: (query) => {

@@ -43,7 +43,6 @@ export const identityProviders: CollectionSpec = {
   plural: "identityProviders",
   label: "identity provider",
   prefix: "/iam/v2beta1/identityProviders",
-  capability: "CAP_IAM_IDENTITY_PROVIDERS",
   sortable: [...COMMON_SORT, "defaultRole"],
   toWire: identityProviderWire,
   checkParent: (parentUid) => {

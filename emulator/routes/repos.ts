@@ -6,7 +6,6 @@ export const repos: CollectionSpec = {
   plural: "repos",
   label: "repo",
   prefix: "/registry/v2beta1/repos",
-  capability: "CAP_REPO",
   sortable: ["uid", "name", "description", "createTime", "updateTime", "catalogTier"],
   toWire: (o) => baseWire(o),
 };

@@ -40,7 +40,6 @@ export const roleBindings: CollectionSpec = {
   plural: "roleBindings",
   label: "role binding",
   prefix: "/iam/v2beta1/roleBindings",
-  capability: "CAP_IAM_ROLE_BINDINGS",
   sortable: ["uid", "createTime", "identityUid", "roleUid"],
   toWire: hydrateBinding,
   listParams: { identity: "uid", group: "uid", role: "uid" },

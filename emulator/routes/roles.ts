@@ -34,7 +34,6 @@ export const roles: CollectionSpec = {
   plural: "roles",
   label: "role",
   prefix: "/iam/v2beta1/roles",
-  capability: "CAP_IAM_ROLES",
   sortable: COMMON_SORT,
   toWire: (o) => ({ description: "", ...baseWire(o) }),
   // Built-in roles are usable anywhere, so they are listed unless the query asks for one group's direct children.

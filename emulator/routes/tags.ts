@@ -1,7 +1,6 @@
 /** Tags: read-only (created by seeding); a tag lives under a repo, whose group decides access. */
 import { parseBoolean, parseTimestamp, queryParam, type Query } from "../listing";
 import type { StoredObject } from "../store";
-import { parentOf } from "../../sdk/uidp";
 import { baseWire, type CollectionSpec } from "./crud";
 
 /**
@@ -43,11 +42,9 @@ export const tags: CollectionSpec = {
   plural: "tags",
   label: "tag",
   prefix: "/registry/v2beta1/tags",
-  capability: "CAP_TAG",
   sortable: ["uid", "name", "digest", "createTime", "updateTime"],
   // A tag lives under a repo; access is decided by the repo's group.
   accessGroup: (o) => o.parent.slice(0, o.parent.lastIndexOf("/")),
-  accessGroupOfUid: (uid) => parentOf(parentOf(uid) ?? "") ?? "",
   listParams: {
     name: "text",
     digest: "text",

@@ -9,7 +9,7 @@ import { underAny } from "../access";
 import { notFound } from "../errors";
 import { checkQuery, queryList, queryParam, type ParamRule } from "../listing";
 import type { StoredObject } from "../store";
-import { loadVisible, refuseUnknownFields, withBothSpellings, type CollectionSpec } from "./crud";
+import { cap, loadVisible, refuseUnknownFields, withBothSpellings, type CollectionSpec } from "./crud";
 import { accountAssociations } from "./account-associations";
 import { groupInvites } from "./group-invites";
 import { groups } from "./groups";
@@ -48,7 +48,7 @@ export function v1List(
 ) {
   return (ctx: RouteContext): Record<string, unknown> => {
     checkQuery(ctx.query, V1_LIST_PARAMS, `GET ${ctx.path}`);
-    const roots = ctx.svc.access.grantRoots(ctx.caller, `${spec.capability}_LIST`);
+    const roots = ctx.svc.access.grantRoots(ctx.caller, cap(spec, "LIST"));
     const query = withBothSpellings(ctx.query);
     const descendantsOf = queryParam(query, "uidp.descendants_of");
     const childrenOf = queryParam(query, "uidp.children_of");
