@@ -26,6 +26,7 @@ import * as getRepo from "./registry/get-repo.implementation";
 import * as getTags from "./registry/get-tags.implementation";
 import * as getIdentityProviders from "./iam/get-identity-providers.implementation";
 import * as getAdvisories from "./vulnerabilities/get-advisories.implementation";
+import * as getEffectiveAccess from "./iam/get-effective-access.implementation";
 import type * as pulumi from "@pulumi/pulumi";
 import type { DataSourceDeclaration, ResourceDeclaration } from "./core/declaration";
 import type { ResourceDescription, ResourceOperations } from "./core/resource-provider";
@@ -96,4 +97,5 @@ export const DATA_SOURCES: readonly DataSourceDeclaration[] = [
   getTags,
   getIdentityProviders,
   getAdvisories,
+  getEffectiveAccess,
 ].map((module) => module.declaration);

@@ -785,3 +785,41 @@ export type GetAdvisoriesResult = {
       | undefined;
   }[];
 };
+
+export type GetEffectiveAccessArgs = {
+  group: string;
+  profile?: string | undefined;
+  identity?: string | undefined;
+  capability?: string | undefined;
+};
+
+export type GetEffectiveAccessResult = {
+  group: string;
+  identity?: string | undefined;
+  capability?: string | undefined;
+  capabilities?:
+    | {
+        capability: string;
+        grants: {
+          bindingUid: string;
+          roleUid: string;
+          group: string;
+          inherited: boolean;
+          roleName?: string | undefined;
+        }[];
+      }[]
+    | undefined;
+  holders?:
+    | {
+        identityUid: string;
+        grants: {
+          bindingUid: string;
+          roleUid: string;
+          group: string;
+          inherited: boolean;
+          roleName?: string | undefined;
+        }[];
+        identityName?: string | undefined;
+      }[]
+    | undefined;
+};

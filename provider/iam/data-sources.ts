@@ -19,6 +19,8 @@ import type {
   GetIdentityResult,
   GetIdentityProvidersArgs,
   GetIdentityProvidersResult,
+  GetEffectiveAccessArgs,
+  GetEffectiveAccessResult,
 } from "../types";
 
 export type {
@@ -32,6 +34,8 @@ export type {
   GetIdentityResult,
   GetIdentityProvidersArgs,
   GetIdentityProvidersResult,
+  GetEffectiveAccessArgs,
+  GetEffectiveAccessResult,
 };
 
 /** platform.iam.getRoles: Every role visible to the credentials, built-in and custom, optionally scoped and filtered. */
@@ -89,3 +93,16 @@ export async function getIdentityProviders(
 
 /** The Output form of getIdentityProviders: its arguments may be Outputs, its result is one. */
 export const getIdentityProvidersOutput = outputForm(getIdentityProviders);
+
+/** platform.iam.getEffectiveAccess: Who can do what on a group, and why: an identity's capabilities there, or the identities holding a capability there, each with the bindings that grant it. */
+export async function getEffectiveAccess(
+  args: GetEffectiveAccessArgs,
+  opts?: pulumi.InvokeOptions,
+): Promise<GetEffectiveAccessResult> {
+  const implementation =
+    require("./get-effective-access.implementation") as typeof import("./get-effective-access.implementation");
+  return implementation.getEffectiveAccess(args, opts);
+}
+
+/** The Output form of getEffectiveAccess: its arguments may be Outputs, its result is one. */
+export const getEffectiveAccessOutput = outputForm(getEffectiveAccess);

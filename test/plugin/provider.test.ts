@@ -119,7 +119,7 @@ describe("plugin: provider", () => {
 describe("plugin: Invoke", () => {
   const digest = (c: string) => `sha256:${c.repeat(64)}`;
 
-  it("serves each of the 9 data sources with the configured credentials", async () => {
+  it("serves each of the 10 data sources with the configured credentials", async () => {
     h.emulator.seed({
       repos: [{ name: "nginx", tags: [{ name: "latest", digest: digest("a") }] }, { name: "redis" }],
       advisories: [{ advisoryId: "CGA-1", artifactName: "curl", aliases: ["CVE-2026-1"] }],
@@ -164,6 +164,16 @@ describe("plugin: Invoke", () => {
       aliases: secret(["CVE-2026-1"]),
     })) as { advisories: { advisoryId: string }[] };
     expect(advisories.advisories.map((a) => a.advisoryId)).toEqual(["CGA-1"]);
+    const access = (await h.invoke("platform:iam:getEffectiveAccess", {
+      group: group.uid,
+      capability: "CAP_IAM_GROUPS_CREATE",
+    })) as { holders: { identityUid: string; grants: { group: string; inherited: boolean }[] }[] };
+    expect(access.holders).toEqual([
+      expect.objectContaining({
+        identityUid: h.emulator.userUid,
+        grants: [expect.objectContaining({ group: org, inherited: true })],
+      }),
+    ]);
   });
 
   it("names the argument that is wrong, and an unknown function", async () => {

@@ -36,6 +36,7 @@ describe("schema.json", () => {
     );
     expect(Object.keys(schema.functions).sort()).toEqual(
       [
+        "platform:iam:getEffectiveAccess",
         "platform:iam:getGroup",
         "platform:iam:getIdentity",
         "platform:iam:getIdentityProviders",

@@ -10,6 +10,11 @@ export type AccountAssociation = import("./accountAssociation").AccountAssociati
 export const AccountAssociation: typeof import("./accountAssociation").AccountAssociation = null as any;
 utilities.lazyLoad(exports, ["AccountAssociation"], () => require("./accountAssociation"));
 
+export { GetEffectiveAccessArgs, GetEffectiveAccessResult, GetEffectiveAccessOutputArgs } from "./getEffectiveAccess";
+export const getEffectiveAccess: typeof import("./getEffectiveAccess").getEffectiveAccess = null as any;
+export const getEffectiveAccessOutput: typeof import("./getEffectiveAccess").getEffectiveAccessOutput = null as any;
+utilities.lazyLoad(exports, ["getEffectiveAccess","getEffectiveAccessOutput"], () => require("./getEffectiveAccess"));
+
 export { GetGroupArgs, GetGroupResult, GetGroupOutputArgs } from "./getGroup";
 export const getGroup: typeof import("./getGroup").getGroup = null as any;
 export const getGroupOutput: typeof import("./getGroup").getGroupOutput = null as any;

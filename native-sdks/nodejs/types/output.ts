@@ -136,6 +136,78 @@ export namespace iam {
         subjectPattern?: string;
     }
 
+    export interface GetEffectiveAccessResultCapabilitiesItem {
+        /**
+         * A capability the identity holds on the group.
+         */
+        capability: string;
+        /**
+         * The bindings that grant it, nearest group first.
+         */
+        grants: outputs.iam.GetEffectiveAccessResultCapabilitiesItemGrantsItem[];
+    }
+
+    export interface GetEffectiveAccessResultCapabilitiesItemGrantsItem {
+        /**
+         * The role binding that grants it.
+         */
+        bindingUid: string;
+        /**
+         * The group the binding is on: the group asked about, or one of its ancestors.
+         */
+        group: string;
+        /**
+         * True when the binding is on an ancestor of the group asked about (access flows down).
+         */
+        inherited: boolean;
+        /**
+         * The role's name, when readable.
+         */
+        roleName?: string;
+        /**
+         * The binding's role.
+         */
+        roleUid: string;
+    }
+
+    export interface GetEffectiveAccessResultHoldersItem {
+        /**
+         * The bindings that grant it, nearest group first.
+         */
+        grants: outputs.iam.GetEffectiveAccessResultHoldersItemGrantsItem[];
+        /**
+         * Its name, when the binding's answer carries it.
+         */
+        identityName?: string;
+        /**
+         * An identity holding the capability on the group.
+         */
+        identityUid: string;
+    }
+
+    export interface GetEffectiveAccessResultHoldersItemGrantsItem {
+        /**
+         * The role binding that grants it.
+         */
+        bindingUid: string;
+        /**
+         * The group the binding is on: the group asked about, or one of its ancestors.
+         */
+        group: string;
+        /**
+         * True when the binding is on an ancestor of the group asked about (access flows down).
+         */
+        inherited: boolean;
+        /**
+         * The role's name, when readable.
+         */
+        roleName?: string;
+        /**
+         * The binding's role.
+         */
+        roleUid: string;
+    }
+
     /**
      * AWS IAM identity configuration.
      */

@@ -1024,6 +1024,497 @@ func (o ClaimMatchPtrOutput) SubjectPattern() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+type GetEffectiveAccessResultCapabilitiesItem struct {
+	// A capability the identity holds on the group.
+	Capability string `pulumi:"capability"`
+	// The bindings that grant it, nearest group first.
+	Grants []GetEffectiveAccessResultCapabilitiesItemGrantsItem `pulumi:"grants"`
+}
+
+// GetEffectiveAccessResultCapabilitiesItemInput is an input type that accepts GetEffectiveAccessResultCapabilitiesItemArgs and GetEffectiveAccessResultCapabilitiesItemOutput values.
+// You can construct a concrete instance of `GetEffectiveAccessResultCapabilitiesItemInput` via:
+//
+//	GetEffectiveAccessResultCapabilitiesItemArgs{...}
+type GetEffectiveAccessResultCapabilitiesItemInput interface {
+	pulumi.Input
+
+	ToGetEffectiveAccessResultCapabilitiesItemOutput() GetEffectiveAccessResultCapabilitiesItemOutput
+	ToGetEffectiveAccessResultCapabilitiesItemOutputWithContext(context.Context) GetEffectiveAccessResultCapabilitiesItemOutput
+}
+
+type GetEffectiveAccessResultCapabilitiesItemArgs struct {
+	// A capability the identity holds on the group.
+	Capability pulumi.StringInput `pulumi:"capability"`
+	// The bindings that grant it, nearest group first.
+	Grants GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayInput `pulumi:"grants"`
+}
+
+func (GetEffectiveAccessResultCapabilitiesItemArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEffectiveAccessResultCapabilitiesItem)(nil)).Elem()
+}
+
+func (i GetEffectiveAccessResultCapabilitiesItemArgs) ToGetEffectiveAccessResultCapabilitiesItemOutput() GetEffectiveAccessResultCapabilitiesItemOutput {
+	return i.ToGetEffectiveAccessResultCapabilitiesItemOutputWithContext(context.Background())
+}
+
+func (i GetEffectiveAccessResultCapabilitiesItemArgs) ToGetEffectiveAccessResultCapabilitiesItemOutputWithContext(ctx context.Context) GetEffectiveAccessResultCapabilitiesItemOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetEffectiveAccessResultCapabilitiesItemOutput)
+}
+
+// GetEffectiveAccessResultCapabilitiesItemArrayInput is an input type that accepts GetEffectiveAccessResultCapabilitiesItemArray and GetEffectiveAccessResultCapabilitiesItemArrayOutput values.
+// You can construct a concrete instance of `GetEffectiveAccessResultCapabilitiesItemArrayInput` via:
+//
+//	GetEffectiveAccessResultCapabilitiesItemArray{ GetEffectiveAccessResultCapabilitiesItemArgs{...} }
+type GetEffectiveAccessResultCapabilitiesItemArrayInput interface {
+	pulumi.Input
+
+	ToGetEffectiveAccessResultCapabilitiesItemArrayOutput() GetEffectiveAccessResultCapabilitiesItemArrayOutput
+	ToGetEffectiveAccessResultCapabilitiesItemArrayOutputWithContext(context.Context) GetEffectiveAccessResultCapabilitiesItemArrayOutput
+}
+
+type GetEffectiveAccessResultCapabilitiesItemArray []GetEffectiveAccessResultCapabilitiesItemInput
+
+func (GetEffectiveAccessResultCapabilitiesItemArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEffectiveAccessResultCapabilitiesItem)(nil)).Elem()
+}
+
+func (i GetEffectiveAccessResultCapabilitiesItemArray) ToGetEffectiveAccessResultCapabilitiesItemArrayOutput() GetEffectiveAccessResultCapabilitiesItemArrayOutput {
+	return i.ToGetEffectiveAccessResultCapabilitiesItemArrayOutputWithContext(context.Background())
+}
+
+func (i GetEffectiveAccessResultCapabilitiesItemArray) ToGetEffectiveAccessResultCapabilitiesItemArrayOutputWithContext(ctx context.Context) GetEffectiveAccessResultCapabilitiesItemArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetEffectiveAccessResultCapabilitiesItemArrayOutput)
+}
+
+type GetEffectiveAccessResultCapabilitiesItemOutput struct{ *pulumi.OutputState }
+
+func (GetEffectiveAccessResultCapabilitiesItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEffectiveAccessResultCapabilitiesItem)(nil)).Elem()
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemOutput) ToGetEffectiveAccessResultCapabilitiesItemOutput() GetEffectiveAccessResultCapabilitiesItemOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemOutput) ToGetEffectiveAccessResultCapabilitiesItemOutputWithContext(ctx context.Context) GetEffectiveAccessResultCapabilitiesItemOutput {
+	return o
+}
+
+// A capability the identity holds on the group.
+func (o GetEffectiveAccessResultCapabilitiesItemOutput) Capability() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultCapabilitiesItem) string { return v.Capability }).(pulumi.StringOutput)
+}
+
+// The bindings that grant it, nearest group first.
+func (o GetEffectiveAccessResultCapabilitiesItemOutput) Grants() GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultCapabilitiesItem) []GetEffectiveAccessResultCapabilitiesItemGrantsItem {
+		return v.Grants
+	}).(GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput)
+}
+
+type GetEffectiveAccessResultCapabilitiesItemArrayOutput struct{ *pulumi.OutputState }
+
+func (GetEffectiveAccessResultCapabilitiesItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEffectiveAccessResultCapabilitiesItem)(nil)).Elem()
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemArrayOutput) ToGetEffectiveAccessResultCapabilitiesItemArrayOutput() GetEffectiveAccessResultCapabilitiesItemArrayOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemArrayOutput) ToGetEffectiveAccessResultCapabilitiesItemArrayOutputWithContext(ctx context.Context) GetEffectiveAccessResultCapabilitiesItemArrayOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemArrayOutput) Index(i pulumi.IntInput) GetEffectiveAccessResultCapabilitiesItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetEffectiveAccessResultCapabilitiesItem {
+		return vs[0].([]GetEffectiveAccessResultCapabilitiesItem)[vs[1].(int)]
+	}).(GetEffectiveAccessResultCapabilitiesItemOutput)
+}
+
+type GetEffectiveAccessResultCapabilitiesItemGrantsItem struct {
+	// The role binding that grants it.
+	BindingUid string `pulumi:"bindingUid"`
+	// The group the binding is on: the group asked about, or one of its ancestors.
+	Group string `pulumi:"group"`
+	// True when the binding is on an ancestor of the group asked about (access flows down).
+	Inherited bool `pulumi:"inherited"`
+	// The role's name, when readable.
+	RoleName *string `pulumi:"roleName"`
+	// The binding's role.
+	RoleUid string `pulumi:"roleUid"`
+}
+
+// GetEffectiveAccessResultCapabilitiesItemGrantsItemInput is an input type that accepts GetEffectiveAccessResultCapabilitiesItemGrantsItemArgs and GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput values.
+// You can construct a concrete instance of `GetEffectiveAccessResultCapabilitiesItemGrantsItemInput` via:
+//
+//	GetEffectiveAccessResultCapabilitiesItemGrantsItemArgs{...}
+type GetEffectiveAccessResultCapabilitiesItemGrantsItemInput interface {
+	pulumi.Input
+
+	ToGetEffectiveAccessResultCapabilitiesItemGrantsItemOutput() GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput
+	ToGetEffectiveAccessResultCapabilitiesItemGrantsItemOutputWithContext(context.Context) GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput
+}
+
+type GetEffectiveAccessResultCapabilitiesItemGrantsItemArgs struct {
+	// The role binding that grants it.
+	BindingUid pulumi.StringInput `pulumi:"bindingUid"`
+	// The group the binding is on: the group asked about, or one of its ancestors.
+	Group pulumi.StringInput `pulumi:"group"`
+	// True when the binding is on an ancestor of the group asked about (access flows down).
+	Inherited pulumi.BoolInput `pulumi:"inherited"`
+	// The role's name, when readable.
+	RoleName pulumi.StringPtrInput `pulumi:"roleName"`
+	// The binding's role.
+	RoleUid pulumi.StringInput `pulumi:"roleUid"`
+}
+
+func (GetEffectiveAccessResultCapabilitiesItemGrantsItemArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEffectiveAccessResultCapabilitiesItemGrantsItem)(nil)).Elem()
+}
+
+func (i GetEffectiveAccessResultCapabilitiesItemGrantsItemArgs) ToGetEffectiveAccessResultCapabilitiesItemGrantsItemOutput() GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput {
+	return i.ToGetEffectiveAccessResultCapabilitiesItemGrantsItemOutputWithContext(context.Background())
+}
+
+func (i GetEffectiveAccessResultCapabilitiesItemGrantsItemArgs) ToGetEffectiveAccessResultCapabilitiesItemGrantsItemOutputWithContext(ctx context.Context) GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput)
+}
+
+// GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayInput is an input type that accepts GetEffectiveAccessResultCapabilitiesItemGrantsItemArray and GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput values.
+// You can construct a concrete instance of `GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayInput` via:
+//
+//	GetEffectiveAccessResultCapabilitiesItemGrantsItemArray{ GetEffectiveAccessResultCapabilitiesItemGrantsItemArgs{...} }
+type GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayInput interface {
+	pulumi.Input
+
+	ToGetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput() GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput
+	ToGetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutputWithContext(context.Context) GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput
+}
+
+type GetEffectiveAccessResultCapabilitiesItemGrantsItemArray []GetEffectiveAccessResultCapabilitiesItemGrantsItemInput
+
+func (GetEffectiveAccessResultCapabilitiesItemGrantsItemArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEffectiveAccessResultCapabilitiesItemGrantsItem)(nil)).Elem()
+}
+
+func (i GetEffectiveAccessResultCapabilitiesItemGrantsItemArray) ToGetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput() GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput {
+	return i.ToGetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutputWithContext(context.Background())
+}
+
+func (i GetEffectiveAccessResultCapabilitiesItemGrantsItemArray) ToGetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutputWithContext(ctx context.Context) GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput)
+}
+
+type GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput struct{ *pulumi.OutputState }
+
+func (GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEffectiveAccessResultCapabilitiesItemGrantsItem)(nil)).Elem()
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput) ToGetEffectiveAccessResultCapabilitiesItemGrantsItemOutput() GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput) ToGetEffectiveAccessResultCapabilitiesItemGrantsItemOutputWithContext(ctx context.Context) GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput {
+	return o
+}
+
+// The role binding that grants it.
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput) BindingUid() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultCapabilitiesItemGrantsItem) string { return v.BindingUid }).(pulumi.StringOutput)
+}
+
+// The group the binding is on: the group asked about, or one of its ancestors.
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput) Group() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultCapabilitiesItemGrantsItem) string { return v.Group }).(pulumi.StringOutput)
+}
+
+// True when the binding is on an ancestor of the group asked about (access flows down).
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput) Inherited() pulumi.BoolOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultCapabilitiesItemGrantsItem) bool { return v.Inherited }).(pulumi.BoolOutput)
+}
+
+// The role's name, when readable.
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput) RoleName() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultCapabilitiesItemGrantsItem) *string { return v.RoleName }).(pulumi.StringPtrOutput)
+}
+
+// The binding's role.
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput) RoleUid() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultCapabilitiesItemGrantsItem) string { return v.RoleUid }).(pulumi.StringOutput)
+}
+
+type GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput struct{ *pulumi.OutputState }
+
+func (GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEffectiveAccessResultCapabilitiesItemGrantsItem)(nil)).Elem()
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput) ToGetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput() GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput) ToGetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutputWithContext(ctx context.Context) GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput) Index(i pulumi.IntInput) GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetEffectiveAccessResultCapabilitiesItemGrantsItem {
+		return vs[0].([]GetEffectiveAccessResultCapabilitiesItemGrantsItem)[vs[1].(int)]
+	}).(GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput)
+}
+
+type GetEffectiveAccessResultHoldersItem struct {
+	// The bindings that grant it, nearest group first.
+	Grants []GetEffectiveAccessResultHoldersItemGrantsItem `pulumi:"grants"`
+	// Its name, when the binding's answer carries it.
+	IdentityName *string `pulumi:"identityName"`
+	// An identity holding the capability on the group.
+	IdentityUid string `pulumi:"identityUid"`
+}
+
+// GetEffectiveAccessResultHoldersItemInput is an input type that accepts GetEffectiveAccessResultHoldersItemArgs and GetEffectiveAccessResultHoldersItemOutput values.
+// You can construct a concrete instance of `GetEffectiveAccessResultHoldersItemInput` via:
+//
+//	GetEffectiveAccessResultHoldersItemArgs{...}
+type GetEffectiveAccessResultHoldersItemInput interface {
+	pulumi.Input
+
+	ToGetEffectiveAccessResultHoldersItemOutput() GetEffectiveAccessResultHoldersItemOutput
+	ToGetEffectiveAccessResultHoldersItemOutputWithContext(context.Context) GetEffectiveAccessResultHoldersItemOutput
+}
+
+type GetEffectiveAccessResultHoldersItemArgs struct {
+	// The bindings that grant it, nearest group first.
+	Grants GetEffectiveAccessResultHoldersItemGrantsItemArrayInput `pulumi:"grants"`
+	// Its name, when the binding's answer carries it.
+	IdentityName pulumi.StringPtrInput `pulumi:"identityName"`
+	// An identity holding the capability on the group.
+	IdentityUid pulumi.StringInput `pulumi:"identityUid"`
+}
+
+func (GetEffectiveAccessResultHoldersItemArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEffectiveAccessResultHoldersItem)(nil)).Elem()
+}
+
+func (i GetEffectiveAccessResultHoldersItemArgs) ToGetEffectiveAccessResultHoldersItemOutput() GetEffectiveAccessResultHoldersItemOutput {
+	return i.ToGetEffectiveAccessResultHoldersItemOutputWithContext(context.Background())
+}
+
+func (i GetEffectiveAccessResultHoldersItemArgs) ToGetEffectiveAccessResultHoldersItemOutputWithContext(ctx context.Context) GetEffectiveAccessResultHoldersItemOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetEffectiveAccessResultHoldersItemOutput)
+}
+
+// GetEffectiveAccessResultHoldersItemArrayInput is an input type that accepts GetEffectiveAccessResultHoldersItemArray and GetEffectiveAccessResultHoldersItemArrayOutput values.
+// You can construct a concrete instance of `GetEffectiveAccessResultHoldersItemArrayInput` via:
+//
+//	GetEffectiveAccessResultHoldersItemArray{ GetEffectiveAccessResultHoldersItemArgs{...} }
+type GetEffectiveAccessResultHoldersItemArrayInput interface {
+	pulumi.Input
+
+	ToGetEffectiveAccessResultHoldersItemArrayOutput() GetEffectiveAccessResultHoldersItemArrayOutput
+	ToGetEffectiveAccessResultHoldersItemArrayOutputWithContext(context.Context) GetEffectiveAccessResultHoldersItemArrayOutput
+}
+
+type GetEffectiveAccessResultHoldersItemArray []GetEffectiveAccessResultHoldersItemInput
+
+func (GetEffectiveAccessResultHoldersItemArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEffectiveAccessResultHoldersItem)(nil)).Elem()
+}
+
+func (i GetEffectiveAccessResultHoldersItemArray) ToGetEffectiveAccessResultHoldersItemArrayOutput() GetEffectiveAccessResultHoldersItemArrayOutput {
+	return i.ToGetEffectiveAccessResultHoldersItemArrayOutputWithContext(context.Background())
+}
+
+func (i GetEffectiveAccessResultHoldersItemArray) ToGetEffectiveAccessResultHoldersItemArrayOutputWithContext(ctx context.Context) GetEffectiveAccessResultHoldersItemArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetEffectiveAccessResultHoldersItemArrayOutput)
+}
+
+type GetEffectiveAccessResultHoldersItemOutput struct{ *pulumi.OutputState }
+
+func (GetEffectiveAccessResultHoldersItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEffectiveAccessResultHoldersItem)(nil)).Elem()
+}
+
+func (o GetEffectiveAccessResultHoldersItemOutput) ToGetEffectiveAccessResultHoldersItemOutput() GetEffectiveAccessResultHoldersItemOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultHoldersItemOutput) ToGetEffectiveAccessResultHoldersItemOutputWithContext(ctx context.Context) GetEffectiveAccessResultHoldersItemOutput {
+	return o
+}
+
+// The bindings that grant it, nearest group first.
+func (o GetEffectiveAccessResultHoldersItemOutput) Grants() GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultHoldersItem) []GetEffectiveAccessResultHoldersItemGrantsItem {
+		return v.Grants
+	}).(GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput)
+}
+
+// Its name, when the binding's answer carries it.
+func (o GetEffectiveAccessResultHoldersItemOutput) IdentityName() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultHoldersItem) *string { return v.IdentityName }).(pulumi.StringPtrOutput)
+}
+
+// An identity holding the capability on the group.
+func (o GetEffectiveAccessResultHoldersItemOutput) IdentityUid() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultHoldersItem) string { return v.IdentityUid }).(pulumi.StringOutput)
+}
+
+type GetEffectiveAccessResultHoldersItemArrayOutput struct{ *pulumi.OutputState }
+
+func (GetEffectiveAccessResultHoldersItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEffectiveAccessResultHoldersItem)(nil)).Elem()
+}
+
+func (o GetEffectiveAccessResultHoldersItemArrayOutput) ToGetEffectiveAccessResultHoldersItemArrayOutput() GetEffectiveAccessResultHoldersItemArrayOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultHoldersItemArrayOutput) ToGetEffectiveAccessResultHoldersItemArrayOutputWithContext(ctx context.Context) GetEffectiveAccessResultHoldersItemArrayOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultHoldersItemArrayOutput) Index(i pulumi.IntInput) GetEffectiveAccessResultHoldersItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetEffectiveAccessResultHoldersItem {
+		return vs[0].([]GetEffectiveAccessResultHoldersItem)[vs[1].(int)]
+	}).(GetEffectiveAccessResultHoldersItemOutput)
+}
+
+type GetEffectiveAccessResultHoldersItemGrantsItem struct {
+	// The role binding that grants it.
+	BindingUid string `pulumi:"bindingUid"`
+	// The group the binding is on: the group asked about, or one of its ancestors.
+	Group string `pulumi:"group"`
+	// True when the binding is on an ancestor of the group asked about (access flows down).
+	Inherited bool `pulumi:"inherited"`
+	// The role's name, when readable.
+	RoleName *string `pulumi:"roleName"`
+	// The binding's role.
+	RoleUid string `pulumi:"roleUid"`
+}
+
+// GetEffectiveAccessResultHoldersItemGrantsItemInput is an input type that accepts GetEffectiveAccessResultHoldersItemGrantsItemArgs and GetEffectiveAccessResultHoldersItemGrantsItemOutput values.
+// You can construct a concrete instance of `GetEffectiveAccessResultHoldersItemGrantsItemInput` via:
+//
+//	GetEffectiveAccessResultHoldersItemGrantsItemArgs{...}
+type GetEffectiveAccessResultHoldersItemGrantsItemInput interface {
+	pulumi.Input
+
+	ToGetEffectiveAccessResultHoldersItemGrantsItemOutput() GetEffectiveAccessResultHoldersItemGrantsItemOutput
+	ToGetEffectiveAccessResultHoldersItemGrantsItemOutputWithContext(context.Context) GetEffectiveAccessResultHoldersItemGrantsItemOutput
+}
+
+type GetEffectiveAccessResultHoldersItemGrantsItemArgs struct {
+	// The role binding that grants it.
+	BindingUid pulumi.StringInput `pulumi:"bindingUid"`
+	// The group the binding is on: the group asked about, or one of its ancestors.
+	Group pulumi.StringInput `pulumi:"group"`
+	// True when the binding is on an ancestor of the group asked about (access flows down).
+	Inherited pulumi.BoolInput `pulumi:"inherited"`
+	// The role's name, when readable.
+	RoleName pulumi.StringPtrInput `pulumi:"roleName"`
+	// The binding's role.
+	RoleUid pulumi.StringInput `pulumi:"roleUid"`
+}
+
+func (GetEffectiveAccessResultHoldersItemGrantsItemArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEffectiveAccessResultHoldersItemGrantsItem)(nil)).Elem()
+}
+
+func (i GetEffectiveAccessResultHoldersItemGrantsItemArgs) ToGetEffectiveAccessResultHoldersItemGrantsItemOutput() GetEffectiveAccessResultHoldersItemGrantsItemOutput {
+	return i.ToGetEffectiveAccessResultHoldersItemGrantsItemOutputWithContext(context.Background())
+}
+
+func (i GetEffectiveAccessResultHoldersItemGrantsItemArgs) ToGetEffectiveAccessResultHoldersItemGrantsItemOutputWithContext(ctx context.Context) GetEffectiveAccessResultHoldersItemGrantsItemOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetEffectiveAccessResultHoldersItemGrantsItemOutput)
+}
+
+// GetEffectiveAccessResultHoldersItemGrantsItemArrayInput is an input type that accepts GetEffectiveAccessResultHoldersItemGrantsItemArray and GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput values.
+// You can construct a concrete instance of `GetEffectiveAccessResultHoldersItemGrantsItemArrayInput` via:
+//
+//	GetEffectiveAccessResultHoldersItemGrantsItemArray{ GetEffectiveAccessResultHoldersItemGrantsItemArgs{...} }
+type GetEffectiveAccessResultHoldersItemGrantsItemArrayInput interface {
+	pulumi.Input
+
+	ToGetEffectiveAccessResultHoldersItemGrantsItemArrayOutput() GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput
+	ToGetEffectiveAccessResultHoldersItemGrantsItemArrayOutputWithContext(context.Context) GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput
+}
+
+type GetEffectiveAccessResultHoldersItemGrantsItemArray []GetEffectiveAccessResultHoldersItemGrantsItemInput
+
+func (GetEffectiveAccessResultHoldersItemGrantsItemArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEffectiveAccessResultHoldersItemGrantsItem)(nil)).Elem()
+}
+
+func (i GetEffectiveAccessResultHoldersItemGrantsItemArray) ToGetEffectiveAccessResultHoldersItemGrantsItemArrayOutput() GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput {
+	return i.ToGetEffectiveAccessResultHoldersItemGrantsItemArrayOutputWithContext(context.Background())
+}
+
+func (i GetEffectiveAccessResultHoldersItemGrantsItemArray) ToGetEffectiveAccessResultHoldersItemGrantsItemArrayOutputWithContext(ctx context.Context) GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput)
+}
+
+type GetEffectiveAccessResultHoldersItemGrantsItemOutput struct{ *pulumi.OutputState }
+
+func (GetEffectiveAccessResultHoldersItemGrantsItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEffectiveAccessResultHoldersItemGrantsItem)(nil)).Elem()
+}
+
+func (o GetEffectiveAccessResultHoldersItemGrantsItemOutput) ToGetEffectiveAccessResultHoldersItemGrantsItemOutput() GetEffectiveAccessResultHoldersItemGrantsItemOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultHoldersItemGrantsItemOutput) ToGetEffectiveAccessResultHoldersItemGrantsItemOutputWithContext(ctx context.Context) GetEffectiveAccessResultHoldersItemGrantsItemOutput {
+	return o
+}
+
+// The role binding that grants it.
+func (o GetEffectiveAccessResultHoldersItemGrantsItemOutput) BindingUid() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultHoldersItemGrantsItem) string { return v.BindingUid }).(pulumi.StringOutput)
+}
+
+// The group the binding is on: the group asked about, or one of its ancestors.
+func (o GetEffectiveAccessResultHoldersItemGrantsItemOutput) Group() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultHoldersItemGrantsItem) string { return v.Group }).(pulumi.StringOutput)
+}
+
+// True when the binding is on an ancestor of the group asked about (access flows down).
+func (o GetEffectiveAccessResultHoldersItemGrantsItemOutput) Inherited() pulumi.BoolOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultHoldersItemGrantsItem) bool { return v.Inherited }).(pulumi.BoolOutput)
+}
+
+// The role's name, when readable.
+func (o GetEffectiveAccessResultHoldersItemGrantsItemOutput) RoleName() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultHoldersItemGrantsItem) *string { return v.RoleName }).(pulumi.StringPtrOutput)
+}
+
+// The binding's role.
+func (o GetEffectiveAccessResultHoldersItemGrantsItemOutput) RoleUid() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEffectiveAccessResultHoldersItemGrantsItem) string { return v.RoleUid }).(pulumi.StringOutput)
+}
+
+type GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput struct{ *pulumi.OutputState }
+
+func (GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEffectiveAccessResultHoldersItemGrantsItem)(nil)).Elem()
+}
+
+func (o GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput) ToGetEffectiveAccessResultHoldersItemGrantsItemArrayOutput() GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput) ToGetEffectiveAccessResultHoldersItemGrantsItemArrayOutputWithContext(ctx context.Context) GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput {
+	return o
+}
+
+func (o GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput) Index(i pulumi.IntInput) GetEffectiveAccessResultHoldersItemGrantsItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetEffectiveAccessResultHoldersItemGrantsItem {
+		return vs[0].([]GetEffectiveAccessResultHoldersItemGrantsItem)[vs[1].(int)]
+	}).(GetEffectiveAccessResultHoldersItemGrantsItemOutput)
+}
+
 // AWS IAM identity configuration.
 type GetIdentityResultAwsIdentity struct {
 	// Exact ARN to match.
@@ -3012,6 +3503,14 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AccountAssociationGooglePtrInput)(nil)).Elem(), AccountAssociationGoogleArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClaimMatchInput)(nil)).Elem(), ClaimMatchArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClaimMatchPtrInput)(nil)).Elem(), ClaimMatchArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetEffectiveAccessResultCapabilitiesItemInput)(nil)).Elem(), GetEffectiveAccessResultCapabilitiesItemArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetEffectiveAccessResultCapabilitiesItemArrayInput)(nil)).Elem(), GetEffectiveAccessResultCapabilitiesItemArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetEffectiveAccessResultCapabilitiesItemGrantsItemInput)(nil)).Elem(), GetEffectiveAccessResultCapabilitiesItemGrantsItemArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayInput)(nil)).Elem(), GetEffectiveAccessResultCapabilitiesItemGrantsItemArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetEffectiveAccessResultHoldersItemInput)(nil)).Elem(), GetEffectiveAccessResultHoldersItemArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetEffectiveAccessResultHoldersItemArrayInput)(nil)).Elem(), GetEffectiveAccessResultHoldersItemArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetEffectiveAccessResultHoldersItemGrantsItemInput)(nil)).Elem(), GetEffectiveAccessResultHoldersItemGrantsItemArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetEffectiveAccessResultHoldersItemGrantsItemArrayInput)(nil)).Elem(), GetEffectiveAccessResultHoldersItemGrantsItemArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetIdentityResultAwsIdentityInput)(nil)).Elem(), GetIdentityResultAwsIdentityArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetIdentityResultAwsIdentityPtrInput)(nil)).Elem(), GetIdentityResultAwsIdentityArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetIdentityResultStaticKeysInput)(nil)).Elem(), GetIdentityResultStaticKeysArgs{})
@@ -3046,6 +3545,14 @@ func init() {
 	pulumi.RegisterOutputType(AccountAssociationGooglePtrOutput{})
 	pulumi.RegisterOutputType(ClaimMatchOutput{})
 	pulumi.RegisterOutputType(ClaimMatchPtrOutput{})
+	pulumi.RegisterOutputType(GetEffectiveAccessResultCapabilitiesItemOutput{})
+	pulumi.RegisterOutputType(GetEffectiveAccessResultCapabilitiesItemArrayOutput{})
+	pulumi.RegisterOutputType(GetEffectiveAccessResultCapabilitiesItemGrantsItemOutput{})
+	pulumi.RegisterOutputType(GetEffectiveAccessResultCapabilitiesItemGrantsItemArrayOutput{})
+	pulumi.RegisterOutputType(GetEffectiveAccessResultHoldersItemOutput{})
+	pulumi.RegisterOutputType(GetEffectiveAccessResultHoldersItemArrayOutput{})
+	pulumi.RegisterOutputType(GetEffectiveAccessResultHoldersItemGrantsItemOutput{})
+	pulumi.RegisterOutputType(GetEffectiveAccessResultHoldersItemGrantsItemArrayOutput{})
 	pulumi.RegisterOutputType(GetIdentityResultAwsIdentityOutput{})
 	pulumi.RegisterOutputType(GetIdentityResultAwsIdentityPtrOutput{})
 	pulumi.RegisterOutputType(GetIdentityResultStaticKeysOutput{})

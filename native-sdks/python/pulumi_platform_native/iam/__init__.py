@@ -7,6 +7,7 @@ from .. import _utilities
 import typing
 # Export this package's modules as members:
 from .account_association import *
+from .get_effective_access import *
 from .get_group import *
 from .get_identity import *
 from .get_identity_providers import *

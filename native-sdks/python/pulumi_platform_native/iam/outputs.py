@@ -22,6 +22,10 @@ __all__ = [
     'AccountAssociationGithub',
     'AccountAssociationGoogle',
     'ClaimMatch',
+    'GetEffectiveAccessResultCapabilitiesItem',
+    'GetEffectiveAccessResultCapabilitiesItemGrantsItem',
+    'GetEffectiveAccessResultHoldersItem',
+    'GetEffectiveAccessResultHoldersItemGrantsItem',
     'GetIdentityResultAwsIdentity',
     'GetIdentityResultStaticKeys',
     'GitHubAppInstallations',
@@ -374,6 +378,202 @@ class ClaimMatch(dict):
         An RE2 regular expression the whole subject must match.
         """
         return pulumi.get(self, "subject_pattern")
+
+
+@pulumi.output_type
+class GetEffectiveAccessResultCapabilitiesItem(dict):
+    def __init__(__self__, *,
+                 capability: _builtins.str,
+                 grants: Sequence['outputs.GetEffectiveAccessResultCapabilitiesItemGrantsItem']):
+        """
+        :param _builtins.str capability: A capability the identity holds on the group.
+        :param Sequence['GetEffectiveAccessResultCapabilitiesItemGrantsItem'] grants: The bindings that grant it, nearest group first.
+        """
+        pulumi.set(__self__, "capability", capability)
+        pulumi.set(__self__, "grants", grants)
+
+    @_builtins.property
+    @pulumi.getter
+    def capability(self) -> _builtins.str:
+        """
+        A capability the identity holds on the group.
+        """
+        return pulumi.get(self, "capability")
+
+    @_builtins.property
+    @pulumi.getter
+    def grants(self) -> Sequence['outputs.GetEffectiveAccessResultCapabilitiesItemGrantsItem']:
+        """
+        The bindings that grant it, nearest group first.
+        """
+        return pulumi.get(self, "grants")
+
+
+@pulumi.output_type
+class GetEffectiveAccessResultCapabilitiesItemGrantsItem(dict):
+    def __init__(__self__, *,
+                 binding_uid: _builtins.str,
+                 group: _builtins.str,
+                 inherited: _builtins.bool,
+                 role_uid: _builtins.str,
+                 role_name: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str binding_uid: The role binding that grants it.
+        :param _builtins.str group: The group the binding is on: the group asked about, or one of its ancestors.
+        :param _builtins.bool inherited: True when the binding is on an ancestor of the group asked about (access flows down).
+        :param _builtins.str role_uid: The binding's role.
+        :param _builtins.str role_name: The role's name, when readable.
+        """
+        pulumi.set(__self__, "binding_uid", binding_uid)
+        pulumi.set(__self__, "group", group)
+        pulumi.set(__self__, "inherited", inherited)
+        pulumi.set(__self__, "role_uid", role_uid)
+        if role_name is not None:
+            pulumi.set(__self__, "role_name", role_name)
+
+    @_builtins.property
+    @pulumi.getter(name="bindingUid")
+    def binding_uid(self) -> _builtins.str:
+        """
+        The role binding that grants it.
+        """
+        return pulumi.get(self, "binding_uid")
+
+    @_builtins.property
+    @pulumi.getter
+    def group(self) -> _builtins.str:
+        """
+        The group the binding is on: the group asked about, or one of its ancestors.
+        """
+        return pulumi.get(self, "group")
+
+    @_builtins.property
+    @pulumi.getter
+    def inherited(self) -> _builtins.bool:
+        """
+        True when the binding is on an ancestor of the group asked about (access flows down).
+        """
+        return pulumi.get(self, "inherited")
+
+    @_builtins.property
+    @pulumi.getter(name="roleUid")
+    def role_uid(self) -> _builtins.str:
+        """
+        The binding's role.
+        """
+        return pulumi.get(self, "role_uid")
+
+    @_builtins.property
+    @pulumi.getter(name="roleName")
+    def role_name(self) -> Optional[_builtins.str]:
+        """
+        The role's name, when readable.
+        """
+        return pulumi.get(self, "role_name")
+
+
+@pulumi.output_type
+class GetEffectiveAccessResultHoldersItem(dict):
+    def __init__(__self__, *,
+                 grants: Sequence['outputs.GetEffectiveAccessResultHoldersItemGrantsItem'],
+                 identity_uid: _builtins.str,
+                 identity_name: Optional[_builtins.str] = None):
+        """
+        :param Sequence['GetEffectiveAccessResultHoldersItemGrantsItem'] grants: The bindings that grant it, nearest group first.
+        :param _builtins.str identity_uid: An identity holding the capability on the group.
+        :param _builtins.str identity_name: Its name, when the binding's answer carries it.
+        """
+        pulumi.set(__self__, "grants", grants)
+        pulumi.set(__self__, "identity_uid", identity_uid)
+        if identity_name is not None:
+            pulumi.set(__self__, "identity_name", identity_name)
+
+    @_builtins.property
+    @pulumi.getter
+    def grants(self) -> Sequence['outputs.GetEffectiveAccessResultHoldersItemGrantsItem']:
+        """
+        The bindings that grant it, nearest group first.
+        """
+        return pulumi.get(self, "grants")
+
+    @_builtins.property
+    @pulumi.getter(name="identityUid")
+    def identity_uid(self) -> _builtins.str:
+        """
+        An identity holding the capability on the group.
+        """
+        return pulumi.get(self, "identity_uid")
+
+    @_builtins.property
+    @pulumi.getter(name="identityName")
+    def identity_name(self) -> Optional[_builtins.str]:
+        """
+        Its name, when the binding's answer carries it.
+        """
+        return pulumi.get(self, "identity_name")
+
+
+@pulumi.output_type
+class GetEffectiveAccessResultHoldersItemGrantsItem(dict):
+    def __init__(__self__, *,
+                 binding_uid: _builtins.str,
+                 group: _builtins.str,
+                 inherited: _builtins.bool,
+                 role_uid: _builtins.str,
+                 role_name: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str binding_uid: The role binding that grants it.
+        :param _builtins.str group: The group the binding is on: the group asked about, or one of its ancestors.
+        :param _builtins.bool inherited: True when the binding is on an ancestor of the group asked about (access flows down).
+        :param _builtins.str role_uid: The binding's role.
+        :param _builtins.str role_name: The role's name, when readable.
+        """
+        pulumi.set(__self__, "binding_uid", binding_uid)
+        pulumi.set(__self__, "group", group)
+        pulumi.set(__self__, "inherited", inherited)
+        pulumi.set(__self__, "role_uid", role_uid)
+        if role_name is not None:
+            pulumi.set(__self__, "role_name", role_name)
+
+    @_builtins.property
+    @pulumi.getter(name="bindingUid")
+    def binding_uid(self) -> _builtins.str:
+        """
+        The role binding that grants it.
+        """
+        return pulumi.get(self, "binding_uid")
+
+    @_builtins.property
+    @pulumi.getter
+    def group(self) -> _builtins.str:
+        """
+        The group the binding is on: the group asked about, or one of its ancestors.
+        """
+        return pulumi.get(self, "group")
+
+    @_builtins.property
+    @pulumi.getter
+    def inherited(self) -> _builtins.bool:
+        """
+        True when the binding is on an ancestor of the group asked about (access flows down).
+        """
+        return pulumi.get(self, "inherited")
+
+    @_builtins.property
+    @pulumi.getter(name="roleUid")
+    def role_uid(self) -> _builtins.str:
+        """
+        The binding's role.
+        """
+        return pulumi.get(self, "role_uid")
+
+    @_builtins.property
+    @pulumi.getter(name="roleName")
+    def role_name(self) -> Optional[_builtins.str]:
+        """
+        The role's name, when readable.
+        """
+        return pulumi.get(self, "role_name")
 
 
 @pulumi.output_type
