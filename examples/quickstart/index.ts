@@ -61,6 +61,13 @@ const ciViewsOperations = new platform.iam.RoleBinding("ci-views-operations", {
 const repos = platform.registry.getReposOutput({ organizationUid: organization, orderBy: "name" });
 const advisories = platform.vulnerabilities.getAdvisoriesOutput({ descendantsOf: organization });
 
+// Who can do what, and why: the capabilities CI holds on engineering, each with the role that grants it. Asked
+// through the binding's own outputs, so it is read once the binding exists.
+const ciOnEngineering = platform.iam.getEffectiveAccessOutput({
+  group: ciDeploysEngineering.groupUid,
+  identity: ciDeploysEngineering.identityUid,
+});
+
 export const engineeringUid = engineering.uid;
 export const operationsUid = operations.uid;
 export const ciIdentityUid = ci.uid;
@@ -69,3 +76,6 @@ export const viewerRoleUid = viewer.uid;
 export const bindings = [ciDeploysEngineering.uid, ciViewsOperations.uid];
 export const repoNames = repos.repos.apply((rs) => rs.map((r) => r.name));
 export const advisoryIds = advisories.advisories.apply((as) => as.map((a) => a.advisoryId).sort());
+export const ciAccessOnEngineering = ciOnEngineering.apply((access) =>
+  (access.capabilities ?? []).map((c) => `${c.capability} via ${c.grants.map((g) => g.roleName).join(", ")}`),
+);

@@ -122,6 +122,22 @@ describe.each([
       identity: { uid: outputs["ciIdentityUid"] },
       role: { uid: outputs["viewerRoleUid"], name: "viewer" },
     });
+    if (language === "yaml") {
+      // getEffectiveAccess: on team-a CI holds the deployer role's capabilities through engineering (inherited)
+      // and the viewer role's through the binding on team-a; each capability with the bindings granting it.
+      const access = outputs["ciAccessOnTeam"] as {
+        capability: string;
+        grants: { roleName: string; group: string; inherited: boolean }[];
+      }[];
+      const viewer = (await emulator.client.roles.get(outputs["viewerRoleUid"] as string)).capabilities!;
+      expect(access.map((c) => c.capability)).toEqual(
+        [...new Set([...viewer, ...deployer.capabilities!])].sort(),
+      );
+      expect(access.find((c) => c.capability === "CAP_REPO_LIST")!.grants).toEqual([
+        expect.objectContaining({ roleName: "viewer", group: team.uid, inherited: false }),
+        expect.objectContaining({ roleName: "deployer", group: engineering.uid, inherited: true }),
+      ]);
+    }
     const { text } = await stack.exportState();
     expect(text).not.toContain(emulator.token);
   });

@@ -57,6 +57,12 @@ describe("the quick start through the generated TypeScript SDK and the native pl
     const outputs = await stack.outputs();
     expect(outputs["repoNames"]).toEqual(expect.arrayContaining([expect.any(String)]));
     expect(outputs["bindings"]).toHaveLength(2);
+    // getEffectiveAccess through the plugin: what CI holds on engineering, and through which role.
+    expect(outputs["ciAccessOnEngineering"]).toEqual([
+      "CAP_IAM_GROUPS_LIST via deployer",
+      "CAP_REPO_LIST via deployer",
+      "CAP_TAG_LIST via deployer",
+    ]);
     const engineering = await emulator.client.groups.get(outputs["engineeringUid"] as string);
     expect(engineering).toMatchObject({ name: "engineering", description: "Product engineering" });
     const { state, text } = await stack.exportState();

@@ -127,6 +127,12 @@ describe("the quick start under the real engine", () => {
     });
     expect(outputs["repoNames"]).toEqual(["nginx", "node", "python"]);
     expect(outputs["advisoryIds"]).toEqual(["CGA-2026-0001", "CGA-2026-0002"]);
+    // getEffectiveAccess: what CI holds on engineering, and through which role.
+    expect(outputs["ciAccessOnEngineering"]).toEqual([
+      "CAP_IAM_GROUPS_LIST via deployer",
+      "CAP_REPO_LIST via deployer",
+      "CAP_TAG_LIST via deployer",
+    ]);
 
     // What the API now holds is what the program says.
     const client = emulator.client;
