@@ -3,8 +3,8 @@
  * or disable it). Every violation is one line: `[rule] Kind 'name': field ...; fix`. A value unknown during a
  * preview never fails a rule: the rule skips it and the engine runs it again at `up`, when the value is known.
  *
- * May import: @pulumi/policy, re2js, ./resources, ./stack, ./pattern-breadth, ./claim-shapes,
- * ../provider/iam/duration.
+ * May import: @pulumi/policy, re2js, ./resources, ./stack, ./access, ./pattern-breadth, ./claim-shapes,
+ * ../sdk/access-model, ../provider/iam/duration.
  */
 import type {
   EnforcementLevel,
@@ -19,6 +19,15 @@ import type {
 import { RE2JS } from "re2js";
 import { durationSeconds } from "../provider/iam/duration";
 import { DEFAULT_PUBLIC_ISSUERS, ISSUER_SHAPE, hostOf, subjectOf } from "./claim-shapes";
+import {
+  capabilitiesOn,
+  capabilityFor,
+  grantsOn,
+  isPrivileged,
+  needsOf,
+  unmetNeeds,
+} from "../sdk/access-model";
+import { type ModelBinding, type Principal, type StackAccess, isWorkload, stackAccess } from "./access";
 import { breadthOf } from "./pattern-breadth";
 import { bindingsOf, ofKind } from "./stack";
 import {
@@ -421,6 +430,111 @@ const selfGranting = stackRule(SELF_GRANTING, (resources, _config, report) => {
   }
 });
 
+// ---------------------------------------------------------------------------------------------------------------
+// Stack rules: escalation, through the shared access model over the stack's own bindings (./access)
+
+/** At most `n` capabilities by name, then how many more. */
+function some(capabilities: readonly string[], n = 4): string {
+  const shown = capabilities.slice(0, n).join(", ");
+  return capabilities.length > n ? `${shown} and ${capabilities.length - n} more` : shown;
+}
+
+/** The stack's workload identities (claimMatch, staticKeys, awsIdentity) that hold at least one binding. */
+function workloads(access: StackAccess): Principal[] {
+  return [...access.principals.values()].filter(
+    (p) =>
+      p.kind === "identities" &&
+      p.resource !== undefined &&
+      isWorkload(p.resource) &&
+      access.model.bindingsOf(p.key).length > 0,
+  );
+}
+
+const where = (b: ModelBinding) => `${b.at}${b.roleField}`;
+const describeResource = (r: PolicyResource) => describe(r.name, r.type);
+
+const PRIVILEGED: RuleDefinition = {
+  name: "workload-identity-privileged",
+  description:
+    "Flags a workload identity that would hold a privileged capability (one that grants access: role bindings, roles, identities, invites, identity providers) through the stack's bindings, naming the capability, the group and the binding; says once per role when a role's capabilities cannot be known.",
+  enforcementLevel: "advisory",
+  config: { ownerRoleUids: OWNER_ROLE_UIDS_SCHEMA },
+};
+
+const privileged = stackRule(PRIVILEGED, (resources, config, report) => {
+  const access = stackAccess(resources, strings(config.ownerRoleUids));
+  for (const workload of workloads(access)) {
+    for (const own of access.model.bindingsOf(workload.key)) {
+      const binding = access.bindings.get(own.uid);
+      if (binding === undefined) continue;
+      const grants = grantsOn(access.model, workload.key, own.group);
+      const capabilities = [...grants]
+        .filter(([capability, through]) => isPrivileged(capability) && through.includes(own))
+        .map(([capability]) => capability)
+        .sort();
+      if (capabilities.length === 0) continue;
+      report(
+        binding.resource,
+        `${where(binding)} gives workload ${workload.label} the privileged ${capabilities.length === 1 ? "capability" : "capabilities"} ${capabilities.join(", ")} on ${access.groupLabel(own.group)} (through ${access.roleLabel(own.role)}), with which whoever presents its token grants access; bind a role without them, or keep this rule advisory for a stack whose workload manages access on purpose`,
+      );
+    }
+  }
+  for (const role of access.unknownRoles) {
+    const [first] = role.bindings;
+    if (first === undefined) continue;
+    const named = role.bindings.map((b) => `${describeResource(b.resource)} ${where(b)}`).join(", ");
+    report(
+      first.resource,
+      `${where(first)} '${role.uid}' is neither a custom Role of this stack nor a built-in role the pack can name, so its capabilities are unknown and the access rules skip ${named}; if it is the built-in owner role, add it to ownerRoleUids`,
+    );
+  }
+});
+
+const TAKEOVER: RuleDefinition = {
+  name: "workload-identity-no-takeover",
+  description:
+    "A workload identity must not be able to update an identity (or identity provider) that holds capabilities it lacks: rewriting who may assume it grants nothing, so the service's no-escalation rule does not stop it, and the workload then acts as the stronger principal.",
+  enforcementLevel: "mandatory",
+  config: { ownerRoleUids: OWNER_ROLE_UIDS_SCHEMA },
+};
+
+/** The first group where `target` holds capabilities `actor` lacks there, with the target's binding granting them. */
+function strongerSomewhere(access: StackAccess, target: Principal, actor: Principal) {
+  for (const own of access.model.bindingsOf(target.key)) {
+    const held = capabilitiesOn(access.model, actor.key, own.group);
+    const lacking = [...capabilitiesOn(access.model, target.key, own.group)]
+      .filter((c) => !held.has(c))
+      .sort();
+    const binding = access.bindings.get(own.uid);
+    if (lacking.length > 0 && binding !== undefined) return { group: own.group, lacking, binding };
+  }
+  return undefined;
+}
+
+const takeover = stackRule(TAKEOVER, (resources, config, report) => {
+  const access = stackAccess(resources, strings(config.ownerRoleUids));
+  for (const actor of workloads(access)) {
+    for (const target of access.principals.values()) {
+      if (target.key === actor.key) continue;
+      const operation = { verb: "UPDATE", collection: target.kind, uid: target.uid } as const;
+      if (unmetNeeds(access.model, actor.key, operation).length > 0) continue;
+      const stronger = strongerSomewhere(access, target, actor);
+      if (stronger === undefined) continue;
+      const update = capabilityFor(target.kind, "UPDATE");
+      const [need] = needsOf(operation).filter((n) => n.capability === update);
+      const [through] =
+        need === undefined ? [] : (grantsOn(access.model, actor.key, need.group).get(update) ?? []);
+      const binding = through === undefined ? undefined : access.bindings.get(through.uid);
+      if (need === undefined || binding === undefined) continue;
+      const rewrite = target.kind === "identities" ? "who may assume it" : "whose sign-ins it accepts";
+      report(
+        binding.resource,
+        `${where(binding)} gives workload ${actor.label} ${update} on ${access.groupLabel(need.group)}, where ${target.label} lives: it can rewrite ${rewrite} and act as it, gaining ${some(stronger.lacking)} on ${access.groupLabel(stronger.group)} (${describeResource(stronger.binding.resource)} ${where(stronger.binding)}), which it lacks there; bind ${actor.label} a role without ${update} on that group, or keep ${target.label} where it cannot update it`,
+      );
+    }
+  }
+});
+
 const UNUSED_IDENTITY: RuleDefinition = {
   name: "identity-unused",
   description:
@@ -455,6 +569,8 @@ export const POLICIES = [
   audienceRequired,
   ownerAtRoot,
   selfGranting,
+  takeover,
+  privileged,
   staticKeysLifetime,
   inviteBounded,
   providerDefaultRole,
