@@ -82,31 +82,29 @@ const strings = (value: unknown): string[] =>
 /** Reports one line of a rule about one resource; the rule's name and the resource are put in front. */
 type Report = (line: string) => void;
 
-/** What a rule checks: some kinds of resource one at a time, or the whole stack. */
-type Target =
-  | {
-      kinds: readonly Kind[];
-      check: (props: Props, config: Config, report: Report, now: number) => void;
-    }
-  | {
-      stack: (
-        resources: readonly PolicyResource[],
-        config: Config,
-        report: (r: PolicyResource, line: string) => void,
-      ) => void;
-    };
+/** What a resource rule checks: one resource of its kinds. */
+type ResourceCheck = (props: Props, config: Config, report: Report, now: number) => void;
+/** What a stack rule checks: every resource of the stack, reporting lines about any of them. */
+type StackCheck = (
+  resources: readonly PolicyResource[],
+  config: Config,
+  report: (r: PolicyResource, line: string) => void,
+) => void;
 
 /**
  * The pack's one rule shape: a definition (name, description, enforcement level, settings with defaults), a guard
  * that ends the rule quietly on a value not known yet (a preview; the engine runs it again at `up`), and the one
- * message form `[rule] Kind 'name': line`.
+ * message form `[rule] Kind 'name': line`. A rule checks some kinds of resource one at a time, or the whole stack.
  */
 function rule(
   definition: RuleDefinition,
-  target: { kinds: readonly Kind[]; check: Extract<Target, { kinds: unknown }>["check"] },
+  target: { kinds: readonly Kind[]; check: ResourceCheck },
 ): ResourceValidationPolicy;
-function rule(definition: RuleDefinition, target: Extract<Target, { stack: unknown }>): StackValidationPolicy;
-function rule(definition: RuleDefinition, target: Target): ResourceValidationPolicy | StackValidationPolicy {
+function rule(definition: RuleDefinition, target: { stack: StackCheck }): StackValidationPolicy;
+function rule(
+  definition: RuleDefinition,
+  target: { kinds: readonly Kind[]; check: ResourceCheck } | { stack: StackCheck },
+): ResourceValidationPolicy | StackValidationPolicy {
   const shape = {
     name: definition.name,
     description: definition.description,
@@ -137,15 +135,11 @@ function rule(definition: RuleDefinition, target: Target): ResourceValidationPol
 }
 
 /** A rule over some kinds of resource, one at a time. */
-const resourceRule = (
-  definition: RuleDefinition,
-  kinds: readonly Kind[],
-  check: (props: Props, config: Config, report: Report, now: number) => void,
-) => rule(definition, { kinds, check });
+const resourceRule = (definition: RuleDefinition, kinds: readonly Kind[], check: ResourceCheck) =>
+  rule(definition, { kinds, check });
 
 /** A rule over the whole stack. */
-const stackRule = (definition: RuleDefinition, check: Extract<Target, { stack: unknown }>["stack"]) =>
-  rule(definition, { stack: check });
+const stackRule = (definition: RuleDefinition, check: StackCheck) => rule(definition, { stack: check });
 
 /** A field's value when it is set and known; undefined when absent, empty or not known yet (a preview). */
 const given = (read: () => unknown): string | undefined => {
