@@ -425,6 +425,31 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         expect(policy("workload-identity-privileged").enforcementLevel).toBe("advisory");
       });
 
+      test("access sets' entries count as bindings, named by their index", () => {
+        const deployer = workload("deployer");
+        const groupAccess = resource(
+          type("GroupAccess"),
+          "folder-access",
+          {
+            ...extra,
+            groupUid: FOLDER,
+            bindings: [
+              { identityUid: UNKNOWN_STRING, roleUid: VIEWER_BUILTIN },
+              { identityUid: UNKNOWN_STRING, roleUid: EMULATOR_OWNER_ROLE_UID },
+            ],
+          },
+          { bindings: [deployer] },
+        );
+        expect(privileged([deployer, groupAccess])).toEqual([
+          {
+            urn: groupAccess.urn,
+            message: expect.stringMatching(
+              /^\[workload-identity-privileged\] GroupAccess 'folder-access': bindings\[1\]\.roleUid gives workload Identity 'deployer' the privileged capabilities CAP_IAM_GROUP_INVITES_CREATE, /,
+            ),
+          },
+        ]);
+      });
+
       test("a service principal is not a workload identity; an unknown role is said once, not guessed", () => {
         const service = resource(
           type("Identity"),
