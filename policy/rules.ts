@@ -3,8 +3,8 @@
  * or disable it). Every violation is one line: `[rule] Kind 'name': field ...; fix`. A value unknown during a
  * preview never fails a rule: the rule skips it and the engine runs it again at `up`, when the value is known.
  *
- * May import: @pulumi/policy, re2js, ./resources, ./pattern-breadth, ./claim-shapes,
- * ../provider/iam/duration.
+ * May import: @pulumi/policy, re2js, ./resources, ./stack, ./access, ./pattern-breadth, ./claim-shapes,
+ * ../sdk/access-model, ../provider/iam/duration.
  */
 import type {
   EnforcementLevel,
@@ -19,7 +19,17 @@ import type {
 import { RE2JS } from "re2js";
 import { durationSeconds } from "../provider/iam/duration";
 import { DEFAULT_PUBLIC_ISSUERS, ISSUER_SHAPE, hostOf, subjectOf } from "./claim-shapes";
+import {
+  capabilitiesOn,
+  capabilityFor,
+  grantsOn,
+  isPrivileged,
+  needsOf,
+  unmetNeeds,
+} from "../sdk/access-model";
+import { type ModelBinding, type Principal, type StackAccess, isWorkload, stackAccess } from "./access";
 import { breadthOf } from "./pattern-breadth";
+import { bindingsOf, ofKind } from "./stack";
 import {
   EMULATOR_OWNER_ROLE_UID,
   type Kind,
@@ -69,27 +79,73 @@ function configOf(rule: RuleDefinition, args: { getConfig<T extends object>(): T
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 
-/** A resource rule for some kinds, reading props through `known`, reporting one line per violation. */
-function resourceRule(
-  rule: RuleDefinition,
-  kinds: readonly Kind[],
-  check: (props: Props, config: Config, report: (line: string) => void, now: number) => void,
-): ResourceValidationPolicy {
+/** Reports one line of a rule about one resource; the rule's name and the resource are put in front. */
+type Report = (line: string) => void;
+
+/** What a resource rule checks: one resource of its kinds. */
+type ResourceCheck = (props: Props, config: Config, report: Report, now: number) => void;
+/** What a stack rule checks: every resource of the stack, reporting lines about any of them. */
+type StackCheck = (
+  resources: readonly PolicyResource[],
+  config: Config,
+  report: (r: PolicyResource, line: string) => void,
+) => void;
+
+/**
+ * The pack's one rule shape: a definition (name, description, enforcement level, settings with defaults), a guard
+ * that ends the rule quietly on a value not known yet (a preview; the engine runs it again at `up`), and the one
+ * message form `[rule] Kind 'name': line`. A rule checks some kinds of resource one at a time, or the whole stack.
+ */
+function rule(
+  definition: RuleDefinition,
+  target: { kinds: readonly Kind[]; check: ResourceCheck },
+): ResourceValidationPolicy;
+function rule(definition: RuleDefinition, target: { stack: StackCheck }): StackValidationPolicy;
+function rule(
+  definition: RuleDefinition,
+  target: { kinds: readonly Kind[]; check: ResourceCheck } | { stack: StackCheck },
+): ResourceValidationPolicy | StackValidationPolicy {
+  const shape = {
+    name: definition.name,
+    description: definition.description,
+    enforcementLevel: definition.enforcementLevel,
+    configSchema: { properties: definition.config },
+  };
+  const line = (name: string, type: string, text: string) =>
+    `[${definition.name}] ${describe(name, type)}: ${text}`;
+  if ("stack" in target) {
+    return {
+      ...shape,
+      validateStack: (args: StackValidationArgs, reportViolation: ReportViolation) => {
+        const report = (resource: PolicyResource, text: string) =>
+          reportViolation(line(resource.name, resource.type, text), resource.urn);
+        void known(() => target.stack(args.resources, configOf(definition, args), report));
+      },
+    };
+  }
   return {
-    name: rule.name,
-    description: rule.description,
-    enforcementLevel: rule.enforcementLevel,
-    configSchema: { properties: rule.config },
+    ...shape,
     validateResource: (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
       const kind = kindOf(args.type);
-      if (kind === undefined || !kinds.includes(kind)) return;
-      const who = describe(args.name, args.type);
-      const report = (line: string) => reportViolation(`[${rule.name}] ${who}: ${line}`);
-      // A value the rule needs that is not known yet (a preview) ends it quietly; it runs again at `up`.
-      known(() => check(args.props, configOf(rule, args), report, Date.now()));
+      if (kind === undefined || !target.kinds.includes(kind)) return;
+      const report = (text: string) => reportViolation(line(args.name, args.type, text));
+      void known(() => target.check(args.props, configOf(definition, args), report, Date.now()));
     },
   };
 }
+
+/** A rule over some kinds of resource, one at a time. */
+const resourceRule = (definition: RuleDefinition, kinds: readonly Kind[], check: ResourceCheck) =>
+  rule(definition, { kinds, check });
+
+/** A rule over the whole stack. */
+const stackRule = (definition: RuleDefinition, check: StackCheck) => rule(definition, { stack: check });
+
+/** A field's value when it is set and known; undefined when absent, empty or not known yet (a preview). */
+const given = (read: () => unknown): string | undefined => {
+  const value = known(() => text(read()));
+  return value === UNKNOWN ? undefined : value;
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Identities trusting public issuers
@@ -187,8 +243,8 @@ const issuerPatternSingleHost = resourceRule(
   (props, _config, report) => {
     const claimMatch = claimMatchOf(props);
     if (claimMatch === undefined) return;
-    const pattern = known(() => text(claimMatch.issuerPattern));
-    if (pattern === UNKNOWN || pattern === undefined) return;
+    const pattern = given(() => claimMatch.issuerPattern);
+    if (pattern === undefined) return;
     const breadth = breadthOf(pattern, ISSUER_SHAPE);
     if (breadth.kind === "broad") {
       const [first, second] = breadth.witnesses;
@@ -243,8 +299,8 @@ const STATIC_KEYS_LIFETIME: RuleDefinition = {
 const staticKeysLifetime = resourceRule(STATIC_KEYS_LIFETIME, ["Identity"], (props, config, report, now) => {
   const staticKeys = props.staticKeys;
   if (typeof staticKeys !== "object" || staticKeys === null) return;
-  const expiration = known(() => text((staticKeys as Props).expirationTime));
-  if (expiration === UNKNOWN || expiration === undefined) return;
+  const expiration = given(() => (staticKeys as Props).expirationTime);
+  if (expiration === undefined) return;
   const maxDays = Number(config.maxDays);
   const days = (Date.parse(expiration) - now) / DAY_MS;
   if (!(days > maxDays)) return;
@@ -289,8 +345,8 @@ const inviteBounded = resourceRule(INVITE_BOUNDED, ["GroupInvite"], (props, conf
         `expirationTime '${expiration}' is more than ${maxDays} days away; use ttl '${maxDays * 24}h' or an earlier expirationTime`,
       );
   }
-  const roleUid = known(() => text(props.roleUid));
-  if (roleUid !== UNKNOWN && roleUid !== undefined && strings(config.ownerRoleUids).includes(roleUid)) {
+  const roleUid = given(() => props.roleUid);
+  if (roleUid !== undefined && strings(config.ownerRoleUids).includes(roleUid)) {
     report(
       `roleUid '${roleUid}' is the built-in owner role; invite with a narrower role (viewer, editor or a custom role) and grant owner by a reviewed RoleBinding`,
     );
@@ -309,8 +365,8 @@ const providerDefaultRole = resourceRule(
   PROVIDER_DEFAULT_ROLE,
   ["IdentityProvider"],
   (props, config, report) => {
-    const role = known(() => text(props.defaultRole));
-    if (role === UNKNOWN || role === undefined || !strings(config.ownerRoleUids).includes(role)) return;
+    const role = given(() => props.defaultRole);
+    if (role === undefined || !strings(config.ownerRoleUids).includes(role)) return;
     report(
       `defaultRole '${role}' is the built-in owner role, given to everyone who signs in; set defaultRole to viewer's uid and grant more by RoleBinding`,
     );
@@ -319,148 +375,6 @@ const providerDefaultRole = resourceRule(
 
 // ---------------------------------------------------------------------------------------------------------------
 // Stack rules: bindings and the identities and roles they reference
-
-/** What a stack rule knows about one binding: the resources and values it references, where known. */
-interface Binding {
-  resource: PolicyResource;
-  identity: PolicyResource | undefined; // an Identity of this stack, i.e. a workload identity
-  roleUid: Maybe<string | undefined>;
-  role: PolicyResource | undefined; // a custom Role of this stack
-  atRoot: Maybe<boolean>;
-  /** Where its fields are in the resource: "" for a RoleBinding, "bindings[i]." for an access set's entry. */
-  at: string;
-}
-
-function ofKind(resources: readonly PolicyResource[], kind: Kind): PolicyResource[] {
-  return resources.filter((r) => kindOf(r.type) === kind);
-}
-
-/**
- * The stack's resource a uid names: by the uid when it is known, else (a preview) the one candidate among the
- * resources the field depends on, as the program recorded them. Undefined when it is not in the stack, or when
- * several candidates leave it open (an access set's bindings share one dependency list).
- */
-function resolve(
-  uid: Maybe<string | undefined>,
-  dependencies: readonly PolicyResource[] | undefined,
-  candidates: readonly PolicyResource[],
-): PolicyResource | undefined {
-  if (uid === undefined) return undefined;
-  if (uid !== UNKNOWN) return candidates.find((c) => known(() => text(c.props.uid)) === uid);
-  const among = candidates.filter((c) => (dependencies ?? []).some((d) => d.urn === c.urn));
-  return among.length === 1 ? among[0] : undefined;
-}
-
-/** Whether a group is an organization root: a uid without "/", or a Group of the stack without parentUid. */
-function isRoot(
-  groupUid: Maybe<string | undefined>,
-  dependencies: readonly PolicyResource[] | undefined,
-  groups: readonly PolicyResource[],
-): Maybe<boolean> {
-  if (typeof groupUid === "string") return !groupUid.includes("/");
-  const group = resolve(groupUid, dependencies, groups);
-  if (group === undefined) return UNKNOWN;
-  const parent = known(() => text(group.props.parentUid));
-  return parent === UNKNOWN ? UNKNOWN : parent === undefined;
-}
-
-const field = (props: Props, key: string): Maybe<string | undefined> => known(() => text(props[key]));
-
-/** The entries of an access set's `bindings` with their indexes; entries not known yet are skipped. */
-function entriesOf(resource: PolicyResource): Array<[Props, number]> {
-  const bindings = known(() => resource.props.bindings);
-  if (!Array.isArray(bindings)) return [];
-  const entries: Array<[Props, number]> = [];
-  for (let i = 0; i < bindings.length; i++) {
-    const entry = known(() => bindings[i] as unknown);
-    if (typeof entry === "object" && entry !== null) entries.push([entry as Props, i]);
-  }
-  return entries;
-}
-
-/**
- * Every binding the stack declares: each RoleBinding, and each entry of a GroupAccess (bindings of identities on
- * its group) or an IdentityAccess (bindings of its identity on groups).
- */
-function bindingsOf(resources: readonly PolicyResource[]): Binding[] {
-  const identities = ofKind(resources, "Identity");
-  const roles = ofKind(resources, "Role");
-  const groups = ofKind(resources, "Group");
-  const binding = (
-    resource: PolicyResource,
-    identityUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
-    roleUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
-    groupUid: [Maybe<string | undefined>, PolicyResource[] | undefined],
-    at = "",
-  ): Binding => ({
-    resource,
-    identity: resolve(...identityUid, identities),
-    roleUid: roleUid[0],
-    role: resolve(...roleUid, roles),
-    atRoot: isRoot(...groupUid, groups),
-    at,
-  });
-  return resources.flatMap((resource): Binding[] => {
-    const deps = (key: string) => resource.propertyDependencies?.[key];
-    switch (kindOf(resource.type)) {
-      case "RoleBinding":
-        return [
-          binding(
-            resource,
-            [field(resource.props, "identityUid"), deps("identityUid")],
-            [field(resource.props, "roleUid"), deps("roleUid")],
-            [field(resource.props, "groupUid"), deps("groupUid")],
-          ),
-        ];
-      case "GroupAccess":
-        return entriesOf(resource).map(([entry, i]) => {
-          const own = field(entry, "groupUid");
-          return binding(
-            resource,
-            [field(entry, "identityUid"), deps("bindings")],
-            [field(entry, "roleUid"), deps("bindings")],
-            own === undefined
-              ? [field(resource.props, "groupUid"), deps("groupUid")]
-              : [own, deps("bindings")],
-            `bindings[${i}].`,
-          );
-        });
-      case "IdentityAccess":
-        return entriesOf(resource).map(([entry, i]) =>
-          binding(
-            resource,
-            [field(resource.props, "identityUid"), deps("identityUid")],
-            [field(entry, "roleUid"), deps("bindings")],
-            [field(entry, "groupUid"), deps("bindings")],
-            `bindings[${i}].`,
-          ),
-        );
-      default:
-        return [];
-    }
-  });
-}
-
-function stackRule(
-  rule: RuleDefinition,
-  check: (
-    resources: readonly PolicyResource[],
-    config: Config,
-    report: (r: PolicyResource, line: string) => void,
-  ) => void,
-): StackValidationPolicy {
-  return {
-    name: rule.name,
-    description: rule.description,
-    enforcementLevel: rule.enforcementLevel,
-    configSchema: { properties: rule.config },
-    validateStack: (args: StackValidationArgs, reportViolation: ReportViolation) => {
-      const report = (resource: PolicyResource, line: string) =>
-        reportViolation(`[${rule.name}] ${describe(resource.name, resource.type)}: ${line}`, resource.urn);
-      void known(() => check(args.resources, configOf(rule, args), report));
-    },
-  };
-}
 
 const OWNER_AT_ROOT: RuleDefinition = {
   name: "workload-identity-not-owner-at-root",
@@ -510,6 +424,111 @@ const selfGranting = stackRule(SELF_GRANTING, (resources, _config, report) => {
   }
 });
 
+// ---------------------------------------------------------------------------------------------------------------
+// Stack rules: escalation, through the shared access model over the stack's own bindings (./access)
+
+/** At most `n` capabilities by name, then how many more. */
+function some(capabilities: readonly string[], n = 4): string {
+  const shown = capabilities.slice(0, n).join(", ");
+  return capabilities.length > n ? `${shown} and ${capabilities.length - n} more` : shown;
+}
+
+/** The stack's workload identities (claimMatch, staticKeys, awsIdentity) that hold at least one binding. */
+function workloads(access: StackAccess): Principal[] {
+  return [...access.principals.values()].filter(
+    (p) =>
+      p.kind === "identities" &&
+      p.resource !== undefined &&
+      isWorkload(p.resource) &&
+      access.model.bindingsOf(p.key).length > 0,
+  );
+}
+
+const where = (b: ModelBinding) => `${b.at}${b.roleField}`;
+const describeResource = (r: PolicyResource) => describe(r.name, r.type);
+
+const PRIVILEGED: RuleDefinition = {
+  name: "workload-identity-privileged",
+  description:
+    "Flags a workload identity that would hold a privileged capability (one that grants access: role bindings, roles, identities, invites, identity providers) through the stack's bindings, naming the capability, the group and the binding; says once per role when a role's capabilities cannot be known.",
+  enforcementLevel: "advisory",
+  config: { ownerRoleUids: OWNER_ROLE_UIDS_SCHEMA },
+};
+
+const privileged = stackRule(PRIVILEGED, (resources, config, report) => {
+  const access = stackAccess(resources, strings(config.ownerRoleUids));
+  for (const workload of workloads(access)) {
+    for (const own of access.model.bindingsOf(workload.key)) {
+      const binding = access.bindings.get(own.uid);
+      if (binding === undefined) continue;
+      const grants = grantsOn(access.model, workload.key, own.group);
+      const capabilities = [...grants]
+        .filter(([capability, through]) => isPrivileged(capability) && through.includes(own))
+        .map(([capability]) => capability)
+        .sort();
+      if (capabilities.length === 0) continue;
+      report(
+        binding.resource,
+        `${where(binding)} gives workload ${workload.label} the privileged ${capabilities.length === 1 ? "capability" : "capabilities"} ${capabilities.join(", ")} on ${access.groupLabel(own.group)} (through ${access.roleLabel(own.role)}), with which whoever presents its token grants access; bind a role without them, or keep this rule advisory for a stack whose workload manages access on purpose`,
+      );
+    }
+  }
+  for (const role of access.unknownRoles) {
+    const [first] = role.bindings;
+    if (first === undefined) continue;
+    const named = role.bindings.map((b) => `${describeResource(b.resource)} ${where(b)}`).join(", ");
+    report(
+      first.resource,
+      `${where(first)} '${role.uid}' is neither a custom Role of this stack nor a built-in role the pack can name, so its capabilities are unknown and the access rules skip ${named}; if it is the built-in owner role, add it to ownerRoleUids`,
+    );
+  }
+});
+
+const TAKEOVER: RuleDefinition = {
+  name: "workload-identity-no-takeover",
+  description:
+    "A workload identity must not be able to update an identity (or identity provider) that holds capabilities it lacks: rewriting who may assume it grants nothing, so the service's no-escalation rule does not stop it, and the workload then acts as the stronger principal.",
+  enforcementLevel: "mandatory",
+  config: { ownerRoleUids: OWNER_ROLE_UIDS_SCHEMA },
+};
+
+/** The first group where `target` holds capabilities `actor` lacks there, with the target's binding granting them. */
+function strongerSomewhere(access: StackAccess, target: Principal, actor: Principal) {
+  for (const own of access.model.bindingsOf(target.key)) {
+    const held = capabilitiesOn(access.model, actor.key, own.group);
+    const lacking = [...capabilitiesOn(access.model, target.key, own.group)]
+      .filter((c) => !held.has(c))
+      .sort();
+    const binding = access.bindings.get(own.uid);
+    if (lacking.length > 0 && binding !== undefined) return { group: own.group, lacking, binding };
+  }
+  return undefined;
+}
+
+const takeover = stackRule(TAKEOVER, (resources, config, report) => {
+  const access = stackAccess(resources, strings(config.ownerRoleUids));
+  for (const actor of workloads(access)) {
+    for (const target of access.principals.values()) {
+      if (target.key === actor.key) continue;
+      const operation = { verb: "UPDATE", collection: target.kind, uid: target.uid } as const;
+      if (unmetNeeds(access.model, actor.key, operation).length > 0) continue;
+      const stronger = strongerSomewhere(access, target, actor);
+      if (stronger === undefined) continue;
+      const update = capabilityFor(target.kind, "UPDATE");
+      const [need] = needsOf(operation).filter((n) => n.capability === update);
+      const [through] =
+        need === undefined ? [] : (grantsOn(access.model, actor.key, need.group).get(update) ?? []);
+      const binding = through === undefined ? undefined : access.bindings.get(through.uid);
+      if (need === undefined || binding === undefined) continue;
+      const rewrite = target.kind === "identities" ? "who may assume it" : "whose sign-ins it accepts";
+      report(
+        binding.resource,
+        `${where(binding)} gives workload ${actor.label} ${update} on ${access.groupLabel(need.group)}, where ${target.label} lives: it can rewrite ${rewrite} and act as it, gaining ${some(stronger.lacking)} on ${access.groupLabel(stronger.group)} (${describeResource(stronger.binding.resource)} ${where(stronger.binding)}), which it lacks there; bind ${actor.label} a role without ${update} on that group, or keep ${target.label} where it cannot update it`,
+      );
+    }
+  }
+});
+
 const UNUSED_IDENTITY: RuleDefinition = {
   name: "identity-unused",
   description:
@@ -544,6 +563,8 @@ export const POLICIES = [
   audienceRequired,
   ownerAtRoot,
   selfGranting,
+  takeover,
+  privileged,
   staticKeysLifetime,
   inviteBounded,
   providerDefaultRole,

@@ -39,6 +39,9 @@ func main() {
 		if err != nil {
 			return err
 		}
+		// No audience: the service then accepts only tokens minted for itself. The project's policy pack
+		// (docs/policy-pack.md) still reports it under identity-audience-required: set claimMatch.audience to the
+		// audience your workflow requests to pass it.
 		ci, err := iam.NewIdentity(ctx, "ci", &iam.IdentityArgs{
 			ParentUid:   pulumi.String(organization),
 			Name:        pulumi.String("github-actions-deployer"),

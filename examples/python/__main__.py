@@ -43,6 +43,9 @@ team = platform.iam.Group(
 )
 
 # A workload identity that GitHub Actions runs of the main branch can assume through token exchange.
+# No audience: the service then accepts only tokens minted for itself. The project's policy pack
+# (docs/policy-pack.md) still reports it under identity-audience-required: set claimMatch.audience to the
+# audience your workflow requests to pass it.
 ci = platform.iam.Identity(
     "ci",
     parent_uid=organization,

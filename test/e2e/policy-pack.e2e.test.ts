@@ -41,6 +41,18 @@ const VIOLATIONS: Array<[string, string, string]> = [
   ["group-invite-bounded", "GroupInvite 'invite'", "roleUid '"],
   ["identity-provider-default-role-not-owner", "IdentityProvider 'sso'", "defaultRole '"],
   ["identity-unused", "Identity 'keys'", "no role binding in this stack uses it"],
+  [
+    "workload-identity-privileged",
+    "RoleBinding 'ci-escalator'",
+    "roleUid gives workload Identity 'ci' the privileged capabilities CAP_IAM_ROLES_UPDATE, CAP_IAM_ROLE_BINDINGS_CREATE on Group 'deploy' (through Role 'escalator')",
+  ],
+  ["workload-identity-privileged", "RoleBinding 'ci-owner'", "(through built-in role owner)"],
+  [
+    "workload-identity-no-takeover",
+    "RoleBinding 'ops-identities'",
+    "roleUid gives workload Identity 'ops' CAP_IAM_IDENTITY_UPDATE on group ",
+  ],
+  ["workload-identity-no-takeover", "RoleBinding 'ops-identities'", ", where Identity 'ci' lives: "],
 ];
 
 function expectViolations(result: CommandResult): void {
@@ -51,6 +63,8 @@ function expectViolations(result: CommandResult): void {
   }
   expect(output).toMatch(/\[mandatory\]\s+identity-subject-pinned/);
   expect(output).toMatch(/\[advisory\]\s+identity-unused/);
+  expect(output).toMatch(/\[mandatory\]\s+workload-identity-no-takeover/);
+  expect(output).toMatch(/\[advisory\]\s+workload-identity-privileged/);
 }
 
 function expectNoViolations(result: CommandResult): void {
@@ -155,12 +169,33 @@ ${pick(
         subject: batch
         issuerKeys: '{"keys":[]}'
         expirationTime: ${days(violating ? 300 : 30)}
+  ops:
+    type: platform:iam:Identity
+    properties:
+      parentUid: \${organization}
+      name: ops
+      claimMatch:
+        issuer: https://token.actions.githubusercontent.com
+        subject: repo:acme/ops:ref:refs/heads/main
+        audience: platform.example.com
   escalator:
     type: platform:iam:Role
     properties:
       parentUid: \${organization}
       name: escalator
-      capabilities: [CAP_IAM_ROLE_BINDINGS_CREATE, ${pick("CAP_IAM_ROLES_UPDATE", "CAP_REPO_LIST")}]
+      capabilities: ${pick("[CAP_IAM_ROLE_BINDINGS_CREATE, CAP_IAM_ROLES_UPDATE]", "[CAP_IAM_GROUPS_LIST, CAP_REPO_LIST]")}
+  identity-admin:
+    type: platform:iam:Role
+    properties:
+      parentUid: \${organization}
+      name: identity-admin
+      capabilities: ${pick("[CAP_IAM_IDENTITY_LIST, CAP_IAM_IDENTITY_UPDATE]", "[CAP_IAM_IDENTITY_LIST]")}
+  ops-identities:
+    type: platform:iam:RoleBinding
+    properties:
+      groupUid: \${organization}
+      identityUid: \${ops.uid}
+      roleUid: \${identity-admin.uid}
   ci-owner:
     type: platform:iam:RoleBinding
     properties:
@@ -262,8 +297,14 @@ federated = platform.iam.Identity("federated", parent_uid=organization, name="fe
 keys = platform.iam.Identity("keys", parent_uid=organization, name="keys", static_keys={
     "issuer": "https://keys.example.com", "subject": "batch", "issuer_keys": '{"keys":[]}',
     "expiration_time": "${days(violating ? 300 : 30)}"})
+ops = platform.iam.Identity("ops", parent_uid=organization, name="ops", claim_match={
+    "issuer": "https://token.actions.githubusercontent.com", "subject": "repo:acme/ops:ref:refs/heads/main",
+    "audience": "platform.example.com"})
 escalator = platform.iam.Role("escalator", parent_uid=organization, name="escalator",
-    capabilities=["CAP_IAM_ROLE_BINDINGS_CREATE", "${pick("CAP_IAM_ROLES_UPDATE", "CAP_REPO_LIST")}"])
+    capabilities=${pick(`["CAP_IAM_ROLE_BINDINGS_CREATE", "CAP_IAM_ROLES_UPDATE"]`, `["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST"]`)})
+identity_admin = platform.iam.Role("identity-admin", parent_uid=organization, name="identity-admin",
+    capabilities=${pick(`["CAP_IAM_IDENTITY_LIST", "CAP_IAM_IDENTITY_UPDATE"]`, `["CAP_IAM_IDENTITY_LIST"]`)})
+platform.iam.RoleBinding("ops-identities", group_uid=organization, identity_uid=ops.uid, role_uid=identity_admin.uid)
 platform.iam.RoleBinding("ci-owner", group_uid=${pick("organization", "deploy.uid")}, identity_uid=ci.uid,
     role_uid=${pick("owner.uid", "viewer.uid")})
 platform.iam.RoleBinding("ci-escalator", group_uid=deploy.uid, identity_uid=ci.uid, role_uid=escalator.uid)

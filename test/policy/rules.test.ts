@@ -8,12 +8,14 @@ import type { PolicyResource, ResourceValidationPolicy, StackValidationPolicy } 
 // @ts-expect-error -- internal module of @pulumi/policy without typings: the engine's unknown sentinels
 import { unknownCheckingProxy, unknownStringValue } from "@pulumi/policy/proxy";
 import { POLICIES } from "../../policy/rules";
+import { BUILTIN_ROLES } from "../../policy/builtin-roles";
 import { EMULATOR_OWNER_ROLE_UID } from "../../policy/resources";
 
 const UNKNOWN_STRING: unknown = unknownStringValue;
 const ORG = "0123456789abcdef0123456789abcdef01234567";
 const FOLDER = `${ORG}/0123456789abcdef`;
 const VIEWER = "1".repeat(40);
+const VIEWER_BUILTIN = BUILTIN_ROLES.find((r) => r.name === "viewer")!.uid;
 
 const FRONTS = [
   {
@@ -370,6 +372,200 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
       expect(stackViolations("identity-unused", all)).toEqual([]);
     });
 
+    describe("escalation, through the access model over the stack's bindings", () => {
+      const claimMatch = { issuer: GITHUB, subject: "repo:acme/app:ref:refs/heads/main", audience: "a" };
+      const workload = (name: string, props: Record<string, unknown> = {}) =>
+        resource(type("Identity"), name, identity({ name, uid: UNKNOWN_STRING, claimMatch, ...props }));
+      const role = (name: string, capabilities: unknown) =>
+        resource(type("Role"), name, { ...extra, parentUid: ORG, name, capabilities, uid: UNKNOWN_STRING });
+      const bind = (
+        name: string,
+        who: PolicyResource,
+        roleUid: string | PolicyResource,
+        groupUid: string | PolicyResource,
+      ) =>
+        resource(
+          type("RoleBinding"),
+          name,
+          {
+            ...extra,
+            identityUid: UNKNOWN_STRING,
+            roleUid: typeof roleUid === "string" ? roleUid : UNKNOWN_STRING,
+            groupUid: typeof groupUid === "string" ? groupUid : UNKNOWN_STRING,
+          },
+          {
+            identityUid: [who],
+            ...(typeof roleUid === "string" ? {} : { roleUid: [roleUid] }),
+            ...(typeof groupUid === "string" ? {} : { groupUid: [groupUid] }),
+          },
+        );
+      const privileged = (resources: PolicyResource[], config = {}) =>
+        stackViolations("workload-identity-privileged", resources, config);
+      const takeover = (resources: PolicyResource[], config = {}) =>
+        stackViolations("workload-identity-no-takeover", resources, config);
+
+      test("a workload holding privileged capabilities is flagged, naming them, the group, the role and the binding", () => {
+        const deployer = workload("deployer");
+        const admin = role("admin", [
+          "CAP_IAM_ROLE_BINDINGS_CREATE",
+          "CAP_IAM_ROLES_CREATE",
+          "CAP_REPO_LIST",
+        ]);
+        const bound = bind("deployer-admin", deployer, admin, FOLDER);
+        const owns = bind("deployer-owner", deployer, EMULATOR_OWNER_ROLE_UID, folder);
+        const views = bind("deployer-viewer", deployer, VIEWER_BUILTIN, ORG);
+        const lines = privileged([deployer, admin, folder, bound, owns, views]);
+        expect(lines.map((l) => l.urn)).toEqual([bound.urn, owns.urn]);
+        expect(lines[0]?.message).toBe(
+          `[workload-identity-privileged] RoleBinding 'deployer-admin': roleUid gives workload Identity 'deployer' the privileged capabilities CAP_IAM_ROLES_CREATE, CAP_IAM_ROLE_BINDINGS_CREATE on group ${FOLDER} (through Role 'admin'), with which whoever presents its token grants access; bind a role without them, or keep this rule advisory for a stack whose workload manages access on purpose`,
+        );
+        expect(lines[1]?.message).toMatch(
+          /RoleBinding 'deployer-owner': roleUid gives workload Identity 'deployer' the privileged capabilities CAP_IAM_GROUP_INVITES_CREATE, .* on Group 'folder' \(through built-in role owner\)/,
+        );
+        expect(policy("workload-identity-privileged").enforcementLevel).toBe("advisory");
+      });
+
+      test("access sets' entries count as bindings, named by their index", () => {
+        const deployer = workload("deployer");
+        const groupAccess = resource(
+          type("GroupAccess"),
+          "folder-access",
+          {
+            ...extra,
+            groupUid: FOLDER,
+            bindings: [
+              { identityUid: UNKNOWN_STRING, roleUid: VIEWER_BUILTIN },
+              { identityUid: UNKNOWN_STRING, roleUid: EMULATOR_OWNER_ROLE_UID },
+            ],
+          },
+          { bindings: [deployer] },
+        );
+        expect(privileged([deployer, groupAccess])).toEqual([
+          {
+            urn: groupAccess.urn,
+            message: expect.stringMatching(
+              /^\[workload-identity-privileged\] GroupAccess 'folder-access': bindings\[1\]\.roleUid gives workload Identity 'deployer' the privileged capabilities CAP_IAM_GROUP_INVITES_CREATE, /,
+            ),
+          },
+        ]);
+      });
+
+      test("a service principal is not a workload identity; an unknown role is said once, not guessed", () => {
+        const service = resource(
+          type("Identity"),
+          "svc",
+          identity({ name: "svc", uid: UNKNOWN_STRING, servicePrincipal: "COSIGNED" }),
+        );
+        const deployer = workload("deployer");
+        const mystery = "f".repeat(40);
+        const resources = [
+          service,
+          deployer,
+          bind("svc-owner", service, EMULATOR_OWNER_ROLE_UID, ORG),
+          bind("a", deployer, mystery, ORG),
+          bind("b", deployer, mystery, FOLDER),
+        ];
+        expect(privileged(resources)).toEqual([
+          {
+            urn: resources[3]!.urn,
+            message: `[workload-identity-privileged] RoleBinding 'a': roleUid '${mystery}' is neither a custom Role of this stack nor a built-in role the pack can name, so its capabilities are unknown and the access rules skip RoleBinding 'a' roleUid, RoleBinding 'b' roleUid; if it is the built-in owner role, add it to ownerRoleUids`,
+          },
+        ]);
+        // Configured as owner, the same uid is known: the bindings grant owner's capabilities.
+        expect(privileged(resources, { ownerRoleUids: [mystery] }).map((l) => l.urn)).toEqual([
+          resources[3]!.urn,
+          resources[4]!.urn,
+        ]);
+        // A role whose capabilities are not known yet (preview) is neither flagged nor reported as unknown.
+        const later = role("later", UNKNOWN_STRING);
+        expect(privileged([deployer, later, bind("c", deployer, later, ORG)])).toEqual([]);
+      });
+
+      test("a workload that can update an identity stronger than itself is a takeover; out of reach it is not", () => {
+        const ops = workload("ops");
+        const ci = workload("ci");
+        const identityAdmin = role("identity-admin", ["CAP_IAM_IDENTITY_LIST", "CAP_IAM_IDENTITY_UPDATE"]);
+        const opsAtOrg = bind("ops-identities", ops, identityAdmin, ORG);
+        const ciOwner = bind("ci-owner", ci, EMULATOR_OWNER_ROLE_UID, folder);
+        const lines = takeover([ops, ci, identityAdmin, folder, opsAtOrg, ciOwner]);
+        expect(lines).toEqual([
+          {
+            urn: opsAtOrg.urn,
+            message: expect.stringMatching(
+              new RegExp(
+                `^\\[workload-identity-no-takeover\\] RoleBinding 'ops-identities': roleUid gives workload Identity 'ops' CAP_IAM_IDENTITY_UPDATE on group ${ORG}, where Identity 'ci' lives: it can rewrite who may assume it and act as it, gaining CAP_ADVISORIES_LIST, .* and \\d+ more on Group 'folder' \\(RoleBinding 'ci-owner' roleUid\\), which it lacks there; bind Identity 'ops' a role without CAP_IAM_IDENTITY_UPDATE`,
+              ),
+            ),
+          },
+        ]);
+        // The same role on the folder: the identities live in the organization, out of its reach.
+        const opsInFolder = bind("ops-identities", ops, identityAdmin, FOLDER);
+        expect(takeover([ops, ci, identityAdmin, folder, opsInFolder, ciOwner])).toEqual([]);
+        // Updating needs reading too: without CAP_IAM_IDENTITY_LIST the identity is not even visible.
+        const blind = role("blind", ["CAP_IAM_IDENTITY_UPDATE"]);
+        expect(takeover([ops, ci, blind, folder, bind("o", ops, blind, ORG), ciOwner])).toEqual([]);
+        // A target holding nothing the workload lacks is no escalation.
+        const ciViews = bind("ci-views", ci, VIEWER_BUILTIN, FOLDER);
+        const viewerToo = bind("ops-views", ops, VIEWER_BUILTIN, ORG);
+        expect(takeover([ops, ci, identityAdmin, folder, opsAtOrg, ciViews, viewerToo])).toEqual([]);
+        expect(policy("workload-identity-no-takeover").enforcementLevel).toBe("mandatory");
+      });
+
+      test("an identity provider whose default role the workload lacks is a takeover target too", () => {
+        const ops = workload("ops");
+        const idpAdmin = role("idp-admin", [
+          "CAP_IAM_IDENTITY_PROVIDERS_LIST",
+          "CAP_IAM_IDENTITY_PROVIDERS_UPDATE",
+        ]);
+        const sso = resource(type("IdentityProvider"), "sso", {
+          ...extra,
+          parentUid: ORG,
+          name: "sso",
+          defaultRole: VIEWER_BUILTIN,
+        });
+        const lines = takeover([ops, idpAdmin, sso, bind("ops-idp", ops, idpAdmin, ORG)]);
+        expect(lines.map((l) => l.message)).toEqual([
+          expect.stringMatching(
+            /RoleBinding 'ops-idp': roleUid gives workload Identity 'ops' CAP_IAM_IDENTITY_PROVIDERS_UPDATE on group .*, where IdentityProvider 'sso' lives: it can rewrite whose sign-ins it accepts and act as it, gaining CAP_ADVISORIES_LIST, .* \(IdentityProvider 'sso' defaultRole\)/,
+          ),
+        ]);
+      });
+
+      test("groups not created yet are placed under their parents, so access held above reaches them", () => {
+        const ops = workload("ops");
+        const ci = workload("ci", { parentUid: UNKNOWN_STRING });
+        const team = resource(
+          type("Group"),
+          "team",
+          { ...extra, parentUid: UNKNOWN_STRING, name: "team", uid: UNKNOWN_STRING },
+          { parentUid: [folder] },
+        );
+        const ciWithDeps = resource(
+          ci.type,
+          ci.name,
+          identity({ name: "ci", uid: UNKNOWN_STRING, claimMatch, parentUid: UNKNOWN_STRING }),
+          {
+            parentUid: [team],
+          },
+        );
+        const identityAdmin = role("identity-admin", ["CAP_IAM_IDENTITY_LIST", "CAP_IAM_IDENTITY_UPDATE"]);
+        const lines = takeover([
+          ops,
+          ciWithDeps,
+          folder,
+          team,
+          identityAdmin,
+          bind("ops-identities", ops, identityAdmin, folder),
+          bind("ci-owner", ciWithDeps, EMULATOR_OWNER_ROLE_UID, team),
+        ]);
+        expect(lines.map((l) => l.message)).toEqual([
+          expect.stringMatching(
+            /RoleBinding 'ops-identities': .* on Group 'team', where Identity 'ci' lives: .* on Group 'team' \(RoleBinding 'ci-owner' roleUid\)/,
+          ),
+        ]);
+      });
+    });
+
     test("an identity no binding uses is reported (advisory); one used by dependency or by uid is not", () => {
       const orphan = resource(type("Identity"), "orphan", identity({ uid: "x/1" }));
       const byUid = resource(type("Identity"), "by-uid", identity({ uid: `${ORG}/00000000000000aa` }));
@@ -402,6 +598,8 @@ test("every rule has a name, a description, a default enforcement level and a co
     "identity-audience-required",
     "workload-identity-not-owner-at-root",
     "workload-identity-no-self-granting-role",
+    "workload-identity-no-takeover",
+    "workload-identity-privileged",
     "static-keys-max-lifetime",
     "group-invite-bounded",
     "identity-provider-default-role-not-owner",
