@@ -81,18 +81,18 @@ export const advisories: CollectionSpec = {
   capability: "CAP_ADVISORIES",
   sortable: ["uid", "advisoryId", "artifactName", "componentName", "createTime", "updateTime"],
   listParams: {
-    ...Object.fromEntries(ADVISORY_LIST_FILTERS.map(([param]) => [param, "text"])),
-    aliases: "text",
+    ...Object.fromEntries(ADVISORY_LIST_FILTERS.map(([param]) => [param, { each: "text" }])),
+    aliases: { each: "text" },
     query: "text",
     origin: {
       refused:
         "it resolves an origin package's subpackages, which the emulator's seeded advisories do not describe; filter by artifactNames",
     },
-    eventReviewStates: REVIEW_STATES,
-    eventAuthors: "text",
-    excludeEventAuthors: "text",
-    eventReviewers: "text",
-    eventTypes: EVENT_TYPE_FILTERS,
+    eventReviewStates: { each: REVIEW_STATES },
+    eventAuthors: { each: "text" },
+    excludeEventAuthors: { each: "text" },
+    eventReviewers: { each: "text" },
+    eventTypes: { each: EVENT_TYPE_FILTERS },
     latestEventType: EVENT_TYPE_FILTERS,
   },
   filters: (query) => {

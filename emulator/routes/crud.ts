@@ -9,6 +9,7 @@ import { parentOf } from "../../sdk/uidp";
 import { underAny } from "../access";
 import { badField, notFound } from "../errors";
 import { refuseUnknownMembers } from "../members";
+import { defineOwn } from "../../sdk/schemas/own-keys";
 import {
   PAGING_PARAMS,
   UIDP_PARAMS,
@@ -160,7 +161,8 @@ function camelCase(name: string): string {
 export function withBothSpellings(query: Query): Query {
   const out: Query = { ...query };
   for (const [name, value] of Object.entries(query)) {
-    for (const alias of [snakeCase(name), camelCase(name)]) if (!(alias in out)) out[alias] = value;
+    for (const alias of [snakeCase(name), camelCase(name)])
+      if (!Object.hasOwn(out, alias)) defineOwn(out, alias, value);
   }
   return out;
 }
@@ -271,8 +273,8 @@ export function refuseUnknownFields(
   refuseUnknownMembers(body, schema, label, [...OUTPUT_ONLY_ON_CREATE, ...ignored]);
   if (wire === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
   for (const member of ignored) {
-    const value = (body as Record<string, unknown>)[member];
-    const type = wire.shape[member];
+    const value = Object.hasOwn(body, member) ? (body as Record<string, unknown>)[member] : undefined;
+    const type = Object.hasOwn(wire.shape, member) ? wire.shape[member] : undefined;
     // null is any member's default in protobuf JSON, so it is no wrong type.
     const parsed =
       type === undefined || value === undefined || value === null ? undefined : type.safeParse(value);

@@ -34,7 +34,7 @@ export function v1Group(o: StoredObject): Record<string, unknown> {
 
 /** What a v1 list filters by (as the real clients send them); anything else is refused, never ignored. */
 export const V1_LIST_PARAMS: Readonly<Record<string, ParamRule>> = {
-  id: "uids",
+  id: { each: "uid" },
   group: "uid",
   name: "text",
   "uidp.descendantsOf": "uid",
