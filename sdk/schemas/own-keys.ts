@@ -71,10 +71,12 @@ function restore(
     }
     case "record": {
       if (!isPlainObject(input) || !isPlainObject(output) || def.valueType === undefined) return output;
+      // Rebuilt in the input's order, so a key put back keeps its place.
+      const map: Record<string, unknown> = {};
       for (const key of Object.keys(input)) {
         const at = [...path, key];
         if (Object.hasOwn(output, key)) {
-          defineOwn(output, key, restore(def.valueType, input[key], output[key], at, issues));
+          defineOwn(map, key, restore(def.valueType, input[key], output[key], at, issues));
           continue;
         }
         const keyOk = def.keyType === undefined || def.keyType.safeParse(key).success;
@@ -83,9 +85,9 @@ function restore(
           issues.push({ code: "custom", path: at, message: `${key} is not a valid key`, input: key });
         else if (!parsed.success)
           for (const issue of parsed.error.issues) issues.push({ ...issue, path: [...at, ...issue.path] });
-        else defineOwn(output, key, restore(def.valueType, input[key], parsed.data, at, issues));
+        else defineOwn(map, key, restore(def.valueType, input[key], parsed.data, at, issues));
       }
-      return output;
+      return map;
     }
     case "array":
       if (!Array.isArray(input) || !Array.isArray(output) || def.element === undefined) return output;

@@ -13,6 +13,22 @@ const lookup = (values: Record<string, string>) => (key: string) => values[key];
 describe("config precedence: profile keys > stack config > PLATFORM_* env > defaults", () => {
   const env = { PLATFORM_API_URL: "https://env.example", PLATFORM_TOKEN: "env-token", PLATFORM_IDENTITY: "" };
 
+  it("a profile's name is data: __proto__ and constructor are profiles like any other, or none (issue 32)", () => {
+    const settings = readProviderSettings(
+      lookup({
+        "platform:profiles": `{"__proto__":{"apiUrl":"https://proto.example","token":"proto-token"}}`,
+      }),
+    );
+    expect(resolveClientOptions(settings, "__proto__", env)).toMatchObject({
+      apiUrl: "https://proto.example",
+      token: "proto-token",
+    });
+    for (const missing of ["constructor", "toString", "hasOwnProperty"])
+      expect(() => resolveClientOptions(settings, missing, env)).toThrow(
+        `profile "${missing}" is not configured`,
+      );
+  });
+
   it("stack config is passed explicitly, so it wins over env inside the SDK", () => {
     const settings = readProviderSettings(
       lookup({ "platform:apiUrl": "https://stack.example", "platform:token": "stack-token" }),
@@ -116,6 +132,15 @@ describe("diff", () => {
       GROUP.fields,
     );
     expect(result).toMatchObject({ changes: true, replaces: ["parentUid"], changedFields: ["name"] });
+  });
+
+  it("a map key is data: __proto__ or constructor keys compare by their values (issue 32)", () => {
+    const claims = (value: string) => JSON.parse(`{"__proto__":"${value}","constructor":"c"}`) as object;
+    expect(normalize("object", { claims: claims("a") })).not.toBe(
+      normalize("object", { claims: claims("b") }),
+    );
+    expect(normalize("object", { claims: claims("a") })).toBe(normalize("object", { claims: claims("a") }));
+    expect(normalize("object", { claims: claims("a") })).not.toBe(normalize("object", { claims: {} }));
   });
 
   it("normalizes objects: empty members and key order do not matter", () => {
