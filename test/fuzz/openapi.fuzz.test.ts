@@ -40,6 +40,7 @@ import {
   writableMembers,
   type Hints,
 } from "./openapi-arbitraries";
+import { EVENT_TYPE_FILTER_UNSPECIFIED, EVENT_TYPE_MEMBERS } from "../../sdk/schemas/advisories";
 import { start, type Api, type WireResponse } from "../emulator/helpers";
 
 /** The seed of every generator (each operation adds its index in OPERATIONS, so adding one shifts none). */
@@ -749,17 +750,6 @@ const parentOf = (uid: string): string => (uid.includes("/") ? uid.slice(0, uid.
 const placeOf = (item: Item, collection: AnyCollection): string =>
   collection === "accountAssociations" ? item.uid : parentOf(item.uid);
 
-/** AdvisoryEvent members by the EVENT_TYPE_FILTER_* value that selects them. */
-const EVENT_MEMBERS: Record<string, string> = {
-  EVENT_TYPE_FILTER_DETECTION: "detection",
-  EVENT_TYPE_FILTER_TRUE_POSITIVE_DETERMINATION: "truePositiveDetermination",
-  EVENT_TYPE_FILTER_FIXED: "fixed",
-  EVENT_TYPE_FILTER_FALSE_POSITIVE_DETERMINATION: "falsePositiveDetermination",
-  EVENT_TYPE_FILTER_ANALYSIS_NOT_PLANNED: "analysisNotPlanned",
-  EVENT_TYPE_FILTER_FIX_NOT_PLANNED: "fixNotPlanned",
-  EVENT_TYPE_FILTER_PENDING_UPSTREAM_FIX: "pendingUpstreamFix",
-  EVENT_TYPE_FILTER_PATCHED: "patched",
-};
 const RELATIONSHIPS: Record<string, string> = {
   RELATIONSHIP_TYPE_CLAIM_MATCH: "claimMatch",
   RELATIONSHIP_TYPE_STATIC: "staticKeys",
@@ -811,12 +801,12 @@ const FILTERS: Record<string, (item: Item, values: string[], collection: AnyColl
   excludeEventAuthors: (item, values) => !events(item).some((e) => anyOf(values, e.author)),
   eventReviewers: (item, values) => events(item).some((e) => anyOf(values, e.reviewer)),
   eventTypes: (item, values) =>
-    values.every((v) => EVENT_MEMBERS[v] === undefined) ||
+    values.every((v) => !EVENT_TYPE_MEMBERS.has(v)) ||
     events(item).some((e) =>
-      values.some((v) => EVENT_MEMBERS[v] !== undefined && e[EVENT_MEMBERS[v]!] !== undefined),
+      values.some((v) => EVENT_TYPE_MEMBERS.has(v) && e[EVENT_TYPE_MEMBERS.get(v)!] !== undefined),
     ),
   latestEventType: (item, [v]) => {
-    const member = EVENT_MEMBERS[v!];
+    const member = EVENT_TYPE_MEMBERS.get(v!);
     if (member === undefined) return true;
     const approved = events(item).filter((e) => e.reviewState === "REVIEW_STATE_APPROVED");
     return approved.length > 0 && approved[approved.length - 1]![member] !== undefined;
@@ -1567,6 +1557,18 @@ beforeAll(async () => {
   for (const c of ALL_COLLECTIONS) listed.set(c, await list(c));
 }, 60_000);
 afterAll(() => emulator?.close());
+
+test("the event type filters read from AdvisoryEvent are the OpenAPI's EVENT_TYPE_FILTER_* values", () => {
+  for (const name of ["eventTypes", "latestEventType"]) {
+    const parameter = queryParameters("GET /vulnerabilities/v2beta1/advisories").find((p) => p.name === name);
+    const schema = resolve(parameter!.schema);
+    const values = (schema.type === "array" ? resolve(schema.items as Schema) : schema).enum as string[];
+    expect([name, [...values].sort()]).toEqual([
+      name,
+      [EVENT_TYPE_FILTER_UNSPECIFIED, ...EVENT_TYPE_MEMBERS.keys()].sort(),
+    ]);
+  }
+});
 
 test("every served operation, every check: only the known gaps (none) fail", async () => {
   const served = servedOperations();
