@@ -8,6 +8,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { KINDS } from "../../emulator/model";
+import { accountAssociations } from "../../emulator/routes/account-associations";
+import { wireMessageOf, type CollectionSpec } from "../../emulator/routes/crud";
+import { groupInvites } from "../../emulator/routes/group-invites";
+import { groups } from "../../emulator/routes/groups";
+import { identities } from "../../emulator/routes/identities";
+import { identityProviders } from "../../emulator/routes/identity-providers";
+import { roleBindings } from "../../emulator/routes/role-bindings";
+import { roles } from "../../emulator/routes/roles";
 import { details, start, type Api, type WireResponse } from "./helpers";
 
 /** Names with a meaning in JavaScript, none of them a member of any message of the API. */
@@ -50,6 +59,7 @@ function expectRefused(answer: WireResponse, field: string): void {
 
 interface Case {
   label: string;
+  spec: CollectionSpec;
   createPath: () => string;
   body: () => Record<string, unknown>;
   /** The API has no PATCH of it (group invites). */
@@ -71,24 +81,33 @@ beforeAll(async () => {
 });
 
 const CASES: Case[] = [
-  { label: "group", createPath: () => `/iam/v2beta1/groups/${folder}`, body: () => ({ name: "px" }) },
+  {
+    label: "group",
+    spec: groups,
+    createPath: () => `/iam/v2beta1/groups/${folder}`,
+    body: () => ({ name: "px" }),
+  },
   {
     label: "identity",
+    spec: identities,
     createPath: () => `/iam/v2beta1/identities/${folder}`,
     body: () => ({ name: "id", claimMatch: { issuer: "https://issuer.example", subject: "s" } }),
   },
   {
     label: "role",
+    spec: roles,
     createPath: () => `/iam/v2beta1/roles/${folder}`,
     body: () => ({ name: "role", capabilities: ["CAP_IAM_GROUPS_LIST"] }),
   },
   {
     label: "role binding",
+    spec: roleBindings,
     createPath: () => `/iam/v2beta1/roleBindings/${folder}`,
     body: () => ({ identityUid, roleUid: viewer }),
   },
   {
     label: "identity provider",
+    spec: identityProviders,
     createPath: () => `/iam/v2beta1/identityProviders/${api.emulator.orgUid}`,
     body: () => ({
       name: "sso",
@@ -98,12 +117,14 @@ const CASES: Case[] = [
   },
   {
     label: "group invite",
+    spec: groupInvites,
     createPath: () => `/iam/v2beta1/groupInvites/${folder}`,
     body: () => ({ roleUid: viewer, ttl: "3600s" }),
     noUpdate: true,
   },
   {
     label: "account association",
+    spec: accountAssociations,
     createPath: () => `/iam/v2beta1/accountAssociations/${folder}`,
     body: () => ({ name: "assoc", amazon: { account: "123456789012" } }),
   },
@@ -133,6 +154,47 @@ describe.each(CASES)("$label", ({ createPath, body, noUpdate }) => {
       expect(api.emulator.snapshot()).toEqual(before);
       await api.del(path);
     });
+});
+
+/**
+ * An output-only member a create ignores (AIP-203: uid, the times, a collection's `ignored`) is still read by the
+ * service's parser, so a value of the wrong JSON type is refused naming it; the type is the OpenAPI message's,
+ * named after the kind (`wireMessageOf`), for every collection (issue 32: it was wired for groups only).
+ */
+describe("an output-only member sent on create", () => {
+  test("every kind has its OpenAPI message, and every collection that creates is covered here", () => {
+    for (const kind of KINDS) expect(() => wireMessageOf(kind)).not.toThrow();
+    expect(CASES.map((c) => c.spec.kind).sort()).toEqual(
+      [groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations]
+        .filter((spec) => spec.create !== undefined)
+        .map((spec) => spec.kind)
+        .sort(),
+    );
+  });
+
+  test.each(CASES)(
+    "$label: each is typed by the message, and a wrong type is refused naming it",
+    async (c) => {
+      const message = c.spec.create!.wire ?? wireMessageOf(c.spec.kind);
+      const before = api.emulator.snapshot();
+      const times = ["uid", "createTime", "updateTime"];
+      // One the message does not have is no output-only member of it: an unknown one.
+      for (const member of times.filter((m) => !Object.hasOwn(message.shape, m)))
+        expectRefused(await postRaw(c.createPath(), JSON.stringify({ ...c.body(), [member]: "x" })), member);
+      const outputOnly = [
+        ...times.filter((m) => Object.hasOwn(message.shape, m)),
+        ...(c.spec.create!.ignored ?? []),
+      ];
+      for (const member of outputOnly) {
+        const type = message.shape[member];
+        expect([member, type !== undefined]).toEqual([member, true]);
+        const wrong = [{ a: 1 }, [1], 5, "x", true].find((v) => !type!.safeParse(v).success);
+        const answer = await postRaw(c.createPath(), JSON.stringify({ ...c.body(), [member]: wrong }));
+        expectRefused(answer, member);
+      }
+      expect(api.emulator.snapshot()).toEqual(before);
+    },
+  );
 });
 
 test("a v1 group update refuses each as a member of a v1 group", async () => {
