@@ -6,6 +6,7 @@ import { readProviderSettings, resolveClientOptions } from "../../provider/core/
 import { createOrAdopt } from "../../provider/core/create";
 import { diffFields, normalize } from "../../provider/core/diff";
 import { GROUP, GroupInputSchema } from "../../provider/iam/group.declaration";
+import { ClaimMatchInputSchema } from "../../provider/iam/identity.declaration";
 import { ROLE } from "../../provider/iam/role.declaration";
 
 const lookup = (values: Record<string, string>) => (key: string) => values[key];
@@ -99,6 +100,16 @@ describe("check", () => {
     expect(checkInputs(GroupInputSchema, { name: "UPPER" }).map((f) => f.property)).toEqual(["name"]);
     expect(checkInputs(GroupInputSchema, {}).map((f) => f.property)).toEqual(["name"]);
     expect(checkInputs(GroupInputSchema, { name: UNKNOWN, parentUid: UNKNOWN })).toEqual([]);
+  });
+
+  it("checks a map value under any key, __proto__ included, naming its path (issue 32)", () => {
+    const claimMatch = (claims: string) =>
+      JSON.parse(`{"issuer":"https://i.example","subject":"s","claims":${claims}}`) as object;
+    for (const key of ["__proto__", "constructor", "ok"])
+      expect(
+        checkInputs(ClaimMatchInputSchema, claimMatch(`{${JSON.stringify(key)}:5}`)).map((f) => f.property),
+      ).toEqual([`claims.${key}`]);
+    expect(checkInputs(ClaimMatchInputSchema, claimMatch(`{"__proto__":"v"}`))).toEqual([]);
   });
 
   it("accepts every name matching the spec's rule and rejects every other (property)", () => {
