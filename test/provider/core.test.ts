@@ -104,7 +104,10 @@ describe("check", () => {
 
   it("checks a map value under any key, __proto__ included, naming its path (issue 32)", () => {
     const claimMatch = (claims: string) =>
-      JSON.parse(`{"issuer":"https://i.example","subject":"s","claims":${claims}}`) as object;
+      JSON.parse(`{"issuer":"https://i.example","subject":"s","claims":${claims}}`) as Record<
+        string,
+        unknown
+      >;
     for (const key of ["__proto__", "constructor", "ok"])
       expect(
         checkInputs(ClaimMatchInputSchema, claimMatch(`{${JSON.stringify(key)}:5}`)).map((f) => f.property),
