@@ -125,9 +125,11 @@ export function claimMatchAccepts(
   if (has("audience") || has("audiencePattern")) {
     if (!claimMatches(payload.aud, claimMatch.audience, claimMatch.audiencePattern)) return false;
   } else if (!claimValues(payload.aud).some(isServiceAudience)) return false;
+  // A claim's name is data: `constructor` is the token's claim of that name or none, never a member of ours.
+  const claim = (name: string): unknown => (Object.hasOwn(payload, name) ? payload[name] : undefined);
   for (const [name, expected] of Object.entries((claimMatch.claims as Rules | undefined) ?? {}))
-    if (!claimMatches(payload[name], expected, undefined)) return false;
+    if (!claimMatches(claim(name), expected, undefined)) return false;
   for (const [name, pattern] of Object.entries((claimMatch.claimPatterns as Rules | undefined) ?? {}))
-    if (!claimMatches(payload[name], undefined, pattern)) return false;
+    if (!claimMatches(claim(name), undefined, pattern)) return false;
   return true;
 }

@@ -109,7 +109,8 @@ export function fromZod(error: ZodError, input: unknown): ApiFailure {
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let cursor: unknown = input;
   for (const key of path) {
-    if (cursor === null || typeof cursor !== "object") return undefined;
+    // The path's names come from the request: an own member only, never one of a prototype's.
+    if (cursor === null || typeof cursor !== "object" || !Object.hasOwn(cursor, key)) return undefined;
     cursor = (cursor as Record<PropertyKey, unknown>)[key];
   }
   return cursor;

@@ -21,7 +21,7 @@ export type Query = Record<string, unknown>;
 /** A query parameter in either spelling (`page_size` / `pageSize`); repeated parameters give their first value. */
 export function queryParam(query: Query, ...names: string[]): string | undefined {
   for (const name of names) {
-    const value = query[name];
+    const value = Object.hasOwn(query, name) ? query[name] : undefined;
     if (typeof value === "string") return value;
     if (Array.isArray(value) && typeof value[0] === "string") return value[0];
   }
@@ -32,7 +32,7 @@ export function queryParam(query: Query, ...names: string[]): string | undefined
 export function queryList(query: Query, ...names: string[]): string[] {
   const values: string[] = [];
   for (const name of names) {
-    const value = query[name];
+    const value = Object.hasOwn(query, name) ? query[name] : undefined;
     const raw =
       typeof value === "string"
         ? [value]
@@ -55,23 +55,30 @@ function snakeToCamel(s: string): string {
 }
 
 /**
+ * The format of one value of a query parameter: "text" any string, "boolean" true/false, "date-time" RFC 3339,
+ * "uid" one uid, "int32" an integer from 0 to 2^31-1, or a list of enum names. A uid is a root of 40 (or 16) hex
+ * digits, then 16-hex segments joined by "/" (built-in roles: 40 hex); an empty string or uid is the proto3
+ * default, no filter, but an empty integer, boolean, timestamp or enum is no value at all (grpc-gateway's
+ * runtime/query.go parses it and refuses it).
+ */
+export type ParamFormat = "text" | "boolean" | "date-time" | "uid" | "int32" | readonly string[];
+
+/**
  * What a list does with a query parameter (named in camelCase per segment, `uidp.inRoot`; the snake_case spelling
- * is the same parameter): honoured, its value checked against a format ("text" any string, "boolean" true/false,
- * "date-time" RFC 3339, "uid" one uid, "uids" uids repeated or comma-separated, a list of enum names, "paging"
- * checked by parseListParams), or refused with a reason. A uid is a root of 40 (or 16) hex digits, then 16-hex
- * segments joined by "/" (built-in roles: 40 hex); an empty value is the proto3 default, no filter.
+ * is the same parameter): honoured, its value checked against a format, given once (a parameter the OpenAPI does
+ * not repeat takes one value: grpc-gateway answers "too many values" to a second), or `{ each: format }` for a
+ * repeated one (`uidp.ids`: repeated, or comma-separated), or refused with a reason.
  * Every parameter the OpenAPI documents for a served list has a rule (test/emulator/list-parameters.test.ts);
  * one no rule names is refused too: a list never answers 200 to a filter it did not apply.
  */
-export type ParamRule =
-  "text" | "boolean" | "date-time" | "uid" | "uids" | "paging" | readonly string[] | { refused: string };
+export type ParamRule = ParamFormat | { each: ParamFormat } | { refused: string };
 
 /** Paging and ordering, every v2 list (spec, "Pagination and ordering parameters"). */
 export const PAGING_PARAMS: Readonly<Record<string, ParamRule>> = {
-  pageSize: "paging",
-  pageToken: "paging",
-  orderBy: "paging",
-  skip: "paging",
+  pageSize: "int32",
+  pageToken: "text",
+  orderBy: "text",
+  skip: "int32",
 };
 
 /** The uidp filters every v2 list of the OpenAPI documents. */
@@ -80,7 +87,7 @@ export const UIDP_PARAMS: Readonly<Record<string, ParamRule>> = {
   "uidp.descendantsOf": "uid",
   "uidp.childrenOf": "uid",
   "uidp.inRoot": "boolean",
-  "uidp.ids": "uids",
+  "uidp.ids": { each: "uid" },
 };
 
 /** `uidp.in_root` → `uidp.inRoot`, `page_size` → `pageSize`. */
@@ -103,8 +110,9 @@ export function parseTimestamp(raw: string): number | undefined {
   return RFC3339.test(raw) && Number.isFinite(ms) ? ms : undefined;
 }
 
-function formatProblem(rule: ParamRule, value: string): string | undefined {
-  if (rule === "uid" || rule === "uids")
+function formatProblem(rule: ParamFormat, value: string): string | undefined {
+  if (rule === "int32") return isInt32(value) ? undefined : `must be an integer from 0 to ${MAX_INT32}`;
+  if (rule === "uid")
     return value === "" || UIDP_PATTERN.test(value)
       ? undefined
       : "must be a uid: a root of 40 (or 16) hex digits, then 16-hex segments, joined by '/'";
@@ -124,31 +132,37 @@ function formatProblem(rule: ParamRule, value: string): string | undefined {
 export function checkQuery(query: Query, rules: Readonly<Record<string, ParamRule>>, where: string): void {
   const violations: { field: string; description: string }[] = [];
   for (const [name, value] of Object.entries(query)) {
-    const rule = rules[canonicalParam(name)];
+    // The client's name is looked up as data: `constructor` or `__proto__` is no rule of ours.
+    const canonical = canonicalParam(name);
+    const rule = Object.hasOwn(rules, canonical) ? rules[canonical] : undefined;
     if (rule === undefined) {
       violations.push({ field: name, description: `${name} is not a parameter of ${where}` });
       continue;
     }
-    if (typeof rule === "object" && !Array.isArray(rule) && "refused" in rule) {
+    if (typeof rule === "object" && "refused" in rule) {
       violations.push({
         field: name,
         description: `${name} is not supported by the emulator: ${rule.refused}`,
       });
       continue;
     }
+    const repeated = typeof rule === "object" && "each" in rule;
+    const format: ParamFormat = repeated ? rule.each : rule;
     const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string");
-    // A single uid is checked whole (a comma is no part of one); the other formats are repeatable lists.
-    const items =
-      rule === "text" || rule === "paging"
-        ? []
-        : rule === "uid"
-          ? values
-          : values.flatMap((v) => v.split(","));
-    const bad = items.find((v) => formatProblem(rule as ParamRule, v.trim()) !== undefined);
+    if (!repeated && values.length > 1) {
+      violations.push({
+        field: name,
+        description: `${name} takes one value, got ${values.length}: it is not a repeated parameter`,
+      });
+      continue;
+    }
+    // A single value is checked whole (a comma is no part of a uid); a repeated one may also be comma-separated.
+    const items = format === "text" ? [] : repeated ? values.flatMap((v) => v.split(",")) : values;
+    const bad = items.find((v) => formatProblem(format, v.trim()) !== undefined);
     if (bad !== undefined)
       violations.push({
         field: name,
-        description: `${name} ${formatProblem(rule as ParamRule, bad.trim())}, got "${bad.slice(0, 40)}"`,
+        description: `${name} ${formatProblem(format, bad.trim())}, got "${bad.slice(0, 40)}"`,
       });
   }
   if (violations.length > 0)
@@ -171,11 +185,16 @@ export interface ListParams {
   skip: number;
 }
 
-function nonNegativeInteger(raw: string | undefined, field: string): number | undefined {
-  if (raw === undefined || raw === "") return undefined;
+/** A non-negative int32 in decimal: 400 digits are no int32 (not Infinity), and an empty value is none. */
+function isInt32(raw: string): boolean {
   const text = raw.trim();
-  // An int32 on the real service: 400 digits are refused, not read as Infinity.
-  if (!/^\d+$/.test(text) || text.replace(/^0+(?=\d)/, "").length > 10 || Number(text) > MAX_INT32)
+  return /^\d+$/.test(text) && text.replace(/^0+(?=\d)/, "").length <= 10 && Number(text) <= MAX_INT32;
+}
+
+function nonNegativeInteger(raw: string | undefined, field: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  if (!isInt32(raw))
     throw badField(field, `${field} must be an integer from 0 to ${MAX_INT32}, got "${raw.slice(0, 40)}"`);
   return Number.parseInt(text, 10);
 }

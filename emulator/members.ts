@@ -63,7 +63,8 @@ export function unknownMembers(
       if (!isPlainObject(value) || def.shape === undefined) return [];
       const shape = def.shape;
       return Object.entries(value).flatMap(([key, member]) => {
-        if (!(key in shape)) return allowed.includes(key) ? [] : [at(key)];
+        // An own member of the shape only: `constructor` or `__proto__` are names a client sent, not ours.
+        if (!Object.hasOwn(shape, key)) return allowed.includes(key) ? [] : [at(key)];
         return unknownMembers(shape[key]!, member, [], at(key));
       });
     }

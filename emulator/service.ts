@@ -11,6 +11,7 @@ import { ApiTokens, EXCHANGED_TOKEN_LIFETIME_MS, USER_TOKEN_LIFETIME_MS } from "
 import type { Clock } from "./clock";
 import { GROUP_NAME_PATTERN } from "../sdk/rules";
 import { UID_SEGMENT_PATTERN } from "../sdk/schemas/common";
+import { parseKeepingKeys } from "../sdk/schemas/own-keys";
 import { parentOf } from "../sdk/uidp";
 import { ApiFailure, badField, fromZod, invalidArgument } from "./errors";
 import type { FieldViolation } from "../sdk/schemas/common";
@@ -92,7 +93,7 @@ export class Service {
         { field: "body", description: "must be a JSON object" },
       ]);
     }
-    const result = schema.safeParse(input);
+    const result = parseKeepingKeys(schema, input);
     const extra = [...bounds, ...(check?.(input as Record<string, unknown>) ?? [])];
     if (result.success && extra.length === 0) return result.data as z.infer<S>;
     const violations = result.success ? [] : fromZod(result.error, input).fieldViolations;

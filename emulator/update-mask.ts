@@ -10,11 +10,12 @@
  *   resource's own code for fields only the service's staff may change (a group's `verified`: 7).
  * - Unknown paths and unknown body fields are code 3 naming them: nothing a client sends is dropped silently.
  *
- * May import: zod, ./errors, ./listing.
+ * May import: zod, ./errors, ./listing, ../sdk/schemas/own-keys.
  */
 import { z } from "zod";
 import { ApiFailure, badField, invalidArgument } from "./errors";
 import { queryParam, type Query } from "./listing";
+import { defineOwn } from "../sdk/schemas/own-keys";
 
 export interface UpdateRules {
   /** The update body's schema: its object members are messages, whose members a nested path may name. */
@@ -42,9 +43,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The member `name` of `object` if it is its own (a name from a request is never looked up on a prototype). */
+const own = (object: Readonly<Record<string, unknown>>, name: string): unknown =>
+  Object.hasOwn(object, name) ? object[name] : undefined;
+
 /** The members of a message field, or undefined when the field is not a message (a scalar, list or map). */
 function messageMembers(schema: z.ZodTypeAny, field: string): string[] | undefined {
-  let inner: unknown = (schema as unknown as { shape?: Record<string, unknown> }).shape?.[field];
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  let inner: unknown = shape !== undefined && Object.hasOwn(shape, field) ? shape[field] : undefined;
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable || inner instanceof z.ZodDefault)
     inner = (inner as z.ZodOptional<z.ZodTypeAny>).unwrap();
   return inner instanceof z.ZodObject ? Object.keys(inner.shape) : undefined;
@@ -73,9 +79,9 @@ function checkOutputOnly(
 ): void {
   // Members the service ignores on input (an identity provider's scim, say so in the OpenAPI) are ignored here as
   // on create, whatever their value.
-  if (sent === undefined || rules.ignored?.includes(field) || canonical(sent) === canonical(wire[field]))
+  if (sent === undefined || rules.ignored?.includes(field) || canonical(sent) === canonical(own(wire, field)))
     return;
-  const restricted = rules.restricted?.[field];
+  const restricted = rules.restricted === undefined ? undefined : own(rules.restricted, field);
   if (restricted !== undefined) throw new ApiFailure(7, `${field}: ${restricted}`);
   throw badField(field, `${field} is output only: it may be sent with its current value, never changed`);
 }
@@ -98,7 +104,7 @@ export function resolveUpdate(
     ]);
   const updatable = (field: string) => rules.fields.includes(field);
   const outputOnly = (field: string) =>
-    !updatable(field) && (field in wire || (rules.ignored ?? []).includes(field));
+    !updatable(field) && (Object.hasOwn(wire, field) || (rules.ignored ?? []).includes(field));
   const paths: string[] = [];
   const addPath = (path: string) => {
     if (!paths.includes(path)) paths.push(path);
@@ -115,7 +121,7 @@ export function resolveUpdate(
           for (const member of Object.keys(value)) {
             if (!members.includes(member))
               throw badField(`${field}.${member}`, `${field}.${member} is not a field of ${field}`);
-            if (value[member] !== undefined) addPath(`${field}.${member}`);
+            if (own(value, member) !== undefined) addPath(`${field}.${member}`);
           }
         } else addPath(field);
       } else if (outputOnly(field)) checkOutputOnly(field, value, wire, rules);
@@ -146,7 +152,7 @@ export function resolveUpdate(
           addPath(`${field}.${member}`);
         }
       } else if (outputOnly(field) && member === undefined) {
-        checkOutputOnly(field, body[field], wire, rules);
+        checkOutputOnly(field, own(body, field), wire, rules);
       } else {
         throw invalid(`is not an updatable field; use ${rules.fields.join(", ")} or *`);
       }
@@ -158,15 +164,16 @@ export function resolveUpdate(
   for (const path of paths) {
     const [field, member] = path.split(".") as [string, string | undefined];
     if (member === undefined) {
-      next[field] = body[field];
+      defineOwn(next, field, own(body, field));
       continue;
     }
-    const base = field in next ? next[field] : current[field];
+    const base = Object.hasOwn(next, field) ? next[field] : own(current, field);
     const merged: Record<string, unknown> = { ...(isPlainObject(base) ? base : {}) };
-    const sent = isPlainObject(body[field]) ? (body[field] as Record<string, unknown>)[member] : undefined;
+    const sentField = own(body, field);
+    const sent = isPlainObject(sentField) ? own(sentField, member) : undefined;
     if (sent === undefined) delete merged[member];
-    else merged[member] = sent;
-    next[field] = Object.keys(merged).length > 0 ? merged : undefined;
+    else defineOwn(merged, member, sent);
+    defineOwn(next, field, Object.keys(merged).length > 0 ? merged : undefined);
   }
   for (const field of Object.keys(next)) {
     if (next[field] === undefined && rules.required?.includes(field)) {

@@ -30,6 +30,7 @@ import {
 import { PagePromise } from "./pagination";
 import { isIdempotentMethod, parseRetryAfter, sleep, withRetry } from "./retry";
 import type { ListPage } from "./schemas/common";
+import { parseKeepingKeys } from "./schemas/own-keys";
 import type { ExchangeResponse } from "./schemas/sts";
 import {
   isPropagationError,
@@ -442,7 +443,8 @@ export class Core {
     } catch {
       throw new ResponseValidationError(site, status, [{ field: "", message: "body is not JSON" }]);
     }
-    const parsed = spec.schema.safeParse(json);
+    // Map keys as the service sent them (`__proto__` included): a name is data, never dropped.
+    const parsed = parseKeepingKeys(spec.schema, json);
     if (!parsed.success) throw new ResponseValidationError(site, status, zodIssues(parsed.error));
     return parsed.data;
   }

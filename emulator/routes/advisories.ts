@@ -1,4 +1,5 @@
 /** Advisories: read-only (created by seeding), with the OpenAPI's list filters. */
+import { EVENT_TYPE_FILTER_UNSPECIFIED, EVENT_TYPE_MEMBERS } from "../../sdk/schemas/advisories";
 import { queryList, queryParam } from "../listing";
 import type { StoredObject } from "../store";
 import { baseWire, type CollectionSpec } from "./crud";
@@ -14,18 +15,8 @@ const ADVISORY_LIST_FILTERS: [string, string][] = [
   ["componentLocations", "componentLocation"],
 ];
 
-/** OpenAPI AdvisoryEvent: the member an event carries says its type (the list's EVENT_TYPE_FILTER_*). */
-const EVENT_TYPES: Readonly<Record<string, string>> = {
-  EVENT_TYPE_FILTER_DETECTION: "detection",
-  EVENT_TYPE_FILTER_TRUE_POSITIVE_DETERMINATION: "truePositiveDetermination",
-  EVENT_TYPE_FILTER_FIXED: "fixed",
-  EVENT_TYPE_FILTER_FALSE_POSITIVE_DETERMINATION: "falsePositiveDetermination",
-  EVENT_TYPE_FILTER_ANALYSIS_NOT_PLANNED: "analysisNotPlanned",
-  EVENT_TYPE_FILTER_FIX_NOT_PLANNED: "fixNotPlanned",
-  EVENT_TYPE_FILTER_PENDING_UPSTREAM_FIX: "pendingUpstreamFix",
-  EVENT_TYPE_FILTER_PATCHED: "patched",
-};
-const EVENT_TYPE_FILTERS = ["EVENT_TYPE_FILTER_UNSPECIFIED", ...Object.keys(EVENT_TYPES)];
+/** The EVENT_TYPE_FILTER_* values, from the OpenAPI's AdvisoryEvent (sdk/schemas/advisories.ts). */
+const EVENT_TYPE_FILTERS = [EVENT_TYPE_FILTER_UNSPECIFIED, ...EVENT_TYPE_MEMBERS.keys()];
 const REVIEW_STATES = [
   "REVIEW_STATE_UNSPECIFIED",
   "REVIEW_STATE_PENDING",
@@ -40,7 +31,7 @@ type Event = Record<string, unknown>;
 const eventsOf = (o: StoredObject): Event[] => (o.fields.events as Event[] | undefined) ?? [];
 const reviewStateOf = (e: Event): unknown => e.reviewState ?? DEFAULT_REVIEW_STATE;
 const isOfType = (e: Event, filter: string): boolean => {
-  const member = EVENT_TYPES[filter];
+  const member = EVENT_TYPE_MEMBERS.get(filter);
   return member !== undefined && e[member] !== undefined && e[member] !== null;
 };
 
@@ -80,18 +71,18 @@ export const advisories: CollectionSpec = {
   prefix: "/vulnerabilities/v2beta1/advisories",
   sortable: ["uid", "advisoryId", "artifactName", "componentName", "createTime", "updateTime"],
   listParams: {
-    ...Object.fromEntries(ADVISORY_LIST_FILTERS.map(([param]) => [param, "text"])),
-    aliases: "text",
+    ...Object.fromEntries(ADVISORY_LIST_FILTERS.map(([param]) => [param, { each: "text" }])),
+    aliases: { each: "text" },
     query: "text",
     origin: {
       refused:
         "it resolves an origin package's subpackages, which the emulator's seeded advisories do not describe; filter by artifactNames",
     },
-    eventReviewStates: REVIEW_STATES,
-    eventAuthors: "text",
-    excludeEventAuthors: "text",
-    eventReviewers: "text",
-    eventTypes: EVENT_TYPE_FILTERS,
+    eventReviewStates: { each: REVIEW_STATES },
+    eventAuthors: { each: "text" },
+    excludeEventAuthors: { each: "text" },
+    eventReviewers: { each: "text" },
+    eventTypes: { each: EVENT_TYPE_FILTERS },
     latestEventType: EVENT_TYPE_FILTERS,
   },
   filters: (query) => {
@@ -116,7 +107,7 @@ export const advisories: CollectionSpec = {
       tests.push(filter(values));
     }
     const latest = queryParam(query, "latestEventType", "latest_event_type");
-    if (latest !== undefined && latest !== "EVENT_TYPE_FILTER_UNSPECIFIED") {
+    if (latest !== undefined && latest !== EVENT_TYPE_FILTER_UNSPECIFIED) {
       key.push("latest", latest);
       tests.push((o) => {
         const event = latestApproved(o);

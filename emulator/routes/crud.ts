@@ -8,6 +8,7 @@ import type { FieldViolation } from "../../sdk/schemas/common";
 import { COLLECTION_ACCESS, capabilityFor, underAny, type Verb } from "../../sdk/access-model";
 import { badField, notFound } from "../errors";
 import { refuseUnknownMembers } from "../members";
+import { defineOwn } from "../../sdk/schemas/own-keys";
 import {
   PAGING_PARAMS,
   UIDP_PARAMS,
@@ -19,6 +20,7 @@ import {
 } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
+import * as openapi from "../../sdk/schemas/openapi.generated";
 import type { RouteContext } from "./types";
 
 /**
@@ -56,6 +58,7 @@ export interface CollectionSpec {
     /**
      * The resource's whole wire message: an ignored member is still checked against its type there, since a wrong
      * JSON type is a malformed request the service's parser refuses before any field is read (`verified: {}`).
+     * Default: the OpenAPI's message named after the kind (`wireMessageOf`).
      */
     wire?: WireMessage;
     /** Rules beyond the schema, named in the same answer as its violations (code 3). */
@@ -157,7 +160,8 @@ function camelCase(name: string): string {
 export function withBothSpellings(query: Query): Query {
   const out: Query = { ...query };
   for (const [name, value] of Object.entries(query)) {
-    for (const alias of [snakeCase(name), camelCase(name)]) if (!(alias in out)) out[alias] = value;
+    for (const alias of [snakeCase(name), camelCase(name)])
+      if (!Object.hasOwn(out, alias)) defineOwn(out, alias, value);
   }
   return out;
 }
@@ -254,9 +258,25 @@ export interface WireMessage {
 }
 
 /**
+ * The OpenAPI's message of a kind, by the API's naming (`roleBindings` → RoleBinding, `identities` → Identity):
+ * the type every output-only member a create ignores is checked against.
+ */
+export function wireMessageOf(kind: Kind): WireMessage {
+  const name = kind
+    .replace(/ies$/, "y")
+    .replace(/s$/, "")
+    .replace(/^./, (c) => c.toUpperCase());
+  const message: unknown = Object.hasOwn(openapi, name) ? openapi[name as keyof typeof openapi] : undefined;
+  if (typeof message !== "object" || message === null || !("shape" in message))
+    throw new Error(`no OpenAPI message ${name} for the kind ${kind}`);
+  return message as WireMessage;
+}
+
+/**
  * A create body member that is neither a field of the resource nor an output-only one, at any depth, is code 3
  * naming its path (../members.ts): the emulator stores everything it accepts, so it refuses what it cannot store
- * rather than drop it. An ignored member `wire` types is ignored only when it has its type (else code 3 naming it).
+ * rather than drop it. An output-only member (uid, times, `ignored`) that `wire` types is ignored only when it has
+ * its type (else code 3 naming it).
  */
 export function refuseUnknownFields(
   body: unknown,
@@ -265,11 +285,16 @@ export function refuseUnknownFields(
   ignored: readonly string[] = [],
   wire?: WireMessage,
 ): void {
-  refuseUnknownMembers(body, schema, label, [...OUTPUT_ONLY_ON_CREATE, ...ignored]);
+  // uid and the times are the message's own when it has them (a role binding has no updateTime: an unknown member).
+  const outputOnly = [
+    ...OUTPUT_ONLY_ON_CREATE.filter((member) => wire === undefined || Object.hasOwn(wire.shape, member)),
+    ...ignored,
+  ];
+  refuseUnknownMembers(body, schema, label, outputOnly);
   if (wire === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
-  for (const member of ignored) {
-    const value = (body as Record<string, unknown>)[member];
-    const type = wire.shape[member];
+  for (const member of outputOnly) {
+    const value = Object.hasOwn(body, member) ? (body as Record<string, unknown>)[member] : undefined;
+    const type = Object.hasOwn(wire.shape, member) ? wire.shape[member] : undefined;
     // null is any member's default in protobuf JSON, so it is no wrong type.
     const parsed =
       type === undefined || value === undefined || value === null ? undefined : type.safeParse(value);
@@ -288,7 +313,13 @@ export function createHandler(spec: CollectionSpec) {
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
-    refuseUnknownFields(ctx.body, create.schema, spec.label, create.ignored, create.wire);
+    refuseUnknownFields(
+      ctx.body,
+      create.schema,
+      spec.label,
+      create.ignored,
+      create.wire ?? wireMessageOf(spec.kind),
+    );
     const body = ctx.svc.parseBody(create.schema, ctx.body, create.check) as Record<string, unknown>;
     const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
     const object = ctx.svc.insert(spec.kind, parentUid, fields, {

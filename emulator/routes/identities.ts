@@ -45,7 +45,8 @@ export const identities: CollectionSpec = {
   listParams: { name: "text", relationshipType: Object.keys(RELATIONSHIP_TYPES) },
   filters: (query) => {
     const type = queryParam(query, "relationshipType", "relationship_type");
-    const member = type === undefined ? undefined : RELATIONSHIP_TYPES[type];
+    const member =
+      type === undefined || !Object.hasOwn(RELATIONSHIP_TYPES, type) ? undefined : RELATIONSHIP_TYPES[type];
     if (member === undefined) return undefined;
     return { key: member, test: (o) => o.fields[member] !== undefined };
   },

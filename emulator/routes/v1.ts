@@ -9,7 +9,14 @@ import { underAny } from "../access";
 import { notFound } from "../errors";
 import { checkQuery, queryList, queryParam, type ParamRule } from "../listing";
 import type { StoredObject } from "../store";
-import { cap, loadVisible, refuseUnknownFields, withBothSpellings, type CollectionSpec } from "./crud";
+import {
+  NO_PARAMS,
+  cap,
+  loadVisible,
+  refuseUnknownFields,
+  withBothSpellings,
+  type CollectionSpec,
+} from "./crud";
 import { accountAssociations } from "./account-associations";
 import { groupInvites } from "./group-invites";
 import { groups } from "./groups";
@@ -34,7 +41,7 @@ export function v1Group(o: StoredObject): Record<string, unknown> {
 
 /** What a v1 list filters by (as the real clients send them); anything else is refused, never ignored. */
 export const V1_LIST_PARAMS: Readonly<Record<string, ParamRule>> = {
-  id: "uids",
+  id: { each: "uid" },
   group: "uid",
   name: "text",
   "uidp.descendantsOf": "uid",
@@ -103,9 +110,11 @@ const V1_GROUP_OUTPUT_ONLY = ["id", "resourceLimits", "verified", "createdAt", "
 
 /**
  * v1 update: omitted fields are reset to their zero values (description → ""). A member that is no field of a
- * v1 group is refused naming it, as on v2: an update never silently drops what it was sent.
+ * v1 group is refused naming it, as on v2: an update never silently drops what it was sent. Neither it nor the
+ * v1 get takes a query parameter: one is refused, as on v2.
  */
 export function v1Update(ctx: RouteContext): Record<string, unknown> {
+  checkQuery(ctx.query, NO_PARAMS, `${ctx.method} /iam/v1/groups/{id}`);
   const object = loadVisible(groups, ctx, ctx.uid, "UPDATE");
   refuseUnknownFields(ctx.body, V1GroupPut, "group", V1_GROUP_OUTPUT_ONLY);
   const body = ctx.svc.parseBody(V1GroupPut, ctx.body);
@@ -123,6 +132,7 @@ export const v1ListGroups = v1List(groups, v1Group);
 
 /** GET /iam/v1/groups/{uid}. */
 export function v1GetGroup(ctx: RouteContext): Record<string, unknown> {
+  checkQuery(ctx.query, NO_PARAMS, "GET /iam/v1/groups/{id}");
   return v1Group(loadVisible(groups, ctx, ctx.uid, "LIST"));
 }
 

@@ -5,11 +5,12 @@
  * Values Pulumi does not know yet (the unknown sentinel, e.g. a uid of a resource not created yet) are
  * never reported: an issue whose path reaches an unknown value, or whose value contains one, is dropped.
  *
- * May import: zod, @pulumi/pulumi types, ../../sdk/schemas/bounds.
+ * May import: zod, @pulumi/pulumi types, ../../sdk/schemas/bounds, ../../sdk/schemas/own-keys.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { MAX_API_COLLECTION, boundViolations } from "../../sdk/schemas/bounds";
+import { parseKeepingKeys } from "../../sdk/schemas/own-keys";
 
 /** The value Pulumi puts in `news` for an input that is unknown at preview (runtime/rpc unknownValue). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -27,7 +28,8 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): { value: unknown;
   for (const key of path) {
     if (current === UNKNOWN) return { value: current, crossesUnknown: true };
     if (typeof current !== "object" || current === null) return { value: undefined, crossesUnknown: false };
-    current = (current as Record<PropertyKey, unknown>)[key];
+    // A path's names come from the program: an own member only, never a prototype's.
+    current = Object.hasOwn(current, key) ? (current as Record<PropertyKey, unknown>)[key] : undefined;
   }
   return { value: current, crossesUnknown: current === UNKNOWN };
 }
@@ -71,7 +73,8 @@ function boundFailures(news: Record<string, unknown>, failed: Set<string>): pulu
 
 /** Validates `news` against `schema`; returns the failures (empty when valid or only unknowns failed). */
 export function checkInputs(schema: z.ZodType, news: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
-  const result = schema.safeParse(news);
+  // Every map key's value is checked, `__proto__` included (zod alone skips it: ../../sdk/schemas/own-keys).
+  const result = parseKeepingKeys(schema, news);
   if (result.success) return boundFailures(news, new Set());
   const failures: pulumi.dynamic.CheckFailure[] = [];
   for (const issue of result.error.issues) {

@@ -112,14 +112,15 @@ export function parseProfiles(raw: unknown): Record<string, ConnectionSettings> 
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new Error(`${CONFIG_KEYS.profiles} must be an object keyed by profile name`);
   }
-  const profiles: Record<string, ConnectionSettings> = {};
-  for (const [name, body] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof body !== "object" || body === null) {
-      throw new Error(`${CONFIG_KEYS.profiles}.${name} must be an object with apiUrl, token, ...`);
-    }
-    profiles[name] = pickSettings(body as Record<string, unknown>);
-  }
-  return profiles;
+  // A profile's name is data: built with fromEntries (own members, `__proto__` included), looked up with profileOf.
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([name, body]) => {
+      if (typeof body !== "object" || body === null) {
+        throw new Error(`${CONFIG_KEYS.profiles}.${name} must be an object with apiUrl, token, ...`);
+      }
+      return [name, pickSettings(body as Record<string, unknown>)];
+    }),
+  );
 }
 
 /** Reads the stack config and profiles through any config lookup. */
@@ -130,6 +131,11 @@ export function readProviderSettings(lookup: ConfigLookup): ProviderSettings {
     if (value !== undefined) stack[name] = value;
   }
   return { stack, profiles: parseProfiles(lookup(CONFIG_KEYS.profiles)) };
+}
+
+/** The profile of that name, if configured (its own member: `constructor` is no profile unless configured). */
+function profileOf(settings: ProviderSettings, profile: string): ConnectionSettings | undefined {
+  return Object.hasOwn(settings.profiles, profile) ? settings.profiles[profile] : undefined;
 }
 
 /**
@@ -146,7 +152,7 @@ export function resolveClientOptions(
 ): PlatformClientOptions {
   let merged: ConnectionSettings = { ...settings.stack };
   if (profile !== undefined && profile !== "") {
-    const profileSettings = settings.profiles[profile];
+    const profileSettings = profileOf(settings, profile);
     if (profileSettings === undefined) {
       const known = Object.keys(settings.profiles);
       throw new ConfigurationError(
@@ -171,7 +177,7 @@ export function resolveClientOptions(
     if (value === undefined) continue;
     if (name === "propagationWindowMs") {
       const fromProfile =
-        profile !== undefined && settings.profiles[profile]?.propagationWindowMs !== undefined;
+        profile !== undefined && profileOf(settings, profile)?.propagationWindowMs !== undefined;
       options[name] = windowMs(value, fromProfile ? profile : undefined);
     } else options[name] = value;
   }
@@ -204,7 +210,7 @@ export function settingTerms(
   env: Record<string, string | undefined> = process.env,
 ): Record<SettingName, string> {
   const terms = {} as Record<SettingName, string>;
-  const profileSettings = profile ? settings.profiles[profile] : undefined;
+  const profileSettings = profile ? profileOf(settings, profile) : undefined;
   for (const name of SETTING_NAMES) {
     const fromEnv = blankToUndefined(env[ENV_VARS[name]]) !== undefined;
     if (profileSettings?.[name] !== undefined) terms[name] = `${CONFIG_KEYS.profiles}.${profile}.${name}`;

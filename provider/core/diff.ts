@@ -43,12 +43,13 @@ export function isEmptyValue(value: unknown): boolean {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const inner = canonical((value as Record<string, unknown>)[key]);
-      if (!isEmptyMember(inner)) out[key] = inner;
-    }
-    return out;
+    // Built with fromEntries (own members), never by assignment: a map key `__proto__` would set the prototype.
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])] as const)
+        .filter(([, inner]) => !isEmptyMember(inner)),
+    );
   }
   return value;
 }

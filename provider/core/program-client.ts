@@ -12,6 +12,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { PlatformClient } from "../../sdk";
+import { parseKeepingKeys } from "../../sdk/schemas/own-keys";
 import {
   readProviderSettings,
   resolveClientOptions,
@@ -71,7 +72,7 @@ export const ProfileArgsSchema = z.object({
 
 /** Validates data-source arguments before any API call; the error names the field and the rule. */
 export function parseArgs<S extends z.ZodType>(dataSource: string, schema: S, args: unknown): z.infer<S> {
-  const result = schema.safeParse(args ?? {});
+  const result = parseKeepingKeys(schema, args ?? {});
   if (result.success) return result.data;
   const problems = result.error.issues.map((i) =>
     i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message,

@@ -107,8 +107,9 @@ export function check(value: unknown, schema: Schema, path = "$", strict = false
         problems.push(`${path}.${name}: required`);
     }
     for (const [name, member] of Object.entries(record)) {
+      // A member name is data: `constructor` is no property of the schema's.
       const memberSchema =
-        properties[name] ??
+        (Object.hasOwn(properties, name) ? properties[name] : undefined) ??
         (typeof s.additionalProperties === "object" ? (s.additionalProperties as Schema) : undefined);
       if (memberSchema !== undefined)
         problems.push(...check(member, memberSchema, `${path}.${name}`, strict));

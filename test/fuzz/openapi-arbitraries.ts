@@ -6,6 +6,7 @@
  * out-of-range value), each naming the path it broke. Used by ./openapi.fuzz.test.ts.
  */
 import fc from "fast-check";
+import { MAX_KEY_LENGTH } from "../../sdk/schemas/bounds";
 import { resolve, type Schema } from "../emulator/openapi";
 
 /**
@@ -26,12 +27,34 @@ export const plainText = fc.string({
   maxLength: 16,
 });
 
-/** A map key: an identifier. */
-const mapKey = fc.string({
-  unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz_".split("")),
-  minLength: 1,
-  maxLength: 8,
-});
+/**
+ * Names JavaScript gives a meaning to, and other strings a server written in it may mishandle as a key: none is a
+ * member of any message of the API, and each is a valid key of a map<string, ...> (issue 32: they answered 500 or
+ * were dropped). The long one is as long as the service's bound on a key allows (sdk/schemas/bounds.ts).
+ */
+export const HOSTILE_NAMES: readonly string[] = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "__defineGetter__",
+  "valueOf",
+  "isPrototypeOf",
+  "",
+  "ünïcødé-名前-😀",
+  "x".repeat(MAX_KEY_LENGTH),
+];
+
+/** A map key: an identifier, or a hostile name (a map's keys are free). */
+const mapKey = fc.oneof(
+  fc.string({
+    unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz_".split("")),
+    minLength: 1,
+    maxLength: 8,
+  }),
+  fc.constantFrom(...HOSTILE_NAMES),
+);
 
 const isWritable = (member: Schema): boolean => resolve(member).readOnly !== true && member.readOnly !== true;
 
@@ -148,8 +171,11 @@ function outOfRange(s: Schema): unknown[] {
   return [];
 }
 
-/** Every mutation of `root` that makes it invalid against `schema` (`root` is assumed valid). */
-export function mutationsOf(root: unknown, schema: Schema): Mutation[] {
+/**
+ * Every mutation of `root` that makes it invalid against `schema` (`root` is assumed valid); an unknown member is
+ * named `unknownName` (a name no message of the API has).
+ */
+export function mutationsOf(root: unknown, schema: Schema, unknownName = "bogusMember"): Mutation[] {
   const out: Mutation[] = [];
   const walk = (value: unknown, member: Schema, steps: PathStep[]): void => {
     const s = resolve(member);
@@ -165,7 +191,8 @@ export function mutationsOf(root: unknown, schema: Schema): Mutation[] {
     if (s.type === "array" && Array.isArray(value))
       value.forEach((item, i) => walk(item, s.items as Schema, [...steps, i]));
     if (s.properties !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)) {
-      mutate("unknown member", (old) => ({ ...(old as Record<string, unknown>), bogusMember: "x" }));
+      // A computed key defines an own member, `__proto__` included (a literal `__proto__:` would set the prototype).
+      mutate("unknown member", (old) => ({ ...(old as Record<string, unknown>), [unknownName]: "x" }));
       const properties = s.properties as Record<string, Schema>;
       for (const [name, child] of Object.entries(value as Record<string, unknown>))
         if (properties[name] !== undefined) walk(child, properties[name], [...steps, name]);
@@ -178,7 +205,12 @@ export function mutationsOf(root: unknown, schema: Schema): Mutation[] {
   return out;
 }
 
+/** Names of unknown members: an ordinary one, every hostile one, and one longer than any bound. */
+export const UNKNOWN_NAMES: readonly string[] = ["bogusMember", ...HOSTILE_NAMES, "y".repeat(5000)];
+
 /** Invalid variants of the bodies `valid` generates: one mutation each, chosen by fast-check. */
 export function invalidBodies(valid: fc.Arbitrary<unknown>, schema: Schema): fc.Arbitrary<Mutation> {
-  return valid.chain((body) => fc.constantFrom(...mutationsOf(body, schema)));
+  return fc
+    .tuple(valid, fc.constantFrom(...UNKNOWN_NAMES))
+    .chain(([body, name]) => fc.constantFrom(...mutationsOf(body, schema, name)));
 }

@@ -7,7 +7,10 @@
  *   response-schema     a 200 conforms to the operation's OpenAPI response schema (strictly: enums, formats, no
  *                       undocumented member), an error is an AIP-193 body { code, message, details[@type] };
  *   refuses-invalid     a wrong type, an unknown member at any depth, an out-of-range value, a malformed query
- *                       parameter or path uid is refused with a 4xx;
+ *                       parameter (an empty int32, a value given twice for a parameter not repeated) or path uid
+ *                       is refused with a 4xx; names JavaScript gives a meaning to (`__proto__`, `constructor`,
+ *                       ..., ./openapi-arbitraries.ts HOSTILE_NAMES) are unknown members, unknown mask paths and,
+ *                       on every operation, unknown query parameters, and free keys of maps in valid bodies;
  *   changes-nothing     a refused request, and every read, leaves the stored objects as they were;
  *   accepts-valid       a valid request (documented members with valid values) is not refused;
  *   create-reads-back   a created object answers, and reads back, every member sent;
@@ -29,6 +32,7 @@ import { routeTable } from "../../emulator/routes/table";
 import type { Control } from "../../emulator/routes/control";
 import { check, resolve, spec, type Schema } from "../emulator/openapi";
 import {
+  HOSTILE_NAMES,
   arbitraryOf,
   invalidBodies,
   meaningfulEnum,
@@ -36,6 +40,7 @@ import {
   writableMembers,
   type Hints,
 } from "./openapi-arbitraries";
+import { EVENT_TYPE_FILTER_UNSPECIFIED, EVENT_TYPE_MEMBERS } from "../../sdk/schemas/advisories";
 import { start, type Api, type WireResponse } from "../emulator/helpers";
 
 /** The seed of every generator (each operation adds its index in OPERATIONS, so adding one shifts none). */
@@ -644,6 +649,15 @@ async function fuzzUpdate(operation: string, collection: Collection, seed: numbe
     ["not an object", { raw: "[]" }],
     ["malformed JSON", { raw: "{" }],
     ["unknown mask path", { body: { description: "x" }, query: [["updateMask", "noSuchField"]] }],
+    // A mask path is a name from the request too: never a key into the emulator's objects (issue 32).
+    ...HOSTILE_NAMES.filter((name) => name !== "").flatMap((name) =>
+      [name, `${name}.x`, `description.${name}`, `claimMatch.${name}`].map(
+        (path): [string, Partial<Sent>] => [
+          `mask path ${path.slice(0, 40)}`,
+          { body: { description: "x" }, query: [["updateMask", path]] },
+        ],
+      ),
+    ),
   ] as [string, Partial<Sent>][])
     await expectRefused(
       operation,
@@ -736,17 +750,6 @@ const parentOf = (uid: string): string => (uid.includes("/") ? uid.slice(0, uid.
 const placeOf = (item: Item, collection: AnyCollection): string =>
   collection === "accountAssociations" ? item.uid : parentOf(item.uid);
 
-/** AdvisoryEvent members by the EVENT_TYPE_FILTER_* value that selects them. */
-const EVENT_MEMBERS: Record<string, string> = {
-  EVENT_TYPE_FILTER_DETECTION: "detection",
-  EVENT_TYPE_FILTER_TRUE_POSITIVE_DETERMINATION: "truePositiveDetermination",
-  EVENT_TYPE_FILTER_FIXED: "fixed",
-  EVENT_TYPE_FILTER_FALSE_POSITIVE_DETERMINATION: "falsePositiveDetermination",
-  EVENT_TYPE_FILTER_ANALYSIS_NOT_PLANNED: "analysisNotPlanned",
-  EVENT_TYPE_FILTER_FIX_NOT_PLANNED: "fixNotPlanned",
-  EVENT_TYPE_FILTER_PENDING_UPSTREAM_FIX: "pendingUpstreamFix",
-  EVENT_TYPE_FILTER_PATCHED: "patched",
-};
 const RELATIONSHIPS: Record<string, string> = {
   RELATIONSHIP_TYPE_CLAIM_MATCH: "claimMatch",
   RELATIONSHIP_TYPE_STATIC: "staticKeys",
@@ -798,12 +801,12 @@ const FILTERS: Record<string, (item: Item, values: string[], collection: AnyColl
   excludeEventAuthors: (item, values) => !events(item).some((e) => anyOf(values, e.author)),
   eventReviewers: (item, values) => events(item).some((e) => anyOf(values, e.reviewer)),
   eventTypes: (item, values) =>
-    values.every((v) => EVENT_MEMBERS[v] === undefined) ||
+    values.every((v) => !EVENT_TYPE_MEMBERS.has(v)) ||
     events(item).some((e) =>
-      values.some((v) => EVENT_MEMBERS[v] !== undefined && e[EVENT_MEMBERS[v]!] !== undefined),
+      values.some((v) => EVENT_TYPE_MEMBERS.has(v) && e[EVENT_TYPE_MEMBERS.get(v)!] !== undefined),
     ),
   latestEventType: (item, [v]) => {
-    const member = EVENT_MEMBERS[v!];
+    const member = EVENT_TYPE_MEMBERS.get(v!);
     if (member === undefined) return true;
     const approved = events(item).filter((e) => e.reviewState === "REVIEW_STATE_APPROVED");
     return approved.length > 0 && approved[approved.length - 1]![member] !== undefined;
@@ -1003,6 +1006,8 @@ async function fuzzList(operation: string, collection: AnyCollection, seed: numb
     const items = s.items === undefined ? undefined : resolve(s.items as Schema);
     if (items !== undefined && Array.isArray(items.enum)) malformed.push([p.name, "NOT_AN_ENUM_VALUE"]);
   }
+  // grpc-gateway (runtime/query.go) parses an int32 and refuses an empty one.
+  malformed.push(["pageSize", ""], ["skip", ""]);
   for (const [name, value] of malformed)
     await expectRefused(
       operation,
@@ -1010,6 +1015,24 @@ async function fuzzList(operation: string, collection: AnyCollection, seed: numb
       `malformed ${name}`,
       name,
     );
+  // A parameter the OpenAPI does not repeat takes one value ("too many values" in grpc-gateway), in either spelling.
+  for (const p of parameters.filter((p) => resolve(p.schema).type !== "array")) {
+    const [value] = fc.sample(parameterValues(collection, p.name, p.schema), { seed, numRuns: 1 })[0]!;
+    for (const name of [p.name, snakeCase(p.name)])
+      await expectRefused(
+        operation,
+        {
+          method: "GET",
+          path: prefix(collection),
+          query: [
+            [name, value!],
+            [name, value!],
+          ],
+        },
+        `${name} given twice`,
+        p.name,
+      );
+  }
   // A documented parameter the emulator cannot honour is refused naming it, whatever its value.
   for (const [name, why] of Object.entries(refused)) {
     const sent: Sent = { method: "GET", path: prefix(collection), query: [[name, "nginx"]] };
@@ -1242,6 +1265,44 @@ async function fuzzControl(operation: string): Promise<void> {
   if (path === "/_emulator/oidc/mint") {
     const { response } = await send(operation, { method, path, body: { subject: "s" } });
     if (response.status !== 200) fail(operation, "accepts-valid", `mint → ${response.status}`);
+  }
+}
+
+/** A concrete path for an operation of the table: an existing object where it reads, none where it deletes. */
+function concretePath(method: string, template: string): string {
+  const collection = ALL_COLLECTIONS.find((c) => template === `${prefix(c)}/{uid}`);
+  const uid =
+    method === "DELETE"
+      ? `${world.org}/0123456789abcdef`
+      : method === "POST" || collection === undefined
+        ? world.folders[0]!
+        : pool(collection)[0]!;
+  return template.replace("{uid}", uid);
+}
+
+/**
+ * Every operation, a query parameter with a hostile name (issue 32: `?toString=1` was taken as a parameter we
+ * know): never a 5xx, and refused wherever the emulator checks its parameters (every API route but the token
+ * exchange, which ignores a parameter it does not know as grpc-gateway does; the OIDC documents take none). Control
+ * endpoints get a body with a hostile member, refused (reset is left out: it would drop the world).
+ */
+async function fuzzHostileNames(operation: string): Promise<void> {
+  const [method, template] = operation.split(" ") as [string, string];
+  if (template === "/_emulator/reset") return;
+  const path = concretePath(method, template);
+  const checked = !/^\/(sts|oidc|_emulator)\//.test(template);
+  const hasBody = method === "POST" || method === "PATCH" || method === "PUT";
+  for (const name of HOSTILE_NAMES) {
+    const body = !hasBody
+      ? {}
+      : template.startsWith("/_emulator/")
+        ? { raw: `{${JSON.stringify(name)}:{"a":1}}` }
+        : { body: {} };
+    const sent: Sent = { method, path, query: [[name, "1"]], ...body };
+    const why = `a parameter named ${JSON.stringify(name.slice(0, 40))}`;
+    if (checked || (template.startsWith("/_emulator/") && method === "POST"))
+      await expectRefused(operation, sent, why, "hostile-name");
+    else await send(operation, sent);
   }
 }
 
@@ -1497,6 +1558,18 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => emulator?.close());
 
+test("the event type filters read from AdvisoryEvent are the OpenAPI's EVENT_TYPE_FILTER_* values", () => {
+  for (const name of ["eventTypes", "latestEventType"]) {
+    const parameter = queryParameters("GET /vulnerabilities/v2beta1/advisories").find((p) => p.name === name);
+    const schema = resolve(parameter!.schema);
+    const values = (schema.type === "array" ? resolve(schema.items as Schema) : schema).enum as string[];
+    expect([name, [...values].sort()]).toEqual([
+      name,
+      [EVENT_TYPE_FILTER_UNSPECIFIED, ...EVENT_TYPE_MEMBERS.keys()].sort(),
+    ]);
+  }
+});
+
 test("every served operation, every check: only the known gaps (none) fail", async () => {
   const served = servedOperations();
   const documented = openApiOperations();
@@ -1549,6 +1622,7 @@ test("every served operation, every check: only the known gaps (none) fail", asy
     else if (method === "PATCH") await fuzzUpdate(operation, collection as Collection, seed);
     else if (method === "DELETE") await fuzzDelete(operation, collection as Collection);
   }
+  for (const operation of served) await fuzzHostileNames(operation);
   const unserved = documented.filter((o) => !served.includes(o));
   for (const operation of unserved) await fuzzUnserved(operation);
   const paths = new Map<string, string[]>();

@@ -6,12 +6,29 @@ import { readProviderSettings, resolveClientOptions } from "../../provider/core/
 import { createOrAdopt } from "../../provider/core/create";
 import { diffFields, normalize } from "../../provider/core/diff";
 import { GROUP, GroupInputSchema } from "../../provider/iam/group.declaration";
+import { ClaimMatchInputSchema } from "../../provider/iam/identity.declaration";
 import { ROLE } from "../../provider/iam/role.declaration";
 
 const lookup = (values: Record<string, string>) => (key: string) => values[key];
 
 describe("config precedence: profile keys > stack config > PLATFORM_* env > defaults", () => {
   const env = { PLATFORM_API_URL: "https://env.example", PLATFORM_TOKEN: "env-token", PLATFORM_IDENTITY: "" };
+
+  it("a profile's name is data: __proto__ and constructor are profiles like any other, or none (issue 32)", () => {
+    const settings = readProviderSettings(
+      lookup({
+        "platform:profiles": `{"__proto__":{"apiUrl":"https://proto.example","token":"proto-token"}}`,
+      }),
+    );
+    expect(resolveClientOptions(settings, "__proto__", env)).toMatchObject({
+      apiUrl: "https://proto.example",
+      token: "proto-token",
+    });
+    for (const missing of ["constructor", "toString", "hasOwnProperty"])
+      expect(() => resolveClientOptions(settings, missing, env)).toThrow(
+        `profile "${missing}" is not configured`,
+      );
+  });
 
   it("stack config is passed explicitly, so it wins over env inside the SDK", () => {
     const settings = readProviderSettings(
@@ -85,6 +102,19 @@ describe("check", () => {
     expect(checkInputs(GroupInputSchema, { name: UNKNOWN, parentUid: UNKNOWN })).toEqual([]);
   });
 
+  it("checks a map value under any key, __proto__ included, naming its path (issue 32)", () => {
+    const claimMatch = (claims: string) =>
+      JSON.parse(`{"issuer":"https://i.example","subject":"s","claims":${claims}}`) as Record<
+        string,
+        unknown
+      >;
+    for (const key of ["__proto__", "constructor", "ok"])
+      expect(
+        checkInputs(ClaimMatchInputSchema, claimMatch(`{${JSON.stringify(key)}:5}`)).map((f) => f.property),
+      ).toEqual([`claims.${key}`]);
+    expect(checkInputs(ClaimMatchInputSchema, claimMatch(`{"__proto__":"v"}`))).toEqual([]);
+  });
+
   it("accepts every name matching the spec's rule and rejects every other (property)", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 12 }), (name) => {
@@ -116,6 +146,15 @@ describe("diff", () => {
       GROUP.fields,
     );
     expect(result).toMatchObject({ changes: true, replaces: ["parentUid"], changedFields: ["name"] });
+  });
+
+  it("a map key is data: __proto__ or constructor keys compare by their values (issue 32)", () => {
+    const claims = (value: string) => JSON.parse(`{"__proto__":"${value}","constructor":"c"}`) as object;
+    expect(normalize("object", { claims: claims("a") })).not.toBe(
+      normalize("object", { claims: claims("b") }),
+    );
+    expect(normalize("object", { claims: claims("a") })).toBe(normalize("object", { claims: claims("a") }));
+    expect(normalize("object", { claims: claims("a") })).not.toBe(normalize("object", { claims: {} }));
   });
 
   it("normalizes objects: empty members and key order do not matter", () => {

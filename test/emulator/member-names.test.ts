@@ -1,0 +1,312 @@
+/**
+ * A member name is data, never a key into one of the emulator's own objects (issue 32). Names JavaScript gives a
+ * meaning to (`__proto__`, `constructor`, `toString`...) are unknown members where the message has no such member
+ * (code 3 naming the path, as a protobuf / grpc-gateway server answers an unknown field), and map keys like any
+ * other where the member is a map with free keys (stored, returned, persisted). Bodies are sent as raw JSON text:
+ * a `__proto__` member in an object literal would set its prototype, not send the member.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KINDS } from "../../emulator/model";
+import { accountAssociations } from "../../emulator/routes/account-associations";
+import { wireMessageOf, type CollectionSpec } from "../../emulator/routes/crud";
+import { groupInvites } from "../../emulator/routes/group-invites";
+import { groups } from "../../emulator/routes/groups";
+import { identities } from "../../emulator/routes/identities";
+import { identityProviders } from "../../emulator/routes/identity-providers";
+import { roleBindings } from "../../emulator/routes/role-bindings";
+import { roles } from "../../emulator/routes/roles";
+import { details, start, type Api, type WireResponse } from "./helpers";
+
+/** Names with a meaning in JavaScript, none of them a member of any message of the API. */
+const HOSTILE = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "__defineGetter__",
+  "isPrototypeOf",
+];
+
+let api: Api;
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "member-names-"));
+  api = await start({ dataFile: join(dir, "state.json") });
+});
+afterAll(async () => {
+  await api.emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `body` as JSON text with `extra` (JSON text of a member) spliced in at the top level. */
+const withMember = (body: Record<string, unknown>, name: string, value = '{"a":1}'): string => {
+  const rest = JSON.stringify(body).slice(1);
+  return `{${JSON.stringify(name)}:${value}${rest === "}" ? "" : ","}${rest}`;
+};
+
+const postRaw = (path: string, raw: string): Promise<WireResponse> => api.call("POST", path, { raw });
+const patchRaw = (path: string, raw: string, query = ""): Promise<WireResponse> =>
+  api.call("PATCH", `${path}${query}`, { raw });
+
+function expectRefused(answer: WireResponse, field: string): void {
+  expect([answer.status, answer.body?.code]).toEqual([400, 3]);
+  expect(details(answer.body).fieldViolations.map((v) => v.field)).toContain(field);
+}
+
+interface Case {
+  label: string;
+  spec: CollectionSpec;
+  createPath: () => string;
+  body: () => Record<string, unknown>;
+  /** The API has no PATCH of it (group invites). */
+  noUpdate?: true;
+}
+
+let folder = "";
+let viewer = "";
+let identityUid = "";
+beforeAll(async () => {
+  folder = (await api.post(`/iam/v2beta1/groups/${api.emulator.orgUid}`, { name: "names" })).body.uid;
+  viewer = (await api.get("/iam/v2beta1/roles?name=viewer")).body.roles[0].uid;
+  identityUid = (
+    await api.post(`/iam/v2beta1/identities/${folder}`, {
+      name: "names-bot",
+      claimMatch: { issuer: "https://issuer.example", subject: "bot" },
+    })
+  ).body.uid;
+});
+
+const CASES: Case[] = [
+  {
+    label: "group",
+    spec: groups,
+    createPath: () => `/iam/v2beta1/groups/${folder}`,
+    body: () => ({ name: "px" }),
+  },
+  {
+    label: "identity",
+    spec: identities,
+    createPath: () => `/iam/v2beta1/identities/${folder}`,
+    body: () => ({ name: "id", claimMatch: { issuer: "https://issuer.example", subject: "s" } }),
+  },
+  {
+    label: "role",
+    spec: roles,
+    createPath: () => `/iam/v2beta1/roles/${folder}`,
+    body: () => ({ name: "role", capabilities: ["CAP_IAM_GROUPS_LIST"] }),
+  },
+  {
+    label: "role binding",
+    spec: roleBindings,
+    createPath: () => `/iam/v2beta1/roleBindings/${folder}`,
+    body: () => ({ identityUid, roleUid: viewer }),
+  },
+  {
+    label: "identity provider",
+    spec: identityProviders,
+    createPath: () => `/iam/v2beta1/identityProviders/${api.emulator.orgUid}`,
+    body: () => ({
+      name: "sso",
+      defaultRole: viewer,
+      oidc: { issuer: "https://sso.example.com", clientId: "c", clientSecret: "s" },
+    }),
+  },
+  {
+    label: "group invite",
+    spec: groupInvites,
+    createPath: () => `/iam/v2beta1/groupInvites/${folder}`,
+    body: () => ({ roleUid: viewer, ttl: "3600s" }),
+    noUpdate: true,
+  },
+  {
+    label: "account association",
+    spec: accountAssociations,
+    createPath: () => `/iam/v2beta1/accountAssociations/${folder}`,
+    body: () => ({ name: "assoc", amazon: { account: "123456789012" } }),
+  },
+];
+
+describe.each(CASES)("$label", ({ createPath, body, noUpdate }) => {
+  test("refuses each JavaScript-special member name on create, naming it, and stores nothing", async () => {
+    const before = api.emulator.snapshot();
+    for (const name of HOSTILE) {
+      const answer = await postRaw(createPath(), withMember(body(), name));
+      expectRefused(answer, name);
+    }
+    expect(api.emulator.snapshot()).toEqual(before);
+  });
+
+  if (noUpdate !== true)
+    test("refuses each on update too, with or without an update mask", async () => {
+      const created = await postRaw(createPath(), JSON.stringify(body()));
+      expect(created.status).toBe(200);
+      const path = `${/^\/[^/]+\/v2beta1\/[^/]+/.exec(createPath())![0]}/${created.body.uid}`;
+      const before = api.emulator.snapshot();
+      for (const name of HOSTILE) {
+        expectRefused(await patchRaw(path, withMember({}, name)), name);
+        expectRefused(await patchRaw(path, withMember({}, name), `?updateMask=${name}`), name);
+        expectRefused(await patchRaw(path, "{}", `?updateMask=${encodeURIComponent(name)}`), "updateMask");
+      }
+      expect(api.emulator.snapshot()).toEqual(before);
+      await api.del(path);
+    });
+});
+
+/**
+ * An output-only member a create ignores (AIP-203: uid, the times, a collection's `ignored`) is still read by the
+ * service's parser, so a value of the wrong JSON type is refused naming it; the type is the OpenAPI message's,
+ * named after the kind (`wireMessageOf`), for every collection (issue 32: it was wired for groups only).
+ */
+describe("an output-only member sent on create", () => {
+  test("every kind has its OpenAPI message, and every collection that creates is covered here", () => {
+    for (const kind of KINDS) expect(() => wireMessageOf(kind)).not.toThrow();
+    expect(CASES.map((c) => c.spec.kind).sort()).toEqual(
+      [groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations]
+        .filter((spec) => spec.create !== undefined)
+        .map((spec) => spec.kind)
+        .sort(),
+    );
+  });
+
+  test.each(CASES)(
+    "$label: each is typed by the message, and a wrong type is refused naming it",
+    async (c) => {
+      const message = c.spec.create!.wire ?? wireMessageOf(c.spec.kind);
+      const before = api.emulator.snapshot();
+      const times = ["uid", "createTime", "updateTime"];
+      // One the message does not have is no output-only member of it: an unknown one.
+      for (const member of times.filter((m) => !Object.hasOwn(message.shape, m)))
+        expectRefused(await postRaw(c.createPath(), JSON.stringify({ ...c.body(), [member]: "x" })), member);
+      const outputOnly = [
+        ...times.filter((m) => Object.hasOwn(message.shape, m)),
+        ...(c.spec.create!.ignored ?? []),
+      ];
+      for (const member of outputOnly) {
+        const type = message.shape[member];
+        expect([member, type !== undefined]).toEqual([member, true]);
+        const wrong = [{ a: 1 }, [1], 5, "x", true].find((v) => !type!.safeParse(v).success);
+        const answer = await postRaw(c.createPath(), JSON.stringify({ ...c.body(), [member]: wrong }));
+        expectRefused(answer, member);
+      }
+      expect(api.emulator.snapshot()).toEqual(before);
+    },
+  );
+});
+
+test("a v1 group update refuses each as a member of a v1 group", async () => {
+  const before = api.emulator.snapshot();
+  for (const method of ["PUT", "PATCH"])
+    for (const name of HOSTILE)
+      expectRefused(
+        await api.call(method, `/iam/v1/groups/${folder}`, { raw: withMember({ name: "n" }, name) }),
+        name,
+      );
+  expect(api.emulator.snapshot()).toEqual(before);
+});
+
+test("nested, a JavaScript-special name is an unknown member of a message too", async () => {
+  for (const name of HOSTILE) {
+    const raw = `{"name":"id","claimMatch":{"issuer":"https://i.example","subject":"s",${JSON.stringify(name)}:"x"}}`;
+    expectRefused(await postRaw(`/iam/v2beta1/identities/${folder}`, raw), `claimMatch.${name}`);
+  }
+});
+
+test("the same names are free keys of a map: stored as given, returned, and persisted across a restart", async () => {
+  const keys = HOSTILE.map((name, i) => [name, `v${i}`] as const);
+  const claims = `{${keys.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
+  const identity = await postRaw(
+    `/iam/v2beta1/identities/${folder}`,
+    `{"name":"mapped","claimMatch":{"issuer":"https://i.example","subject":"s","claims":${claims}}}`,
+  );
+  expect(identity.status).toBe(200);
+  const expected = Object.fromEntries(keys);
+  const claimsOf = (answer: WireResponse) => answer.body?.claimMatch?.claims;
+  expect(claimsOf(identity)).toEqual(expected);
+  expect(Object.keys(claimsOf(identity)).sort()).toEqual(HOSTILE.slice().sort());
+
+  const group = (await api.post(`/iam/v2beta1/groups/${api.emulator.orgUid}`, { name: "gh-names" })).body.uid;
+  const installations = `{${HOSTILE.map((k) => `${JSON.stringify(k)}:{"installations":[{"installationId":"7"}]}`).join(",")}}`;
+  const association = await postRaw(
+    `/iam/v2beta1/accountAssociations/${group}`,
+    `{"name":"gh","github":{"appInstallations":${installations}}}`,
+  );
+  expect(association.status).toBe(200);
+  expect(Object.keys(association.body.github.appInstallations).sort()).toEqual(HOSTILE.slice().sort());
+  expect(association.body.github.appInstallations.__proto__).toEqual({
+    installations: [{ installationId: "7" }],
+  });
+
+  // A PATCH of the map keeps the keys too.
+  const patched = await patchRaw(
+    `/iam/v2beta1/identities/${identity.body.uid}`,
+    `{"claimMatch":{"claims":{"__proto__":"patched","constructor":"c"}}}`,
+  );
+  expect(patched.status).toBe(200);
+  expect(claimsOf(patched)).toEqual(JSON.parse(`{"__proto__":"patched","constructor":"c"}`));
+  expect(Object.keys(claimsOf(patched)).sort()).toEqual(["__proto__", "constructor"]);
+
+  // Read back after a restart on the same data file (the journal and the snapshot).
+  const dataFile = join(dir, "state.json");
+  const token = api.emulator.token;
+  await api.emulator.close();
+  api = await start({ dataFile });
+  const read = await api.call("GET", `/iam/v2beta1/identities/${identity.body.uid}`, { token });
+  expect(Object.keys(claimsOf(read)).sort()).toEqual(["__proto__", "constructor"]);
+  expect(claimsOf(read).__proto__).toBe("patched");
+  const assoc = await api.call("GET", `/iam/v2beta1/accountAssociations/${group}`, { token });
+  expect(Object.keys(assoc.body.github.appInstallations).sort()).toEqual(HOSTILE.slice().sort());
+});
+
+describe("query parameters", () => {
+  test("a JavaScript-special parameter name is an unknown parameter, on every verb", async () => {
+    for (const name of HOSTILE) {
+      const q = `?${encodeURIComponent(name)}=1`;
+      for (const path of [
+        `/iam/v2beta1/groups${q}`,
+        `/iam/v2beta1/groups/${folder}${q}`,
+        `/iam/v1/groups${q}`,
+        `/registry/v2beta1/tags${q}`,
+      ]) {
+        const answer = await api.get(path);
+        expect([path, answer.status]).toEqual([path, 400]);
+        expect(details(answer.body).fieldViolations.map((v) => v.field)).toEqual([name]);
+      }
+    }
+  });
+
+  test("an empty integer, or a value given twice for a parameter that is not repeated, is refused naming it", async () => {
+    const cases: [string, string][] = [
+      ["/registry/v2beta1/tags?skip=", "skip"],
+      ["/iam/v2beta1/roleBindings?pageSize=", "pageSize"],
+      ["/iam/v2beta1/roleBindings?page_size=", "page_size"],
+      ["/iam/v2beta1/roleBindings?pageSize=&pageSize=", "pageSize"],
+      ["/iam/v2beta1/groups?pageSize=5&pageSize=6", "pageSize"],
+      ["/iam/v2beta1/groups?name=a&name=b", "name"],
+      ["/iam/v2beta1/groups?uidp.in_root=true&uidp.in_root=false", "uidp.in_root"],
+      ["/iam/v2beta1/groups?skip=1&skip=1", "skip"],
+      [`/iam/v1/groups?name=a&name=b`, "name"],
+      [`/iam/v1/groups?uidp.children_of=${folder}&uidp.children_of=${folder}`, "uidp.children_of"],
+    ];
+    for (const [path, field] of cases) {
+      const answer = await api.get(path);
+      expect([path, answer.status, answer.body?.code]).toEqual([path, 400, 3]);
+      expect(details(answer.body).fieldViolations.map((v) => v.field)).toEqual([field]);
+    }
+  });
+
+  test("a repeated parameter the OpenAPI repeats stays accepted, in either spelling", async () => {
+    const org = api.emulator.orgUid;
+    for (const path of [
+      `/iam/v2beta1/groups?uidp.ids=${org}&uidp.ids=${folder}`,
+      `/iam/v2beta1/groups?pageSize=5&page_size=5`,
+      `/iam/v1/groups?id=${org}&id=${folder}`,
+    ]) {
+      const answer = await api.get(path);
+      expect([path, answer.status]).toEqual([path, 200]);
+    }
+  });
+});
