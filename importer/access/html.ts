@@ -26,7 +26,9 @@ h1{font-size:1.4em;margin:0 0 .3em}
 .group{border-left:3px solid #d0d7de;padding:.2em 0 .4em .7em;margin:.4em 0}
 .group h2{font-size:1.05em;margin:.2em 0}
 .uid{color:#6e7781;font:12px ui-monospace,monospace}
-table{border-collapse:collapse;width:100%;margin:.2em 0}
+table{border-collapse:collapse;width:100%;margin:.2em 0;table-layout:fixed}
+th:nth-child(1){width:24%}th:nth-child(2){width:9%}th:nth-child(3){width:16%}
+td{overflow-wrap:anywhere}
 td,th{border-bottom:1px solid #eaeef2;padding:.25em .5em;text-align:left;vertical-align:top}
 th{font-size:.85em;color:#555}
 .cap{display:inline-block;font:12px ui-monospace,monospace;border-radius:3px;padding:0 .35em;margin:.1em;border:1px solid #9ec5fe;background:#e7f1ff}
