@@ -3,7 +3,8 @@
  * driven by puppeteer-core (scripts/test.sh installs chromium when missing). The page is made from an
  * organization built through the API with direct, inherited and custom-role grants; the assertions are on the
  * rendered page (which rows are visible after each filter, where groups sit), not on the HTML text. Screenshots go
- * to test-output/ (git-ignored): access-review.png (everything) and access-review-filtered.png.
+ * to test-output/ (git-ignored): access-review.png (everything), access-review-top.png (the first screen, as
+ * docs/access-review.png shows it) and access-review-filtered.png.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -16,6 +17,12 @@ import { makeOrg, type MadeOrg } from "../importer/access-fixtures";
 import { repoRoot } from "./harness";
 
 jest.setTimeout(120_000);
+
+/** What the tests read of a rendered element (the repo's type check has no DOM library). */
+interface Laid {
+  offsetParent: unknown;
+  innerText: string;
+}
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const outDir = path.join(repoRoot, "test-output");
@@ -31,7 +38,7 @@ describe("the access review page in a headless browser", () => {
   const visibleRows = (): Promise<{ group: string; identity: string }[]> =>
     page.$$eval("tr.grant-row", (rows) =>
       rows
-        .filter((r) => (r as HTMLElement).offsetParent !== null)
+        .filter((r) => (r as unknown as Laid).offsetParent !== null)
         .map((r) => ({
           group: r.closest("section")!.getAttribute("data-group")!,
           identity: r.getAttribute("data-identity")!,
@@ -91,7 +98,7 @@ describe("the access review page in a headless browser", () => {
         uid: s.getAttribute("data-group")!,
         name: s.querySelector("h2")!.childNodes[0]!.textContent!.trim(),
         left: s.getBoundingClientRect().left,
-        visible: (s as HTMLElement).offsetParent !== null,
+        visible: (s as unknown as Laid).offsetParent !== null,
       })),
     );
     expect(groups.map((g) => g.uid)).toEqual(review.groups.map((g) => g.uid));
@@ -101,11 +108,13 @@ describe("the access review page in a headless browser", () => {
     expect(left.get(eng)!).toBeGreaterThan(left.get(org)!);
     expect(left.get(sandbox)!).toBeGreaterThan(left.get(eng)!);
     expect(left.get(ops)).toBe(left.get(eng));
-    const legend = await page.$eval(".legend", (l) => (l as HTMLElement).innerText);
+    const legend = await page.$eval(".legend", (l) => (l as unknown as Laid).innerText);
     expect(legend).toMatch(/Inherited/);
     expect(legend).toMatch(/every group below it/);
     expect(await shown()).toEqual(pairs(review.grants));
     await page.screenshot({ path: path.join(outDir, "access-review.png"), fullPage: true });
+    // The top of the page, as docs/access-review.md shows it.
+    await page.screenshot({ path: path.join(outDir, "access-review-top.png") });
   });
 
   it("filters by identity", async () => {
@@ -125,7 +134,7 @@ describe("the access review page in a headless browser", () => {
     // The owner everywhere, ci on eng and sandbox; the capability is highlighted in each visible row.
     expect(expected.length).toBe(made.groups.length + 2);
     const highlighted = await page.$$eval("tr.grant-row .cap.match", (caps) =>
-      caps.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.textContent),
+      caps.filter((c) => (c as unknown as Laid).offsetParent !== null).map((c) => c.textContent),
     );
     expect(highlighted).toEqual(expected.map(() => capability));
     await page.screenshot({ path: path.join(outDir, "access-review-filtered.png"), fullPage: true });
@@ -133,7 +142,7 @@ describe("the access review page in a headless browser", () => {
     expect(await shown()).toEqual([]);
     const empty = await page.$$eval(
       ".nomatch",
-      (ps) => ps.filter((p) => (p as HTMLElement).offsetParent !== null).length,
+      (ps) => ps.filter((p) => (p as unknown as Laid).offsetParent !== null).length,
     );
     expect(empty).toBe(made.groups.length);
     await page.select("#filter-identity", "");
