@@ -6,6 +6,18 @@
  */
 import type { Grant, Review, ReviewedIdentity } from "./review";
 
+/** Items by key, in their order. */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list === undefined) out.set(k, [item]);
+    else list.push(item);
+  }
+  return out;
+}
+
 /** "name (uid)" of an identity, or the uid alone. */
 function who(identities: Map<string, ReviewedIdentity>, uid: string): string {
   const i = identities.get(uid);
@@ -83,15 +95,15 @@ export function reviewText(r: Review): string {
         (i.kind === "workload" ? `; last seen ${i.lastSeenTime ?? "never"}` : ""),
     );
   lines.push("", "by group:");
+  const byGroup = groupBy(r.grants, (x) => x.group);
   for (const g of r.groups) {
     const pad = "  ".repeat(g.depth + 1);
     lines.push(`${pad}${g.name} (${g.uid})`);
-    const here = r.grants.filter((x) => x.group === g.uid);
-    const holders = [...new Set(here.map((x) => x.identity))];
-    if (holders.length === 0) lines.push(`${pad}  nobody`);
-    for (const h of holders) {
+    const holders = groupBy(byGroup.get(g.uid) ?? [], (x) => x.identity);
+    if (holders.size === 0) lines.push(`${pad}  nobody`);
+    for (const [h, mine] of holders) {
       lines.push(`${pad}  ${who(ids, h)} [${marks(ids.get(h)!).join(", ")}]`);
-      for (const [, b] of byBinding(here.filter((x) => x.identity === h))) {
+      for (const [, b] of byBinding(mine)) {
         const from = b.inherited ? `inherited from ${b.boundOnName}` : "bound here";
         lines.push(`${pad}    ${b.roleName} (${from}): ${b.caps.join(" ")}`);
       }
@@ -110,10 +122,8 @@ export function grantsText(title: string, grants: Grant[], r: Review): string {
     for (const p of r.partial) lines.push(`  - ${p}`);
   }
   if (grants.length === 0) lines.push("  nobody / nothing");
-  const keys = [...new Set(grants.map((g) => `${g.group}\u0000${g.identity}`))];
-  for (const key of keys) {
-    const [group, identity] = key.split("\u0000") as [string, string];
-    const here = grants.filter((g) => g.group === group && g.identity === identity);
+  for (const here of groupBy(grants, (g) => `${g.group}\u0000${g.identity}`).values()) {
+    const { group, identity } = here[0]!;
     const i = ids.get(identity);
     lines.push(
       `  on ${groupName.get(group) ?? group} (${group}): ${who(ids, identity)}` +

@@ -5,8 +5,8 @@
  *
  * May import: ./format, ./review.
  */
-import { marks } from "./format";
-import type { Grant, Review } from "./review";
+import { groupBy, marks } from "./format";
+import type { Review } from "./review";
 
 const escape = (s: string): string =>
   s.replace(
@@ -69,15 +69,12 @@ const SCRIPT = `
 export function reviewHtml(r: Review): string {
   const ids = new Map(r.identities.map((i) => [i.uid, i]));
   const capabilities = [...new Set(r.grants.map((g) => g.capability))].sort();
-  const byGroup = new Map<string, Grant[]>();
-  for (const g of r.grants) byGroup.set(g.group, [...(byGroup.get(g.group) ?? []), g]);
+  const byGroup = groupBy(r.grants, (g) => g.group);
 
   const sections = r.groups.map((g) => {
-    const here = byGroup.get(g.uid) ?? [];
-    const holders = [...new Set(here.map((x) => x.identity))];
-    const rows = holders.map((h) => {
+    const holders = groupBy(byGroup.get(g.uid) ?? [], (x) => x.identity);
+    const rows = [...holders].map(([h, mine]) => {
       const i = ids.get(h)!;
-      const mine = here.filter((x) => x.identity === h);
       const chips = mine.map((x) => {
         const inherited = x.through.every((t) => t.inherited);
         const why = x.through
