@@ -13,6 +13,8 @@ import { main, type Io } from "../../importer/access/cli";
 import { review, type Grant, type Review } from "../../importer/access/review";
 import { leastPrivilege, stackObjects } from "../../importer/access/least-privilege";
 import type { AccessData } from "../../importer/access/read";
+import { reviewHtml } from "../../importer/access/html";
+import { grantsCsv } from "../../importer/access/format";
 import { CAP_POOL, expectedGrants, makeOrg, type MadeOrg, type OrgPlan } from "./access-fixtures";
 
 jest.setTimeout(180_000);
@@ -125,6 +127,9 @@ describe("platform-access", () => {
       expect(text.out).toContain("wl0");
       expect(text.out).toMatch(/role role0, inherited from g0 \(/);
       expect(text.out).toMatch(/role owner, inherited from demo-org/);
+      const csv = await run(["who-can", "CAP_IAM_ROLE_BINDINGS_CREATE", "--on", sandbox, "--csv"]);
+      const rows = csv.out.trimEnd().split("\r\n").slice(1);
+      expect(rows.map((r) => r.split(",")[2]).sort()).toEqual([ci, emulator.userUid].sort());
       const none = await json<{ grants: Grant[] }>(["who-can", "CAP_REPO_DELETE", "--on", ops]);
       expect(none.grants.map((g) => g.identity)).toEqual([emulator.userUid]);
     });
@@ -139,6 +144,11 @@ describe("platform-access", () => {
       expect(refused.err.join("\n")).toMatch(/root-level user: say which organization with --in/);
       const a = await json<{ grants: Grant[] }>(["what-can", alice, "--in", made.org]);
       expect(new Set(a.grants.map((g) => g.group))).toEqual(new Set(made.groups));
+      const csv = await run(["what-can", alice, "--in", made.org, "--csv"]);
+      expect(csv.out.trimEnd().split("\r\n")).toHaveLength(1 + a.grants.length);
+      expect(csv.out).toContain(
+        `,${alice},person0,person,CAP_REPO_LIST,false,${viewer.uid},viewer,${made.org},`,
+      );
     });
 
     it("text and CSV say the same as JSON", async () => {
@@ -444,8 +454,68 @@ describe("platform-access", () => {
       expect(r.out).toContain("        - CAP_MANIFEST_LIST"); // viewer's, read from the API
       expect(r.out).toContain('new platform.iam.Role("stack-deployer", {');
       expect(r.out).toContain("roleUid: role1.uid,");
+      const asJson = await run(["least-privilege", "--state", file, "--format", "json"]);
+      const lp = JSON.parse(asJson.out) as { grants: { group: string; capabilities: string[] }[] };
+      expect(lp.grants).toEqual([{ group: org, capabilities: expect.arrayContaining(viewer.capabilities) }]);
+      const yamlOnly = await run(["least-privilege", "--state", file, "--format", "yaml"]);
+      expect(yamlOnly.out).toContain("identityUid: ${deployerIdentityUid}");
+      expect(yamlOnly.out).not.toContain("new platform.iam.Role");
       const bad = await run(["least-privilege", "--state", file, "--need", "repo-list"]);
       expect(bad.err.join("")).toMatch(/--need is CAPABILITY@GROUP/);
     });
+  });
+});
+
+describe("platform-access output of hostile names", () => {
+  const org = "c".repeat(40);
+  const data = (name: string): AccessData => ({
+    top: { uid: org, name } as AccessData["top"],
+    groups: [{ uid: org, name } as AccessData["top"]],
+    identities: [{ uid: `${org}/0123456789abcdef`, name } as AccessData["identities"][number]],
+    roles: [{ uid: `${org}/00000000000000b1`, name, capabilities: ["CAP_REPO_LIST"] }],
+    bindings: [
+      {
+        uid: `${org}/1111111111111111`,
+        group: { uid: org, name },
+        identity: { uid: `${org}/0123456789abcdef`, name },
+        role: { uid: `${org}/00000000000000b1`, name },
+      },
+    ],
+    caller: undefined,
+    partial: [name],
+    calls: 0,
+  });
+
+  it("the page escapes every name: markup in a name stays text", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.constantFrom(
+            "<script>alert(1)</script>",
+            '"><img src=x onerror=alert(1)>',
+            "</style><b>",
+            "a&b'c",
+          ),
+          fc.string(),
+        ),
+        (name) => {
+          const html = reviewHtml(review(data(name), { now: new Date(0) }));
+          // Only the page's own script and style: no tag from a name.
+          expect(html.match(/<script\b/g)).toHaveLength(1);
+          expect(html.match(/<style\b/g)).toHaveLength(1);
+          expect(html).not.toMatch(/<img\b|<b>/);
+          // A name holding markup never appears raw (single characters are in the page's own markup anyway).
+          if (/<[a-z/!]/i.test(name)) expect(html).not.toContain(name);
+        },
+      ),
+      { numRuns: 200, seed: 33 },
+    );
+  });
+
+  it("CSV quotes what needs quoting and defuses formulas", () => {
+    const r = review(data('=HYPERLINK("x"),\nnext'), { now: new Date(0) });
+    const csv = grantsCsv(r.grants, r);
+    expect(csv.split("\r\n")[1]).toContain(`"'=HYPERLINK(""x""),\nnext"`);
+    expect(csv.split("\r\n")).toHaveLength(3); // header, one row, the final line break
   });
 });
