@@ -164,6 +164,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
   };
   try {
     const [command, ...rest] = argv;
+    if (command === "--help" || command === "-h" || command === "help") {
+      io.stdout(`${USAGE.split(" | ").join("\n     | ")}\n`);
+      return 0;
+    }
     if (command === "review") {
       const p = parse(rest, {
         "--state": true,

@@ -259,6 +259,11 @@ describe("platform-access", () => {
       expect((await run(["review", made.org, "--json", "--csv"])).err.join("")).toMatch(/choose one of/);
       expect((await run(["review", made.org, "--bogus"])).err.join("")).toMatch(/unknown option --bogus/);
       expect((await run(["frobnicate"])).code).toBe(1);
+      const help = await run(["--help"]);
+      expect([help.code, help.out]).toEqual([
+        0,
+        expect.stringContaining("platform-access who-can <CAPABILITY>"),
+      ]);
     });
   });
 
