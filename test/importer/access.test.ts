@@ -12,7 +12,8 @@ import { BUILTIN_ROLES, startEmulator, type Emulator } from "../../emulator";
 import { main, type Io } from "../../importer/access/cli";
 import { review, type Grant, type Review } from "../../importer/access/review";
 import { leastPrivilege, stackObjects } from "../../importer/access/least-privilege";
-import type { AccessData } from "../../importer/access/read";
+import { readAccess, type AccessData } from "../../importer/access/read";
+import type { PlatformClient } from "../../sdk";
 import { reviewHtml } from "../../importer/access/html";
 import { grantsCsv } from "../../importer/access/format";
 import { CAP_POOL, expectedGrants, makeOrg, type MadeOrg, type OrgPlan } from "./access-fixtures";
@@ -522,5 +523,46 @@ describe("platform-access output of hostile names", () => {
     const csv = grantsCsv(r.grants, r);
     expect(csv.split("\r\n")[1]).toContain(`"'=HYPERLINK(""x""),\nnext"`);
     expect(csv.split("\r\n")).toHaveLength(3); // header, one row, the final line break
+  });
+});
+
+describe("readAccess when a list of roles leaves the built-in ones out", () => {
+  it("reads each built-in role a binding names by uid, once", async () => {
+    const org = "d".repeat(40);
+    const wl = `${org}/0123456789abcdef`;
+    const got: string[] = [];
+    const list = <T>(items: T[]) => ({
+      pages: async function* () {
+        yield { items, totalCount: String(items.length) };
+      },
+    });
+    const bindings = ["1111111111111111", "2222222222222222"].map((b) => ({
+      uid: `${org}/${b}`,
+      group: { uid: org, name: "acme" },
+      identity: { uid: wl, name: "ci" },
+      role: { uid: viewer.uid, name: "viewer" },
+    }));
+    // A client as the API could answer: the organization's roles list holds no built-in role.
+    const client = {
+      groups: { get: async () => ({ uid: org, name: "acme" }), list: () => list([]) },
+      identities: { list: () => list([{ uid: wl, name: "ci" }]) },
+      roles: {
+        list: () => list([]),
+        get: async (uid: string) => {
+          got.push(uid);
+          return { uid, name: "viewer", capabilities: viewer.capabilities };
+        },
+      },
+      roleBindings: { list: () => list(bindings) },
+    } as unknown as PlatformClient;
+    const data = await readAccess(client, org);
+    expect(got).toEqual([viewer.uid]);
+    expect(data.calls).toBe(1 + 4 + 1);
+    expect(data.partial.filter((p) => p.includes("not visible"))).toEqual([]);
+    expect(
+      review(data)
+        .grants.map((g) => g.capability)
+        .sort(),
+    ).toEqual(viewer.capabilities);
   });
 });
