@@ -37,7 +37,7 @@ export class Refusal extends Error {
 }
 
 /** A uidp: a root segment of hex digits (an organization's has 40), then `/` and 16 hex digits per level. */
-const GROUP_UID = /^[0-9a-f]{16,40}(\/[0-9a-f]{16})*$/;
+export const GROUP_UID = /^[0-9a-f]{16,40}(\/[0-9a-f]{16})*$/;
 /** Built-in roles have a 40-hex uid without slashes, like an organization's: only what the service says tells. */
 const ROOT_UID = /^[0-9a-f]{40}$/;
 
@@ -67,7 +67,7 @@ export interface Listing {
 }
 
 /** Every page of a list, counting calls and saying how far it is when there is more than one page. */
-async function readAll<T>(
+export async function readAll<T>(
   label: string,
   list: PagePromise<T>,
   count: () => void,
@@ -85,7 +85,7 @@ async function readAll<T>(
   return items;
 }
 
-function noAccess(err: unknown, what: string): never {
+export function noAccess(err: unknown, what: string): never {
   if (UnauthenticatedError.isInstance(err))
     throw new Refusal(`the credentials were refused (${(err as Error).message})`);
   if (PermissionDeniedError.isInstance(err))

@@ -6,9 +6,11 @@
 #   3. bench/stack.ts: API calls per operation; up / no-op up / refresh / destroy at 0, 50 and 150 ms of API latency,
 #      wall and CPU per process, pulumi-platform vs the reference minimal provider (bench/minimal) vs the raw SDK;
 #      state size -> bench/results/stack.json;
+#   3b. bench/access-review.ts: platform-access review of an organization of 3,000 objects: API calls (at most one
+#      list per kind plus pages) and wall time per format (under 2 s) -> bench/results/access-review.json;
 #   4. merges both into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -30,6 +32,10 @@ fi
 if [ "${BENCH_SKIP_STORAGE:-0}" != 1 ]; then
   say "emulator storage: bench/storage.ts (npm run bench:storage runs it alone)"
   BENCH_BUILD=0 npx ts-node bench/storage.ts || status=$?
+fi
+if [ "${BENCH_SKIP_ACCESS_REVIEW:-0}" != 1 ]; then
+  say "access review: bench/access-review.ts (platform-access review of 3,000 objects: calls and wall time)"
+  npx ts-node bench/access-review.ts || status=$?
 fi
 if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   say "stack: installing the package into bench/stack"

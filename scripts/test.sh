@@ -14,6 +14,13 @@ if ! engine_bin=$(bash scripts/build-engine.sh); then
 fi
 export PULUMI_PLATFORM_ENGINE_BIN=$engine_bin
 
+# The access review page is checked in a real headless browser (test/e2e/access-review.e2e.test.ts): Debian's
+# chromium, installed once when missing (a fresh CI machine has none; needs root, as CI runs).
+if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+    echo "test: could not install chromium; the access review page test will fail" >&2
+fi
+
 # Two jest runs: the in-process suites in parallel, then the end-to-end suite serially (it drives pulumi CLI
 # processes on a two-core machine). Arguments go to both (e.g. a test name pattern).
 results_dir=$(mktemp -d -t jest-results.XXXXXX)

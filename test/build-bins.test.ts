@@ -20,6 +20,16 @@ describe("the build marks the package's commands executable", () => {
     );
   });
 
+  test("the package's commands, each a module of the build", () => {
+    expect(manifest.bin).toEqual({
+      "platform-emulator": "dist/emulator/cli.js",
+      "platform-import": "dist/importer/cli.js",
+      "platform-access": "dist/importer/access/cli.js",
+    });
+    for (const bin of Object.values(manifest.bin))
+      expect(statSync(join(root, bin.replace(/^dist\//, "").replace(/\.js$/, ".ts"))).isFile()).toBe(true);
+  });
+
   test("every bin, written 0644 as tsc writes it, comes out executable by whoever may read it", () => {
     const dir = mkdtempSync(join(tmpdir(), "bins-"));
     try {

@@ -2,7 +2,7 @@
  * Every shell command in the README, CONTRIBUTING.md and the pages under docs/ is a tested thing: `pulumi config` commands run against a
  * throwaway stack (so the CLI's own rules apply, e.g. it refuses a plaintext value under a key that looks like a
  * secret), `npm run` names a script that exists, `node` commands start, any other `pulumi` command names a
- * subcommand that exists with flags it takes, a `go` command names a go subcommand, and the "Using it in your own
+ * subcommand that exists with flags it takes, a `go` command names a go subcommand, `npx platform-access` a subcommand and flags its usage lists, and the "Using it in your own
  * program" section is run in full by user-program.e2e.test.ts, "Bring an existing organization" by
  * adopt.e2e.test.ts, "Your first hour, in each language" by first-hour.e2e.test.ts. A command no rule knows fails
  * the test, so a new kind of command in the README gets a check when it is written.
@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { engineBinDir, repoRoot } from "./harness";
+import { main as accessMain } from "../../importer/access/cli";
 import { codeBlocks, documentationPages, SHELL_LANGUAGES, shellCommands } from "./readme";
 
 jest.setTimeout(300_000);
@@ -139,6 +140,20 @@ describe("the README's shell commands", () => {
       for (const flag of command.match(/ --?[a-z][\w-]*/g) ?? []) {
         expect(help.output).toContain(`${flag.trim()}`);
       }
+      return;
+    }
+    const accessCommand = /^npx platform-access ([a-z-]+)/.exec(command);
+    if (accessCommand) {
+      // Run for real by test/importer/access.test.ts; here: the subcommand and every flag the docs give it exist.
+      let usage = "";
+      const code = await accessMain(["--help"], {
+        env: {},
+        stdout: (text) => void (usage += text),
+        stderr: () => undefined,
+      });
+      expect(code).toBe(0);
+      expect(usage).toContain(`platform-access ${accessCommand[1]} `);
+      for (const flag of command.match(/ --[a-z][\w-]*/g) ?? []) expect(usage).toContain(flag.trim());
       return;
     }
     const goCommand = /^(?:[A-Z_]+=\S+ )*go ([a-z]+)/.exec(command);

@@ -1,0 +1,312 @@
+#!/usr/bin/env node
+/**
+ * platform-access: who can do what, where, and why (issue 33). Reads live data with the caller's own credentials
+ * (the environment, as platform-import: PLATFORM_API_URL, PLATFORM_TOKEN, or PLATFORM_IDENTITY with
+ * PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts), one GET and four lists plus pages whatever the organization's size
+ * (./read), and answers through the shared access model (sdk/access-model.ts).
+ *
+ *   platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME]
+ *                          [--json | --csv | --html FILE] [--fail-on-privileged-workload]
+ *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]
+ *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]
+ *   platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]
+ *                          [--format yaml|typescript|json]
+ *
+ * Exit code 0; 2 when --fail-on-privileged-workload finds a privileged capability held by a workload identity or an
+ * unmanaged one (for a scheduled CI job); 1 on a refusal (one line on stderr, nothing written). When the caller may
+ * not list everything, the output says what is left out (and stderr says it too).
+ *
+ * May import: ../../sdk, ../states, ../walk, ./*.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ConfigurationError, PlatformClient } from "../../sdk";
+import { readState } from "../states";
+import { PAGE_SIZE, Refusal } from "../walk";
+import { grantsCsv, grantsText, reviewText } from "./format";
+import { reviewHtml } from "./html";
+import {
+  leastPrivilege,
+  leastPrivilegeTypeScript,
+  leastPrivilegeYaml,
+  parseNeed,
+  stackObjects,
+} from "./least-privilege";
+import { callerOf, readAccess } from "./read";
+import {
+  DEFAULT_UNUSED_AFTER_DAYS,
+  privilegedFindings,
+  review,
+  whatCan,
+  whoCan,
+  type Review,
+} from "./review";
+
+const USAGE =
+  "usage: platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME] [--json | --csv | --html FILE]" +
+  " [--fail-on-privileged-workload]" +
+  " | platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]" +
+  " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]" +
+  " | platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]" +
+  " [--format yaml|typescript|json]";
+
+/** The exit code of --fail-on-privileged-workload when it finds something. */
+export const EXIT_PRIVILEGED = 2;
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+interface Parsed {
+  positional: string[];
+  flags: Map<string, string[]>;
+}
+
+/** Flags of a subcommand: `allowed` maps a flag to whether it takes a value. */
+function parse(argv: string[], allowed: Record<string, boolean>): Parsed {
+  const positional: string[] = [];
+  const flags = new Map<string, string[]>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--help" || arg === "-h") throw new Refusal(USAGE);
+    if (!arg.startsWith("--")) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    if (!Object.hasOwn(allowed, name)) throw new Refusal(`unknown option ${name}; ${USAGE}`);
+    let value = "";
+    if (allowed[name]) {
+      value = eq < 0 ? (argv[++i] ?? "") : arg.slice(eq + 1);
+      if (value === "") throw new Refusal(`${name} needs a value; ${USAGE}`);
+    } else if (eq >= 0) throw new Refusal(`${name} takes no value`);
+    flags.set(name, [...(flags.get(name) ?? []), value]);
+  }
+  return { positional, flags };
+}
+
+const one = (p: Parsed, name: string): string | undefined => {
+  const values = p.flags.get(name);
+  if (values !== undefined && values.length > 1) throw new Refusal(`${name} is given more than once`);
+  return values?.[0];
+};
+
+/** `90d`, `12h`, `30` (days) → days. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(d|h)?$/.exec(text);
+  if (match === null)
+    throw new Refusal(`--unused-after is a number of days (90d) or hours (36h), not ${JSON.stringify(text)}`);
+  const n = Number(match[1]);
+  return match[2] === "h" ? n / 24 : n;
+}
+
+/** One output format of --json, --csv (and --html FILE for review). */
+function formatOf(p: Parsed, html: boolean): "text" | "json" | "csv" | "html" {
+  const chosen = [p.flags.has("--json") && "json", p.flags.has("--csv") && "csv", html && "html"].filter(
+    (x): x is "json" | "csv" | "html" => typeof x === "string",
+  );
+  if (chosen.length > 1) throw new Refusal(`choose one of --json, --csv${html ? ", --html" : ""}`);
+  return chosen[0] ?? "text";
+}
+
+/** Writes the whole file or nothing: a temporary file beside it, renamed over it. */
+function writeWhole(file: string, text: string): void {
+  const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.tmp`);
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
+
+function readStates(files: string[]) {
+  return files.map((file) => {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (err) {
+      throw new Refusal(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+    return { file, text };
+  });
+}
+
+function warnPartial(r: Review, io: Io): void {
+  for (const p of r.partial) io.stderr(`partial: ${p}`);
+}
+
+const CAPABILITY = /^CAP_[A-Z0-9_]+$/;
+
+/** Runs the command; returns the exit code. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const secrets = ["PLATFORM_TOKEN", "PLATFORM_IDENTITY_TOKEN"]
+    .map((name) => io.env[name])
+    .filter((v): v is string => v !== undefined && v.length >= 4);
+  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join("***"), text);
+  let client: PlatformClient | undefined;
+  const connect = (): PlatformClient => {
+    try {
+      return (client = new PlatformClient({ env: io.env }));
+    } catch (err) {
+      if (ConfigurationError.isInstance(err)) throw new Refusal((err as Error).message);
+      throw err;
+    }
+  };
+  const read = async (group: string) => {
+    const started = Date.now();
+    const caller = callerOf(io.env);
+    const data = await readAccess(connect(), group, {
+      ...(caller !== undefined ? { caller } : {}),
+      progress: (line) => io.stderr(line),
+    });
+    io.stderr(`${group}: ${data.calls} API calls, ${Date.now() - started} ms`);
+    return data;
+  };
+  try {
+    const [command, ...rest] = argv;
+    if (command === "--help" || command === "-h" || command === "help") {
+      io.stdout(`${USAGE.split(" | ").join("\n     | ")}\n`);
+      return 0;
+    }
+    if (command === "review") {
+      const p = parse(rest, {
+        "--state": true,
+        "--unused-after": true,
+        "--json": false,
+        "--csv": false,
+        "--html": true,
+        "--fail-on-privileged-workload": false,
+        "--as-of": true,
+      });
+      if (p.positional.length !== 1) throw new Refusal(`review needs one group uid; ${USAGE}`);
+      const html = one(p, "--html");
+      const format = formatOf(p, html !== undefined);
+      const unused = one(p, "--unused-after");
+      const unusedAfterDays = unused === undefined ? DEFAULT_UNUSED_AFTER_DAYS : parseDuration(unused);
+      const states = readStates(p.flags.get("--state") ?? []).map(({ file, text }) => ({
+        file,
+        contents: readState(text, file),
+      }));
+      const asOf = one(p, "--as-of");
+      const now = asOf === undefined ? new Date() : new Date(asOf);
+      if (Number.isNaN(now.getTime()))
+        throw new Refusal(`--as-of is an RFC 3339 time (2026-01-31T12:00:00Z), not ${JSON.stringify(asOf)}`);
+      const data = await read(p.positional[0]!);
+      const r = review(data, { states, unusedAfterDays, now });
+      warnPartial(r, io);
+      if (format === "json") io.stdout(`${JSON.stringify(r, null, 2)}\n`);
+      else if (format === "csv") io.stdout(grantsCsv(r.grants, r));
+      else if (format === "html") {
+        writeWhole(html!, reviewHtml(r));
+        io.stderr(`wrote ${html} (${r.groups.length} groups, ${r.grants.length} grants)`);
+      } else io.stdout(reviewText(r));
+      if (p.flags.has("--fail-on-privileged-workload")) {
+        const findings = privilegedFindings(r);
+        for (const f of findings)
+          io.stderr(
+            `privileged: ${f.name} (${f.uid}) is ${f.unmanaged === true ? "unmanaged" : "a workload identity"} ` +
+              `and holds a privileged capability`,
+          );
+        if (findings.length > 0) return EXIT_PRIVILEGED;
+      }
+      return 0;
+    }
+    if (command === "who-can") {
+      const p = parse(rest, { "--on": true, "--json": false, "--csv": false });
+      const capability = p.positional[0];
+      if (p.positional.length !== 1 || capability === undefined)
+        throw new Refusal(`who-can needs one capability; ${USAGE}`);
+      if (!CAPABILITY.test(capability))
+        throw new Refusal(`${JSON.stringify(capability)} is not a capability (e.g. CAP_IAM_GROUPS_LIST)`);
+      const on = one(p, "--on");
+      if (on === undefined) throw new Refusal(`who-can needs --on <group uid>; ${USAGE}`);
+      const format = formatOf(p, false);
+      const data = await read(on);
+      const r = review(data);
+      warnPartial(r, io);
+      const grants = whoCan(data, capability, on);
+      if (format === "json")
+        io.stdout(`${JSON.stringify({ capability, group: on, partial: r.partial, grants }, null, 2)}\n`);
+      else if (format === "csv") io.stdout(grantsCsv(grants, r));
+      else io.stdout(grantsText(`who holds ${capability} on ${data.top.name} (${on}):`, grants, r));
+      return 0;
+    }
+    if (command === "what-can") {
+      const p = parse(rest, { "--in": true, "--json": false, "--csv": false });
+      const identity = p.positional[0];
+      if (p.positional.length !== 1 || identity === undefined)
+        throw new Refusal(`what-can needs one identity uid; ${USAGE}`);
+      const format = formatOf(p, false);
+      // A workload lives in an organization: its root is the default scope. A person needs --in.
+      const scope = one(p, "--in") ?? (identity.includes("/") ? identity.split("/")[0]! : undefined);
+      if (scope === undefined)
+        throw new Refusal(`${identity} is a root-level user: say which organization with --in <group uid>`);
+      const data = await read(scope);
+      const r = review(data);
+      warnPartial(r, io);
+      const grants = whatCan(data, identity);
+      if (format === "json")
+        io.stdout(`${JSON.stringify({ identity, group: scope, partial: r.partial, grants }, null, 2)}\n`);
+      else if (format === "csv") io.stdout(grantsCsv(grants, r));
+      else io.stdout(grantsText(`what ${identity} holds under ${data.top.name} (${scope}):`, grants, r));
+      return 0;
+    }
+    if (command === "least-privilege") {
+      const p = parse(rest, {
+        "--state": true,
+        "--identity": true,
+        "--need": true,
+        "--with-update": false,
+        "--format": true,
+      });
+      if (p.positional.length > 0) throw new Refusal(`least-privilege takes no argument; ${USAGE}`);
+      const files = p.flags.get("--state") ?? [];
+      if (files.length === 0) throw new Refusal(`least-privilege needs --state FILE (pulumi stack export)`);
+      const format = one(p, "--format") ?? "yaml+typescript";
+      if (!["yaml", "typescript", "json", "yaml+typescript"].includes(format))
+        throw new Refusal(`--format is yaml, typescript or json, not ${JSON.stringify(format)}`);
+      const extra = (p.flags.get("--need") ?? []).map(parseNeed);
+      const read = readStates(files).map(({ file, text }) => stackObjects(text, file));
+      const objects = read.flatMap((s) => s.objects);
+      if (objects.length === 0) throw new Refusal(`the state holds no resource of this package`);
+      // Roles the state does not hold (built-in ones, others' custom roles): one list of the organization's.
+      const roots = [...new Set(objects.map((o) => o.uid.split("/")[0]!))];
+      const c = connect();
+      const roles = new Map<string, string[]>();
+      for (const root of roots)
+        for await (const role of c.roles.list({ descendantsOf: root, pageSize: PAGE_SIZE }))
+          roles.set(role.uid, role.capabilities ?? []);
+      const lp = leastPrivilege(objects, {
+        roleCapabilities: (uid) => roles.get(uid),
+        withUpdate: p.flags.has("--with-update"),
+        extra,
+      });
+      const identity = one(p, "--identity");
+      for (const note of [...read.flatMap((s) => s.notes), ...lp.notes]) io.stderr(`note: ${note}`);
+      if (format === "json") io.stdout(`${JSON.stringify(lp, null, 2)}\n`);
+      if (format === "yaml" || format === "yaml+typescript") io.stdout(leastPrivilegeYaml(lp, identity));
+      if (format === "yaml+typescript") io.stdout("\n---\n\n");
+      if (format === "typescript" || format === "yaml+typescript")
+        io.stdout(leastPrivilegeTypeScript(lp, identity));
+      return 0;
+    }
+    throw new Refusal(command === undefined ? USAGE : `unknown command ${command}; ${USAGE}`);
+  } catch (err) {
+    const message =
+      err instanceof Refusal ? err.message : `failed: ${(err as Error)?.message ?? String(err)}`;
+    io.stderr(`platform-access: ${scrub(message).split("\n")[0]}`);
+    return 1;
+  } finally {
+    await client?.close();
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

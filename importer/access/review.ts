@@ -1,0 +1,278 @@
+/**
+ * Who can do what, where, and why: the review of a group's subtree, and the two questions it answers (who holds a
+ * capability on a group; what an identity holds on each group). Every answer comes from the access model
+ * (sdk/access-model.ts: a binding grants its role's capabilities on its group and every group below; what an
+ * identity holds is the union over its bindings there and above); nothing here computes access on its own.
+ *
+ * May import: ../../sdk (types), ../../sdk/access-model, ../states (types), ../../provider/iam/access, ./read.
+ */
+import {
+  AccessModel,
+  ancestorsOrSelf,
+  grantsOn,
+  isPrivileged,
+  type BindingFacts,
+} from "../../sdk/access-model";
+import { inScope, type Scope } from "../../provider/iam/access";
+import type { StateContents } from "../states";
+import { bindingFacts, type AccessData } from "./read";
+
+/** A binding through which a capability is held. */
+export interface Through {
+  binding: string;
+  role: string;
+  roleName: string;
+  /** The group the binding is on, and its name (the uid when the caller may not see it). */
+  boundOn: string;
+  boundOnName: string;
+  /** Bound on an ancestor of the group the grant is on (held there by inheritance). */
+  inherited: boolean;
+}
+
+/** One capability an identity holds on one group. */
+export interface Grant {
+  group: string;
+  identity: string;
+  capability: string;
+  privileged: boolean;
+  through: Through[];
+}
+
+export interface ReviewedIdentity {
+  uid: string;
+  name: string;
+  /** Root-level users (no parent) are people; identities under a group are workloads. */
+  kind: "person" | "workload";
+  lastSeenTime?: string;
+  /** No token exchange since the threshold (or ever); null when not known (a person's last login is not listed). */
+  unused: boolean | null;
+  /** No state declares it or any of its bindings; null when no state was given. */
+  unmanaged: boolean | null;
+  /** Holds a privileged capability (sdk/access-model PRIVILEGED_CAPABILITIES) somewhere in the subtree. */
+  privileged: boolean;
+}
+
+export interface ReviewedGroup {
+  uid: string;
+  name: string;
+  /** The parent's uid; undefined for the group reviewed. */
+  parent?: string;
+  depth: number;
+}
+
+export interface ReviewedRole {
+  uid: string;
+  name: string;
+  builtin: boolean;
+  capabilities: string[];
+}
+
+export interface Review {
+  group: { uid: string; name: string };
+  caller?: string;
+  /** API calls made to read it. */
+  calls: number;
+  /** What the caller may not list (empty: complete). */
+  partial: string[];
+  /** The state files read; empty when none (then `unmanaged` is null). */
+  states: string[];
+  unusedAfterDays: number;
+  /** When it was made (the threshold of `unused` is counted back from it). */
+  at: string;
+  groups: ReviewedGroup[];
+  identities: ReviewedIdentity[];
+  roles: ReviewedRole[];
+  /** Every capability held by every identity on every group of the subtree, sorted by group, identity, capability. */
+  grants: Grant[];
+}
+
+export interface ReviewOptions {
+  states?: { file: string; contents: StateContents }[];
+  unusedAfterDays?: number;
+  now?: Date;
+}
+
+export const DEFAULT_UNUSED_AFTER_DAYS = 90;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The access model over what was read. */
+export function modelOf(data: AccessData): AccessModel {
+  return new AccessModel({
+    roles: data.roles.map((r) => ({ uid: r.uid, name: r.name, capabilities: r.capabilities ?? [] })),
+    bindings: data.bindings.map(bindingFacts),
+  });
+}
+
+/** Each capability `identity` holds on `group`, with the bindings that grant it (sdk/access-model grantsOn). */
+function grantsHere(model: AccessModel, names: Names, identity: string, group: string) {
+  const out: Grant[] = [];
+  for (const [capability, through] of grantsOn(model, identity, group)) {
+    out.push({
+      group,
+      identity,
+      capability,
+      privileged: isPrivileged(capability),
+      through: through.map((b: BindingFacts) => ({
+        binding: b.uid,
+        role: b.role,
+        roleName: names.roles.get(b.role) ?? b.role,
+        boundOn: b.group,
+        boundOnName: names.groups.get(b.group) ?? b.group,
+        inherited: b.group !== group,
+      })),
+    });
+  }
+  return out.sort((a, b) => compare(a.capability, b.capability));
+}
+
+interface Names {
+  roles: Map<string, string>;
+  groups: Map<string, string>;
+}
+
+/** Names of roles and groups: from the lists, and from the bindings (which name what they refer to). */
+function namesOf(data: AccessData): Names {
+  const roles = new Map<string, string>();
+  const groups = new Map<string, string>();
+  for (const b of data.bindings) {
+    if (b.role?.name) roles.set(b.role.uid, b.role.name);
+    if (b.group?.name) groups.set(b.group.uid, b.group.name);
+  }
+  for (const r of data.roles) roles.set(r.uid, r.name);
+  for (const g of data.groups) groups.set(g.uid, g.name);
+  return { roles, groups };
+}
+
+/** Identities that hold a binding on each group of the subtree or above it: those to ask the model about. */
+function boundAbove(data: AccessData): Map<string, Set<string>> {
+  const byGroup = new Map<string, Set<string>>();
+  for (const b of data.bindings.map(bindingFacts)) {
+    const set = byGroup.get(b.group) ?? new Set<string>();
+    set.add(b.identity);
+    byGroup.set(b.group, set);
+  }
+  const result = new Map<string, Set<string>>();
+  for (const g of data.groups) {
+    const ids = new Set<string>();
+    for (const a of ancestorsOrSelf(g.uid)) for (const i of byGroup.get(a) ?? []) ids.add(i);
+    result.set(g.uid, ids);
+  }
+  return result;
+}
+
+/** Every grant in the subtree: per group, per identity bound there or above, what the model says it holds. */
+export function allGrants(data: AccessData, model = modelOf(data)): Grant[] {
+  const names = namesOf(data);
+  const grants: Grant[] = [];
+  const bound = boundAbove(data);
+  for (const g of data.groups)
+    for (const identity of [...(bound.get(g.uid) ?? [])].sort(compare))
+      grants.push(...grantsHere(model, names, identity, g.uid));
+  return grants;
+}
+
+/** Who holds `capability` on `group`, and why (sdk/access-model AccessModel.holders). */
+export function whoCan(data: AccessData, capability: string, group: string): Grant[] {
+  const model = modelOf(data);
+  const names = namesOf(data);
+  const grants: Grant[] = [];
+  for (const identity of model.holders(capability, group).keys())
+    grants.push(...grantsHere(model, names, identity, group).filter((g) => g.capability === capability));
+  return grants;
+}
+
+/** What `identity` holds on each group of the subtree (sdk/access-model AccessModel.grantsOf). */
+export function whatCan(data: AccessData, identity: string): Grant[] {
+  const model = modelOf(data);
+  const names = namesOf(data);
+  const grants: Grant[] = [];
+  for (const group of model
+    .grantsOf(
+      identity,
+      data.groups.map((g) => g.uid),
+    )
+    .keys())
+    grants.push(...grantsHere(model, names, identity, group));
+  return grants;
+}
+
+/** Is an identity declared by a state, itself or through one of its bindings? */
+function managedIdentities(data: AccessData, states: { contents: StateContents }[]): Set<string> {
+  const managed = new Set<string>();
+  const managedUids = new Set(states.flatMap((s) => s.contents.managed.map((m) => `${m.kind}:${m.uid}`)));
+  const scopes: Scope[] = states.flatMap((s) => s.contents.access.map((a) => a.scope));
+  for (const i of data.identities) if (managedUids.has(`identity:${i.uid}`)) managed.add(i.uid);
+  for (const b of data.bindings.map(bindingFacts)) {
+    const held =
+      managedUids.has(`roleBinding:${b.uid}`) ||
+      scopes.some((scope) => inScope(scope, { groupUid: b.group, identityUid: b.identity, roleUid: b.role }));
+    if (held) managed.add(b.identity);
+  }
+  return managed;
+}
+
+/** The review of the subtree read into `data`. */
+export function review(data: AccessData, options: ReviewOptions = {}): Review {
+  const now = options.now ?? new Date();
+  const unusedAfterDays = options.unusedAfterDays ?? DEFAULT_UNUSED_AFTER_DAYS;
+  const states = options.states ?? [];
+  const grants = allGrants(data);
+  const managed = states.length > 0 ? managedIdentities(data, states) : undefined;
+  const listed = new Map(data.identities.map((i) => [i.uid, i]));
+  const named = new Map<string, string>();
+  for (const b of data.bindings) if (b.identity?.name) named.set(b.identity.uid, b.identity.name);
+  const privileged = new Set(grants.filter((g) => g.privileged).map((g) => g.identity));
+  const holders = [...new Set(grants.map((g) => g.identity))].sort(compare);
+  const threshold = now.getTime() - unusedAfterDays * DAY_MS;
+  const identities: ReviewedIdentity[] = holders.map((uid) => {
+    const person = !uid.includes("/");
+    const found = listed.get(uid);
+    const lastSeen = found?.lastSeenTime;
+    // A workload listed without lastSeenTime never exchanged a token; a person's last login is not listed.
+    const unused =
+      found === undefined ? null : lastSeen === undefined ? true : Date.parse(lastSeen) < threshold;
+    return {
+      uid,
+      name: found?.name ?? named.get(uid) ?? uid,
+      kind: person ? "person" : "workload",
+      ...(lastSeen !== undefined ? { lastSeenTime: lastSeen } : {}),
+      unused,
+      unmanaged: managed === undefined ? null : !managed.has(uid),
+      privileged: privileged.has(uid),
+    };
+  });
+  const depthOf = (uid: string) => uid.split("/").length - data.top.uid.split("/").length;
+  const usedRoles = new Set(data.bindings.map((b) => b.role?.uid ?? ""));
+  return {
+    group: { uid: data.top.uid, name: data.top.name },
+    ...(data.caller !== undefined ? { caller: data.caller } : {}),
+    calls: data.calls,
+    partial: data.partial,
+    states: states.map((s) => s.file),
+    unusedAfterDays,
+    at: now.toISOString(),
+    groups: data.groups.map((g) => ({
+      uid: g.uid,
+      name: g.name,
+      ...(g.uid !== data.top.uid ? { parent: g.uid.slice(0, g.uid.lastIndexOf("/")) } : {}),
+      depth: depthOf(g.uid),
+    })),
+    identities,
+    roles: data.roles
+      .filter((r) => usedRoles.has(r.uid))
+      .map((r) => ({
+        uid: r.uid,
+        name: r.name,
+        builtin: !r.uid.includes("/"),
+        capabilities: [...(r.capabilities ?? [])].sort(),
+      })),
+    grants,
+  };
+}
+
+/** Identities a scheduled job should fail on: a privileged capability held by a workload or an unmanaged identity. */
+export function privilegedFindings(r: Review): ReviewedIdentity[] {
+  return r.identities.filter((i) => i.privileged && (i.kind === "workload" || i.unmanaged === true));
+}

@@ -1,0 +1,568 @@
+/**
+ * platform-access (importer/access/): review, who-can, what-can and least-privilege against the in-process
+ * emulator, in every format, on organizations made through the API with direct, inherited and custom-role grants.
+ * What each identity should hold is worked out from the plan (./access-fixtures), not by the code under test; a
+ * fast-check property cross-checks review, who-can and what-can over random organizations.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import fc from "fast-check";
+import { BUILTIN_ROLES, startEmulator, type Emulator } from "../../emulator";
+import { main, type Io } from "../../importer/access/cli";
+import { review, type Grant, type Review } from "../../importer/access/review";
+import { leastPrivilege, stackObjects } from "../../importer/access/least-privilege";
+import { readAccess, type AccessData } from "../../importer/access/read";
+import type { PlatformClient } from "../../sdk";
+import { reviewHtml } from "../../importer/access/html";
+import { grantsCsv } from "../../importer/access/format";
+import { CAP_POOL, expectedGrants, makeOrg, type MadeOrg, type OrgPlan } from "./access-fixtures";
+
+jest.setTimeout(180_000);
+
+function capture(env: Record<string, string | undefined>): Io & { out: string; err: string[] } {
+  const io = {
+    out: "",
+    err: [] as string[],
+    env,
+    stdout: (text: string) => void (io.out += text),
+    stderr: (line: string) => void io.err.push(line),
+  };
+  return io;
+}
+
+const keysOf = (grants: Grant[]) =>
+  new Map(
+    grants.map((g) => [`${g.group} ${g.identity} ${g.capability}`, g.through.map((t) => t.binding).sort()]),
+  );
+const sorted = (m: Map<string, string[]>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+const viewer = BUILTIN_ROLES.find((r) => r.name === "viewer")!;
+
+describe("platform-access", () => {
+  let emulator: Emulator;
+  let env: Record<string, string>;
+  let tmp: string;
+  const run = async (argv: string[], as = env) => {
+    const io = capture(as);
+    const code = await main(argv, io);
+    return { code, out: io.out, err: io.err };
+  };
+  const json = async <T = Review>(argv: string[], as = env): Promise<T> => {
+    const r = await run([...argv, "--json"], as);
+    if (r.code !== 0) throw new Error(r.err.join("\n"));
+    return JSON.parse(r.out) as T;
+  };
+
+  beforeAll(async () => {
+    emulator = await startEmulator();
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: emulator.token };
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "platform-access-"));
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  describe("on an organization with direct, inherited and custom-role grants", () => {
+    // g0 = eng, g1 = eng/sandbox, g2 = ops; wl0 = ci in eng, wl1 = bot in ops; person0 = alice.
+    const plan: OrgPlan = {
+      groups: [-1, 0, -1],
+      workloads: [0, 2],
+      people: 1,
+      roles: [
+        { group: -1, capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_IAM_ROLE_BINDINGS_CREATE"] },
+      ],
+      bindings: [
+        { identity: 0, role: 0, group: 0 },
+        { identity: 1, role: "viewer", group: 2 },
+        { identity: 2, role: "viewer", group: -1 },
+      ],
+    };
+    let made: MadeOrg;
+    let eng: string, sandbox: string, ops: string, ci: string, bot: string, alice: string;
+
+    beforeAll(async () => {
+      emulator.reset();
+      made = await makeOrg(emulator, plan);
+      [, eng, sandbox, ops] = made.groups as [string, string, string, string];
+      [ci, bot, alice] = made.identities.map((i) => i.uid) as [string, string, string];
+    });
+
+    it("review --json lists exactly the grants, with the bindings that grant them", async () => {
+      const r = await json(["review", made.org]);
+      expect(sorted(keysOf(r.grants))).toEqual(sorted(expectedGrants(made)));
+      expect(r.groups.map((g) => [g.uid, g.depth])).toEqual([
+        [made.org, 0],
+        ...[eng, sandbox, ops].sort().map((g) => [g, g.split("/").length - 1]),
+      ]);
+      expect(r.partial).toEqual([]);
+      // ci's custom role, bound on eng: held on eng directly and on sandbox through inheritance, nowhere else.
+      const ciGrants = r.grants.filter((g) => g.identity === ci);
+      expect([...new Set(ciGrants.map((g) => g.group))].sort()).toEqual([eng, sandbox].sort());
+      for (const g of ciGrants)
+        expect(g.through).toEqual([
+          expect.objectContaining({ boundOn: eng, roleName: "role0", inherited: g.group !== eng }),
+        ]);
+      const marks = new Map(r.identities.map((i) => [i.uid, i]));
+      expect(marks.get(ci)).toMatchObject({ kind: "workload", privileged: true, unmanaged: null });
+      expect(marks.get(bot)).toMatchObject({ kind: "workload", privileged: false });
+      expect(marks.get(alice)).toMatchObject({ kind: "person", privileged: false, unused: null });
+      expect(marks.get(emulator.userUid)).toMatchObject({ kind: "person", privileged: true });
+    });
+
+    it("review of a subgroup shows what is inherited from above it", async () => {
+      const r = await json(["review", sandbox]);
+      expect(sorted(keysOf(r.grants))).toEqual(sorted(expectedGrants(made, sandbox)));
+      const alicesView = r.grants.filter((g) => g.identity === alice);
+      expect(alicesView.map((g) => g.capability).sort()).toEqual(viewer.capabilities);
+      expect(alicesView.every((g) => g.through[0]!.inherited && g.through[0]!.boundOn === made.org)).toBe(
+        true,
+      );
+    });
+
+    it("who-can names every holder and why, as review does", async () => {
+      const w = await json<{ grants: Grant[] }>(["who-can", "CAP_IAM_ROLE_BINDINGS_CREATE", "--on", sandbox]);
+      expect(w.grants.map((g) => g.identity).sort()).toEqual([ci, emulator.userUid].sort());
+      const text = await run(["who-can", "CAP_IAM_ROLE_BINDINGS_CREATE", "--on", sandbox]);
+      expect(text.code).toBe(0);
+      expect(text.out).toContain("wl0");
+      expect(text.out).toMatch(/role role0, inherited from g0 \(/);
+      expect(text.out).toMatch(/role owner, inherited from demo-org/);
+      const csv = await run(["who-can", "CAP_IAM_ROLE_BINDINGS_CREATE", "--on", sandbox, "--csv"]);
+      const rows = csv.out.trimEnd().split("\r\n").slice(1);
+      expect(rows.map((r) => r.split(",")[2]).sort()).toEqual([ci, emulator.userUid].sort());
+      const none = await json<{ grants: Grant[] }>(["who-can", "CAP_REPO_DELETE", "--on", ops]);
+      expect(none.grants.map((g) => g.identity)).toEqual([emulator.userUid]);
+    });
+
+    it("what-can lists what an identity holds per group; a person needs --in", async () => {
+      const w = await json<{ grants: Grant[] }>(["what-can", ci]);
+      expect(sorted(keysOf(w.grants))).toEqual(
+        sorted(new Map([...expectedGrants(made)].filter(([k]) => k.split(" ")[1] === ci))),
+      );
+      const refused = await run(["what-can", alice]);
+      expect(refused.code).toBe(1);
+      expect(refused.err.join("\n")).toMatch(/root-level user: say which organization with --in/);
+      const a = await json<{ grants: Grant[] }>(["what-can", alice, "--in", made.org]);
+      expect(new Set(a.grants.map((g) => g.group))).toEqual(new Set(made.groups));
+      const csv = await run(["what-can", alice, "--in", made.org, "--csv"]);
+      expect(csv.out.trimEnd().split("\r\n")).toHaveLength(1 + a.grants.length);
+      expect(csv.out).toContain(
+        `,${alice},person0,person,CAP_REPO_LIST,false,${viewer.uid},viewer,${made.org},`,
+      );
+    });
+
+    it("text and CSV say the same as JSON", async () => {
+      const r = await json(["review", made.org]);
+      const text = await run(["review", made.org]);
+      expect(text.code).toBe(0);
+      expect(text.out).toContain("Legend:");
+      expect(text.out).toMatch(/wl0 \(.*\) \[workload, privileged/);
+      expect(text.out).toMatch(/role0 \(inherited from g0\): .*CAP_IAM_ROLE_BINDINGS_CREATE\*/);
+      const csv = await run(["review", made.org, "--csv"]);
+      const rows = csv.out.trimEnd().split("\r\n");
+      expect(rows[0]).toBe(
+        "group,group_name,identity,identity_name,identity_kind,capability,privileged,role,role_name,bound_on,inherited,binding,unused,unmanaged",
+      );
+      expect(rows.length - 1).toBe(r.grants.reduce((n, g) => n + g.through.length, 0));
+      expect(rows).toContain(
+        `${sandbox},g1,${ci},wl0,workload,CAP_REPO_LIST,false,${made.roles[0]!.uid},role0,${eng},true,${made.bindings[1]!.uid},false,`,
+      );
+    });
+
+    it("--html writes one self-contained page", async () => {
+      const file = path.join(tmp, "review.html");
+      const r = await run(["review", made.org, "--html", file]);
+      expect(r.code).toBe(0);
+      const html = fs.readFileSync(file, "utf8");
+      expect(html).not.toMatch(/<link|\ssrc=|@import|url\(/);
+      expect(html).toContain("Content-Security-Policy");
+    });
+
+    it("--fail-on-privileged-workload fails on a privileged workload, and on an unmanaged privileged identity", async () => {
+      const failing = await run(["review", made.org, "--fail-on-privileged-workload"]);
+      expect(failing.code).toBe(2);
+      expect(failing.err.join("\n")).toContain(`privileged: wl0 (${ci}) is a workload identity`);
+      // ops: bot views it, the owner (a person) holds everything from above; no state given: nothing fails.
+      expect((await run(["review", ops, "--fail-on-privileged-workload"])).code).toBe(0);
+      // With a state that manages only bot's binding, the owner is unmanaged and privileged: fails.
+      const state = path.join(tmp, "ops.json");
+      fs.writeFileSync(
+        state,
+        JSON.stringify({
+          deployment: {
+            resources: [
+              {
+                urn: "urn:pulumi:s::p::platform:iam:RoleBinding::bot",
+                type: "platform:iam:RoleBinding",
+                id: made.bindings[2]!.uid,
+              },
+            ],
+          },
+        }),
+      );
+      const withState = await run(["review", ops, "--state", state, "--fail-on-privileged-workload"]);
+      expect(withState.code).toBe(2);
+      expect(withState.err.join("\n")).toContain(`(${emulator.userUid}) is unmanaged`);
+      const r = await json(["review", ops, "--state", state]);
+      const marks = new Map(r.identities.map((i) => [i.uid, i.unmanaged]));
+      expect(marks.get(bot)).toBe(false);
+      expect(marks.get(alice)).toBe(true);
+    });
+
+    it("marks identities unused after the threshold", async () => {
+      emulator.clock.advance(100 * 24 * 3600 * 1000);
+      const asOf = ["--as-of", emulator.clock.now().toISOString()];
+      const r = await json(["review", made.org, ...asOf]);
+      expect(r.identities.find((i) => i.uid === ci)!.unused).toBe(true);
+      expect(r.at).toBe(asOf[1]);
+      const lenient = await json(["review", made.org, "--unused-after", "200d", ...asOf]);
+      expect(lenient.identities.find((i) => i.uid === ci)!.unused).toBe(false);
+      expect((await run(["review", made.org, "--unused-after", "soon"])).err.join("")).toMatch(
+        /--unused-after is a number of days/,
+      );
+    });
+
+    it("shows only what the caller may list, and says what it left out", async () => {
+      const eve = emulator.createUser("eve");
+      await emulator.client.roleBindings.create(eng, { identityUid: eve.uid, roleUid: viewer.uid });
+      const asEve = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: eve.token };
+      const r = await json(["review", eng], asEve);
+      // Nothing from ops or about bot leaks; eve's view of eng is what eve may list.
+      expect(JSON.stringify(r)).not.toContain(ops);
+      expect(JSON.stringify(r)).not.toContain(bot);
+      expect(r.partial.join("\n")).toMatch(new RegExp(`role bindings on ${made.org} are not shown`));
+      // The owner's binding on the organization is above what eve may list: not shown.
+      expect(r.grants.some((g) => g.identity === emulator.userUid)).toBe(false);
+      // ci's binding on eng is visible, but its custom role lives on the organization, which eve may not list:
+      // its capabilities are unknown, and the review says so rather than guessing.
+      expect(r.grants.some((g) => g.identity === ci)).toBe(false);
+      expect(r.partial.join("\n")).toContain(
+        `not visible to the caller, so their capabilities are not shown: ${made.roles[0]!.uid}`,
+      );
+      // alice's viewer binding on the organization is not visible either; eve's own is.
+      expect(r.grants.some((g) => g.identity === eve.uid && g.group === eng)).toBe(true);
+      const text = await run(["review", eng], asEve);
+      expect(text.out).toContain("PARTIAL");
+      expect(text.err.join("\n")).toContain("partial: role bindings on");
+      const above = await run(["review", made.org], asEve);
+      expect(above.code).toBe(1);
+      expect(above.err.join("\n")).toMatch(/no group .* is visible to these credentials/);
+    });
+
+    it("refuses bad input with one line naming the rule", async () => {
+      expect((await run(["review"])).err.join("")).toMatch(/review needs one group uid/);
+      expect((await run(["review", "acme"])).err.join("")).toMatch(/is not a group uid/);
+      expect((await run(["who-can", "groups.list", "--on", made.org])).err.join("")).toMatch(
+        /is not a capability/,
+      );
+      expect((await run(["who-can", "CAP_REPO_LIST"])).err.join("")).toMatch(/needs --on/);
+      expect((await run(["review", made.org, "--json", "--csv"])).err.join("")).toMatch(/choose one of/);
+      expect((await run(["review", made.org, "--bogus"])).err.join("")).toMatch(/unknown option --bogus/);
+      expect((await run(["frobnicate"])).code).toBe(1);
+      const help = await run(["--help"]);
+      expect([help.code, help.out]).toEqual([
+        0,
+        expect.stringContaining("platform-access who-can <CAPABILITY>"),
+      ]);
+    });
+  });
+
+  it("review, who-can and what-can agree over random organizations", async () => {
+    const planArb: fc.Arbitrary<OrgPlan> = fc.integer({ min: 0, max: 5 }).chain((n) =>
+      fc.record({
+        groups: fc.tuple(...Array.from({ length: n }, (_, i) => fc.integer({ min: -1, max: i - 1 }))),
+        workloads: fc.array(fc.integer({ min: -1, max: n - 1 }), { maxLength: 3 }),
+        people: fc.integer({ min: 0, max: 2 }),
+        roles: fc.array(
+          fc.record({
+            group: fc.integer({ min: -1, max: n - 1 }),
+            capabilities: fc.uniqueArray(fc.constantFrom(...CAP_POOL), { minLength: 1, maxLength: 4 }),
+          }),
+          { maxLength: 3 },
+        ),
+        bindings: fc.array(
+          fc.record({
+            identity: fc.nat(10),
+            role: fc.oneof(
+              fc.nat(5),
+              fc.constantFrom("viewer" as const, "editor" as const, "registry.pull" as const),
+            ),
+            group: fc.integer({ min: -1, max: n - 1 }),
+          }),
+          { maxLength: 8 },
+        ),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(planArb, fc.nat(1000), async (plan, pick) => {
+        emulator.reset();
+        const made = await makeOrg(emulator, plan);
+        const r = await json(["review", made.org]);
+        expect(sorted(keysOf(r.grants))).toEqual(sorted(expectedGrants(made)));
+        for (const identity of made.identities) {
+          const w = await json<{ grants: Grant[] }>(["what-can", identity.uid, "--in", made.org]);
+          expect(sorted(keysOf(w.grants))).toEqual(
+            sorted(keysOf(r.grants.filter((g) => g.identity === identity.uid))),
+          );
+        }
+        const group = made.groups[pick % made.groups.length]!;
+        for (const capability of [CAP_POOL[pick % CAP_POOL.length]!, "CAP_IAM_GROUPS_DELETE"]) {
+          const w = await json<{ grants: Grant[] }>(["who-can", capability, "--on", group]);
+          expect(sorted(keysOf(w.grants))).toEqual(
+            sorted(keysOf(r.grants.filter((g) => g.group === group && g.capability === capability))),
+          );
+        }
+      }),
+      { numRuns: 30, seed: 33 },
+    );
+  });
+
+  it("a workload never seen is unused whatever the threshold (no lastSeenTime)", () => {
+    const org = "a".repeat(40);
+    const data: AccessData = {
+      top: { uid: org, name: "acme" } as AccessData["top"],
+      groups: [{ uid: org, name: "acme" } as AccessData["top"]],
+      identities: [{ uid: `${org}/0123456789abcdef`, name: "ci" } as AccessData["identities"][number]],
+      roles: [{ uid: viewer.uid, name: "viewer", capabilities: viewer.capabilities }],
+      bindings: [
+        {
+          uid: `${org}/1111111111111111`,
+          group: { uid: org },
+          identity: { uid: `${org}/0123456789abcdef` },
+          role: { uid: viewer.uid },
+        },
+      ],
+      caller: undefined,
+      partial: [],
+      calls: 0,
+    };
+    const r = review(data, { unusedAfterDays: 100000 });
+    expect(r.identities).toEqual([
+      expect.objectContaining({ name: "ci", kind: "workload", unused: true, privileged: false }),
+    ]);
+    expect(r.identities[0]).not.toHaveProperty("lastSeenTime");
+  });
+
+  describe("least-privilege", () => {
+    const org = "b".repeat(40);
+    const folder = `${org}/00000000000000a1`;
+    const role = `${org}/00000000000000b1`;
+    const ident = `${org}/00000000000000c1`;
+    const binding = `${folder}/00000000000000d1`;
+    const state = {
+      deployment: {
+        resources: [
+          { urn: "urn:p::s::pulumi:pulumi:Stack::s", type: "pulumi:pulumi:Stack" },
+          { urn: "u:folder", type: "platform:iam:Group", id: folder, inputs: { parentUid: org } },
+          { urn: "u:ci", type: "platform:iam:Identity", id: ident, inputs: { parentUid: org } },
+          {
+            urn: "u:role",
+            type: "pulumi-nodejs:dynamic/iam:Role",
+            id: role,
+            inputs: { parentUid: org, capabilities: ["CAP_REPO_LIST"] },
+          },
+          {
+            urn: "u:binding",
+            type: "platform:iam:RoleBinding",
+            id: binding,
+            inputs: { groupUid: folder, identityUid: ident, roleUid: viewer.uid },
+          },
+          { urn: "u:ext", type: "platform:iam:Group", id: `${org}/00000000000000e1`, external: true },
+        ],
+      },
+    };
+
+    it("needs each operation's capability where it applies, lifted to a group the stack does not create", () => {
+      const { objects } = stackObjects(JSON.stringify(state), "s.json");
+      expect(objects.map((o) => o.kind)).toEqual(["group", "identity", "role", "roleBinding"]);
+      const lp = leastPrivilege(objects, {
+        roleCapabilities: (uid) => (uid === viewer.uid ? viewer.capabilities : undefined),
+      });
+      // The folder is the stack's: its read, delete and the binding on it are needed on the organization.
+      expect(lp.grants.map((g) => g.group)).toEqual([org]);
+      expect(lp.grants[0]!.capabilities).toEqual(
+        [
+          ...new Set([
+            "CAP_IAM_GROUPS_CREATE",
+            "CAP_IAM_GROUPS_LIST",
+            "CAP_IAM_GROUPS_DELETE",
+            "CAP_IAM_IDENTITY_CREATE",
+            "CAP_IAM_IDENTITY_LIST",
+            "CAP_IAM_IDENTITY_DELETE",
+            "CAP_IAM_ROLES_CREATE",
+            "CAP_IAM_ROLES_LIST",
+            "CAP_IAM_ROLES_DELETE",
+            "CAP_REPO_LIST", // the role's capability: no escalation
+            "CAP_IAM_ROLE_BINDINGS_CREATE",
+            "CAP_IAM_ROLE_BINDINGS_LIST",
+            "CAP_IAM_ROLE_BINDINGS_DELETE",
+            ...viewer.capabilities, // binding viewer: no escalation
+          ]),
+        ].sort(),
+      );
+      expect(lp.needs).toContainEqual({
+        capability: "CAP_IAM_ROLE_BINDINGS_CREATE",
+        group: folder,
+        reason: `create under ${folder}`,
+      });
+      expect(lp.roles).toEqual([
+        { name: "stack-deployer", parentUid: org, capabilities: lp.grants[0]!.capabilities, bindOn: [org] },
+      ]);
+      const withUpdate = leastPrivilege(objects, { roleCapabilities: () => [], withUpdate: true });
+      expect(withUpdate.grants[0]!.capabilities).toContain("CAP_IAM_GROUPS_UPDATE");
+    });
+
+    it("grants a capability once at the topmost group that needs it, and one role per distinct set", () => {
+      const a = `${org}/00000000000000a1`;
+      const b = `${org}/00000000000000a2`;
+      const objects = [
+        { kind: "identity" as const, uid: `${a}/00000000000000c1`, urn: "x", parent: a },
+        {
+          kind: "identity" as const,
+          uid: `${a}/00000000000000a9/00000000000000c2`,
+          urn: "y",
+          parent: `${a}/00000000000000a9`,
+        },
+        { kind: "group" as const, uid: `${b}/00000000000000f1`, urn: "z", parent: b },
+      ];
+      const lp = leastPrivilege(objects, { roleCapabilities: () => [] });
+      expect(lp.grants).toEqual([
+        {
+          group: a,
+          capabilities: ["CAP_IAM_IDENTITY_CREATE", "CAP_IAM_IDENTITY_DELETE", "CAP_IAM_IDENTITY_LIST"],
+        },
+        { group: b, capabilities: ["CAP_IAM_GROUPS_CREATE", "CAP_IAM_GROUPS_DELETE", "CAP_IAM_GROUPS_LIST"] },
+      ]);
+      expect(lp.roles.map((r) => [r.name, r.parentUid, r.bindOn])).toEqual([
+        ["stack-deployer-1", a, [a]],
+        ["stack-deployer-2", b, [b]],
+      ]);
+    });
+
+    it("prints YAML and TypeScript, reading built-in roles from the API", async () => {
+      const file = path.join(tmp, "stack.json");
+      fs.writeFileSync(file, JSON.stringify(state));
+      const r = await run([
+        "least-privilege",
+        "--state",
+        file,
+        "--identity",
+        ident,
+        "--need",
+        `CAP_ADVISORIES_LIST@${org}`,
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain("type: platform:iam:Role");
+      expect(r.out).toContain(`      groupUid: "${org}"`);
+      expect(r.out).toContain(`      identityUid: "${ident}"`);
+      expect(r.out).toContain("        - CAP_ADVISORIES_LIST");
+      expect(r.out).toContain("        - CAP_MANIFEST_LIST"); // viewer's, read from the API
+      expect(r.out).toContain('new platform.iam.Role("stack-deployer", {');
+      expect(r.out).toContain("roleUid: role1.uid,");
+      const asJson = await run(["least-privilege", "--state", file, "--format", "json"]);
+      const lp = JSON.parse(asJson.out) as { grants: { group: string; capabilities: string[] }[] };
+      expect(lp.grants).toEqual([{ group: org, capabilities: expect.arrayContaining(viewer.capabilities) }]);
+      const yamlOnly = await run(["least-privilege", "--state", file, "--format", "yaml"]);
+      expect(yamlOnly.out).toContain("identityUid: ${deployerIdentityUid}");
+      expect(yamlOnly.out).not.toContain("new platform.iam.Role");
+      const bad = await run(["least-privilege", "--state", file, "--need", "repo-list"]);
+      expect(bad.err.join("")).toMatch(/--need is CAPABILITY@GROUP/);
+    });
+  });
+});
+
+describe("platform-access output of hostile names", () => {
+  const org = "c".repeat(40);
+  const data = (name: string): AccessData => ({
+    top: { uid: org, name } as AccessData["top"],
+    groups: [{ uid: org, name } as AccessData["top"]],
+    identities: [{ uid: `${org}/0123456789abcdef`, name } as AccessData["identities"][number]],
+    roles: [{ uid: `${org}/00000000000000b1`, name, capabilities: ["CAP_REPO_LIST"] }],
+    bindings: [
+      {
+        uid: `${org}/1111111111111111`,
+        group: { uid: org, name },
+        identity: { uid: `${org}/0123456789abcdef`, name },
+        role: { uid: `${org}/00000000000000b1`, name },
+      },
+    ],
+    caller: undefined,
+    partial: [name],
+    calls: 0,
+  });
+
+  it("the page escapes every name: markup in a name stays text", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.constantFrom(
+            "<script>alert(1)</script>",
+            '"><img src=x onerror=alert(1)>',
+            "</style><b>",
+            "a&b'c",
+          ),
+          fc.string(),
+        ),
+        (name) => {
+          const html = reviewHtml(review(data(name), { now: new Date(0) }));
+          // Only the page's own script and style: no tag from a name.
+          expect(html.match(/<script\b/g)).toHaveLength(1);
+          expect(html.match(/<style\b/g)).toHaveLength(1);
+          expect(html).not.toMatch(/<img\b|<b>/);
+          // A name holding markup never appears raw (single characters are in the page's own markup anyway).
+          if (/<[a-z/!]/i.test(name)) expect(html).not.toContain(name);
+        },
+      ),
+      { numRuns: 200, seed: 33 },
+    );
+  });
+
+  it("CSV quotes what needs quoting and defuses formulas", () => {
+    const r = review(data('=HYPERLINK("x"),\nnext'), { now: new Date(0) });
+    const csv = grantsCsv(r.grants, r);
+    expect(csv.split("\r\n")[1]).toContain(`"'=HYPERLINK(""x""),\nnext"`);
+    expect(csv.split("\r\n")).toHaveLength(3); // header, one row, the final line break
+  });
+});
+
+describe("readAccess when a list of roles leaves the built-in ones out", () => {
+  it("reads each built-in role a binding names by uid, once", async () => {
+    const org = "d".repeat(40);
+    const wl = `${org}/0123456789abcdef`;
+    const got: string[] = [];
+    const list = <T>(items: T[]) => ({
+      pages: async function* () {
+        yield { items, totalCount: String(items.length) };
+      },
+    });
+    const bindings = ["1111111111111111", "2222222222222222"].map((b) => ({
+      uid: `${org}/${b}`,
+      group: { uid: org, name: "acme" },
+      identity: { uid: wl, name: "ci" },
+      role: { uid: viewer.uid, name: "viewer" },
+    }));
+    // A client as the API could answer: the organization's roles list holds no built-in role.
+    const client = {
+      groups: { get: async () => ({ uid: org, name: "acme" }), list: () => list([]) },
+      identities: { list: () => list([{ uid: wl, name: "ci" }]) },
+      roles: {
+        list: () => list([]),
+        get: async (uid: string) => {
+          got.push(uid);
+          return { uid, name: "viewer", capabilities: viewer.capabilities };
+        },
+      },
+      roleBindings: { list: () => list(bindings) },
+    } as unknown as PlatformClient;
+    const data = await readAccess(client, org);
+    expect(got).toEqual([viewer.uid]);
+    expect(data.calls).toBe(1 + 4 + 1);
+    expect(data.partial.filter((p) => p.includes("not visible"))).toEqual([]);
+    expect(
+      review(data)
+        .grants.map((g) => g.capability)
+        .sort(),
+    ).toEqual(viewer.capabilities);
+  });
+});
