@@ -19,12 +19,11 @@
  * Every decision (what a caller holds where, what it sees, what it lacks, where its grants start) is the shared
  * access model's, ../sdk/access-model.ts, asked over the store: the class below only supplies the facts (the caller's
  * bindings in effect, a role's capabilities) and the propagation delay, so what the tools say is what the emulator
- * enforces. The built-in roles are defined here, as the service defines them; the model reads them through the API
+ * enforces. The built-in roles are defined in ./builtin-roles.ts, as the service defines them; the model reads them through the API
  * (`GET /iam/v2beta1/roles` lists them with their capabilities).
  *
- * May import: ./store, ./errors, ./clock (types), ../sdk/access-model, node builtins.
+ * May import: ./store, ./errors, ./clock (types), ./builtin-roles, ../sdk/access-model.
  */
-import { createHash } from "node:crypto";
 import {
   ancestorsOrSelf,
   capabilitiesOn,
@@ -35,93 +34,19 @@ import {
   type AccessFacts,
   type BindingFacts,
 } from "../sdk/access-model";
+import { builtinRole } from "./builtin-roles";
 import { notFound, permissionDenied } from "./errors";
 import type { Clock } from "./clock";
 import type { Kind, Store } from "./store";
 
 export { ancestorsOrSelf, underAny };
+export { BUILTIN_ROLES, builtinRole, builtinRoleByName, type BuiltinRole } from "./builtin-roles";
 
 /** The kinds whose new objects take `propagationDelayMs` to become effective for authorization. */
 const PROPAGATING_KINDS: readonly Kind[] = ["groups", "roles", "roleBindings"];
 
 export interface Caller {
   identityUid: string;
-}
-
-const IAM_KINDS = [
-  "GROUPS",
-  "GROUP_INVITES",
-  "ROLES",
-  "ROLE_BINDINGS",
-  "ACCOUNT_ASSOCIATIONS",
-  "IDENTITY",
-  "IDENTITY_PROVIDERS",
-];
-const VERBS = ["CREATE", "UPDATE", "LIST", "DELETE"];
-const iamCaps = (kinds: string[], verbs: string[]): string[] =>
-  kinds
-    .flatMap((k) => verbs.map((v) => `CAP_IAM_${k}_${v}`))
-    .filter((c) => c !== "CAP_IAM_GROUP_INVITES_UPDATE");
-const REGISTRY_READ = ["CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_REPO_BLOBS_GET"];
-const REGISTRY_ALL = [
-  ...REGISTRY_READ,
-  "CAP_REPO_CREATE",
-  "CAP_REPO_UPDATE",
-  "CAP_REPO_DELETE",
-  "CAP_TAG_CREATE",
-  "CAP_TAG_UPDATE",
-  "CAP_TAG_DELETE",
-];
-
-export interface BuiltinRole {
-  uid: string;
-  name: string;
-  description: string;
-  capabilities: string[];
-}
-
-function builtin(name: string, description: string, capabilities: string[]): BuiltinRole {
-  return {
-    uid: createHash("sha1").update(name).digest("hex"),
-    name,
-    description,
-    capabilities: [...new Set(capabilities)].sort(),
-  };
-}
-
-/** Built-in roles: fixed 40-hex uids (sha1 of the name), listed alongside custom roles. */
-export const BUILTIN_ROLES: readonly BuiltinRole[] = [
-  builtin("owner", "Full control of the group and everything below it", [
-    ...iamCaps(IAM_KINDS, VERBS),
-    ...REGISTRY_ALL,
-    "CAP_ADVISORIES_LIST",
-  ]),
-  builtin("editor", "Create, update and delete groups, identities, roles and role bindings", [
-    ...iamCaps(["GROUPS", "IDENTITY", "ROLES", "ROLE_BINDINGS"], VERBS),
-    ...iamCaps(["GROUP_INVITES", "ACCOUNT_ASSOCIATIONS", "IDENTITY_PROVIDERS"], ["LIST"]),
-    ...REGISTRY_READ,
-    "CAP_ADVISORIES_LIST",
-  ]),
-  builtin("viewer", "Read-only access", [
-    ...iamCaps(IAM_KINDS, ["LIST"]),
-    "CAP_REPO_LIST",
-    "CAP_TAG_LIST",
-    "CAP_MANIFEST_LIST",
-    "CAP_ADVISORIES_LIST",
-  ]),
-  builtin("registry.pull", "Pull images from the registry", REGISTRY_READ),
-];
-
-const BUILTIN_BY_UID = new Map(BUILTIN_ROLES.map((r) => [r.uid, r]));
-
-export function builtinRole(uid: string): BuiltinRole | undefined {
-  return BUILTIN_BY_UID.get(uid);
-}
-
-export function builtinRoleByName(name: string): BuiltinRole {
-  const role = BUILTIN_ROLES.find((r) => r.name === name);
-  if (role === undefined) throw new Error(`no built-in role ${name}`);
-  return role;
 }
 
 export function rootOf(uid: string): string {
@@ -196,8 +121,8 @@ export class Access implements AccessFacts {
 
   /** AccessFacts: a built-in role's capabilities, or a custom role's once it is effective. */
   roleCapabilities(roleUid: string): readonly string[] {
-    const builtinRole = BUILTIN_BY_UID.get(roleUid);
-    if (builtinRole !== undefined) return builtinRole.capabilities;
+    const builtin = builtinRole(roleUid);
+    if (builtin !== undefined) return builtin.capabilities;
     if (this.pending(roleUid)) return [];
     const custom = this.store.get("roles", roleUid);
     return (custom?.fields.capabilities as string[] | undefined) ?? [];

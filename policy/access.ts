@@ -12,11 +12,11 @@
  *   - identity providers: each IdentityProvider of the stack gives its `defaultRole` to whoever signs in through it,
  *     on its organization, so it holds that role there as an identity would.
  *
- * May import: @pulumi/policy, ../sdk/access-model, ./builtin-roles, ./resources, ./stack.
+ * May import: @pulumi/policy, ../sdk/access-model, ../emulator/builtin-roles (the emulator's built-in roles, zod-free), ./resources, ./stack.
  */
 import type { PolicyResource } from "@pulumi/policy";
 import { AccessModel, type BindingFacts, type RoleFacts } from "../sdk/access-model";
-import { BUILTIN_ROLES } from "./builtin-roles";
+import { BUILTIN_ROLES } from "../emulator/builtin-roles";
 import { type Maybe, UNKNOWN, describe, known, text } from "./resources";
 import { type Binding, type Reference, bindingsOf, field, ofKind, reference, resolve } from "./stack";
 

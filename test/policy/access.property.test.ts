@@ -9,7 +9,7 @@ import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 // @ts-expect-error -- internal module of @pulumi/policy without typings: the engine's unknown sentinels
 import { unknownCheckingProxy, unknownStringValue } from "@pulumi/policy/proxy";
 import fc from "fast-check";
-import { BUILTIN_ROLES } from "../../policy/builtin-roles";
+import { BUILTIN_ROLES } from "../../emulator/builtin-roles";
 import { POLICIES } from "../../policy/rules";
 
 const UNKNOWN_STRING: unknown = unknownStringValue;

@@ -5,8 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { BUILTIN_ROLES as EMULATOR_BUILTIN_ROLES, builtinRoleByName } from "../../emulator/access";
-import { BUILTIN_ROLES } from "../../policy/builtin-roles";
+import { builtinRoleByName } from "../../emulator/access";
 import { RESOURCES } from "../../provider/catalogue";
 import { dynamicType } from "../../provider/core/resource-class";
 import { EMULATOR_OWNER_ROLE_UID, KINDS, kindOf, typesOf } from "../../policy/resources";
@@ -38,12 +37,6 @@ test("every kind the pack reads that the provider serves has the provider's nati
 
 test("the default owner role uid is the emulator's built-in owner", () => {
   expect(EMULATOR_OWNER_ROLE_UID).toBe(builtinRoleByName("owner").uid);
-});
-
-test("the pack's built-in roles are the emulator's: names, uids and capabilities", () => {
-  const facts = (roles: ReadonlyArray<{ uid: string; name: string; capabilities: readonly string[] }>) =>
-    roles.map(({ uid, name, capabilities }) => ({ uid, name, capabilities: [...capabilities].sort() }));
-  expect(facts(BUILTIN_ROLES)).toEqual(facts(EMULATOR_BUILTIN_ROLES));
 });
 
 test("docs/policy-pack.md describes every rule, its enforcement level and its settings", () => {

@@ -8,7 +8,7 @@ import type { PolicyResource, ResourceValidationPolicy, StackValidationPolicy } 
 // @ts-expect-error -- internal module of @pulumi/policy without typings: the engine's unknown sentinels
 import { unknownCheckingProxy, unknownStringValue } from "@pulumi/policy/proxy";
 import { POLICIES } from "../../policy/rules";
-import { BUILTIN_ROLES } from "../../policy/builtin-roles";
+import { BUILTIN_ROLES } from "../../emulator/builtin-roles";
 import { EMULATOR_OWNER_ROLE_UID } from "../../policy/resources";
 
 const UNKNOWN_STRING: unknown = unknownStringValue;
