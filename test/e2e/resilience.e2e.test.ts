@@ -297,7 +297,7 @@ describe.each(ACCESS_SEEDS)(
         timeoutMs: 300_000,
       });
       tarball ||= buildPluginTarball();
-    await installPlugin(stack, tarball);
+      await installPlugin(stack, tarball);
     });
 
     afterAll(async () => {
