@@ -135,8 +135,9 @@ export async function listScope(client: PlatformClient, scope: Scope): Promise<L
 export const NAMED_STEPS = 50;
 
 /**
- * `bindings` with the names of what they refer to: from the live bindings when there, else looked up by uid (each
- * identity, group and role once; one that cannot be read keeps its uid alone).
+ * `bindings` with the names of what they refer to: from the live bindings when there, else looked up by uid, one
+ * list call per kind (`uidp.ids`, up to PAGE_SIZE uids a page) rather than a get per object, so naming a plan of
+ * 50 bindings costs three calls, not fifty; one that cannot be read keeps its uid alone.
  */
 export async function withNames(
   client: PlatformClient,
@@ -149,24 +150,47 @@ export async function withNames(
     names.set(`identity ${b.identityUid}`, b.identityName);
     names.set(`role ${b.roleUid}`, b.roleName);
   }
-  const wanted = new Map<string, () => Promise<{ name?: string | undefined }>>();
-  for (const b of bindings) {
-    const lookups: [string, () => Promise<{ name?: string | undefined }>][] = [
-      [`group ${b.groupUid}`, () => client.groups.get(b.groupUid)],
-      [`identity ${b.identityUid}`, () => client.identities.get(b.identityUid)],
-      [`role ${b.roleUid}`, () => client.roles.get(b.roleUid)],
-    ];
-    for (const [key, lookup] of lookups) if (names.get(key) === undefined) wanted.set(key, lookup);
-  }
-  await inPool([...wanted.entries()], CONCURRENCY, async ([key, lookup]) => {
-    names.set(
-      key,
-      await lookup().then(
-        (o) => o.name,
-        () => undefined,
+  const unnamed = (kind: string, uids: string[]) =>
+    [...new Set(uids)].filter((uid) => names.get(`${kind} ${uid}`) === undefined);
+  type Named = { uid: string; name?: string | undefined };
+  const lookups: [string, string[], (ids: string[]) => AsyncIterable<Named>][] = [
+    [
+      "group",
+      unnamed(
+        "group",
+        bindings.map((b) => b.groupUid),
       ),
-    );
-  });
+      (ids) => client.groups.list({ ids, pageSize: PAGE_SIZE }),
+    ],
+    [
+      "identity",
+      unnamed(
+        "identity",
+        bindings.map((b) => b.identityUid),
+      ),
+      (ids) => client.identities.list({ ids, pageSize: PAGE_SIZE }),
+    ],
+    [
+      "role",
+      unnamed(
+        "role",
+        bindings.map((b) => b.roleUid),
+      ),
+      (ids) => client.roles.list({ ids, pageSize: PAGE_SIZE }),
+    ],
+  ];
+  await Promise.all(
+    lookups.map(async ([kind, uids, list]) => {
+      for (let i = 0; i < uids.length; i += PAGE_SIZE) {
+        try {
+          for await (const object of list(uids.slice(i, i + PAGE_SIZE)))
+            names.set(`${kind} ${object.uid}`, object.name);
+        } catch {
+          // Names are for the reader: without them, the uids alone.
+        }
+      }
+    }),
+  );
   return bindings.map((b) => ({
     uid: "",
     ...b,

@@ -307,6 +307,31 @@ describe("the provider's own identity and the cost of a read", () => {
     }
   });
 
+  it("names the plan of a new resource in four calls: the scope's list, then one list per kind by uids", async () => {
+    const { c, folder } = await fixture();
+    const identities: string[] = [];
+    for (let i = 0; i < 60; i++)
+      identities.push(
+        (
+          await c.identities.create(h.emulator.orgUid, {
+            name: `named-${i}`,
+            claimMatch: { issuer: "https://issuer.example", subject: `named-${i}` },
+          })
+        ).uid,
+      );
+    h.mark();
+    const checked = await groupAccess.check!(
+      {},
+      { groupUid: folder.uid, bindings: identities.map((identityUid) => ({ identityUid, roleUid: VIEWER })) },
+    );
+    expect(checked.failures).toEqual([]);
+    const calls = h.requestsSinceMark().map((r) => `${r.method} ${r.path}`);
+    expect(calls[0]).toBe("GET /iam/v2beta1/roleBindings");
+    expect(calls.slice(1).sort()).toEqual(
+      ["groups", "identities", "roles"].map((kind) => `GET /iam/v2beta1/${kind}`),
+    );
+  });
+
   it("reads 1,000 bindings in five list calls of 200", async () => {
     const { c, folder } = await fixture();
     const roles = [VIEWER, EDITOR, role("owner"), role("registry.pull")];
