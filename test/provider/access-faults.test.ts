@@ -253,6 +253,30 @@ describe("one batch, recovered (createBatch)", () => {
   });
 });
 
+describe("deletes", () => {
+  it("a delete whose answer was lost is repeated, finds the binding gone, and that is success", async () => {
+    await useEmulator(5);
+    const folder = await emulator.client.groups.create(emulator.orgUid, { name: "folder" });
+    const members = await identities(3);
+    const all = members.map((identityUid) => ({ identityUid, roleUid: VIEWER }));
+    const inputs = (await groupAccess.check!({}, { groupUid: folder.uid, bindings: all })).inputs;
+    const { id, outs } = await groupAccess.create(inputs);
+    const fewer = (await groupAccess.check!(outs, { groupUid: folder.uid, bindings: all.slice(0, 1) }))
+      .inputs;
+    emulator.faults.add({ method: "DELETE", path: BINDING_PATH, action: "applyThenDrop", times: 2 });
+    await groupAccess.update!(id, outs, fewer);
+    emulator.faults.clear();
+    expect(await everyBinding()).toEqual([keyOf({ groupUid: folder.uid, ...all[0]! })]);
+    // Both deletes were applied, their answers lost, and each repeat answered 404.
+    expect(
+      emulator
+        .requestLog()
+        .filter((r) => r.method === "DELETE")
+        .map((r) => r.status),
+    ).toEqual([404, 404]);
+  });
+});
+
 describe("a write that cannot finish records what exists", () => {
   it("a create stopped part-way fails with the id and the bindings that exist; the next update finishes", async () => {
     await useEmulator(3);
