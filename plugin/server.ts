@@ -17,7 +17,10 @@ import * as grpc from "@grpc/grpc-js";
 import * as providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as providerPb from "@pulumi/pulumi/proto/provider_pb";
 import * as pluginPb from "@pulumi/pulumi/proto/plugin_pb";
+import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { UNKNOWN, containsUnknown } from "../provider/core/check";
 import { closeClients, configureFromLookup, currentSettings } from "../provider/core/client";
 import { isEmptyValue } from "../provider/core/diff";
@@ -134,11 +137,49 @@ function unary<Req, Res>(handler: (request: Req) => Promise<Res>): grpc.handleUn
     handler(call.request).then(
       (response) => callback(null, response),
       (err: unknown) => {
+        if (err instanceof InitFailed) return callback(err.serviceError, null);
         const message = err instanceof Error ? err.message : String(err);
         callback({ code: grpc.status.UNKNOWN, details: message, message } as grpc.ServiceError, null);
       },
     );
   };
+}
+
+/**
+ * A create or update that failed after changing something: the error carries the state to record (`id`,
+ * `properties`, `reasons`: the contract the dynamic-provider host reads too), and the engine gets it as a
+ * pulumirpc.ErrorResourceInitFailed detail, records the resource with its initErrors and updates it next run.
+ */
+class InitFailed extends Error {
+  readonly serviceError: grpc.ServiceError;
+  constructor(message: string, id: string, properties: Struct) {
+    super(message);
+    const detail = new providerPb.ErrorResourceInitFailed();
+    detail.setId(id);
+    detail.setProperties(properties);
+    detail.setReasonsList([message]);
+    const any = new Any();
+    any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+    const status = new Status();
+    status.setCode(grpc.status.UNKNOWN);
+    status.setMessage(message);
+    status.addDetails(any);
+    const metadata = new grpc.Metadata();
+    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+    this.serviceError = Object.assign(new Error(message), {
+      code: grpc.status.UNKNOWN,
+      details: message,
+      metadata,
+    }) as grpc.ServiceError;
+  }
+}
+
+/** `err` as the engine should see it: with the state to record when it carries one (see InitFailed). */
+function withPartialState(err: unknown, secrets: Iterable<string>): unknown {
+  const partial = err as { id?: unknown; properties?: unknown; message?: unknown } | null;
+  if (partial === null || typeof partial !== "object" || typeof partial.id !== "string") return err;
+  if (typeof partial.properties !== "object" || partial.properties === null) return err;
+  return new InitFailed(String(partial.message), partial.id, toStruct(partial.properties as Props, secrets));
 }
 
 /** The service implementation (exported for tests, which may also serve it themselves). */
@@ -232,7 +273,9 @@ export function providerService(): providerGrpc.IResourceProviderServer {
         response.setProperties(toStruct(outputs, secrets));
         return response;
       }
-      const result = await resource.operations.create(inputs.props);
+      const result = await resource.operations.create(inputs.props).catch((err: unknown) => {
+        throw withPartialState(err, secrets);
+      });
       response.setId(result.id);
       response.setProperties(toStruct(result.outs, secrets));
       return response;
@@ -274,7 +317,11 @@ export function providerService(): providerGrpc.IResourceProviderServer {
         response.setProperties(toStruct(outputs, secrets));
         return response;
       }
-      const result = await resource.operations.update(request.getId(), olds.props, news.props);
+      const result = await resource.operations
+        .update(request.getId(), olds.props, news.props)
+        .catch((err: unknown) => {
+          throw withPartialState(err, secrets);
+        });
       response.setProperties(toStruct(result.outs, secrets));
       return response;
     }),

@@ -79,9 +79,9 @@ export type FieldMappedResource = CatalogueResource & {
 
 /**
  * Every resource but the authoritative ones (GroupAccess, IdentityAccess), whose inputs are a scope and a SET of
- * bindings applied binding by binding (./iam/access-provider), not fields of one API object. The round trip of
- * every declared field (test/provider/declared-fields.test.ts) runs over these; the access resources have their
- * own property test of the set they reach (test/provider/group-access.test.ts).
+ * bindings (./iam/access-provider), not fields of one API object. The round trip of every declared field
+ * (test/provider/declared-fields.test.ts) runs over these with the object read back, and over the access resources
+ * with the set their scope holds listed instead.
  */
 export const FIELD_MAPPED_RESOURCES: readonly FieldMappedResource[] = RESOURCES.filter(
   (resource): resource is FieldMappedResource => "get" in resource.description,

@@ -6,11 +6,14 @@
 #   3. bench/stack.ts: API calls per operation; up / no-op up / refresh / destroy at 0, 50 and 150 ms of API latency,
 #      wall and CPU per process, pulumi-platform vs the reference minimal provider (bench/minimal) vs the raw SDK;
 #      state size -> bench/results/stack.json;
-#   3b. bench/access-review.ts: platform-access review of an organization of 3,000 objects: API calls (at most one
+#   4. bench/access-review.ts: platform-access review of an organization of 3,000 objects: API calls (at most one
 #      list per kind plus pages) and wall time per format (under 2 s) -> bench/results/access-review.json;
-#   4. merges both into bench/results/latest.json and prints the tables.
+#   5. bench/access.ts (also `npm run bench:access`): 1,000 bindings in one GroupAccess (batched creates) vs 1,000
+#      RoleBindings, and the organization of step 3 with one GroupAccess per group vs one RoleBinding per binding, at
+#      50 ms, the CLI's defaults -> bench/results/access.json;
+#   6. merges emulator.json and stack.json into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_ACCESS=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -54,6 +57,12 @@ if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   fi
   say "stack: bench/stack.ts (API calls, then up / no-op up / refresh / destroy per latency and variant, then the raw SDK)"
   npx ts-node bench/stack.ts || status=$?
+fi
+
+if [ "${BENCH_SKIP_ACCESS:-0}" != 1 ]; then
+  say "access: installing the package into bench/access; bench/access.ts"
+  bash scripts/install-local.sh --no-build bench/access
+  timeout 3600 npx ts-node bench/access.ts || status=$?
 fi
 
 npx ts-node bench/report.ts

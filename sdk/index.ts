@@ -19,7 +19,12 @@ export { SDK_VERSION } from "./version";
 export { Groups, type GroupListQuery } from "./resources/groups";
 export { Identities, type IdentityListQuery, type IdentityLookupQuery } from "./resources/identities";
 export { Roles, type RoleListQuery } from "./resources/roles";
-export { RoleBindings, type RoleBindingListQuery } from "./resources/role-bindings";
+export {
+  RoleBindings,
+  ROLE_BINDING_BATCH_MAX,
+  type RoleBindingBatchEntry,
+  type RoleBindingListQuery,
+} from "./resources/role-bindings";
 export { IdentityProviders, type IdentityProviderListQuery } from "./resources/identity-providers";
 export { GroupInvites, type GroupInviteListQuery } from "./resources/group-invites";
 export { AccountAssociations, type AccountAssociationListQuery } from "./resources/account-associations";

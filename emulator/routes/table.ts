@@ -13,7 +13,7 @@ import { groupInvites } from "./group-invites";
 import { identities, lookupIdentityUid } from "./identities";
 import { identityProviders } from "./identity-providers";
 import { repos } from "./repos";
-import { roleBindings } from "./role-bindings";
+import { batchCreateRoleBindings, roleBindings } from "./role-bindings";
 import { deleteRole, getRole, roles, updateRole } from "./roles";
 import { exchange } from "./sts";
 import { tags } from "./tags";
@@ -111,6 +111,7 @@ export function routeTable(control: Control): Route[] {
 
     // Role bindings (./role-bindings.ts).
     route("GET /iam/v2beta1/roleBindings", listHandler(roleBindings)),
+    route("POST /iam/v2beta1/roleBindings:batchCreate", batchCreateRoleBindings, BODY),
     route("GET /iam/v2beta1/roleBindings/{uid}", getHandler(roleBindings)),
     route("POST /iam/v2beta1/roleBindings/{uid}", createHandler(roleBindings), BODY),
     route("PATCH /iam/v2beta1/roleBindings/{uid}", updateHandler(roleBindings), BODY),

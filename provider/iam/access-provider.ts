@@ -27,6 +27,8 @@ import { logInfo } from "../core/engine-log";
 import {
   applyPlan,
   callerIdentity,
+  inScope,
+  PlanInterrupted,
   canonicalSet,
   claim,
   describeBinding,
@@ -98,6 +100,28 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
   const inputsOf = (state: Props): Props => {
     const { uid: _uid, ...inputs } = state;
     return inputs;
+  };
+
+  /**
+   * The failure of a create or update. One that stopped a plan part-way (PlanInterrupted) carries the state to
+   * record, so that what was created is never lost and the next run continues: `id`, `properties` and `reasons`,
+   * which the dynamic-provider host and the plugin both hand to the engine as a resource that failed to initialise
+   * (ErrorResourceInitFailed: the engine records it with its initErrors and updates it on the next run). Its
+   * bindings are what the scope holds, listed once more, or, when that fails too, what this run knows it holds.
+   */
+  const interrupted = async (err: unknown, context: Attempt, scope: Scope, props: Props, id: string) => {
+    const error = failure(err instanceof PlanInterrupted ? err.stoppedBy : err, context);
+    if (!(err instanceof PlanInterrupted)) return error;
+    let held: readonly Binding[] = err.held.filter((b) => inScope(scope, b));
+    try {
+      held = await liveIn(clientFor(props.profile as string | undefined), scope);
+    } catch {
+      // The service is still failing: what this run saw is the best account of the scope.
+    }
+    const properties = stateOf(scope, props, held, id);
+    // The dynamic-provider host records `properties` as they are: its provider reference goes with them.
+    if (props.__provider !== undefined) properties.__provider = props.__provider;
+    return Object.assign(error, { id, properties, reasons: [error.message] });
   };
 
   /** The live bindings of a scope, none when the scope's group or identity does not exist (yet). */
@@ -232,17 +256,17 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
     },
 
     async create(inputs: Props): Promise<{ id: string; outs: Props }> {
+      const scope = spec.scopeOf(inputs)!;
+      const id = spec.idOf(scope);
       try {
-        const scope = spec.scopeOf(inputs)!;
         const client = clientFor(inputs.profile as string | undefined);
         const declared = spec.declaredOf(inputs, scope);
         const live = await liveIn(client, scope);
         const caller = callerIdentity(inputs.profile as string | undefined);
         await applyPlan(client, planOf(live, declared), live, caller);
-        const id = spec.idOf(scope);
         return { id, outs: stateOf(scope, inputs, declared, id) };
       } catch (err) {
-        throw failure(err, attempt("create", inputs));
+        throw await interrupted(err, attempt("create", inputs), scope, inputs, id);
       }
     },
 
@@ -264,9 +288,9 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
     },
 
     async update(id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
+      const oldScope = spec.scopeOf(olds)!;
+      const scope = spec.scopeOf(news)!;
       try {
-        const oldScope = spec.scopeOf(olds)!;
-        const scope = spec.scopeOf(news)!;
         const client = clientFor(news.profile as string | undefined);
         const moved = JSON.stringify(oldScope) !== JSON.stringify(scope);
         const declared = spec.declaredOf(news, scope);
@@ -280,7 +304,7 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
         await applyPlan(client, planOf(current, declared), live, caller);
         return { outs: stateOf(scope, news, declared, id) };
       } catch (err) {
-        throw failure(err, attempt("update", news, id));
+        throw await interrupted(err, attempt("update", news, id), scope, news, id);
       }
     },
 

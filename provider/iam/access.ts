@@ -7,18 +7,25 @@
  * bindings with the same key are the same access, and the sets compare keys, never uids.
  *
  * The plan between two sets is exactly their symmetric difference, and applying it creates every missing binding
- * BEFORE it deletes any extra one (a change of role never leaves a gap in access), deletes only bindings that the
+ * (in batches of up to 25 per group, recovered without duplicates after a transient failure) BEFORE it deletes any
+ * extra one (a change of role never leaves a gap in access), deletes only bindings that the
  * new set does not hold (a binding that stays is never deleted and re-created), and deletes the provider's own
  * identity's bindings last.
  *
- * May import: the SDK, ../core (client, check).
+ * May import: the SDK, ../core (client, check, create: the recovery policy).
  */
 import {
   NotFoundError,
+  ROLE_BINDING_BATCH_MAX,
+  isRetryableError,
+  retryDelay,
+  sleep,
+  withRetry,
   type PlatformClient,
   type RoleBinding as ApiRoleBinding,
   type RoleBindingListQuery,
 } from "../../sdk";
+import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
 import { resolveConfig } from "../../sdk/config";
 import { resolveClientOptions } from "../core/config";
 import { currentSettings } from "../core/client";
@@ -128,8 +135,9 @@ export async function listScope(client: PlatformClient, scope: Scope): Promise<L
 export const NAMED_STEPS = 50;
 
 /**
- * `bindings` with the names of what they refer to: from the live bindings when there, else looked up by uid (each
- * identity, group and role once; one that cannot be read keeps its uid alone).
+ * `bindings` with the names of what they refer to: from the live bindings when there, else looked up by uid, one
+ * list call per kind (`uidp.ids`, up to PAGE_SIZE uids a page) rather than a get per object, so naming a plan of
+ * 50 bindings costs three calls, not fifty; one that cannot be read keeps its uid alone.
  */
 export async function withNames(
   client: PlatformClient,
@@ -142,24 +150,47 @@ export async function withNames(
     names.set(`identity ${b.identityUid}`, b.identityName);
     names.set(`role ${b.roleUid}`, b.roleName);
   }
-  const wanted = new Map<string, () => Promise<{ name?: string | undefined }>>();
-  for (const b of bindings) {
-    const lookups: [string, () => Promise<{ name?: string | undefined }>][] = [
-      [`group ${b.groupUid}`, () => client.groups.get(b.groupUid)],
-      [`identity ${b.identityUid}`, () => client.identities.get(b.identityUid)],
-      [`role ${b.roleUid}`, () => client.roles.get(b.roleUid)],
-    ];
-    for (const [key, lookup] of lookups) if (names.get(key) === undefined) wanted.set(key, lookup);
-  }
-  await inPool([...wanted.entries()], CONCURRENCY, async ([key, lookup]) => {
-    names.set(
-      key,
-      await lookup().then(
-        (o) => o.name,
-        () => undefined,
+  const unnamed = (kind: string, uids: string[]) =>
+    [...new Set(uids)].filter((uid) => names.get(`${kind} ${uid}`) === undefined);
+  type Named = { uid: string; name?: string | undefined };
+  const lookups: [string, string[], (ids: string[]) => AsyncIterable<Named>][] = [
+    [
+      "group",
+      unnamed(
+        "group",
+        bindings.map((b) => b.groupUid),
       ),
-    );
-  });
+      (ids) => client.groups.list({ ids, pageSize: PAGE_SIZE }),
+    ],
+    [
+      "identity",
+      unnamed(
+        "identity",
+        bindings.map((b) => b.identityUid),
+      ),
+      (ids) => client.identities.list({ ids, pageSize: PAGE_SIZE }),
+    ],
+    [
+      "role",
+      unnamed(
+        "role",
+        bindings.map((b) => b.roleUid),
+      ),
+      (ids) => client.roles.list({ ids, pageSize: PAGE_SIZE }),
+    ],
+  ];
+  await Promise.all(
+    lookups.map(async ([kind, uids, list]) => {
+      for (let i = 0; i < uids.length; i += PAGE_SIZE) {
+        try {
+          for await (const object of list(uids.slice(i, i + PAGE_SIZE)))
+            names.set(`${kind} ${object.uid}`, object.name);
+        } catch {
+          // Names are for the reader: without them, the uids alone.
+        }
+      }
+    }),
+  );
   return bindings.map((b) => ({
     uid: "",
     ...b,
@@ -208,50 +239,166 @@ async function inPool<T>(
   if (failures.length > 0) throw failures[0];
 }
 
+/** A write that failed in a way a later attempt may not: a 503, 429, 502, 504, a timeout or a lost answer. */
+export function isTransientFailure(err: unknown): boolean {
+  return isAmbiguousFailure(err) || isRetryableError(err);
+}
+
 /**
- * Applies a plan against the live bindings: creates each added binding the service does not already hold, THEN
- * deletes every live binding with a removed key (the provider's own identity's last; one already gone is fine).
- * Returns the bindings the scope holds afterwards, as far as this plan touched them.
+ * A plan stopped part-way: `stoppedBy` is the failure that stopped it, `held` every binding of the scope as far as this
+ * run knows (the live ones it started from, less those it deleted, plus those it created or found created), so
+ * the resource can record what exists and the next run continue from there.
+ */
+export class PlanInterrupted extends Error {
+  constructor(
+    readonly stoppedBy: unknown,
+    readonly held: LiveBinding[],
+  ) {
+    super(stoppedBy instanceof Error ? stoppedBy.message : String(stoppedBy));
+  }
+}
+
+/** The adds in batches the API takes: per group, at most ROLE_BINDING_BATCH_MAX, a role's bindings together. */
+export function batchesOf(adds: readonly Binding[]): Binding[][] {
+  const byGroup = new Map<string, Binding[]>();
+  for (const b of canonicalSet(adds)) byGroup.set(b.groupUid, [...(byGroup.get(b.groupUid) ?? []), b]);
+  const batches: Binding[][] = [];
+  for (const bindings of byGroup.values()) {
+    const byRole = [...bindings].sort((a, b) => (a.roleUid < b.roleUid ? -1 : a.roleUid > b.roleUid ? 1 : 0));
+    for (let i = 0; i < byRole.length; i += ROLE_BINDING_BATCH_MAX)
+      batches.push(byRole.slice(i, i + ROLE_BINDING_BATCH_MAX));
+  }
+  return batches;
+}
+
+/** The role every binding of a batch has, if they share one (then sent once, as the batch's). */
+function sharedRole(batch: readonly Binding[]): string | undefined {
+  const roles = new Set(batch.map((b) => b.roleUid));
+  return roles.size === 1 ? batch[0]!.roleUid : undefined;
+}
+
+/** The bindings of one group (of one role, when given), as a lookup after a write whose answer was lost. */
+async function listGroup(client: PlatformClient, groupUid: string, roleUid: string | undefined) {
+  const found: LiveBinding[] = [];
+  const query: RoleBindingListQuery = {
+    group: groupUid,
+    ...(roleUid !== undefined ? { role: roleUid } : {}),
+  };
+  for await (const binding of client.roleBindings.list({ ...query, pageSize: PAGE_SIZE }))
+    found.push(liveOf(binding));
+  return found;
+}
+
+/**
+ * Creates one batch without duplicates, as the kit creates one object (../core/create.ts): a batch that fails
+ * transiently may or may not have been applied (all of it: the API's batch is atomic), so before anything is sent
+ * again the group is listed and only what it still lacks is sent, backing off (honouring Retry-After) within the
+ * policy's time budget. Calls `onCreated` with each binding as soon as it is known to exist.
+ */
+export async function createBatch(
+  client: PlatformClient,
+  batch: readonly Binding[],
+  onCreated: (made: LiveBinding) => void,
+  policy: CreatePolicy = DEFAULT_CREATE_POLICY,
+): Promise<void> {
+  const now = policy.now ?? Date.now;
+  const started = now();
+  const remaining = (): number => policy.budgetMs - (now() - started);
+  const groupUid = batch[0]!.groupUid;
+  let missing = [...batch];
+  for (let sent = 1; ; sent++) {
+    const role = sharedRole(missing);
+    try {
+      const made = await client.roleBindings.batchCreate(
+        groupUid,
+        missing.map((b) => ({
+          identityUid: b.identityUid,
+          ...(role === undefined ? { roleUid: b.roleUid } : {}),
+        })),
+        role === undefined ? {} : { roleUid: role },
+      );
+      for (const binding of made) onCreated(liveOf(binding));
+      return;
+    } catch (err) {
+      if (!isTransientFailure(err)) throw err;
+      let found: LiveBinding[];
+      try {
+        found = await withRetry(() => listGroup(client, groupUid, role), {
+          maxRetries: policy.lookupRetries,
+          // At least one patient lookup even when the budget is spent: it decides what was applied.
+          budgetMs: Math.max(remaining(), policy.lookupBaseDelayMs * 8),
+          now,
+          baseDelayMs: policy.lookupBaseDelayMs,
+          shouldRetry: isTransientFailure,
+          ...(policy.sleep ? { sleep: policy.sleep } : {}),
+        });
+      } catch {
+        // Whether the batch was applied is unknown: report the write's failure, not the lookup's.
+        throw err;
+      }
+      const foundByKey = new Map(found.map((b) => [keyOf(b), b]));
+      for (const b of missing) {
+        const live = foundByKey.get(keyOf(b));
+        if (live !== undefined) onCreated(live);
+      }
+      missing = missing.filter((b) => !foundByKey.has(keyOf(b)));
+      if (missing.length === 0) return;
+      const delay = retryDelay(sent, err, {
+        maxRetries: policy.maxCreates,
+        baseDelayMs: policy.lookupBaseDelayMs,
+      });
+      if (sent >= policy.maxCreates || delay > remaining()) throw err;
+      await (policy.sleep ?? sleep)(delay);
+    }
+  }
+}
+
+/**
+ * Applies a plan against the live bindings: creates, in batches per group, each added binding the service does not
+ * already hold, THEN deletes every live binding with a removed key (the provider's own identity's last; one
+ * already gone is fine: a delete whose answer was lost and is repeated finds nothing). Transient failures are
+ * recovered as `createBatch` says; one that still stops the plan throws PlanInterrupted with what the scope holds
+ * as far as this run knows. Returns the bindings the scope holds afterwards, as far as this plan touched them.
  */
 export async function applyPlan(
   client: PlatformClient,
   plan: Plan,
   live: readonly LiveBinding[],
   caller: string | undefined,
+  policy: CreatePolicy = DEFAULT_CREATE_POLICY,
 ): Promise<LiveBinding[]> {
   const liveKeys = new Set(live.map(keyOf));
   const created: LiveBinding[] = [];
-  await inPool(
-    plan.adds.filter((b) => !liveKeys.has(keyOf(b))),
-    CONCURRENCY,
-    async (binding) => {
-      const made = await client.roleBindings.create(binding.groupUid, {
-        identityUid: binding.identityUid,
-        roleUid: binding.roleUid,
-      });
-      created.push(liveOf(made));
-    },
-  );
-  const removedKeys = new Set(plan.removes.map(keyOf));
-  const doomed = live.filter((b) => removedKeys.has(keyOf(b)));
-  const remove = async (binding: LiveBinding) => {
-    try {
-      await client.roleBindings.delete(binding.uid);
-    } catch (err) {
-      if (!NotFoundError.isInstance(err)) throw err;
-    }
-  };
-  await inPool(
-    doomed.filter((b) => b.identityUid !== caller),
-    CONCURRENCY,
-    remove,
-  );
-  await inPool(
-    doomed.filter((b) => b.identityUid === caller),
-    CONCURRENCY,
-    remove,
-  );
-  return [...live.filter((b) => !removedKeys.has(keyOf(b))), ...created];
+  const deleted = new Set<string>();
+  const held = () => [...live.filter((b) => !deleted.has(b.uid)), ...created];
+  try {
+    await inPool(batchesOf(plan.adds.filter((b) => !liveKeys.has(keyOf(b)))), CONCURRENCY, (batch) =>
+      createBatch(client, batch, (made) => created.push(made), policy),
+    );
+    const removedKeys = new Set(plan.removes.map(keyOf));
+    const doomed = live.filter((b) => removedKeys.has(keyOf(b)));
+    const remove = async (binding: LiveBinding) => {
+      try {
+        await client.roleBindings.delete(binding.uid);
+      } catch (err) {
+        if (!NotFoundError.isInstance(err)) throw err;
+      }
+      deleted.add(binding.uid);
+    };
+    await inPool(
+      doomed.filter((b) => b.identityUid !== caller),
+      CONCURRENCY,
+      remove,
+    );
+    await inPool(
+      doomed.filter((b) => b.identityUid === caller),
+      CONCURRENCY,
+      remove,
+    );
+  } catch (err) {
+    throw new PlanInterrupted(err, held());
+  }
+  return held();
 }
 
 /** The `sub` claim of a JWT, read without verifying it (only to recognise our own identity), or undefined. */

@@ -15,12 +15,21 @@
  * Counts (faults injected, re-runs, objects) are printed. Dropped connections never reach the request log, so
  * the drop counts come from replaying the emulator's fault PRNG against the logged requests; the replay is
  * checked against the 503s, which are logged.
+ *
+ * Beside it, the authoritative resources on the native plugin (a YAML program): one GroupAccess of 200 bindings and
+ * one IdentityAccess of 50, with the same faults on every role-binding request, over three seeds. Each `up` (create,
+ * then removing half) must converge in ONE run, the folder then hold exactly the declared bindings with none
+ * twice, and a refreshing preview show no change.
  */
 import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 
 import { Emulator, startEmulator } from "../../emulator";
 import { seededRandom } from "../../emulator/faults";
 import { CommandResult, installLocalPackage, PulumiCommandError, PulumiStack } from "./harness";
+import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
 
@@ -173,3 +182,152 @@ describe.each(FAULT_SEEDS)("pulumi up converges in one run under faults (seed %i
     await expect(stack.preview({ expectNoChanges: true })).resolves.toMatchObject({ exitCode: 0 });
   });
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// GroupAccess and IdentityAccess on the native plugin, faults on every role-binding request.
+
+const ACCESS_SEEDS = [20261122, 1, 2];
+const editorRoleUid = createHash("sha1").update("editor").digest("hex");
+/** The plugin's tarball, built once for every seed. */
+let tarball = "";
+
+describe.each(ACCESS_SEEDS)(
+  "GroupAccess and IdentityAccess converge in one up under faults (seed %i)",
+  (faultSeed) => {
+    let emulator: Emulator;
+    let stack: PulumiStack;
+    let dir: string;
+    let folder: string;
+    let members: string[];
+    let ci: string;
+    let groups: string[];
+
+    type Declared = {
+      group: { identityUid: string; roleUid: string }[];
+      identity: { groupUid: string; roleUid: string }[];
+    };
+    const writeProgram = (declared: Declared) =>
+      // YAML is a superset of JSON.
+      fs.writeFileSync(
+        path.join(dir, "Pulumi.yaml"),
+        JSON.stringify({
+          name: "resilience-access",
+          runtime: "yaml",
+          resources: {
+            "folder-access": {
+              type: "platform:iam:GroupAccess",
+              properties: { groupUid: folder, bindings: declared.group },
+            },
+            "ci-access": {
+              type: "platform:iam:IdentityAccess",
+              properties: { identityUid: ci, bindings: declared.identity },
+            },
+          },
+        }),
+      );
+    const faultsOn = () => {
+      const onBindings = "^/iam/v2beta1/roleBindings";
+      emulator.faults.add({ path: onBindings, action: "status", status: 503, rate: RATES.status503 });
+      emulator.faults.add({ path: onBindings, action: "drop", rate: RATES.drop });
+      emulator.faults.add({ path: onBindings, action: "applyThenDrop", rate: RATES.applyThenDrop });
+    };
+    /** Every binding of the organization's own identities, read with faults off, duplicates kept. */
+    const bindings = async () =>
+      (await emulator.client.roleBindings.list({ descendantsOf: emulator.orgUid, pageSize: 200 }).all())
+        .filter((b) => b.identity?.uid?.startsWith(`${emulator.orgUid}/`))
+        .map((b) => `${b.group?.uid} ${b.identity?.uid} ${b.role?.uid}`)
+        .sort();
+    const expected = (declared: Declared) =>
+      [
+        ...declared.group.map((b) => `${folder} ${b.identityUid} ${b.roleUid}`),
+        ...declared.identity.map((b) => `${b.groupUid} ${ci} ${b.roleUid}`),
+      ].sort();
+
+    /** One `up` with the faults on (the CLI's defaults: a preview first); the faults are off again after it. */
+    const upUnderFaults = async (declared: Declared, what: string) => {
+      writeProgram(declared);
+      emulator.clearRequestLog();
+      faultsOn();
+      const result = await stack.run(["up", "--yes"], { allowFailure: true });
+      const log = emulator.requestLog();
+      emulator.faults.clear();
+      const injected = log.filter((r) => r.status === 503).length;
+      process.stdout.write(
+        `resilience, access (seed ${faultSeed}, ${what}): ${log.length} answered API requests, ${injected} x 503; ` +
+          `converged in one up: ${result.exitCode === 0}\n`,
+      );
+      expect(injected).toBeGreaterThan(0);
+      if (result.exitCode !== 0) throw new PulumiCommandError(result, `up under faults (${what})`, false);
+      const found = await bindings();
+      expect(found).toEqual(expected(declared)); // exactly the declared ones, none twice
+      await expect(stack.run(["preview", "--refresh", "--expect-no-changes"])).resolves.toMatchObject({
+        exitCode: 0,
+      });
+    };
+
+    beforeAll(async () => {
+      emulator = await startEmulator({ faultSeed });
+      const c = emulator.client;
+      folder = (await c.groups.create(emulator.orgUid, { name: "governed" })).uid;
+      members = [];
+      for (let i = 0; i < 100; i++)
+        members.push(
+          (
+            await c.identities.create(emulator.orgUid, {
+              name: `member-${pad(i)}`,
+              claimMatch: { issuer: "https://issuer.example", subject: `member-${i}` },
+            })
+          ).uid,
+        );
+      ci = (
+        await c.identities.create(emulator.orgUid, {
+          name: "ci",
+          claimMatch: { issuer: "https://issuer.example", subject: "ci" },
+        })
+      ).uid;
+      groups = [];
+      for (let i = 0; i < 25; i++)
+        groups.push((await c.groups.create(emulator.orgUid, { name: `team-${pad(i)}` })).uid);
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-platform-resilience-access-"));
+      writeProgram({ group: [], identity: [] });
+      stack = await PulumiStack.create({
+        programDir: dir,
+        config: { "platform:apiUrl": emulator.url },
+        secrets: { "platform:token": emulator.token },
+        timeoutMs: 300_000,
+      });
+      tarball ||= buildPluginTarball();
+      await installPlugin(stack, tarball);
+    });
+
+    afterAll(async () => {
+      emulator?.faults.clear();
+      await stack?.cleanup();
+      await emulator?.close();
+      if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    const all = (): Declared => ({
+      group: members.flatMap((identityUid) => [
+        { identityUid, roleUid: viewerRoleUid },
+        { identityUid, roleUid: editorRoleUid },
+      ]),
+      identity: groups.flatMap((groupUid) => [
+        { groupUid, roleUid: viewerRoleUid },
+        { groupUid, roleUid: editorRoleUid },
+      ]),
+    });
+
+    it("creates 200 + 50 bindings in one up: exactly the declared ones, and a refreshing preview finds no change", async () => {
+      await upUnderFaults(all(), "create");
+    });
+
+    it("removes half of each in one up, the same way", async () => {
+      const { group, identity } = all();
+      await upUnderFaults(
+        { group: group.filter((_, i) => i % 2 === 0), identity: identity.filter((_, i) => i % 2 === 1) },
+        "remove half",
+      );
+    });
+  },
+);

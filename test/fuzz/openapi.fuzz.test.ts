@@ -1087,6 +1087,115 @@ async function fuzzLookupIdentity(operation: string): Promise<void> {
     );
 }
 
+/**
+ * roleBindings:batchCreate (AIP-233): valid batches (1..25 sub-requests, each naming its role, or inheriting the
+ * batch's) are created whole and in order and read back; every mutation of one, and every AIP-233 conflict
+ * (another role, another parent, more than 25, none), is refused and changes nothing (`send` checks that).
+ */
+async function fuzzBatchCreate(operation: string, seed: number): Promise<void> {
+  const path = "/iam/v2beta1/roleBindings:batchCreate";
+  const identity = fc.constantFrom(world.identities.awsIdentity, world.identities.assumable);
+  const role = fc.constantFrom(world.viewer, world.roles[0]!);
+  const batch = (parent: string): fc.Arbitrary<Record<string, unknown>> => {
+    const sub = (ownRole: fc.Arbitrary<string>, roleRequired: boolean) =>
+      fc.record(
+        {
+          parent: fc.constantFrom("", parent),
+          roleBinding: fc.record(
+            { identityUid: identity, roleUid: ownRole },
+            { requiredKeys: roleRequired ? ["identityUid", "roleUid"] : ["identityUid"] },
+          ),
+        },
+        { requiredKeys: ["roleBinding"] },
+      );
+    return fc.oneof(
+      fc.record({
+        parent: fc.constant(parent),
+        requests: fc.array(sub(role, true), { minLength: 1, maxLength: 25 }),
+      }),
+      role.chain((shared) =>
+        fc.record({
+          parent: fc.constant(parent),
+          roleUid: fc.constant(shared),
+          requests: fc.array(sub(fc.constant(shared), false), { minLength: 1, maxLength: 25 }),
+        }),
+      ),
+    );
+  };
+  const parentOfRun = () => world.folders[requestCount % world.folders.length]!;
+  for (const body of fc.sample(batch(world.folders[0]!), { seed, numRuns: VALID_RUNS })) {
+    const sent: Sent = { method: "POST", path, body: { ...body, parent: parentOfRun() } };
+    const parent = (sent.body as { parent: string }).parent;
+    (sent.body as { requests: { parent?: string }[] }).requests.forEach((r) => {
+      if (r.parent !== undefined && r.parent !== "") r.parent = parent;
+    });
+    const { response } = await send(operation, sent);
+    if (response.status !== 200) {
+      fail(
+        operation,
+        "accepts-valid",
+        `${requestText(sent)} → ${response.status} ${response.text.slice(0, 300)}`,
+      );
+      continue;
+    }
+    const requests = (sent.body as { roleUid?: string; requests: { roleBinding: Record<string, string> }[] })
+      .requests;
+    const made = (response.body?.roleBindings ?? []) as {
+      uid: string;
+      identity?: { uid?: string };
+      role?: { uid?: string };
+    }[];
+    const expected = requests.map((r) => [r.roleBinding.identityUid, r.roleBinding.roleUid ?? body.roleUid]);
+    const answered = made.map((b) => [b.identity?.uid, b.role?.uid]);
+    const readBack: unknown[] = [];
+    for (const b of made) {
+      const read = await api.get(`/iam/v2beta1/roleBindings/${b.uid}`);
+      readBack.push([read.body?.identity?.uid, read.body?.role?.uid]);
+      if (read.body?.group?.uid !== parent) readBack.push(`group ${read.body?.group?.uid}`);
+    }
+    if (!isDeepStrictEqual(answered, expected) || !isDeepStrictEqual(readBack, expected))
+      fail(
+        operation,
+        "create-reads-back",
+        `sent ${JSON.stringify(expected)}, answered ${JSON.stringify(answered)}, read back ${JSON.stringify(readBack)}`,
+      );
+  }
+  for (const mutation of fc.sample(invalidBodies(batch(world.folders[1]!), requestSchema(operation)), {
+    seed,
+    numRuns: INVALID_RUNS,
+  }))
+    await expectRefused(
+      operation,
+      { method: "POST", path, body: mutation.body },
+      `${mutation.kind} at ${mutation.at}`,
+    );
+  const [a, b] = [world.folders[0]!, world.folders[1]!];
+  const one = (roleUid?: string, parent?: string) => ({
+    ...(parent !== undefined ? { parent } : {}),
+    roleBinding: { identityUid: world.identities.awsIdentity, ...(roleUid !== undefined ? { roleUid } : {}) },
+  });
+  for (const [why, body] of [
+    [
+      "another role than the batch's",
+      { parent: a, roleUid: world.viewer, requests: [one(), one(world.roles[0])] },
+    ],
+    ["another parent than the batch's", { parent: a, requests: [one(world.viewer, b)] }],
+    ["no role at all", { parent: a, requests: [one()] }],
+    ["26 requests", { parent: a, roleUid: world.viewer, requests: Array.from({ length: 26 }, () => one()) }],
+    ["no requests", { parent: a, requests: [] }],
+    ["no parent", { requests: [one(world.viewer)] }],
+    ["a parent that is no group", { parent: `${a}/0123456789abcdef`, requests: [one(world.viewer)] }],
+  ] as const)
+    await expectRefused(operation, { method: "POST", path, body }, why);
+  for (const [what, raw] of [
+    ["not an object", "[]"],
+    ["null", "null"],
+    ["malformed JSON", '{"parent":'],
+    ["no body", undefined],
+  ] as const)
+    await expectRefused(operation, { method: "POST", path, ...(raw !== undefined ? { raw } : {}) }, what);
+}
+
 async function fuzzExchange(operation: string): Promise<void> {
   const method = operation.split(" ")[0]!;
   const idToken = await emulator.mintIdToken({ subject: "fuzz-workload", audience: emulator.url });
@@ -1587,6 +1696,7 @@ test("every served operation, every check: only the known gaps (none) fail", asy
       if (response.status !== 200) fail(operation, "accepts-valid", `${operation} → ${response.status}`);
     } else if (path.includes("/v1/")) await fuzzV1(operation);
     else if (path.endsWith(":lookupIdentity")) await fuzzLookupIdentity(operation);
+    else if (path.endsWith("roleBindings:batchCreate")) await fuzzBatchCreate(operation, seed);
     else if (path === "/iam/v2beta1/groups" && method === "POST") {
       // Organizations: valid bodies as for a group; an invalid body is refused.
       const organization = arbitraryOf(requestSchema("POST /iam/v2beta1/groups/{uid}"), {

@@ -10,11 +10,17 @@
  *
  * Across the runs every declared field must have been created, and changed, at least once: a field added to a
  * declaration but left out of create, update or read-back fails here, naming the step and the field.
+ *
+ * The set-valued resources (GroupAccess, IdentityAccess: a scope and a SET of bindings, not one API object) run the
+ * same four steps, the API's side of step 1 being the set the scope holds (listed), and step 3's change judged by
+ * the changed fields their diff reports (nothing ever replaces).
  */
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 
-import { FIELD_MAPPED_RESOURCES, type FieldMappedResource } from "../../provider/catalogue";
+import { FIELD_MAPPED_RESOURCES, RESOURCES, type CatalogueResource } from "../../provider/catalogue";
+import type { AccessDescription } from "../../provider/iam/access-provider";
+import { keyOf, listScope, resetClaims } from "../../provider/iam/access";
 import { normalize, type FieldSpec } from "../../provider/core/diff";
 import { readOverridden } from "../../provider/core/wire";
 import { CAPABILITIES } from "../../sdk/schemas/capabilities";
@@ -29,6 +35,9 @@ type Props = Record<string, unknown>;
 
 let h: Harness;
 let known: Known;
+/** Values for the set-valued resources: their own groups, so taking a scope over touches nothing else. */
+let accessKnown: Known;
+let accessGroup: string;
 beforeAll(async () => {
   h = await startHarness();
   const client = h.emulator.client;
@@ -71,6 +80,18 @@ beforeAll(async () => {
       .integer({ min: 1, max: 300 })
       .map((days) => new Date(Date.now() + days * 86_400_000).toISOString()),
   };
+  accessGroup = (await client.groups.create(org, { name: "round-trip-access" })).uid;
+  const accessGroups = fc.constantFrom(
+    accessGroup,
+    (await client.groups.create(accessGroup, { name: "round-trip-child" })).uid,
+  );
+  accessKnown = {
+    groupUid: accessGroups,
+    identityUid: fc.constantFrom(...identities),
+    "bindings[].groupUid": accessGroups,
+    "bindings[].identityUid": fc.constantFrom(...identities),
+    "bindings[].roleUid": roles,
+  };
 });
 afterAll(() => h?.close());
 
@@ -79,10 +100,10 @@ let serial = 0;
 const unique = (inputs: Props): Props =>
   typeof inputs.name === "string" ? { ...inputs, name: `${inputs.name}-${serial++}` } : inputs;
 
-function inputsOf(resource: FieldMappedResource): fc.Arbitrary<Props> {
+function inputsOf(resource: CatalogueResource, values: Known = known): fc.Arbitrary<Props> {
   const d = resource.declaration;
   const fields = Object.fromEntries(
-    d.apiInputs.map((key) => [key, fieldValue(d.inputs[key]!.schema, key, known)]),
+    d.apiInputs.map((key) => [key, fieldValue(d.inputs[key]!.schema, key, values)]),
   );
   return fc
     .record(fields)
@@ -97,12 +118,12 @@ const kindOf = (fields: readonly FieldSpec[], key: string) =>
 const sameInstant = (a: unknown, b: unknown) =>
   typeof a === "string" && typeof b === "string" && Math.abs(Date.parse(a) - Date.parse(b)) < 60_000;
 
-function fail(step: string, resource: FieldMappedResource, key: string, detail: string): never {
+function fail(step: string, resource: CatalogueResource, key: string, detail: string): never {
   throw new Error(`${resource.declaration.name}.${key}: ${step}: ${detail}`);
 }
 
 /** Fields whose value differs between two sets of inputs, compared as the diff does. */
-function differing(resource: FieldMappedResource, a: Props, b: Props): string[] {
+function differing(resource: CatalogueResource, a: Props, b: Props): string[] {
   const d = resource.declaration;
   return d.fields
     .filter(
@@ -225,6 +246,135 @@ describe.each(FIELD_MAPPED_RESOURCES.map((resource) => ({ name: resource.declara
         { seed: SEED, numRuns: RUNS_PER_FIELD * d.fields.length },
       );
       // Every declared field was sent by a create and changed at least once.
+      expect(d.apiInputs.filter((field) => !created.has(field))).toEqual([]);
+      expect(d.fields.map((f) => f.key).filter((field) => !changed.has(field))).toEqual([]);
+    }, 120_000);
+  },
+);
+
+/** GroupAccess and IdentityAccess: a scope and a set of bindings (../../provider/iam/access-provider). */
+const SET_VALUED = RESOURCES.filter(
+  (resource) => !(FIELD_MAPPED_RESOURCES as readonly CatalogueResource[]).includes(resource),
+);
+
+test("the set-valued resources are exactly the catalogue's other ones", () => {
+  expect(SET_VALUED.map((r) => r.declaration.token).sort()).toEqual([
+    "platform:iam:GroupAccess",
+    "platform:iam:IdentityAccess",
+  ]);
+});
+
+describe.each(SET_VALUED.map((resource) => ({ name: resource.declaration.name, resource })))(
+  "$name: every declared field round-trips (a set-valued resource)",
+  ({ resource }) => {
+    const d = resource.declaration;
+    const description = resource.description as AccessDescription;
+    const operations = resource.operations;
+    const created = new Set<string>();
+    const changed = new Set<string>();
+    /** The set the scope holds, as the API lists it. */
+    const liveSet = async (props: Props) =>
+      (await listScope(h.emulator.client, description.scopeOf(props)!)).map(keyOf).sort();
+    const declaredSet = (props: Props) =>
+      description.declaredOf(props, description.scopeOf(props)!).map(keyOf).sort();
+
+    test("create makes the scope hold it, read returns it, a change of it updates exactly it, the next diff is empty", async () => {
+      const cases = inputsOf(resource, accessKnown).chain((generated) =>
+        fc.tuple(
+          fc.constant(generated),
+          fc
+            .constantFrom(...d.fields.map((f) => f.key))
+            .chain((key) => fc.tuple(fc.constant(key), fieldValue(d.inputs[key]!.schema, key, accessKnown))),
+        ),
+      );
+      await fc.assert(
+        fc.asyncProperty(cases, async ([generated, [key, value]]) => {
+          resetClaims();
+          const checked = await operations.check({}, generated);
+          expect(checked.failures ?? []).toEqual([]);
+          const inputs = checked.inputs;
+
+          // 1. Create: the scope holds exactly the declared set; every other field is the provider's own.
+          const { id, outs } = await operations.create(inputs);
+          try {
+            for (const field of d.apiInputs) if (inputs[field] !== undefined) created.add(field);
+            const live = await liveSet(inputs);
+            if (JSON.stringify(live) !== JSON.stringify(declaredSet(inputs)))
+              fail(
+                "create",
+                resource,
+                "bindings",
+                `declared ${declaredSet(inputs).join(", ")}, the scope holds ${live.join(", ")}`,
+              );
+
+            // 2. Read-back returns the same inputs; the program's next diff is empty.
+            const read = await operations.read(id, outs);
+            for (const field of differing(resource, read.inputs as Props, inputs))
+              fail(
+                "read-back",
+                resource,
+                field,
+                `program ${JSON.stringify(inputs[field])}, read ${JSON.stringify((read.inputs as Props)[field])}`,
+              );
+            if ((await operations.diff(id, read.props!, inputs)).changes)
+              fail("diff after create", resource, "?", "shows a change");
+
+            // 3. A change of one field is an update of exactly it; nothing replaces.
+            const news = { ...inputs, [key]: value };
+            if (differing(resource, inputs, news).join() !== key) return;
+            resetClaims();
+            const rechecked = await operations.check(inputs, news);
+            if ((rechecked.failures ?? []).length > 0) return; // the change breaks a cross-field rule
+            const next = rechecked.inputs;
+            if (differing(resource, inputs, next).join() !== key) return;
+            const diff = await operations.diff(id, read.props!, next);
+            // A field naming the scope (an IdentityAccess's identity) changes the set's keys with it.
+            const namesScope = key in description.scopeInputs(description.scopeOf(inputs)!);
+            const others = diff.changedFields.filter((f) => f !== key);
+            const exact =
+              diff.changedFields.includes(key) && others.every((f) => namesScope && f === "bindings");
+            if (!diff.changes || diff.replaces.length > 0 || !exact)
+              fail(
+                "diff",
+                resource,
+                key,
+                `changing it gave ${JSON.stringify({ ...diff, properties: undefined })}`,
+              );
+            changed.add(key);
+
+            // 4. Update applies it (the scope holds the new set, no PATCH), and the next diff is empty.
+            h.mark();
+            const updated = await operations.update(id, read.props!, next);
+            if (h.requestsSinceMark().some((r) => r.method === "PATCH"))
+              fail("update", resource, key, "sent a PATCH: bindings are created and deleted, never changed");
+            const after = await liveSet(next);
+            if (JSON.stringify(after) !== JSON.stringify(declaredSet(next)))
+              fail(
+                "update",
+                resource,
+                key,
+                `declared ${declaredSet(next).join(", ")}, the scope holds ${after.join(", ")}`,
+              );
+            const reread = await operations.read(id, updated.outs);
+            for (const field of differing(resource, reread.inputs as Props, next))
+              fail(
+                "update",
+                resource,
+                field,
+                `program ${JSON.stringify(next[field])}, read ${JSON.stringify((reread.inputs as Props)[field])}`,
+              );
+            if ((await operations.diff(id, reread.props!, next)).changes)
+              fail("diff after update", resource, key, "shows a change");
+          } finally {
+            // Whatever the runs left (onDelete: keep, a scope moved), so the next run starts from nothing.
+            for (const b of await h.emulator.client.roleBindings.list({ descendantsOf: accessGroup }).all())
+              await h.emulator.client.roleBindings.delete(b.uid);
+            for (const b of await h.emulator.client.roleBindings.list({ group: accessGroup }).all())
+              await h.emulator.client.roleBindings.delete(b.uid);
+          }
+        }),
+        { seed: SEED, numRuns: RUNS_PER_FIELD * d.fields.length },
+      );
       expect(d.apiInputs.filter((field) => !created.has(field))).toEqual([]);
       expect(d.fields.map((f) => f.key).filter((field) => !changed.has(field))).toEqual([]);
     }, 120_000);

@@ -307,6 +307,31 @@ describe("the provider's own identity and the cost of a read", () => {
     }
   });
 
+  it("names the plan of a new resource in four calls: the scope's list, then one list per kind by uids", async () => {
+    const { c, folder } = await fixture();
+    const identities: string[] = [];
+    for (let i = 0; i < 60; i++)
+      identities.push(
+        (
+          await c.identities.create(h.emulator.orgUid, {
+            name: `named-${i}`,
+            claimMatch: { issuer: "https://issuer.example", subject: `named-${i}` },
+          })
+        ).uid,
+      );
+    h.mark();
+    const checked = await groupAccess.check!(
+      {},
+      { groupUid: folder.uid, bindings: identities.map((identityUid) => ({ identityUid, roleUid: VIEWER })) },
+    );
+    expect(checked.failures).toEqual([]);
+    const calls = h.requestsSinceMark().map((r) => `${r.method} ${r.path}`);
+    expect(calls[0]).toBe("GET /iam/v2beta1/roleBindings");
+    expect(calls.slice(1).sort()).toEqual(
+      ["groups", "identities", "roles"].map((kind) => `GET /iam/v2beta1/${kind}`),
+    );
+  });
+
   it("reads 1,000 bindings in five list calls of 200", async () => {
     const { c, folder } = await fixture();
     const roles = [VIEWER, EDITOR, role("owner"), role("registry.pull")];
@@ -328,7 +353,7 @@ describe("the provider's own identity and the cost of a read", () => {
 });
 
 describe("GroupAccess plan (property)", () => {
-  it("reaches the declared set with exactly the symmetric difference, adds before removes", async () => {
+  it("reaches the declared set with exactly the symmetric difference, adds (batched per group) before removes", async () => {
     const { c, folder, child, ci, bob } = await fixture();
     const universe = [folder.uid, child.uid].flatMap((groupUid) =>
       [ci.uid, bob.uid].flatMap((identityUid) =>
@@ -368,7 +393,11 @@ describe("GroupAccess plan (property)", () => {
         const actualKeys = new Set(actual.map(keyOf));
         const adds = [...declaredKeys].filter((k) => !actualKeys.has(k));
         const removes = [...actualKeys].filter((k) => !declaredKeys.has(k));
-        expect(calls.filter((r) => r.method === "POST")).toHaveLength(adds.length);
+        // One batch per group that gains bindings (at most 25 each: one batch here), nothing else sent.
+        const groupsGaining = new Set(adds.map((k) => k.split(" ")[0]));
+        expect(calls.filter((r) => r.method === "POST").map((r) => r.path)).toEqual(
+          [...groupsGaining].map(() => "/iam/v2beta1/roleBindings:batchCreate"),
+        );
         expect(
           calls
             .filter((r) => r.method === "DELETE")

@@ -152,6 +152,30 @@ const cases: Case[] = [
     body: { identityUid: `${ORG}/00000000000000bb`, roleUid: ROLE_BUILTIN },
   },
   {
+    name: "roleBindings.batchCreate",
+    call: (c) =>
+      c.roleBindings.batchCreate(
+        FOLDER,
+        [
+          { identityUid: `${ORG}/00000000000000bb` },
+          { identityUid: `${ORG}/00000000000000cc`, roleUid: ROLE_BUILTIN },
+        ],
+        { roleUid: ROLE_BUILTIN },
+      ),
+    response: { roleBindings: [binding, binding] },
+    method: "POST",
+    path: `/iam/v2beta1/roleBindings:batchCreate`,
+    body: {
+      parent: FOLDER,
+      roleUid: ROLE_BUILTIN,
+      requests: [
+        { roleBinding: { identityUid: `${ORG}/00000000000000bb` } },
+        { roleBinding: { identityUid: `${ORG}/00000000000000cc`, roleUid: ROLE_BUILTIN } },
+      ],
+    },
+    check: (r) => expect((r as (typeof binding)[]).map((b) => b.uid)).toEqual([CHILD, CHILD]),
+  },
+  {
     name: "roleBindings.update",
     call: (c) => c.roleBindings.update(CHILD, { roleUid: ROLE_BUILTIN }),
     response: binding,

@@ -113,6 +113,22 @@ describe("retries through the client", () => {
     expect(sleeps).toEqual([]);
   });
 
+  it("a batch create is a write like create: on 503 or a dropped connection it is NOT retried", async () => {
+    const { api, client, sleeps } = harness();
+    const seen = answer(api, 503, aip193(14, "Unavailable: x"), { times: 2 });
+    const entries = [{ identityUid: `${ORG}/00000000000000bb`, roleUid: ORG }];
+    expect(UnavailableError.isInstance(await failure(client.roleBindings.batchCreate(FOLDER, entries)))).toBe(
+      true,
+    );
+    expect([seen.length, sleeps]).toEqual([1, []]);
+    const dropping = harness();
+    dropping.api.intercept({ path: () => true, method: "POST" }).replyWithError(dropped());
+    const later = answer(dropping.api, 200, { roleBindings: [] });
+    const err = await failure(dropping.client.roleBindings.batchCreate(FOLDER, entries));
+    expect(ConnectionError.isInstance(err)).toBe(true);
+    expect(later).toHaveLength(0);
+  });
+
   it("POST on a dropped connection is NOT retried and surfaces ConnectionError", async () => {
     const { api, client } = harness();
     api.intercept({ path: () => true, method: "POST" }).replyWithError(dropped());
