@@ -634,11 +634,11 @@ export type GetIdentityResult = {
   servicePrincipal?: string | undefined;
   email?: string | undefined;
   emailUnverified?: string | undefined;
-  lastSeenTime?: string | undefined;
   createTime?: string | undefined;
   updateTime?: string | undefined;
   name?: string | undefined;
   parentUid?: string | undefined;
+  lastSeenTime?: string | undefined;
 };
 
 export type GetReposArgs = {
