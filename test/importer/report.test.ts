@@ -169,9 +169,15 @@ describe("platform-import report", () => {
       groupInvite: { managed: 1, total: 1 },
       accountAssociation: { managed: 1, total: 1 },
     });
-    expect(report.unmanaged.find((u) => u.kind === "roleBinding")!.name).toBe(
-      "intruder holds deploy-role on platform",
-    );
+    // JSON names objects as the API does (issue 32): a binding has no name, it links an identity and a role.
+    const binding = report.unmanaged.find((u) => u.kind === "roleBinding")!;
+    expect(binding).not.toHaveProperty("name");
+    expect(binding).toMatchObject({
+      identityUid: o.intruder.uid,
+      roleUid: o.role.uid,
+      group: o.platform.uid,
+    });
+    expect(report.unmanaged.find((u) => u.kind === "identity")!.name).toBe("intruder");
     expect(io.out).not.toContain("secret-of-sso");
     expect(io.out + io.err.join("\n")).not.toContain(emulator.token);
   });
@@ -195,10 +201,20 @@ describe("platform-import report", () => {
       kind: "group",
       type: "platform:iam:Group",
       uid: o.shadow.uid,
-      name: "shadow in demo-org",
+      name: "shadow",
       group: org,
     });
     expect(Object.keys(report.unmanaged[1]!)).toEqual(["kind", "type", "uid", "name", "group"]);
+    expect(Object.keys(report.unmanaged[2]!)).toEqual([
+      "kind",
+      "type",
+      "uid",
+      "group",
+      "identityUid",
+      "roleUid",
+    ]);
+    expect(io.out).not.toContain(" holds ");
+    expect(io.out).not.toContain(" in demo-org");
     expect(report.skipped).toEqual([]);
   });
 
