@@ -15,7 +15,7 @@
  * May import: zod, ./common-schema, ./diff (types).
  */
 import { z } from "zod";
-import { CommonInputSchema } from "./common-schema";
+import { ADOPT_DOC, CommonInputSchema } from "./common-schema";
 import type { FieldKind, FieldSpec } from "./diff";
 
 /** Flags of one input field. */
@@ -65,7 +65,18 @@ export function output<S extends z.ZodType>(
 }
 
 /** Inputs every resource takes that are never sent to the API (a declaration may override their doc or rule). */
-export const COMMON_INPUTS = ["profile", "adopt"] as const;
+export const COMMON_INPUTS = ["profile"] as const;
+
+/**
+ * Inputs of the provider, never sent to the API: the common ones, and `adopt`, which only the resources whose
+ * create can find an existing object declare (`adoptInput`): an input that does nothing is declared nowhere.
+ */
+export const PROVIDER_INPUTS = [...COMMON_INPUTS, "adopt"] as const;
+
+/** `adopt`: create takes over the existing object the resource's lookup finds, then updates it to match. */
+export function adoptInput(doc: string = ADOPT_DOC): InputField<z.ZodOptional<z.ZodBoolean>> {
+  return input(z.boolean().optional(), { doc });
+}
 
 type InputFields = Record<string, InputField>;
 type OutputFields = Record<string, OutputField>;
@@ -134,15 +145,14 @@ export function declareResource<I extends InputFields, O extends OutputFields>(
   const shape = (fields: Record<string, { schema: z.ZodType; doc: string }>) =>
     Object.fromEntries(Object.entries(fields).map(([key, f]) => [key, f.schema.describe(f.doc)]));
   const apiInputs = Object.keys(spec.inputs).filter(
-    (key) => !(COMMON_INPUTS as readonly string[]).includes(key),
+    (key) => !(PROVIDER_INPUTS as readonly string[]).includes(key),
   );
   const api = Object.fromEntries(apiInputs.map((key) => [key, spec.inputs[key]!]));
-  const common = Object.fromEntries(
-    COMMON_INPUTS.map((key) => [
-      key,
-      spec.inputs[key]?.schema.describe(spec.inputs[key]!.doc) ?? CommonInputSchema.shape[key],
-    ]),
-  );
+  const declared = (key: string) => spec.inputs[key]?.schema.describe(spec.inputs[key]!.doc);
+  const common = Object.fromEntries([
+    ...COMMON_INPUTS.map((key) => [key, declared(key) ?? CommonInputSchema.shape[key]]),
+    ...(Object.hasOwn(spec.inputs, "adopt") ? [["adopt", declared("adopt")!]] : []),
+  ]);
   let inputSchema: z.ZodType = z.object({ ...shape(api), ...common });
   if (spec.refine) inputSchema = (inputSchema as z.ZodObject).superRefine(spec.refine as never);
 

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { Uidp } from "../../sdk/schemas";
 import { AWS_ACCOUNT_PATTERN, INT64_PATTERN, inInt64Range } from "../../sdk/rules";
-import { declareResource, input, output } from "../core/declaration";
+import { adoptInput, declareResource, input, output } from "../core/declaration";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 
@@ -79,9 +79,9 @@ export const ACCOUNT_ASSOCIATION = declareResource({
     google: input(GoogleInputSchema.optional(), { doc: "A Google Cloud project." }),
     chainguard: input(ChainguardInputSchema.optional(), { doc: "The platform's own service bindings." }),
     github: input(GitHubInputSchema.optional(), { doc: "GitHub App installations." }),
-    adopt: input(z.boolean().optional(), {
-      doc: "Take over the group's existing association instead of failing, then update it to match.",
-    }),
+    adopt: adoptInput(
+      "Take over the group's existing association instead of failing, then update it to match.",
+    ),
   },
   outputs: {
     uid: output(z.string(), "The association's uid: the group's uid."),

@@ -19,7 +19,7 @@ import {
 } from "../../sdk/rules";
 import { Uidp } from "../../sdk/schemas";
 import { ServicePrincipal } from "../../sdk/schemas/identities";
-import { declareResource, input, output } from "../core/declaration";
+import { adoptInput, declareResource, input, output } from "../core/declaration";
 
 export { IDENTITY_KINDS, re2Problem };
 
@@ -157,6 +157,7 @@ export const IDENTITY = declareResource({
     servicePrincipal: input(ServicePrincipal.optional(), {
       doc: `A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. ${ONE_KIND}`,
     }),
+    adopt: adoptInput(),
   },
   outputs: {
     uid: output(z.string(), "The identity's uid, assigned by the service."),

@@ -48,7 +48,9 @@ describe.each(RESOURCES.map((r) => [r.declaration.token, r.declaration] as const
 
   it("schema.json has its summary, each field's doc, and exactly its secret and replace flags", () => {
     expect(spec.description).toBe(d.summary);
-    expect(Object.keys(spec.inputProperties)).toEqual([...d.apiInputs, "profile", "adopt"]);
+    // `adopt` only where the resource declares it (test/provider/adopt.test.ts).
+    const adopt = Object.hasOwn(d.inputs, "adopt") ? ["adopt"] : [];
+    expect(Object.keys(spec.inputProperties)).toEqual([...d.apiInputs, "profile", ...adopt]);
     for (const key of d.apiInputs) {
       const field = d.inputs[key]!;
       expect([key, spec.inputProperties[key]!.description]).toEqual([key, field.doc]);
