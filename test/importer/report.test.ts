@@ -10,7 +10,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
+import { useOrganization } from "../organization";
 import { EXIT_UNMANAGED, main, type Io } from "../../importer/cli";
 import type { ImportDocument } from "../../importer/document";
 import { KINDS, LISTED_KINDS } from "../../importer/kinds";
@@ -36,6 +37,7 @@ function capture(env: Record<string, string | undefined>): Io & { out: string; e
 const claim = (subject: string) => ({ issuer: "https://issuer.example.com", subject });
 
 describe("platform-import report", () => {
+  const emulated = useOrganization();
   let emulator: Emulator;
   let env: Record<string, string>;
   let dir: string;
@@ -120,7 +122,7 @@ describe("platform-import report", () => {
   }
 
   beforeAll(async () => {
-    emulator = await startEmulator();
+    emulator = emulated.emulator;
     org = emulator.orgUid;
     env = {
       PLATFORM_API_URL: emulator.url,
@@ -131,7 +133,6 @@ describe("platform-import report", () => {
     o = await organization();
   });
   afterAll(async () => {
-    await emulator?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -11,10 +11,10 @@ import groupAccess = require("../../provider/iam/group-access.provider");
 import identityAccess = require("../../provider/iam/identity-access.provider");
 import groupInvite = require("../../provider/iam/group-invite.provider");
 import group = require("../../provider/iam/group.provider");
-import { BUILTIN_ROLES } from "../../emulator/access";
 import { resetClaims } from "../../provider/iam/access";
 import { RESOURCES } from "../../provider/catalogue";
 import { Harness, startHarness } from "./harness";
+import { builtinRole, organizationOf } from "../organization";
 
 const root = path.join(__dirname, "..", "..");
 const schema = JSON.parse(fs.readFileSync(path.join(root, "schema.json"), "utf8")) as {
@@ -57,21 +57,16 @@ describe("old state that carries adopt: false", () => {
     h.emulator.reset();
     resetClaims();
   });
-  const VIEWER = BUILTIN_ROLES.find((r) => r.name === "viewer")!.uid;
+  const VIEWER = builtinRole("viewer");
 
-  async function identity(name: string) {
-    return h.emulator.client.identities.create(h.emulator.orgUid, {
-      name,
-      claimMatch: { issuer: "https://issuer.example", subject: name },
-    });
-  }
+  const identity = (name: string) => organizationOf(h.emulator).identity(name);
 
   test.each([
     [
       "GroupAccess",
       groupAccess,
       async () => {
-        const folder = await h.emulator.client.groups.create(h.emulator.orgUid, { name: "folder" });
+        const folder = await organizationOf(h.emulator).folder("folder");
         const ci = await identity("ci");
         return { groupUid: folder.uid, bindings: [{ identityUid: ci.uid, roleUid: VIEWER }] };
       },
