@@ -64,6 +64,39 @@ export function output<S extends z.ZodType>(
   return { schema, doc, ...options };
 }
 
+type Unwrapped<S> = S extends z.ZodOptional<infer T> ? T : S;
+
+/** One member of a nested input block derived from its wire shape (nestedInput). */
+export interface NestedMember<S extends z.ZodType> {
+  /** The doc sentence(s) schema.json, every SDK and the docs show. */
+  doc: string;
+  /** A stricter rule than the wire's, built on the wire member (unwrapped from optional); same value type. */
+  rule?: (wire: Unwrapped<S>) => z.ZodType<z.output<Unwrapped<S>>>;
+  /** Required here (the wire has every member optional). */
+  required?: boolean;
+}
+
+/**
+ * A nested input block (an identity's claimMatch, ...) derived from the generated wire shape it is sent as
+ * (../../sdk/schemas): its members and their types are the wire's, optional unless `required`; the declaration
+ * gives each one's doc and any stricter rule. Every wire member needs a doc, so a member the OpenAPI adds does not
+ * compile until it is declared, and a member the wire does not have cannot be declared.
+ */
+export function nestedInput<S extends Record<string, z.ZodType>>(
+  wire: z.ZodObject<S>,
+  members: { [K in keyof S]: NestedMember<S[K]> },
+): z.ZodObject<{ [K in keyof S]: z.ZodType<z.output<S[K]>> }> {
+  const shape = Object.fromEntries(
+    Object.entries(wire.shape).map(([key, member]) => {
+      const spec = members[key as keyof S] as unknown as NestedMember<z.ZodType>;
+      const base = (member instanceof z.ZodOptional ? member.unwrap() : member) as z.ZodType;
+      const ruled = spec.rule === undefined ? base : spec.rule(base as never);
+      return [key, (spec.required === true ? ruled : ruled.optional()).describe(spec.doc)];
+    }),
+  );
+  return z.object(shape) as unknown as z.ZodObject<{ [K in keyof S]: z.ZodType<z.output<S[K]>> }>;
+}
+
 /** Inputs every resource takes that are never sent to the API (a declaration may override their doc or rule). */
 export const COMMON_INPUTS = ["profile"] as const;
 
