@@ -426,12 +426,14 @@ export interface IdentityStaticKeys {
 }
 
 export interface GitHubAppInstallations {
+  /** The app's installations. */
   installations?: GitHubInstallation[];
 }
 
 export interface GitHubInstallation {
   /** The installation's id: a decimal int64 string. */
   installationId: string;
+  /** The GitHub user or organization the installation belongs to (informational). */
   name?: string;
 }
 

@@ -79,15 +79,17 @@ export interface NestedMember<S extends z.ZodType> {
 /**
  * A nested input block (an identity's claimMatch, ...) derived from the generated wire shape it is sent as
  * (../../sdk/schemas): its members and their types are the wire's, optional unless `required`; the declaration
- * gives each one's doc and any stricter rule. Every wire member needs a doc, so a member the OpenAPI adds does not
+ * gives each one's doc and any stricter rule, in the order it shows them. Every wire member needs a doc, so a member the OpenAPI adds does not
  * compile until it is declared, and a member the wire does not have cannot be declared.
  */
 export function nestedInput<S extends Record<string, z.ZodType>>(
   wire: z.ZodObject<S>,
   members: { [K in keyof S]: NestedMember<S[K]> },
 ): z.ZodObject<{ [K in keyof S]: z.ZodType<z.output<S[K]>> }> {
+  // In the declaration's order (the order schema.json and the docs show); the keys are exactly the wire's.
   const shape = Object.fromEntries(
-    Object.entries(wire.shape).map(([key, member]) => {
+    Object.keys(members).map((key) => {
+      const member = wire.shape[key] as z.ZodType;
       const spec = members[key as keyof S] as unknown as NestedMember<z.ZodType>;
       const base = (member instanceof z.ZodOptional ? member.unwrap() : member) as z.ZodType;
       const ruled = spec.rule === undefined ? base : spec.rule(base as never);
