@@ -19,6 +19,7 @@ import {
 } from "../listing";
 import type { StoredObject } from "../store";
 import {
+  cap,
   inListScope,
   loadVisible,
   matchesListFilters,
@@ -65,6 +66,8 @@ export interface V1ListFilters {
 const IAM_V1 = "proto/platform/iam/v1";
 /** UIDPFilter (proto/platform/common/v1/uidp.platform.proto): the v2 lists' uidp scopes, with their meaning. */
 const UIDP_FILTER = UIDP_PARAMS;
+/** `id`: taken repeated (exactly these objects), with the rule of the repeated `uidp.ids`. */
+const ID = UIDP_PARAMS["uidp.ids"]!;
 /**
  * `id`: one exact uid in the messages; also taken repeated (exactly those objects), as the SDK's v1 client sends
  * it. `parent` (roles): a group's uid, or `/` for the root, checked by the handler.
@@ -74,37 +77,37 @@ export const V1_LISTS: readonly V1ListFilters[] = [
     path: "/iam/v1/groups",
     message: "GroupFilter",
     source: `${IAM_V1}/group.platform.proto`,
-    params: { id: "uids", name: "text", ...UIDP_FILTER },
+    params: { id: ID, name: "text", ...UIDP_FILTER },
   },
   {
     path: "/iam/v1/identities",
     message: "IdentityFilter",
     source: `${IAM_V1}/identity.platform.proto`,
-    params: { id: "uids", ...UIDP_FILTER },
+    params: { id: ID, ...UIDP_FILTER },
   },
   {
     path: "/iam/v1/roles",
     message: "RoleFilter",
     source: `${IAM_V1}/role.platform.proto`,
-    params: { id: "uids", name: "text", parent: "text", ...UIDP_FILTER },
+    params: { id: ID, name: "text", parent: "text", ...UIDP_FILTER },
   },
   {
     path: "/iam/v1/rolebindings",
     message: "RoleBindingFilter",
     source: `${IAM_V1}/role_binding.platform.proto`,
-    params: { id: "uids", ...UIDP_FILTER },
+    params: { id: ID, ...UIDP_FILTER },
   },
   {
     path: "/iam/v1/identityProviders",
     message: "IdentityProviderFilter",
     source: `${IAM_V1}/identity_providers.platform.proto`,
-    params: { id: "uids", name: "text", ...UIDP_FILTER },
+    params: { id: ID, name: "text", ...UIDP_FILTER },
   },
   {
     path: "/iam/v1/group_invites",
     message: "GroupInviteFilter",
     source: `${IAM_V1}/group_invites.platform.proto`,
-    params: { group: "uid", id: "uids", keyId: "text" },
+    params: { group: "uid", id: ID, keyId: "text" },
   },
   {
     path: "/iam/v1/account_associations",
@@ -116,7 +119,7 @@ export const V1_LISTS: readonly V1ListFilters[] = [
     path: "/registry/v1/repos",
     message: "RepoFilter",
     source: "proto/platform/registry/v1/registry.platform.proto",
-    params: { id: "uids", name: "text", ...UIDP_FILTER },
+    params: { id: ID, name: "text", ...UIDP_FILTER },
   },
 ];
 
@@ -165,7 +168,7 @@ export function v1List(
       (group === undefined || group === "" || accessGroup(o) === group) &&
       (keyId === undefined || keyId === "" || o.fields.keyId === keyId) &&
       (parent === undefined || parent(o));
-    const roots = ctx.svc.access.grantRoots(ctx.caller, `${spec.capability}_LIST`);
+    const roots = ctx.svc.access.grantRoots(ctx.caller, cap(spec, "LIST"));
     const listed = [...ctx.svc.store.all(spec.kind)].filter(
       (o) => inListScope(params, o) && underAny(accessGroup(o), roots),
     );
