@@ -174,12 +174,12 @@ async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io
     return { file, contents: readState(text, file) };
   });
   const started = Date.now();
-  const { report, document } = await reportUnmanaged(connect(), args.groupUid, states, {
+  const { report, document, labels } = await reportUnmanaged(connect(), args.groupUid, states, {
     progress: (line) => io.stderr(line),
     bindings: args.bindings,
   });
   io.stderr(`${args.groupUid}: ${report.calls} API calls, ${Date.now() - started} ms`);
-  io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : reportText(report));
+  io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : reportText(report, labels));
   if (args.out !== undefined) {
     writeWhole(args.out, `${JSON.stringify(document, null, 2)}\n`);
     io.stderr(

@@ -32,10 +32,13 @@ export interface Unmanaged {
   kind: Kind;
   type: string;
   uid: string;
-  /** What a person recognises it by: its name, or for a binding who holds which role. */
-  name: string;
+  /** The object's own name, for the kinds that have one (a role binding and a group invite have none). */
+  name?: string;
   /** The uid of the group it lives in. */
   group: string | undefined;
+  /** A role binding's identity and role, by uid (its group is `group`). */
+  identityUid?: string;
+  roleUid?: string;
 }
 
 /** An object a state manages that the service no longer has. */
@@ -66,6 +69,11 @@ export interface Report {
 
 export interface ReportResult {
   report: Report;
+  /**
+   * What a person recognises each unmanaged object by, for the text output (keyed by `keyOf`): its name and where it
+   * lives, or for a binding who holds which role on which group. Not in the JSON, whose members are the objects'.
+   */
+  labels: ReadonlyMap<string, string>;
   /** The `pulumi import --file` document of exactly the unmanaged objects. */
   document: ImportDocument;
 }
@@ -140,8 +148,11 @@ export async function reportUnmanaged(
       kind: f.kind,
       type: KINDS[f.kind].token,
       uid: f.uid,
-      name: describe(f),
+      ...(f.outputName !== undefined ? { name: f.outputName } : {}),
       group: f.group,
+      ...(f.binding !== undefined
+        ? { identityUid: f.binding.identity.uid, roleUid: f.binding.role.uid }
+        : {}),
     })),
     missing,
     skipped: listing.skipped,
@@ -157,11 +168,12 @@ export async function reportUnmanaged(
     skipped: listing.skipped,
     warnings,
   });
-  return { report, document };
+  const labels = new Map(unmanagedFound.map((f) => [keyOf(f), describe(f)]));
+  return { report, document, labels };
 }
 
-/** The report as a person reads it. */
-export function reportText(report: Report): string {
+/** The report as a person reads it; `labels` (reportUnmanaged's) name each unmanaged object. */
+export function reportText(report: Report, labels: ReadonlyMap<string, string> = new Map()): string {
   const lines: string[] = [];
   const states = report.states.length === 1 ? "1 state" : `${report.states.length} states`;
   lines.push(
@@ -182,7 +194,10 @@ export function reportText(report: Report): string {
   lines.push(`  ${"all".padEnd(width)}  ${String(managed).padStart(5)} / ${total}`);
   if (report.unmanaged.length > 0) {
     lines.push("", `not managed by any stack (${report.unmanaged.length}):`);
-    for (const u of report.unmanaged) lines.push(`  ${KINDS[u.kind].label}  ${u.uid}  ${u.name}`);
+    for (const u of report.unmanaged) {
+      const label = labels.get(keyOf(u)) ?? u.name ?? "";
+      lines.push(`  ${KINDS[u.kind].label}  ${u.uid}  ${label}`.trimEnd());
+    }
   }
   if (report.missing.length > 0) {
     lines.push("", `managed by a stack but gone from the service (${report.missing.length}):`);

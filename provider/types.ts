@@ -115,7 +115,7 @@ export interface RoleBindingInputs {
   roleUid: string;
   /** The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's. */
   profile?: string;
-  /** Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match. */
+  /** Take over an existing binding of the same identity and role on the same group instead of creating a duplicate. */
   adopt?: boolean;
 }
 
@@ -145,8 +145,6 @@ export interface GroupAccessInputs {
   allowRemovingOwnAccess?: boolean;
   /** The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's. */
   profile?: string;
-  /** Has no effect: creating this resource always takes over the group's scope as it is and makes it match. */
-  adopt?: boolean;
 }
 
 /** The state of platform:iam:GroupAccess (the resource's outputs; its uid is its id). */
@@ -175,8 +173,6 @@ export interface IdentityAccessInputs {
   allowRemovingOwnAccess?: boolean;
   /** The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's. */
   profile?: string;
-  /** Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match. */
-  adopt?: boolean;
 }
 
 /** The state of platform:iam:IdentityAccess (the resource's outputs; its uid is its id). */
@@ -261,8 +257,6 @@ export interface GroupInviteInputs {
   singleUse?: boolean;
   /** The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's. */
   profile?: string;
-  /** Not supported: an existing invite's code cannot be read back, so adopt must not be true. */
-  adopt?: boolean;
 }
 
 /** The state of platform:iam:GroupInvite (the resource's outputs; its uid is its id). */
@@ -432,12 +426,14 @@ export interface IdentityStaticKeys {
 }
 
 export interface GitHubAppInstallations {
+  /** The app's installations. */
   installations?: GitHubInstallation[];
 }
 
 export interface GitHubInstallation {
   /** The installation's id: a decimal int64 string. */
   installationId: string;
+  /** The GitHub user or organization the installation belongs to (informational). */
   name?: string;
 }
 
@@ -634,11 +630,11 @@ export type GetIdentityResult = {
   servicePrincipal?: string | undefined;
   email?: string | undefined;
   emailUnverified?: string | undefined;
-  lastSeenTime?: string | undefined;
   createTime?: string | undefined;
   updateTime?: string | undefined;
   name?: string | undefined;
   parentUid?: string | undefined;
+  lastSeenTime?: string | undefined;
 };
 
 export type GetReposArgs = {

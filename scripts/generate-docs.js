@@ -58,7 +58,8 @@ function resourceSection({ declaration: d }, schema) {
     "| input | type | notes |",
     "| --- | --- | --- |",
     ...rows,
-    "| `profile?`, `adopt?` | | see above |",
+    // `adopt` only where the resource declares it (where create can find an existing object to take over).
+    `| \`profile?\`${Object.hasOwn(d.inputs, "adopt") ? ", `adopt?`" : ""} | | see above |`,
     "",
     "Outputs besides the inputs:",
     "",

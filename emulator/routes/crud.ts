@@ -174,6 +174,29 @@ export function listParameters(spec: CollectionSpec): Readonly<Record<string, Pa
 /** Is `uid` strictly below `ancestor`? */
 const below = (uid: string, ancestor: string): boolean => uid.startsWith(`${ancestor}/`);
 
+/**
+ * The filters of a list that test the object itself (name, uidp.ids, uidp.inRoot, uidp.ancestorsOf), as every list,
+ * v2 and v1, reads them; the scopes (childrenOf, descendantsOf) choose where the candidates come from.
+ */
+export function matchesListFilters(params: ListParams, o: StoredObject): boolean {
+  return (
+    (params.name === undefined || o.fields.name === params.name) &&
+    (params.ids === undefined || params.ids.includes(o.uid)) &&
+    (params.inRoot !== true || !o.uid.includes("/")) &&
+    (params.ancestorsOf === undefined || below(params.ancestorsOf, o.uid))
+  );
+}
+
+/** Whether `o` lies in the scope `uidp.childrenOf` / `uidp.descendantsOf` ask for (its parent is, or is below). */
+export function inListScope(params: ListParams, o: StoredObject): boolean {
+  return (
+    (params.childrenOf === undefined || o.parent === params.childrenOf) &&
+    (params.descendantsOf === undefined ||
+      o.parent === params.descendantsOf ||
+      o.parent.startsWith(`${params.descendantsOf}/`))
+  );
+}
+
 export function listHandler(spec: CollectionSpec) {
   const rules = listParameters(spec);
   return (ctx: RouteContext): Record<string, unknown> => {
@@ -198,20 +221,14 @@ export function listHandler(spec: CollectionSpec) {
     const candidates = function* (): Iterable<StoredObject> {
       const roots = access.grantRoots(ctx.caller, cap(spec, "LIST"));
       const matches = (o: StoredObject): boolean =>
-        (params.name === undefined || o.fields.name === params.name) &&
-        (params.ids === undefined || params.ids.includes(o.uid)) &&
-        (params.inRoot !== true || !o.uid.includes("/")) &&
-        (params.ancestorsOf === undefined || below(params.ancestorsOf, o.uid)) &&
-        (extra === undefined || extra.test(o));
+        matchesListFilters(params, o) && (extra === undefined || extra.test(o));
       if (spec.globalObjects !== undefined)
         for (const o of spec.globalObjects(params)) if (matches(o)) yield o;
       if (roots.size === 0) return;
       const source =
         params.childrenOf !== undefined ? store.children(spec.kind, params.childrenOf) : store.all(spec.kind);
-      const under = params.descendantsOf === undefined ? undefined : `${params.descendantsOf}/`;
       for (const o of source) {
-        if (under !== undefined && !(o.parent === params.descendantsOf || o.parent.startsWith(under)))
-          continue;
+        if (!inListScope(params, o)) continue;
         if (!matches(o)) continue;
         if (!underAny(accessGroup(o), roots)) continue;
         yield o;

@@ -50,14 +50,16 @@ export const identities: CollectionSpec = {
     if (member === undefined) return undefined;
     return { key: member, test: (o) => o.fields[member] !== undefined };
   },
-  toWire: (o) => ({ description: "", ...baseWire(o), lastSeenTime: o.fields.lastSeenTime ?? o.createTime }),
+  // lastSeenTime: when a token exchange last assumed the identity (./sts.ts); absent until one has, so an identity
+  // never used reads as such (the OpenAPI: "When the identity was last federated").
+  toWire: (o) => ({ description: "", ...baseWire(o) }),
   create: {
     schema: IdentityCreate,
     ignored: ["lastSeenTime", "email", "emailUnverified"],
     check: (input) => claimMatchViolations(input.claimMatch, input),
     fields: (body, _parent, ctx) => {
       checkRelationship(body, Object.keys(body), ctx);
-      return { ...body, lastSeenTime: ctx.svc.now() };
+      return body;
     },
   },
   update: {

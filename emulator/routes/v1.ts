@@ -6,13 +6,24 @@
 import { z } from "zod";
 import { GROUP_NAME_PATTERN } from "../../sdk/rules";
 import { underAny } from "../access";
-import { notFound } from "../errors";
-import { checkQuery, queryList, queryParam, type ParamRule } from "../listing";
+import { UIDP_PATTERN } from "../../sdk/schemas/common";
+import { badField, notFound } from "../errors";
+import {
+  UIDP_PARAMS,
+  checkQuery,
+  parseListParams,
+  queryList,
+  queryParam,
+  type ParamRule,
+  type Query,
+} from "../listing";
 import type { StoredObject } from "../store";
 import {
   NO_PARAMS,
   cap,
+  inListScope,
   loadVisible,
+  matchesListFilters,
   refuseUnknownFields,
   withBothSpellings,
   type CollectionSpec,
@@ -39,39 +50,131 @@ export function v1Group(o: StoredObject): Record<string, unknown> {
   };
 }
 
-/** What a v1 list filters by (as the real clients send them); anything else is refused, never ignored. */
-export const V1_LIST_PARAMS: Readonly<Record<string, ParamRule>> = {
-  id: { each: "uid" },
-  group: "uid",
-  name: "text",
-  "uidp.descendantsOf": "uid",
-  "uidp.childrenOf": "uid",
-};
+/**
+ * The filter fields of one v1 list: those of the request message the official Go SDK sends it (chainguard.dev/sdk
+ * v0.1.141, which the Terraform provider pins), as grpc-gateway reads them from the query string (a nested field by
+ * its dotted path, e.g. `uidp.ancestorsOf`, in the JSON or the proto spelling; a repeated field repeated). The v1
+ * API is not in the OpenAPI: these messages are its documentation. A parameter they do not have is refused.
+ */
+export interface V1ListFilters {
+  path: string;
+  /** The request message, and the SDK file that defines it. */
+  message: string;
+  source: string;
+  params: Readonly<Record<string, ParamRule>>;
+}
 
-/** v1 lists: everything the caller may list, filtered, in uid order, under `items`. */
+const IAM_V1 = "proto/platform/iam/v1";
+/** UIDPFilter (proto/platform/common/v1/uidp.platform.proto): the v2 lists' uidp scopes, with their meaning. */
+const UIDP_FILTER = UIDP_PARAMS;
+/** `id`: taken repeated (exactly these objects), with the rule of the repeated `uidp.ids`. */
+const ID = UIDP_PARAMS["uidp.ids"]!;
+/**
+ * `id`: one exact uid in the messages; also taken repeated (exactly those objects), as the SDK's v1 client sends
+ * it. `parent` (roles): a group's uid, or `/` for the root, checked by the handler.
+ */
+export const V1_LISTS: readonly V1ListFilters[] = [
+  {
+    path: "/iam/v1/groups",
+    message: "GroupFilter",
+    source: `${IAM_V1}/group.platform.proto`,
+    params: { id: ID, name: "text", ...UIDP_FILTER },
+  },
+  {
+    path: "/iam/v1/identities",
+    message: "IdentityFilter",
+    source: `${IAM_V1}/identity.platform.proto`,
+    params: { id: ID, ...UIDP_FILTER },
+  },
+  {
+    path: "/iam/v1/roles",
+    message: "RoleFilter",
+    source: `${IAM_V1}/role.platform.proto`,
+    params: { id: ID, name: "text", parent: "text", ...UIDP_FILTER },
+  },
+  {
+    path: "/iam/v1/rolebindings",
+    message: "RoleBindingFilter",
+    source: `${IAM_V1}/role_binding.platform.proto`,
+    params: { id: ID, ...UIDP_FILTER },
+  },
+  {
+    path: "/iam/v1/identityProviders",
+    message: "IdentityProviderFilter",
+    source: `${IAM_V1}/identity_providers.platform.proto`,
+    params: { id: ID, name: "text", ...UIDP_FILTER },
+  },
+  {
+    path: "/iam/v1/group_invites",
+    message: "GroupInviteFilter",
+    source: `${IAM_V1}/group_invites.platform.proto`,
+    params: { group: "uid", id: ID, keyId: "text" },
+  },
+  {
+    path: "/iam/v1/account_associations",
+    message: "AccountAssociationsFilter",
+    source: `${IAM_V1}/account_associations.platform.proto`,
+    params: { group: "uid", name: "text" },
+  },
+  {
+    path: "/registry/v1/repos",
+    message: "RepoFilter",
+    source: "proto/platform/registry/v1/registry.platform.proto",
+    params: { id: ID, name: "text", ...UIDP_FILTER },
+  },
+];
+
+function filtersOf(path: string): V1ListFilters {
+  const filters = V1_LISTS.find((l) => l.path === path);
+  if (filters === undefined) throw new Error(`no v1 filters for ${path}`);
+  return filters;
+}
+
+/** RoleFilter.parent: "the exact UIDP of the parent, or / for root"; empty is unset (proto3). */
+function parentFilter(query: Query): ((o: StoredObject) => boolean) | undefined {
+  const parent = queryParam(query, "parent");
+  if (parent === undefined || parent === "") return undefined;
+  if (parent === "/") return (o) => !o.uid.includes("/");
+  if (!UIDP_PATTERN.test(parent))
+    throw badField("parent", `parent must be a group's uid, or / for the root, got "${parent.slice(0, 40)}"`);
+  return (o) => o.parent === parent;
+}
+
+/**
+ * v1 lists: everything the caller may list (and, as on v2, the built-in roles), filtered, in uid order, under
+ * `items`. Each filter means what it means on the v2 list of the same objects.
+ */
 export function v1List(
   spec: CollectionSpec,
+  path: string,
   map: (o: StoredObject, ctx: RouteContext) => Record<string, unknown> = v1Item(spec),
 ) {
+  const filters = filtersOf(path);
+  const has = (name: string) => Object.hasOwn(filters.params, name);
   return (ctx: RouteContext): Record<string, unknown> => {
-    checkQuery(ctx.query, V1_LIST_PARAMS, `GET ${ctx.path}`);
-    const roots = ctx.svc.access.grantRoots(ctx.caller, cap(spec, "LIST"));
+    checkQuery(ctx.query, filters.params, `GET ${path}`);
     const query = withBothSpellings(ctx.query);
-    const descendantsOf = queryParam(query, "uidp.descendants_of");
-    const childrenOf = queryParam(query, "uidp.children_of");
-    const name = queryParam(query, "name");
-    // `id` (repeatable): exactly these objects, as the v1 clients filter (the Terraform provider's data sources).
+    // name and the uidp scopes, as the v2 lists read them (no paging: checkQuery refused it).
+    const params = parseListParams(query, []);
+    // `id` (repeatable): exactly these objects.
     const ids = queryList(query, "id");
-    // `group`: the objects of that group (its direct children; an account association is the group's own).
-    const group = queryParam(query, "group");
+    // `group` (invites, account associations): the group's own objects (an association is its group's).
+    const group = has("group") ? queryParam(query, "group") : undefined;
+    const keyId = has("keyId") ? queryParam(query, "keyId") : undefined;
+    const parent = has("parent") ? parentFilter(query) : undefined;
     const accessGroup = spec.accessGroup ?? ((o: StoredObject) => o.parent);
-    const items = [...ctx.svc.store.all(spec.kind)]
-      .filter((o) => underAny(accessGroup(o), roots))
-      .filter((o) => descendantsOf === undefined || o.uid.startsWith(`${descendantsOf}/`))
-      .filter((o) => childrenOf === undefined || o.parent === childrenOf)
-      .filter((o) => name === undefined || o.fields.name === name)
-      .filter((o) => ids.length === 0 || ids.includes(o.uid))
-      .filter((o) => group === undefined || accessGroup(o) === group)
+    const matches = (o: StoredObject): boolean =>
+      matchesListFilters(params, o) &&
+      (ids.length === 0 || ids.includes(o.uid)) &&
+      (group === undefined || group === "" || accessGroup(o) === group) &&
+      (keyId === undefined || keyId === "" || o.fields.keyId === keyId) &&
+      (parent === undefined || parent(o));
+    const roots = ctx.svc.access.grantRoots(ctx.caller, cap(spec, "LIST"));
+    const listed = [...ctx.svc.store.all(spec.kind)].filter(
+      (o) => inListScope(params, o) && underAny(accessGroup(o), roots),
+    );
+    const items = [...(spec.globalObjects?.(params) ?? []), ...listed]
+      .filter(matches)
       .sort((a, b) => (a.uid < b.uid ? -1 : 1))
       .map((o) => map(o, ctx));
     return { items };
@@ -128,7 +231,7 @@ export function v1Update(ctx: RouteContext): Record<string, unknown> {
 }
 
 /** GET /iam/v1/groups. */
-export const v1ListGroups = v1List(groups, v1Group);
+export const v1ListGroups = v1List(groups, "/iam/v1/groups", v1Group);
 
 /** GET /iam/v1/groups/{uid}. */
 export function v1GetGroup(ctx: RouteContext): Record<string, unknown> {
@@ -137,7 +240,7 @@ export function v1GetGroup(ctx: RouteContext): Record<string, unknown> {
 }
 
 /** GET /registry/v1/repos. */
-export const v1ListRepos = v1List(repos, (o) => ({
+export const v1ListRepos = v1List(repos, "/registry/v1/repos", (o) => ({
   id: o.uid,
   name: o.fields.name,
   description: (o.fields.description as string | undefined) ?? "",
@@ -146,13 +249,13 @@ export const v1ListRepos = v1List(repos, (o) => ({
 }));
 
 /** GET /iam/v1/identities. */
-export const v1ListIdentities = v1List(identities);
+export const v1ListIdentities = v1List(identities, "/iam/v1/identities");
 
-/** GET /iam/v1/roles: custom roles the caller may list (built-in ones are v2's). */
-export const v1ListRoles = v1List(roles);
+/** GET /iam/v1/roles: the roles the caller may list and the built-in ones (RoleFilter.parent "/" selects these). */
+export const v1ListRoles = v1List(roles, "/iam/v1/roles");
 
 /** GET /iam/v1/rolebindings: v1 names the identity, group and role by uid. */
-export const v1ListRoleBindings = v1List(roleBindings, (o) => ({
+export const v1ListRoleBindings = v1List(roleBindings, "/iam/v1/rolebindings", (o) => ({
   id: o.uid,
   identity: o.fields.identityUid,
   group: o.parent,
@@ -162,13 +265,17 @@ export const v1ListRoleBindings = v1List(roleBindings, (o) => ({
 }));
 
 /** GET /iam/v1/group_invites. */
-export const v1ListGroupInvites = v1List(groupInvites);
+export const v1ListGroupInvites = v1List(groupInvites, "/iam/v1/group_invites");
 
 /** GET /iam/v1/account_associations: one per group, whose uid it carries as `id` and `group`. */
-export const v1ListAccountAssociations = v1List(accountAssociations, (o, ctx) => ({
-  ...v1Item(accountAssociations)(o, ctx),
-  group: o.uid,
-}));
+export const v1ListAccountAssociations = v1List(
+  accountAssociations,
+  "/iam/v1/account_associations",
+  (o, ctx) => ({
+    ...v1Item(accountAssociations)(o, ctx),
+    group: o.uid,
+  }),
+);
 
 /** GET /iam/v1/identityProviders. */
-export const v1ListIdentityProviders = v1List(identityProviders);
+export const v1ListIdentityProviders = v1List(identityProviders, "/iam/v1/identityProviders");

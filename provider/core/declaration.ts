@@ -15,7 +15,7 @@
  * May import: zod, ./common-schema, ./diff (types).
  */
 import { z } from "zod";
-import { CommonInputSchema } from "./common-schema";
+import { ADOPT_DOC, CommonInputSchema } from "./common-schema";
 import type { FieldKind, FieldSpec } from "./diff";
 
 /** Flags of one input field. */
@@ -64,8 +64,54 @@ export function output<S extends z.ZodType>(
   return { schema, doc, ...options };
 }
 
+type Unwrapped<S> = S extends z.ZodOptional<infer T> ? T : S;
+
+/** One member of a nested input block derived from its wire shape (nestedInput). */
+export interface NestedMember<S extends z.ZodType> {
+  /** The doc sentence(s) schema.json, every SDK and the docs show. */
+  doc: string;
+  /** A stricter rule than the wire's, built on the wire member (unwrapped from optional); same value type. */
+  rule?: (wire: Unwrapped<S>) => z.ZodType<z.output<Unwrapped<S>>>;
+  /** Required here (the wire has every member optional). */
+  required?: boolean;
+}
+
+/**
+ * A nested input block (an identity's claimMatch, ...) derived from the generated wire shape it is sent as
+ * (../../sdk/schemas): its members and their types are the wire's, optional unless `required`; the declaration
+ * gives each one's doc and any stricter rule, in the order it shows them. Every wire member needs a doc, so a member the OpenAPI adds does not
+ * compile until it is declared, and a member the wire does not have cannot be declared.
+ */
+export function nestedInput<S extends Record<string, z.ZodType>>(
+  wire: z.ZodObject<S>,
+  members: { [K in keyof S]: NestedMember<S[K]> },
+): z.ZodObject<{ [K in keyof S]: z.ZodType<z.output<S[K]>> }> {
+  // In the declaration's order (the order schema.json and the docs show); the keys are exactly the wire's.
+  const shape = Object.fromEntries(
+    Object.keys(members).map((key) => {
+      const member = wire.shape[key] as z.ZodType;
+      const spec = members[key as keyof S] as unknown as NestedMember<z.ZodType>;
+      const base = (member instanceof z.ZodOptional ? member.unwrap() : member) as z.ZodType;
+      const ruled = spec.rule === undefined ? base : spec.rule(base as never);
+      return [key, (spec.required === true ? ruled : ruled.optional()).describe(spec.doc)];
+    }),
+  );
+  return z.object(shape) as unknown as z.ZodObject<{ [K in keyof S]: z.ZodType<z.output<S[K]>> }>;
+}
+
 /** Inputs every resource takes that are never sent to the API (a declaration may override their doc or rule). */
-export const COMMON_INPUTS = ["profile", "adopt"] as const;
+export const COMMON_INPUTS = ["profile"] as const;
+
+/**
+ * Inputs of the provider, never sent to the API: the common ones, and `adopt`, which only the resources whose
+ * create can find an existing object declare (`adoptInput`): an input that does nothing is declared nowhere.
+ */
+export const PROVIDER_INPUTS = [...COMMON_INPUTS, "adopt"] as const;
+
+/** `adopt`: create takes over the existing object the resource's lookup finds, then updates it to match. */
+export function adoptInput(doc: string = ADOPT_DOC): InputField<z.ZodOptional<z.ZodBoolean>> {
+  return input(z.boolean().optional(), { doc });
+}
 
 type InputFields = Record<string, InputField>;
 type OutputFields = Record<string, OutputField>;
@@ -134,15 +180,14 @@ export function declareResource<I extends InputFields, O extends OutputFields>(
   const shape = (fields: Record<string, { schema: z.ZodType; doc: string }>) =>
     Object.fromEntries(Object.entries(fields).map(([key, f]) => [key, f.schema.describe(f.doc)]));
   const apiInputs = Object.keys(spec.inputs).filter(
-    (key) => !(COMMON_INPUTS as readonly string[]).includes(key),
+    (key) => !(PROVIDER_INPUTS as readonly string[]).includes(key),
   );
   const api = Object.fromEntries(apiInputs.map((key) => [key, spec.inputs[key]!]));
-  const common = Object.fromEntries(
-    COMMON_INPUTS.map((key) => [
-      key,
-      spec.inputs[key]?.schema.describe(spec.inputs[key]!.doc) ?? CommonInputSchema.shape[key],
-    ]),
-  );
+  const declared = (key: string) => spec.inputs[key]?.schema.describe(spec.inputs[key]!.doc);
+  const common = Object.fromEntries([
+    ...COMMON_INPUTS.map((key) => [key, declared(key) ?? CommonInputSchema.shape[key]]),
+    ...(Object.hasOwn(spec.inputs, "adopt") ? [["adopt", declared("adopt")!]] : []),
+  ]);
   let inputSchema: z.ZodType = z.object({ ...shape(api), ...common });
   if (spec.refine) inputSchema = (inputSchema as z.ZodObject).superRefine(spec.refine as never);
 

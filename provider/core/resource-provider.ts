@@ -123,8 +123,13 @@ export function compact<T extends Record<string, unknown>>(value: T): T {
   return out as T;
 }
 
-function carried(inputs: CommonInputs | undefined): CommonInputs {
-  return compact({ profile: inputs?.profile, adopt: inputs?.adopt });
+/**
+ * The provider's own inputs a state keeps: the profile, and `adopt` where the resource declares it (an old state's
+ * `adopt` of a resource that no longer takes it is dropped, not carried on).
+ */
+function carried(inputs: CommonInputs | undefined, declaration: ResourceDeclaration): CommonInputs {
+  const adopt = Object.hasOwn(declaration.inputs, "adopt") ? inputs?.adopt : undefined;
+  return compact({ profile: inputs?.profile, adopt });
 }
 
 type Props = Record<string, unknown>;
@@ -229,7 +234,7 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
   };
 
   const outputs = (object: T, common: CommonInputs): Record<string, unknown> =>
-    compact({ ...spec.inputsOf(object), ...carried(common), ...spec.outputsOf(object) });
+    compact({ ...spec.inputsOf(object), ...carried(common, spec.declaration), ...spec.outputsOf(object) });
 
   const applyUpdate = async (client: PlatformClient, uid: string, live: T, inputs: I): Promise<T> => {
     if (!spec.update) return live;
@@ -307,7 +312,10 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
         return {
           id: object.uid,
           props: withWriteOnly(outputs(object, common ?? {}), props),
-          inputs: withWriteOnly(compact({ ...spec.inputsOf(object), ...carried(common) }), props),
+          inputs: withWriteOnly(
+            compact({ ...spec.inputsOf(object), ...carried(common, spec.declaration) }),
+            props,
+          ),
         };
       } catch (err) {
         // Gone: no id, so refresh drops it from state and the next `up` creates it again.
@@ -322,7 +330,12 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
       if (result.changedFields.length === 0 || !spec.update) {
         // Only the profile changed: nothing to send, record the new inputs.
         return {
-          outs: compact({ ...withoutProvider(olds), profile: undefined, adopt: undefined, ...carried(news) }),
+          outs: compact({
+            ...withoutProvider(olds),
+            profile: undefined,
+            adopt: undefined,
+            ...carried(news, spec.declaration),
+          }),
         };
       }
       try {

@@ -14,12 +14,12 @@
  *
  * May import: ./declaration (types).
  */
-import type { COMMON_INPUTS, ResourceDeclaration } from "./declaration";
+import type { PROVIDER_INPUTS, ResourceDeclaration } from "./declaration";
 
 type Props = Record<string, unknown>;
 
 /** The API inputs of a resource's inputs `I` (not profile or adopt). */
-export type ApiInputs<I> = Omit<I, (typeof COMMON_INPUTS)[number]>;
+export type ApiInputs<I> = Omit<I, (typeof PROVIDER_INPUTS)[number]>;
 type ApiKey<I> = keyof ApiInputs<I> & string;
 
 /** Every declared API input, each present (an unset one as undefined): what a full read-back returns. */

@@ -7,51 +7,64 @@
  */
 import { z } from "zod";
 import { Uidp } from "../../sdk/schemas";
+import * as wire from "../../sdk/schemas/openapi.generated";
 import { AWS_ACCOUNT_PATTERN, INT64_PATTERN, inInt64Range } from "../../sdk/rules";
-import { declareResource, input, output } from "../core/declaration";
+import { adoptInput, declareResource, input, nestedInput, output } from "../core/declaration";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 
-export const AmazonInputSchema = z.object({
-  account: z.string().regex(AWS_ACCOUNT_PATTERN, "account must be 12 digits").describe("The AWS account id."),
+// Each block's members and types are the wire's (OpenAPI platform.iam.v2beta1.AccountAssociation.*, generated);
+// the declaration gives the docs, the required members (the OpenAPI's `...Required` lists) and stricter rules.
+const nonEmpty =
+  (what: string) =>
+  (member: z.ZodString): z.ZodString =>
+    member.min(1, `${what} must not be empty`);
+
+export const AmazonInputSchema = nestedInput(wire.AccountAssociationAmazon, {
+  account: {
+    doc: "The AWS account id.",
+    required: true,
+    rule: (member) => member.regex(AWS_ACCOUNT_PATTERN, "account must be 12 digits"),
+  },
 });
-export const AzureInputSchema = z.object({
-  tenantId: text("tenantId").describe("The Azure tenant id."),
-  clientIds: z
-    .record(z.string(), z.string())
-    .describe('Client ids by name, e.g. {"platform": "<client id>"}.'),
+export const AzureInputSchema = nestedInput(wire.AccountAssociationAzure, {
+  tenantId: { doc: "The Azure tenant id.", required: true, rule: nonEmpty("tenantId") },
+  clientIds: { doc: 'Client ids by name, e.g. {"platform": "<client id>"}.', required: true },
 });
-export const GoogleInputSchema = z.object({
-  projectId: text("projectId").describe("The Google Cloud project id."),
+export const GoogleInputSchema = nestedInput(wire.AccountAssociationGoogle, {
+  projectId: { doc: "The Google Cloud project id.", required: true, rule: nonEmpty("projectId") },
   // A string in the OpenAPI, with no pattern: never stricter than the service.
-  projectNumber: text("projectNumber").describe("The project number."),
+  projectNumber: { doc: "The project number.", required: true, rule: nonEmpty("projectNumber") },
 });
-export const ChainguardInputSchema = z.object({
-  serviceBindings: z
-    .record(z.string(), z.string())
-    .describe('Identity uids by service name, e.g. {"INGESTER": "<identity uid>"}.'),
+export const ChainguardInputSchema = nestedInput(wire.AccountAssociationChainguard, {
+  serviceBindings: {
+    doc: 'Identity uids by service name, e.g. {"INGESTER": "<identity uid>"}.',
+    required: true,
+  },
 });
-export const GitHubInputSchema = z.object({
-  appInstallations: z
-    .record(
-      z.string(),
-      z.object({
-        installations: z
-          .array(
-            z.object({
-              installationId: z
-                .string({ error: "installationId is required" })
-                .regex(INT64_PATTERN, "installationId must be a decimal int64 string")
-                .refine(inInt64Range, "installationId must be within the int64 range")
-                .describe("The installation's id: a decimal int64 string."),
-              name: z.string().optional(),
-            }),
-          )
-          .optional(),
-      }),
-    )
-    .optional()
-    .describe("GitHub App installations by app name."),
+const GitHubInstallationInputSchema = nestedInput(wire.AccountAssociationGitHubInstallation, {
+  installationId: {
+    doc: "The installation's id: a decimal int64 string.",
+    required: true,
+    rule: () =>
+      z
+        .string({ error: "installationId is required" })
+        .regex(INT64_PATTERN, "installationId must be a decimal int64 string")
+        .refine(inInt64Range, "installationId must be within the int64 range"),
+  },
+  name: { doc: "The GitHub user or organization the installation belongs to (informational)." },
+});
+const GitHubAppInstallationsInputSchema = nestedInput(wire.AccountAssociationGitHubAppInstallations, {
+  installations: {
+    doc: "The app's installations.",
+    rule: () => z.array(GitHubInstallationInputSchema),
+  },
+});
+export const GitHubInputSchema = nestedInput(wire.AccountAssociationGitHub, {
+  appInstallations: {
+    doc: "GitHub App installations by app name.",
+    rule: () => z.record(z.string(), GitHubAppInstallationsInputSchema),
+  },
 });
 
 /** The blocks, in the order the API lists them. */
@@ -79,9 +92,9 @@ export const ACCOUNT_ASSOCIATION = declareResource({
     google: input(GoogleInputSchema.optional(), { doc: "A Google Cloud project." }),
     chainguard: input(ChainguardInputSchema.optional(), { doc: "The platform's own service bindings." }),
     github: input(GitHubInputSchema.optional(), { doc: "GitHub App installations." }),
-    adopt: input(z.boolean().optional(), {
-      doc: "Take over the group's existing association instead of failing, then update it to match.",
-    }),
+    adopt: adoptInput(
+      "Take over the group's existing association instead of failing, then update it to match.",
+    ),
   },
   outputs: {
     uid: output(z.string(), "The association's uid: the group's uid."),

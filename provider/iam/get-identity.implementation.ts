@@ -57,6 +57,12 @@ export const GetIdentityResultSchema = Identity.extend({
       "The identity's name; absent when found by issuer and subject but not readable by the caller (e.g. a person's root-level identity).",
     ),
   parentUid: z.string().optional().describe("The uid of the group the identity lives in."),
+  lastSeenTime: z
+    .string()
+    .optional()
+    .describe(
+      "When a token exchange last assumed the identity (its last federation, or login); absent when none ever has: the identity was never used.",
+    ),
 });
 
 /** platform:iam:getIdentity, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */

@@ -45,9 +45,6 @@ export const GROUP_ACCESS = declareResource({
       doc: "Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.",
       default: false,
     }),
-    adopt: input(z.boolean().optional(), {
-      doc: "Has no effect: creating this resource always takes over the group's scope as it is and makes it match.",
-    }),
   },
   outputs: {
     uid: output(

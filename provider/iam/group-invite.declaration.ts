@@ -81,16 +81,6 @@ export const GROUP_INVITE = declareResource({
       replaces: true,
       default: false,
     }),
-    adopt: input(
-      z
-        .boolean()
-        .optional()
-        .refine((adopt) => adopt !== true, {
-          error:
-            "an invite's code is returned only when it is created, so an existing invite cannot be adopted",
-        }),
-      { doc: "Not supported: an existing invite's code cannot be read back, so adopt must not be true." },
-    ),
   },
   outputs: {
     uid: output(z.string(), "The invite's uid, assigned by the service."),

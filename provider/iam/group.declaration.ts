@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { GroupName, Uidp } from "../../sdk/schemas";
-import { declareResource, input, output } from "../core/declaration";
+import { adoptInput, declareResource, input, output } from "../core/declaration";
 
 export const GROUP = declareResource({
   token: "platform:iam:Group",
@@ -24,6 +24,7 @@ export const GROUP = declareResource({
       replaces: true,
       inPath: true,
     }),
+    adopt: adoptInput(),
   },
   outputs: {
     uid: output(z.string(), "The group's uid, assigned by the service."),

@@ -37,9 +37,6 @@ export const IDENTITY_ACCESS = declareResource({
       doc: "Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.",
       default: false,
     }),
-    adopt: input(z.boolean().optional(), {
-      doc: "Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.",
-    }),
   },
   outputs: {
     uid: output(

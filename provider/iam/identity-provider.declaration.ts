@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";
-import { declareResource, input, output } from "../core/declaration";
+import { adoptInput, declareResource, input, output } from "../core/declaration";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 
@@ -59,6 +59,7 @@ export const IDENTITY_PROVIDER = declareResource({
       doc: "Use PKCE in the login flow. Default false.",
       default: false,
     }),
+    adopt: adoptInput(),
   },
   outputs: {
     uid: output(z.string(), "The identity provider's uid, assigned by the service."),

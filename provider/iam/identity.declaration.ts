@@ -8,7 +8,6 @@
  */
 import { z } from "zod";
 import {
-  AWS_ACCOUNT_PATTERN,
   AWS_IDENTITY_PATTERN_MEMBERS,
   CLAIM_MATCH_PATTERN_MEMBERS,
   CLAIM_MATCH_RULE_PAIRS,
@@ -18,8 +17,8 @@ import {
   re2Problem,
 } from "../../sdk/rules";
 import { Uidp } from "../../sdk/schemas";
-import { ServicePrincipal } from "../../sdk/schemas/identities";
-import { declareResource, input, output } from "../core/declaration";
+import { AwsIdentity, ClaimMatch, ServicePrincipal, StaticKeys } from "../../sdk/schemas/identities";
+import { adoptInput, declareResource, input, nestedInput, output } from "../core/declaration";
 
 export { IDENTITY_KINDS, re2Problem };
 
@@ -30,101 +29,105 @@ const RULE_NEEDED = {
   subject: "claimMatch needs a subject or a subjectPattern",
 } as const;
 
-/** How a presented OIDC token is matched; exact values or regular expressions. */
-export const ClaimMatchInputSchema = z
-  .object({
-    issuer: text("issuer").optional().describe("The exact issuer (iss) URL of accepted tokens."),
-    issuerPattern: text("issuerPattern")
-      .optional()
-      .describe("An RE2 regular expression the whole issuer must match."),
-    subject: text("subject").optional().describe("The exact subject (sub) claim of accepted tokens."),
-    subjectPattern: text("subjectPattern")
-      .optional()
-      .describe("An RE2 regular expression the whole subject must match."),
-    audience: text("audience").optional().describe("The exact audience (aud) claim."),
-    audiencePattern: text("audiencePattern")
-      .optional()
-      .describe("An RE2 regular expression the whole audience must match."),
-    claims: z
-      .record(z.string(), z.string())
-      .optional()
-      .describe("Other claims that must equal these values."),
-    claimPatterns: z
-      .record(z.string(), z.string())
-      .optional()
-      .describe("Other claims that must match these RE2 regular expressions."),
-  })
-  .superRefine((match, ctx) => {
-    for (const [exact, pattern] of CLAIM_MATCH_RULE_PAIRS) {
-      if (match[exact] === undefined && match[pattern] === undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: [exact],
-          message: RULE_NEEDED[exact],
-        });
-      }
-    }
-    for (const key of CLAIM_MATCH_PATTERN_MEMBERS) {
-      const pattern = match[key];
-      if (pattern === undefined) continue;
-      const problem = re2Problem(pattern);
-      if (problem) ctx.addIssue({ code: "custom", path: [key], message: `${key} ${problem}` });
-    }
-    for (const [claim, pattern] of Object.entries(match.claimPatterns ?? {})) {
-      const problem = re2Problem(pattern);
-      if (problem)
-        ctx.addIssue({ code: "custom", path: ["claimPatterns", claim], message: `${claim} ${problem}` });
-    }
-  });
+/** A string member that must not be empty, on the wire's string. */
+const nonEmpty =
+  (what: string) =>
+  (wire: z.ZodString): z.ZodString =>
+    wire.min(1, `${what} must not be empty`);
 
-/** Pre-registered public keys, for token issuers without an online discovery document. */
-export const StaticKeysInputSchema = z
-  .object({
-    issuer: text("issuer").describe("The exact issuer (iss) of accepted tokens."),
-    subject: text("subject").describe("The exact subject (sub) of accepted tokens."),
-    issuerKeys: text("issuerKeys").describe(
-      'The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.',
-    ),
-    expirationTime: z
-      .string()
-      .refine((t) => Number.isFinite(Date.parse(t)), "expirationTime must be an RFC 3339 timestamp")
-      .describe(
-        "When the keys stop being accepted (RFC 3339), at most 365 days ahead. Required here, so the service's default never shows as drift.",
-      ),
-    audiences: z
-      .array(text("audience"))
-      .max(STATIC_KEYS_MAX_AUDIENCES, "audiences takes one value (the service supports exactly one today)")
-      .optional()
-      .describe("The accepted aud value (one); without it the service's own address."),
-  })
-  .superRefine((keys, ctx) => {
-    // The keys are taken as given and checked at token exchange; a preview refuses only a private key.
-    const problem = privateKeyProblem(keys.issuerKeys, "issuerKeys");
-    if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["issuerKeys"], message: problem });
-  });
-
-/** AWS IAM users and roles. */
-export const AwsIdentityInputSchema = z
-  .object({
-    awsAccount: z
-      .string()
-      .regex(AWS_ACCOUNT_PATTERN, "awsAccount must be 12 digits")
-      .describe("The AWS account id (12 digits)."),
-    arn: text("arn").optional().describe("The exact ARN to match."),
-    arnPattern: text("arnPattern").optional().describe("An RE2 regular expression the whole ARN must match."),
-    userId: text("userId").optional().describe("The exact user id to match."),
-    userIdPattern: text("userIdPattern")
-      .optional()
-      .describe("An RE2 regular expression the whole user id must match."),
-  })
-  .superRefine((aws, ctx) => {
-    for (const key of AWS_IDENTITY_PATTERN_MEMBERS) {
-      const pattern = aws[key];
-      if (pattern === undefined) continue;
-      const problem = re2Problem(pattern);
-      if (problem) ctx.addIssue({ code: "custom", path: [key], message: `${key} ${problem}` });
+/**
+ * How a presented OIDC token is matched; exact values or regular expressions. The members are the wire's
+ * (../../sdk/schemas ClaimMatch, from the OpenAPI); the docs and the RE2 and non-empty rules are the declaration's.
+ */
+export const ClaimMatchInputSchema = nestedInput(ClaimMatch, {
+  issuer: { doc: "The exact issuer (iss) URL of accepted tokens.", rule: nonEmpty("issuer") },
+  issuerPattern: {
+    doc: "An RE2 regular expression the whole issuer must match.",
+    rule: nonEmpty("issuerPattern"),
+  },
+  subject: { doc: "The exact subject (sub) claim of accepted tokens.", rule: nonEmpty("subject") },
+  subjectPattern: {
+    doc: "An RE2 regular expression the whole subject must match.",
+    rule: nonEmpty("subjectPattern"),
+  },
+  audience: { doc: "The exact audience (aud) claim.", rule: nonEmpty("audience") },
+  audiencePattern: {
+    doc: "An RE2 regular expression the whole audience must match.",
+    rule: nonEmpty("audiencePattern"),
+  },
+  claims: { doc: "Other claims that must equal these values." },
+  claimPatterns: { doc: "Other claims that must match these RE2 regular expressions." },
+}).superRefine((match, ctx) => {
+  for (const [exact, pattern] of CLAIM_MATCH_RULE_PAIRS) {
+    if (match[exact] === undefined && match[pattern] === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [exact],
+        message: RULE_NEEDED[exact],
+      });
     }
-  });
+  }
+  for (const key of CLAIM_MATCH_PATTERN_MEMBERS) {
+    const pattern = match[key];
+    if (pattern === undefined) continue;
+    const problem = re2Problem(pattern);
+    if (problem) ctx.addIssue({ code: "custom", path: [key], message: `${key} ${problem}` });
+  }
+  for (const [claim, pattern] of Object.entries(match.claimPatterns ?? {})) {
+    const problem = re2Problem(pattern);
+    if (problem)
+      ctx.addIssue({ code: "custom", path: ["claimPatterns", claim], message: `${claim} ${problem}` });
+  }
+});
+
+/**
+ * Pre-registered public keys, for token issuers without an online discovery document. The members are the wire's
+ * (../../sdk/schemas StaticKeys: issuer, subject and issuerKeys required and non-empty, as the spec says).
+ */
+export const StaticKeysInputSchema = nestedInput(StaticKeys, {
+  issuer: { doc: "The exact issuer (iss) of accepted tokens.", required: true },
+  subject: { doc: "The exact subject (sub) of accepted tokens.", required: true },
+  issuerKeys: {
+    doc: 'The public keys that sign accepted tokens, usually a JWKS document (JSON text, e.g. {"keys":[...]}); the service checks them when a token is exchanged. Never a private key.',
+    required: true,
+  },
+  expirationTime: {
+    doc: "When the keys stop being accepted (RFC 3339), at most 365 days ahead. Required here, so the service's default never shows as drift.",
+    required: true,
+    rule: (wire) =>
+      wire.refine((t) => Number.isFinite(Date.parse(t)), "expirationTime must be an RFC 3339 timestamp"),
+  },
+  audiences: {
+    doc: "The accepted aud value (one); without it the service's own address.",
+    rule: () =>
+      z
+        .array(text("audience"))
+        .max(STATIC_KEYS_MAX_AUDIENCES, "audiences takes one value (the service supports exactly one today)"),
+  },
+}).superRefine((keys, ctx) => {
+  // The keys are taken as given and checked at token exchange; a preview refuses only a private key.
+  const problem = privateKeyProblem(keys.issuerKeys ?? "", "issuerKeys");
+  if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["issuerKeys"], message: problem });
+});
+
+/** AWS IAM users and roles. The members are the wire's (../../sdk/schemas AwsIdentity: a 12-digit awsAccount). */
+export const AwsIdentityInputSchema = nestedInput(AwsIdentity, {
+  awsAccount: { doc: "The AWS account id (12 digits).", required: true },
+  arn: { doc: "The exact ARN to match.", rule: nonEmpty("arn") },
+  arnPattern: { doc: "An RE2 regular expression the whole ARN must match.", rule: nonEmpty("arnPattern") },
+  userId: { doc: "The exact user id to match.", rule: nonEmpty("userId") },
+  userIdPattern: {
+    doc: "An RE2 regular expression the whole user id must match.",
+    rule: nonEmpty("userIdPattern"),
+  },
+}).superRefine((aws, ctx) => {
+  for (const key of AWS_IDENTITY_PATTERN_MEMBERS) {
+    const pattern = aws[key];
+    if (pattern === undefined) continue;
+    const problem = re2Problem(pattern);
+    if (problem) ctx.addIssue({ code: "custom", path: [key], message: `${key} ${problem}` });
+  }
+});
 
 const ONE_KIND = `Exactly one of ${IDENTITY_KINDS.join(", ")}.`;
 
@@ -157,6 +160,7 @@ export const IDENTITY = declareResource({
     servicePrincipal: input(ServicePrincipal.optional(), {
       doc: `A platform service (SERVICE_PRINCIPAL_INGESTER, ...) that acts as this identity; no token exchange assumes it. ${ONE_KIND}`,
     }),
+    adopt: adoptInput(),
   },
   outputs: {
     uid: output(z.string(), "The identity's uid, assigned by the service."),

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";
-import { declareResource, input, output } from "../core/declaration";
+import { adoptInput, declareResource, input, output } from "../core/declaration";
 
 export const ROLE_BINDING = declareResource({
   token: "platform:iam:RoleBinding",
@@ -27,6 +27,9 @@ export const ROLE_BINDING = declareResource({
       doc: "The role: a custom role's uid or a built-in role's 40-hex uid (see getRole). Changing it replaces the binding.",
       replaces: true,
     }),
+    adopt: adoptInput(
+      "Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.",
+    ),
   },
   outputs: {
     uid: output(z.string(), "The binding's uid, assigned by the service."),

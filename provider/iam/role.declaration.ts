@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { Uidp } from "../../sdk/schemas";
 import { CAPABILITY_SET } from "../../sdk/schemas/capabilities";
-import { declareResource, input, output } from "../core/declaration";
+import { adoptInput, declareResource, input, output } from "../core/declaration";
 
 export const CapabilityName = z.string().refine((name) => CAPABILITY_SET.has(name), {
   error: (issue) => `unknown capability ${JSON.stringify(issue.input)}: use a name like CAP_IAM_GROUPS_LIST`,
@@ -31,6 +31,7 @@ export const ROLE = declareResource({
     capabilities: input(z.array(CapabilityName).min(1, "capabilities must list at least one capability"), {
       doc: "The capabilities the role grants, e.g. CAP_IAM_GROUPS_LIST. Order does not matter.",
     }),
+    adopt: adoptInput(),
   },
   outputs: {
     uid: output(z.string(), "The role's uid, assigned by the service."),

@@ -440,15 +440,23 @@ describe("5. v1 lists the Terraform provider's delete checks call", () => {
     const all = await kinds();
     for (const target of all.filter((k) => k.kind !== "groups")) {
       const prefix = V1_LISTS[target.kind]!;
-      const byId = await api.get(`${prefix}?id=${encodeURIComponent(target.uid)}`);
+      // AccountAssociationsFilter has no `id`: an association is found by its group, whose uid it carries.
+      const idParam = target.kind === "accountAssociations" ? "group" : "id";
+      const byId = await api.get(`${prefix}?${idParam}=${encodeURIComponent(target.uid)}`);
       expect([target.kind, byId.status]).toEqual([target.kind, 200]);
       expect(byId.body.items.map((i: { id: string }) => i.id)).toEqual([target.uid]);
       expect(byId.body.items[0].createdAt).toMatch(/Z$/);
       expect(byId.body.items[0].uid).toBeUndefined();
-      const byGroup = await api.get(`${prefix}?group=${encodeURIComponent(target.parent)}`);
+      // GroupInviteFilter and AccountAssociationsFilter have `group`; the others scope by uidp (v1-filters.test.ts).
+      const scope = ["groupInvites", "accountAssociations"].includes(target.kind)
+        ? "group"
+        : "uidp.childrenOf";
+      const byGroup = await api.get(`${prefix}?${scope}=${encodeURIComponent(target.parent)}`);
       expect(byGroup.body.items.map((i: { id: string }) => i.id)).toContain(target.uid);
       await api.del(`/iam/v2beta1/${target.kind}/${target.uid}`);
-      expect((await api.get(`${prefix}?id=${encodeURIComponent(target.uid)}`)).body.items).toEqual([]);
+      expect((await api.get(`${prefix}?${idParam}=${encodeURIComponent(target.uid)}`)).body.items).toEqual(
+        [],
+      );
     }
   });
 });

@@ -18,7 +18,7 @@ import { repos } from "../../emulator/routes/repos";
 import { roleBindings } from "../../emulator/routes/role-bindings";
 import { roles } from "../../emulator/routes/roles";
 import { tags } from "../../emulator/routes/tags";
-import { V1_LIST_PARAMS } from "../../emulator/routes/v1";
+import { V1_LISTS } from "../../emulator/routes/v1";
 import { details, enc, start, type Api } from "./helpers";
 import { SPEC_PATH } from "./openapi";
 
@@ -130,16 +130,6 @@ describe("a uid-valued list parameter", () => {
     await api.emulator.close();
   });
 
-  const V1_LISTS = [
-    "/iam/v1/groups",
-    "/iam/v1/identities",
-    "/iam/v1/roles",
-    "/iam/v1/rolebindings",
-    "/iam/v1/group_invites",
-    "/iam/v1/account_associations",
-    "/iam/v1/identityProviders",
-    "/registry/v1/repos",
-  ];
   const uidRules = (rules: Readonly<Record<string, ParamRule>>) =>
     Object.entries(rules)
       .filter(
@@ -148,7 +138,7 @@ describe("a uid-valued list parameter", () => {
       .map(([name]) => name);
   const cases: [string, string][] = [
     ...LISTS.flatMap((s) => uidRules(listParameters(s)).map((name) => [s.prefix, name] as [string, string])),
-    ...V1_LISTS.flatMap((path) => uidRules(V1_LIST_PARAMS).map((name) => [path, name] as [string, string])),
+    ...V1_LISTS.flatMap((l) => uidRules(l.params).map((name) => [l.path, name] as [string, string])),
   ];
   const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   const MALFORMED = ["not a uid", "ABCDEF0123456789", "0123456789abcdef/xyz", "a/b", "%00", "../../etc"];
@@ -175,7 +165,7 @@ describe("a uid-valued list parameter", () => {
         .filter(([path]) => path === "/iam/v1/groups")
         .map(([, n]) => n)
         .sort(),
-    ).toEqual(["group", "id", "uidp.childrenOf", "uidp.descendantsOf"].sort());
+    ).toEqual(["id", "uidp.ancestorsOf", "uidp.childrenOf", "uidp.descendantsOf", "uidp.ids"].sort());
   });
 
   test.each(cases)(

@@ -49,7 +49,8 @@ describe("identities", () => {
       claimMatch: { issuer: "https://token.actions.githubusercontent.com", subjectPattern: "repo:acme/.*" },
     });
     expect(created.status).toBe(200);
-    expect(created.body.lastSeenTime).toMatch(RFC3339_MS);
+    // Never federated: no lastSeenTime (sts.test.ts sets and reads it).
+    expect(created.body).not.toHaveProperty("lastSeenTime");
     const patched = await api.patch(`/iam/v2beta1/identities/${created.body.uid}?updateMask=description`, {
       description: "ci",
       name: "ignored",

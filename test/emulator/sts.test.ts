@@ -137,3 +137,64 @@ describe("token exchange", () => {
     ).toBe(7);
   });
 });
+
+describe("lastSeenTime: when a token exchange last assumed the identity (issue 32)", () => {
+  const reads = (uid: string) => [
+    api.get(`/iam/v2beta1/identities/${uid}`).then((r) => r.body),
+    api.get(`/iam/v2beta1/identities?uidp.ids=${encodeURIComponent(uid)}`).then((r) => r.body.identities[0]),
+    api.get(`/iam/v1/identities?id=${encodeURIComponent(uid)}`).then((r) => r.body.items[0]),
+  ];
+
+  test("absent on create and on every read until the identity first federates", async () => {
+    const created = await api.post(`/iam/v2beta1/identities/${org}`, {
+      name: "never-used",
+      claimMatch: { issuer: `${api.emulator.url}/oidc`, subject: "never" },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).not.toHaveProperty("lastSeenTime");
+    api.emulator.clock.advance(60_000);
+    for (const read of await Promise.all(reads(created.body.uid))) {
+      expect(read).toMatchObject({ name: "never-used" });
+      expect(read).not.toHaveProperty("lastSeenTime");
+    }
+    // A client that echoes it on create still gets none: it is output-only.
+    const echoed = await api.post(`/iam/v2beta1/identities/${org}`, {
+      name: "echoed",
+      claimMatch: { issuer: `${api.emulator.url}/oidc`, subject: "echoed" },
+      lastSeenTime: "2025-01-01T00:00:00Z",
+    });
+    expect(echoed.status).toBe(200);
+    expect(echoed.body).not.toHaveProperty("lastSeenTime");
+  });
+
+  /** Exchanges a token for `uid` and returns the window (emulator clock) the exchange happened in. */
+  async function federate(uid: string, subject: string): Promise<[number, number]> {
+    const before = api.emulator.clock.now().getTime();
+    expect((await exchange(uid, await api.emulator.mintIdToken({ subject }))).status).toBe(200);
+    return [before, api.emulator.clock.now().getTime()];
+  }
+  const within = (value: unknown, [from, to]: [number, number]) => {
+    const at = Date.parse(String(value));
+    expect([value, at >= from && at <= to]).toEqual([value, true]);
+  };
+
+  test("each exchange sets it to the exchange's time; an update keeps it", async () => {
+    const uid = await identity({ issuer: `${api.emulator.url}/oidc`, subject: "seen" });
+    api.emulator.clock.advance(60_000);
+    const first = await federate(uid, "seen");
+    for (const read of await Promise.all(reads(uid))) within(read.lastSeenTime, first);
+    api.emulator.clock.advance(120_000);
+    const second = await federate(uid, "seen");
+    const seen = (await api.get(`/iam/v2beta1/identities/${uid}`)).body.lastSeenTime as string;
+    within(seen, second);
+    for (const read of await Promise.all(reads(uid))) expect(read.lastSeenTime).toBe(seen);
+    api.emulator.clock.advance(60_000);
+    const patched = await api.patch(`/iam/v2beta1/identities/${uid}?updateMask=description`, {
+      description: "still seen",
+    });
+    expect(patched.body.lastSeenTime).toBe(seen);
+    // A refused exchange (another subject) is no federation.
+    expect((await exchange(uid, await api.emulator.mintIdToken({ subject: "other" }))).status).toBe(403);
+    expect((await api.get(`/iam/v2beta1/identities/${uid}`)).body.lastSeenTime).toBe(seen);
+  });
+});

@@ -29,6 +29,7 @@
 import fc from "fast-check";
 import type { Emulator, Kind, StoredObject } from "../../emulator";
 import { routeTable } from "../../emulator/routes/table";
+import { V1_LISTS as V1_FILTERS } from "../../emulator/routes/v1";
 import type { Control } from "../../emulator/routes/control";
 import { check, resolve, spec, type Schema } from "../emulator/openapi";
 import {
@@ -1312,35 +1313,45 @@ const V1_LISTS: Record<string, AnyCollection> = {
 };
 
 /**
- * The filters the real clients send to v1 lists (the Terraform provider's delete checks): `id` (repeatable) gives
- * exactly those objects, `group` the group's own; a parameter v1 does not have is refused.
+ * The filters the real clients send to v1 lists (the SDK's Filter messages, emulator/routes/v1.ts): `id`
+ * (repeatable) gives exactly those objects, `group` (invites, associations) or `uidp.childrenOf` the group's own; a
+ * parameter v1 does not have is refused.
  */
 async function fuzzV1List(operation: string, path: string, collection: AnyCollection): Promise<void> {
+  // The fields of the SDK's Filter message for this list (emulator/routes/v1.ts): `id` and `group` where it has them.
+  const params = V1_FILTERS.find((l) => l.path === path)!.params;
+  const has = (name: string) => Object.hasOwn(params, name);
   const unfiltered = await api.get(path);
   const listedIds = ((unfiltered.body?.items ?? []) as { id: string }[]).map((i) => i.id);
   const ids = pool(collection).slice(0, 2);
-  const byId = await send(operation, { method: "GET", path, query: ids.map((id) => ["id", id]) });
+  const idParam = has("id") ? "id" : "group";
+  const byId = await send(operation, {
+    method: "GET",
+    path,
+    query: (has("id") ? ids : ids.slice(0, 1)).map((id) => [idParam, id]),
+  });
   const got = ((byId.response.body?.items ?? []) as { id: string }[]).map((i) => i.id).sort();
-  const expected = ids.filter((id) => listedIds.includes(id)).sort();
+  const expected = (has("id") ? ids : ids.slice(0, 1)).filter((id) => listedIds.includes(id)).sort();
   if (byId.response.status !== 200 || !isDeepStrictEqual(got, expected))
     fail(
       operation,
       "list-filter",
-      `id=${ids.join(",")} gave ${JSON.stringify(got)} (${byId.response.status}); the unfiltered list holds ${JSON.stringify(expected)}`,
-      "id",
+      `${idParam}=${ids.join(",")} gave ${JSON.stringify(got)} (${byId.response.status}); the unfiltered list holds ${JSON.stringify(expected)}`,
+      idParam,
     );
   const group = collection === "groups" ? world.org : world.folders[0]!;
-  const byGroup = await send(operation, { method: "GET", path, query: [["group", group]] });
+  const scope = has("group") ? "group" : "uidp.childrenOf";
+  const byGroup = await send(operation, { method: "GET", path, query: [[scope, group]] });
   if (byGroup.response.status !== 200)
     fail(
       operation,
       "accepts-valid",
-      `group=${group} → ${byGroup.response.status} ${byGroup.response.text.slice(0, 200)}`,
+      `${scope}=${group} → ${byGroup.response.status} ${byGroup.response.text.slice(0, 200)}`,
     );
   for (const { id } of (byGroup.response.body?.items ?? []) as { id: string }[]) {
     const own = id === group || placeOf({ uid: id }, collection) === group;
     if (!own && !(collection === "roles" && !id.includes("/")))
-      fail(operation, "list-filter", `group=${group} returned ${id}`, "group");
+      fail(operation, "list-filter", `${scope}=${group} returned ${id}`, scope);
   }
   await expectRefused(
     operation,

@@ -33,11 +33,12 @@ const common: Record<string, Field> = {
     invalid: notAString.filter((v) => typeof v !== "string"),
     optional: true,
   },
-  adopt: {
-    valid: fc.constant(false),
-    invalid: fc.oneof(fc.constant(null), fc.string(), fc.integer()),
-    optional: true,
-  },
+};
+/** `adopt`, on the resources that declare it. */
+const adopt: Field = {
+  valid: fc.constant(false),
+  invalid: fc.oneof(fc.constant(null), fc.string(), fc.integer()),
+  optional: true,
 };
 
 let h: Harness;
@@ -352,7 +353,6 @@ const targets: Target[] = [
         invalid: fc.oneof(fc.constant("yes"), fc.integer()),
         optional: true,
       },
-      adopt: { ...common.adopt!, invalid: fc.oneof(fc.constant(true), fc.string(), fc.integer()) },
     }),
     // ttl or expirationTime, exactly one: generated together (`lifetime`).
     cases: (fields) =>
@@ -422,7 +422,15 @@ describe.each(targets)("$name provider under random and malformed arguments", (t
   });
 
   test("rejected at check naming exactly the broken fields with zero API calls, or created exactly", async () => {
-    const fields = fieldsOf(resource.declaration, { ...common, ...target.fields() }, known());
+    const fields = fieldsOf(
+      resource.declaration,
+      {
+        ...common,
+        ...(Object.hasOwn(resource.declaration.inputs, "adopt") ? { adopt } : {}),
+        ...target.fields(),
+      },
+      known(),
+    );
     await fc.assert(
       fc.asyncProperty((target.cases ?? caseOf)(fields), async ({ inputs, broken, maybe = [] }) => {
         if (inputs.groupUid === FRESH_GROUP) {

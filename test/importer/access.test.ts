@@ -86,6 +86,16 @@ describe("platform-access", () => {
       made = await makeOrg(emulator, plan);
       [, eng, sandbox, ops] = made.groups as [string, string, string, string];
       [ci, bot, alice] = made.identities.map((i) => i.uid) as [string, string, string];
+      // ci federates once: a token exchange sets its lastSeenTime (an identity never used has none).
+      await emulator.client.identities.update(ci, {
+        claimMatch: { issuer: `${emulator.url}/oidc`, subject: "wl0" },
+      });
+      const idToken = await emulator.mintIdToken({ subject: "wl0" });
+      const exchanged = await fetch(
+        `${emulator.url}/sts/exchange?aud=${encodeURIComponent(emulator.url)}&identity=${encodeURIComponent(ci)}`,
+        { headers: { authorization: `Bearer ${idToken}` } },
+      );
+      expect(exchanged.status).toBe(200);
     });
 
     it("review --json lists exactly the grants, with the bindings that grant them", async () => {

@@ -9,7 +9,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
+import { useOrganization } from "../organization";
 import { BINDINGS_FORMS, withBindingsAs } from "../../importer/bindings";
 import { main, type Io } from "../../importer/cli";
 import type { Found, ImportDocument } from "../../importer/document";
@@ -33,6 +34,7 @@ function capture(env: Record<string, string | undefined>): Io & { out: string; e
 const rows = (doc: ImportDocument) => doc.resources.map((r) => [r.type, r.name, r.id, r.parent ?? null]);
 
 describe("platform-import --bindings", () => {
+  const organization = useOrganization();
   let emulator: Emulator;
   let o: EveryKind;
   let env: Record<string, string>;
@@ -40,9 +42,9 @@ describe("platform-import --bindings", () => {
   let dir: string;
 
   beforeAll(async () => {
-    emulator = await startEmulator();
+    emulator = organization.emulator;
     o = await everyKind(emulator.client, emulator.orgUid);
-    orgName = (await emulator.client.groups.get(emulator.orgUid)).name;
+    orgName = await organization.name();
     env = {
       PLATFORM_API_URL: emulator.url,
       PLATFORM_TOKEN: emulator.token,
@@ -51,7 +53,6 @@ describe("platform-import --bindings", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-bindings-"));
   });
   afterAll(async () => {
-    await emulator?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -8,7 +8,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
+import { useOrganization } from "../organization";
 import { everyKind, terraformState } from "./fixtures";
 import { main, type Io } from "../../importer/cli";
 import {
@@ -41,17 +42,15 @@ function capture(env: Record<string, string | undefined>): Io & { out: string; e
 const byType = (doc: ImportDocument) => doc.resources.map((r) => [r.type, r.name, r.id, r.parent ?? null]);
 
 describe("the API walk", () => {
+  const organization = useOrganization();
   let emulator: Emulator;
   let objects: Awaited<ReturnType<typeof everyKind>>;
   let orgName: string;
 
   beforeAll(async () => {
-    emulator = await startEmulator();
+    emulator = organization.emulator;
     objects = await everyKind(emulator.client, emulator.orgUid);
-    orgName = (await emulator.client.groups.get(emulator.orgUid)).name;
-  });
-  afterAll(async () => {
-    await emulator?.close();
+    orgName = await organization.name();
   });
 
   it("finds an object of every kind, with its group as parent, never a built-in role", async () => {
@@ -119,11 +118,12 @@ describe("the API walk", () => {
 });
 
 describe("a 1,000-object organization", () => {
+  const organization = useOrganization();
   let emulator: Emulator;
   const sizes = { groups: 200, identities: 300, roles: 100, bindings: 300, invites: 50, associations: 50 };
 
   beforeAll(async () => {
-    emulator = await startEmulator();
+    emulator = organization.emulator;
     const client = emulator.client;
     const org = emulator.orgUid;
     const groups: { uid: string }[] = [];
@@ -157,9 +157,6 @@ describe("a 1,000-object organization", () => {
     await inBatches(sizes.associations, (i) =>
       client.accountAssociations.create(groups[i]!.uid, { name: "aws", amazon: { account: "210987654321" } }),
     );
-  });
-  afterAll(async () => {
-    await emulator?.close();
   });
 
   it("is read in pages of 200 with the fewest calls; names stay unique", async () => {
@@ -203,12 +200,10 @@ describe("a 1,000-object organization", () => {
 });
 
 describe("references the engine will guess", () => {
+  const organization = useOrganization();
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator();
-  });
-  afterAll(async () => {
-    await emulator?.close();
+    emulator = organization.emulator;
   });
 
   it("a folder and an identity of the same name would refer to each other: a warning names them", async () => {
@@ -299,15 +294,13 @@ describe("names", () => {
 });
 
 describe("a Terraform state", () => {
+  const organization = useOrganization();
   let emulator: Emulator;
   let objects: Awaited<ReturnType<typeof everyKind>>;
 
   beforeAll(async () => {
-    emulator = await startEmulator();
+    emulator = organization.emulator;
     objects = await everyKind(emulator.client, emulator.orgUid);
-  });
-  afterAll(async () => {
-    await emulator?.close();
   });
 
   it("maps every resource of the chainguard provider to the same types, ids and parents as the API walk", async () => {
@@ -382,6 +375,7 @@ describe("a Terraform state", () => {
 });
 
 describe("refusals: one line, exit 1, nothing written", () => {
+  const organization = useOrganization();
   let emulator: Emulator;
   let dir: string;
   let env: Record<string, string>;
@@ -389,7 +383,7 @@ describe("refusals: one line, exit 1, nothing written", () => {
   let viewerUid: string;
 
   beforeAll(async () => {
-    emulator = await startEmulator();
+    emulator = organization.emulator;
     env = {
       PLATFORM_API_URL: emulator.url,
       PLATFORM_TOKEN: emulator.token,
@@ -405,7 +399,6 @@ describe("refusals: one line, exit 1, nothing written", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-import-refusals-"));
   });
   afterAll(async () => {
-    await emulator?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

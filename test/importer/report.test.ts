@@ -10,7 +10,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
+import { useOrganization } from "../organization";
 import { EXIT_UNMANAGED, main, type Io } from "../../importer/cli";
 import type { ImportDocument } from "../../importer/document";
 import { KINDS, LISTED_KINDS } from "../../importer/kinds";
@@ -36,6 +37,7 @@ function capture(env: Record<string, string | undefined>): Io & { out: string; e
 const claim = (subject: string) => ({ issuer: "https://issuer.example.com", subject });
 
 describe("platform-import report", () => {
+  const emulated = useOrganization();
   let emulator: Emulator;
   let env: Record<string, string>;
   let dir: string;
@@ -120,7 +122,7 @@ describe("platform-import report", () => {
   }
 
   beforeAll(async () => {
-    emulator = await startEmulator();
+    emulator = emulated.emulator;
     org = emulator.orgUid;
     env = {
       PLATFORM_API_URL: emulator.url,
@@ -131,7 +133,6 @@ describe("platform-import report", () => {
     o = await organization();
   });
   afterAll(async () => {
-    await emulator?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -169,9 +170,15 @@ describe("platform-import report", () => {
       groupInvite: { managed: 1, total: 1 },
       accountAssociation: { managed: 1, total: 1 },
     });
-    expect(report.unmanaged.find((u) => u.kind === "roleBinding")!.name).toBe(
-      "intruder holds deploy-role on platform",
-    );
+    // JSON names objects as the API does (issue 32): a binding has no name, it links an identity and a role.
+    const binding = report.unmanaged.find((u) => u.kind === "roleBinding")!;
+    expect(binding).not.toHaveProperty("name");
+    expect(binding).toMatchObject({
+      identityUid: o.intruder.uid,
+      roleUid: o.role.uid,
+      group: o.platform.uid,
+    });
+    expect(report.unmanaged.find((u) => u.kind === "identity")!.name).toBe("intruder");
     expect(io.out).not.toContain("secret-of-sso");
     expect(io.out + io.err.join("\n")).not.toContain(emulator.token);
   });
@@ -195,10 +202,20 @@ describe("platform-import report", () => {
       kind: "group",
       type: "platform:iam:Group",
       uid: o.shadow.uid,
-      name: "shadow in demo-org",
+      name: "shadow",
       group: org,
     });
     expect(Object.keys(report.unmanaged[1]!)).toEqual(["kind", "type", "uid", "name", "group"]);
+    expect(Object.keys(report.unmanaged[2]!)).toEqual([
+      "kind",
+      "type",
+      "uid",
+      "group",
+      "identityUid",
+      "roleUid",
+    ]);
+    expect(io.out).not.toContain(" holds ");
+    expect(io.out).not.toContain(" in demo-org");
     expect(report.skipped).toEqual([]);
   });
 

@@ -1,4 +1,6 @@
 /** Data sources against the in-process emulator: paging, filters, lookups by name and uid, profiles. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { startEmulator, type Emulator } from "../../emulator";
 import * as platform from "../../provider";
@@ -132,6 +134,14 @@ describe("iam data sources", () => {
     });
     const found = await platform.iam.getIdentity({ name: "ci", parentUid: emulator.orgUid });
     expect(found).toMatchObject({ uid: identity.uid, parentUid: emulator.orgUid });
+    // Never federated: no lastSeenTime, and the result's doc says what its absence means (issue 32).
+    expect(found).not.toHaveProperty("lastSeenTime");
+    const schema = JSON.parse(readFileSync(join(__dirname, "..", "..", "schema.json"), "utf8")) as {
+      functions: Record<string, { outputs: { properties: Record<string, { description?: string }> } }>;
+    };
+    expect(
+      schema.functions["platform:iam:getIdentity"]!.outputs.properties.lastSeenTime!.description,
+    ).toMatch(/absent.*never/i);
   });
 
   it("getIdentity finds an identity by issuer and subject (the service's lookup), or answers the uid alone", async () => {

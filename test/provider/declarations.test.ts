@@ -12,6 +12,22 @@ import { RESOURCE_PROPERTIES } from "../../provider/types";
 import { RESOURCES as PLUGIN_RESOURCES } from "../../plugin/resources";
 import { DATA_SOURCES as PLUGIN_DATA_SOURCES } from "../../plugin/data-sources";
 import * as platform from "../../provider";
+import { z } from "zod";
+import { nestedInput } from "../../provider/core/declaration";
+import {
+  AwsIdentityInputSchema,
+  ClaimMatchInputSchema,
+  StaticKeysInputSchema,
+} from "../../provider/iam/identity.declaration";
+import { AwsIdentity, ClaimMatch, StaticKeys } from "../../sdk/schemas/identities";
+import * as wire from "../../sdk/schemas/openapi.generated";
+import {
+  AmazonInputSchema,
+  AzureInputSchema,
+  ChainguardInputSchema,
+  GitHubInputSchema,
+  GoogleInputSchema,
+} from "../../provider/iam/account-association.declaration";
 const { GENERATORS } = require("../../scripts/generate.js") as {
   GENERATORS: { name: string; script: string; writes: string; engine?: boolean }[];
 };
@@ -48,7 +64,9 @@ describe.each(RESOURCES.map((r) => [r.declaration.token, r.declaration] as const
 
   it("schema.json has its summary, each field's doc, and exactly its secret and replace flags", () => {
     expect(spec.description).toBe(d.summary);
-    expect(Object.keys(spec.inputProperties)).toEqual([...d.apiInputs, "profile", "adopt"]);
+    // `adopt` only where the resource declares it (test/provider/adopt.test.ts).
+    const adopt = Object.hasOwn(d.inputs, "adopt") ? ["adopt"] : [];
+    expect(Object.keys(spec.inputProperties)).toEqual([...d.apiInputs, "profile", ...adopt]);
     for (const key of d.apiInputs) {
       const field = d.inputs[key]!;
       expect([key, spec.inputProperties[key]!.description]).toEqual([key, field.doc]);
@@ -148,5 +166,41 @@ describe("generated files", () => {
     }
     expect(failure.status).toBe(2);
     expect(String(failure.stderr)).toContain(GENERATORS.map((g) => g.name).join(", "));
+  });
+});
+
+describe("nested input blocks are derived from the wire shapes (issue 32)", () => {
+  test.each([
+    ["claimMatch", ClaimMatchInputSchema, ClaimMatch],
+    ["staticKeys", StaticKeysInputSchema, StaticKeys],
+    ["awsIdentity", AwsIdentityInputSchema, AwsIdentity],
+    ["amazon", AmazonInputSchema, wire.AccountAssociationAmazon],
+    ["azure", AzureInputSchema, wire.AccountAssociationAzure],
+    ["google", GoogleInputSchema, wire.AccountAssociationGoogle],
+    ["chainguard", ChainguardInputSchema, wire.AccountAssociationChainguard],
+    ["github", GitHubInputSchema, wire.AccountAssociationGitHub],
+  ] as const)("%s has exactly the wire's members, each documented", (_name, declared, wire) => {
+    expect(Object.keys(declared.shape).sort()).toEqual(Object.keys(wire.shape).sort());
+    for (const member of Object.values(declared.shape))
+      expect(member.description).toEqual(expect.any(String));
+  });
+
+  test("nestedInput takes the wire's members and types, the declaration's docs, rules and required ones", () => {
+    const wire = z.object({
+      a: z.string().describe("wire a").optional(),
+      b: z.array(z.string()).optional(),
+      n: z.number().optional(),
+    });
+    const block = nestedInput(wire, {
+      a: { doc: "declared a", rule: (s) => s.min(2, "a is short"), required: true },
+      b: { doc: "declared b" },
+      n: { doc: "declared n" },
+    });
+    expect(Object.keys(block.shape)).toEqual(["a", "b", "n"]);
+    expect(block.shape.a.description).toBe("declared a");
+    expect(block.safeParse({ a: "xy", b: ["1"], n: 3 }).success).toBe(true);
+    expect(block.safeParse({ b: [] }).success).toBe(false); // a is required here
+    expect(block.safeParse({ a: "x" }).error?.issues[0]?.message).toBe("a is short");
+    expect(block.safeParse({ a: "xy", n: "3" }).success).toBe(false); // the wire's type
   });
 });

@@ -6,10 +6,10 @@
 import fc from "fast-check";
 import groupAccess = require("../../provider/iam/group-access.provider");
 import roleBinding = require("../../provider/iam/role-binding.provider");
-import { BUILTIN_ROLES } from "../../emulator/access";
 import { callerIdentity, keyOf, resetClaims, subjectOf } from "../../provider/iam/access";
 import { configureFromLookup } from "../../provider/core/client";
 import { Harness, startHarness } from "./harness";
+import { builtinRole, organizationOf } from "../organization";
 
 let h: Harness;
 beforeAll(async () => {
@@ -23,21 +23,15 @@ beforeEach(() => {
   resetClaims();
 });
 
-const role = (name: string) => BUILTIN_ROLES.find((r) => r.name === name)!.uid;
-const VIEWER = role("viewer");
-const EDITOR = role("editor");
+const VIEWER = builtinRole("viewer");
+const EDITOR = builtinRole("editor");
 
 async function fixture() {
-  const c = h.emulator.client;
-  const folder = await c.groups.create(h.emulator.orgUid, { name: "folder" });
-  const child = await c.groups.create(folder.uid, { name: "child" });
-  const identity = (name: string) =>
-    c.identities.create(h.emulator.orgUid, {
-      name,
-      claimMatch: { issuer: "https://issuer.example", subject: name },
-    });
-  const [ci, bob] = [await identity("ci"), await identity("bob")];
-  return { c, folder, child, ci, bob };
+  const org = organizationOf(h.emulator);
+  const folder = await org.folder("folder");
+  const child = await org.folder("child", folder.uid);
+  const [ci, bob] = [await org.identity("ci"), await org.identity("bob")];
+  return { c: org.client, folder, child, ci, bob };
 }
 
 type Props = Record<string, unknown>;
@@ -176,7 +170,7 @@ describe("GroupAccess provider", () => {
     const [failure] = checked.failures!;
     expect(failure!.property).toBe("");
     expect(failure!.reason).toContain(
-      `role owner (${role("owner")}) of identity demo-user (${h.emulator.userUid})`,
+      `role owner (${builtinRole("owner")}) of identity demo-user (${h.emulator.userUid})`,
     );
     expect(failure!.reason).toContain("allowRemovingOwnAccess");
     expect(failure!.reason).not.toContain("\n");
@@ -193,7 +187,7 @@ describe("GroupAccess provider", () => {
         groupUid: org,
         bindings: [
           { identityUid: ci.uid, roleUid: VIEWER },
-          { identityUid: h.emulator.userUid, roleUid: role("owner") },
+          { identityUid: h.emulator.userUid, roleUid: builtinRole("owner") },
         ],
       },
     );
@@ -268,7 +262,7 @@ describe("the provider's own identity and the cost of a read", () => {
   it("deletes the provider's own binding after every other one", async () => {
     const { ci, bob } = await fixture();
     const org = h.emulator.orgUid;
-    const own = { identityUid: h.emulator.userUid, roleUid: role("owner") };
+    const own = { identityUid: h.emulator.userUid, roleUid: builtinRole("owner") };
     const { id, outs } = await groupAccess.create({
       groupUid: org,
       bindings: [own, { identityUid: ci.uid, roleUid: VIEWER }, { identityUid: bob.uid, roleUid: VIEWER }],
@@ -334,7 +328,7 @@ describe("the provider's own identity and the cost of a read", () => {
 
   it("reads 1,000 bindings in five list calls of 200", async () => {
     const { c, folder } = await fixture();
-    const roles = [VIEWER, EDITOR, role("owner"), role("registry.pull")];
+    const roles = [VIEWER, EDITOR, builtinRole("owner"), builtinRole("registry.pull")];
     for (let i = 0; i < 250; i++) {
       const identity = await c.identities.create(h.emulator.orgUid, {
         name: `member-${i}`,

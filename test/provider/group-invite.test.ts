@@ -220,7 +220,7 @@ describe("group invite", () => {
     expect(h.requestsSinceMark()).toHaveLength(0);
   });
 
-  it("check rejects a bad ttl, email and adopt, naming each, with zero API calls", async () => {
+  it("check rejects a bad ttl and email, naming each, with zero API calls", async () => {
     const role = await h.emulator.client.roles.create(h.emulator.orgUid, {
       name: "r",
       capabilities: ["CAP_REPO_LIST"],
@@ -233,12 +233,10 @@ describe("group invite", () => {
         roleUid: role.uid,
         ttl: "3 days",
         email: "not-an-email",
-        adopt: true,
       },
     );
-    expect(failures?.map((f) => f.property).sort()).toEqual(["adopt", "email", "ttl"]);
+    expect(failures?.map((f) => f.property).sort()).toEqual(["email", "ttl"]);
     expect(failures?.find((f) => f.property === "ttl")?.reason).toMatch(/72h/);
-    expect(failures?.find((f) => f.property === "adopt")?.reason).toMatch(/code/);
     const zero = await provider.check!({}, { groupUid: h.emulator.orgUid, roleUid: role.uid, ttl: "0s" });
     expect(zero.failures?.map((f) => [f.property, f.reason])).toEqual([
       ["ttl", "ttl must be longer than zero"],

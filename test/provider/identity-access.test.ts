@@ -1,9 +1,9 @@
 /** platform.iam.IdentityAccess's provider against the in-process emulator. */
 import identityAccess = require("../../provider/iam/identity-access.provider");
 import groupAccess = require("../../provider/iam/group-access.provider");
-import { BUILTIN_ROLES } from "../../emulator/access";
 import { resetClaims } from "../../provider/iam/access";
 import { Harness, startHarness } from "./harness";
+import { builtinRole, organizationOf } from "../organization";
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,18 +17,12 @@ beforeEach(() => {
   resetClaims();
 });
 
-const role = (name: string) => BUILTIN_ROLES.find((r) => r.name === name)!.uid;
-const VIEWER = role("viewer");
-const EDITOR = role("editor");
+const VIEWER = builtinRole("viewer");
+const EDITOR = builtinRole("editor");
 
 async function fixture() {
-  const c = h.emulator.client;
-  const folder = await c.groups.create(h.emulator.orgUid, { name: "folder" });
-  const ci = await c.identities.create(h.emulator.orgUid, {
-    name: "ci",
-    claimMatch: { issuer: "https://issuer.example", subject: "ci" },
-  });
-  return { c, folder, ci };
+  const org = organizationOf(h.emulator);
+  return { c: org.client, folder: await org.folder("folder"), ci: await org.identity("ci") };
 }
 
 const writes = () => h.requestsSinceMark().filter((r) => r.method === "POST" || r.method === "DELETE");
@@ -73,7 +67,7 @@ describe("IdentityAccess provider", () => {
     const own = { identityUid: h.emulator.userUid, bindings: [] };
     const refused = await identityAccess.check!({}, own);
     expect(refused.failures!.map((f) => f.reason)).toEqual([
-      expect.stringContaining(`role owner (${role("owner")}) of identity demo-user`),
+      expect.stringContaining(`role owner (${builtinRole("owner")}) of identity demo-user`),
     ]);
     resetClaims();
     expect((await identityAccess.check!({}, { ...own, allowRemovingOwnAccess: true })).failures).toEqual([]);

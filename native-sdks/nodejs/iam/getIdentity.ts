@@ -79,7 +79,7 @@ export interface GetIdentityResult {
      */
     readonly emailUnverified?: string;
     /**
-     * When the identity was last federated (last login).
+     * When a token exchange last assumed the identity (its last federation, or login); absent when none ever has: the identity was never used.
      */
     readonly lastSeenTime?: string;
     /**

@@ -37,10 +37,6 @@ export class GroupAccess extends pulumi.CustomResource {
     }
 
     /**
-     * Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
-     */
-    declare public readonly adopt: pulumi.Output<boolean | undefined>;
-    /**
      * Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
      */
     declare public readonly allowRemovingOwnAccess: pulumi.Output<boolean | undefined>;
@@ -83,7 +79,6 @@ export class GroupAccess extends pulumi.CustomResource {
             if (args?.groupUid === undefined && !opts.urn) {
                 throw new Error("Missing required property 'groupUid'");
             }
-            resourceInputs["adopt"] = args?.adopt;
             resourceInputs["allowRemovingOwnAccess"] = args?.allowRemovingOwnAccess;
             resourceInputs["bindings"] = args?.bindings;
             resourceInputs["groupUid"] = args?.groupUid;
@@ -92,7 +87,6 @@ export class GroupAccess extends pulumi.CustomResource {
             resourceInputs["scope"] = args?.scope;
             resourceInputs["uid"] = undefined /*out*/;
         } else {
-            resourceInputs["adopt"] = undefined /*out*/;
             resourceInputs["allowRemovingOwnAccess"] = undefined /*out*/;
             resourceInputs["bindings"] = undefined /*out*/;
             resourceInputs["groupUid"] = undefined /*out*/;
@@ -110,10 +104,6 @@ export class GroupAccess extends pulumi.CustomResource {
  * The set of arguments for constructing a GroupAccess resource.
  */
 export interface GroupAccessArgs {
-    /**
-     * Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
-     */
-    adopt?: pulumi.Input<boolean | undefined>;
     /**
      * Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
      */

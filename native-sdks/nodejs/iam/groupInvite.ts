@@ -35,10 +35,6 @@ export class GroupInvite extends pulumi.CustomResource {
     }
 
     /**
-     * Not supported: an existing invite's code cannot be read back, so adopt must not be true.
-     */
-    declare public readonly adopt: pulumi.Output<boolean | undefined>;
-    /**
      * The code to hand to the invitee. Secret; returned by the service only at creation.
      */
     declare public /*out*/ readonly code: pulumi.Output<string>;
@@ -100,7 +96,6 @@ export class GroupInvite extends pulumi.CustomResource {
             if (args?.roleUid === undefined && !opts.urn) {
                 throw new Error("Missing required property 'roleUid'");
             }
-            resourceInputs["adopt"] = args?.adopt;
             resourceInputs["email"] = args?.email;
             resourceInputs["expirationTime"] = args?.expirationTime;
             resourceInputs["groupUid"] = args?.groupUid;
@@ -113,7 +108,6 @@ export class GroupInvite extends pulumi.CustomResource {
             resourceInputs["keyId"] = undefined /*out*/;
             resourceInputs["uid"] = undefined /*out*/;
         } else {
-            resourceInputs["adopt"] = undefined /*out*/;
             resourceInputs["code"] = undefined /*out*/;
             resourceInputs["createTime"] = undefined /*out*/;
             resourceInputs["email"] = undefined /*out*/;
@@ -137,10 +131,6 @@ export class GroupInvite extends pulumi.CustomResource {
  * The set of arguments for constructing a GroupInvite resource.
  */
 export interface GroupInviteArgs {
-    /**
-     * Not supported: an existing invite's code cannot be read back, so adopt must not be true.
-     */
-    adopt?: pulumi.Input<boolean | undefined>;
     /**
      * Only this email address may accept the invite. Changing it replaces the invite.
      */

@@ -37,10 +37,6 @@ export class IdentityAccess extends pulumi.CustomResource {
     }
 
     /**
-     * Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
-     */
-    declare public readonly adopt: pulumi.Output<boolean | undefined>;
-    /**
      * Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
      */
     declare public readonly allowRemovingOwnAccess: pulumi.Output<boolean | undefined>;
@@ -79,7 +75,6 @@ export class IdentityAccess extends pulumi.CustomResource {
             if (args?.identityUid === undefined && !opts.urn) {
                 throw new Error("Missing required property 'identityUid'");
             }
-            resourceInputs["adopt"] = args?.adopt;
             resourceInputs["allowRemovingOwnAccess"] = args?.allowRemovingOwnAccess;
             resourceInputs["bindings"] = args?.bindings;
             resourceInputs["identityUid"] = args?.identityUid;
@@ -87,7 +82,6 @@ export class IdentityAccess extends pulumi.CustomResource {
             resourceInputs["profile"] = args?.profile;
             resourceInputs["uid"] = undefined /*out*/;
         } else {
-            resourceInputs["adopt"] = undefined /*out*/;
             resourceInputs["allowRemovingOwnAccess"] = undefined /*out*/;
             resourceInputs["bindings"] = undefined /*out*/;
             resourceInputs["identityUid"] = undefined /*out*/;
@@ -104,10 +98,6 @@ export class IdentityAccess extends pulumi.CustomResource {
  * The set of arguments for constructing a IdentityAccess resource.
  */
 export interface IdentityAccessArgs {
-    /**
-     * Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
-     */
-    adopt?: pulumi.Input<boolean | undefined>;
     /**
      * Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
      */

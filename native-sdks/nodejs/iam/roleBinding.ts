@@ -35,7 +35,7 @@ export class RoleBinding extends pulumi.CustomResource {
     }
 
     /**
-     * Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+     * Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
      */
     declare public readonly adopt: pulumi.Output<boolean | undefined>;
     /**
@@ -109,7 +109,7 @@ export class RoleBinding extends pulumi.CustomResource {
  */
 export interface RoleBindingArgs {
     /**
-     * Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+     * Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
      */
     adopt?: pulumi.Input<boolean | undefined>;
     /**

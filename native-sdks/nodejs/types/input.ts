@@ -136,6 +136,9 @@ export namespace iam {
     }
 
     export interface GitHubAppInstallationsArgs {
+        /**
+         * The app's installations.
+         */
         installations?: pulumi.Input<pulumi.Input<inputs.iam.GitHubInstallationArgs>[] | undefined>;
     }
 
@@ -144,6 +147,9 @@ export namespace iam {
          * The installation's id: a decimal int64 string.
          */
         installationId: pulumi.Input<string>;
+        /**
+         * The GitHub user or organization the installation belongs to (informational).
+         */
         name?: pulumi.Input<string | undefined>;
     }
 

@@ -267,6 +267,9 @@ export namespace iam {
     }
 
     export interface GitHubAppInstallations {
+        /**
+         * The app's installations.
+         */
         installations?: outputs.iam.GitHubInstallation[];
     }
 
@@ -275,6 +278,9 @@ export namespace iam {
          * The installation's id: a decimal int64 string.
          */
         installationId: string;
+        /**
+         * The GitHub user or organization the installation belongs to (informational).
+         */
         name?: string;
     }
 

@@ -16,8 +16,6 @@ import (
 type GroupAccess struct {
 	pulumi.CustomResourceState
 
-	// Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
-	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
 	// Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess pulumi.BoolPtrOutput `pulumi:"allowRemovingOwnAccess"`
 	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
@@ -77,8 +75,6 @@ func (GroupAccessState) ElementType() reflect.Type {
 }
 
 type groupAccessArgs struct {
-	// Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
-	Adopt *bool `pulumi:"adopt"`
 	// Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess *bool `pulumi:"allowRemovingOwnAccess"`
 	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
@@ -95,8 +91,6 @@ type groupAccessArgs struct {
 
 // The set of arguments for constructing a GroupAccess resource.
 type GroupAccessArgs struct {
-	// Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
-	Adopt pulumi.BoolPtrInput
 	// Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess pulumi.BoolPtrInput
 	// Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
@@ -196,11 +190,6 @@ func (o GroupAccessOutput) ToGroupAccessOutput() GroupAccessOutput {
 
 func (o GroupAccessOutput) ToGroupAccessOutputWithContext(ctx context.Context) GroupAccessOutput {
 	return o
-}
-
-// Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
-func (o GroupAccessOutput) Adopt() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *GroupAccess) pulumi.BoolPtrOutput { return v.Adopt }).(pulumi.BoolPtrOutput)
 }
 
 // Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.

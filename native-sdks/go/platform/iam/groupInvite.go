@@ -16,8 +16,6 @@ import (
 type GroupInvite struct {
 	pulumi.CustomResourceState
 
-	// Not supported: an existing invite's code cannot be read back, so adopt must not be true.
-	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
 	// The code to hand to the invitee. Secret; returned by the service only at creation.
 	Code pulumi.StringOutput `pulumi:"code"`
 	// When the invite was created (RFC 3339).
@@ -92,8 +90,6 @@ func (GroupInviteState) ElementType() reflect.Type {
 }
 
 type groupInviteArgs struct {
-	// Not supported: an existing invite's code cannot be read back, so adopt must not be true.
-	Adopt *bool `pulumi:"adopt"`
 	// Only this email address may accept the invite. Changing it replaces the invite.
 	Email *string `pulumi:"email"`
 	// When the invite expires (RFC 3339), instead of a ttl; sent as the ttl left at creation. Changing it replaces the invite.
@@ -112,8 +108,6 @@ type groupInviteArgs struct {
 
 // The set of arguments for constructing a GroupInvite resource.
 type GroupInviteArgs struct {
-	// Not supported: an existing invite's code cannot be read back, so adopt must not be true.
-	Adopt pulumi.BoolPtrInput
 	// Only this email address may accept the invite. Changing it replaces the invite.
 	Email pulumi.StringPtrInput
 	// When the invite expires (RFC 3339), instead of a ttl; sent as the ttl left at creation. Changing it replaces the invite.
@@ -215,11 +209,6 @@ func (o GroupInviteOutput) ToGroupInviteOutput() GroupInviteOutput {
 
 func (o GroupInviteOutput) ToGroupInviteOutputWithContext(ctx context.Context) GroupInviteOutput {
 	return o
-}
-
-// Not supported: an existing invite's code cannot be read back, so adopt must not be true.
-func (o GroupInviteOutput) Adopt() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *GroupInvite) pulumi.BoolPtrOutput { return v.Adopt }).(pulumi.BoolPtrOutput)
 }
 
 // The code to hand to the invitee. Secret; returned by the service only at creation.

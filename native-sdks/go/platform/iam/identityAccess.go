@@ -16,8 +16,6 @@ import (
 type IdentityAccess struct {
 	pulumi.CustomResourceState
 
-	// Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
-	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
 	// Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess pulumi.BoolPtrOutput `pulumi:"allowRemovingOwnAccess"`
 	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
@@ -75,8 +73,6 @@ func (IdentityAccessState) ElementType() reflect.Type {
 }
 
 type identityAccessArgs struct {
-	// Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
-	Adopt *bool `pulumi:"adopt"`
 	// Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess *bool `pulumi:"allowRemovingOwnAccess"`
 	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
@@ -91,8 +87,6 @@ type identityAccessArgs struct {
 
 // The set of arguments for constructing a IdentityAccess resource.
 type IdentityAccessArgs struct {
-	// Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
-	Adopt pulumi.BoolPtrInput
 	// Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
 	AllowRemovingOwnAccess pulumi.BoolPtrInput
 	// Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
@@ -190,11 +184,6 @@ func (o IdentityAccessOutput) ToIdentityAccessOutput() IdentityAccessOutput {
 
 func (o IdentityAccessOutput) ToIdentityAccessOutputWithContext(ctx context.Context) IdentityAccessOutput {
 	return o
-}
-
-// Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
-func (o IdentityAccessOutput) Adopt() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *IdentityAccess) pulumi.BoolPtrOutput { return v.Adopt }).(pulumi.BoolPtrOutput)
 }
 
 // Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.

@@ -1972,6 +1972,7 @@ func (o GetIdentityResultStaticKeysPtrOutput) Subject() pulumi.StringPtrOutput {
 }
 
 type GitHubAppInstallations struct {
+	// The app's installations.
 	Installations []GitHubInstallation `pulumi:"installations"`
 }
 
@@ -1987,6 +1988,7 @@ type GitHubAppInstallationsInput interface {
 }
 
 type GitHubAppInstallationsArgs struct {
+	// The app's installations.
 	Installations GitHubInstallationArrayInput `pulumi:"installations"`
 }
 
@@ -2041,6 +2043,7 @@ func (o GitHubAppInstallationsOutput) ToGitHubAppInstallationsOutputWithContext(
 	return o
 }
 
+// The app's installations.
 func (o GitHubAppInstallationsOutput) Installations() GitHubInstallationArrayOutput {
 	return o.ApplyT(func(v GitHubAppInstallations) []GitHubInstallation { return v.Installations }).(GitHubInstallationArrayOutput)
 }
@@ -2067,8 +2070,9 @@ func (o GitHubAppInstallationsMapOutput) MapIndex(k pulumi.StringInput) GitHubAp
 
 type GitHubInstallation struct {
 	// The installation's id: a decimal int64 string.
-	InstallationId string  `pulumi:"installationId"`
-	Name           *string `pulumi:"name"`
+	InstallationId string `pulumi:"installationId"`
+	// The GitHub user or organization the installation belongs to (informational).
+	Name *string `pulumi:"name"`
 }
 
 // GitHubInstallationInput is an input type that accepts GitHubInstallationArgs and GitHubInstallationOutput values.
@@ -2084,8 +2088,9 @@ type GitHubInstallationInput interface {
 
 type GitHubInstallationArgs struct {
 	// The installation's id: a decimal int64 string.
-	InstallationId pulumi.StringInput    `pulumi:"installationId"`
-	Name           pulumi.StringPtrInput `pulumi:"name"`
+	InstallationId pulumi.StringInput `pulumi:"installationId"`
+	// The GitHub user or organization the installation belongs to (informational).
+	Name pulumi.StringPtrInput `pulumi:"name"`
 }
 
 func (GitHubInstallationArgs) ElementType() reflect.Type {
@@ -2144,6 +2149,7 @@ func (o GitHubInstallationOutput) InstallationId() pulumi.StringOutput {
 	return o.ApplyT(func(v GitHubInstallation) string { return v.InstallationId }).(pulumi.StringOutput)
 }
 
+// The GitHub user or organization the installation belongs to (informational).
 func (o GitHubInstallationOutput) Name() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GitHubInstallation) *string { return v.Name }).(pulumi.StringPtrOutput)
 }

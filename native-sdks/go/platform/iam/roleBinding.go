@@ -16,7 +16,7 @@ import (
 type RoleBinding struct {
 	pulumi.CustomResourceState
 
-	// Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+	// Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
 	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
 	// When the binding was created (RFC 3339).
 	CreateTime pulumi.StringOutput `pulumi:"createTime"`
@@ -81,7 +81,7 @@ func (RoleBindingState) ElementType() reflect.Type {
 }
 
 type roleBindingArgs struct {
-	// Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+	// Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
 	Adopt *bool `pulumi:"adopt"`
 	// The group the role is granted on. Changing it replaces the binding.
 	GroupUid string `pulumi:"groupUid"`
@@ -95,7 +95,7 @@ type roleBindingArgs struct {
 
 // The set of arguments for constructing a RoleBinding resource.
 type RoleBindingArgs struct {
-	// Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+	// Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
 	Adopt pulumi.BoolPtrInput
 	// The group the role is granted on. Changing it replaces the binding.
 	GroupUid pulumi.StringInput
@@ -194,7 +194,7 @@ func (o RoleBindingOutput) ToRoleBindingOutputWithContext(ctx context.Context) R
 	return o
 }
 
-// Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+// Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
 func (o RoleBindingOutput) Adopt() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *RoleBinding) pulumi.BoolPtrOutput { return v.Adopt }).(pulumi.BoolPtrOutput)
 }

@@ -421,17 +421,26 @@ class ClaimMatchArgs:
 
 class GitHubAppInstallationsArgsDict(TypedDict):
     installations: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['GitHubInstallationArgsDict']]]]]
+    """
+    The app's installations.
+    """
 
 @pulumi.input_type
 class GitHubAppInstallationsArgs:
     def __init__(__self__, *,
                  installations: pulumi.Input[Optional[Sequence[pulumi.Input['GitHubInstallationArgs']]]] = None):
+        """
+        :param pulumi.Input[Sequence[pulumi.Input['GitHubInstallationArgs']]] installations: The app's installations.
+        """
         if installations is not None:
             pulumi.set(__self__, "installations", installations)
 
     @_builtins.property
     @pulumi.getter
     def installations(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['GitHubInstallationArgs']]]]:
+        """
+        The app's installations.
+        """
         return pulumi.get(self, "installations")
 
     @installations.setter
@@ -445,6 +454,9 @@ class GitHubInstallationArgsDict(TypedDict):
     The installation's id: a decimal int64 string.
     """
     name: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The GitHub user or organization the installation belongs to (informational).
+    """
 
 @pulumi.input_type
 class GitHubInstallationArgs:
@@ -453,6 +465,7 @@ class GitHubInstallationArgs:
                  name: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] installation_id: The installation's id: a decimal int64 string.
+        :param pulumi.Input[_builtins.str] name: The GitHub user or organization the installation belongs to (informational).
         """
         pulumi.set(__self__, "installation_id", installation_id)
         if name is not None:
@@ -473,6 +486,9 @@ class GitHubInstallationArgs:
     @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The GitHub user or organization the installation belongs to (informational).
+        """
         return pulumi.get(self, "name")
 
     @name.setter

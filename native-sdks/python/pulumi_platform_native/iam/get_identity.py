@@ -128,7 +128,7 @@ class GetIdentityResult:
     @pulumi.getter(name="lastSeenTime")
     def last_seen_time(self) -> Optional[_builtins.str]:
         """
-        When the identity was last federated (last login).
+        When a token exchange last assumed the identity (its last federation, or login); absent when none ever has: the identity was never used.
         """
         return pulumi.get(self, "last_seen_time")
 

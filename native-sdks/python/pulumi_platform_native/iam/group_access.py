@@ -22,7 +22,6 @@ __all__ = ['GroupAccessArgs', 'GroupAccess']
 class GroupAccessArgs:
     def __init__(__self__, *,
                  group_uid: pulumi.Input[_builtins.str],
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_removing_own_access: pulumi.Input[Optional[_builtins.bool]] = None,
                  bindings: pulumi.Input[Optional[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]]] = None,
                  on_delete: pulumi.Input[Optional[_builtins.str]] = None,
@@ -32,7 +31,6 @@ class GroupAccessArgs:
         The set of arguments for constructing a GroupAccess resource.
 
         :param pulumi.Input[_builtins.str] group_uid: The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
-        :param pulumi.Input[_builtins.bool] adopt: Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
         :param pulumi.Input[_builtins.bool] allow_removing_own_access: Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
         :param pulumi.Input[Sequence[pulumi.Input['GroupAccessBindingsItemArgs']]] bindings: Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         :param pulumi.Input[_builtins.str] on_delete: What deleting this resource does to its bindings: `remove` deletes the bindings it declares (the provider's own identity's last), `keep` leaves every binding in place.
@@ -40,8 +38,6 @@ class GroupAccessArgs:
         :param pulumi.Input[_builtins.str] scope: `group`: the bindings directly on the group. `subtree`: the bindings on the group and on every group under it (each binding names its group).
         """
         pulumi.set(__self__, "group_uid", group_uid)
-        if adopt is not None:
-            pulumi.set(__self__, "adopt", adopt)
         if allow_removing_own_access is not None:
             pulumi.set(__self__, "allow_removing_own_access", allow_removing_own_access)
         if bindings is not None:
@@ -64,18 +60,6 @@ class GroupAccessArgs:
     @group_uid.setter
     def group_uid(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "group_uid", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
-        """
-        Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
-        """
-        return pulumi.get(self, "adopt")
-
-    @adopt.setter
-    def adopt(self, value: pulumi.Input[Optional[_builtins.bool]]):
-        pulumi.set(self, "adopt", value)
 
     @_builtins.property
     @pulumi.getter(name="allowRemovingOwnAccess")
@@ -144,7 +128,6 @@ class GroupAccess(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_removing_own_access: pulumi.Input[Optional[_builtins.bool]] = None,
                  bindings: pulumi.Input[Optional[Sequence[pulumi.Input[Union['GroupAccessBindingsItemArgs', 'GroupAccessBindingsItemArgsDict']]]]] = None,
                  group_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -157,7 +140,6 @@ class GroupAccess(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] adopt: Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
         :param pulumi.Input[_builtins.bool] allow_removing_own_access: Allow a change that removes a binding of the identity the provider runs as. Without it such a change fails at preview, naming the binding.
         :param pulumi.Input[Sequence[pulumi.Input[Union['GroupAccessBindingsItemArgs', 'GroupAccessBindingsItemArgsDict']]]] bindings: Every binding the scope holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         :param pulumi.Input[_builtins.str] group_uid: The group whose bindings this resource declares. Changing it moves the authority in place: the new group's bindings are made to match, and the bindings declared on the old one are removed.
@@ -189,7 +171,6 @@ class GroupAccess(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_removing_own_access: pulumi.Input[Optional[_builtins.bool]] = None,
                  bindings: pulumi.Input[Optional[Sequence[pulumi.Input[Union['GroupAccessBindingsItemArgs', 'GroupAccessBindingsItemArgsDict']]]]] = None,
                  group_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -205,7 +186,6 @@ class GroupAccess(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = GroupAccessArgs.__new__(GroupAccessArgs)
 
-            __props__.__dict__["adopt"] = adopt
             __props__.__dict__["allow_removing_own_access"] = allow_removing_own_access
             __props__.__dict__["bindings"] = bindings
             if group_uid is None and not opts.urn:
@@ -237,7 +217,6 @@ class GroupAccess(pulumi.CustomResource):
 
         __props__ = GroupAccessArgs.__new__(GroupAccessArgs)
 
-        __props__.__dict__["adopt"] = None
         __props__.__dict__["allow_removing_own_access"] = None
         __props__.__dict__["bindings"] = None
         __props__.__dict__["group_uid"] = None
@@ -246,14 +225,6 @@ class GroupAccess(pulumi.CustomResource):
         __props__.__dict__["scope"] = None
         __props__.__dict__["uid"] = None
         return GroupAccess(resource_name, opts=opts, __props__=__props__)
-
-    @_builtins.property
-    @pulumi.getter
-    def adopt(self) -> pulumi.Output[Optional[_builtins.bool]]:
-        """
-        Has no effect: creating this resource always takes over the group's scope as it is and makes it match.
-        """
-        return pulumi.get(self, "adopt")
 
     @_builtins.property
     @pulumi.getter(name="allowRemovingOwnAccess")

@@ -21,7 +21,6 @@ class GroupInviteArgs:
     def __init__(__self__, *,
                  group_uid: pulumi.Input[_builtins.str],
                  role_uid: pulumi.Input[_builtins.str],
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  email: pulumi.Input[Optional[_builtins.str]] = None,
                  expiration_time: pulumi.Input[Optional[_builtins.str]] = None,
                  profile: pulumi.Input[Optional[_builtins.str]] = None,
@@ -32,7 +31,6 @@ class GroupInviteArgs:
 
         :param pulumi.Input[_builtins.str] group_uid: The group the invite grants a role on. Changing it replaces the invite.
         :param pulumi.Input[_builtins.str] role_uid: The role granted on acceptance: a custom role's uid or a built-in 40-hex uid. Changing it replaces the invite.
-        :param pulumi.Input[_builtins.bool] adopt: Not supported: an existing invite's code cannot be read back, so adopt must not be true.
         :param pulumi.Input[_builtins.str] email: Only this email address may accept the invite. Changing it replaces the invite.
         :param pulumi.Input[_builtins.str] expiration_time: When the invite expires (RFC 3339), instead of a ttl; sent as the ttl left at creation. Changing it replaces the invite.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
@@ -41,8 +39,6 @@ class GroupInviteArgs:
         """
         pulumi.set(__self__, "group_uid", group_uid)
         pulumi.set(__self__, "role_uid", role_uid)
-        if adopt is not None:
-            pulumi.set(__self__, "adopt", adopt)
         if email is not None:
             pulumi.set(__self__, "email", email)
         if expiration_time is not None:
@@ -77,18 +73,6 @@ class GroupInviteArgs:
     @role_uid.setter
     def role_uid(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "role_uid", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
-        """
-        Not supported: an existing invite's code cannot be read back, so adopt must not be true.
-        """
-        return pulumi.get(self, "adopt")
-
-    @adopt.setter
-    def adopt(self, value: pulumi.Input[Optional[_builtins.bool]]):
-        pulumi.set(self, "adopt", value)
 
     @_builtins.property
     @pulumi.getter
@@ -157,7 +141,6 @@ class GroupInvite(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  email: pulumi.Input[Optional[_builtins.str]] = None,
                  expiration_time: pulumi.Input[Optional[_builtins.str]] = None,
                  group_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -171,7 +154,6 @@ class GroupInvite(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] adopt: Not supported: an existing invite's code cannot be read back, so adopt must not be true.
         :param pulumi.Input[_builtins.str] email: Only this email address may accept the invite. Changing it replaces the invite.
         :param pulumi.Input[_builtins.str] expiration_time: When the invite expires (RFC 3339), instead of a ttl; sent as the ttl left at creation. Changing it replaces the invite.
         :param pulumi.Input[_builtins.str] group_uid: The group the invite grants a role on. Changing it replaces the invite.
@@ -204,7 +186,6 @@ class GroupInvite(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  email: pulumi.Input[Optional[_builtins.str]] = None,
                  expiration_time: pulumi.Input[Optional[_builtins.str]] = None,
                  group_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -221,7 +202,6 @@ class GroupInvite(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = GroupInviteArgs.__new__(GroupInviteArgs)
 
-            __props__.__dict__["adopt"] = adopt
             __props__.__dict__["email"] = email
             __props__.__dict__["expiration_time"] = expiration_time
             if group_uid is None and not opts.urn:
@@ -261,7 +241,6 @@ class GroupInvite(pulumi.CustomResource):
 
         __props__ = GroupInviteArgs.__new__(GroupInviteArgs)
 
-        __props__.__dict__["adopt"] = None
         __props__.__dict__["code"] = None
         __props__.__dict__["create_time"] = None
         __props__.__dict__["email"] = None
@@ -274,14 +253,6 @@ class GroupInvite(pulumi.CustomResource):
         __props__.__dict__["ttl"] = None
         __props__.__dict__["uid"] = None
         return GroupInvite(resource_name, opts=opts, __props__=__props__)
-
-    @_builtins.property
-    @pulumi.getter
-    def adopt(self) -> pulumi.Output[Optional[_builtins.bool]]:
-        """
-        Not supported: an existing invite's code cannot be read back, so adopt must not be true.
-        """
-        return pulumi.get(self, "adopt")
 
     @_builtins.property
     @pulumi.getter

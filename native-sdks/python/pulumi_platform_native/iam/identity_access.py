@@ -22,7 +22,6 @@ __all__ = ['IdentityAccessArgs', 'IdentityAccess']
 class IdentityAccessArgs:
     def __init__(__self__, *,
                  identity_uid: pulumi.Input[_builtins.str],
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_removing_own_access: pulumi.Input[Optional[_builtins.bool]] = None,
                  bindings: pulumi.Input[Optional[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]]] = None,
                  on_delete: pulumi.Input[Optional[_builtins.str]] = None,
@@ -31,15 +30,12 @@ class IdentityAccessArgs:
         The set of arguments for constructing a IdentityAccess resource.
 
         :param pulumi.Input[_builtins.str] identity_uid: The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
-        :param pulumi.Input[_builtins.bool] adopt: Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
         :param pulumi.Input[_builtins.bool] allow_removing_own_access: Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
         :param pulumi.Input[Sequence[pulumi.Input['IdentityAccessBindingsItemArgs']]] bindings: Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         :param pulumi.Input[_builtins.str] on_delete: What deleting this resource does to its bindings: `remove` deletes the bindings it declares, `keep` leaves every binding in place.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
         """
         pulumi.set(__self__, "identity_uid", identity_uid)
-        if adopt is not None:
-            pulumi.set(__self__, "adopt", adopt)
         if allow_removing_own_access is not None:
             pulumi.set(__self__, "allow_removing_own_access", allow_removing_own_access)
         if bindings is not None:
@@ -60,18 +56,6 @@ class IdentityAccessArgs:
     @identity_uid.setter
     def identity_uid(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "identity_uid", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
-        """
-        Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
-        """
-        return pulumi.get(self, "adopt")
-
-    @adopt.setter
-    def adopt(self, value: pulumi.Input[Optional[_builtins.bool]]):
-        pulumi.set(self, "adopt", value)
 
     @_builtins.property
     @pulumi.getter(name="allowRemovingOwnAccess")
@@ -128,7 +112,6 @@ class IdentityAccess(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_removing_own_access: pulumi.Input[Optional[_builtins.bool]] = None,
                  bindings: pulumi.Input[Optional[Sequence[pulumi.Input[Union['IdentityAccessBindingsItemArgs', 'IdentityAccessBindingsItemArgsDict']]]]] = None,
                  identity_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -140,7 +123,6 @@ class IdentityAccess(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] adopt: Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
         :param pulumi.Input[_builtins.bool] allow_removing_own_access: Allow a change that removes a binding of the identity the provider runs as (when this resource governs that identity). Without it such a change fails at preview, naming the binding.
         :param pulumi.Input[Sequence[pulumi.Input[Union['IdentityAccessBindingsItemArgs', 'IdentityAccessBindingsItemArgsDict']]]] bindings: Every binding the identity holds, and nothing else: an update creates the missing ones first, then deletes the ones not listed. The order does not matter; unset or empty, the scope holds no binding.
         :param pulumi.Input[_builtins.str] identity_uid: The identity whose bindings this resource declares. Changing it moves the authority in place: the new identity's bindings are made to match, and the bindings declared for the old one are removed.
@@ -171,7 +153,6 @@ class IdentityAccess(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_removing_own_access: pulumi.Input[Optional[_builtins.bool]] = None,
                  bindings: pulumi.Input[Optional[Sequence[pulumi.Input[Union['IdentityAccessBindingsItemArgs', 'IdentityAccessBindingsItemArgsDict']]]]] = None,
                  identity_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -186,7 +167,6 @@ class IdentityAccess(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = IdentityAccessArgs.__new__(IdentityAccessArgs)
 
-            __props__.__dict__["adopt"] = adopt
             __props__.__dict__["allow_removing_own_access"] = allow_removing_own_access
             __props__.__dict__["bindings"] = bindings
             if identity_uid is None and not opts.urn:
@@ -217,7 +197,6 @@ class IdentityAccess(pulumi.CustomResource):
 
         __props__ = IdentityAccessArgs.__new__(IdentityAccessArgs)
 
-        __props__.__dict__["adopt"] = None
         __props__.__dict__["allow_removing_own_access"] = None
         __props__.__dict__["bindings"] = None
         __props__.__dict__["identity_uid"] = None
@@ -225,14 +204,6 @@ class IdentityAccess(pulumi.CustomResource):
         __props__.__dict__["profile"] = None
         __props__.__dict__["uid"] = None
         return IdentityAccess(resource_name, opts=opts, __props__=__props__)
-
-    @_builtins.property
-    @pulumi.getter
-    def adopt(self) -> pulumi.Output[Optional[_builtins.bool]]:
-        """
-        Has no effect: creating this resource always takes over the identity's bindings as it is and makes it match.
-        """
-        return pulumi.get(self, "adopt")
 
     @_builtins.property
     @pulumi.getter(name="allowRemovingOwnAccess")

@@ -736,12 +736,18 @@ class GetIdentityResultStaticKeys(dict):
 class GitHubAppInstallations(dict):
     def __init__(__self__, *,
                  installations: Optional[Sequence['outputs.GitHubInstallation']] = None):
+        """
+        :param Sequence['GitHubInstallation'] installations: The app's installations.
+        """
         if installations is not None:
             pulumi.set(__self__, "installations", installations)
 
     @_builtins.property
     @pulumi.getter
     def installations(self) -> Optional[Sequence['outputs.GitHubInstallation']]:
+        """
+        The app's installations.
+        """
         return pulumi.get(self, "installations")
 
 
@@ -769,6 +775,7 @@ class GitHubInstallation(dict):
                  name: Optional[_builtins.str] = None):
         """
         :param _builtins.str installation_id: The installation's id: a decimal int64 string.
+        :param _builtins.str name: The GitHub user or organization the installation belongs to (informational).
         """
         pulumi.set(__self__, "installation_id", installation_id)
         if name is not None:
@@ -785,6 +792,9 @@ class GitHubInstallation(dict):
     @_builtins.property
     @pulumi.getter
     def name(self) -> Optional[_builtins.str]:
+        """
+        The GitHub user or organization the installation belongs to (informational).
+        """
         return pulumi.get(self, "name")
 
 

@@ -30,7 +30,7 @@ class RoleBindingArgs:
         :param pulumi.Input[_builtins.str] group_uid: The group the role is granted on. Changing it replaces the binding.
         :param pulumi.Input[_builtins.str] identity_uid: The identity that receives the role. Changing it replaces the binding.
         :param pulumi.Input[_builtins.str] role_uid: The role: a custom role's uid or a built-in role's 40-hex uid (see getRole). Changing it replaces the binding.
-        :param pulumi.Input[_builtins.bool] adopt: Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+        :param pulumi.Input[_builtins.bool] adopt: Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
         """
         pulumi.set(__self__, "group_uid", group_uid)
@@ -81,7 +81,7 @@ class RoleBindingArgs:
     @pulumi.getter
     def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+        Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
         """
         return pulumi.get(self, "adopt")
 
@@ -119,7 +119,7 @@ class RoleBinding(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] adopt: Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+        :param pulumi.Input[_builtins.bool] adopt: Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
         :param pulumi.Input[_builtins.str] group_uid: The group the role is granted on. Changing it replaces the binding.
         :param pulumi.Input[_builtins.str] identity_uid: The identity that receives the role. Changing it replaces the binding.
         :param pulumi.Input[_builtins.str] profile: The credentials profile (a key of platform:profiles) to manage this object with; default: the stack's.
@@ -211,7 +211,7 @@ class RoleBinding(pulumi.CustomResource):
     @pulumi.getter
     def adopt(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Take over an existing object with the same name under the same parent instead of creating a duplicate, then update it to match.
+        Take over an existing binding of the same identity and role on the same group instead of creating a duplicate.
         """
         return pulumi.get(self, "adopt")
 
