@@ -25,7 +25,7 @@ import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "./kinds";
 import { inScope as accessInScope, type Scope } from "../provider/iam/access";
 import type { StateContents } from "./states";
 import { withBindingsAs } from "./bindings";
-import { bindingsContext, listGroup, type WalkOptions } from "./walk";
+import { bindingsContext, listGroup, type Listing, type WalkOptions } from "./walk";
 
 /** An object under the group that no state manages. */
 export interface Unmanaged {
@@ -68,6 +68,8 @@ export interface ReportResult {
   report: Report;
   /** The `pulumi import --file` document of exactly the unmanaged objects. */
   document: ImportDocument;
+  /** The listing of the group (for the fingerprints of a state-first adoption, ./adoption). */
+  listing: Listing;
 }
 
 /** Whether a uid is in the tree under `groupUid` (the group itself excluded). */
@@ -157,7 +159,7 @@ export async function reportUnmanaged(
     skipped: listing.skipped,
     warnings,
   });
-  return { report, document };
+  return { report, document, listing };
 }
 
 /** The report as a person reads it. */
