@@ -6,9 +6,10 @@
 #   3. bench/stack.ts: API calls per operation; up / no-op up / refresh / destroy at 0, 50 and 150 ms of API latency,
 #      wall and CPU per process, pulumi-platform vs the reference minimal provider (bench/minimal) vs the raw SDK;
 #      state size -> bench/results/stack.json;
-#   4. merges both into bench/results/latest.json and prints the tables.
+#   4. merges both into bench/results/latest.json and prints the tables;
+#   5. bench/adopt.ts: adoption of 3,003 objects, state-first against pulumi import --file -> bench/results/adopt.json.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ADOPT=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -48,6 +49,11 @@ if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   fi
   say "stack: bench/stack.ts (API calls, then up / no-op up / refresh / destroy per latency and variant, then the raw SDK)"
   npx ts-node bench/stack.ts || status=$?
+fi
+
+if [ "${BENCH_SKIP_ADOPT:-0}" != 1 ]; then
+  say "adoption: bench/adopt.ts (3,003 objects, state-first against pulumi import --file)"
+  npx ts-node bench/adopt.ts || status=$?
 fi
 
 npx ts-node bench/report.ts
