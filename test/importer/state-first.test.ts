@@ -112,6 +112,38 @@ describe("--state-out and load against the emulator", () => {
     expect(keys.every((k) => k.split(" ")[1]!.startsWith(emulator.orgUid))).toBe(true);
   });
 
+  it("report --out --state-out: the state of exactly the unmanaged objects", async () => {
+    const stateFile = path.join(dir, "stack.json");
+    fs.writeFileSync(stateFile, JSON.stringify({ version: 3, deployment: {} }));
+    const { io: cli, out } = io(env);
+    const code = await main(
+      [
+        "report",
+        emulator.orgUid,
+        "--state",
+        stateFile,
+        "--out",
+        path.join(dir, "unmanaged.json"),
+        "--state-out",
+        path.join(dir, "unmanaged-state.json"),
+      ],
+      cli,
+    );
+    expect(code).toBe(2); // unmanaged objects found
+    const document = JSON.parse(fs.readFileSync(path.join(dir, "unmanaged.json"), "utf8")) as {
+      resources: { id: string; type: string }[];
+    };
+    const adoption = JSON.parse(
+      fs.readFileSync(path.join(dir, "unmanaged-state.json"), "utf8"),
+    ) as AdoptionFile;
+    expect(adoption.resources.map((r) => `${r.type} ${r.id}`)).toEqual(
+      document.resources.map((r) => `${r.type} ${r.id}`),
+    );
+    expect(document.resources.length).toBeGreaterThan(0);
+    expect(adoption.platformAdoption.scope).toBe(emulator.orgUid);
+    expect(out.stderr.join("\n")).toMatch(/wrote .*unmanaged-state\.json \(the state of \d+ resources/);
+  });
+
   async function readAs(served: (typeof RESOURCES)[number], id: string) {
     // The same operations, with the same credentials, as the command configured them.
     const { configureFromEnv } = await import("../../importer/adoption");
