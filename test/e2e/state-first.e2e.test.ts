@@ -249,11 +249,14 @@ describe("state-first adoption", () => {
       if (language === "yaml") fs.renameSync(path.join(dir, out), path.join(dir, "Main.yaml"));
       const program = path.join(dir, language === "yaml" ? "Main.yaml" : "index.ts");
       emulator.clearRequestLog();
-      await stack.preview({ env });
+      await stack.preview({ env }).catch((err: Error) => {
+        throw new Error(`${err.message}\nthe program:\n${fs.readFileSync(program, "utf8")}`);
+      });
       expect(emulator.requestLog()).toEqual([]);
       await stack.run(["refresh", "--preview-only", "--expect-no-changes"], { env });
 
       const code = fs.readFileSync(program, "utf8");
+      console.log(`printed program (${language}):\n${code}`);
       expect(code).toMatch(edit);
       fs.writeFileSync(program, code.replace(edit, to));
       emulator.clearRequestLog();
@@ -264,7 +267,6 @@ describe("state-first adoption", () => {
         expect.stringMatching(new RegExp(`^PATCH /iam/v2beta1/groups/${o.team.uid}\\b`)),
       ]);
       expect((await emulator.client.groups.get(o.team.uid)).description).toBe("Edited");
-      await stack.preview({ env });
 
       // The organization's owner binding goes with the organization (the service removes it): forgotten first.
       await stack.run(["state", "unprotect", "--all", "--yes"], { env });
@@ -331,10 +333,17 @@ describe("state-first adoption", () => {
     it("a stack last written by a newer engine", async () => {
       const { state } = await stack.exportState();
       const manifest = (state.deployment["manifest"] ?? {}) as Record<string, unknown>;
-      await stack.importState({
-        ...state,
-        deployment: { ...state.deployment, manifest: { ...manifest, version: "v9.0.0" } },
-      });
+      // The engine's cookie over the manifest no longer matches: --force takes the state as written.
+      const newer = path.join(dir, "newer-engine.json");
+      fs.writeFileSync(
+        newer,
+        JSON.stringify({
+          ...state,
+          deployment: { ...state.deployment, manifest: { ...manifest, version: "v9.0.0" } },
+        }),
+      );
+      await stack.run(["stack", "import", "--file", newer, "--force"]);
+      expect((await stack.exportState()).state.deployment["manifest"]).toMatchObject({ version: "v9.0.0" });
       try {
         await write();
         await refused(
