@@ -7,6 +7,8 @@
  *   platform-import --terraform-state terraform.tfstate [--out import.json]
  *   platform-import --terraform-state terraform.tfstate --addresses     (the mapped addresses, one a line)
  *   platform-import report <group uid> --state stack.json [--state other.json ...] [--json] [--out import.json]
+ *   platform-import ... --out import.json --state-out adopted.json    (also the state, for a state-first adoption)
+ *   platform-import load adopted.json [--stack NAME]                  (loads it into the stack: ./load)
  *
  * `report` lists what no given stack manages under the group and what they manage that is gone, with the coverage of
  * each kind, as text (or JSON with --json) on stdout; --out writes the import document of exactly the unmanaged
@@ -19,7 +21,12 @@
  * PLATFORM_TOKEN, or PLATFORM_IDENTITY with PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts) and are never printed.
  * A refusal is one line on stderr, exit code 1, and nothing written.
  *
- * May import: ../sdk, ./walk, ./terraform, ./document, ./kinds, ./bindings, ./report, ./states.
+ * --state-out (with --out) also writes the adopted resources' Pulumi state, read through the provider's own read
+ * (./adoption, one GET per resource), for `platform-import load`, which merges it into the stack with one
+ * `pulumi stack import` (./load); `pulumi import --file import.json --preview-only --out FILE` then prints the
+ * program from the loaded state without reading anything. Docs: docs/adopting.md, "State-first adoption".
+ *
+ * May import: ../sdk, ./walk, ./terraform, ./document, ./kinds, ./bindings, ./report, ./states, ./adoption, ./load.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -31,11 +38,15 @@ import { reportText, reportUnmanaged } from "./report";
 import { readState } from "./states";
 import { mapTerraformState } from "./terraform";
 import { Refusal, walkGroup } from "./walk";
+import { fingerprints, listScope, readAdoption, scopeOf } from "./adoption";
+import { loadAdoption, pulumiCli, readAdoptionFile, type RunPulumi } from "./load";
 
 const USAGE =
   "usage: platform-import <group uid> [--bindings FORM] [--out FILE]" +
   " | platform-import --terraform-state FILE [--out FILE | --addresses]" +
   " | platform-import report <group uid> --state FILE... [--json] [--bindings FORM] [--out FILE]" +
+  " (each with [--state-out FILE] beside --out)" +
+  " | platform-import load FILE [--stack NAME]" +
   ` (FORM: ${BINDINGS_FORMS.join(", ")})`;
 
 function bindingsForm(value: string): BindingsForm {
@@ -53,6 +64,7 @@ interface ReportArgs {
   states: string[];
   json: boolean;
   out?: string;
+  stateOut?: string;
   bindings: BindingsForm;
 }
 
@@ -61,6 +73,7 @@ function parseReportArgs(argv: string[]): ReportArgs {
   const states: string[] = [];
   let json = false;
   let out: string | undefined;
+  let stateOut: string | undefined;
   let bindings: BindingsForm = "role-binding";
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -73,6 +86,8 @@ function parseReportArgs(argv: string[]): ReportArgs {
     else if (arg.startsWith("--state=")) states.push(arg.slice("--state=".length));
     else if (arg === "--out" || arg === "-o") out = value();
     else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
+    else if (arg === "--state-out") stateOut = value();
+    else if (arg.startsWith("--state-out=")) stateOut = arg.slice("--state-out=".length);
     else if (arg === "--json") json = true;
     else if (arg === "--bindings") bindings = bindingsForm(value());
     else if (arg.startsWith("--bindings=")) bindings = bindingsForm(arg.slice("--bindings=".length));
@@ -84,13 +99,23 @@ function parseReportArgs(argv: string[]): ReportArgs {
   if (groupUid === undefined) throw new Refusal(`report needs a group uid; ${USAGE}`);
   if (states.length === 0)
     throw new Refusal(`report needs at least one --state FILE (from pulumi stack export); ${USAGE}`);
-  return { groupUid, states, json, bindings, ...(out !== undefined ? { out } : {}) };
+  if (stateOut !== undefined && out === undefined)
+    throw new Refusal(`--state-out writes the state of the document --out writes: give --out too`);
+  return {
+    groupUid,
+    states,
+    json,
+    bindings,
+    ...(out !== undefined ? { out } : {}),
+    ...(stateOut !== undefined ? { stateOut } : {}),
+  };
 }
 
 interface Args {
   groupUid?: string;
   terraformState?: string;
   out?: string;
+  stateOut?: string;
   addresses: boolean;
   bindings?: BindingsForm;
 }
@@ -106,6 +131,8 @@ function parseArgs(argv: string[]): Args {
     };
     if (arg === "--out" || arg === "-o") args.out = value();
     else if (arg.startsWith("--out=")) args.out = arg.slice("--out=".length);
+    else if (arg === "--state-out") args.stateOut = value();
+    else if (arg.startsWith("--state-out=")) args.stateOut = arg.slice("--state-out=".length);
     else if (arg === "--terraform-state") args.terraformState = value();
     else if (arg.startsWith("--terraform-state="))
       args.terraformState = arg.slice("--terraform-state=".length);
@@ -124,6 +151,8 @@ function parseArgs(argv: string[]): Args {
   if (args.addresses && args.terraformState === undefined)
     throw new Refusal(`--addresses lists Terraform addresses: it needs --terraform-state`);
   if (args.addresses && args.out !== undefined) throw new Refusal(`--addresses prints to stdout: drop --out`);
+  if (args.stateOut !== undefined && args.out === undefined)
+    throw new Refusal(`--state-out writes the state of the document --out writes: give --out too`);
   if (args.bindings !== undefined && args.terraformState !== undefined)
     throw new Refusal(`--bindings shapes what the API walk finds: a Terraform state keeps its role bindings`);
   return args;
@@ -133,6 +162,83 @@ export interface Io {
   stdout: (text: string) => void;
   stderr: (line: string) => void;
   env: Record<string, string | undefined>;
+  /** The project directory for `load` (default the process's). */
+  cwd?: string;
+  /** How `load` runs pulumi (default the CLI on PATH). */
+  pulumi?: RunPulumi;
+}
+
+interface LoadArgs {
+  file: string;
+  stack?: string;
+}
+
+function parseLoadArgs(argv: string[]): LoadArgs {
+  let file: string | undefined;
+  let stack: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v === "") throw new Refusal(`${arg} needs a value; ${USAGE}`);
+      return v;
+    };
+    if (arg === "--stack" || arg === "-s") stack = value();
+    else if (arg.startsWith("--stack=")) stack = arg.slice("--stack=".length);
+    else if (arg === "--help" || arg === "-h") throw new Refusal(USAGE);
+    else if (arg.startsWith("-")) throw new Refusal(`unknown option ${arg}; ${USAGE}`);
+    else if (file === undefined) file = arg;
+    else throw new Refusal(`one adoption file only, got ${file} and ${arg}; ${USAGE}`);
+  }
+  if (file === undefined)
+    throw new Refusal(`load needs the adoption file (platform-import --state-out); ${USAGE}`);
+  return { file, ...(stack !== undefined ? { stack } : {}) };
+}
+
+/** Writes the adoption file of `document` (the state `pulumi import` would record) to `file`. */
+async function writeAdoption(
+  file: string,
+  document: ImportDocument,
+  scope: { scope: string; fingerprints: Record<string, string> },
+  io: Io,
+): Promise<void> {
+  const started = Date.now();
+  const { file: adoption, calls } = await readAdoption(document, scope, {
+    env: io.env,
+    progress: (line) => io.stderr(line),
+  });
+  writeWhole(file, `${JSON.stringify(adoption, null, 2)}\n`);
+  io.stderr(
+    `wrote ${file} (the state of ${adoption.resources.length} resources; ${calls} API calls, ` +
+      `${Date.now() - started} ms): load it with platform-import load ${file}`,
+  );
+}
+
+/** `load`: the adoption file merged into the stack. */
+async function runLoad(args: LoadArgs, connect: () => PlatformClient, io: Io): Promise<number> {
+  let text: string;
+  try {
+    text = fs.readFileSync(args.file, "utf8");
+  } catch (err) {
+    throw new Refusal(`cannot read ${args.file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  const adoption = readAdoptionFile(text, args.file);
+  const cwd = io.cwd ?? process.cwd();
+  const started = Date.now();
+  const result = await loadAdoption(adoption, {
+    pulumi: io.pulumi ?? pulumiCli(cwd, io.env),
+    cwd,
+    client: connect(),
+    progress: (line) => io.stderr(line),
+    ...(args.stack !== undefined ? { stack: args.stack } : {}),
+  });
+  io.stderr(
+    `loaded ${result.added} resources into the stack (${result.total} in all` +
+      `${result.providerAdded ? ", with the default platform provider" : ""}; ${result.calls} API calls, ` +
+      `${Date.now() - started} ms): now pulumi import --file <the document> --preview-only --out <program> ` +
+      `prints the program, and pulumi preview --expect-no-changes proves it`,
+  );
+  return 0;
 }
 
 function summary(counts: Record<ListedKind, number>): string {
@@ -174,7 +280,7 @@ async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io
     return { file, contents: readState(text, file) };
   });
   const started = Date.now();
-  const { report, document, labels } = await reportUnmanaged(connect(), args.groupUid, states, {
+  const { report, document, labels, listing } = await reportUnmanaged(connect(), args.groupUid, states, {
     progress: (line) => io.stderr(line),
     bindings: args.bindings,
   });
@@ -186,6 +292,13 @@ async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io
       `wrote ${args.out} (${document.resources.length} unmanaged objects)` +
         (document.resources.length > 0 ? `: adopt them with pulumi import --file ${args.out}` : ""),
     );
+    if (args.stateOut !== undefined)
+      await writeAdoption(
+        args.stateOut,
+        document,
+        { scope: args.groupUid, fingerprints: fingerprints(listing) },
+        io,
+      );
   }
   return report.unmanaged.length > 0 || report.missing.length > 0 ? EXIT_UNMANAGED : 0;
 }
@@ -207,9 +320,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   };
   try {
     if (argv[0] === "report") return await runReport(parseReportArgs(argv.slice(1)), connect, io);
+    if (argv[0] === "load") return await runLoad(parseLoadArgs(argv.slice(1)), connect, io);
     const args = parseArgs(argv);
     let document: ImportDocument;
     let addresses: string[] = [];
+    let scope: { scope: string; fingerprints: Record<string, string> } | undefined;
     if (args.terraformState !== undefined) {
       let text: string;
       try {
@@ -230,6 +345,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         ...(args.bindings !== undefined ? { bindings: args.bindings } : {}),
       });
       document = result.document;
+      scope = { scope: args.groupUid!, fingerprints: fingerprints(result.listing) };
       io.stderr(
         `${args.groupUid}: ${summary(result.counts)} (${result.calls} API calls, ${Date.now() - started} ms)`,
       );
@@ -240,7 +356,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     report(document, io);
     const text = `${JSON.stringify(document, null, 2)}\n`;
-    if (args.out !== undefined) {
+    if (args.out !== undefined && args.stateOut !== undefined) {
+      if (scope === undefined) {
+        // A Terraform state: the scope is the organization its objects are in, listed before the reads.
+        const root = scopeOf(document);
+        if (root === undefined) throw new Refusal(`nothing to adopt: the document is empty`);
+        scope = { scope: root, fingerprints: (await listScope(connect(), root)).fingerprints };
+      }
+      await writeAdoption(args.stateOut, document, scope, io);
+      writeWhole(args.out, text);
+      io.stderr(`wrote ${args.out} (${document.resources.length} resources)`);
+    } else if (args.out !== undefined) {
       writeWhole(args.out, text);
       io.stderr(
         `wrote ${args.out} (${document.resources.length} resources): now run pulumi import --file ${args.out}`,

@@ -25,7 +25,7 @@ import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "./kinds";
 import { inScope as accessInScope, type Scope } from "../provider/iam/access";
 import type { StateContents } from "./states";
 import { withBindingsAs } from "./bindings";
-import { bindingsContext, listGroup, type WalkOptions } from "./walk";
+import { bindingsContext, listGroup, type Listing, type WalkOptions } from "./walk";
 
 /** An object under the group that no state manages. */
 export interface Unmanaged {
@@ -76,6 +76,8 @@ export interface ReportResult {
   labels: ReadonlyMap<string, string>;
   /** The `pulumi import --file` document of exactly the unmanaged objects. */
   document: ImportDocument;
+  /** The listing of the group (for the fingerprints of a state-first adoption, ./adoption). */
+  listing: Listing;
 }
 
 /** Whether a uid is in the tree under `groupUid` (the group itself excluded). */
@@ -169,7 +171,7 @@ export async function reportUnmanaged(
     warnings,
   });
   const labels = new Map(unmanagedFound.map((f) => [keyOf(f), describe(f)]));
-  return { report, document, labels };
+  return { report, document, labels, listing };
 }
 
 /** The report as a person reads it; `labels` (reportUnmanaged's) name each unmanaged object. */

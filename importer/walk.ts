@@ -50,6 +50,8 @@ export interface WalkOptions {
 
 export interface WalkResult {
   document: ImportDocument;
+  /** The listing the document was built from. */
+  listing: Listing;
   /** API calls made. */
   calls: number;
   counts: Record<ListedKind, number>;
@@ -64,6 +66,8 @@ export interface Listing {
   skipped: Skipped[];
   /** API calls made. */
   calls: number;
+  /** Every object listed under the group (and the group), as the service returned it: what ./adoption fingerprints. */
+  objects: { kind: ListedKind; uid: string; object: unknown }[];
 }
 
 /** Every page of a list, counting calls and saying how far it is when there is more than one page. */
@@ -131,7 +135,7 @@ export async function walkGroup(
     skipped: listing.skipped,
     warnings,
   });
-  return { document, calls: listing.calls, counts: countKinds(listing.found) };
+  return { document, listing, calls: listing.calls, counts: countKinds(listing.found) };
 }
 
 /** What ./bindings needs from a listing: its bindings, its identities, and names of groups and identities. */
@@ -218,6 +222,20 @@ export async function listGroup(
   const found: Found[] = [];
   const skipped: Skipped[] = [];
   const inside = (uid: string) => uid.startsWith(`${groupUid}/`);
+  const objects: Listing["objects"] = [{ kind: "group", uid: top.uid, object: top }];
+  const listed: [ListedKind, { uid: string }[]][] = [
+    ["group", groups],
+    ["identity", identities],
+    ["role", roles],
+    ["roleBinding", bindings],
+    ["identityProvider", providers],
+    ["groupInvite", invites],
+    ["accountAssociation", associations],
+  ];
+  for (const [kind, items] of listed)
+    for (const object of items)
+      if (inside(object.uid) || (kind === "accountAssociation" && object.uid === groupUid))
+        objects.push({ kind, uid: object.uid, object });
   const groupName = new Map<string, string>([[top.uid, top.name]]);
   for (const g of groups) groupName.set(g.uid, g.name);
 
@@ -292,5 +310,5 @@ export async function listGroup(
       strings: [a.uid, ...stringLeaves(a, NOT_INPUTS)],
     });
   }
-  return { top, found, skipped, calls };
+  return { top, found, skipped, calls, objects };
 }
