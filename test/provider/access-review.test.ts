@@ -4,7 +4,6 @@
  * missing capability, makes no write, and the impact lines are the change in effective access the emulator shows.
  */
 import fc from "fast-check";
-import { PlatformClient } from "../../sdk";
 import { AccessModel, capabilitiesOn } from "../../sdk/access-model";
 import { configureFromLookup } from "../../provider/core/client";
 import { captureLog } from "../../provider/core/engine-log";
