@@ -39,6 +39,7 @@ export const CONFIG_SETTINGS = {
       "What a preview does when the identity the provider runs as lacks a capability a planned operation needs " +
       '(docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the ' +
       'missing capabilities and goes on, "off" skips the check (for a service whose rules differ).',
+    stackOnly: true,
   },
   profiles: {
     doc:
@@ -46,9 +47,14 @@ export const CONFIG_SETTINGS = {
       "one with `profile`. Profile keys override stack keys.",
     secret: true,
   },
-} as const satisfies Record<string, { doc: string; secret?: boolean }>;
+} as const satisfies Record<string, { doc: string; secret?: boolean; stackOnly?: boolean }>;
 
 export type ConfigName = keyof typeof CONFIG_SETTINGS;
+
+/** The settings a profile may carry: every one but `profiles` and those of the stack alone (`stackOnly`). */
+export const PROFILE_SETTINGS = (Object.keys(CONFIG_SETTINGS) as ConfigName[]).filter(
+  (name) => name !== "profiles" && (CONFIG_SETTINGS[name] as { stackOnly?: boolean }).stackOnly !== true,
+);
 
 /** The stack-config keys of the `platform` namespace. */
 export const CONFIG_KEYS = Object.fromEntries(

@@ -110,7 +110,7 @@ interface World {
   other: { uid: string; token: string };
 }
 
-async function build(org: fc.infer<typeof organization>): Promise<World> {
+async function build(org: typeof organization extends fc.Arbitrary<infer T> ? T : never): Promise<World> {
   h.emulator.reset();
   const owner = h.emulator.client;
   const groups: string[] = [];
@@ -148,7 +148,7 @@ async function build(org: fc.infer<typeof organization>): Promise<World> {
   return { groups, roles, builtin, caller, other };
 }
 
-type Op = fc.infer<typeof operation>;
+type Op = typeof operation extends fc.Arbitrary<infer T> ? T : never;
 
 /** The operation as the engine drives the provider: check (a create) or diff (an update), then create/update. */
 function planOf(op: Op, w: World) {
