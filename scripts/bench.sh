@@ -31,6 +31,10 @@ if [ "${BENCH_SKIP_STORAGE:-0}" != 1 ]; then
   say "emulator storage: bench/storage.ts (npm run bench:storage runs it alone)"
   BENCH_BUILD=0 npx ts-node bench/storage.ts || status=$?
 fi
+if [ "${BENCH_SKIP_PREVIEW_ACCESS:-0}" != 1 ]; then
+  say "preview access review: bench/preview-access.ts (the quick start's preview with and without it)"
+  npx ts-node bench/preview-access.ts || status=$?
+fi
 if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   say "stack: installing the package into bench/stack"
   bash scripts/install-local.sh --no-build bench/stack
