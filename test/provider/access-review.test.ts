@@ -254,15 +254,34 @@ describe("preflight", () => {
   }, 120_000);
 
   it("counts no capability the same update grants the provider's identity (the service propagates it later)", async () => {
-    await runAs(h.emulator.token);
+    // Under no escalation a caller cannot grant itself what it lacks: the case is another credential of the same
+    // stack (a profile) granting it, earlier in the plan.
+    h.emulator.reset();
     const caller = h.emulator.createUser("late");
-    const viewer = await h.emulator.client.roles.list({ name: "viewer" });
+    const viewer = (await h.emulator.client.roles.list({ name: "viewer" })).items[0]!;
+    const editor = (await h.emulator.client.roles.list({ name: "editor" })).items[0]!;
     await h.emulator.client.roleBindings.create(h.emulator.orgUid, {
       identityUid: caller.uid,
-      roleUid: viewer.items[0]!.uid,
+      roleUid: viewer.uid,
     });
-    await runAs(caller.token);
-    // The plan would also bind the caller as owner (its check runs first); the group's create is still refused.
+    await configureFromLookup(
+      (key) =>
+        ({
+          "platform:apiUrl": h.emulator.url,
+          "platform:token": caller.token,
+          "platform:propagationWindowMs": "0",
+          "platform:profiles": JSON.stringify({ admin: { token: h.emulator.token } }),
+        })[key],
+    );
+    forgetLiveFacts();
+    resetClaims();
+    const grant = {
+      groupUid: h.emulator.orgUid,
+      identityUid: caller.uid,
+      roleUid: editor.uid,
+      profile: "admin",
+    };
+    expect((await roleBinding.resource.check({}, grant)).failures ?? []).toEqual([]);
     const result = await group.resource.check({}, { parentUid: h.emulator.orgUid, name: "later" });
     expect(result.failures?.map((f) => f.reason)).toEqual([
       expect.stringMatching(/CAP_IAM_GROUPS_CREATE on .*; a role that grants it: editor/),
@@ -365,4 +384,39 @@ describe("impact lines", () => {
       { seed: 3434, numRuns: 25 },
     );
   }, 120_000);
+});
+
+describe("impact lines, in words", () => {
+  it("names the first 50, counts the rest, and marks privileged gains", () => {
+    const lines = Array.from({ length: 60 }, (_, i) => ({
+      identity: `id${i}`,
+      group: "org",
+      inheritedBy: i,
+      gained: ["CAP_IAM_ROLE_BINDINGS_CREATE", "CAP_REPO_LIST"],
+      lost: [],
+      roles: ["deployer"],
+    }));
+    const words = describeImpact(lines, 'platform:iam:Role "deployer"');
+    expect(words).toHaveLength(51);
+    expect(words[0]).toBe(
+      'access: id0 gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged!), CAP_REPO_LIST on org, through role deployer (platform:iam:Role "deployer")',
+    );
+    expect(words[2]).toContain("on org and the 2 groups under it");
+    expect(words[50]).toBe('access: 10 more changes of access (platform:iam:Role "deployer")');
+  });
+
+  it("says nothing of a change that alters no access (a description)", async () => {
+    await runAs(h.emulator.token);
+    h.emulator.reset();
+    const made = await h.emulator.client.groups.create(h.emulator.orgUid, { name: "quiet" });
+    const logged: string[] = [];
+    captureLog((_s, m) => logged.push(m));
+    await group.resource.diff(
+      made.uid,
+      { parentUid: h.emulator.orgUid, name: "quiet", description: "", uid: made.uid },
+      { parentUid: h.emulator.orgUid, name: "quiet", description: "changed" },
+    );
+    captureLog(undefined);
+    expect(logged).toEqual([]);
+  });
 });
