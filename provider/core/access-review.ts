@@ -95,6 +95,7 @@ export type AccessEffectOf = (change: PlannedChange, live: LiveFacts) => AccessE
 // The live facts, read once per process and profile.
 
 const cache = new Map<string, Promise<LiveFacts>>();
+const NO_FACTS: LiveFacts = { groups: [], roles: [], bindings: [] };
 const skipNoted = new Set<string>();
 
 /** Forgets what was read (configure with new settings; tests). */
@@ -356,16 +357,12 @@ export async function reviewChange(
 ): Promise<void> {
   if (effectOf === undefined) return;
   const mode = currentPreflightMode();
-  const before = await liveFacts(profile);
-  const effect = effectOf(change, before);
-  if (effect === undefined) return;
-  if (effect.after !== undefined) {
-    const lines = describeImpact(impactOf(before, effect.after), label, [before, effect.after]);
-    if (lines.length > 0) await logInfo(lines.join("\n"), urn);
-  }
-  if (mode === "off") return;
-  const caller = callerIdentity(profile);
-  if (caller === undefined) {
+  // What the change could need, judged without the live facts: nothing is read when it alters no access and no
+  // preflight is to run (a group's create with an opaque token, or with preflight off).
+  const probe = effectOf(change, NO_FACTS);
+  if (probe === undefined) return;
+  const caller = mode === "off" ? undefined : callerIdentity(profile);
+  if (mode !== "off" && caller === undefined && probe.operations.length > 0) {
     const key = profile ?? "";
     if (!skipNoted.has(key)) {
       skipNoted.add(key);
@@ -375,8 +372,17 @@ export async function reviewChange(
           `token the service issued; or set ${CONFIG_KEYS.preflight}: off to silence this.`,
       );
     }
-    return;
   }
+  const wantsPreflight = caller !== undefined && probe.operations.length > 0;
+  if (probe.after === undefined && !wantsPreflight) return;
+  const before = await liveFacts(profile);
+  const effect = effectOf(change, before);
+  if (effect === undefined) return;
+  if (effect.after !== undefined) {
+    const lines = describeImpact(impactOf(before, effect.after), label, [before, effect.after]);
+    if (lines.length > 0) await logInfo(lines.join("\n"), urn);
+  }
+  if (caller === undefined) return;
   const { refusals, unverified } = preflight(before, caller, effect, label);
   if (unverified.length > 0)
     await logInfo(
