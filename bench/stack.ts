@@ -3,8 +3,8 @@
  * under one organization) under the real Pulumi engine, against the emulator in its own process, at realistic API
  * latency (the emulator's stall fault delays every API request).
  *
- *   1. API calls per operation, from the emulator's request log, checked against the minimum: preview none, up
- *      one create per resource, no-op up none, refresh one GET per resource, destroy one DELETE per resource,
+ *   1. API calls per operation, from the emulator's request log, checked against the minimum: preview the access
+ *      review's three list calls, up one create per resource (and those three), no-op up none, refresh one GET per resource, destroy one DELETE per resource,
  *      getRepos over 1,000 repos ceil(1000/200) list calls. Any excess is listed and fails the run (exit 1).
  *   2. For each latency (0, 50, 150 ms) and each program variant (pulumi-platform; the reference minimal dynamic
  *      provider of bench/minimal, the floor of this engine path; the native plugin when built): up, no-op up,
@@ -334,6 +334,10 @@ async function main(): Promise<void> {
     return stack;
   };
 
+  // The preview's access review (provider/core/access-review) reads groups, roles and bindings once per provider
+  // process, the first time a planned create or change is reviewed: one page each at this size.
+  const REVIEW_READS = { "GET groups": 1, "GET roles": 1, "GET roleBindings": 1 };
+
   const perResource = (method: string, size: Size, times = 1) => ({
     [`${method} groups`]: size.groups * times,
     [`${method} identities`]: size.identities * times,
@@ -353,8 +357,8 @@ async function main(): Promise<void> {
           checks.push(c);
           log(`calls: ${operation}: ${c.total} (minimum ${c.minimum})`);
         };
-        await step("preview", ["preview"], {});
-        await step("up (from empty)", [...OPERATIONS.up], perResource("POST", SIZE));
+        await step("preview", ["preview"], REVIEW_READS);
+        await step("up (from empty)", [...OPERATIONS.up], { ...perResource("POST", SIZE), ...REVIEW_READS });
         await step("up (no changes)", [...OPERATIONS.up], {});
         await step("refresh", [...OPERATIONS.refresh], perResource("GET", SIZE));
         // The CLI's default refresh runs a refresh preview first, which reads every resource too.
@@ -368,6 +372,7 @@ async function main(): Promise<void> {
         await stack.setConfig("readRepos", "true");
         await step(`getRepos over ${REPOS} repos`, ["preview"], {
           "GET repos": Math.ceil(REPOS / DATA_SOURCE_PAGE_SIZE),
+          ...REVIEW_READS,
         });
       } finally {
         await stack.cleanup();

@@ -94,8 +94,10 @@ async function diffResource(
   id: string,
   olds: Props,
   news: Props,
+  urn?: string,
 ): Promise<providerPb.DiffResponse> {
-  const diff = await resource.operations.diff(id, olds, news);
+  // The URN goes along: the access review's lines go under the resource.
+  const diff = await resource.operations.diff(id, olds, news, urn);
   const response = new providerPb.DiffResponse();
   const detailed = response.getDetaileddiffMap();
   for (const [key, change] of diff.properties)
@@ -259,7 +261,7 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const resource = resourceOf(request.getType() || typeOfUrn(request.getUrn()));
       const olds = fromStruct(request.getOlds()).props;
       const news = fromStruct(request.getNews()).props;
-      return diffResource(resource, request.getId(), olds, news);
+      return diffResource(resource, request.getId(), olds, news, request.getUrn() || undefined);
     }),
 
     create: unary(async (request: providerPb.CreateRequest) => {

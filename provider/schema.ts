@@ -19,7 +19,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { DATA_SOURCES, RESOURCES } from "./catalogue";
-import { CONFIG_SETTINGS } from "./core/config";
+import { CONFIG_SETTINGS, PROFILE_SETTINGS } from "./core/config";
 
 export const PACKAGE_NAME = "platform";
 
@@ -199,11 +199,7 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
   registry.types["platform:index:Profile"] = {
     type: "object",
     description: "One named set of connection settings (see the config variables of the same names).",
-    properties: Object.fromEntries(
-      Object.keys(CONFIG_SETTINGS)
-        .filter((key) => key !== "profiles")
-        .map((key) => [key, CONFIG_VARIABLES[key]!]),
-    ),
+    properties: Object.fromEntries(PROFILE_SETTINGS.map((key) => [key, CONFIG_VARIABLES[key]!])),
   };
 
   const resources: Record<string, Json> = {};

@@ -41,6 +41,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["identity"] = args?.identity;
             resourceInputs["identityToken"] = args?.identityToken ? pulumi.secret(args.identityToken) : undefined;
             resourceInputs["identityTokenFile"] = args?.identityTokenFile;
+            resourceInputs["preflight"] = args?.preflight;
             resourceInputs["profiles"] = pulumi.output(args?.profiles ? pulumi.secret(args.profiles) : undefined).apply(JSON.stringify);
             resourceInputs["propagationWindowMs"] = args?.propagationWindowMs;
             resourceInputs["token"] = args?.token ? pulumi.secret(args.token) : undefined;
@@ -74,6 +75,10 @@ export interface ProviderArgs {
      * A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
      */
     identityTokenFile?: pulumi.Input<string | undefined>;
+    /**
+     * What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
+     */
+    preflight?: pulumi.Input<string | undefined>;
     /**
      * Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
      */

@@ -8,6 +8,7 @@
  * May import: the SDK, ./config.
  */
 import { PlatformClient } from "../../sdk";
+import { resolveConfig } from "../../sdk/config";
 import {
   ConfigLookup,
   ProviderSettings,
@@ -57,4 +58,33 @@ export async function closeClients(): Promise<void> {
   const open = [...clients.values()];
   clients.clear();
   await Promise.all(open.map((c) => c.close().catch(() => undefined)));
+}
+
+/** The `sub` claim of a JWT, read without verifying it (only to recognise our own identity), or undefined. */
+export function subjectOf(token: string): string | undefined {
+  const payload = token.split(".")[1];
+  if (payload === undefined) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { sub?: unknown };
+    return typeof claims.sub === "string" && claims.sub !== "" ? claims.sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The identity the provider acts as for `profile`: the identity it assumes through token exchange, or the subject
+ * of its static API token (the service's API tokens are JWTs whose `sub` is the identity's uid). Undefined when
+ * neither is known (an opaque token): the lock-out guard cannot recognise the provider's own bindings then, and
+ * the preflight is skipped.
+ */
+export function callerIdentity(profile: string | undefined): string | undefined {
+  try {
+    const config = resolveConfig(resolveClientOptions(settings, profile === "" ? undefined : profile));
+    return config.credentials.kind === "exchange"
+      ? config.credentials.identity
+      : subjectOf(config.credentials.token);
+  } catch {
+    return undefined;
+  }
 }

@@ -34,15 +34,27 @@ export const CONFIG_SETTINGS = {
       "How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it " +
       "is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.",
   },
+  preflight: {
+    doc:
+      "What a preview does when the identity the provider runs as lacks a capability a planned operation needs " +
+      '(docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the ' +
+      'missing capabilities and goes on, "off" skips the check (for a service whose rules differ).',
+    stackOnly: true,
+  },
   profiles: {
     doc:
       'Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks ' +
       "one with `profile`. Profile keys override stack keys.",
     secret: true,
   },
-} as const satisfies Record<string, { doc: string; secret?: boolean }>;
+} as const satisfies Record<string, { doc: string; secret?: boolean; stackOnly?: boolean }>;
 
 export type ConfigName = keyof typeof CONFIG_SETTINGS;
+
+/** The settings a profile may carry: every one but `profiles` and those of the stack alone (`stackOnly`). */
+export const PROFILE_SETTINGS = (Object.keys(CONFIG_SETTINGS) as ConfigName[]).filter(
+  (name) => name !== "profiles" && (CONFIG_SETTINGS[name] as { stackOnly?: boolean }).stackOnly !== true,
+);
 
 /** The stack-config keys of the `platform` namespace. */
 export const CONFIG_KEYS = Object.fromEntries(
@@ -54,14 +66,30 @@ export const SECRET_SETTINGS = (Object.keys(CONFIG_SETTINGS) as ConfigName[]).fi
   (name) => (CONFIG_SETTINGS[name] as { secret?: boolean }).secret === true,
 );
 
-/** The connection settings a profile or the stack config may carry (every setting but profiles). */
+/** The connection settings a profile or the stack config may carry (every setting but profiles and preflight). */
 export type ConnectionSettings = { [N in SettingName]?: string | undefined };
 
-export type SettingName = Exclude<ConfigName, "profiles">;
+/** The settings that say how to reach the API (a profile may override each); preflight is the stack's alone. */
+export type SettingName = Exclude<ConfigName, "profiles" | "preflight">;
 
 const SETTING_NAMES = (Object.keys(CONFIG_SETTINGS) as ConfigName[]).filter(
-  (name): name is SettingName => name !== "profiles",
+  (name): name is SettingName => name !== "profiles" && name !== "preflight",
 );
+
+/** `platform:preflight`'s values; "error" when unset. */
+export const PREFLIGHT_MODES = ["error", "warn", "off"] as const;
+export type PreflightMode = (typeof PREFLIGHT_MODES)[number];
+
+/** platform:preflight as a mode: unset is "error"; anything else but the three values fails, naming the key. */
+export function preflightMode(value: string | undefined): PreflightMode {
+  const trimmed = value?.trim() ?? "";
+  if (trimmed === "") return "error";
+  const mode = PREFLIGHT_MODES.find((m) => m === trimmed);
+  if (mode !== undefined) return mode;
+  throw new ConfigurationError(
+    `${CONFIG_KEYS.preflight} must be one of ${PREFLIGHT_MODES.join(", ")}, got ${JSON.stringify(value)}`,
+  );
+}
 
 /** Env variables that carry a credential; dropped when config names a credential of its own. */
 const CREDENTIAL_ENV = [
@@ -78,6 +106,8 @@ export type ConfigLookup = (key: string) => string | undefined;
 export interface ProviderSettings {
   stack: ConnectionSettings;
   profiles: Record<string, ConnectionSettings>;
+  /** platform:preflight as given (unset: absent). */
+  preflight?: string;
 }
 
 function blankToUndefined(value: unknown): string | undefined {
@@ -130,7 +160,12 @@ export function readProviderSettings(lookup: ConfigLookup): ProviderSettings {
     const value = blankToUndefined(lookup(CONFIG_KEYS[name]));
     if (value !== undefined) stack[name] = value;
   }
-  return { stack, profiles: parseProfiles(lookup(CONFIG_KEYS.profiles)) };
+  const preflight = blankToUndefined(lookup(CONFIG_KEYS.preflight));
+  return {
+    stack,
+    profiles: parseProfiles(lookup(CONFIG_KEYS.profiles)),
+    ...(preflight === undefined ? {} : { preflight }),
+  };
 }
 
 /** The profile of that name, if configured (its own member: `constructor` is no profile unless configured). */

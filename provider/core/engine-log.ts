@@ -18,7 +18,27 @@ export function engineAddress(argv: readonly string[] = process.argv): string | 
 let client: EngineGrpc.EngineClient | undefined;
 
 /** Logs an informational message, under `urn` when given; never fails (a message is not worth a failed step). */
-export async function logInfo(message: string, urn?: string): Promise<void> {
+export function logInfo(message: string, urn?: string): Promise<void> {
+  return log("INFO", message, urn);
+}
+
+/** Logs a warning (shown as one in the preview's output), under `urn` when given; never fails. */
+export function logWarning(message: string, urn?: string): Promise<void> {
+  return log("WARNING", message, urn);
+}
+
+/** Where tests read what would be logged (outside the engine nothing is sent). */
+let capture: ((severity: "INFO" | "WARNING", message: string, urn?: string) => void) | undefined;
+
+/** Tests: receive every message logged from now on (undefined: stop). */
+export function captureLog(
+  sink: ((severity: "INFO" | "WARNING", message: string, urn?: string) => void) | undefined,
+): void {
+  capture = sink;
+}
+
+async function log(severity: "INFO" | "WARNING", message: string, urn?: string): Promise<void> {
+  capture?.(severity, message, urn);
   const address = engineAddress();
   if (address === undefined) return;
   try {
@@ -29,7 +49,7 @@ export async function logInfo(message: string, urn?: string): Promise<void> {
       require("@pulumi/pulumi/proto/engine_pb") as typeof import("@pulumi/pulumi/proto/engine_pb");
     client ??= new engineGrpc.EngineClient(address, grpc.credentials.createInsecure());
     const request = new enginePb.LogRequest();
-    request.setSeverity(enginePb.LogSeverity.INFO);
+    request.setSeverity(enginePb.LogSeverity[severity]);
     request.setMessage(message);
     if (urn !== undefined) request.setUrn(urn);
     await new Promise<void>((resolve) => client!.log(request, () => resolve()));

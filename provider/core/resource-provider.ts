@@ -14,7 +14,10 @@
  * body and read-back come from the declaration. A resource whose wire differs throughout may write a whole
  * ResourceDescription instead (its own create, update and inputsOf).
  *
- * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client, ./wire.
+ * At preview the kit also reviews each planned create, update and replacement for access (./access-review): the
+ * impact lines of a change that alters who holds what, and the preflight of the operations it will send.
+ *
+ * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client, ./wire, ./access-review.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
@@ -24,6 +27,7 @@ import type { ResourceDeclaration } from "./declaration";
 import { diffFields, propertyChanges, type PropertyChange } from "./diff";
 import { Attempt, translateError, withoutHostEcho } from "./errors";
 import { checkInputs, containsUnknown } from "./check";
+import { PreflightError, reviewChange, type AccessEffectOf, type PlannedChange } from "./access-review";
 import { createBody, inputsFromObject, updateBody, type DeclaredInputs, type WireMapping } from "./wire";
 
 /** Inputs every resource accepts besides its API fields. */
@@ -66,6 +70,11 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
   outputsOf: (object: T) => Record<string, unknown>;
   /** The wire mapping the description was derived with (deriveDescription), for tests that check each field. */
   wire?: WireMapping<I, T>;
+  /**
+   * What a planned change does to access: the operations it sends (preflight) and the facts after it (impact
+   * lines). Absent: the resource's operations need nothing the preview checks.
+   */
+  accessEffect?: AccessEffectOf;
 }
 
 /**
@@ -164,7 +173,8 @@ export interface ResourceOperations {
     news: Props,
     urn?: string,
   ): Promise<{ inputs: Props; failures?: pulumi.dynamic.CheckFailure[] }>;
-  diff(id: string, olds: Props, news: Props): Promise<ResourceDiff>;
+  /** `urn` as for check: where the preview's access lines go. */
+  diff(id: string, olds: Props, news: Props, urn?: string): Promise<ResourceDiff>;
   create(inputs: Props): Promise<{ id: string; outs: Props }>;
   /** Empty when the object is gone. `props` is the state; absent for an import or a `get` by id. */
   read(id: string, props?: Props): Promise<{ id?: string; props?: Props; inputs?: Props }>;
@@ -181,6 +191,7 @@ export function dynamicProvider(resource: ResourceOperations): pulumi.dynamic.Re
     // Anything after the inputs (lazy-provider forwards it) is the URN, when a front passes one.
     check: (olds, news, ...rest: unknown[]) => resource.check(olds, news, rest[0] as string | undefined),
     async diff(id, olds, news) {
+      // The dynamic host knows no URN: the access lines name the resource by its type and name.
       const { changes, replaces, deleteBeforeReplace } = await resource.diff(id, olds, news);
       return { changes, replaces, deleteBeforeReplace };
     },
@@ -212,6 +223,30 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
   /** The one way a method fails: translated, in the user's terms, printed once. */
   const failure = (err: unknown, context: Attempt): Error =>
     withoutHostEcho(translateError(err, context, undefined, termsFor(context.profile)));
+
+  /** How the preview's lines name the resource: by its URN where known, else by its type and name. */
+  const labelOf = (inputs: Props, urn: string | undefined): string => {
+    const parts = urn?.split("::") ?? [];
+    if (parts.length >= 4) return `${spec.declaration.token} "${parts.slice(3).join("::")}"`;
+    const name = spec.describe(inputs as Partial<I>).name ?? (inputs.name as string | undefined);
+    return name === undefined ? spec.declaration.token : `${spec.declaration.token} "${name}"`;
+  };
+  /** The access review of a planned change (impact lines, preflight); a refusal is the preflight's, as it is. */
+  const review = async (change: PlannedChange, inputs: Props, urn: string | undefined): Promise<void> => {
+    if (spec.accessEffect === undefined || containsUnknown(inputs.profile)) return;
+    try {
+      await reviewChange(
+        spec.accessEffect,
+        change,
+        inputs.profile as string | undefined,
+        labelOf(inputs, urn),
+        urn,
+      );
+    } catch (err) {
+      if (err instanceof PreflightError) throw err;
+      throw failure(err, attempt("plan", inputs as Partial<I>));
+    }
+  };
 
   const writeOnly = spec.declaration.writeOnly;
   /**
@@ -245,7 +280,7 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
   };
 
   return {
-    async check(olds: Props, news_: Props) {
+    async check(olds: Props, news_: Props, urn?: string) {
       const news = news_ as I;
       // A write-only input that an existing object's state never had (it was imported) may stay absent, or be
       // the "" that `pulumi import` prints for what it cannot read: the service keeps the value it has. It is
@@ -269,14 +304,26 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
           throw failure(err, attempt("plan", news));
         }
       }
+      // A create: what it grants, and whether the provider's identity may make it (an update's: in diff).
+      if (!existing) {
+        try {
+          await review({ kind: "create", news: news_ }, news_, urn);
+        } catch (err) {
+          if (!(err instanceof PreflightError)) throw err;
+          return { inputs: news_, failures: err.refusals.map((reason) => ({ property: "", reason })) };
+        }
+      }
       return { inputs: news_ };
     },
 
-    async diff(_id: string, olds_: Props, news: Props): Promise<ResourceDiff> {
+    async diff(id: string, olds_: Props, news: Props, urn?: string): Promise<ResourceDiff> {
       const olds = withWriteOnlyOf(olds_, news as I);
       const fields = diffFields(olds, news, spec.declaration.fields);
       const replaces = [...new Set([...fields.replaces, ...(spec.alsoReplaces?.(olds, news) ?? [])])];
       const diff = { ...fields, changes: fields.changes || replaces.length > 0, replaces };
+      if (replaces.length > 0) await review({ kind: "replace", uid: id, olds, news }, news, urn);
+      else if (fields.changedFields.length > 0)
+        await review({ kind: "update", uid: id, olds, news, changed: fields.changedFields }, news, urn);
       return {
         changes: diff.changes,
         replaces,

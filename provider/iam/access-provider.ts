@@ -24,6 +24,7 @@ import { translateError, withoutHostEcho, type Attempt } from "../core/errors";
 import { compact, type ResourceDiff, type ResourceOperations } from "../core/resource-provider";
 import { propertyChanges } from "../core/diff";
 import { logInfo } from "../core/engine-log";
+import { bindingPlanEffect, PreflightError, reviewChange } from "../core/access-review";
 import {
   applyPlan,
   callerIdentity,
@@ -155,7 +156,7 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
   const review = async (olds: Props, news: Props, scope: Scope, declared: Binding[], label: string) => {
     const client = clientFor(news.profile as string | undefined);
     const { plan, live: listed } = await planned(client, olds, scope, declared);
-    if (plan.adds.length + plan.removes.length === 0) return { refusals: [], steps: [] };
+    if (plan.adds.length + plan.removes.length === 0) return { refusals: [], steps: [], plan };
     const live = listed ?? (await liveIn(client, scope));
     const caller = callerIdentity(news.profile as string | undefined);
     const own = (b: Binding) => b.identityUid === caller && news.allowRemovingOwnAccess !== true;
@@ -179,7 +180,30 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
       steps.push(
         `${label} will make ${changes.length - shown.length} more changes (see the bindings property)`,
       );
-    return { refusals, steps };
+    return { refusals, steps, plan };
+  };
+
+  /** The plan's impact lines and preflight; the preflight's refusals, one line each (none: it may go on). */
+  const reviewPlan = async (
+    plan: { adds: readonly Binding[]; removes: readonly Binding[] },
+    inputs: Props,
+    label: string,
+    urn: string | undefined,
+  ): Promise<string[]> => {
+    try {
+      const effect = bindingPlanEffect(plan.adds, plan.removes);
+      await reviewChange(
+        effect,
+        { kind: "create", news: inputs },
+        inputs.profile as string | undefined,
+        label,
+        urn,
+      );
+      return [];
+    } catch (err) {
+      if (err instanceof PreflightError) return [...err.refusals];
+      throw err;
+    }
   };
 
   const check: CheckWithUrn = async (olds, news, urn) => {
@@ -202,10 +226,13 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
     const reasons = claim(key, label, { kind: "authority", scope, declared });
     if (!containsUnknown(news.profile)) {
       try {
-        const { refusals, steps } = await review(olds ?? {}, inputs, scope, declared, label);
+        const { refusals, steps, plan } = await review(olds ?? {}, inputs, scope, declared, label);
         reasons.push(...refusals);
         // The plan, binding by binding, in the preview's output (the property diff shows only uids).
         if (reasons.length === 0 && steps.length > 0) await logInfo(steps.join("\n"), urn);
+        // Its access impact and preflight (../core/access-review), as every resource's.
+        if (reasons.length === 0 && plan.adds.length + plan.removes.length > 0)
+          reasons.push(...(await reviewPlan(plan, inputs, label, urn)));
       } catch (err) {
         throw failure(err, attempt("plan", news));
       }

@@ -26,9 +26,6 @@ import {
   type RoleBindingListQuery,
 } from "../../sdk";
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
-import { resolveConfig } from "../../sdk/config";
-import { resolveClientOptions } from "../core/config";
-import { currentSettings } from "../core/client";
 import { parentOf } from "../../sdk/uidp";
 
 /** One grant: an identity holds a role on a group. */
@@ -401,35 +398,8 @@ export async function applyPlan(
   return held();
 }
 
-/** The `sub` claim of a JWT, read without verifying it (only to recognise our own identity), or undefined. */
-export function subjectOf(token: string): string | undefined {
-  const payload = token.split(".")[1];
-  if (payload === undefined) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { sub?: unknown };
-    return typeof claims.sub === "string" && claims.sub !== "" ? claims.sub : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The identity the provider acts as for `profile`: the identity it assumes through token exchange, or the subject
- * of its static API token (the service's API tokens are JWTs whose `sub` is the identity's uid). Undefined when
- * neither is known (an opaque token): the lock-out guard cannot recognise the provider's own bindings then.
- */
-export function callerIdentity(profile: string | undefined): string | undefined {
-  try {
-    const config = resolveConfig(
-      resolveClientOptions(currentSettings(), profile === "" ? undefined : profile),
-    );
-    return config.credentials.kind === "exchange"
-      ? config.credentials.identity
-      : subjectOf(config.credentials.token);
-  } catch {
-    return undefined;
-  }
-}
+// The caller's identity (the lock-out guard's and the preflight's): ../core/client.
+export { callerIdentity, subjectOf } from "../core/client";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Claims: how the resources of one stack see each other at preview.

@@ -10,6 +10,7 @@
  *
  * May import: ../core, ../../sdk, ./account-association.declaration.
  */
+import { objectEffect } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { normalize } from "../core/diff";
@@ -28,6 +29,8 @@ import {
 const EMPTY = normalize("object", undefined);
 
 export const description = deriveDescription<AccountAssociationInputs, AccountAssociation>({
+  // At preview: what creating or changing it needs (it is governed by its own group).
+  accessEffect: objectEffect({ collection: "accountAssociations", parentKey: "groupUid" }),
   declaration: ACCOUNT_ASSOCIATION,
   // One association per group, and its uid is the group's: a replacement deletes the old one first.
   uniqueBy: ["groupUid"],

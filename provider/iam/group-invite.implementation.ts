@@ -16,6 +16,7 @@
  *
  * May import: ../core, ../../sdk, ./group-invite.declaration.
  */
+import { capabilitiesOfRole, objectEffect, referenceNeeds } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../core/check";
 import {
@@ -46,6 +47,17 @@ function ttlOf(inputs: GroupInviteInputs): string {
 }
 
 export const description = deriveDescription<GroupInviteInputs, GroupInvite>({
+  // At preview: what creating it needs; its role is a grant (no escalation).
+  accessEffect: objectEffect({
+    collection: "groupInvites",
+    parentKey: "groupUid",
+    reads: ["roleUid"],
+    grants: (news, facts) => ({
+      capabilities: capabilitiesOfRole(facts, String(news.roleUid)),
+      what: `role ${String(news.roleUid)}`,
+      needs: referenceNeeds(String(news.roleUid)),
+    }),
+  }),
   declaration: GROUP_INVITE,
   describe: (inputs) => ({
     where: inputs.groupUid ? `for role ${inputs.roleUid} on group ${inputs.groupUid}` : undefined,

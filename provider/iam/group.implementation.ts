@@ -6,6 +6,7 @@
  *
  * May import: ../core, ../../sdk, ./group.declaration.
  */
+import { objectEffect, withoutGroup } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
@@ -15,6 +16,12 @@ import type { Group, GroupCreate, GroupUpdate } from "../../sdk";
 const BLOCKERS_PER_KIND = 10;
 
 export const description = deriveDescription<GroupInputs, Group>({
+  // At preview: what creating, changing or moving (replacing) it needs, and what a move revokes (docs: Preflight).
+  accessEffect: objectEffect({
+    collection: "groups",
+    parentKey: "parentUid",
+    afterDelete: withoutGroup,
+  }),
   declaration: GROUP,
   describe: (inputs) => ({
     name: inputs.name,

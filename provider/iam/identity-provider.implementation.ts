@@ -10,6 +10,7 @@
  *
  * May import: ../core, ../../sdk, ./identity-provider.declaration.
  */
+import { capabilitiesOfRole, objectEffect, referenceNeeds } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   compact,
@@ -45,6 +46,25 @@ const sendOidc = (inputs: KitInputs, mask: readonly string[] | undefined) => ({
 });
 
 export const description = deriveDescription<KitInputs, IdentityProvider>({
+  // At preview: what creating or changing it needs; its default role is a grant (no escalation).
+  accessEffect: objectEffect({
+    collection: "identityProviders",
+    parentKey: "parentUid",
+    reads: ["defaultRole"],
+    grants: (news, facts) => ({
+      capabilities: capabilitiesOfRole(facts, String(news.defaultRole)),
+      what: `default role ${String(news.defaultRole)}`,
+      needs: referenceNeeds(String(news.defaultRole)),
+    }),
+    updateGrants: (olds, news, facts) =>
+      olds.defaultRole === news.defaultRole
+        ? undefined
+        : {
+            capabilities: capabilitiesOfRole(facts, String(news.defaultRole)),
+            what: `default role ${String(news.defaultRole)}`,
+            needs: referenceNeeds(String(news.defaultRole)),
+          },
+  }),
   declaration: IDENTITY_PROVIDER,
   describe: (inputs) => ({
     name: inputs.name,

@@ -6,6 +6,7 @@
  *
  * May import: ../core, ../../sdk, ./identity.declaration.
  */
+import { objectEffect, withoutBindings } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
@@ -13,6 +14,12 @@ import { IDENTITY, type IdentityInputs } from "./identity.declaration";
 import type { Identity, IdentityCreate, IdentityUpdate } from "../../sdk";
 
 export const description = deriveDescription<IdentityInputs, Identity>({
+  // At preview: what creating or changing it needs; a replacement deletes it, and its bindings with it.
+  accessEffect: objectEffect({
+    collection: "identities",
+    parentKey: "parentUid",
+    afterDelete: (facts, uid) => withoutBindings(facts, (b) => b.identity === uid),
+  }),
   declaration: IDENTITY,
   describe: (inputs) => ({
     name: inputs.name,

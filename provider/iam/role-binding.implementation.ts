@@ -7,6 +7,7 @@
  *
  * May import: ../core, ../../sdk, ./access, ./role-binding.declaration.
  */
+import { capabilitiesOfRole, objectEffect, referenceNeeds, withoutBindings } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   deriveDescription,
@@ -21,6 +22,31 @@ import { containsUnknown } from "../core/check";
 import { claim, describeBinding, labelOfUrn } from "./access";
 
 export const description = deriveDescription<RoleBindingInputs, RoleBinding>({
+  // At preview: what the binding grants, to whom and where (every input replaces: a change is a new binding and
+  // the old one's removal), and what granting it needs (no escalation: the role's capabilities, the references).
+  accessEffect: objectEffect({
+    collection: "roleBindings",
+    parentKey: "groupUid",
+    reads: ["identityUid", "roleUid"],
+    grants: (news, facts) => ({
+      capabilities: capabilitiesOfRole(facts, String(news.roleUid)),
+      what: `role ${facts.roles.find((r) => r.uid === news.roleUid)?.name ?? String(news.roleUid)}`,
+      needs: referenceNeeds(String(news.roleUid), String(news.identityUid)),
+    }),
+    afterCreate: (facts, news) => ({
+      ...facts,
+      bindings: [
+        ...facts.bindings,
+        {
+          uid: `(new) ${String(news.groupUid)} ${String(news.identityUid)} ${String(news.roleUid)}`,
+          group: String(news.groupUid),
+          identity: String(news.identityUid),
+          role: String(news.roleUid),
+        },
+      ],
+    }),
+    afterDelete: (facts, uid) => withoutBindings(facts, (b) => b.uid === uid),
+  }),
   declaration: ROLE_BINDING,
   describe: (inputs) => ({
     where:
@@ -73,7 +99,7 @@ async function check(
   news: Record<string, unknown>,
   urn?: string,
 ): ReturnType<ResourceOperations["check"]> {
-  const result = await kit.check(olds, news);
+  const result = await kit.check(olds, news, urn);
   if ((result.failures ?? []).length > 0 || containsUnknown([news.groupUid, news.identityUid, news.roleUid]))
     return result;
   const binding = {

@@ -4,6 +4,7 @@
  *
  * May import: ../core, ../../sdk, ./role.declaration.
  */
+import { objectEffect, withoutBindings } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
@@ -11,6 +12,34 @@ import { ROLE, type RoleInputs } from "./role.declaration";
 import type { Role, RoleCreate, RoleUpdate } from "../../sdk";
 
 export const description = deriveDescription<RoleInputs, Role>({
+  // At preview: what it grants (no escalation: its capabilities must be the caller's), and whom a change of its
+  // capabilities gives or takes what, through every binding of it.
+  accessEffect: objectEffect({
+    collection: "roles",
+    parentKey: "parentUid",
+    reads: ["capabilities"],
+    grants: (news) => ({
+      capabilities: [...((news.capabilities as string[] | undefined) ?? [])],
+      what: `the capabilities of role ${String(news.name)}`,
+      needs: [],
+    }),
+    updateGrants: (olds, news) => {
+      const held = new Set((olds.capabilities as string[] | undefined) ?? []);
+      const added = ((news.capabilities as string[] | undefined) ?? []).filter((c) => !held.has(c));
+      return { capabilities: added, what: `the capabilities added to role ${String(news.name)}`, needs: [] };
+    },
+    afterUpdate: (facts, uid, news) => ({
+      ...facts,
+      roles: facts.roles.map((r) =>
+        r.uid === uid ? { ...r, capabilities: [...((news.capabilities as string[] | undefined) ?? [])] } : r,
+      ),
+    }),
+    // A role deleted revokes its bindings (emulator/README.md, "Deleting a role").
+    afterDelete: (facts, uid) => ({
+      ...withoutBindings(facts, (b) => b.role === uid),
+      roles: facts.roles.filter((r) => r.uid !== uid),
+    }),
+  }),
   declaration: ROLE,
   describe: (inputs) => ({
     name: inputs.name,

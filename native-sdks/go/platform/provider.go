@@ -52,6 +52,8 @@ type providerArgs struct {
 	IdentityToken *string `pulumi:"identityToken"`
 	// A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
 	IdentityTokenFile *string `pulumi:"identityTokenFile"`
+	// What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
+	Preflight *string `pulumi:"preflight"`
 	// Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
 	Profiles map[string]Profile `pulumi:"profiles"`
 	// How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
@@ -72,6 +74,8 @@ type ProviderArgs struct {
 	IdentityToken pulumi.StringPtrInput
 	// A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
 	IdentityTokenFile pulumi.StringPtrInput
+	// What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
+	Preflight pulumi.StringPtrInput
 	// Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
 	Profiles ProfileMapInput
 	// How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.

@@ -65,6 +65,17 @@ Object.defineProperty(exports, "identityTokenFile", {
 });
 
 /**
+ * What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
+ */
+export declare const preflight: string | undefined;
+Object.defineProperty(exports, "preflight", {
+    get() {
+        return __config.get("preflight");
+    },
+    enumerable: true,
+});
+
+/**
  * Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
  */
 export declare const profiles: {[key: string]: outputs.Profile} | undefined;

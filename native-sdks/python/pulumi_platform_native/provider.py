@@ -25,6 +25,7 @@ class ProviderArgs:
                  identity: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 preflight: pulumi.Input[Optional[_builtins.str]] = None,
                  profiles: pulumi.Input[Optional[Mapping[str, pulumi.Input['ProfileArgs']]]] = None,
                  propagation_window_ms: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
@@ -36,6 +37,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] identity: The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
         :param pulumi.Input[_builtins.str] identity_token: The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
         :param pulumi.Input[_builtins.str] identity_token_file: A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+        :param pulumi.Input[_builtins.str] preflight: What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
         :param pulumi.Input[Mapping[str, pulumi.Input['ProfileArgs']]] profiles: Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
         :param pulumi.Input[_builtins.str] propagation_window_ms: How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
         :param pulumi.Input[_builtins.str] token: A static API token. Env PLATFORM_TOKEN.
@@ -50,6 +52,8 @@ class ProviderArgs:
             pulumi.set(__self__, "identity_token", identity_token)
         if identity_token_file is not None:
             pulumi.set(__self__, "identity_token_file", identity_token_file)
+        if preflight is not None:
+            pulumi.set(__self__, "preflight", preflight)
         if profiles is not None:
             pulumi.set(__self__, "profiles", profiles)
         if propagation_window_ms is not None:
@@ -119,6 +123,18 @@ class ProviderArgs:
 
     @_builtins.property
     @pulumi.getter
+    def preflight(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
+        """
+        return pulumi.get(self, "preflight")
+
+    @preflight.setter
+    def preflight(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "preflight", value)
+
+    @_builtins.property
+    @pulumi.getter
     def profiles(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input['ProfileArgs']]]]:
         """
         Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
@@ -165,6 +181,7 @@ class Provider(pulumi.ProviderResource):
                  identity: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 preflight: pulumi.Input[Optional[_builtins.str]] = None,
                  profiles: pulumi.Input[Optional[Mapping[str, pulumi.Input[Union['ProfileArgs', 'ProfileArgsDict']]]]] = None,
                  propagation_window_ms: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
@@ -179,6 +196,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] identity: The uid of an identity to assume through token exchange. Env PLATFORM_IDENTITY.
         :param pulumi.Input[_builtins.str] identity_token: The OIDC token to exchange, as a string. Env PLATFORM_IDENTITY_TOKEN.
         :param pulumi.Input[_builtins.str] identity_token_file: A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
+        :param pulumi.Input[_builtins.str] preflight: What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
         :param pulumi.Input[Mapping[str, pulumi.Input[Union['ProfileArgs', 'ProfileArgsDict']]]] profiles: Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
         :param pulumi.Input[_builtins.str] propagation_window_ms: How long (ms) after this provider created a group, role or binding a NotFound or PermissionDenied naming it is retried as propagation. Env PLATFORM_PROPAGATION_WINDOW_MS. Default 60000; 0 turns it off.
         :param pulumi.Input[_builtins.str] token: A static API token. Env PLATFORM_TOKEN.
@@ -212,6 +230,7 @@ class Provider(pulumi.ProviderResource):
                  identity: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token: pulumi.Input[Optional[_builtins.str]] = None,
                  identity_token_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 preflight: pulumi.Input[Optional[_builtins.str]] = None,
                  profiles: pulumi.Input[Optional[Mapping[str, pulumi.Input[Union['ProfileArgs', 'ProfileArgsDict']]]]] = None,
                  propagation_window_ms: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
@@ -229,6 +248,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["identity"] = identity
             __props__.__dict__["identity_token"] = None if identity_token is None else pulumi.Output.secret(identity_token)
             __props__.__dict__["identity_token_file"] = identity_token_file
+            __props__.__dict__["preflight"] = preflight
             __props__.__dict__["profiles"] = pulumi.Output.secret(profiles).apply(pulumi.runtime.to_json) if profiles is not None else None
             __props__.__dict__["propagation_window_ms"] = propagation_window_ms
             __props__.__dict__["token"] = None if token is None else pulumi.Output.secret(token)

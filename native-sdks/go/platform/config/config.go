@@ -36,6 +36,11 @@ func GetIdentityTokenFile(ctx *pulumi.Context) string {
 	return config.Get(ctx, "platform:identityTokenFile")
 }
 
+// What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
+func GetPreflight(ctx *pulumi.Context) string {
+	return config.Get(ctx, "platform:preflight")
+}
+
 // Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
 func GetProfiles(ctx *pulumi.Context) string {
 	return config.Get(ctx, "platform:profiles")

@@ -40,6 +40,11 @@ identityTokenFile: Optional[str]
 A file holding the OIDC token to exchange, re-read at each exchange. Env PLATFORM_IDENTITY_TOKEN_FILE.
 """
 
+preflight: Optional[str]
+"""
+What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
+"""
+
 profiles: Optional[str]
 """
 Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.

@@ -57,6 +57,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('identityTokenFile')
 
     @_builtins.property
+    def preflight(self) -> Optional[str]:
+        """
+        What a preview does when the identity the provider runs as lacks a capability a planned operation needs (docs/guide.md, "Preflight"): "error" (the default) fails the preview before any write, "warn" prints the missing capabilities and goes on, "off" skips the check (for a service whose rules differ).
+        """
+        return __config__.get('preflight')
+
+    @_builtins.property
     def profiles(self) -> Optional[str]:
         """
         Named credential sets, e.g. {"orgb": {"apiUrl": "...", "token": "..."}}; a resource or data source picks one with `profile`. Profile keys override stack keys.
