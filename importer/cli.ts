@@ -26,11 +26,12 @@
  * `pulumi stack import` (./load); `pulumi import --file import.json --preview-only --out FILE` then prints the
  * program from the loaded state without reading anything. Docs: docs/adopting.md, "State-first adoption".
  *
- * May import: ../sdk, ./walk, ./terraform, ./document, ./kinds, ./bindings, ./report, ./states, ./adoption, ./load.
+ * May import: ../sdk, ./command, ./walk, ./terraform, ./document, ./kinds, ./bindings, ./report, ./states, ./adoption, ./load.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ConfigurationError, PlatformClient } from "../sdk";
+import type { PlatformClient } from "../sdk";
+import { runAsMain, runCommand, type CommandIo } from "./command";
 import type { ImportDocument } from "./document";
 import { KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
 import { BINDINGS_FORMS, type BindingsForm } from "./bindings";
@@ -158,10 +159,7 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (line: string) => void;
-  env: Record<string, string | undefined>;
+export interface Io extends CommandIo {
   /** The project directory for `load` (default the process's). */
   cwd?: string;
   /** How `load` runs pulumi (default the CLI on PATH). */
@@ -305,20 +303,7 @@ async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io
 
 /** Runs the command; returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
-  const secrets = ["PLATFORM_TOKEN", "PLATFORM_IDENTITY_TOKEN"]
-    .map((name) => io.env[name])
-    .filter((v): v is string => v !== undefined && v.length >= 4);
-  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join("***"), text);
-  let client: PlatformClient | undefined;
-  const connect = (): PlatformClient => {
-    try {
-      return (client = new PlatformClient({ env: io.env }));
-    } catch (err) {
-      if (ConfigurationError.isInstance(err)) throw new Refusal((err as Error).message);
-      throw err;
-    }
-  };
-  try {
+  return runCommand("platform-import", io, async (connect) => {
     if (argv[0] === "report") return await runReport(parseReportArgs(argv.slice(1)), connect, io);
     if (argv[0] === "load") return await runLoad(parseLoadArgs(argv.slice(1)), connect, io);
     const args = parseArgs(argv);
@@ -375,22 +360,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stdout(text);
     }
     return 0;
-  } catch (err) {
-    const message =
-      err instanceof Refusal ? err.message : `failed: ${(err as Error)?.message ?? String(err)}`;
-    io.stderr(`platform-import: ${scrub(message).split("\n")[0]}`);
-    return 1;
-  } finally {
-    await client?.close();
-  }
-}
-
-if (require.main === module) {
-  void main(process.argv.slice(2), {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (line) => process.stderr.write(`${line}\n`),
-    env: process.env,
-  }).then((code) => {
-    process.exitCode = code;
   });
 }
+
+runAsMain(module, main);

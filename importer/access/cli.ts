@@ -16,11 +16,11 @@
  * unmanaged one (for a scheduled CI job); 1 on a refusal (one line on stderr, nothing written). When the caller may
  * not list everything, the output says what is left out (and stderr says it too).
  *
- * May import: ../../sdk, ../states, ../walk, ./*.
+ * May import: ../../sdk, ../command, ../states, ../walk, ./*.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ConfigurationError, PlatformClient } from "../../sdk";
+import { runAsMain, runCommand, type CommandIo } from "../command";
 import { readState } from "../states";
 import { PAGE_SIZE, Refusal } from "../walk";
 import { grantsCsv, grantsText, reviewText } from "./format";
@@ -53,11 +53,7 @@ const USAGE =
 /** The exit code of --fail-on-privileged-workload when it finds something. */
 export const EXIT_PRIVILEGED = 2;
 
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (line: string) => void;
-  env: Record<string, string | undefined>;
-}
+export type Io = CommandIo;
 
 interface Parsed {
   positional: string[];
@@ -139,30 +135,17 @@ const CAPABILITY = /^CAP_[A-Z0-9_]+$/;
 
 /** Runs the command; returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
-  const secrets = ["PLATFORM_TOKEN", "PLATFORM_IDENTITY_TOKEN"]
-    .map((name) => io.env[name])
-    .filter((v): v is string => v !== undefined && v.length >= 4);
-  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join("***"), text);
-  let client: PlatformClient | undefined;
-  const connect = (): PlatformClient => {
-    try {
-      return (client = new PlatformClient({ env: io.env }));
-    } catch (err) {
-      if (ConfigurationError.isInstance(err)) throw new Refusal((err as Error).message);
-      throw err;
-    }
-  };
-  const read = async (group: string) => {
-    const started = Date.now();
-    const caller = callerOf(io.env);
-    const data = await readAccess(connect(), group, {
-      ...(caller !== undefined ? { caller } : {}),
-      progress: (line) => io.stderr(line),
-    });
-    io.stderr(`${group}: ${data.calls} API calls, ${Date.now() - started} ms`);
-    return data;
-  };
-  try {
+  return runCommand("platform-access", io, async (connect) => {
+    const read = async (group: string) => {
+      const started = Date.now();
+      const caller = callerOf(io.env);
+      const data = await readAccess(connect(), group, {
+        ...(caller !== undefined ? { caller } : {}),
+        progress: (line) => io.stderr(line),
+      });
+      io.stderr(`${group}: ${data.calls} API calls, ${Date.now() - started} ms`);
+      return data;
+    };
     const [command, ...rest] = argv;
     if (command === "--help" || command === "-h" || command === "help") {
       io.stdout(`${USAGE.split(" | ").join("\n     | ")}\n`);
@@ -291,22 +274,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     throw new Refusal(command === undefined ? USAGE : `unknown command ${command}; ${USAGE}`);
-  } catch (err) {
-    const message =
-      err instanceof Refusal ? err.message : `failed: ${(err as Error)?.message ?? String(err)}`;
-    io.stderr(`platform-access: ${scrub(message).split("\n")[0]}`);
-    return 1;
-  } finally {
-    await client?.close();
-  }
-}
-
-if (require.main === module) {
-  void main(process.argv.slice(2), {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (line) => process.stderr.write(`${line}\n`),
-    env: process.env,
-  }).then((code) => {
-    process.exitCode = code;
   });
 }
+
+runAsMain(module, main);

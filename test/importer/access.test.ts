@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
 import { BUILTIN_ROLES, startEmulator, type Emulator } from "../../emulator";
-import { main, type Io } from "../../importer/access/cli";
+import { main } from "../../importer/access/cli";
 import { review, type Grant, type Review } from "../../importer/access/review";
 import { leastPrivilege, stackObjects } from "../../importer/access/least-privilege";
 import { readAccess, type AccessData } from "../../importer/access/read";
@@ -17,19 +17,9 @@ import type { PlatformClient } from "../../sdk";
 import { reviewHtml } from "../../importer/access/html";
 import { grantsCsv } from "../../importer/access/format";
 import { CAP_POOL, expectedGrants, makeOrg, type MadeOrg, type OrgPlan } from "./access-fixtures";
+import { capture } from "./fixtures";
 
 jest.setTimeout(180_000);
-
-function capture(env: Record<string, string | undefined>): Io & { out: string; err: string[] } {
-  const io = {
-    out: "",
-    err: [] as string[],
-    env,
-    stdout: (text: string) => void (io.out += text),
-    stderr: (line: string) => void io.err.push(line),
-  };
-  return io;
-}
 
 const keysOf = (grants: Grant[]) =>
   new Map(

@@ -12,24 +12,13 @@ import fc from "fast-check";
 import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
 import { BINDINGS_FORMS, withBindingsAs } from "../../importer/bindings";
-import { main, type Io } from "../../importer/cli";
+import { main } from "../../importer/cli";
 import type { Found, ImportDocument } from "../../importer/document";
 import { KINDS } from "../../importer/kinds";
 import { walkGroup } from "../../importer/walk";
-import { everyKind, stateExport, type EveryKind } from "./fixtures";
+import { everyKind, stateExport, type EveryKind, capture } from "./fixtures";
 
 jest.setTimeout(120_000);
-
-function capture(env: Record<string, string | undefined>): Io & { out: string; err: string[] } {
-  const io = {
-    out: "",
-    err: [] as string[],
-    env,
-    stdout: (text: string) => void (io.out += text),
-    stderr: (line: string) => void io.err.push(line),
-  };
-  return io;
-}
 
 const rows = (doc: ImportDocument) => doc.resources.map((r) => [r.type, r.name, r.id, r.parent ?? null]);
 

@@ -7,6 +7,7 @@
  * May import: the SDK's types.
  */
 import type { PlatformClient } from "../../sdk";
+import type { Io } from "../../importer/cli";
 
 /** An object of every kind under `org`: a folder holding an identity, a binding, an invite and an association. */
 export async function everyKind(client: PlatformClient, org: string) {
@@ -207,4 +208,16 @@ export function stateExport(project: string, entries: readonly StateEntry[]) {
       ],
     },
   };
+}
+
+/** An `Io` for the CLIs' `main` that keeps what they print: stdout whole, stderr line by line. */
+export function capture(env: Record<string, string | undefined>): Io & { out: string; err: string[] } {
+  const io = {
+    out: "",
+    err: [] as string[],
+    env,
+    stdout: (text: string) => void (io.out += text),
+    stderr: (line: string) => void io.err.push(line),
+  };
+  return io;
 }

@@ -10,8 +10,8 @@ import * as path from "node:path";
 import fc from "fast-check";
 import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
-import { everyKind, terraformState } from "./fixtures";
-import { main, type Io } from "../../importer/cli";
+import { everyKind, terraformState, capture } from "./fixtures";
+import { main } from "../../importer/cli";
 import {
   UNRECOVERABLE,
   assignNames,
@@ -27,17 +27,6 @@ import { mapTerraformState } from "../../importer/terraform";
 import { PAGE_SIZE, walkGroup } from "../../importer/walk";
 
 jest.setTimeout(120_000);
-
-function capture(env: Record<string, string | undefined>): Io & { out: string; err: string[] } {
-  const io = {
-    out: "",
-    err: [] as string[],
-    env,
-    stdout: (text: string) => void (io.out += text),
-    stderr: (line: string) => void io.err.push(line),
-  };
-  return io;
-}
 
 const byType = (doc: ImportDocument) => doc.resources.map((r) => [r.type, r.name, r.id, r.parent ?? null]);
 

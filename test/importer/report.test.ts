@@ -12,27 +12,16 @@ import * as path from "node:path";
 import fc from "fast-check";
 import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
-import { EXIT_UNMANAGED, main, type Io } from "../../importer/cli";
+import { EXIT_UNMANAGED, main } from "../../importer/cli";
 import type { ImportDocument } from "../../importer/document";
 import { KINDS, LISTED_KINDS } from "../../importer/kinds";
 import type { Report } from "../../importer/report";
 import { reportUnmanaged } from "../../importer/report";
 import { readState, tokenOf } from "../../importer/states";
 import { listGroup } from "../../importer/walk";
-import { stateExport, type StateEntry } from "./fixtures";
+import { stateExport, type StateEntry, capture } from "./fixtures";
 
 jest.setTimeout(120_000);
-
-function capture(env: Record<string, string | undefined>): Io & { out: string; err: string[] } {
-  const io = {
-    out: "",
-    err: [] as string[],
-    env,
-    stdout: (text: string) => void (io.out += text),
-    stderr: (line: string) => void io.err.push(line),
-  };
-  return io;
-}
 
 const claim = (subject: string) => ({ issuer: "https://issuer.example.com", subject });
 

@@ -1,0 +1,70 @@
+/**
+ * What the project's command-line tools (`platform-import`, `platform-access`) share around their own work: where
+ * they print, one client made on first use from the environment, the one-line error (credentials masked) and the exit
+ * code, and how a module becomes the process's command.
+ *
+ * May import: ../sdk, ./walk.
+ */
+import { ConfigurationError, PlatformClient } from "../sdk";
+import { Refusal } from "./walk";
+
+/** Where a command prints and what environment it reads. */
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+/** The environment variables whose values never reach an error line. */
+const SECRET_VARIABLES = ["PLATFORM_TOKEN", "PLATFORM_IDENTITY_TOKEN"];
+
+/**
+ * Runs `body` with a `connect` that makes the API client from the environment on first use (a configuration error
+ * is a refusal, said as it is) and closes it at the end. A failure becomes one line on stderr, `<name>: <message>`,
+ * with every credential of the environment masked, and exit code 1.
+ */
+export async function runCommand(
+  name: string,
+  io: CommandIo,
+  body: (connect: () => PlatformClient) => Promise<number>,
+): Promise<number> {
+  const secrets = SECRET_VARIABLES.map((variable) => io.env[variable]).filter(
+    (value): value is string => value !== undefined && value.length >= 4,
+  );
+  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join("***"), text);
+  let client: PlatformClient | undefined;
+  const connect = (): PlatformClient => {
+    if (client !== undefined) return client;
+    try {
+      return (client = new PlatformClient({ env: io.env }));
+    } catch (err) {
+      if (ConfigurationError.isInstance(err)) throw new Refusal((err as Error).message);
+      throw err;
+    }
+  };
+  try {
+    return await body(connect);
+  } catch (err) {
+    const message =
+      err instanceof Refusal ? err.message : `failed: ${(err as Error)?.message ?? String(err)}`;
+    io.stderr(`${name}: ${scrub(message).split("\n")[0]}`);
+    return 1;
+  } finally {
+    await client?.close();
+  }
+}
+
+/** Runs `main` as the process's command when `module` is the entry point: the process's streams, its exit code. */
+export function runAsMain(
+  module: NodeJS.Module,
+  main: (argv: string[], io: CommandIo) => Promise<number>,
+): void {
+  if (require.main !== module) return;
+  void main(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}
