@@ -1,15 +1,8 @@
 /** platform.iam.AccountAssociation's provider against the in-process emulator. */
 import provider = require("../../provider/iam/account-association.provider");
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+const h = useHarness();
 
 const amazon = { account: "123456789012" };
 const google = { projectId: "acme-prod", projectNumber: "987654321" };

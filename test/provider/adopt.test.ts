@@ -13,7 +13,7 @@ import groupInvite = require("../../provider/iam/group-invite.provider");
 import group = require("../../provider/iam/group.provider");
 import { resetClaims } from "../../provider/iam/access";
 import { RESOURCES } from "../../provider/catalogue";
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 import { builtinRole, organizationOf } from "../organization";
 
 const root = path.join(__dirname, "..", "..");
@@ -46,17 +46,7 @@ describe("which resources take adopt", () => {
 });
 
 describe("old state that carries adopt: false", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.emulator.reset();
-    resetClaims();
-  });
+  const h = useHarness(resetClaims);
   const VIEWER = builtinRole("viewer");
 
   const identity = (name: string) => organizationOf(h.emulator).identity(name);

@@ -8,20 +8,10 @@ import groupAccess = require("../../provider/iam/group-access.provider");
 import roleBinding = require("../../provider/iam/role-binding.provider");
 import { callerIdentity, keyOf, resetClaims, subjectOf } from "../../provider/iam/access";
 import { configureFromLookup } from "../../provider/core/client";
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 import { builtinRole, organizationOf } from "../organization";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.emulator.reset();
-  resetClaims();
-});
+const h = useHarness(resetClaims);
 
 const VIEWER = builtinRole("viewer");
 const EDITOR = builtinRole("editor");

@@ -1,16 +1,9 @@
 /** platform.iam.GroupInvite's provider against the in-process emulator: replace-only, secret code, ttl. */
 import provider = require("../../provider/iam/group-invite.provider");
 import { durationSeconds, protoDuration } from "../../provider/iam/group-invite.declaration";
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+const h = useHarness();
 
 async function inputs(overrides: Record<string, unknown> = {}) {
   const role = await h.emulator.client.roles.create(h.emulator.orgUid, {

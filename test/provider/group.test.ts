@@ -1,15 +1,8 @@
 /** platform.iam.Group's provider against the in-process emulator. */
 import provider = require("../../provider/iam/group.provider");
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+const h = useHarness();
 
 const create = (inputs: Record<string, unknown>) => provider.create(inputs);
 

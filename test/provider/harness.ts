@@ -51,6 +51,37 @@ export async function startHarness(): Promise<Harness> {
 }
 
 /**
+ * Starts a harness before the calling file's (or describe block's) tests and closes it after; the emulator is reset
+ * before each test, then `beforeEach` runs (e.g. the access resources' `resetClaims`). The object returned stands for
+ * the harness started: read it inside hooks and tests, not at collection time.
+ */
+export function useHarness(beforeEachTest?: () => void): Harness {
+  let started: Harness | undefined;
+  beforeAll(async () => {
+    started = await startHarness();
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(() => {
+    started!.emulator.reset();
+    beforeEachTest?.();
+  });
+  const current = (): Harness => {
+    if (started === undefined) throw new Error("useHarness: read the harness inside a hook or a test");
+    return started;
+  };
+  return {
+    get emulator() {
+      return current().emulator;
+    },
+    requestsSinceMark: () => current().requestsSinceMark(),
+    mark: () => current().mark(),
+    close: () => current().close(),
+  };
+}
+
+/**
  * Data sources run in the program and read its config: point it at the emulator, with the token marked
  * secret as `pulumi config set --secret` would.
  */

@@ -2,20 +2,10 @@
 import identityAccess = require("../../provider/iam/identity-access.provider");
 import groupAccess = require("../../provider/iam/group-access.provider");
 import { resetClaims } from "../../provider/iam/access";
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 import { builtinRole, organizationOf } from "../organization";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.emulator.reset();
-  resetClaims();
-});
+const h = useHarness(resetClaims);
 
 const VIEWER = builtinRole("viewer");
 const EDITOR = builtinRole("editor");

@@ -1,16 +1,9 @@
 /** platform.iam.IdentityProvider's provider against the in-process emulator; clientSecret bookkeeping. */
 import provider = require("../../provider/iam/identity-provider.provider");
 import { UNKNOWN } from "../../provider/core/check";
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+const h = useHarness();
 
 const SECRET = "s3cr3t-client-value";
 

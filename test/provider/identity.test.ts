@@ -1,16 +1,9 @@
 /** platform.iam.Identity's provider against the in-process emulator. */
 import provider = require("../../provider/iam/identity.provider");
 import { UNKNOWN } from "../../provider/core/check";
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+const h = useHarness();
 
 const claimMatch = {
   issuer: "https://token.actions.githubusercontent.com",

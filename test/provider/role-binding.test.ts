@@ -1,15 +1,8 @@
 /** platform.iam.RoleBinding's provider against the in-process emulator. */
 import provider = require("../../provider/iam/role-binding.provider");
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+const h = useHarness();
 
 async function fixture() {
   const c = h.emulator.client;

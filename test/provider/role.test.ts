@@ -1,15 +1,8 @@
 /** platform.iam.Role's provider against the in-process emulator. */
 import provider = require("../../provider/iam/role.provider");
-import { Harness, startHarness } from "./harness";
+import { useHarness } from "./harness";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+const h = useHarness();
 
 const caps = ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST"];
 
