@@ -88,6 +88,12 @@ const KIND_OF_CHANGE = {
   update: [Kind.UPDATE, Kind.UPDATE_REPLACE],
 } as const;
 
+/**
+ * The update mask of each resource's last diff, by URN, until the preview of its update uses it: the engine asks for
+ * the diff, then previews the update of the same inputs, and the preview needs the mask the diff already computed.
+ */
+const lastMasks = new Map<string, readonly string[]>();
+
 /** The resource's diff of its state against new inputs, in the engine's form: one line per changed property. */
 async function diffResource(
   resource: ServedResource,
@@ -98,6 +104,10 @@ async function diffResource(
 ): Promise<providerPb.DiffResponse> {
   // The URN goes along: the access review's lines go under the resource.
   const diff = await resource.operations.diff(id, olds, news, urn);
+  if (urn !== undefined) {
+    if (diff.changes && diff.replaces.length === 0) lastMasks.set(urn, diff.changedFields);
+    else lastMasks.delete(urn);
+  }
   const response = new providerPb.DiffResponse();
   const detailed = response.getDetaileddiffMap();
   for (const [key, change] of diff.properties)
@@ -314,8 +324,10 @@ export function providerService(): providerGrpc.IResourceProviderServer {
       const news = fromStruct(request.getNews());
       const secrets = outputSecrets(resource, olds.secrets, news.secrets);
       const response = new providerPb.UpdateResponse();
+      const mask = lastMasks.get(request.getUrn());
+      lastMasks.delete(request.getUrn());
       if (request.getPreview()) {
-        const outputs = previewUpdate(resource.declaration, olds.props, news.props);
+        const outputs = previewUpdate(resource.declaration, olds.props, news.props, mask);
         response.setProperties(toStruct(outputs, secrets));
         return response;
       }

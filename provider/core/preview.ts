@@ -20,11 +20,17 @@ export function previewCreate(declaration: ResourceDeclaration, inputs: Props): 
 
 /**
  * An update: the state with the program's new values. What the service will make of a field the program drops
- * (e.g. a description read back as "") is known only after the update.
+ * (e.g. a description read back as "") is known only after the update. `changedFields` is the update's mask, from
+ * the diff the engine asked for just before (the plugin passes it on, so a preview computes one diff); without it,
+ * the diff is computed here.
  */
-export function previewUpdate(declaration: ResourceDeclaration, olds: Props, news: Props): Props {
+export function previewUpdate(
+  declaration: ResourceDeclaration,
+  olds: Props,
+  news: Props,
+  changedFields: readonly string[] = diffFields(olds, news, declaration.fields).changedFields,
+): Props {
   const outputs: Props = { ...olds, profile: undefined, adopt: undefined, ...news };
-  for (const key of diffFields(olds, news, declaration.fields).changedFields)
-    if (news[key] === undefined) outputs[key] = UNKNOWN;
+  for (const key of changedFields) if (news[key] === undefined) outputs[key] = UNKNOWN;
   return outputs;
 }

@@ -1,4 +1,5 @@
 /** platform:iam:Group through the native plugin's gRPC service, against the in-process emulator. */
+import * as diffModule from "../../provider/core/diff";
 import { PluginHarness, UNKNOWN, startPluginHarness } from "./harness";
 
 const GROUP = "platform:iam:Group";
@@ -45,6 +46,28 @@ describe("plugin: Group", () => {
     await expect(h.emulator.client.groups.get(id)).rejects.toThrow();
     // Gone: read answers with no id.
     expect((await h.read(GROUP, id, updated.props)).id).toBe("");
+  });
+
+  it("a preview computes one diff: the update's preview takes the mask of the diff before it", async () => {
+    const inputs = { name: "eng", description: "old", parentUid: h.emulator.orgUid };
+    const { id, outputs } = await h.create(GROUP, inputs);
+    // The program drops the description: what the service makes of it is unknown until the update.
+    const news = { name: "eng", parentUid: h.emulator.orgUid };
+    const diffs = jest.spyOn(diffModule, "diffFields");
+    try {
+      await h.diff(GROUP, id, outputs.props, news);
+      const afterDiff = diffs.mock.calls.length;
+      expect(afterDiff).toBeGreaterThan(0);
+      const preview = await h.update(GROUP, id, outputs.props, news, true);
+      expect(diffs.mock.calls.length).toBe(afterDiff);
+      expect(preview.props).toMatchObject({ uid: id, name: "eng", description: UNKNOWN });
+      // Without a diff before it (a front that asks for none), the preview computes the mask itself.
+      const alone = await h.update(GROUP, id, outputs.props, news, true);
+      expect(diffs.mock.calls.length).toBe(afterDiff + 1);
+      expect(alone.props).toEqual(preview.props);
+    } finally {
+      diffs.mockRestore();
+    }
   });
 
   it("a parent change replaces, and the preview of a create leaves the service's values unknown", async () => {
