@@ -282,15 +282,13 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
   return {
     async check(olds: Props, news_: Props, urn?: string) {
       const news = news_ as I;
-      // A write-only input that an existing object's state never had (it was imported) may stay absent, or be
-      // the "" that `pulumi import` prints for what it cannot read: the service keeps the value it has. It is
-      // required when the program creates the object.
+      // A write-only input that an existing object's state never had a value for (it was imported: absent, or
+      // the "" that `pulumi import` prints for what it cannot read and that the next up records) may stay absent
+      // or "": the service keeps the value it has. It is required when the program creates the object.
       const existing = Object.keys(olds ?? {}).length > 0;
+      const neverGiven = (value: unknown) => value === undefined || value === "";
       const unrecorded = writeOnly.filter(
-        (key) =>
-          existing &&
-          (olds as Props)[key] === undefined &&
-          ((news as Props)[key] === undefined || (news as Props)[key] === ""),
+        (key) => existing && neverGiven((olds as Props)[key]) && neverGiven((news as Props)[key]),
       );
       const failures = checkInputs(spec.declaration.inputSchema, news_).filter(
         (f) => !unrecorded.includes(f.property),

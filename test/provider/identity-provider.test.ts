@@ -176,6 +176,26 @@ describe("identity provider", () => {
     expect(outs.clientSecret).toBe(SECRET);
   });
 
+  it('an imported provider whose program says clientSecret "" checks again after up recorded it', async () => {
+    const news = await checked(await inputs());
+    const existing = await h.emulator.client.identityProviders.create(h.emulator.orgUid, {
+      name: "okta",
+      defaultRole: news.defaultRole as string,
+      oidc: { issuer: "https://login.example.com", clientId: "client-1", clientSecret: "kept" },
+    });
+    // `pulumi import`: a read with no state; the API hands back no secret, and the printed program says "".
+    const imported = await provider.read!(existing.uid, undefined as unknown as Record<string, unknown>);
+    const program = { ...(imported.inputs as Record<string, unknown>), clientSecret: "" };
+    expect(
+      (await provider.check!(imported.inputs as Record<string, unknown>, program)).failures ?? [],
+    ).toEqual([]);
+    // After an up, the state's inputs hold the program's "": the next preview checks the same program again.
+    expect((await provider.check!(program, program)).failures ?? []).toEqual([]);
+    // A real secret once recorded is required again: "" then is a change to nothing, refused.
+    const real = { ...program, clientSecret: SECRET };
+    expect((await provider.check!(real, program)).failures?.map((f) => f.property)).toEqual(["clientSecret"]);
+  });
+
   it("check rejects a folder as parent, naming parentUid, with zero API calls", async () => {
     const folder = await h.emulator.client.groups.create(h.emulator.orgUid, { name: "folder" });
     const news = await inputs({ parentUid: folder.uid });
