@@ -10,13 +10,13 @@
  *
  * Env: BENCH_REVIEW_OBJECTS (3000), BENCH_REVIEW_LIMIT_MS (2000).
  *
- * May import: ../importer/access, ../sdk, ./cli-emulator, node built-ins.
+ * May import: ../commands/access, ../sdk, ./cli-emulator, node built-ins.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../importer/access/cli";
+import { main } from "../commands/access/cli";
 import { PlatformClient } from "../sdk";
 import { startCliEmulator } from "./cli-emulator";
 

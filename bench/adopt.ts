@@ -32,7 +32,7 @@ const FOLDERS = Number(process.env.BENCH_ADOPT_FOLDERS ?? 1000);
 const SKIP_IMPORT = process.env.BENCH_ADOPT_SKIP_IMPORT === "1";
 const POSTGRES = process.env.BENCH_ADOPT_POSTGRES === "1";
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-const CLI = join(ROOT, "dist", "importer", "cli.js");
+const CLI = join(ROOT, "dist", "commands", "import", "cli.js");
 
 interface Step {
   step: string;

@@ -1,6 +1,6 @@
 /**
  * The service's hierarchical uids (uidp): a child's uid is its parent's uid, "/", and its own segment, so the group
- * an object lives in is read from its uid alone. One helper for every layer (client, provider, emulator, importer).
+ * an object lives in is read from its uid alone. One helper for every layer (client, provider, emulator, commands).
  *
  * May import: nothing.
  */

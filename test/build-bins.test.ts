@@ -23,8 +23,8 @@ describe("the build marks the package's commands executable", () => {
   test("the package's commands, each a module of the build", () => {
     expect(manifest.bin).toEqual({
       "platform-emulator": "dist/emulator/cli.js",
-      "platform-import": "dist/importer/cli.js",
-      "platform-access": "dist/importer/access/cli.js",
+      "platform-import": "dist/commands/import/cli.js",
+      "platform-access": "dist/commands/access/cli.js",
     });
     for (const bin of Object.values(manifest.bin))
       expect(statSync(join(root, bin.replace(/^dist\//, "").replace(/\.js$/, ".ts"))).isFile()).toBe(true);

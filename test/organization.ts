@@ -1,5 +1,5 @@
 /**
- * One set-up for the tests that need an organization (test/importer, test/provider/*access*, ...): the in-process
+ * One set-up for the tests that need an organization (test/commands, test/provider/*access*, ...): the in-process
  * emulator's bootstrap organization, with the objects those tests make again and again (a folder, an OIDC identity
  * whose subject is its name, a built-in role's uid, the organization's name).
  *

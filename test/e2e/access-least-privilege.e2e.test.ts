@@ -14,8 +14,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
-import { main } from "../../importer/access/cli";
-import type { LeastPrivilege } from "../../importer/access/least-privilege";
+import { main } from "../../commands/access/cli";
+import type { LeastPrivilege } from "../../commands/access/least-privilege";
 import { installLocalPackage, PulumiStack, repoRoot } from "./harness";
 
 jest.setTimeout(1_800_000);

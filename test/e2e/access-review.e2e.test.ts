@@ -11,9 +11,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { startEmulator, type Emulator } from "../../emulator";
-import { main } from "../../importer/access/cli";
-import type { Review } from "../../importer/access/review";
-import { makeOrg, type MadeOrg } from "../importer/access-fixtures";
+import { main } from "../../commands/access/cli";
+import type { Review } from "../../commands/access/review";
+import { makeOrg, type MadeOrg } from "../commands/access-fixtures";
 import { repoRoot } from "./harness";
 
 jest.setTimeout(120_000);

@@ -7,7 +7,7 @@
  * YAML project: the program `pulumi import` prints, made the project's program as the README says, previews no
  * change.
  *
- * May import: node built-ins, ../../emulator, ../importer/fixtures, ./harness, ./plugin-tarball, ./python-env,
+ * May import: node built-ins, ../../emulator, ../commands/fixtures, ./harness, ./plugin-tarball, ./python-env,
  * ./readme.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
-import { everyKind, terraformState, type EveryKind } from "../importer/fixtures";
+import { everyKind, terraformState, type EveryKind } from "../commands/fixtures";
 import { PulumiStack, engineBinDir, repoRoot, testPassphrase } from "./harness";
 import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
@@ -97,8 +97,8 @@ describe("README: bring an existing organization", () => {
     const bin = path.join(programDir, "node_modules", ".bin");
     fs.mkdirSync(bin, { recursive: true });
     fs.rmSync(path.join(bin, "platform-import"), { force: true });
-    fs.chmodSync(path.join(repoRoot, "dist/importer/cli.js"), 0o755);
-    fs.symlinkSync(path.join(repoRoot, "dist/importer/cli.js"), path.join(bin, "platform-import"));
+    fs.chmodSync(path.join(repoRoot, "dist/commands/import/cli.js"), 0o755);
+    fs.symlinkSync(path.join(repoRoot, "dist/commands/import/cli.js"), path.join(bin, "platform-import"));
     tarball = buildPluginTarball();
     emulator = await startEmulator();
     objects = await everyKind(emulator.client, emulator.orgUid);

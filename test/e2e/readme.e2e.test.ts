@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { engineBinDir, repoRoot } from "./harness";
-import { main as accessMain } from "../../importer/access/cli";
+import { main as accessMain } from "../../commands/access/cli";
 import { codeBlocks, documentationPages, SHELL_LANGUAGES, shellCommands } from "./readme";
 
 jest.setTimeout(300_000);
@@ -144,7 +144,7 @@ describe("the README's shell commands", () => {
     }
     const accessCommand = /^npx platform-access ([a-z-]+)/.exec(command);
     if (accessCommand) {
-      // Run for real by test/importer/access.test.ts; here: the subcommand and every flag the docs give it exist.
+      // Run for real by test/commands/access.test.ts; here: the subcommand and every flag the docs give it exist.
       let usage = "";
       const code = await accessMain(["--help"], {
         env: {},

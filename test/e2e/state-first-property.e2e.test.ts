@@ -21,7 +21,7 @@ import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(1_800_000);
 
-const CLI = path.join(repoRoot, "dist/importer/cli.js");
+const CLI = path.join(repoRoot, "dist/commands/import/cli.js");
 
 const nameArb = fc.stringMatching(/^[a-z][a-z0-9._-]{0,14}$/);
 const textArb = fc.string({ maxLength: 40 });

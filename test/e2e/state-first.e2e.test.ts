@@ -11,7 +11,7 @@
  *   - each refusal of `load` leaves the stack as it was: a resource already in the stack, a plugin or an engine too
  *     old for the state, and an object changed since the read.
  *
- * May import: node built-ins, ../../emulator, ../../sdk (types), ../importer/fixtures, ./harness, ./plugin-tarball,
+ * May import: node built-ins, ../../emulator, ../../sdk (types), ../commands/fixtures, ./harness, ./plugin-tarball,
  * ./readme.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -20,7 +20,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import type { PlatformClient } from "../../sdk";
-import { everyKind, terraformState, type EveryKind } from "../importer/fixtures";
+import { everyKind, terraformState, type EveryKind } from "../commands/fixtures";
 import { PulumiStack, engineBinDir, repoRoot, testPassphrase } from "./harness";
 import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
 import { codeBlocks, docPath, SHELL_LANGUAGES, shellCommands } from "./readme";
@@ -130,8 +130,8 @@ describe("state-first adoption", () => {
     const bin = path.join(programDir, "node_modules", ".bin");
     fs.mkdirSync(bin, { recursive: true });
     fs.rmSync(path.join(bin, "platform-import"), { force: true });
-    fs.chmodSync(path.join(repoRoot, "dist/importer/cli.js"), 0o755);
-    fs.symlinkSync(path.join(repoRoot, "dist/importer/cli.js"), path.join(bin, "platform-import"));
+    fs.chmodSync(path.join(repoRoot, "dist/commands/import/cli.js"), 0o755);
+    fs.symlinkSync(path.join(repoRoot, "dist/commands/import/cli.js"), path.join(bin, "platform-import"));
     tarball = buildPluginTarball();
     emulator = await startEmulator();
     objects = await everyKind(emulator.client, emulator.orgUid);

@@ -10,9 +10,9 @@
  * An IdentityAccess is written only for an identity under the walked group (an identity above it may hold bindings
  * the walk does not see). What stays a RoleBinding, and why, is a warning of the document.
  *
- * May import: ./document, ./kinds.
+ * May import: ./document, ../kinds.
  */
-import { parentOf } from "../sdk/uidp";
+import { parentOf } from "../../sdk/uidp";
 import { type Found } from "./document";
 
 export const BINDINGS_FORMS = ["role-binding", "group-access", "identity-access"] as const;

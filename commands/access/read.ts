@@ -9,19 +9,11 @@
  * `partial` says what is missing, worked out from the caller's own bindings through the access model (a list the
  * caller holds no *_LIST capability for comes back short, not refused).
  *
- * May import: ../../sdk, ../../sdk/access-model, ../walk.
+ * May import: ../../sdk, ../../sdk/access-model, ../reading.
  */
-import {
-  NotFoundError,
-  type Group,
-  type Identity,
-  type PagePromise,
-  type PlatformClient,
-  type Role,
-  type RoleBinding,
-} from "../../sdk";
+import { type Group, type Identity, type PlatformClient, type Role, type RoleBinding } from "../../sdk";
 import { AccessModel, ancestorsOrSelf, grantRoots, isAtOrBelow, underAny } from "../../sdk/access-model";
-import { GROUP_UID, PAGE_SIZE, Refusal, noAccess, readAll } from "../walk";
+import { PAGE_SIZE, openGroup } from "../reading";
 
 export interface AccessData {
   /** The group read. */
@@ -73,31 +65,8 @@ export async function readAccess(
   groupUid: string,
   options: ReadOptions = {},
 ): Promise<AccessData> {
-  if (!GROUP_UID.test(groupUid))
-    throw new Refusal(
-      `${JSON.stringify(groupUid)} is not a group uid (hexadecimal digits, then /16 more per level)`,
-    );
-  let calls = 0;
-  const count = () => void calls++;
-  let top: Group;
-  try {
-    calls++;
-    top = await client.groups.get(groupUid);
-  } catch (err) {
-    if (NotFoundError.isInstance(err))
-      throw new Refusal(
-        `no group ${groupUid} is visible to these credentials (it does not exist, or they have no access to it)`,
-      );
-    noAccess(err, `read group ${groupUid}`);
-  }
+  const { top, list, count, calls } = await openGroup(client, groupUid, { progress: options.progress });
   const root = groupUid.split("/")[0]!;
-  const list = async <T>(plural: string, pages: () => PagePromise<T>): Promise<T[]> => {
-    try {
-      return await readAll(plural, pages(), count, options.progress);
-    } catch (err) {
-      return noAccess(err, `list the ${plural} under ${groupUid}`);
-    }
-  };
   const under = { descendantsOf: groupUid, pageSize: PAGE_SIZE };
   // Bindings and roles are read from the organization down: those above the group are inherited (bindings) or
   // bound below it (custom roles of an ancestor). The lists answer only what the caller may list.
@@ -116,7 +85,7 @@ export async function readAccess(
   );
   await Promise.all(
     builtins.map(async (uid) => {
-      calls++;
+      count();
       try {
         roles.push(await client.roles.get(uid));
       } catch {
@@ -139,7 +108,7 @@ export async function readAccess(
     bindings: relevant.sort(byUid),
     caller: options.caller,
     partial: [],
-    calls,
+    calls: calls(),
   };
   data.partial = whatIsLeftOut(data, groupUid);
   return data;

@@ -5,13 +5,13 @@
  * this package's), with its id (the object's uid) and, for the authoritative access resources, the scope they hold.
  * Resources read with `get` (`external`) and those pending deletion are not managed; other providers' are ignored.
  *
- * May import: ../provider/catalogue, ../provider/iam/access and access-provider (types), ./kinds, ./walk (Refusal).
+ * May import: ../provider/catalogue, ../provider/iam/access and access-provider (types), ./kinds, ./command (Refusal).
  */
 import { RESOURCES } from "../provider/catalogue";
 import type { Scope } from "../provider/iam/access";
 import type { AccessDescription } from "../provider/iam/access-provider";
 import { KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
-import { Refusal } from "./walk";
+import { Refusal } from "./command";
 
 /** An object a stack manages. */
 export interface Managed {

@@ -17,12 +17,12 @@
  *
  * Data sources are not in a state: what they read (`getRepos` needs CAP_REPO_LIST, ...) is added with `extra`.
  *
- * May import: ../../sdk/access-model, ../kinds, ../states, ../walk (Refusal).
+ * May import: ../../sdk/access-model, ../command (Refusal), ../kinds, ../states.
  */
 import { needsOf, type Collection, type Need, type Operation } from "../../sdk/access-model";
 import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
 import { tokenOf } from "../states";
-import { Refusal } from "../walk";
+import { Refusal } from "../command";
 
 /** The collection of the API each kind of resource is an object of. */
 const COLLECTION: Readonly<Record<ListedKind, Collection>> = {

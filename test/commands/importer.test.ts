@@ -1,5 +1,5 @@
 /**
- * platform-import (importer/): the API walk against the in-process emulator (every kind, parents, what cannot be
+ * platform-import (commands/import/): the API walk against the in-process emulator (every kind, parents, what cannot be
  * recovered, built-in roles left out, the number of calls), names (a fast-check property), the Terraform state
  * mapping from state files written from the Terraform provider's documented attributes, and every refusal (one line,
  * nothing written).
@@ -11,7 +11,7 @@ import fc from "fast-check";
 import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
 import { everyKind, terraformState, capture } from "./fixtures";
-import { main } from "../../importer/cli";
+import { main } from "../../commands/import/cli";
 import {
   UNRECOVERABLE,
   assignNames,
@@ -20,11 +20,12 @@ import {
   unrecoverableProperties,
   type Found,
   type ImportDocument,
-} from "../../importer/document";
+} from "../../commands/import/document";
 import { RESOURCES } from "../../provider/catalogue";
-import { KINDS, KIND_ORDER } from "../../importer/kinds";
-import { mapTerraformState } from "../../importer/terraform";
-import { PAGE_SIZE, walkGroup } from "../../importer/walk";
+import { KINDS, KIND_ORDER } from "../../commands/kinds";
+import { mapTerraformState } from "../../commands/import/terraform";
+import { PAGE_SIZE } from "../../commands/reading";
+import { walkGroup } from "../../commands/import/walk";
 
 jest.setTimeout(120_000);
 

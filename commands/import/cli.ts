@@ -26,19 +26,19 @@
  * `pulumi stack import` (./load); `pulumi import --file import.json --preview-only --out FILE` then prints the
  * program from the loaded state without reading anything. Docs: docs/adopting.md, "State-first adoption".
  *
- * May import: ../sdk, ./command, ./walk, ./terraform, ./document, ./kinds, ./bindings, ./report, ./states, ./adoption, ./load.
+ * May import: ../../sdk, ../command, ../kinds, ../states, ./walk, ./terraform, ./document, ./bindings, ./report, ./adoption, ./load.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { PlatformClient } from "../sdk";
-import { runAsMain, runCommand, type CommandIo } from "./command";
+import type { PlatformClient } from "../../sdk";
+import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
 import type { ImportDocument } from "./document";
-import { KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
+import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
 import { BINDINGS_FORMS, type BindingsForm } from "./bindings";
 import { reportText, reportUnmanaged } from "./report";
-import { readState } from "./states";
+import { readState } from "../states";
 import { mapTerraformState } from "./terraform";
-import { Refusal, walkGroup } from "./walk";
+import { walkGroup } from "./walk";
 import { fingerprints, listScope, readAdoption, scopeOf } from "./adoption";
 import { loadAdoption, pulumiCli, readAdoptionFile, type RunPulumi } from "./load";
 

@@ -19,13 +19,13 @@
  *   - anything under the adopted group changed since the state was read (listed again just before the import,
  *     compared by fingerprint).
  *
- * May import: node built-ins, ../sdk (types), ./adoption, ./walk.
+ * May import: node built-ins, ../../sdk (types), ../command (Refusal), ./adoption.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { PlatformClient } from "../sdk";
+import type { PlatformClient } from "../../sdk";
 import {
   ADOPTION_FORMAT,
   SECRET_SIG,
@@ -34,7 +34,7 @@ import {
   type AdoptedResource,
   type AdoptionFile,
 } from "./adoption";
-import { Refusal } from "./walk";
+import { Refusal } from "../command";
 
 type Props = Record<string, unknown>;
 

@@ -10,9 +10,9 @@
  * The group reported on is the scope, not an object under it (an organization is made by the service); its own
  * account association is on it, and counted.
  *
- * May import: ../sdk (types), ../provider/iam/access, ./bindings, ./document, ./kinds, ./states, ./walk.
+ * May import: ../../sdk (types), ../../provider/iam/access, ../kinds, ../states, ./bindings, ./document, ./walk.
  */
-import type { PlatformClient } from "../sdk";
+import type { PlatformClient } from "../../sdk";
 import {
   buildDocument,
   keyOf,
@@ -21,9 +21,9 @@ import {
   type ImportDocument,
   type Skipped,
 } from "./document";
-import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "./kinds";
-import { inScope as accessInScope, type Scope } from "../provider/iam/access";
-import type { StateContents } from "./states";
+import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "../kinds";
+import { inScope as accessInScope, type Scope } from "../../provider/iam/access";
+import type { StateContents } from "../states";
 import { withBindingsAs } from "./bindings";
 import { bindingsContext, listGroup, type Listing, type WalkOptions } from "./walk";
 

@@ -2,12 +2,12 @@
  * What the importer tests import: an object of every kind made through the API, and a Terraform state (format
  * version 4) of the same objects as the chainguard-dev/chainguard Terraform provider keeps them (attributes as its
  * resources' schemas name them: internal/provider/resource_*.go), plus what it cannot map. Shared by
- * test/importer/importer.test.ts and test/e2e/adopt.e2e.test.ts.
+ * test/commands/importer.test.ts and test/e2e/adopt.e2e.test.ts.
  *
  * May import: the SDK's types.
  */
 import type { PlatformClient } from "../../sdk";
-import type { Io } from "../../importer/cli";
+import type { Io } from "../../commands/import/cli";
 
 /** An object of every kind under `org`: a folder holding an identity, a binding, an invite and an association. */
 export async function everyKind(client: PlatformClient, org: string) {

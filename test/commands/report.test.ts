@@ -1,5 +1,5 @@
 /**
- * platform-import report (importer/report.ts, importer/states.ts): a test organization against the in-process
+ * platform-import report (commands/import/report.ts, commands/states.ts): a test organization against the in-process
  * emulator, some of it managed by two exported states (one stack on the dynamic provider, one on the native plugin),
  * some made by hand. The report finds the hand-made objects and nothing else, the managed objects that are gone,
  * the coverage of each kind, bindings held by authoritative access resources; its API calls (from the emulator's
@@ -12,13 +12,13 @@ import * as path from "node:path";
 import fc from "fast-check";
 import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
-import { EXIT_UNMANAGED, main } from "../../importer/cli";
-import type { ImportDocument } from "../../importer/document";
-import { KINDS, LISTED_KINDS } from "../../importer/kinds";
-import type { Report } from "../../importer/report";
-import { reportUnmanaged } from "../../importer/report";
-import { readState, tokenOf } from "../../importer/states";
-import { listGroup } from "../../importer/walk";
+import { EXIT_UNMANAGED, main } from "../../commands/import/cli";
+import type { ImportDocument } from "../../commands/import/document";
+import { KINDS, LISTED_KINDS } from "../../commands/kinds";
+import type { Report } from "../../commands/import/report";
+import { reportUnmanaged } from "../../commands/import/report";
+import { readState, tokenOf } from "../../commands/states";
+import { listGroup } from "../../commands/import/walk";
 import { stateExport, type StateEntry, capture } from "./fixtures";
 
 jest.setTimeout(120_000);

@@ -18,17 +18,18 @@
  * provider's client secret is write-only, an invite's code is shown once), and a read that returned one is refused
  * rather than written in plain text.
  *
- * May import: node:crypto, ../sdk, ../provider/catalogue, ../provider/core (client, config, diff), ./document,
- * ./kinds, ./walk.
+ * May import: node:crypto, ../../sdk, ../../provider/catalogue, ../../provider/core (client, config, diff),
+ * ../command (Refusal), ./document, ./walk.
  */
 import { createHash } from "node:crypto";
-import { ENV_VARS, SDK_VERSION, type PlatformClient } from "../sdk";
-import { RESOURCES } from "../provider/catalogue";
-import { closeClients, configureFromLookup } from "../provider/core/client";
-import { CONFIG_KEYS, CONFIG_SETTINGS, type ConfigName } from "../provider/core/config";
-import { isEmptyValue } from "../provider/core/diff";
+import { ENV_VARS, SDK_VERSION, type PlatformClient } from "../../sdk";
+import { RESOURCES } from "../../provider/catalogue";
+import { closeClients, configureFromLookup } from "../../provider/core/client";
+import { CONFIG_KEYS, CONFIG_SETTINGS, type ConfigName } from "../../provider/core/config";
+import { isEmptyValue } from "../../provider/core/diff";
 import type { ImportDocument } from "./document";
-import { Refusal, listGroup, type Listing } from "./walk";
+import { Refusal } from "../command";
+import { listGroup, type Listing } from "./walk";
 
 /** The adoption file's format version: ./load refuses any other. */
 export const ADOPTION_FORMAT = 1;

@@ -6,18 +6,10 @@
  * Calls: 1 + Σ over the seven kinds of ceil(count / 200) (at least 1 each), and one GET more when the listing of
  * associations does not return the top group's own association.
  *
- * May import: ../sdk, ./bindings, ./document, ./kinds.
+ * May import: ../../sdk, ../kinds, ../reading, ./bindings, ./document.
  */
-import {
-  NotFoundError,
-  PermissionDeniedError,
-  UnauthenticatedError,
-  type Group,
-  type ListPage,
-  type PagePromise,
-  type PlatformClient,
-} from "../sdk";
-import { parentOf } from "../sdk/uidp";
+import { NotFoundError, type Group, type PlatformClient } from "../../sdk";
+import { parentOf } from "../../sdk/uidp";
 import {
   buildDocument,
   stringLeaves,
@@ -27,17 +19,9 @@ import {
   type Skipped,
 } from "./document";
 import { withBindingsAs, type BindingsContext, type BindingsForm } from "./bindings";
-import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "./kinds";
+import { LISTED_KINDS, type ListedKind } from "../kinds";
+import { PAGE_SIZE, noAccess, openGroup } from "../reading";
 
-export const PAGE_SIZE = 200;
-
-/** A refusal: one line, and nothing written. */
-export class Refusal extends Error {
-  override name = "Refusal";
-}
-
-/** A uidp: a root segment of hex digits (an organization's has 40), then `/` and 16 hex digits per level. */
-export const GROUP_UID = /^[0-9a-f]{16,40}(\/[0-9a-f]{16})*$/;
 /** Built-in roles have a 40-hex uid without slashes, like an organization's: only what the service says tells. */
 const ROOT_UID = /^[0-9a-f]{40}$/;
 
@@ -68,33 +52,6 @@ export interface Listing {
   calls: number;
   /** Every object listed under the group (and the group), as the service returned it: what ./adoption fingerprints. */
   objects: { kind: ListedKind; uid: string; object: unknown }[];
-}
-
-/** Every page of a list, counting calls and saying how far it is when there is more than one page. */
-export async function readAll<T>(
-  label: string,
-  list: PagePromise<T>,
-  count: () => void,
-  progress: ((line: string) => void) | undefined,
-): Promise<T[]> {
-  const items: T[] = [];
-  let pageNo = 0;
-  for await (const page of list.pages() as AsyncGenerator<ListPage<T>>) {
-    count();
-    pageNo++;
-    items.push(...page.items);
-    const total = Number(page.totalCount ?? items.length);
-    if (progress && (pageNo > 1 || page.nextPageToken)) progress(`${label}: ${items.length} of ${total}`);
-  }
-  return items;
-}
-
-export function noAccess(err: unknown, what: string): never {
-  if (UnauthenticatedError.isInstance(err))
-    throw new Refusal(`the credentials were refused (${(err as Error).message})`);
-  if (PermissionDeniedError.isInstance(err))
-    throw new Refusal(`no access: these credentials may not ${what} (${(err as Error).message})`);
-  throw err;
 }
 
 /** What a uid that is not a group is, for the refusal: a few GETs, on the refusal path only. */
@@ -169,50 +126,24 @@ export async function listGroup(
   groupUid: string,
   options: WalkOptions = {},
 ): Promise<Listing> {
-  if (!GROUP_UID.test(groupUid))
-    throw new Refusal(
-      `${JSON.stringify(groupUid)} is not a group uid (hexadecimal digits, then /16 more per level)`,
-    );
-  let calls = 0;
-  const count = () => void calls++;
-  let top: Group;
-  try {
-    calls++;
-    top = await client.groups.get(groupUid);
-  } catch (err) {
-    if (NotFoundError.isInstance(err)) {
-      const what = await whatIs(client, groupUid);
-      throw new Refusal(
-        what !== undefined
-          ? `${groupUid} is ${what}, not a group`
-          : `no group ${groupUid} is visible to these credentials (it does not exist, or they have no access to it)`,
-      );
-    }
-    noAccess(err, `read group ${groupUid}`);
-  }
-
-  const progress = options.progress;
+  const { top, list, count, calls } = await openGroup(client, groupUid, {
+    progress: options.progress,
+    whatIs: (uid) => whatIs(client, uid),
+  });
   const under = { descendantsOf: groupUid, pageSize: PAGE_SIZE };
-  const list = async <T>(kind: Kind, plural: string, pages: () => PagePromise<T>): Promise<T[]> => {
-    try {
-      return await readAll(plural, pages(), count, progress);
-    } catch (err) {
-      return noAccess(err, `list the ${KINDS[kind].label}s under ${groupUid}`);
-    }
-  };
   const [groups, identities, roles, bindings, providers, invites, associations] = await Promise.all([
-    list("group", "groups", () => client.groups.list(under)),
-    list("identity", "identities", () => client.identities.list(under)),
-    list("role", "roles", () => client.roles.list(under)),
-    list("roleBinding", "role bindings", () => client.roleBindings.list(under)),
-    list("identityProvider", "identity providers", () => client.identityProviders.list(under)),
-    list("groupInvite", "invites", () => client.groupInvites.list(under)),
-    list("accountAssociation", "account associations", () => client.accountAssociations.list(under)),
+    list("groups", () => client.groups.list(under)),
+    list("identities", () => client.identities.list(under)),
+    list("roles", () => client.roles.list(under)),
+    list("role bindings", () => client.roleBindings.list(under)),
+    list("identity providers", () => client.identityProviders.list(under)),
+    list("invites", () => client.groupInvites.list(under)),
+    list("account associations", () => client.accountAssociations.list(under)),
   ]);
   if (!associations.some((a) => a.uid === groupUid)) {
     // The listing's reach over the top group's own association (whose uid is the group's) is not specified.
     try {
-      calls++;
+      count();
       associations.push(await client.accountAssociations.get(groupUid));
     } catch (err) {
       if (!NotFoundError.isInstance(err)) noAccess(err, `read the account association of ${groupUid}`);
@@ -310,5 +241,5 @@ export async function listGroup(
       strings: [a.uid, ...stringLeaves(a, NOT_INPUTS)],
     });
   }
-  return { top, found, skipped, calls, objects };
+  return { top, found, skipped, calls: calls(), objects };
 }

@@ -1,5 +1,5 @@
 /**
- * platform-import --bindings (importer/bindings.ts): the role bindings of a walk or a report written as one
+ * platform-import --bindings (commands/import/bindings.ts): the role bindings of a walk or a report written as one
  * GroupAccess per group or one IdentityAccess per identity instead of one RoleBinding each, against the in-process
  * emulator; a scope is held by one access resource only when the document takes every binding in it (also a
  * fast-check property over random bindings); refusals.
@@ -11,11 +11,11 @@ import * as path from "node:path";
 import fc from "fast-check";
 import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
-import { BINDINGS_FORMS, withBindingsAs } from "../../importer/bindings";
-import { main } from "../../importer/cli";
-import type { Found, ImportDocument } from "../../importer/document";
-import { KINDS } from "../../importer/kinds";
-import { walkGroup } from "../../importer/walk";
+import { BINDINGS_FORMS, withBindingsAs } from "../../commands/import/bindings";
+import { main } from "../../commands/import/cli";
+import type { Found, ImportDocument } from "../../commands/import/document";
+import { KINDS } from "../../commands/kinds";
+import { walkGroup } from "../../commands/import/walk";
 import { everyKind, stateExport, type EveryKind, capture } from "./fixtures";
 
 jest.setTimeout(120_000);

@@ -3,10 +3,14 @@
  * they print, one client made on first use from the environment, the one-line error (credentials masked) and the exit
  * code, and how a module becomes the process's command.
  *
- * May import: ../sdk, ./walk.
+ * May import: ../sdk.
  */
 import { ConfigurationError, PlatformClient } from "../sdk";
-import { Refusal } from "./walk";
+
+/** A refusal: one line, and nothing written. */
+export class Refusal extends Error {
+  override name = "Refusal";
+}
 
 /** Where a command prints and what environment it reads. */
 export interface CommandIo {

@@ -16,13 +16,13 @@
  * unmanaged one (for a scheduled CI job); 1 on a refusal (one line on stderr, nothing written). When the caller may
  * not list everything, the output says what is left out (and stderr says it too).
  *
- * May import: ../../sdk, ../command, ../states, ../walk, ./*.
+ * May import: ../../sdk, ../command, ../reading, ../states, ./*.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { runAsMain, runCommand, type CommandIo } from "../command";
+import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
 import { readState } from "../states";
-import { PAGE_SIZE, Refusal } from "../walk";
+import { PAGE_SIZE } from "../reading";
 import { grantsCsv, grantsText, reviewText } from "./format";
 import { reviewHtml } from "./html";
 import {

@@ -1,5 +1,5 @@
 /**
- * platform-access (importer/access/): review, who-can, what-can and least-privilege against the in-process
+ * platform-access (commands/access/): review, who-can, what-can and least-privilege against the in-process
  * emulator, in every format, on organizations made through the API with direct, inherited and custom-role grants.
  * What each identity should hold is worked out from the plan (./access-fixtures), not by the code under test; a
  * fast-check property cross-checks review, who-can and what-can over random organizations.
@@ -9,13 +9,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
 import { BUILTIN_ROLES, startEmulator, type Emulator } from "../../emulator";
-import { main } from "../../importer/access/cli";
-import { review, type Grant, type Review } from "../../importer/access/review";
-import { leastPrivilege, stackObjects } from "../../importer/access/least-privilege";
-import { readAccess, type AccessData } from "../../importer/access/read";
+import { main } from "../../commands/access/cli";
+import { review, type Grant, type Review } from "../../commands/access/review";
+import { leastPrivilege, stackObjects } from "../../commands/access/least-privilege";
+import { readAccess, type AccessData } from "../../commands/access/read";
 import type { PlatformClient } from "../../sdk";
-import { reviewHtml } from "../../importer/access/html";
-import { grantsCsv } from "../../importer/access/format";
+import { reviewHtml } from "../../commands/access/html";
+import { grantsCsv } from "../../commands/access/format";
 import { CAP_POOL, expectedGrants, makeOrg, type MadeOrg, type OrgPlan } from "./access-fixtures";
 import { capture } from "./fixtures";
 

@@ -5,7 +5,7 @@
  * associations), `identity` and `role` (bindings), `service_principal` (identities). Every resource of the state
  * is either mapped or listed with the reason it is not.
  *
- * May import: ../sdk/uidp, ./document, ./kinds, ./walk (Refusal, countKinds).
+ * May import: ../../sdk/uidp, ../command (Refusal), ../kinds, ./document, ./walk (countKinds).
  */
 import {
   buildDocument,
@@ -15,9 +15,10 @@ import {
   type ImportDocument,
   type Skipped,
 } from "./document";
-import { parentOf } from "../sdk/uidp";
-import { KINDS, kindOfTerraformType, type ListedKind } from "./kinds";
-import { Refusal, countKinds } from "./walk";
+import { parentOf } from "../../sdk/uidp";
+import { KINDS, kindOfTerraformType, type ListedKind } from "../kinds";
+import { Refusal } from "../command";
+import { countKinds } from "./walk";
 
 /** The Terraform registry address the platform's provider is published under. */
 const PROVIDER_SOURCE = /(^|\/)chainguard-dev\/chainguard"?\]?$/;

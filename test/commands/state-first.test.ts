@@ -1,11 +1,11 @@
 /**
- * State-first adoption (importer/adoption.ts, importer/load.ts) in process: the state `--state-out` writes for every
+ * State-first adoption (commands/import/adoption.ts, commands/import/load.ts) in process: the state `--state-out` writes for every
  * kind, read through the provider's operations, with no secret and the fingerprints of the whole group; the merge
  * into a stack's deployment (URNs, parents, provider, nothing else touched; refusal of what is already there), over
  * hostile names; the comparison of fingerprints; and `load` against a stand-in `pulumi`, each refusal before any
  * `stack import`. The engine's own reading of the result is test/e2e/state-first*.e2e.test.ts.
  *
- * May import: node built-ins, fast-check, ../../emulator, ../../importer/*, ../../provider/catalogue, ./fixtures.
+ * May import: node built-ins, fast-check, ../../emulator, ../../commands/*, ../../provider/catalogue, ./fixtures.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -13,7 +13,7 @@ import * as path from "node:path";
 import fc from "fast-check";
 import { startEmulator, type Emulator } from "../../emulator";
 import { everyKind } from "./fixtures";
-import { main, type Io } from "../../importer/cli";
+import { main, type Io } from "../../commands/import/cli";
 import {
   ADOPTION_FORMAT,
   SECRET_SIG,
@@ -21,14 +21,14 @@ import {
   fingerprint,
   importRead,
   type AdoptionFile,
-} from "../../importer/adoption";
+} from "../../commands/import/adoption";
 import {
   changedSince,
   mergeAdoption,
   type Exported,
   type RunPulumi,
   type StateResource,
-} from "../../importer/load";
+} from "../../commands/import/load";
 import { RESOURCES } from "../../provider/catalogue";
 
 const SEEDS = { seed: 35, numRuns: 150 };
@@ -146,7 +146,7 @@ describe("--state-out and load against the emulator", () => {
 
   async function readAs(served: (typeof RESOURCES)[number], id: string) {
     // The same operations, with the same credentials, as the command configured them.
-    const { configureFromEnv } = await import("../../importer/adoption");
+    const { configureFromEnv } = await import("../../commands/import/adoption");
     await configureFromEnv(env);
     return served.operations.read(id);
   }

@@ -8,10 +8,10 @@
  * uids of objects in the same import come out as references. The engine ignores members it does not know, so the
  * document also carries, under `platformImport`, what could not be recovered and what was not imported, and why.
  *
- * May import: ./kinds, ../provider/core/declaration (types).
+ * May import: ../kinds, ../../provider/core/declaration (types).
  */
-import { KINDS, KIND_ORDER, type Kind } from "./kinds";
-import type { ResourceDeclaration } from "../provider/core/declaration";
+import { KINDS, KIND_ORDER, type Kind } from "../kinds";
+import type { ResourceDeclaration } from "../../provider/core/declaration";
 
 /** An object to import. */
 export interface Found {
