@@ -339,7 +339,12 @@ export function accessDiff(
   const groupList = [...new Set(groups)].sort();
   const changes: AccessChange[] = [];
   for (const identity of identities) {
+    // Where the identity has no binding at or above a group in either model, it holds nothing there in both.
+    const roots = new Set(
+      [...before.bindingsOf(identity), ...after.bindingsOf(identity)].map((b) => b.group),
+    );
     for (const group of groupList) {
+      if (!underAny(group, roots)) continue;
       const was = capabilitiesOn(before, identity, group);
       const is = capabilitiesOn(after, identity, group);
       const gained = [...is].filter((c) => !was.has(c)).sort();
