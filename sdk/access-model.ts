@@ -339,7 +339,12 @@ export function accessDiff(
   const groupList = [...new Set(groups)].sort();
   const changes: AccessChange[] = [];
   for (const identity of identities) {
+    // Where the identity has no binding at or above a group in either model, it holds nothing there in both.
+    const roots = new Set(
+      [...before.bindingsOf(identity), ...after.bindingsOf(identity)].map((b) => b.group),
+    );
     for (const group of groupList) {
+      if (!underAny(group, roots)) continue;
       const was = capabilitiesOn(before, identity, group);
       const is = capabilitiesOn(after, identity, group);
       const gained = [...is].filter((c) => !was.has(c)).sort();
@@ -348,4 +353,45 @@ export function accessDiff(
     }
   }
   return changes;
+}
+
+/** A change of access said once where it happens: on `group` and on the groups under it that change the same way. */
+export interface CollapsedChange extends AccessChange {
+  /** The groups under `group` that change exactly as it does, through an unbroken chain of such groups, sorted. */
+  under: string[];
+}
+
+/**
+ * Each identity's changes said once where they happen: a change on a group whose parent changes the same way for
+ * the same identity is inherited from it, and is listed in the parent's `under` (the preview's impact lines and the
+ * access review's changes read them so). Keeps the order of `changes` for the changes that remain.
+ */
+export function collapseInherited(changes: readonly AccessChange[]): CollapsedChange[] {
+  const signature = (c: AccessChange) => `${c.gained.join(",")}|${c.lost.join(",")}`;
+  const byKey = new Map<string, string>();
+  const key = (identity: string, group: string) => `${identity}\u0000${group}`;
+  for (const c of changes) byKey.set(key(c.identity, c.group), signature(c));
+  /** The top of the unbroken chain of groups above `c.group` that change as it does. */
+  const rootOf = (c: AccessChange): string => {
+    const sig = signature(c);
+    let root = c.group;
+    for (let cut = root.lastIndexOf("/"); cut > 0; cut = root.lastIndexOf("/")) {
+      const parent = root.slice(0, cut);
+      if (byKey.get(key(c.identity, parent)) !== sig) break;
+      root = parent;
+    }
+    return root;
+  };
+  const under = new Map<string, string[]>();
+  const kept: AccessChange[] = [];
+  for (const c of changes) {
+    const root = rootOf(c);
+    if (root === c.group) kept.push(c);
+    else {
+      const list = under.get(key(c.identity, root));
+      if (list === undefined) under.set(key(c.identity, root), [c.group]);
+      else list.push(c.group);
+    }
+  }
+  return kept.map((c) => ({ ...c, under: (under.get(key(c.identity, c.group)) ?? []).sort() }));
 }

@@ -5,15 +5,17 @@
  * PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts), one GET and four lists plus pages whatever the organization's size
  * (./read), and answers through the shared access model (sdk/access-model.ts).
  *
- *   platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME]
- *                          [--json | --csv | --html FILE] [--fail-on-privileged-workload]
+ *   platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME] [--since PREVIOUS.json]
+ *                          [--json | --csv | --markdown | --html FILE] [--fail-on-privileged-workload]
+ *                          [--fail-on-new-privileged]
  *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]
  *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]
  *   platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]
  *                          [--format yaml|typescript|json]
  *
  * Exit code 0; 2 when --fail-on-privileged-workload finds a privileged capability held by a workload identity or an
- * unmanaged one (for a scheduled CI job); 1 on a refusal (one line on stderr, nothing written). When the caller may
+ * unmanaged one, or --fail-on-new-privileged a privileged capability newly held since the earlier review (for a
+ * scheduled CI job); 1 on a refusal (one line on stderr, nothing written). When the caller may
  * not list everything, the output says what is left out (and stderr says it too).
  *
  * May import: ../../sdk, ../command, ../reading, ../states, ./*.
@@ -23,8 +25,11 @@ import * as path from "node:path";
 import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
 import { readState } from "../states";
 import { PAGE_SIZE } from "../reading";
-import { grantsCsv, grantsText, reviewText } from "./format";
+import { readPreviousReview, newPrivileged } from "./changes";
+import { changeLine, changesCsv, grantsCsv, grantsText, namesOf, reviewText } from "./format";
 import { reviewHtml } from "./html";
+import { printable } from "./names";
+import { reviewMarkdown } from "./review-markdown";
 import {
   leastPrivilege,
   leastPrivilegeTypeScript,
@@ -43,14 +48,15 @@ import {
 } from "./review";
 
 const USAGE =
-  "usage: platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME] [--json | --csv | --html FILE]" +
-  " [--fail-on-privileged-workload]" +
+  "usage: platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME]" +
+  " [--since PREVIOUS.json] [--json | --csv | --markdown | --html FILE]" +
+  " [--fail-on-privileged-workload] [--fail-on-new-privileged]" +
   " | platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]" +
   " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]" +
   " | platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]" +
   " [--format yaml|typescript|json]";
 
-/** The exit code of --fail-on-privileged-workload when it finds something. */
+/** The exit code of --fail-on-privileged-workload and --fail-on-new-privileged when they find something. */
 export const EXIT_PRIVILEGED = 2;
 
 export type Io = CommandIo;
@@ -99,12 +105,20 @@ export function parseDuration(text: string): number {
   return match[2] === "h" ? n / 24 : n;
 }
 
-/** One output format of --json, --csv (and --html FILE for review). */
-function formatOf(p: Parsed, html: boolean): "text" | "json" | "csv" | "html" {
-  const chosen = [p.flags.has("--json") && "json", p.flags.has("--csv") && "csv", html && "html"].filter(
-    (x): x is "json" | "csv" | "html" => typeof x === "string",
-  );
-  if (chosen.length > 1) throw new Refusal(`choose one of --json, --csv${html ? ", --html" : ""}`);
+type Format = "text" | "json" | "csv" | "markdown" | "html";
+
+/** One output format of --json, --csv (and --markdown, --html FILE for review). */
+function formatOf(p: Parsed, html: boolean): Format {
+  const chosen = [
+    p.flags.has("--json") && "json",
+    p.flags.has("--csv") && "csv",
+    p.flags.has("--markdown") && "markdown",
+    html && "html",
+  ].filter((x): x is Format => typeof x === "string");
+  if (chosen.length > 1)
+    throw new Refusal(
+      `choose one of --json, --csv${p.flags.has("--markdown") || html ? ", --markdown, --html" : ""}`,
+    );
   return chosen[0] ?? "text";
 }
 
@@ -143,7 +157,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         ...(caller !== undefined ? { caller } : {}),
         progress: (line) => io.stderr(line),
       });
-      io.stderr(`${group}: ${data.calls} API calls, ${Date.now() - started} ms`);
+      io.stderr(`${printable(data.top.name)}: ${data.calls} API calls, ${Date.now() - started} ms`);
       return data;
     };
     const [command, ...rest] = argv;
@@ -160,6 +174,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
         "--html": true,
         "--fail-on-privileged-workload": false,
         "--as-of": true,
+        "--since": true,
+        "--markdown": false,
+        "--fail-on-new-privileged": false,
       });
       if (p.positional.length !== 1) throw new Refusal(`review needs one group uid; ${USAGE}`);
       const html = one(p, "--html");
@@ -174,23 +191,40 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const now = asOf === undefined ? new Date() : new Date(asOf);
       if (Number.isNaN(now.getTime()))
         throw new Refusal(`--as-of is an RFC 3339 time (2026-01-31T12:00:00Z), not ${JSON.stringify(asOf)}`);
-      const data = await read(p.positional[0]!);
-      const r = review(data, { states, unusedAfterDays, now });
+      const group = p.positional[0]!;
+      const sinceFile = one(p, "--since");
+      if (p.flags.has("--fail-on-new-privileged") && sinceFile === undefined)
+        throw new Refusal("--fail-on-new-privileged needs --since PREVIOUS.json (an earlier review --json)");
+      const since =
+        sinceFile === undefined
+          ? undefined
+          : readPreviousReview(readStates([sinceFile])[0]!.text, sinceFile, group);
+      const data = await read(group);
+      const r = review(data, { states, unusedAfterDays, now, ...(since !== undefined ? { since } : {}) });
       warnPartial(r, io);
       if (format === "json") io.stdout(`${JSON.stringify(r, null, 2)}\n`);
-      else if (format === "csv") io.stdout(grantsCsv(r.grants, r));
+      // One CSV is one table: with --since it is the changes (docs/access-review.md), else the grants.
+      else if (format === "csv")
+        io.stdout(r.changes !== undefined ? changesCsv(r.changes) : grantsCsv(r.grants, r));
+      else if (format === "markdown") io.stdout(reviewMarkdown(r));
       else if (format === "html") {
         writeWhole(html!, reviewHtml(r));
         io.stderr(`wrote ${html} (${r.groups.length} groups, ${r.grants.length} grants)`);
       } else io.stdout(reviewText(r));
+      const names = namesOf(r);
       if (p.flags.has("--fail-on-privileged-workload")) {
         const findings = privilegedFindings(r);
         for (const f of findings)
           io.stderr(
-            `privileged: ${f.name} (${f.uid}) is ${f.unmanaged === true ? "unmanaged" : "a workload identity"} ` +
-              `and holds a privileged capability`,
+            `privileged: ${printable(names.identity(f.uid))} is ` +
+              `${f.unmanaged === true ? "unmanaged" : "a workload identity"} and holds a privileged capability`,
           );
         if (findings.length > 0) return EXIT_PRIVILEGED;
+      }
+      if (p.flags.has("--fail-on-new-privileged") && r.changes !== undefined) {
+        const found = newPrivileged(r.changes);
+        for (const c of found) io.stderr(`new privileged: ${changeLine(c, names)}`);
+        if (found.length > 0) return EXIT_PRIVILEGED;
       }
       return 0;
     }
@@ -209,9 +243,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       warnPartial(r, io);
       const grants = whoCan(data, capability, on);
       if (format === "json")
-        io.stdout(`${JSON.stringify({ capability, group: on, partial: r.partial, grants }, null, 2)}\n`);
+        io.stdout(
+          `${JSON.stringify({ capability, group: on, groupName: r.group.name, partial: r.partial, grants }, null, 2)}\n`,
+        );
       else if (format === "csv") io.stdout(grantsCsv(grants, r));
-      else io.stdout(grantsText(`who holds ${capability} on ${data.top.name} (${on}):`, grants, r));
+      else io.stdout(grantsText(`who holds ${capability} on ${printable(namesOf(r).group(on))}:`, grants, r));
       return 0;
     }
     if (command === "what-can") {
@@ -228,10 +264,22 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const r = review(data);
       warnPartial(r, io);
       const grants = whatCan(data, identity);
-      if (format === "json")
-        io.stdout(`${JSON.stringify({ identity, group: scope, partial: r.partial, grants }, null, 2)}\n`);
+      const names = namesOf(r);
+      const identityName = names.identityName(identity);
+      const answer = {
+        identity,
+        ...(identityName !== "" ? { identityName } : {}),
+        group: scope,
+        groupName: r.group.name,
+        partial: r.partial,
+        grants,
+      };
+      if (format === "json") io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
       else if (format === "csv") io.stdout(grantsCsv(grants, r));
-      else io.stdout(grantsText(`what ${identity} holds under ${data.top.name} (${scope}):`, grants, r));
+      else {
+        const who = printable(names.identityWithKind(identity));
+        io.stdout(grantsText(`what ${who} holds under ${printable(names.group(scope))}:`, grants, r));
+      }
       return 0;
     }
     if (command === "least-privilege") {

@@ -1,9 +1,14 @@
 /**
  * The access tools' output as text (for a person at a terminal), CSV (one row per capability held and binding that
- * grants it, for a spreadsheet) and JSON (the review as it is). The HTML page is ./html.
+ * grants it, for a spreadsheet; the changes since an earlier review, one row per change) and JSON (the review as it
+ * is). The HTML page is ./html, Markdown ./review-markdown. Everything is named by name (./names): a uid only to tell
+ * two apart, or when no name is known; CSV keeps the uid columns beside the name columns for machines.
  *
- * May import: ./review.
+ * May import: ../../sdk/access-model, ./review, ./changes (types), ./names.
  */
+import { isPrivileged } from "../../sdk/access-model";
+import type { ChangedAccess, ChangedGroup, ChangedIdentity, ReviewChanges } from "./changes";
+import { Names, printable, type NameSources } from "./names";
 import type { Grant, Review, ReviewedIdentity } from "./review";
 
 /** Items by key, in their order. */
@@ -18,10 +23,42 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return out;
 }
 
-/** "name (uid)" of an identity, or the uid alone. */
-function who(identities: Map<string, ReviewedIdentity>, uid: string): string {
-  const i = identities.get(uid);
-  return i !== undefined && i.name !== uid ? `${i.name} (${uid})` : uid;
+/** What a review's changes name: gone identities and groups are known only from the earlier review. */
+function changesSources(c: ReviewChanges): NameSources {
+  return {
+    identities: [
+      ...c.access.map((a) => ({ uid: a.identity, name: a.identityName })),
+      ...c.identities.new,
+      ...c.identities.gone,
+    ],
+    groups: [
+      ...c.access.flatMap((a) => [
+        { uid: a.group, name: a.groupName },
+        ...a.under,
+        ...a.through.map((t) => ({ uid: t.boundOn, name: t.boundOnName })),
+      ]),
+      ...c.groups.new,
+      ...c.groups.gone,
+    ],
+    roles: [
+      ...c.access.flatMap((a) => a.through.map((t) => ({ uid: t.role, name: t.roleName }))),
+      ...c.roles,
+    ],
+  };
+}
+
+/** The names a review's outputs use: its identities, groups and roles, those its bindings name, and its changes'. */
+export function namesOf(r: Review): Names {
+  const sources: NameSources = {
+    identities: [
+      ...r.identities.filter((i) => i.name !== i.uid),
+      ...r.withoutAccess,
+      ...r.bindings.map((b) => ({ uid: b.identity, name: b.identityName })),
+    ],
+    groups: [...r.groups, ...r.bindings.map((b) => ({ uid: b.group, name: b.groupName }))],
+    roles: [...r.roles, ...r.bindings.map((b) => ({ uid: b.role, name: b.roleName }))],
+  };
+  return r.changes === undefined ? new Names(sources) : new Names(sources, changesSources(r.changes));
 }
 
 /** The marks of an identity, in words. */
@@ -35,31 +72,19 @@ export function marks(i: ReviewedIdentity): string[] {
 
 /** The bindings of a set of grants, each with the capabilities it grants: "role on group". */
 function byBinding(grants: Grant[]) {
-  const bindings = new Map<
-    string,
-    {
-      roleName: string;
-      role: string;
-      boundOn: string;
-      boundOnName: string;
-      inherited: boolean;
-      caps: string[];
-    }
-  >();
+  const bindings = new Map<string, { role: string; boundOn: string; inherited: boolean; caps: string[] }>();
   for (const g of grants)
     for (const t of g.through) {
       const entry = bindings.get(t.binding) ?? {
-        roleName: t.roleName,
         role: t.role,
         boundOn: t.boundOn,
-        boundOnName: t.boundOnName,
         inherited: t.inherited,
         caps: [],
       };
       entry.caps.push(g.privileged ? `${g.capability}*` : g.capability);
       bindings.set(t.binding, entry);
     }
-  return [...bindings.entries()];
+  return [...bindings.values()];
 }
 
 const LEGEND =
@@ -67,45 +92,60 @@ const LEGEND =
   '"inherited from G" means the binding is on the ancestor G. * marks a privileged capability (one with ' +
   "which access can be granted). person: a root-level user; workload: an identity under a group.";
 
-function header(r: Review): string[] {
-  const lines = [
-    `access review of ${r.group.name} (${r.group.uid}): ${r.groups.length} groups, ` +
-      `${r.identities.length} identities with access, ${r.grants.length} grants (${r.calls} API calls)`,
-    r.states.length > 0
-      ? `states: ${r.states.join(", ")}`
-      : "states: none given, so unmanaged identities are not marked (--state FILE)",
-    `unused: no token exchange in ${r.unusedAfterDays} days (or never)`,
-  ];
-  if (r.partial.length > 0) {
-    lines.push("PARTIAL: the caller may not list everything; what it cannot see is not shown:");
-    for (const p of r.partial) lines.push(`  - ${p}`);
-  }
-  lines.push(LEGEND);
-  return lines;
+/** "read <time> as <caller>" of a review or of the one it is compared with. */
+function readAs(at: string, caller: string | undefined, names: Names): string {
+  return `read ${at}${caller === undefined ? "" : ` as ${printable(names.identity(caller))}`}`;
 }
 
-/** The review as a person reads it: the identities with their marks, then the tree with who holds what where. */
+function partialLines(r: Review): string[] {
+  if (r.partial.length === 0) return [];
+  return [
+    "PARTIAL: the caller may not list everything; what it cannot see is not shown:",
+    ...r.partial.map((p) => `  - ${printable(p)}`),
+  ];
+}
+
+function header(r: Review, names: Names): string[] {
+  return [
+    `access review of ${printable(names.group(r.group.uid))}: ${r.groups.length} groups, ` +
+      `${r.identities.length} identities with access, ${r.grants.length} grants ` +
+      `(${readAs(r.at, r.caller, names)}, ${r.calls} API calls)`,
+    r.states.length > 0
+      ? `states: ${r.states.map(printable).join(", ")}`
+      : "states: none given, so unmanaged identities are not marked (--state FILE)",
+    `unused: no token exchange in ${r.unusedAfterDays} days (or never)`,
+    ...partialLines(r),
+    LEGEND,
+  ];
+}
+
+/**
+ * The review as a person reads it: what changed since an earlier review (when compared), the identities with their
+ * marks, then the tree with who holds what where.
+ */
 export function reviewText(r: Review): string {
-  const ids = new Map(r.identities.map((i) => [i.uid, i]));
-  const lines = header(r);
+  const names = namesOf(r);
+  const lines = header(r, names);
+  if (r.changes !== undefined) lines.push("", ...changesLines(r.changes, names));
   lines.push("", `identities (${r.identities.length}):`);
   for (const i of r.identities)
     lines.push(
-      `  ${who(ids, i.uid)}: ${marks(i).join(", ")}` +
+      `  ${printable(names.identity(i.uid))}: ${marks(i).join(", ")}` +
         (i.kind === "workload" ? `; last seen ${i.lastSeenTime ?? "never"}` : ""),
     );
   lines.push("", "by group:");
+  const ids = new Map(r.identities.map((i) => [i.uid, i]));
   const byGroup = groupBy(r.grants, (x) => x.group);
   for (const g of r.groups) {
     const pad = "  ".repeat(g.depth + 1);
-    lines.push(`${pad}${g.name} (${g.uid})`);
+    lines.push(`${pad}${printable(names.group(g.uid))}`);
     const holders = groupBy(byGroup.get(g.uid) ?? [], (x) => x.identity);
     if (holders.size === 0) lines.push(`${pad}  nobody`);
     for (const [h, mine] of holders) {
-      lines.push(`${pad}  ${who(ids, h)} [${marks(ids.get(h)!).join(", ")}]`);
-      for (const [, b] of byBinding(mine)) {
-        const from = b.inherited ? `inherited from ${b.boundOnName}` : "bound here";
-        lines.push(`${pad}    ${b.roleName} (${from}): ${b.caps.join(" ")}`);
+      lines.push(`${pad}  ${printable(names.identity(h))} [${marks(ids.get(h)!).join(", ")}]`);
+      for (const b of byBinding(mine)) {
+        const from = b.inherited ? `inherited from ${printable(names.group(b.boundOn))}` : "bound here";
+        lines.push(`${pad}    ${printable(names.role(b.role))} (${from}): ${b.caps.join(" ")}`);
       }
     }
   }
@@ -114,27 +154,123 @@ export function reviewText(r: Review): string {
 
 /** The grants as a person reads them, one line per identity and binding (who-can, what-can). */
 export function grantsText(title: string, grants: Grant[], r: Review): string {
+  const names = namesOf(r);
   const ids = new Map(r.identities.map((i) => [i.uid, i]));
-  const groupName = new Map(r.groups.map((g) => [g.uid, g.name]));
-  const lines = [title];
-  if (r.partial.length > 0) {
-    lines.push("PARTIAL: the caller may not list everything; what it cannot see is not shown:");
-    for (const p of r.partial) lines.push(`  - ${p}`);
-  }
+  const lines = [title, ...partialLines(r)];
   if (grants.length === 0) lines.push("  nobody / nothing");
   for (const here of groupBy(grants, (g) => `${g.group}\u0000${g.identity}`).values()) {
     const { group, identity } = here[0]!;
     const i = ids.get(identity);
     lines.push(
-      `  on ${groupName.get(group) ?? group} (${group}): ${who(ids, identity)}` +
+      `  on ${printable(names.group(group))}: ${printable(names.identity(identity))}` +
         (i !== undefined ? ` [${marks(i).join(", ")}]` : ""),
     );
-    for (const [uid, b] of byBinding(here)) {
-      const from = b.inherited ? `inherited from ${b.boundOnName} (${b.boundOn})` : "bound on this group";
-      lines.push(`    through binding ${uid}: role ${b.roleName}, ${from}: ${b.caps.join(" ")}`);
+    for (const b of byBinding(here)) {
+      const from = b.inherited
+        ? `inherited from ${printable(names.group(b.boundOn))}`
+        : "bound on this group";
+      lines.push(`    through role ${printable(names.role(b.role))}, ${from}: ${b.caps.join(" ")}`);
     }
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** A capability as text: a privileged one ends in `*`. */
+const capability = (c: string) => (isPrivileged(c) ? `${c}*` : c);
+
+/** Where a change happens: "eng and the 3 groups under it", the group's name written with `esc`. */
+export function whereWords(c: ChangedAccess, names: Names, esc: (text: string) => string): string {
+  const n = c.under.length;
+  const on = esc(names.group(c.group));
+  return n === 0 ? on : `${on} and the ${n} group${n === 1 ? "" : "s"} under it`;
+}
+
+/**
+ * Each binding of a change: "CAP_A CAP_B through role deployer bound on eng", with its side (gained or lost); names
+ * written with `esc`, capabilities with `caps`.
+ */
+export function throughWords(
+  c: ChangedAccess,
+  names: Names,
+  esc: (text: string) => string,
+  caps: (capabilities: readonly string[]) => string,
+): { change: "gained" | "lost"; words: string }[] {
+  return c.through.map((t) => ({
+    change: t.change,
+    words: `${caps(t.capabilities)} through role ${esc(names.role(t.role))} bound on ${esc(names.group(t.boundOn))}`,
+  }));
+}
+
+const capabilitiesText = (list: readonly string[]) => list.map(capability).join(" ");
+
+/** One change of access in words: who, where, what is gained and lost, and through which bindings. */
+export function changeLine(c: ChangedAccess, names: Names): string {
+  const through = throughWords(c, names, printable, capabilitiesText);
+  const side = (change: "gained" | "lost") =>
+    through
+      .filter((t) => t.change === change)
+      .map((t) => t.words)
+      .join("; ");
+  const what = [
+    ...(c.gained.length > 0 ? [`gains ${side("gained")}`] : []),
+    ...(c.lost.length > 0 ? [`loses ${side("lost")}`] : []),
+  ];
+  return `${printable(names.identityWithKind(c.identity))} on ${whereWords(c, names, printable)}: ${what.join("; ")}`;
+}
+
+const identityList = (list: ChangedIdentity[], names: Names) =>
+  list
+    .map((i) => printable(names.identityWithKind(i.uid)) + (i.privileged ? " [privileged]" : ""))
+    .join(", ");
+
+const groupList = (list: ChangedGroup[], names: Names) =>
+  list
+    .map(
+      (g) =>
+        printable(names.group(g.uid)) +
+        (g.parent === undefined ? "" : ` (under ${printable(names.group(g.parent))})`),
+    )
+    .join(", ");
+
+/** How many of each kind of change, in one line. */
+export function changesSummary(c: ReviewChanges): string {
+  const privileged = c.access.filter((a) => a.privileged).length;
+  const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  return [
+    `${count(c.access.length, "change")} of access (${privileged} privileged)`,
+    `${count(c.identities.new.length, "identity", "identities")} new, ${c.identities.gone.length} gone`,
+    `${count(c.groups.new.length, "group")} new, ${c.groups.gone.length} gone`,
+    `${count(c.roles.length, "role")} changed`,
+  ].join(", ");
+}
+
+/** The changes since an earlier review, privileged ones first. */
+function changesLines(c: ReviewChanges, names: Names): string[] {
+  const lines = [
+    `changes since the review ${readAs(c.since.at, c.since.caller, names)}: ${changesSummary(c)}`,
+  ];
+  if (c.partial)
+    lines.push(
+      "  PARTIAL: one of the two reviews could not list everything; a change may be one of visibility",
+    );
+  const privileged = c.access.filter((a) => a.privileged);
+  const others = c.access.filter((a) => !a.privileged);
+  if (privileged.length > 0)
+    lines.push("  privileged:", ...privileged.map((a) => `    ${changeLine(a, names)}`));
+  if (others.length > 0) lines.push("  access:", ...others.map((a) => `    ${changeLine(a, names)}`));
+  if (c.identities.new.length > 0) lines.push(`  identities new: ${identityList(c.identities.new, names)}`);
+  if (c.identities.gone.length > 0)
+    lines.push(`  identities gone: ${identityList(c.identities.gone, names)}`);
+  if (c.groups.new.length > 0) lines.push(`  groups new: ${groupList(c.groups.new, names)}`);
+  if (c.groups.gone.length > 0) lines.push(`  groups gone: ${groupList(c.groups.gone, names)}`);
+  for (const role of c.roles) {
+    const what = [
+      ...(role.added.length > 0 ? [`gains ${capabilitiesText(role.added)}`] : []),
+      ...(role.removed.length > 0 ? [`loses ${capabilitiesText(role.removed)}`] : []),
+    ];
+    lines.push(`  role ${printable(names.role(role.uid))} ${what.join(", ")}`);
+  }
+  return lines;
 }
 
 const CSV_COLUMNS = [
@@ -152,6 +288,8 @@ const CSV_COLUMNS = [
   "binding",
   "unused",
   "unmanaged",
+  // After the first columns, so that a script reading them by position still reads them.
+  "bound_on_name",
 ] as const;
 
 /** RFC 4180: quoted when it holds a comma, quote or line break; a leading = + - @ is defused for spreadsheets. */
@@ -160,10 +298,12 @@ function csvField(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+const csv = (rows: string[][]) => rows.map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
+
 /** One row per capability held and binding that grants it. */
 export function grantsCsv(grants: Grant[], r: Review): string {
   const ids = new Map(r.identities.map((i) => [i.uid, i]));
-  const groupName = new Map(r.groups.map((g) => [g.uid, g.name]));
+  const names = namesOf(r);
   const flag = (v: boolean | null | undefined) => (v === null || v === undefined ? "" : String(v));
   const rows: string[][] = [[...CSV_COLUMNS]];
   for (const g of grants)
@@ -171,20 +311,100 @@ export function grantsCsv(grants: Grant[], r: Review): string {
       const i = ids.get(g.identity);
       rows.push([
         g.group,
-        groupName.get(g.group) ?? "",
+        names.groupName(g.group),
         g.identity,
-        i?.name ?? "",
+        names.identityName(g.identity),
         i?.kind ?? "",
         g.capability,
         String(g.privileged),
         t.role,
-        t.roleName,
+        names.roleName(t.role),
         t.boundOn,
         String(t.inherited),
         t.binding,
         flag(i?.unused),
         flag(i?.unmanaged),
+        names.groupName(t.boundOn),
       ]);
     }
-  return rows.map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
+  return csv(rows);
+}
+
+/**
+ * The columns of the changes CSV: one row per capability gained or lost and binding through which it is gained (in
+ * the later review) or was held (the earlier one), said once on the group where it happens (`groups_under`: how
+ * many groups under it change the same way); one row per identity and group new or gone; one per capability a role
+ * gained or lost. Privileged changes first, as in every output.
+ */
+export const CHANGES_CSV_COLUMNS = [
+  "change",
+  "privileged",
+  "identity",
+  "identity_name",
+  "identity_kind",
+  "group",
+  "group_name",
+  "groups_under",
+  "capability",
+  "role",
+  "role_name",
+  "binding",
+  "bound_on",
+  "bound_on_name",
+] as const;
+
+type ChangesRow = Partial<Record<(typeof CHANGES_CSV_COLUMNS)[number], string>>;
+
+function accessRows(a: ChangedAccess): ChangesRow[] {
+  return a.through.flatMap((t) =>
+    t.capabilities.map((cap) => ({
+      change: t.change,
+      privileged: String(isPrivileged(cap)),
+      identity: a.identity,
+      identity_name: a.identityName,
+      identity_kind: a.identityKind,
+      group: a.group,
+      group_name: a.groupName,
+      groups_under: String(a.under.length),
+      capability: cap,
+      role: t.role,
+      role_name: t.roleName,
+      binding: t.binding,
+      bound_on: t.boundOn,
+      bound_on_name: t.boundOnName,
+    })),
+  );
+}
+
+/** The changes since an earlier review, one row per fact (CHANGES_CSV_COLUMNS). */
+export function changesCsv(c: ReviewChanges): string {
+  // Privileged gains first, then privileged losses, each in the order of the changes.
+  const rank = (row: ChangesRow) => (row.privileged === "true" ? (row.change === "gained" ? 0 : 1) : 2);
+  const rows: ChangesRow[] = [
+    ...c.access.flatMap(accessRows).sort((a, b) => rank(a) - rank(b)),
+    ...(["new", "gone"] as const).flatMap((change) =>
+      c.identities[change].map((i) => ({
+        change: `identity ${change}`,
+        privileged: String(i.privileged),
+        identity: i.uid,
+        identity_name: i.name,
+        identity_kind: i.kind,
+      })),
+    ),
+    ...(["new", "gone"] as const).flatMap((change) =>
+      c.groups[change].map((g) => ({ change: `group ${change}`, group: g.uid, group_name: g.name })),
+    ),
+    ...c.roles.flatMap((role) =>
+      (["added", "removed"] as const).flatMap((side) =>
+        role[side].map((cap) => ({
+          change: `role capability ${side}`,
+          privileged: String(isPrivileged(cap)),
+          capability: cap,
+          role: role.uid,
+          role_name: role.name,
+        })),
+      ),
+    ),
+  ];
+  return csv([[...CHANGES_CSV_COLUMNS], ...rows.map((row) => CHANGES_CSV_COLUMNS.map((k) => row[k] ?? ""))]);
 }

@@ -3,8 +3,9 @@
  * where, filterable by identity and by capability, with a legend for a reader who never ran the command. Every
  * name from the API is data: HTML-escaped where it is written, never code.
  *
- * May import: ./format, ./review.
+ * May import: ./changes-html, ./format, ./review.
  */
+import { changesHtml } from "./changes-html";
 import { groupBy, marks } from "./format";
 import type { Review } from "./review";
 
@@ -134,6 +135,7 @@ export function reviewHtml(r: Review): string {
 <h1>Who can do what: ${escape(r.group.name)} <span class="uid">${escape(r.group.uid)}</span></h1>
 <p class="summary">${r.groups.length} groups, ${r.identities.length} identities with access, ${r.grants.length} capabilities held. Read ${escape(r.at)} with ${r.calls} API calls${r.caller !== undefined ? ` as ${escape(r.caller)}` : ""}; ${states}.</p>
 ${partial}
+${changesHtml(r)}
 <dl class="legend">
 <dt>Group tree</dt><dd>each box is a group; groups below it are indented under it.</dd>
 <dt>Inherited</dt><dd>a role binding on a group grants its role's capabilities on that group and on every group below it, so a capability can be held on a group through a binding on one of its ancestors: it is then shown <span class="cap inherited">dashed and grey</span>, and "inherited from" names the ancestor. <span class="cap">Solid blue</span>: bound on this group itself.</dd>

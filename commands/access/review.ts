@@ -4,7 +4,12 @@
  * (sdk/access-model.ts: a binding grants its role's capabilities on its group and every group below; what an
  * identity holds is the union over its bindings there and above); nothing here computes access on its own.
  *
- * May import: ../../sdk (types), ../../sdk/access-model, ../states (types), ../../provider/iam/access, ./read.
+ * The review as data (`--json`) says what it is and in which version of its shape (`format`, `formatVersion`: see
+ * ./changes), when it was read and as whom, names beside every uid, and enough to rebuild the access model from it
+ * (bindings, roles with their capabilities, groups, identities), so that a later review can say what changed since.
+ *
+ * May import: ../../sdk (types), ../../sdk/access-model, ../states (types), ../../provider/iam/access, ./read,
+ * ./changes, ./names.
  */
 import {
   AccessModel,
@@ -16,6 +21,14 @@ import {
 import { inScope, type Scope } from "../../provider/iam/access";
 import type { StateContents } from "../states";
 import { bindingFacts, type AccessData } from "./read";
+import {
+  changesBetween,
+  REVIEW_FORMAT,
+  REVIEW_FORMAT_VERSION,
+  type ReviewChanges,
+  type ReviewFacts,
+} from "./changes";
+import { identityKind, type IdentityKind } from "./names";
 
 /** A binding through which a capability is held. */
 export interface Through {
@@ -32,7 +45,9 @@ export interface Through {
 /** One capability an identity holds on one group. */
 export interface Grant {
   group: string;
+  groupName: string;
   identity: string;
+  identityName: string;
   capability: string;
   privileged: boolean;
   through: Through[];
@@ -42,7 +57,7 @@ export interface ReviewedIdentity {
   uid: string;
   name: string;
   /** Root-level users (no parent) are people; identities under a group are workloads. */
-  kind: "person" | "workload";
+  kind: IdentityKind;
   lastSeenTime?: string;
   /** No token exchange since the threshold (or ever); null when not known (a person's last login is not listed). */
   unused: boolean | null;
@@ -55,8 +70,9 @@ export interface ReviewedIdentity {
 export interface ReviewedGroup {
   uid: string;
   name: string;
-  /** The parent's uid; undefined for the group reviewed. */
+  /** The parent's uid and name; undefined for the group reviewed. */
   parent?: string;
+  parentName?: string;
   depth: number;
 }
 
@@ -67,9 +83,25 @@ export interface ReviewedRole {
   capabilities: string[];
 }
 
+/** A role binding that applies in the subtree: on the group reviewed, one of its ancestors, or below it. */
+export interface ReviewedBinding {
+  uid: string;
+  group: string;
+  groupName: string;
+  identity: string;
+  identityName: string;
+  role: string;
+  roleName: string;
+}
+
 export interface Review {
+  /** What this is, and the version of its shape (./changes REVIEW_FORMAT, REVIEW_FORMAT_VERSION). */
+  format: typeof REVIEW_FORMAT;
+  formatVersion: typeof REVIEW_FORMAT_VERSION;
   group: { uid: string; name: string };
+  /** The identity whose credentials read it (uid and name), when known. */
   caller?: string;
+  callerName?: string;
   /** API calls made to read it. */
   calls: number;
   /** What the caller may not list (empty: complete). */
@@ -80,16 +112,25 @@ export interface Review {
   /** When it was made (the threshold of `unused` is counted back from it). */
   at: string;
   groups: ReviewedGroup[];
+  /** Identities holding access in the subtree. */
   identities: ReviewedIdentity[];
+  /** Workload identities under the group that hold no access there. */
+  withoutAccess: ReviewedIdentity[];
+  /** Roles the bindings name, with their capabilities (a role the caller may not read is missing). */
   roles: ReviewedRole[];
+  bindings: ReviewedBinding[];
   /** Every capability held by every identity on every group of the subtree, sorted by group, identity, capability. */
   grants: Grant[];
+  /** What changed since an earlier review (--since). */
+  changes?: ReviewChanges;
 }
 
 export interface ReviewOptions {
   states?: { file: string; contents: StateContents }[];
   unusedAfterDays?: number;
   now?: Date;
+  /** An earlier review of the same group: the review then says what changed since (./changes). */
+  since?: ReviewFacts;
 }
 
 export const DEFAULT_UNUSED_AFTER_DAYS = 90;
@@ -111,7 +152,9 @@ function grantsHere(model: AccessModel, names: Names, identity: string, group: s
   for (const [capability, through] of grantsOn(model, identity, group)) {
     out.push({
       group,
+      groupName: names.groups.get(group) ?? "",
       identity,
+      identityName: names.identities.get(identity) ?? "",
       capability,
       privileged: isPrivileged(capability),
       through: through.map((b: BindingFacts) => ({
@@ -130,19 +173,23 @@ function grantsHere(model: AccessModel, names: Names, identity: string, group: s
 interface Names {
   roles: Map<string, string>;
   groups: Map<string, string>;
+  identities: Map<string, string>;
 }
 
-/** Names of roles and groups: from the lists, and from the bindings (which name what they refer to). */
+/** Names of roles, groups and identities: from the lists, and from the bindings (which name what they refer to). */
 function namesOf(data: AccessData): Names {
   const roles = new Map<string, string>();
   const groups = new Map<string, string>();
+  const identities = new Map<string, string>();
   for (const b of data.bindings) {
     if (b.role?.name) roles.set(b.role.uid, b.role.name);
     if (b.group?.name) groups.set(b.group.uid, b.group.name);
+    if (b.identity?.name) identities.set(b.identity.uid, b.identity.name);
   }
   for (const r of data.roles) roles.set(r.uid, r.name);
   for (const g of data.groups) groups.set(g.uid, g.name);
-  return { roles, groups };
+  for (const i of data.identities) identities.set(i.uid, i.name);
+  return { roles, groups, identities };
 }
 
 /** Identities that hold a binding on each group of the subtree or above it: those to ask the model about. */
@@ -226,8 +273,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
   const privileged = new Set(grants.filter((g) => g.privileged).map((g) => g.identity));
   const holders = [...new Set(grants.map((g) => g.identity))].sort(compare);
   const threshold = now.getTime() - unusedAfterDays * DAY_MS;
-  const identities: ReviewedIdentity[] = holders.map((uid) => {
-    const person = !uid.includes("/");
+  const reviewed = (uid: string): ReviewedIdentity => {
     const found = listed.get(uid);
     const lastSeen = found?.lastSeenTime;
     // A workload listed without lastSeenTime never exchanged a token; a person's last login is not listed.
@@ -236,18 +282,25 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
     return {
       uid,
       name: found?.name ?? named.get(uid) ?? uid,
-      kind: person ? "person" : "workload",
+      kind: identityKind(uid),
       ...(lastSeen !== undefined ? { lastSeenTime: lastSeen } : {}),
       unused,
       unmanaged: managed === undefined ? null : !managed.has(uid),
       privileged: privileged.has(uid),
     };
-  });
+  };
+  const identities = holders.map(reviewed);
+  const holding = new Set(holders);
   const depthOf = (uid: string) => uid.split("/").length - data.top.uid.split("/").length;
   const usedRoles = new Set(data.bindings.map((b) => b.role?.uid ?? ""));
-  return {
+  const names = namesOf(data);
+  const callerName = data.caller === undefined ? undefined : names.identities.get(data.caller);
+  const r: Review = {
+    format: REVIEW_FORMAT,
+    formatVersion: REVIEW_FORMAT_VERSION,
     group: { uid: data.top.uid, name: data.top.name },
     ...(data.caller !== undefined ? { caller: data.caller } : {}),
+    ...(callerName !== undefined ? { callerName } : {}),
     calls: data.calls,
     partial: data.partial,
     states: states.map((s) => s.file),
@@ -256,10 +309,11 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
     groups: data.groups.map((g) => ({
       uid: g.uid,
       name: g.name,
-      ...(g.uid !== data.top.uid ? { parent: g.uid.slice(0, g.uid.lastIndexOf("/")) } : {}),
+      ...(g.uid !== data.top.uid ? parentOf(g.uid, names) : {}),
       depth: depthOf(g.uid),
     })),
     identities,
+    withoutAccess: data.identities.filter((i) => !holding.has(i.uid)).map((i) => reviewed(i.uid)),
     roles: data.roles
       .filter((r) => usedRoles.has(r.uid))
       .map((r) => ({
@@ -268,8 +322,26 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
         builtin: !r.uid.includes("/"),
         capabilities: [...(r.capabilities ?? [])].sort(),
       })),
+    bindings: data.bindings.map(bindingFacts).map((b) => ({
+      uid: b.uid,
+      group: b.group,
+      groupName: names.groups.get(b.group) ?? "",
+      identity: b.identity,
+      identityName: names.identities.get(b.identity) ?? "",
+      role: b.role,
+      roleName: names.roles.get(b.role) ?? "",
+    })),
     grants,
   };
+  if (options.since !== undefined) r.changes = changesBetween(options.since, r);
+  return r;
+}
+
+/** A group's parent, uid and name (the name unless the caller may not read it). */
+function parentOf(uid: string, names: Names): { parent: string; parentName?: string } {
+  const parent = uid.slice(0, uid.lastIndexOf("/"));
+  const name = names.groups.get(parent);
+  return { parent, ...(name !== undefined ? { parentName: name } : {}) };
 }
 
 /** Identities a scheduled job should fail on: a privileged capability held by a workload or an unmanaged identity. */

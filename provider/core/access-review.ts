@@ -31,6 +31,7 @@
 import {
   AccessModel,
   accessDiff,
+  collapseInherited,
   grantsOn,
   isPrivileged,
   needsOf,
@@ -198,30 +199,10 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
   if (groups.length === 0) return [];
   const beforeModel = modelOf(before);
   const afterModel = modelOf(after);
-  const changes = accessDiff(beforeModel, afterModel, groups);
-  const signature = (c: { gained: string[]; lost: string[] }) => `${c.gained.join(",")}|${c.lost.join(",")}`;
-  const byIdentity = new Map<string, Map<string, string>>();
-  for (const c of changes) {
-    let groupsOf = byIdentity.get(c.identity);
-    if (groupsOf === undefined) byIdentity.set(c.identity, (groupsOf = new Map()));
-    groupsOf.set(c.group, signature(c));
-  }
+  const changes = collapseInherited(accessDiff(beforeModel, afterModel, groups));
   const roleNames = new Map([...before.roles, ...after.roles].map((r) => [r.uid, r.name ?? r.uid]));
   const lines: ImpactLine[] = [];
   for (const c of changes) {
-    const groupsOf = byIdentity.get(c.identity)!;
-    const sig = signature(c);
-    // Inherited from a parent that changes the same way: counted under that parent's line.
-    const cut = c.group.lastIndexOf("/");
-    if (cut > 0 && groupsOf.get(c.group.slice(0, cut)) === sig) continue;
-    let inheritedBy = 0;
-    for (const [group, other] of groupsOf) {
-      if (other !== sig || !group.startsWith(`${c.group}/`)) continue;
-      // Below c.group through an unbroken chain of the same change.
-      let up = group.slice(0, group.lastIndexOf("/"));
-      while (up !== c.group && groupsOf.get(up) === sig) up = up.slice(0, up.lastIndexOf("/"));
-      if (up === c.group) inheritedBy += 1;
-    }
     const roles = new Set<string>();
     const gainedGrants = grantsOn(afterModel, c.identity, c.group);
     for (const cap of c.gained) for (const b of gainedGrants.get(cap) ?? []) roles.add(b.role);
@@ -230,7 +211,7 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
     lines.push({
       identity: c.identity,
       group: c.group,
-      inheritedBy,
+      inheritedBy: c.under.length,
       gained: c.gained,
       lost: c.lost,
       roles: [...roles].map((uid) => roleNames.get(uid) ?? uid).sort(),

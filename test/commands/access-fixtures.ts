@@ -4,9 +4,55 @@
  * union over bindings there and above: spec §5.2), not from the code under test. Built-in roles' capabilities come
  * from the emulator's table, custom roles' from the plan.
  *
- * May import: the emulator, the SDK's types.
+ * `useAccessCli` runs `platform-access` in process against an emulator started for the calling file.
+ *
+ * May import: the emulator, the SDK's types, the access command, ./fixtures, fast-check.
  */
-import { BUILTIN_ROLES, type Emulator } from "../../emulator";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import fc from "fast-check";
+import { BUILTIN_ROLES, startEmulator, type Emulator } from "../../emulator";
+import { main } from "../../commands/access/cli";
+import { capture } from "./fixtures";
+
+export interface AccessCli {
+  /** The emulator, the owner's environment and a scratch directory: read them inside hooks and tests. */
+  get(): { emulator: Emulator; env: Record<string, string>; tmp: string };
+  /** Runs the command with `as` (default: the owner's environment). */
+  run(argv: string[], as?: Record<string, string>): Promise<{ code: number; out: string; err: string[] }>;
+  /** Runs it with --json and parses the answer; throws with its error lines when it fails. */
+  json<T>(argv: string[], as?: Record<string, string>): Promise<T>;
+}
+
+/** Starts an emulator and a scratch directory before the calling file's tests and removes both after. */
+export function useAccessCli(): AccessCli {
+  let current: { emulator: Emulator; env: Record<string, string>; tmp: string } | undefined;
+  beforeAll(async () => {
+    const emulator = await startEmulator();
+    const env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: emulator.token };
+    current = { emulator, env, tmp: fs.mkdtempSync(path.join(os.tmpdir(), "platform-access-")) };
+  });
+  afterAll(async () => {
+    await current?.emulator.close();
+    if (current !== undefined) fs.rmSync(current.tmp, { recursive: true, force: true });
+  });
+  const get = () => {
+    if (current === undefined) throw new Error("useAccessCli: read it inside a hook or a test");
+    return current;
+  };
+  const run: AccessCli["run"] = async (argv, as) => {
+    const io = capture(as ?? get().env);
+    const code = await main(argv, io);
+    return { code, out: io.out, err: io.err };
+  };
+  const json = async <T>(argv: string[], as?: Record<string, string>): Promise<T> => {
+    const r = await run([...argv, "--json"], as);
+    if (r.code !== 0) throw new Error(r.err.join("\n"));
+    return JSON.parse(r.out) as T;
+  };
+  return { get, run, json };
+}
 
 export const CAP_POOL = [
   "CAP_IAM_GROUPS_LIST",
@@ -30,6 +76,35 @@ export interface OrgPlan {
   roles: { group: number; capabilities: string[] }[];
   /** Each binding: who (workloads first, then people), which role (custom by index, or a built-in by name), where. */
   bindings: { identity: number; role: number | "viewer" | "editor" | "registry.pull"; group: number }[];
+}
+
+/** Random plans: up to `groups` groups, 3 workloads, 2 people, `roles` custom roles, `bindings` bindings. */
+export function orgPlans(max: { groups: number; roles: number; bindings: number }): fc.Arbitrary<OrgPlan> {
+  return fc.integer({ min: 0, max: max.groups }).chain((n) =>
+    fc.record({
+      groups: fc.tuple(...Array.from({ length: n }, (_, i) => fc.integer({ min: -1, max: i - 1 }))),
+      workloads: fc.array(fc.integer({ min: -1, max: n - 1 }), { maxLength: 3 }),
+      people: fc.integer({ min: 0, max: 2 }),
+      roles: fc.array(
+        fc.record({
+          group: fc.integer({ min: -1, max: n - 1 }),
+          capabilities: fc.uniqueArray(fc.constantFrom(...CAP_POOL), { minLength: 1, maxLength: 4 }),
+        }),
+        { maxLength: max.roles },
+      ),
+      bindings: fc.array(
+        fc.record({
+          identity: fc.nat(10),
+          role: fc.oneof(
+            fc.nat(5),
+            fc.constantFrom("viewer" as const, "editor" as const, "registry.pull" as const),
+          ),
+          group: fc.integer({ min: -1, max: n - 1 }),
+        }),
+        { maxLength: max.bindings },
+      ),
+    }),
+  );
 }
 
 export interface MadeOrg {

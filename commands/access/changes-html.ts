@@ -1,0 +1,108 @@
+/**
+ * The review page's section on what changed since an earlier review (`review --since PREVIOUS.json --html FILE`):
+ * privileged changes first, each change of access once where it happens ("and the N groups under it"), with the
+ * bindings it is gained or was held through; identities and groups new and gone; roles changed. A pure function of
+ * the review, placed by the page at its top; it uses the page's classes (`cap`, `priv`, `mark`) and no style or
+ * script of its own. Every name from the API is data: HTML-escaped where it is written.
+ *
+ * May import: ../../sdk/access-model, ./changes (types), ./format, ./names, ./review (types).
+ */
+import { isPrivileged } from "../../sdk/access-model";
+import type { ChangedAccess, ReviewChanges } from "./changes";
+import { changesSummary, namesOf, throughWords, whereWords } from "./format";
+import type { Names } from "./names";
+import type { Review } from "./review";
+
+const ESCAPES = new Map([
+  ["&", "&amp;"],
+  ["<", "&lt;"],
+  [">", "&gt;"],
+  ['"', "&quot;"],
+  ["'", "&#39;"],
+]);
+
+/** Text as HTML text or an attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES.get(c)!);
+}
+
+function capabilitiesHtml(capabilities: readonly string[]): string {
+  return capabilities
+    .map((c) => `<span class="cap${isPrivileged(c) ? " priv" : ""}">${escapeHtml(c)}</span>`)
+    .join("");
+}
+
+function throughHtml(c: ChangedAccess, names: Names): string {
+  return throughWords(c, names, escapeHtml, capabilitiesHtml)
+    .map((t) => `${t.change === "gained" ? "gains" : "loses"} ${t.words}`)
+    .join("<br>");
+}
+
+function accessTable(title: string, list: readonly ChangedAccess[], names: Names): string {
+  if (list.length === 0) return "";
+  const rows = list.map(
+    (c) =>
+      `<tr class="change-row" data-identity="${escapeHtml(c.identity)}" data-privileged="${c.privileged}">` +
+      `<td><strong>${escapeHtml(names.identity(c.identity))}</strong> <span class="mark">${c.identityKind}</span></td>` +
+      `<td>${whereWords(c, names, escapeHtml)}</td><td>${capabilitiesHtml(c.gained)}</td><td>${capabilitiesHtml(c.lost)}</td>` +
+      `<td>${throughHtml(c, names)}</td></tr>`,
+  );
+  return (
+    `<h3>${title}</h3><table><thead><tr><th>identity</th><th>on</th><th>gains</th><th>loses</th>` +
+    `<th>through</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
+  );
+}
+
+function listHtml(title: string, items: readonly string[]): string {
+  return items.length === 0 ? "" : `<h3>${title}</h3><ul>${items.map((i) => `<li>${i}</li>`).join("")}</ul>`;
+}
+
+function sectionOf(c: ReviewChanges, names: Names): string {
+  const readAs =
+    escapeHtml(c.since.at) +
+    (c.since.caller === undefined ? "" : ` as ${escapeHtml(names.identity(c.since.caller))}`);
+  const identity = (change: string) => (i: ReviewChanges["identities"]["new"][number]) =>
+    `${change}: <strong>${escapeHtml(names.identity(i.uid))}</strong> <span class="mark">${i.kind}</span>` +
+    (i.privileged ? ` <span class="mark privileged">privileged</span>` : "");
+  const group = (change: string) => (g: ReviewChanges["groups"]["new"][number]) =>
+    `${change}: <strong>${escapeHtml(names.group(g.uid))}</strong>` +
+    (g.parent === undefined ? "" : ` under ${escapeHtml(names.group(g.parent))}`);
+  const roles = c.roles.map(
+    (r) =>
+      `<strong>${escapeHtml(names.role(r.uid))}</strong>` +
+      (r.added.length > 0 ? ` gains ${capabilitiesHtml(r.added)}` : "") +
+      (r.removed.length > 0 ? ` loses ${capabilitiesHtml(r.removed)}` : ""),
+  );
+  return (
+    `<section class="changes" id="changes"><h2>Changes since the review read ${readAs}</h2>` +
+    `<p class="summary">${escapeHtml(changesSummary(c))}.</p>` +
+    (c.partial
+      ? `<div class="partial">One of the two reviews could not list everything; a change may be one of visibility.</div>`
+      : "") +
+    accessTable(
+      "Privileged changes",
+      c.access.filter((a) => a.privileged),
+      names,
+    ) +
+    accessTable(
+      "Other changes of access",
+      c.access.filter((a) => !a.privileged),
+      names,
+    ) +
+    listHtml("Identities new and gone", [
+      ...c.identities.new.map(identity("new")),
+      ...c.identities.gone.map(identity("gone")),
+    ]) +
+    listHtml("Groups new and gone", [
+      ...c.groups.new.map(group("new")),
+      ...c.groups.gone.map(group("gone")),
+    ]) +
+    listHtml("Roles changed", roles) +
+    `</section>`
+  );
+}
+
+/** The section on what changed since the earlier review; empty when the review was not compared with one. */
+export function changesHtml(r: Review): string {
+  return r.changes === undefined ? "" : sectionOf(r.changes, namesOf(r));
+}

@@ -1,0 +1,163 @@
+/**
+ * The review as GitHub-flavoured Markdown (`platform-access review --markdown`), for a CI job's summary or a
+ * pull-request comment: what changed since the earlier review first (when compared), privileged changes first; then
+ * the identities with their marks, the bindings (each said once, on the group where it is bound, with how many
+ * groups under it inherit it) and the roles. Not every grant: that is what the JSON, CSV and page are for.
+ *
+ * May import: ../../sdk/access-model, ../markdown, ./changes (types), ./format, ./names, ./review (types).
+ */
+import { isAtOrBelow, isPrivileged } from "../../sdk/access-model";
+import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
+import type { ChangedAccess, ReviewChanges } from "./changes";
+import { changesSummary, marks, namesOf, throughWords, whereWords } from "./format";
+import { identityKind, type Names } from "./names";
+import type { Review } from "./review";
+
+/** Capabilities as inline Markdown, privileged ones in bold. */
+function capabilitiesMd(capabilities: readonly string[]): string {
+  return capabilities.map((c) => (isPrivileged(c) ? mdBold(mdText(c)) : mdText(c))).join(", ");
+}
+
+function readAsMd(at: string, caller: string | undefined, names: Names): string {
+  return `read ${mdText(at)}${caller === undefined ? "" : ` as ${mdText(names.identity(caller))}`}`;
+}
+
+function throughMd(c: ChangedAccess, names: Names): string {
+  return throughWords(c, names, mdText, capabilitiesMd)
+    .map((t) => `${t.change === "gained" ? "gains" : "loses"} ${t.words}`)
+    .join("; ");
+}
+
+function accessTable(list: readonly ChangedAccess[], names: Names): string {
+  return mdTable(
+    ["identity", "kind", "on", "gains", "loses", "through"],
+    list.map((c) => [
+      mdText(names.identity(c.identity)),
+      c.identityKind,
+      whereWords(c, names, mdText),
+      capabilitiesMd(c.gained),
+      capabilitiesMd(c.lost),
+      throughMd(c, names),
+    ]),
+  );
+}
+
+/** The changes since an earlier review, as Markdown sections (level 2 and 3 headings). */
+export function changesMarkdown(c: ReviewChanges, names: Names): string {
+  let out = mdHeading(2, `Changes since the review ${readAsMd(c.since.at, c.since.caller, names)}`);
+  out += mdParagraph(mdText(changesSummary(c)));
+  if (c.partial)
+    out += mdParagraph(
+      `${mdBold("Partial:")} one of the two reviews could not list everything; a change may be one of visibility.`,
+    );
+  const privileged = c.access.filter((a) => a.privileged);
+  const others = c.access.filter((a) => !a.privileged);
+  if (privileged.length > 0) out += mdHeading(3, "Privileged changes") + accessTable(privileged, names);
+  if (others.length > 0) out += mdHeading(3, "Other changes of access") + accessTable(others, names);
+  const identities = (["new", "gone"] as const).flatMap((change) =>
+    c.identities[change].map((i) => [
+      change,
+      mdText(names.identity(i.uid)),
+      i.kind,
+      i.privileged ? mdBold("privileged") : "",
+    ]),
+  );
+  if (identities.length > 0)
+    out +=
+      mdHeading(3, "Identities new and gone") + mdTable(["change", "identity", "kind", "marks"], identities);
+  const groups = (["new", "gone"] as const).flatMap((change) =>
+    c.groups[change].map((g) => [
+      change,
+      mdText(names.group(g.uid)),
+      g.parent === undefined ? "" : mdText(names.group(g.parent)),
+    ]),
+  );
+  if (groups.length > 0)
+    out += mdHeading(3, "Groups new and gone") + mdTable(["change", "group", "under"], groups);
+  if (c.roles.length > 0)
+    out +=
+      mdHeading(3, "Roles changed") +
+      mdTable(
+        ["role", "gains", "loses"],
+        c.roles.map((r) => [mdText(names.role(r.uid)), capabilitiesMd(r.added), capabilitiesMd(r.removed)]),
+      );
+  return out;
+}
+
+/** The bindings that apply in the subtree, each once where it is bound: privileged roles first. */
+function bindingsTable(r: Review, names: Names): string {
+  const roles = new Map(r.roles.map((x) => [x.uid, x]));
+  const rows = r.bindings.map((b) => {
+    const role = roles.get(b.role);
+    const below = r.groups.filter((g) => g.uid !== b.group && isAtOrBelow(g.uid, b.group)).length;
+    const above = b.group !== r.group.uid && isAtOrBelow(r.group.uid, b.group);
+    const privileged = role?.capabilities.filter(isPrivileged) ?? [];
+    return {
+      privileged: privileged.length > 0,
+      key: `${names.identity(b.identity)}\u0000${b.identity}\u0000${b.group}`,
+      cells: [
+        mdText(names.identity(b.identity)),
+        identityKind(b.identity),
+        mdText(names.role(b.role)),
+        mdText(names.group(b.group)) + (above ? " (above the group reviewed)" : ""),
+        String(below),
+        role === undefined ? "not visible to the caller" : capabilitiesMd(privileged),
+      ],
+    };
+  });
+  rows.sort(
+    (a, b) => Number(b.privileged) - Number(a.privileged) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+  return mdTable(
+    ["identity", "kind", "role", "bound on", "groups under it", "privileged capabilities"],
+    rows.map((row) => row.cells),
+  );
+}
+
+/** The review, and what changed since an earlier one, as GitHub-flavoured Markdown. */
+export function reviewMarkdown(r: Review): string {
+  const names = namesOf(r);
+  let out = mdHeading(1, `Access review of ${mdText(names.group(r.group.uid))}`);
+  out += mdParagraph(
+    `${r.groups.length} groups, ${r.identities.length} identities with access, ${r.grants.length} grants; ` +
+      `${readAsMd(r.at, r.caller, names)} with ${r.calls} API calls. ` +
+      (r.states.length > 0
+        ? `States compared: ${r.states.map(mdText).join(", ")}.`
+        : "No state given, so unmanaged identities are not marked."),
+  );
+  if (r.partial.length > 0)
+    out +=
+      mdParagraph(
+        `${mdBold("Partial:")} the caller may not list everything; what it cannot see is not shown:`,
+      ) + mdList(r.partial.map(mdText));
+  if (r.changes !== undefined) out += changesMarkdown(r.changes, names);
+  out += mdHeading(2, "Identities");
+  out += mdTable(
+    ["identity", "kind", "marks", "last seen"],
+    r.identities.map((i) => [
+      mdText(names.identity(i.uid)),
+      i.kind,
+      marks(i)
+        .slice(1)
+        .map((m) => (m === "privileged" ? mdBold(m) : mdText(m)))
+        .join(", "),
+      i.kind === "workload" ? mdText(i.lastSeenTime ?? "never") : "",
+    ]),
+  );
+  out += mdHeading(2, "Bindings");
+  out += mdParagraph(
+    "A binding grants its role's capabilities on the group it is bound on and on every group below it.",
+  );
+  out += bindingsTable(r, names);
+  out += mdHeading(2, "Roles");
+  out += mdTable(
+    ["role", "built-in", "capabilities", "privileged capabilities"],
+    r.roles.map((role) => [
+      mdText(names.role(role.uid)),
+      role.builtin ? "yes" : "no",
+      String(role.capabilities.length),
+      capabilitiesMd(role.capabilities.filter(isPrivileged)),
+    ]),
+  );
+  return out;
+}
