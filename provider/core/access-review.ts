@@ -2,23 +2,24 @@
  * What a preview says about access, on both fronts: the impact lines (what a change grants and revokes, for whom,
  * where, through which role and resource) and the preflight (whether the identity the provider runs as may perform
  * each planned operation, before any write). Both ask the shared access model (sdk/access-model); nothing here
- * computes access on its own.
+ * computes access on its own, and nothing here words a line (./access-words).
  *
- * The live facts (groups, roles, role bindings the provider's credentials may list) are read once per provider
- * process and profile: three list calls (pages of 200) the first time a preview needs them. The engine runs every
- * resource of one provider in one process and starts a new process for each operation (a preview, then `up`'s
- * update), so a preview reads them once, before any write of its own.
+ * The live facts (./live-facts) are the groups, roles and role bindings of the organizations a change touches, read
+ * once per provider process, profile and organization, plus every write the provider itself has made since in the
+ * same process: `up` runs in a process of its own after the preview, and the binding of a role that the same update
+ * has just created is reviewed against facts that hold the role.
  *
  * A resource's implementation describes what its planned change does (`AccessEffect`): the operations it sends
  * (rule 4 and 5 of the model give their needs), any reference the caller must be able to read, and the facts after
  * the change. The impact lines are `accessDiff(before, after)` over the groups the change touches.
  *
  * Preflight's decisions (docs/guide.md, "Preflight"):
- *   - It judges against the access in effect when the preview starts. A capability that an earlier change of the
- *     same update grants the provider's own identity does not count: the engine does not tell a provider the order
- *     of the plan, and the service takes time to make a new binding or role effective (the emulator's
- *     `propagationDelayMs`), so the later operation could meet PermissionDenied anyway. Grant it in an update of
- *     its own first.
+ *   - It judges the caller's own access as read when the review's organization was first read. A capability that
+ *     an earlier change of the same update grants the provider's own identity does not count, own writes included:
+ *     the engine does not tell a provider the order of the plan, and the service takes time to make a new binding
+ *     or role effective (the emulator's `propagationDelayMs`), so the later operation could meet PermissionDenied
+ *     anyway. Grant it in an update of its own first. What a change grants (a role made earlier in the run) is
+ *     judged with the own writes: the service checks those capabilities too.
  *   - It refuses only what it can see: when the caller cannot list the role bindings of the organization a need
  *     falls in, some of its own bindings may be hidden from it, and the need is reported as unverified, not refused.
  *   - It knows the caller from its credentials: the identity assumed through token exchange, or the `sub` of a
@@ -26,46 +27,49 @@
  *   - Deletes the engine plans for resources dropped from the program are not checked: the engine does not consult
  *     the provider about them at preview.
  *
- * May import: the SDK (its access model), ./check, ./client, ./config, ./engine-log.
+ * May import: the SDK (its access model), ./check, ./client, ./config, ./engine-log, ./live-facts, ./access-words.
  */
 import {
   AccessModel,
   accessDiff,
   collapseInherited,
   grantsOn,
-  isPrivileged,
   needsOf,
   capabilitiesOn,
   underAny,
   type BindingFacts,
-  type Need,
   type Operation,
   type RoleFacts,
 } from "../../sdk/access-model";
-import { NotFoundError, PermissionDeniedError, type PlatformClient } from "../../sdk";
 import { containsUnknown } from "./check";
-import { callerIdentity, clientFor, currentSettings } from "./client";
+import { callerIdentity, currentSettings } from "./client";
 import { CONFIG_KEYS, preflightMode, type PreflightMode } from "./config";
 import { logInfo, logWarning } from "./engine-log";
-
-/** How many impact lines are named; the rest are counted. */
-export const NAMED_IMPACT_LINES = 50;
-
-export interface LiveGroup {
-  uid: string;
-  name?: string | undefined;
-}
-
-export interface LiveBinding extends BindingFacts {
-  identityName?: string | undefined;
-}
-
-/** What the provider's credentials may list: the facts the model answers from. */
-export interface LiveFacts {
-  groups: readonly LiveGroup[];
-  roles: readonly RoleFacts[];
-  bindings: readonly LiveBinding[];
-}
+import {
+  NAMED_IMPACT_LINES,
+  describeImpact,
+  describeRefusal,
+  describeUnverified,
+  namesOf,
+  quoteName,
+  unverifiedHeading,
+  type ImpactLine,
+  type Names,
+  type NeedReason,
+  type PreflightFinding,
+} from "./access-words";
+import {
+  NO_FACTS,
+  factsFor,
+  forgetLiveFacts as forgetFacts,
+  lookUpNames,
+  organizationOf,
+  type FactsNow,
+  type LiveBinding,
+  type LiveFacts,
+  type NamedKind,
+  type OwnWrites,
+} from "./live-facts";
 
 /** One planned change of a resource, as the kit knows it at preview. */
 export type PlannedChange =
@@ -79,12 +83,19 @@ export type PlannedChange =
     }
   | { kind: "replace"; uid: string; olds: Record<string, unknown>; news: Record<string, unknown> };
 
+/** A reference a change must be able to read (a custom role it grants, a workload identity it binds). */
+export interface ReferenceNeed {
+  capability: string;
+  group: string;
+  reads: { kind: "role" | "identity"; uid: string };
+}
+
 /** What a planned change does to access, as the resource's implementation describes it. */
 export interface AccessEffect {
   /** The operations it sends, in order (their needs: sdk/access-model needsOf). */
   operations: Operation[];
   /** What else the caller must hold: a reference it must be able to read (a custom role, a workload identity). */
-  needs?: Need[];
+  needs?: ReferenceNeed[];
   /** The facts after the change; absent when it changes no access. */
   after?: LiveFacts;
 }
@@ -92,62 +103,25 @@ export interface AccessEffect {
 /** Describes a planned change; undefined when a part it depends on is unknown yet (then nothing is said). */
 export type AccessEffectOf = (change: PlannedChange, live: LiveFacts) => AccessEffect | undefined;
 
-// ---------------------------------------------------------------------------------------------------------------
-// The live facts, read once per process and profile.
-
-const cache = new Map<string, Promise<LiveFacts>>();
-const NO_FACTS: LiveFacts = { groups: [], roles: [], bindings: [] };
 const skipNoted = new Set<string>();
 
-/** Forgets what was read (configure with new settings; tests). */
+/** Forgets what was read and written, and that the preflight's skip was said (configure with new settings; tests). */
 export function forgetLiveFacts(): void {
-  cache.clear();
+  forgetFacts();
   skipNoted.clear();
 }
 
-async function listed<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  try {
-    for await (const item of items) out.push(item);
-  } catch (err) {
-    // What the caller may not list, it does not see: the model answers from what it may.
-    if (PermissionDeniedError.isInstance(err) || NotFoundError.isInstance(err)) return out;
-    throw err;
-  }
-  return out;
-}
-
-/** Reads the live facts: one listing each of groups, roles and role bindings (pages of 200). */
-export async function readLiveFacts(client: PlatformClient): Promise<LiveFacts> {
-  const [groups, roles, bindings] = await Promise.all([
-    listed(client.groups.list({ pageSize: 200 })),
-    listed(client.roles.list({ pageSize: 200 })),
-    listed(client.roleBindings.list({ pageSize: 200 })),
-  ]);
-  return {
-    groups: groups.map((g) => ({ uid: g.uid, name: g.name })),
-    roles: roles.map((r) => ({ uid: r.uid, name: r.name, capabilities: [...(r.capabilities ?? [])] })),
-    bindings: bindings.map((b) => ({
-      uid: b.uid,
-      group: b.group?.uid ?? b.uid.slice(0, Math.max(0, b.uid.lastIndexOf("/"))),
-      identity: b.identity?.uid ?? "",
-      identityName: b.identity?.name,
-      role: b.role?.uid ?? "",
-    })),
-  };
-}
-
-/** The live facts for `profile`, read on first use in this process. */
-export function liveFacts(profile: string | undefined): Promise<LiveFacts> {
-  const key = `${profile ?? ""}\u0000${JSON.stringify(currentSettings())}`;
-  let facts = cache.get(key);
-  if (facts === undefined) {
-    facts = readLiveFacts(clientFor(profile));
-    // A failed read is not remembered: the next resource tries again.
-    facts.catch(() => cache.delete(key));
-    cache.set(key, facts);
-  }
-  return facts;
+/**
+ * The organizations a change touches: the root of every group it creates under or binds on and of every object it
+ * changes or must read. Only their facts are read (./live-facts): a preview reads no wider than its program.
+ */
+export function organizationsOf(effect: AccessEffect): string[] {
+  const uids = [
+    ...effect.operations.map((op) => (op.verb === "CREATE" ? op.parent : op.uid)),
+    ...(effect.needs ?? []).map((need) => need.group),
+    ...(effect.after?.bindings ?? []).map((b) => b.group),
+  ];
+  return [...new Set(uids.filter((uid) => uid !== "").map(organizationOf))].sort();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -181,18 +155,6 @@ export function touchedGroups(before: LiveFacts, after: LiveFacts): string[] {
   return [...all].filter((g) => underAny(g, positions)).sort();
 }
 
-/** One impact line's content: an identity's gains and losses at a group and the groups under it that inherit them. */
-export interface ImpactLine {
-  identity: string;
-  group: string;
-  /** How many groups under `group` change the same way (they inherit it). */
-  inheritedBy: number;
-  gained: string[];
-  lost: string[];
-  /** The roles (names where known) that grant the gains after the change, or granted the losses before it. */
-  roles: string[];
-}
-
 /** The impact of a change, grouped: one entry per identity and top-most group of each identical change. */
 export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
   const groups = touchedGroups(before, after);
@@ -200,7 +162,6 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
   const beforeModel = modelOf(before);
   const afterModel = modelOf(after);
   const changes = collapseInherited(accessDiff(beforeModel, afterModel, groups));
-  const roleNames = new Map([...before.roles, ...after.roles].map((r) => [r.uid, r.name ?? r.uid]));
   const lines: ImpactLine[] = [];
   for (const c of changes) {
     const roles = new Set<string>();
@@ -214,57 +175,19 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
       inheritedBy: c.under.length,
       gained: c.gained,
       lost: c.lost,
-      roles: [...roles].map((uid) => roleNames.get(uid) ?? uid).sort(),
+      roles: [...roles].sort(),
     });
   }
   return lines;
 }
 
-/** "CAP_A, CAP_B (privileged)": each privileged capability marked so it stands out. */
-function capabilityList(capabilities: readonly string[], markPrivileged: boolean): string {
-  return capabilities.map((c) => (markPrivileged && isPrivileged(c) ? `${c} (privileged!)` : c)).join(", ");
-}
-
-/** The impact lines in words, each naming the resource (`label`): the first NAMED_IMPACT_LINES, the rest counted. */
-export function describeImpact(
-  lines: readonly ImpactLine[],
-  label: string,
-  facts: readonly LiveFacts[] = [],
-): string[] {
-  const identityNames = new Map<string, string>();
-  const groupNames = new Map<string, string>();
-  for (const f of facts) {
-    for (const b of f.bindings) if (b.identityName) identityNames.set(b.identity, b.identityName);
-    for (const g of f.groups) if (g.name) groupNames.set(g.uid, g.name);
-  }
-  const named = (uid: string, names: Map<string, string>) => {
-    const name = names.get(uid);
-    return name === undefined || name === uid ? uid : `${name} (${uid})`;
-  };
-  const out = lines.slice(0, NAMED_IMPACT_LINES).map((l) => {
-    const what = [
-      ...(l.gained.length > 0 ? [`gains ${capabilityList(l.gained, true)}`] : []),
-      ...(l.lost.length > 0 ? [`loses ${capabilityList(l.lost, false)}`] : []),
-    ].join(" and ");
-    const where =
-      l.inheritedBy === 0
-        ? `on ${named(l.group, groupNames)}`
-        : `on ${named(l.group, groupNames)} and the ${l.inheritedBy} group${l.inheritedBy === 1 ? "" : "s"} under it`;
-    const through = l.roles.length === 0 ? "" : ` through role ${l.roles.join(", ")}`;
-    return `access: ${named(l.identity, identityNames)} ${what} ${where},${through} (${label})`;
-  });
-  if (lines.length > NAMED_IMPACT_LINES)
-    out.push(`access: ${lines.length - NAMED_IMPACT_LINES} more changes of access (${label})`);
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Preflight.
 
-/** The outcome of a preflight: the refusals (one line each), and what could not be verified. */
+/** The outcome of a preflight: what the provider's identity lacks, and what could not be verified. */
 export interface PreflightResult {
-  refusals: string[];
-  unverified: string[];
+  refusals: PreflightFinding[];
+  unverified: PreflightFinding[];
 }
 
 /** A role that grants `capability`: built-in preferred (uid without a parent), then the one granting least. */
@@ -279,18 +202,55 @@ export function roleGranting(facts: LiveFacts, capability: string): RoleFacts | 
   )[0];
 }
 
-/** The needs of `effect` the caller does not meet under the live facts, each in words. */
+/**
+ * Each need of `operation` with why it arises: needsOf gives a create's own need first, or a change's read and then
+ * its own; the capabilities it hands out follow (one need each, sdk/access-model grantNeeds).
+ */
+function reasonedNeeds(operation: Operation): { capability: string; group: string; reason: NeedReason }[] {
+  const needs = needsOf(operation);
+  const handsOut = operation.verb === "CREATE" || operation.verb === "UPDATE";
+  const grants = handsOut ? new Set(operation.grants ?? []).size : 0;
+  const what = handsOut ? operation.grantsWhat : undefined;
+  const own = needs.length - grants;
+  return needs.map((need, i) => {
+    let reason: NeedReason;
+    if (i >= own) reason = { act: "grant", what: what ?? need.capability };
+    else if (operation.verb === "CREATE")
+      reason = { act: "create", collection: operation.collection, parent: operation.parent };
+    else if (i === 0) reason = { act: "read", collection: operation.collection, uid: operation.uid };
+    else
+      reason = {
+        act: operation.verb === "UPDATE" ? "update" : "delete",
+        collection: operation.collection,
+        uid: operation.uid,
+      };
+    return { capability: need.capability, group: need.group, reason };
+  });
+}
+
+/**
+ * The needs of `effect` that `caller` does not meet. Its own access is judged from the facts as read (`asRead`): a
+ * grant of the same update may not be in effect when the later operation reaches the service. What the change
+ * grants, and the roles a refusal suggests, come from the facts with the provider's own writes (`current`).
+ */
 export function preflight(
-  facts: LiveFacts,
+  asRead: LiveFacts,
+  current: LiveFacts,
   caller: string,
   effect: AccessEffect,
-  label: string,
 ): PreflightResult {
-  const model = modelOf(facts);
-  const needs = [...effect.operations.flatMap(needsOf), ...(effect.needs ?? [])];
+  const model = modelOf(asRead);
+  const needs = [
+    ...effect.operations.flatMap(reasonedNeeds),
+    ...(effect.needs ?? []).map((need) => ({
+      capability: need.capability,
+      group: need.group,
+      reason: { act: "use" as const, ...need.reads },
+    })),
+  ];
   const seen = new Set<string>();
-  const refusals: string[] = [];
-  const unverified: string[] = [];
+  const refusals: PreflightFinding[] = [];
+  const unverified: PreflightFinding[] = [];
   for (const need of needs) {
     // A root-level position (an organization's own creation) is not governed by a group's bindings.
     if (need.group === "") continue;
@@ -299,19 +259,11 @@ export function preflight(
     seen.add(key);
     if (capabilitiesOn(model, caller, need.group).has(need.capability)) continue;
     // Every binding that applies on the group is visible only when the caller may list bindings from the top.
-    const top = need.group.split("/")[0]!;
-    if (!capabilitiesOn(model, caller, top).has("CAP_IAM_ROLE_BINDINGS_LIST")) {
-      unverified.push(`${label}: ${need.reason} needs ${need.capability} on ${need.group}`);
+    if (!capabilitiesOn(model, caller, organizationOf(need.group)).has("CAP_IAM_ROLE_BINDINGS_LIST")) {
+      unverified.push(need);
       continue;
     }
-    const role = roleGranting(facts, need.capability);
-    refusals.push(
-      `${label}: ${need.reason} needs ${need.capability} on ${need.group}, which ${caller} (the identity this ` +
-        `provider runs as) lacks there` +
-        (role === undefined
-          ? "; no listed role grants it"
-          : `; a role that grants it: ${role.name ?? role.uid} (${role.uid})`),
-    );
+    refusals.push({ ...need, role: roleGranting(current, need.capability)?.uid });
   }
   return { refusals, unverified };
 }
@@ -325,9 +277,48 @@ export function currentPreflightMode(): PreflightMode {
 }
 
 /**
+ * The names of what the lines mention: from the facts, the change's own result and what this process has learnt;
+ * what is still unnamed is looked up by uid (../live-facts lookUpNames), once per process.
+ */
+async function namesFor(
+  profile: string | undefined,
+  facts: FactsNow,
+  after: LiveFacts | undefined,
+  lines: readonly ImpactLine[],
+  found: PreflightResult,
+  caller: string | undefined,
+): Promise<Names> {
+  const sets = after === undefined ? [facts.current] : [facts.current, after];
+  const names = namesOf(sets, facts.known);
+  const findings = [...found.refusals, ...found.unverified];
+  const groups = [
+    ...lines.map((l) => l.group),
+    ...findings.flatMap((f) => [
+      f.group,
+      ...(f.reason.act === "create" ? [f.reason.parent] : []),
+      ...(f.reason.act !== "create" && "collection" in f.reason && f.reason.collection === "groups"
+        ? [f.reason.uid]
+        : []),
+    ]),
+  ];
+  const identities = [
+    ...lines.map((l) => l.identity),
+    ...(caller !== undefined && findings.length > 0 ? [caller] : []),
+    ...findings.flatMap((f) =>
+      f.reason.act === "use" && f.reason.kind === "identity" ? [f.reason.uid] : [],
+    ),
+  ];
+  const unnamed = (kind: NamedKind, uids: string[]) => uids.filter((uid) => !names.known(kind, uid));
+  const missing = { groups: unnamed("group", groups), identities: unnamed("identity", identities) };
+  if (missing.groups.length + missing.identities.length === 0) return names;
+  await lookUpNames(profile, missing);
+  return namesOf(sets, facts.known);
+}
+
+/**
  * Reviews one planned change: logs its impact lines (under `urn` when known) and runs the preflight, which throws
  * (mode "error") or warns (mode "warn") when the caller lacks a capability. Nothing is read when the resource
- * describes no effect, or a part of the change is unknown.
+ * describes no effect, or a part of the change is unknown; otherwise only the organizations the change touches.
  */
 export async function reviewChange(
   effectOf: AccessEffectOf | undefined,
@@ -348,30 +339,44 @@ export async function reviewChange(
     if (!skipNoted.has(key)) {
       skipNoted.add(key);
       await logInfo(
-        `preflight skipped${profile ? ` for profile ${profile}` : ""}: the provider cannot tell which identity its ` +
-          `token belongs to (not a JWT with a sub claim). Use token exchange with ${CONFIG_KEYS.identity}, or a ` +
-          `token the service issued; or set ${CONFIG_KEYS.preflight}: off to silence this.`,
+        `preflight skipped${profile ? ` for profile ${quoteName(profile)}` : ""}: the provider cannot tell which ` +
+          `identity its token belongs to (not a JWT with a sub claim). Use token exchange with ` +
+          `${CONFIG_KEYS.identity}, or a token the service issued; or set ${CONFIG_KEYS.preflight}: off to ` +
+          `silence this.`,
       );
     }
   }
   const wantsPreflight = caller !== undefined && probe.operations.length > 0;
   if (probe.after === undefined && !wantsPreflight) return;
-  const before = await liveFacts(profile);
-  const effect = effectOf(change, before);
+  const facts = await factsFor(profile, organizationsOf(probe));
+  const effect = effectOf(change, facts.current);
   if (effect === undefined) return;
-  if (effect.after !== undefined) {
-    const lines = describeImpact(impactOf(before, effect.after), label, [before, effect.after]);
-    if (lines.length > 0) await logInfo(lines.join("\n"), urn);
-  }
+  const lines = effect.after === undefined ? [] : impactOf(facts.current, effect.after);
+  const found =
+    caller === undefined
+      ? { refusals: [], unverified: [] }
+      : preflight(facts.asRead, facts.current, caller, effect);
+  if (lines.length + found.refusals.length + found.unverified.length === 0) return;
+  const names = await namesFor(
+    profile,
+    facts,
+    effect.after,
+    lines.slice(0, NAMED_IMPACT_LINES),
+    found,
+    caller,
+  );
+  if (lines.length > 0) await logInfo(describeImpact(lines, label, names).join("\n"), urn);
   if (caller === undefined) return;
-  const { refusals, unverified } = preflight(before, caller, effect, label);
-  if (unverified.length > 0)
+  if (found.unverified.length > 0)
     await logInfo(
-      `preflight could not verify (${caller} may not list the role bindings that apply there):\n` +
-        unverified.join("\n"),
+      [
+        unverifiedHeading(caller, names),
+        ...found.unverified.map((f) => describeUnverified(f, label, names)),
+      ].join("\n"),
       urn,
     );
-  if (refusals.length === 0) return;
+  if (found.refusals.length === 0) return;
+  const refusals = found.refusals.map((f) => describeRefusal(f, label, caller, names));
   if (mode === "warn") {
     await logWarning(refusals.join("\n"), urn);
     return;
@@ -396,37 +401,22 @@ export class PreflightError extends Error {
 
 type Props = Record<string, unknown>;
 
-/** The facts without the group `uid` and what lives under it (a deleted group takes its bindings with it). */
-export function withoutGroup(facts: LiveFacts, uid: string): LiveFacts {
-  const gone = new Set([uid]);
-  return {
-    groups: facts.groups.filter((g) => !underAny(g.uid, gone)),
-    roles: facts.roles.filter((r) => !underAny(r.uid.slice(0, Math.max(0, r.uid.lastIndexOf("/"))), gone)),
-    bindings: facts.bindings.filter((b) => !underAny(b.group, gone) && !underAny(b.role, gone)),
-  };
-}
-
-/** The facts without the bindings `drop` selects. */
-export function withoutBindings(facts: LiveFacts, drop: (b: LiveBinding) => boolean): LiveFacts {
-  return { ...facts, bindings: facts.bindings.filter((b) => !drop(b)) };
-}
-
 /** What granting a role needs beyond its capabilities: seeing the role (a custom one) and the identity (a workload). */
-export function referenceNeeds(roleUid: string, identityUid?: string): Need[] {
-  const needs: Need[] = [];
+export function referenceNeeds(roleUid: string, identityUid?: string): ReferenceNeed[] {
+  const needs: ReferenceNeed[] = [];
   const cut = roleUid.lastIndexOf("/");
   if (cut > 0)
     needs.push({
       capability: "CAP_IAM_ROLES_LIST",
       group: roleUid.slice(0, cut),
-      reason: `read role ${roleUid}`,
+      reads: { kind: "role", uid: roleUid },
     });
   const at = identityUid?.lastIndexOf("/") ?? -1;
   if (identityUid !== undefined && at > 0)
     needs.push({
       capability: "CAP_IAM_IDENTITY_LIST",
       group: identityUid.slice(0, at),
-      reason: `read identity ${identityUid}`,
+      reads: { kind: "identity", uid: identityUid },
     });
   return needs;
 }
@@ -436,11 +426,16 @@ export function capabilitiesOfRole(facts: LiveFacts, roleUid: string): string[] 
   return [...(facts.roles.find((r) => r.uid === roleUid)?.capabilities ?? [])];
 }
 
+/** "role deployer": a role a change grants, by its name where the facts know it (for a grant's reason). */
+export function roleWords(facts: LiveFacts, roleUid: string): string {
+  return `role ${quoteName(facts.roles.find((r) => r.uid === roleUid)?.name || roleUid)}`;
+}
+
 /** Are the inputs `keys` of `props` all known (a preview knows no output of a resource not made yet)? */
 const known = (props: Props, keys: readonly string[]) => keys.every((k) => !containsUnknown(props[k]));
 
-/** How one resource's objects live in the access rules, for `objectEffect`. */
-export interface ObjectAccess {
+/** How one resource's objects live in the access rules, for `objectEffect` and `objectAccess`. */
+export interface ObjectAccess<T = unknown> {
   collection: Operation["collection"];
   /** The input naming the parent group ("" or absent: at the root). */
   parentKey: string;
@@ -450,28 +445,33 @@ export interface ObjectAccess {
   grants?: (
     news: Props,
     facts: LiveFacts,
-  ) => { capabilities: string[]; what: string; needs: Need[] } | undefined;
+  ) => { capabilities: string[]; what: string; needs: ReferenceNeed[] } | undefined;
   /** The capabilities an update hands out, given the inputs before and after. */
   updateGrants?: (
     olds: Props,
     news: Props,
     facts: LiveFacts,
-  ) => { capabilities: string[]; what: string; needs: Need[] } | undefined;
+  ) => { capabilities: string[]; what: string; needs: ReferenceNeed[] } | undefined;
   /** Access after creating the object (a binding grants). */
   afterCreate?: (facts: LiveFacts, news: Props) => LiveFacts;
   /** Access after updating it (a role's capabilities). */
   afterUpdate?: (facts: LiveFacts, uid: string, news: Props) => LiveFacts;
   /** Access after deleting it (a group or role takes its bindings; a binding revokes). */
   afterDelete?: (facts: LiveFacts, uid: string) => LiveFacts;
+  /** The facts after the provider created or updated `object` (with `afterDelete`: its own writes' effect). */
+  written?: (facts: LiveFacts, object: T) => LiveFacts;
+  /** The kind of name its state records (`name`, `uid`), which lines may use. */
+  names?: NamedKind;
 }
 
 /** The effect of a planned change of an ordinary object (create, update, replace = delete then create). */
-export function objectEffect(rules: ObjectAccess): AccessEffectOf {
+export function objectEffect<T>(rules: ObjectAccess<T>): AccessEffectOf {
   const { collection } = rules;
   const create = (news: Props, facts: LiveFacts) => {
     const parent = news[rules.parentKey];
     if (!known(news, [rules.parentKey, ...(rules.reads ?? [])])) return undefined;
-    if (parent === undefined || parent === "") return { operations: [] as Operation[], needs: [] as Need[] };
+    if (parent === undefined || parent === "")
+      return { operations: [] as Operation[], needs: [] as ReferenceNeed[] };
     const grants = rules.grants?.(news, facts);
     return {
       operations: [
@@ -521,6 +521,23 @@ export function objectEffect(rules: ObjectAccess): AccessEffectOf {
   };
 }
 
+/**
+ * What a resource description takes from its access rules: the effect of a planned change (at preview), and how
+ * the provider's own writes of it change the live facts (for the rest of the process).
+ */
+export function objectAccess<T>(rules: ObjectAccess<T>): {
+  accessEffect: AccessEffectOf;
+  ownWrites?: OwnWrites<T>;
+} {
+  const { written, afterDelete, names } = rules;
+  return {
+    accessEffect: objectEffect(rules),
+    ...(written === undefined || afterDelete === undefined
+      ? {}
+      : { ownWrites: { written, deleted: afterDelete, ...(names === undefined ? {} : { names }) } }),
+  };
+}
+
 /** One binding by its natural key, as the authoritative resources (GroupAccess, IdentityAccess) plan them. */
 export interface PlannedBinding {
   groupUid: string;
@@ -542,7 +559,7 @@ export function bindingPlanEffect(
         collection: "roleBindings" as const,
         parent: p.groupUid,
         grants: capabilitiesOfRole(facts, p.roleUid),
-        grantsWhat: `role ${facts.roles.find((r) => r.uid === p.roleUid)?.name ?? p.roleUid}`,
+        grantsWhat: roleWords(facts, p.roleUid),
       })),
       ...removes.map((p) => ({
         verb: "DELETE" as const,

@@ -15,9 +15,12 @@
  * ResourceDescription instead (its own create, update and inputsOf).
  *
  * At preview the kit also reviews each planned create, update and replacement for access (./access-review): the
- * impact lines of a change that alters who holds what, and the preflight of the operations it will send.
+ * impact lines of a change that alters who holds what, and the preflight of the operations it will send. Every
+ * create, update and delete it performs of an object that matters to access is recorded in the live facts
+ * (./live-facts), so the reviews later in the same process (`up`'s) see it.
  *
- * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client, ./wire, ./access-review.
+ * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client, ./wire, ./access-review, ./access-words,
+ * ./live-facts.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
@@ -28,6 +31,8 @@ import { diffFields, propertyChanges, type PropertyChange } from "./diff";
 import { Attempt, translateError, withoutHostEcho } from "./errors";
 import { checkInputs, containsUnknown } from "./check";
 import { PreflightError, reviewChange, type AccessEffectOf, type PlannedChange } from "./access-review";
+import { quoted } from "./access-words";
+import { noteName, recordOwnWrite, type OwnWrites } from "./live-facts";
 import { createBody, inputsFromObject, updateBody, type DeclaredInputs, type WireMapping } from "./wire";
 
 /** Inputs every resource accepts besides its API fields. */
@@ -75,6 +80,11 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
    * lines). Absent: the resource's operations need nothing the preview checks.
    */
   accessEffect?: AccessEffectOf;
+  /**
+   * How the provider's own creates, updates and deletes of it change the live facts the access review reads for
+   * the rest of the process. Absent: its objects are not among the facts (./live-facts).
+   */
+  ownWrites?: OwnWrites<T>;
 }
 
 /**
@@ -227,9 +237,18 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
   /** How the preview's lines name the resource: by its URN where known, else by its type and name. */
   const labelOf = (inputs: Props, urn: string | undefined): string => {
     const parts = urn?.split("::") ?? [];
-    if (parts.length >= 4) return `${spec.declaration.token} "${parts.slice(3).join("::")}"`;
+    if (parts.length >= 4) return `${spec.declaration.token} ${quoted(parts.slice(3).join("::"))}`;
     const name = spec.describe(inputs as Partial<I>).name ?? (inputs.name as string | undefined);
-    return name === undefined ? spec.declaration.token : `${spec.declaration.token} "${name}"`;
+    return name === undefined ? spec.declaration.token : `${spec.declaration.token} ${quoted(String(name))}`;
+  };
+  /** Records what the provider wrote in the live facts of its profile (./live-facts): the object, or its removal. */
+  const written = (profile: string | undefined, object: T) => {
+    const own = spec.ownWrites;
+    if (own !== undefined) recordOwnWrite(profile, (facts) => own.written(facts, object));
+  };
+  const deleted = (profile: string | undefined, uid: string) => {
+    const own = spec.ownWrites;
+    if (own !== undefined) recordOwnWrite(profile, (facts) => own.deleted(facts, uid));
   };
   /** The access review of a planned change (impact lines, preflight); a refusal is the preflight's, as it is. */
   const review = async (change: PlannedChange, inputs: Props, urn: string | undefined): Promise<void> => {
@@ -316,6 +335,10 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
 
     async diff(id: string, olds_: Props, news: Props, urn?: string): Promise<ResourceDiff> {
       const olds = withWriteOnlyOf(olds_, news as I);
+      // The engine diffs every resource of the stack at preview: what its state names it, the lines may use.
+      const names = spec.ownWrites?.names;
+      if (names !== undefined && !containsUnknown(news.profile))
+        noteName(news.profile as string | undefined, names, olds.uid ?? id, olds.name);
       const fields = diffFields(olds, news, spec.declaration.fields);
       const replaces = [...new Set([...fields.replaces, ...(spec.alsoReplaces?.(olds, news) ?? [])])];
       const diff = { ...fields, changes: fields.changes || replaces.length > 0, replaces };
@@ -344,6 +367,7 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
           outcome.how === "created"
             ? outcome.object
             : await applyUpdate(client, outcome.object.uid, outcome.object, inputs);
+        written(inputs.profile, object);
         return { id: object.uid, outs: withWriteOnly(outputs(object, inputs), inputs as Props) };
       } catch (err) {
         throw failure(err, attempt("create", inputs));
@@ -385,6 +409,7 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
       }
       try {
         const object = await spec.update(clientFor(news.profile), id, news, result.changedFields);
+        written(news.profile, object);
         return { outs: withWriteOnly(outputs(object, news), news as Props) };
       } catch (err) {
         throw failure(err, attempt("update", news, id));
@@ -397,8 +422,12 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
       try {
         client = clientFor(common.profile);
         await spec.delete(client, id);
+        deleted(common.profile, id);
       } catch (err) {
-        if (NotFoundError.isInstance(err)) return; // already gone is what we wanted
+        if (NotFoundError.isInstance(err)) {
+          deleted(common.profile, id);
+          return; // already gone is what we wanted
+        }
         const context = attempt("delete", props as Partial<I>, id);
         if (FailedPreconditionError.isInstance(err) && spec.describeBlockers && client) {
           // Best effort: the refusal stands whether or not the listing works.

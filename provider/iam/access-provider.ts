@@ -12,6 +12,8 @@
  *   - read: lists the scope (pages of 200): every binding made or removed outside the stack is drift.
  *   - update: applies exactly the difference between the recorded set and the declared one: adds, then removes.
  *   - delete: removes the bindings it declared, or keeps them (`onDelete`).
+ * What create, update and delete make and remove is recorded in the live facts (../core/live-facts), so the access
+ * reviews later in the same process see it.
  *
  * May import: @pulumi/pulumi (types), the SDK, ../core (engine-log: the plan in the preview's output), ./access.
  */
@@ -25,6 +27,7 @@ import { compact, type ResourceDiff, type ResourceOperations } from "../core/res
 import { propertyChanges } from "../core/diff";
 import { logInfo } from "../core/engine-log";
 import { bindingPlanEffect, PreflightError, reviewChange } from "../core/access-review";
+import { noteName, recordOwnWrite, withBinding, withoutBindings } from "../core/live-facts";
 import {
   applyPlan,
   callerIdentity,
@@ -68,6 +71,53 @@ export interface AccessDescription {
 }
 
 const OPTION_DEFAULTS = { onDelete: "remove", allowRemovingOwnAccess: false } as const;
+
+/**
+ * Records in the live facts of `profile` what a plan made and removed: the bindings `held` has that `live` had not,
+ * and those `live` had that `held` no longer has (both as far as this run knows, even when it stopped part-way).
+ */
+function recordPlanWrites(
+  profile: string | undefined,
+  live: readonly LiveBinding[],
+  held: readonly LiveBinding[],
+): void {
+  const had = new Set(live.map((b) => b.uid));
+  const kept = new Set(held.map((b) => b.uid));
+  const removed = new Set(live.filter((b) => !kept.has(b.uid)).map((b) => b.uid));
+  const made = held.filter((b) => !had.has(b.uid));
+  if (removed.size + made.length === 0) return;
+  recordOwnWrite(profile, (facts) =>
+    made.reduce(
+      (f, b) =>
+        withBinding(f, {
+          uid: b.uid,
+          group: b.groupUid,
+          identity: b.identityUid,
+          role: b.roleUid,
+          groupName: b.groupName,
+          identityName: b.identityName,
+          roleName: b.roleName,
+        }),
+      withoutBindings(facts, (b) => removed.has(b.uid)),
+    ),
+  );
+}
+
+/** Applies a plan (./access applyPlan) and records what it made and removed, whether it finished or stopped. */
+async function applyRecorded(
+  client: PlatformClient,
+  plan: ReturnType<typeof planOf>,
+  live: readonly LiveBinding[],
+  caller: string | undefined,
+  profile: string | undefined,
+): Promise<void> {
+  try {
+    recordPlanWrites(profile, live, await applyPlan(client, plan, live, caller));
+  } catch (err) {
+    if (err instanceof PlanInterrupted) recordPlanWrites(profile, live, err.held);
+    throw err;
+  }
+}
 
 /** A check that knows the resource's URN (the native plugin passes it; the dynamic host cannot). */
 export type CheckWithUrn = (olds: Props, news: Props, urn?: string) => Promise<pulumi.dynamic.CheckResult>;
@@ -168,6 +218,13 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
     const shown = changes.slice(0, NAMED_STEPS);
     const toName = [...plan.removes.filter(own), ...shown.map((c) => c.binding)];
     const named = new Map((await withNames(client, toName, live)).map((b) => [keyOf(b), b]));
+    // The access review's lines that follow name the same objects: what was just looked up, it need not be again.
+    const profile = news.profile as string | undefined;
+    for (const b of named.values()) {
+      noteName(profile, "group", b.groupUid, b.groupName);
+      noteName(profile, "identity", b.identityUid, b.identityName);
+      noteName(profile, "role", b.roleUid, b.roleName);
+    }
     const describe = (b: Binding) => describeBinding(named.get(keyOf(b)) ?? b);
     const refusals = plan.removes
       .filter(own)
@@ -289,8 +346,8 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
         const client = clientFor(inputs.profile as string | undefined);
         const declared = spec.declaredOf(inputs, scope);
         const live = await liveIn(client, scope);
-        const caller = callerIdentity(inputs.profile as string | undefined);
-        await applyPlan(client, planOf(live, declared), live, caller);
+        const profile = inputs.profile as string | undefined;
+        await applyRecorded(client, planOf(live, declared), live, callerIdentity(profile), profile);
         return { id, outs: stateOf(scope, inputs, declared, id) };
       } catch (err) {
         throw await interrupted(err, attempt("create", inputs), scope, inputs, id);
@@ -327,8 +384,8 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
         const live = [...new Map([...liveNew, ...liveOld].map((b) => [b.uid, b])).values()];
         // The recorded set is what the preview compared with; a scope taken over brings what it holds.
         const current = moved ? [...recorded, ...liveNew] : recorded;
-        const caller = callerIdentity(news.profile as string | undefined);
-        await applyPlan(client, planOf(current, declared), live, caller);
+        const profile = news.profile as string | undefined;
+        await applyRecorded(client, planOf(current, declared), live, callerIdentity(profile), profile);
         return { outs: stateOf(scope, news, declared, id) };
       } catch (err) {
         throw await interrupted(err, attempt("update", news, id), scope, news, id);
@@ -342,12 +399,8 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
         const client = clientFor(props.profile as string | undefined);
         const live = await liveIn(client, scope);
         const declared = spec.declaredOf(props, scope);
-        await applyPlan(
-          client,
-          planOf(declared, []),
-          live,
-          callerIdentity(props.profile as string | undefined),
-        );
+        const profile = props.profile as string | undefined;
+        await applyRecorded(client, planOf(declared, []), live, callerIdentity(profile), profile);
       } catch (err) {
         throw failure(err, attempt("delete", props, id));
       }

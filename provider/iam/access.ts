@@ -12,7 +12,7 @@
  * new set does not hold (a binding that stays is never deleted and re-created), and deletes the provider's own
  * identity's bindings last.
  *
- * May import: the SDK, ../core (client, check, create: the recovery policy).
+ * May import: the SDK, ../core (client, check, create: the recovery policy; access-words: names in lines).
  */
 import {
   NotFoundError,
@@ -26,6 +26,7 @@ import {
   type RoleBindingListQuery,
 } from "../../sdk";
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
+import { quoteName } from "../core/access-words";
 import { parentOf } from "../../sdk/uidp";
 
 /** One grant: an identity holds a role on a group. */
@@ -87,8 +88,9 @@ export function labelOfScope(scope: Scope): string {
   return `GroupAccess of group ${scope.groupUid}${scope.subtree ? " and its subtree" : ""}`;
 }
 
+// A name is the service's, chosen by whoever made the object: quoted unless plain, so it cannot forge a line.
 const named = (what: string, uid: string, name: string | undefined) =>
-  name !== undefined && name !== "" ? `${what} ${name} (${uid})` : `${what} ${uid}`;
+  name !== undefined && name !== "" ? `${what} ${quoteName(name)} (${uid})` : `${what} ${uid}`;
 
 /** A binding in words, with names when the service gave them: "role viewer (…) of identity ci (…) on group eng (…)". */
 export function describeBinding(binding: Binding | LiveBinding): string {

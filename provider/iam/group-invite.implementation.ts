@@ -16,7 +16,7 @@
  *
  * May import: ../core, ../../sdk, ./group-invite.declaration.
  */
-import { capabilitiesOfRole, objectEffect, referenceNeeds } from "../core/access-review";
+import { capabilitiesOfRole, objectEffect, referenceNeeds, roleWords } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../core/check";
 import {
@@ -54,7 +54,7 @@ export const description = deriveDescription<GroupInviteInputs, GroupInvite>({
     reads: ["roleUid"],
     grants: (news, facts) => ({
       capabilities: capabilitiesOfRole(facts, String(news.roleUid)),
-      what: `role ${String(news.roleUid)}`,
+      what: roleWords(facts, String(news.roleUid)),
       needs: referenceNeeds(String(news.roleUid)),
     }),
   }),

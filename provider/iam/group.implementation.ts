@@ -6,7 +6,8 @@
  *
  * May import: ../core, ../../sdk, ./group.declaration.
  */
-import { objectEffect, withoutGroup } from "../core/access-review";
+import { objectAccess } from "../core/access-review";
+import { withGroup, withoutGroup } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
@@ -16,11 +17,14 @@ import type { Group, GroupCreate, GroupUpdate } from "../../sdk";
 const BLOCKERS_PER_KIND = 10;
 
 export const description = deriveDescription<GroupInputs, Group>({
-  // At preview: what creating, changing or moving (replacing) it needs, and what a move revokes (docs: Preflight).
-  accessEffect: objectEffect({
+  // At preview: what creating, changing or moving (replacing) it needs, and what a move revokes (docs: Preflight);
+  // once written, the group (and its name) is in the facts the rest of the run reviews against.
+  ...objectAccess<Group>({
     collection: "groups",
     parentKey: "parentUid",
     afterDelete: withoutGroup,
+    written: withGroup,
+    names: "group",
   }),
   declaration: GROUP,
   describe: (inputs) => ({

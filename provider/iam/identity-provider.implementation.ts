@@ -10,7 +10,7 @@
  *
  * May import: ../core, ../../sdk, ./identity-provider.declaration.
  */
-import { capabilitiesOfRole, objectEffect, referenceNeeds } from "../core/access-review";
+import { capabilitiesOfRole, objectEffect, referenceNeeds, roleWords } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   compact,
@@ -53,7 +53,7 @@ export const description = deriveDescription<KitInputs, IdentityProvider>({
     reads: ["defaultRole"],
     grants: (news, facts) => ({
       capabilities: capabilitiesOfRole(facts, String(news.defaultRole)),
-      what: `default role ${String(news.defaultRole)}`,
+      what: `default ${roleWords(facts, String(news.defaultRole))}`,
       needs: referenceNeeds(String(news.defaultRole)),
     }),
     updateGrants: (olds, news, facts) =>
@@ -61,7 +61,7 @@ export const description = deriveDescription<KitInputs, IdentityProvider>({
         ? undefined
         : {
             capabilities: capabilitiesOfRole(facts, String(news.defaultRole)),
-            what: `default role ${String(news.defaultRole)}`,
+            what: `default ${roleWords(facts, String(news.defaultRole))}`,
             needs: referenceNeeds(String(news.defaultRole)),
           },
   }),

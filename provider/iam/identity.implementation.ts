@@ -6,7 +6,8 @@
  *
  * May import: ../core, ../../sdk, ./identity.declaration.
  */
-import { objectEffect, withoutBindings } from "../core/access-review";
+import { objectAccess } from "../core/access-review";
+import { withIdentity, withoutIdentity } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
@@ -14,11 +15,14 @@ import { IDENTITY, type IdentityInputs } from "./identity.declaration";
 import type { Identity, IdentityCreate, IdentityUpdate } from "../../sdk";
 
 export const description = deriveDescription<IdentityInputs, Identity>({
-  // At preview: what creating or changing it needs; a replacement deletes it, and its bindings with it.
-  accessEffect: objectEffect({
+  // At preview: what creating or changing it needs; a replacement deletes it, and its bindings with it. Once
+  // written, its name is in the facts the rest of the run reviews against (it holds no binding yet).
+  ...objectAccess<Identity>({
     collection: "identities",
     parentKey: "parentUid",
-    afterDelete: (facts, uid) => withoutBindings(facts, (b) => b.identity === uid),
+    afterDelete: withoutIdentity,
+    written: withIdentity,
+    names: "identity",
   }),
   declaration: IDENTITY,
   describe: (inputs) => ({

@@ -7,7 +7,8 @@
  *
  * May import: ../core, ../../sdk, ./access, ./role-binding.declaration.
  */
-import { capabilitiesOfRole, objectEffect, referenceNeeds, withoutBindings } from "../core/access-review";
+import { capabilitiesOfRole, objectAccess, referenceNeeds, roleWords } from "../core/access-review";
+import { bindingFact, withBinding, withoutBindings } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   deriveDescription,
@@ -24,13 +25,14 @@ import { claim, describeBinding, labelOfUrn } from "./access";
 export const description = deriveDescription<RoleBindingInputs, RoleBinding>({
   // At preview: what the binding grants, to whom and where (every input replaces: a change is a new binding and
   // the old one's removal), and what granting it needs (no escalation: the role's capabilities, the references).
-  accessEffect: objectEffect({
+  // Once written, it is in the facts the rest of the run reviews against.
+  ...objectAccess<RoleBinding>({
     collection: "roleBindings",
     parentKey: "groupUid",
     reads: ["identityUid", "roleUid"],
     grants: (news, facts) => ({
       capabilities: capabilitiesOfRole(facts, String(news.roleUid)),
-      what: `role ${facts.roles.find((r) => r.uid === news.roleUid)?.name ?? String(news.roleUid)}`,
+      what: roleWords(facts, String(news.roleUid)),
       needs: referenceNeeds(String(news.roleUid), String(news.identityUid)),
     }),
     afterCreate: (facts, news) => ({
@@ -46,6 +48,7 @@ export const description = deriveDescription<RoleBindingInputs, RoleBinding>({
       ],
     }),
     afterDelete: (facts, uid) => withoutBindings(facts, (b) => b.uid === uid),
+    written: (facts, binding) => withBinding(facts, bindingFact(binding)),
   }),
   declaration: ROLE_BINDING,
   describe: (inputs) => ({

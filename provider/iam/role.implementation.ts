@@ -4,7 +4,9 @@
  *
  * May import: ../core, ../../sdk, ./role.declaration.
  */
-import { objectEffect, withoutBindings } from "../core/access-review";
+import { objectAccess } from "../core/access-review";
+import { quoteName } from "../core/access-words";
+import { withRole, withoutRole } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
 import { parentOf } from "../../sdk/uidp";
@@ -14,19 +16,23 @@ import type { Role, RoleCreate, RoleUpdate } from "../../sdk";
 export const description = deriveDescription<RoleInputs, Role>({
   // At preview: what it grants (no escalation: its capabilities must be the caller's), and whom a change of its
   // capabilities gives or takes what, through every binding of it.
-  accessEffect: objectEffect({
+  ...objectAccess<Role>({
     collection: "roles",
     parentKey: "parentUid",
     reads: ["capabilities"],
     grants: (news) => ({
       capabilities: [...((news.capabilities as string[] | undefined) ?? [])],
-      what: `the capabilities of role ${String(news.name)}`,
+      what: `the capabilities of role ${quoteName(String(news.name))}`,
       needs: [],
     }),
     updateGrants: (olds, news) => {
       const held = new Set((olds.capabilities as string[] | undefined) ?? []);
       const added = ((news.capabilities as string[] | undefined) ?? []).filter((c) => !held.has(c));
-      return { capabilities: added, what: `the capabilities added to role ${String(news.name)}`, needs: [] };
+      return {
+        capabilities: added,
+        what: `the capabilities added to role ${quoteName(String(news.name))}`,
+        needs: [],
+      };
     },
     afterUpdate: (facts, uid, news) => ({
       ...facts,
@@ -35,10 +41,11 @@ export const description = deriveDescription<RoleInputs, Role>({
       ),
     }),
     // A role deleted revokes its bindings (emulator/README.md, "Deleting a role").
-    afterDelete: (facts, uid) => ({
-      ...withoutBindings(facts, (b) => b.role === uid),
-      roles: facts.roles.filter((r) => r.uid !== uid),
-    }),
+    afterDelete: withoutRole,
+    // Once written, the role (its capabilities, its name) is in the facts the rest of the run reviews against: the
+    // binding of a role the same update creates says what it grants.
+    written: (facts, role) => withRole(facts, { ...role, capabilities: role.capabilities ?? [] }),
+    names: "role",
   }),
   declaration: ROLE,
   describe: (inputs) => ({

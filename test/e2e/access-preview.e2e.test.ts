@@ -1,8 +1,11 @@
 /**
  * What a preview says about access, under the real engine, in TypeScript (the dynamic package) and YAML (the native
  * plugin), against an in-process emulator (docs/guide.md, "What a preview says about access", "Preflight"):
+ *   - the quick start's `up` (examples/quickstart, examples/yaml) prints a named line for each of its bindings,
+ *     the one to the custom role `deployer` it creates in the same update included, and no uid where a name is
+ *     known;
  *   - adding a capability to a custom role bound to two identities prints two gain lines, each naming its
- *     identity, the capability and the group;
+ *     identity (by name), the capability and the group;
  *   - the program with a new group, run with the token of an identity that holds only viewer on the organization,
  *     fails at preview with one line naming CAP_IAM_GROUPS_CREATE and the group, and nothing is written (preview
  *     nor up);
@@ -17,6 +20,94 @@ import { installLocalPackage, PulumiStack, repoRoot } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(900_000);
+
+/** The access lines of a command's output, each once, from "access: " on. */
+function accessLines(result: { stdout: string; stderr: string }): string[] {
+  const lines = `${result.stdout}\n${result.stderr}`.split("\n").filter((l) => l.includes("access: "));
+  return [...new Set(lines.map((l) => l.slice(l.indexOf("access: ")).trimEnd()))];
+}
+
+/** Every uid a stack's outputs hold (strings and lists of them). */
+function uidsIn(outputs: Record<string, unknown>): string[] {
+  return Object.values(outputs)
+    .flatMap((value) => (Array.isArray(value) ? value : [value]))
+    .filter(
+      (value): value is string => typeof value === "string" && /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/.test(value),
+    );
+}
+
+describe.each([
+  { front: "typescript (dynamic)", example: "examples/quickstart", plugin: false },
+  { front: "yaml (native plugin)", example: "examples/yaml", plugin: true },
+])("the quick start's up, $front", ({ example, plugin }) => {
+  let emulator: Emulator;
+  let stack: PulumiStack;
+  let programDir: string;
+
+  beforeAll(async () => {
+    if (plugin) {
+      programDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-platform-access-quickstart-"));
+      fs.cpSync(path.join(repoRoot, example), programDir, { recursive: true });
+    } else {
+      installLocalPackage(path.join(repoRoot, example), { build: false });
+      // The root Pulumi.yaml is the quick start's project; its `main` is examples/quickstart.
+      programDir = repoRoot;
+    }
+    emulator = await startEmulator({ seed: path.join(repoRoot, "examples/quickstart/seed.json") });
+    stack = await PulumiStack.create({
+      programDir,
+      config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
+      secrets: { "platform:token": emulator.token },
+    });
+    if (plugin) await installPlugin(stack, buildPluginTarball());
+  });
+
+  afterAll(async () => {
+    await stack?.destroy({ allowFailure: true });
+    await stack?.cleanup();
+    await emulator?.close();
+    if (plugin) fs.rmSync(programDir, { recursive: true, force: true });
+  });
+
+  test("names the binding to the role it creates in the same update, and every other change of access", async () => {
+    // `up` as a user runs it: a preview, then the update in a new provider process.
+    const up = await stack.run(["up", "--yes"]);
+    const lines = accessLines(up);
+    const label = (type: string, name: string) => `platform:iam:${type}${plugin ? ` "${name}"` : ""}`;
+    const escaped = (text: string) => text.replace(/[()\[\]."*+?^$|\\]/g, "\\$&");
+    // The custom role, the identity and the folder are all created by this update: named all the same.
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          "^access: workload identity github-actions-deployer gains CAP_IAM_GROUPS_LIST, CAP_REPO_LIST, " +
+            "CAP_TAG_LIST on folder engineering( and the 1 folder under it)?, through role deployer " +
+            `\\(${escaped(label("RoleBinding", "ci-deploys-engineering"))}\\)$`,
+        ),
+      ),
+    );
+    // The built-in viewer, on the other folder (the YAML example binds it on team-a, and through a GroupAccess).
+    const viewerOn = plugin
+      ? [
+          ["team-a", label("RoleBinding", "ci-views-team-a")],
+          ["operations", label("GroupAccess", "operations-access")],
+        ]
+      : [["operations", label("RoleBinding", "ci-views-operations")]];
+    for (const [folder, resource] of viewerOn)
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^access: workload identity github-actions-deployer gains CAP_[A-Z_, ]+ on folder ${folder}, ` +
+              `through role viewer \\(${escaped(resource!)}\\)$`,
+          ),
+        ),
+      );
+    expect(lines).toHaveLength(1 + viewerOn.length);
+    // No uid where a name is known: every object a line names was made or read by this update.
+    const uids = [emulator.orgUid, ...uidsIn(await stack.outputs())];
+    expect(uids.length).toBeGreaterThan(4);
+    for (const line of lines) for (const uid of uids) expect(line).not.toContain(uid);
+  });
+});
 
 describe.each([
   {
@@ -77,19 +168,16 @@ describe.each([
   test("a capability added to a role bound to two identities: two gain lines", async () => {
     await stack.setConfig("caps", "CAP_REPO_LIST,CAP_IAM_ROLE_BINDINGS_CREATE");
     const preview = await stack.preview({ expectNoChanges: false });
-    const lines = `${preview.stdout}\n${preview.stderr}`
-      .split("\n")
-      .filter((l) => l.includes("access: ") && l.includes(" gains "));
-    const gains = [...new Set(lines.map((l) => l.slice(l.indexOf("access: "))))];
+    const gains = accessLines(preview).filter((l) => l.includes(" gains "));
     expect(gains).toHaveLength(2);
-    for (const who of [alice, bob])
-      expect(gains.filter((l) => l.includes(who.uid))).toEqual([
+    // Each by name (their bindings name them), none by uid.
+    for (const who of ["alice", "bob"])
+      expect(gains.filter((l) => l.startsWith(`access: user ${who} `))).toEqual([
         expect.stringMatching(
-          new RegExp(
-            `gains CAP_IAM_ROLE_BINDINGS_CREATE \\(privileged!\\) on demo-org \\(${emulator.orgUid}\\)`,
-          ),
+          /gains CAP_IAM_ROLE_BINDINGS_CREATE \(privileged!\) on organization demo-org, through role deployer \(/,
         ),
       ]);
+    for (const uid of [alice.uid, bob.uid, emulator.orgUid]) expect(gains.join("\n")).not.toContain(uid);
     await stack.up();
     await stack.setConfig("caps", "CAP_REPO_LIST");
     await stack.up();
@@ -119,7 +207,7 @@ describe.each([
     ];
     expect(refusals).toEqual([
       expect.stringMatching(
-        new RegExp(`^needs CAP_IAM_GROUPS_CREATE on ${emulator.orgUid}, which ${viewer.uid}`),
+        /^needs CAP_IAM_GROUPS_CREATE on organization demo-org, which user viewer-only \(the identity this provider runs as\) lacks there; role editor grants it/,
       ),
     ]);
     const up = await stack.run(["up", "--yes"], { allowFailure: true });

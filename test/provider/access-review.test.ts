@@ -7,13 +7,9 @@ import fc from "fast-check";
 import { AccessModel, capabilitiesOn } from "../../sdk/access-model";
 import { configureFromLookup } from "../../provider/core/client";
 import { captureLog } from "../../provider/core/engine-log";
-import {
-  describeImpact,
-  forgetLiveFacts,
-  impactOf,
-  readLiveFacts,
-  type LiveFacts,
-} from "../../provider/core/access-review";
+import { forgetLiveFacts, impactOf } from "../../provider/core/access-review";
+import { describeImpact, namesOf } from "../../provider/core/access-words";
+import { readLiveFacts, type LiveFacts } from "../../provider/core/live-facts";
 import { preflightMode } from "../../provider/core/config";
 import * as group from "../../provider/iam/group.implementation";
 import * as role from "../../provider/iam/role.implementation";
@@ -284,7 +280,7 @@ describe("preflight", () => {
     expect((await roleBinding.resource.check({}, grant)).failures ?? []).toEqual([]);
     const result = await group.resource.check({}, { parentUid: h.emulator.orgUid, name: "later" });
     expect(result.failures?.map((f) => f.reason)).toEqual([
-      expect.stringMatching(/CAP_IAM_GROUPS_CREATE on .*; a role that grants it: editor/),
+      expect.stringMatching(/CAP_IAM_GROUPS_CREATE on organization demo-org, .*; role editor grants it$/),
     ]);
   });
 
@@ -330,7 +326,7 @@ describe("preflight", () => {
 describe("impact lines", () => {
   /** Effective access of every identity on every group, as the emulator now answers it (read as the owner). */
   async function effective(): Promise<{ facts: LiveFacts; access: Map<string, Set<string>> }> {
-    const facts = await readLiveFacts(h.emulator.client);
+    const facts = await readLiveFacts(h.emulator.client, [h.emulator.orgUid]);
     const model = new AccessModel({ roles: facts.roles, bindings: facts.bindings });
     const access = new Map<string, Set<string>>();
     for (const identity of model.identities())
@@ -371,8 +367,9 @@ describe("impact lines", () => {
           else await plan.ops.update(plan.id, plan.olds!, plan.news);
           const after = await effective();
           // Expected: what the emulator's effective access shows changed, grouped as the lines group it.
-          const expected = describeImpact(impactOf(before.facts, after.facts), "x", [before.facts]);
-          const strip = (l: string) => l.replace(/,( through role .*)? \([^()]*\)$/, "");
+          // Named as the facts before the change name them (a user with no binding yet has no name to give).
+          const expected = describeImpact(impactOf(before.facts, after.facts), "x", namesOf([before.facts]));
+          const strip = (l: string) => l.replace(/(, through roles? .*)? \([^()]*\)$/, "");
           expect(lines.map(strip).sort()).toEqual(expected.map(strip).sort());
           // And each line's gains and losses are the emulator's, identity by identity and group by group.
           const changed = [...after.access].filter(
@@ -388,20 +385,27 @@ describe("impact lines", () => {
 
 describe("impact lines, in words", () => {
   it("names the first 50, counts the rest, and marks privileged gains", () => {
+    const facts: LiveFacts = {
+      groups: [],
+      identities: Array.from({ length: 60 }, (_, i) => ({ uid: `org/id${i}`, name: `robot-${i}` })),
+      roles: [{ uid: "org/r", name: "deployer", capabilities: [] }],
+      bindings: [{ uid: "org/b", group: "org", identity: "u", role: "org/r", groupName: "acme" }],
+    };
     const lines = Array.from({ length: 60 }, (_, i) => ({
-      identity: `id${i}`,
+      identity: `org/id${i}`,
       group: "org",
       inheritedBy: i,
       gained: ["CAP_IAM_ROLE_BINDINGS_CREATE", "CAP_REPO_LIST"],
       lost: [],
-      roles: ["deployer"],
+      roles: ["org/r"],
     }));
-    const words = describeImpact(lines, 'platform:iam:Role "deployer"');
+    const words = describeImpact(lines, 'platform:iam:Role "deployer"', namesOf([facts]));
     expect(words).toHaveLength(51);
     expect(words[0]).toBe(
-      'access: id0 gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged!), CAP_REPO_LIST on org, through role deployer (platform:iam:Role "deployer")',
+      'access: workload identity robot-0 gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged!), CAP_REPO_LIST on organization acme, through role deployer (platform:iam:Role "deployer")',
     );
-    expect(words[2]).toContain("on org and the 2 groups under it");
+    expect(words[1]).toContain("on organization acme and the 1 folder under it");
+    expect(words[2]).toContain("on organization acme and the 2 folders under it");
     expect(words[50]).toBe('access: 10 more changes of access (platform:iam:Role "deployer")');
   });
 
