@@ -60,6 +60,21 @@ export interface ReviewedGroup {
   depth: number;
 }
 
+/**
+ * A role binding in effect in the subtree, by name: on a group of it, or on one above it (then every group of the
+ * subtree inherits it). The page is built from these (each said once, where it is bound), not from `grants`.
+ */
+export interface ReviewedBinding {
+  uid: string;
+  identity: string;
+  identityName: string;
+  role: string;
+  roleName: string;
+  group: string;
+  /** The group's name (its uid when the caller may not see it). */
+  groupName: string;
+}
+
 export interface ReviewedRole {
   uid: string;
   name: string;
@@ -82,6 +97,8 @@ export interface Review {
   groups: ReviewedGroup[];
   identities: ReviewedIdentity[];
   roles: ReviewedRole[];
+  /** The role bindings on the subtree and above it, in uid order. */
+  bindings: ReviewedBinding[];
   /** Every capability held by every identity on every group of the subtree, sorted by group, identity, capability. */
   grants: Grant[];
 }
@@ -268,8 +285,29 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
         builtin: !r.uid.includes("/"),
         capabilities: [...(r.capabilities ?? [])].sort(),
       })),
+    bindings: bindingsByName(data),
     grants,
   };
+}
+
+/** The bindings read, each with the names of what it refers to. */
+function bindingsByName(data: AccessData): ReviewedBinding[] {
+  const names = namesOf(data);
+  const identityNames = new Map<string, string>();
+  for (const b of data.bindings) if (b.identity?.name) identityNames.set(b.identity.uid, b.identity.name);
+  for (const i of data.identities) identityNames.set(i.uid, i.name);
+  return data.bindings.map((b) => {
+    const f = bindingFacts(b);
+    return {
+      uid: f.uid,
+      identity: f.identity,
+      identityName: identityNames.get(f.identity) ?? f.identity,
+      role: f.role,
+      roleName: names.roles.get(f.role) ?? f.role,
+      group: f.group,
+      groupName: names.groups.get(f.group) ?? f.group,
+    };
+  });
 }
 
 /** Identities a scheduled job should fail on: a privileged capability held by a workload or an unmanaged identity. */

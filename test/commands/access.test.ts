@@ -108,6 +108,17 @@ describe("platform-access", () => {
       expect(marks.get(bot)).toMatchObject({ kind: "workload", privileged: false });
       expect(marks.get(alice)).toMatchObject({ kind: "person", privileged: false, unused: null });
       expect(marks.get(emulator.userUid)).toMatchObject({ kind: "person", privileged: true });
+      // The bindings themselves, each once with the names of what it refers to (what the page is built from).
+      expect(r.bindings.map((b) => b.uid).sort()).toEqual(made.bindings.map((b) => b.uid).sort());
+      expect(r.bindings).toContainEqual({
+        uid: made.bindings[1]!.uid,
+        identity: ci,
+        identityName: "wl0",
+        role: made.roles[0]!.uid,
+        roleName: "role0",
+        group: eng,
+        groupName: "g0",
+      });
     });
 
     it("review of a subgroup shows what is inherited from above it", async () => {
@@ -118,6 +129,10 @@ describe("platform-access", () => {
       expect(alicesView.every((g) => g.through[0]!.inherited && g.through[0]!.boundOn === made.org)).toBe(
         true,
       );
+      // Bindings above the group reviewed are in effect there: listed, on the group they are on.
+      expect(r.bindings.filter((b) => b.identity === alice)).toEqual([
+        expect.objectContaining({ group: made.org, groupName: "demo-org", roleName: "viewer" }),
+      ]);
     });
 
     it("who-can names every holder and why, as review does", async () => {
