@@ -14,7 +14,6 @@ import { review, type Grant, type Review } from "../../commands/access/review";
 import { leastPrivilege, stackObjects } from "../../commands/access/least-privilege";
 import { readAccess, type AccessData } from "../../commands/access/read";
 import type { PlatformClient } from "../../sdk";
-import { reviewHtml } from "../../commands/access/html";
 import { grantsCsv } from "../../commands/access/format";
 import { CAP_POOL, expectedGrants, makeOrg, type MadeOrg, type OrgPlan } from "./access-fixtures";
 import { capture } from "./fixtures";
@@ -505,32 +504,6 @@ describe("platform-access output of hostile names", () => {
     caller: undefined,
     partial: [name],
     calls: 0,
-  });
-
-  it("the page escapes every name: markup in a name stays text", () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(
-          fc.constantFrom(
-            "<script>alert(1)</script>",
-            '"><img src=x onerror=alert(1)>',
-            "</style><b>",
-            "a&b'c",
-          ),
-          fc.string(),
-        ),
-        (name) => {
-          const html = reviewHtml(review(data(name), { now: new Date(0) }));
-          // Only the page's own script and style: no tag from a name.
-          expect(html.match(/<script\b/g)).toHaveLength(1);
-          expect(html.match(/<style\b/g)).toHaveLength(1);
-          expect(html).not.toMatch(/<img\b|<b>/);
-          // A name holding markup never appears raw (single characters are in the page's own markup anyway).
-          if (/<[a-z/!]/i.test(name)) expect(html).not.toContain(name);
-        },
-      ),
-      { numRuns: 200, seed: 33 },
-    );
   });
 
   it("CSV quotes what needs quoting and defuses formulas", () => {
