@@ -47,8 +47,8 @@ function creationOrder(folders: number): number[] {
 /** Folder n's parent folder number (0: the organization). */
 const parentOf = (n: number, folders: number) => (folders > 10 && n > folders - 5 ? 3 : 0);
 
-/** Runs `task` over 0..n-1, `width` at a time. */
-async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+/** Runs `task` over 0..n-1, `width` at a time (the bench makes its organizations with it too). */
+export async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out = new Array<T>(n);
   let next = 0;
   await Promise.all(
