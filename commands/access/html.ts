@@ -69,7 +69,7 @@ h2{font-size:1em;margin:.7em 0 .3em}
 details.group>summary{cursor:pointer;padding:.12em 0}
 .gname{font-weight:600}
 .meta{color:var(--muted);font-size:.88em}
-ul.bindings{border-left:3px solid var(--line);margin:.1em 0 .25em .35em!important;padding-left:.6em!important}
+#tree ul.bindings{border-left:3px solid var(--line);margin:.1em 0 .25em .35em;padding-left:.6em}
 li.binding{display:grid;grid-template-columns:minmax(14em,2fr) minmax(12em,2fr) minmax(14em,3fr);gap:.1em 1em;padding:.12em 0;border-bottom:1px solid #eaeef2}
 .where{color:#32383f}
 details.caps>summary{cursor:pointer}

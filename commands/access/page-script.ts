@@ -130,7 +130,7 @@ export const PAGE_SCRIPT = String.raw`
     const rest = below === 0 ? "" : ", and the " + (below === 1 ? "group" : number.format(below) + " groups") + " below";
     if (b.elsewhere === undefined) return "bound here" + rest;
     if (b.elsewhere.above) return "inherited from " + b.elsewhere.name + " (above this review): here" + rest;
-    return "bound on " + b.elsewhere.name + ", a group below not listed to the reader";
+    return "bound on " + b.elsewhere.name + ", a group below this one that the credentials used may not list";
   }
 
   /** A role by name; its capabilities are shown when asked (the details is filled when opened). */
