@@ -59,6 +59,7 @@ h2{font-size:1em;margin:.7em 0 .3em}
 .filters{position:sticky;top:0;z-index:1;background:#fff;display:flex;flex-wrap:wrap;gap:.35em 1.1em;align-items:center;padding:.5em 0;margin-top:.6em;border-bottom:1px solid var(--line)}
 .filters label{white-space:nowrap}
 .filters select{max-width:16em}
+.filters #filter-capability{max-width:25em}
 #visible-count{color:var(--muted);font-size:.92em}
 .how{margin:.5em 0;font-size:.92em;color:var(--muted)}
 .how details{display:inline}
