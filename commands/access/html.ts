@@ -22,17 +22,13 @@ export const escapeHtml = (s: string): string =>
   );
 const escape = escapeHtml;
 
-/** A section shown under the summary, before the tree (e.g. what changed since the previous review). */
-export interface PageSection {
-  /** Its heading, as text. */
-  title: string;
-  /** Its content, as HTML: every name in it escaped with `escapeHtml`. */
-  html: string;
-}
-
 export interface ReviewPageOptions {
-  /** Sections shown under "What needs attention", in order. */
-  sections?: PageSection[];
+  /**
+   * Sections shown under "What needs attention", before the filters, in order (e.g. what changed since the previous
+   * review): each the HTML of a whole `<section>` with its own heading, every name in it escaped (`escapeHtml`). It
+   * may use the page's classes (`cap`, `priv`, `mark`, `partial`, tables).
+   */
+  sections?: string[];
 }
 
 const number = new Intl.NumberFormat("en-US");
@@ -83,6 +79,9 @@ details.caps>summary{cursor:pointer}
 .mark.privileged{background:#ffebe9;color:var(--red)}.mark.unused{background:#fff8c5}.mark.unmanaged{background:#fbefff}
 button.more{margin:.2em 0 .3em 1.3em}
 .none{color:var(--muted);font-style:italic}
+.attention~section table{border-collapse:collapse;width:100%;margin:.2em 0}
+.attention~section td,.attention~section th{border-bottom:1px solid #eaeef2;padding:.25em .5em;text-align:left;vertical-align:top}
+.attention~section th{font-size:.85em;color:var(--muted)}
 `;
 
 /** The card of one question of the summary: its count leading to its rows, and the first few names. */
@@ -165,7 +164,7 @@ function caller(r: Review, data: PageData): string {
   return ` as <span title="${escape(r.caller)}">${escape(known?.name ?? r.caller)}</span>`;
 }
 
-/** The page. `options.sections` are shown under the summary (see PageSection). */
+/** The page. `options.sections` are shown under the summary (see ReviewPageOptions). */
 export function reviewHtml(r: Review, options: ReviewPageOptions = {}): string {
   const data = pageData(r);
   const people = data.identities.filter((i) => i.kind === "person").length;
@@ -177,9 +176,7 @@ export function reviewHtml(r: Review, options: ReviewPageOptions = {}): string {
     r.states.length > 0
       ? `compared with the stacks' states ${r.states.map(escape).join(", ")}`
       : "no stack state given, so nobody is marked unmanaged";
-  const sections = (options.sections ?? [])
-    .map((s) => `<section class="extra"><h2>${escape(s.title)}</h2>${s.html}</section>`)
-    .join("\n");
+  const sections = (options.sections ?? []).join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'">

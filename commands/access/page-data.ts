@@ -104,7 +104,7 @@ function treeOrder(r: Review): PageGroup[] {
   return out;
 }
 
-/** Identities: each identity a binding names, people first, then by name. */
+/** Identities: each identity a binding names, people first, then by name (the uid when no name is known). */
 function identitiesOf(r: Review, groupIndex: Map<string, number>): PageIdentity[] {
   const reviewed = new Map(r.identities.map((i) => [i.uid, i]));
   const all = new Map<string, PageIdentity>();
@@ -114,7 +114,7 @@ function identitiesOf(r: Review, groupIndex: Map<string, number>): PageIdentity[
     const kind = i?.kind ?? (uid.includes("/") ? "workload" : "person");
     all.set(uid, {
       uid,
-      name: i?.name ?? name,
+      name: i?.name || name || uid,
       kind,
       home: kind === "workload" ? (groupIndex.get(parentUid(uid)) ?? -1) : -1,
       ...(i?.lastSeenTime !== undefined ? { lastSeenTime: i.lastSeenTime } : {}),
@@ -146,7 +146,7 @@ export function pageData(r: Review): PageData {
       const role = readable.get(uid);
       return {
         uid,
-        name: role?.name ?? name,
+        name: role?.name || name || uid,
         builtin: !uid.includes("/"),
         capabilities: role === undefined ? null : role.capabilities.map((c) => capabilityIndex.get(c)!),
       };
@@ -167,7 +167,7 @@ export function pageData(r: Review): PageData {
     const here = groupIndex.get(b.group);
     if (here !== undefined) return { group: here };
     const above = !(b.group === top || b.group.startsWith(`${top}/`));
-    return { group: shownOn(b.group), elsewhere: { uid: b.group, name: b.groupName, above } };
+    return { group: shownOn(b.group), elsewhere: { uid: b.group, name: b.groupName || b.group, above } };
   };
   const bindings: PageBinding[] = r.bindings
     .map((b) => ({
