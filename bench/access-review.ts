@@ -1,24 +1,40 @@
 /**
- * `platform-access review` of an organization of 3,000 objects (BENCH_REVIEW_GROUPS groups, as many workload
- * identities, 50 custom roles and the rest role bindings, direct and on folders, so most grants are inherited)
- * against the emulator in its own process (dist/emulator/cli.js). Measures the API calls (from the emulator's
- * request log) and the wall time of each output format, and fails when a review makes more than one list per kind
- * plus pages (1 GET + Σ ceil(count / 200) over groups, identities, roles, role bindings) or takes 2 s or more.
- * Then 50 bindings are made and the review is compared with the first (`--since`, text and Markdown), under the
- * same limits. Writes bench/results/access-review.json.
+ * `platform-access review`, against the emulator in its own process (dist/emulator/cli.js):
+ *
+ * 1. Formats: an organization of 3,000 objects (30% groups, as many workload identities, 50 custom roles and the
+ *    rest role bindings, direct and on folders, so most grants are inherited), made through the API. Measures the
+ *    API calls (from the emulator's request log) and the wall time of each output format, and fails when a review
+ *    makes more than one list per kind plus pages (1 GET + Σ ceil(count / 200) over groups, identities, roles, role
+ *    bindings) or takes 2 s or more. Then 50 bindings are made and the review is compared with the first
+ *    (`--since`, text and Markdown), under the same limits.
+ * 2. The HTML page at 3,000 and 30,000 objects (1,000 and 10,000 folders, each with its CI identity bound there,
+ *    people at the top: test/commands/access-folders, written straight into the emulator's data file, which the API
+ *    would take minutes to fill): the page's size, the time to build it (the review, then the page from it), and in
+ *    Debian's chromium (test/e2e/access-page: puppeteer-core, the Performance API) the first paint, the tree drawn
+ *    and the time to a filter's result (one identity; a name search), best of BENCH_PAGE_RUNS loads. Fails when the
+ *    page is over 2 MB (3,000) or 20 MB (30,000), or paint or filter take over 1 s or 3 s.
+ *
+ * Writes bench/results/access-review.json.
  *
  *   npx tsc -p tsconfig.build.json && TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/access-review.ts
  *
- * Env: BENCH_REVIEW_OBJECTS (3000), BENCH_REVIEW_LIMIT_MS (2000).
+ * Env: BENCH_REVIEW_OBJECTS (3000), BENCH_REVIEW_LIMIT_MS (2000), BENCH_PAGE_FOLDERS (1000,10000; empty: skip the
+ * page), BENCH_PAGE_RUNS (2).
  *
- * May import: ../commands/access, ../sdk, ./cli-emulator, node built-ins.
+ * May import: ../commands/access, ../sdk, ./cli-emulator, ../test/commands/access-folders, ../test/e2e/access-page,
+ * node built-ins.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../commands/access/cli";
+import { reviewHtml } from "../commands/access/html";
+import { readAccess } from "../commands/access/read";
+import { review } from "../commands/access/review";
 import { PlatformClient } from "../sdk";
+import { folderOrgDataFile, pool } from "../test/commands/access-folders";
+import { launchChromium, openPage, timedFilter } from "../test/e2e/access-page";
 import { startCliEmulator } from "./cli-emulator";
 
 const ROOT = join(__dirname, "..");
@@ -26,23 +42,16 @@ const OBJECTS = Number(process.env.BENCH_REVIEW_OBJECTS ?? 3000);
 const LIMIT_MS = Number(process.env.BENCH_REVIEW_LIMIT_MS ?? 2000);
 const PAGE = 200;
 const hex16 = () => randomBytes(8).toString("hex");
+const PAGE_FOLDERS = (process.env.BENCH_PAGE_FOLDERS ?? "1000,10000")
+  .split(",")
+  .filter((x) => x !== "")
+  .map(Number);
+const PAGE_RUNS = Number(process.env.BENCH_PAGE_RUNS ?? 2);
+/** The page's limits by size: bytes, and ms to first paint and to a filter's result. */
+const pageLimits = (folders: number) =>
+  folders <= 1000 ? { bytes: 2 * 1024 * 1024, ms: 1000 } : { bytes: 20 * 1024 * 1024, ms: 3000 };
 
-/** Runs `n` tasks, `width` at a time. */
-async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array<T>(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await task(i);
-      }
-    }),
-  );
-  return out;
-}
-
-async function bench(): Promise<number> {
+async function benchFormats(): Promise<{ result: unknown; failed: boolean }> {
   const emulator = await startCliEmulator(ROOT);
   const tmp = mkdtempSync(join(tmpdir(), "bench-access-review-"));
   try {
@@ -143,11 +152,6 @@ async function bench(): Promise<number> {
       setupMs,
       rows,
     };
-    mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-    writeFileSync(
-      join(ROOT, "bench", "results", "access-review.json"),
-      `${JSON.stringify(result, null, 2)}\n`,
-    );
     console.log(
       `\n### platform-access review of ${result.objects} objects (${JSON.stringify(counts)})\n\n` +
         "| format | wall ms | API calls | minimum | output bytes |\n| --- | ---: | ---: | ---: | ---: |\n" +
@@ -158,11 +162,157 @@ async function bench(): Promise<number> {
       console.error(
         `bench: review --${r.format}: ${r.calls} calls (minimum ${r.minimum}), ${r.ms} ms (limit ${LIMIT_MS})`,
       );
-    return bad.length === 0 ? 0 : 1;
+    return { result, failed: bad.length > 0 };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
     await emulator.stop();
   }
+}
+
+interface PageRow {
+  folders: number;
+  objects: number;
+  bytes: number;
+  /** `review --html` end to end (reading included), and its two steps alone on data already read. */
+  commandMs: number;
+  reviewMs: number;
+  pageMs: number;
+  calls: number;
+  firstPaintMs: number;
+  treeMs: number;
+  identityFilterMs: number;
+  searchMs: number;
+  /** After choosing one identity, its row is on the first screen (1280 × 800). */
+  rowOnFirstScreen: boolean;
+}
+
+/** ms of `f`, best of `runs`, with its last result. */
+async function best<T>(runs: number, f: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
+  let ms = Infinity;
+  let value: T | undefined;
+  for (let i = 0; i < runs; i++) {
+    const started = process.hrtime.bigint();
+    value = await f();
+    ms = Math.min(ms, Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return { ms: Math.round(ms), value: value as T };
+}
+
+/** The page at one size: built, then loaded and filtered in chromium. */
+async function benchPage(folders: number, tmp: string): Promise<PageRow> {
+  const dataFile = join(tmp, `org-${folders}.json`);
+  const made = await folderOrgDataFile(dataFile, folders);
+  const emulator = await startCliEmulator(ROOT, ["--data", dataFile]);
+  const chromium = await launchChromium();
+  try {
+    const env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: emulator.token };
+    const file = join(tmp, `review-${folders}.html`);
+    await emulator.clearRequests();
+    const command = await best(PAGE_RUNS, async () => {
+      const code = await main(["review", made.org, "--html", file], {
+        env,
+        stdout: () => undefined,
+        stderr: () => undefined,
+      });
+      if (code !== 0) throw new Error(`review --html exited ${code}`);
+    });
+    const calls =
+      (await emulator.requests()).filter((r) => !r.path.startsWith("/_emulator")).length / PAGE_RUNS;
+    const client = new PlatformClient({ apiUrl: emulator.url, token: emulator.token });
+    const data = await readAccess(client, made.org);
+    const reviewed = await best(PAGE_RUNS, () => review(data));
+    const built = await best(PAGE_RUNS, () => reviewHtml(reviewed.value));
+    const objects = data.groups.length + data.identities.length + data.roles.length + data.bindings.length;
+
+    let load = { firstPaintMs: Infinity, treeMs: Infinity, identityFilterMs: Infinity, searchMs: Infinity };
+    let rowOnFirstScreen = true;
+    const ci = made.cis[Math.floor(folders / 2)]!;
+    for (let run = 0; run < PAGE_RUNS; run++) {
+      const opened = await openPage(chromium.browser, file);
+      if (opened.requests.length !== 1 || opened.errors.length > 0)
+        throw new Error(
+          `the page requested ${opened.requests.join(", ")}; errors: ${opened.errors.join("; ")}`,
+        );
+      const identityFilterMs = await timedFilter(opened.page, "filter-identity", ci.uid);
+      const box = await opened.page.$eval(`li.node[data-uid="${ci.folder}"] li.binding`, (row) =>
+        JSON.stringify((row as unknown as { getBoundingClientRect(): unknown }).getBoundingClientRect()),
+      );
+      const { top, bottom } = JSON.parse(box) as { top: number; bottom: number };
+      rowOnFirstScreen &&= top >= 0 && bottom <= 800;
+      await timedFilter(opened.page, "filter-identity", "");
+      const searchMs = await timedFilter(opened.page, "filter-search", "team-42");
+      const min = (a: number, b: number) => Math.round(Math.min(a, b));
+      load = {
+        firstPaintMs: min(load.firstPaintMs, opened.firstPaintMs),
+        treeMs: min(load.treeMs, opened.treeMs),
+        identityFilterMs: min(load.identityFilterMs, identityFilterMs),
+        searchMs: min(load.searchMs, searchMs),
+      };
+      await opened.page.close();
+    }
+    return {
+      folders,
+      objects,
+      bytes: statSync(file).size,
+      commandMs: command.ms,
+      reviewMs: reviewed.ms,
+      pageMs: built.ms,
+      calls,
+      ...load,
+      rowOnFirstScreen,
+    };
+  } finally {
+    await chromium.close();
+    await emulator.stop();
+  }
+}
+
+/** The page's failures at its size, one line each. */
+function pageFailures(row: PageRow): string[] {
+  const limit = pageLimits(row.folders);
+  const out: string[] = [];
+  if (row.bytes > limit.bytes) out.push(`${row.bytes} bytes (limit ${limit.bytes})`);
+  for (const [what, ms] of [
+    ["first paint", row.firstPaintMs],
+    ["tree drawn", row.treeMs],
+    ["identity filter", row.identityFilterMs],
+    ["search", row.searchMs],
+  ] as const)
+    if (!(ms <= limit.ms)) out.push(`${what} ${ms} ms (limit ${limit.ms})`);
+  if (!row.rowOnFirstScreen) out.push("the chosen identity's row is not on the first screen");
+  return out.map((line) => `bench: the page of ${row.folders} folders: ${line}`);
+}
+
+async function bench(): Promise<number> {
+  const formats = await benchFormats();
+  const tmp = mkdtempSync(join(tmpdir(), "bench-access-page-"));
+  const page: PageRow[] = [];
+  try {
+    for (const folders of PAGE_FOLDERS) page.push(await benchPage(folders, tmp));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+  writeFileSync(
+    join(ROOT, "bench", "results", "access-review.json"),
+    `${JSON.stringify({ ...(formats.result as object), page }, null, 2)}\n`,
+  );
+  if (page.length > 0)
+    console.log(
+      "\n### the review's HTML page (review --html), in chromium\n\n" +
+        "| objects | page bytes | review --html ms | review ms | page ms | first paint ms | tree ms | one identity ms | search ms |\n" +
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+        page
+          .map(
+            (r) =>
+              `| ${r.objects} | ${r.bytes} | ${r.commandMs} | ${r.reviewMs} | ${r.pageMs} | ${r.firstPaintMs} | ` +
+              `${r.treeMs} | ${r.identityFilterMs} | ${r.searchMs} |`,
+          )
+          .join("\n"),
+    );
+  const failures = page.flatMap(pageFailures);
+  for (const line of failures) console.error(line);
+  return formats.failed || failures.length > 0 ? 1 : 0;
 }
 
 bench().then(

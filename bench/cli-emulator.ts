@@ -25,10 +25,11 @@ export interface CliEmulator {
   stop(): Promise<void>;
 }
 
-export async function startCliEmulator(root: string): Promise<CliEmulator> {
+/** Starts the emulator's CLI; `args` are more of its options (e.g. `--data FILE`). */
+export async function startCliEmulator(root: string, args: string[] = []): Promise<CliEmulator> {
   const cli = join(root, "dist", "emulator", "cli.js");
   if (!existsSync(cli)) throw new Error("dist/emulator/cli.js is missing: npx tsc -p tsconfig.build.json");
-  const child = spawn(process.execPath, [cli, "--port", "0", "--quiet"], {
+  const child = spawn(process.execPath, [cli, "--port", "0", "--quiet", ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -5,26 +5,14 @@
  * the review, placed by the page at its top; it uses the page's classes (`cap`, `priv`, `mark`) and no style or
  * script of its own. Every name from the API is data: HTML-escaped where it is written.
  *
- * May import: ../../sdk/access-model, ./changes (types), ./format, ./names, ./review (types).
+ * May import: ../../sdk/access-model, ./changes (types), ./format, ./html-text, ./names, ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import { changesSummary, namesOf, throughWords, whereWords } from "./format";
 import type { Names } from "./names";
+import { escapeHtml } from "./html-text";
 import type { Review } from "./review";
-
-const ESCAPES = new Map([
-  ["&", "&amp;"],
-  ["<", "&lt;"],
-  [">", "&gt;"],
-  ['"', "&quot;"],
-  ["'", "&#39;"],
-]);
-
-/** Text as HTML text or an attribute value. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES.get(c)!);
-}
 
 function capabilitiesHtml(capabilities: readonly string[]): string {
   return capabilities

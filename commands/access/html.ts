@@ -1,157 +1,196 @@
 /**
- * The review as one self-contained HTML page (inline CSS and JS, no network): the group tree with who holds what
- * where, filterable by identity and by capability, with a legend for a reader who never ran the command. Every
- * name from the API is data: HTML-escaped where it is written, never code.
+ * The review as one self-contained HTML page (inline CSS and JS, no request to anything else), for someone who never
+ * ran the command, at the size of a real organization: what needs attention first (privileged workloads and
+ * holders, unused and unmanaged identities, people and workloads, each leading to its rows), then the filters, then
+ * the group tree ordered by name, where each role binding is said once, on the group it is bound on, "and the N
+ * groups below". The tree is drawn by the page's script (./page-script) from one data block (./page-data): a group's
+ * content only once it is open, so a page of 10,000 folders stays small and quick. Every name is data: HTML-escaped
+ * where this module writes it, text where the script does.
  *
- * May import: ./changes-html, ./format, ./review.
+ * May import: node:crypto, ./changes-html, ./html-text, ./page-data, ./page-script, ./review (types).
  */
+import { createHash } from "node:crypto";
+import { pageData, summaryOf, type PageData, type PageIdentity } from "./page-data";
 import { changesHtml } from "./changes-html";
-import { groupBy, marks } from "./format";
+import { escapeHtml } from "./html-text";
+import { PAGE_SCRIPT } from "./page-script";
 import type { Review } from "./review";
 
-const escape = (s: string): string =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c as "&"],
-  );
+/** What a caller of `reviewHtml` puts into a section's HTML must go through it. */
+export { escapeHtml };
+const escape = escapeHtml;
+
+export interface ReviewPageOptions {
+  /**
+   * Sections shown under "What needs attention", before the filters, in order (e.g. what changed since the previous
+   * review): each the HTML of a whole `<section>` with its own heading, every name in it escaped (`escapeHtml`). It
+   * may use the page's classes (`cap`, `priv`, `mark`, `partial`, tables).
+   */
+  sections?: string[];
+}
+
+const number = new Intl.NumberFormat("en-US");
+const count = (n: number, one: string, many: string) => `${number.format(n)} ${n === 1 ? one : many}`;
 
 const CSS = `
-body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#1b1f24;background:#fff}
-h1{font-size:1.4em;margin:0 0 .3em}
-.summary{color:#555;margin:.2em 0 1em}
-.partial{background:#fff4e5;border:1px solid #f0b35a;padding:.5em .8em;margin:.5em 0}
-.legend{background:#f6f8fa;border:1px solid #d0d7de;padding:.6em .9em;margin:.6em 0 1em;font-size:.92em}
-.legend dt{font-weight:600;display:inline}.legend dd{display:inline;margin:0 1em 0 .3em}
-.filters{display:flex;gap:1em;flex-wrap:wrap;align-items:center;margin:.6em 0;position:sticky;top:0;background:#fff;padding:.4em 0;border-bottom:1px solid #eee}
-.filters label{font-weight:600}
-.group{border-left:3px solid #d0d7de;padding:.2em 0 .4em .7em;margin:.4em 0}
-.group h2{font-size:1.05em;margin:.2em 0}
-.uid{color:#6e7781;font:12px ui-monospace,monospace}
-table{border-collapse:collapse;width:100%;margin:.2em 0;table-layout:fixed}
-th:nth-child(1){width:24%}th:nth-child(2){width:9%}th:nth-child(3){width:16%}
-td{overflow-wrap:anywhere}
-td,th{border-bottom:1px solid #eaeef2;padding:.25em .5em;text-align:left;vertical-align:top}
-th{font-size:.85em;color:#555}
+:root{--line:#d0d7de;--muted:#59636e;--red:#a40e26}
+body{font:14px/1.45 system-ui,sans-serif;margin:0 1.5em 2em;color:#1b1f24;background:#fff}
+h1{font-size:1.35em;margin:.7em 0 .1em}
+h2{font-size:1em;margin:.7em 0 .3em}
+.uid{color:var(--muted);font:12px ui-monospace,monospace}
+.read{color:var(--muted);margin:0;font-size:.92em}
+.partial{background:#fff4e5;border:1px solid #f0b35a;padding:.4em .8em;margin:.5em 0}
+.cards{display:flex;flex-wrap:wrap;gap:.5em;list-style:none;margin:0;padding:0}
+.card{border:1px solid var(--line);border-radius:6px;padding:.25em .6em;min-width:7em;max-width:17em}
+.card.alert{border-color:#e5a3a9;background:#fff6f6}
+.card.quiet{color:var(--muted)}
+.card button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer;text-align:left}
+.card>button:hover .label,.names button:hover{text-decoration:underline}
+.card .n{display:block;font-size:1.45em;font-weight:650;line-height:1.2}
+.card.alert .n{color:var(--red)}
+.names{display:block;font-size:.88em;color:var(--muted)}
+.names button{color:#0b57d0}
+.filters{position:sticky;top:0;z-index:1;background:#fff;display:flex;flex-wrap:wrap;gap:.35em 1.1em;align-items:center;padding:.5em 0;margin-top:.6em;border-bottom:1px solid var(--line)}
+.filters label{white-space:nowrap}
+.filters select{max-width:16em}
+.filters #filter-capability{max-width:25em}
+#visible-count{color:var(--muted);font-size:.92em}
+.how{margin:.5em 0;font-size:.92em;color:var(--muted)}
+.how details{display:inline}
+.legend dt{font-weight:600;display:inline;color:#1b1f24}.legend dd{display:inline;margin:0 1em 0 .3em}
+#tree{scroll-margin-top:4em}
+#tree ul{list-style:none;margin:0;padding:0 0 0 1.3em}
+#tree ul.top{padding:0}
+details.group>summary{cursor:pointer;padding:.12em 0}
+.gname{font-weight:600}
+.meta{color:var(--muted);font-size:.88em}
+#tree ul.bindings{border-left:3px solid var(--line);margin:.1em 0 .25em .35em;padding-left:.6em}
+li.binding{display:grid;grid-template-columns:minmax(14em,2fr) minmax(12em,2fr) minmax(14em,3fr);gap:.1em 1em;padding:.12em 0;border-bottom:1px solid #eaeef2}
+.where{color:#32383f}
+details.caps>summary{cursor:pointer}
+.rname{font-weight:600}
+.chips{margin:.15em 0}
 .cap{display:inline-block;font:12px ui-monospace,monospace;border-radius:3px;padding:0 .35em;margin:.1em;border:1px solid #9ec5fe;background:#e7f1ff}
-.cap.inherited{background:#f3f4f6;border:1px dashed #9aa4ae}
-.cap.priv{border-color:#d1242f;color:#a40e26;font-weight:600}
+.cap.priv{border-color:#d1242f;color:var(--red);font-weight:600}
 .cap.match{outline:2px solid #1a7f37}
 .mark{display:inline-block;font-size:.78em;border-radius:8px;padding:0 .5em;margin-right:.25em;background:#eef}
-.mark.privileged{background:#ffebe9;color:#a40e26}.mark.unused{background:#fff8c5}.mark.unmanaged{background:#fbefff}
-.nobody{color:#888;font-style:italic}
+.mark.privileged{background:#ffebe9;color:var(--red)}.mark.unused{background:#fff8c5}.mark.unmanaged{background:#fbefff}
+button.more{margin:.2em 0 .3em 1.3em}
+.none{color:var(--muted);font-style:italic}
+.attention~section table{border-collapse:collapse;width:100%;margin:.2em 0}
+.attention~section td,.attention~section th{border-bottom:1px solid #eaeef2;padding:.25em .5em;text-align:left;vertical-align:top}
+.attention~section th{font-size:.85em;color:var(--muted)}
 `;
 
-const SCRIPT = `
-(function(){
-  var idSel=document.getElementById('filter-identity'),capSel=document.getElementById('filter-capability');
-  var privOnly=document.getElementById('filter-privileged'),count=document.getElementById('visible-count');
-  function apply(){
-    var id=idSel.value,cap=capSel.value,p=privOnly.checked,shown=0;
-    document.querySelectorAll('section.group').forEach(function(sec){
-      var any=0;
-      sec.querySelectorAll('tr.grant-row').forEach(function(tr){
-        var caps=tr.getAttribute('data-caps').split(' ');
-        var ok=(!id||tr.getAttribute('data-identity')===id)&&(!cap||caps.indexOf(cap)>=0)&&(!p||tr.getAttribute('data-privileged')==='true');
-        tr.style.display=ok?'':'none';
-        tr.querySelectorAll('.cap').forEach(function(c){c.classList.toggle('match',!!cap&&c.getAttribute('data-cap')===cap);});
-        if(ok){any++;shown++;}
-      });
-      var none=sec.querySelector('.nomatch');if(none)none.style.display=any?'none':'';
-      var t=sec.querySelector('table');if(t)t.style.display=any?'':'none';
-    });
-    count.textContent=shown+' row'+(shown===1?'':'s')+' shown';
-  }
-  idSel.addEventListener('change',apply);capSel.addEventListener('change',apply);privOnly.addEventListener('change',apply);
-  apply();
-})();
-`;
+/** The card of one question of the summary: its count leading to its rows, and the first few names. */
+function card(
+  label: string,
+  who: number[] | null,
+  preset: string,
+  data: PageData,
+  options: { alert?: boolean; names?: boolean; note?: string },
+): string {
+  if (who === null)
+    return `<li class="card quiet"><span class="n">–</span><span class="label">${escape(label)}</span><span class="names">${escape(options.note ?? "")}</span></li>`;
+  const cls = who.length === 0 ? "card quiet" : options.alert ? "card alert" : "card";
+  const first = options.names ? who.slice(0, 4).map((i) => data.identities[i]!) : [];
+  const names =
+    first.length === 0
+      ? options.note !== undefined
+        ? `<span class="names">${escape(options.note)}</span>`
+        : ""
+      : `<span class="names">${first.map(nameButton).join(", ")}${who.length > first.length ? `, and ${number.format(who.length - first.length)} more` : ""}</span>`;
+  return (
+    `<li class="${cls}"><button type="button" data-preset="${preset}"><span class="n">${number.format(who.length)}</span>` +
+    `<span class="label">${escape(label)}</span></button>${names}</li>`
+  );
+}
 
-/** The page. */
-export function reviewHtml(r: Review): string {
-  const ids = new Map(r.identities.map((i) => [i.uid, i]));
-  const capabilities = [...new Set(r.grants.map((g) => g.capability))].sort();
-  const byGroup = groupBy(r.grants, (g) => g.group);
+const nameButton = (i: PageIdentity) =>
+  `<button type="button" data-identity="${escape(i.uid)}" title="${escape(i.uid)}">${escape(i.name)}</button>`;
 
-  const sections = r.groups.map((g) => {
-    const holders = groupBy(byGroup.get(g.uid) ?? [], (x) => x.identity);
-    const rows = [...holders].map(([h, mine]) => {
-      const i = ids.get(h)!;
-      const chips = mine.map((x) => {
-        const inherited = x.through.every((t) => t.inherited);
-        const why = x.through
-          .map(
-            (t) =>
-              `${t.roleName} ${t.inherited ? `inherited from ${t.boundOnName}` : "bound here"} (binding ${t.binding})`,
-          )
-          .join("; ");
-        return `<span class="cap${inherited ? " inherited" : ""}${x.privileged ? " priv" : ""}" data-cap="${escape(x.capability)}" title="${escape(why)}">${escape(x.capability)}</span>`;
-      });
-      const through = [
-        ...new Map(mine.flatMap((x) => x.through).map((t) => [t.binding, t] as const)).values(),
-      ]
-        .map(
-          (t) =>
-            `${escape(t.roleName)} ${t.inherited ? `<em>inherited from ${escape(t.boundOnName)}</em>` : "bound here"}`,
-        )
-        .join("<br>");
-      const markHtml = marks(i)
-        .map((m) => `<span class="mark ${escape(m.split(" ")[0]!)}">${escape(m)}</span>`)
-        .join("");
-      return (
-        `<tr class="grant-row" data-identity="${escape(h)}" data-caps="${escape(mine.map((x) => x.capability).join(" "))}" data-privileged="${mine.some((x) => x.privileged)}">` +
-        `<td><strong>${escape(i.name)}</strong><br><span class="uid">${escape(h)}</span></td>` +
-        `<td>${markHtml}</td><td>${through}</td><td>${chips.join("")}</td></tr>`
-      );
-    });
-    const table =
-      rows.length > 0
-        ? `<table><thead><tr><th>identity</th><th>marks</th><th>through (role, where bound)</th><th>capabilities held here</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
-        : "";
-    return (
-      `<section class="group" data-group="${escape(g.uid)}" style="margin-left:${g.depth * 1.6}em">` +
-      `<h2>${escape(g.name)} <span class="uid">${escape(g.uid)}</span></h2>${table}` +
-      `<p class="nobody nomatch">${rows.length > 0 ? "nobody matches the filters here" : "nobody holds access here"}</p></section>`
-    );
-  });
+/** "What needs attention": the summary, most urgent first. */
+function attention(data: PageData): string {
+  const s = summaryOf(data);
+  const days = `no token in ${data.unusedAfterDays} days, or never`;
+  return `<section class="attention" aria-labelledby="attention"><h2 id="attention">What needs attention</h2><ul class="cards">
+${card("privileged workloads", s.privilegedWorkloads, "privileged-workloads", data, { alert: true, names: true, note: "workloads that can grant access" })}
+${card("privileged holders", s.privilegedHolders, "privileged", data, { alert: true, names: true, note: "identities that can grant access" })}
+${card("unused workloads", s.unused, "unused", data, { alert: true, note: days })}
+${card("unmanaged", s.unmanaged, "unmanaged", data, { alert: true, note: s.unmanaged === null ? "not checked: no --state given" : "in no stack's state" })}
+${card("people", s.people, "people", data, { note: "root-level users" })}
+${card("workloads", s.workloads, "workloads", data, { note: "identities under a group" })}
+</ul></section>`;
+}
 
-  const identityOptions = r.identities
-    .map((i) => `<option value="${escape(i.uid)}">${escape(i.name)} (${escape(i.kind)})</option>`)
-    .join("");
-  const capabilityOptions = capabilities
-    .map((c) => `<option value="${escape(c)}">${escape(c)}</option>`)
-    .join("");
+function filters(data: PageData): string {
+  const unmanaged = data.unmanagedKnown
+    ? `<label><input type="checkbox" id="filter-unmanaged"> unmanaged</label>`
+    : `<label title="no --state given: nobody is marked unmanaged"><input type="checkbox" id="filter-unmanaged" disabled> unmanaged (no state given)</label>`;
+  return `<div class="filters" role="search" aria-label="Filters">
+<label>Find by name <input type="search" id="filter-search" placeholder="identity, role or group"></label>
+<label>Identity <select id="filter-identity"><option value="">anyone</option></select></label>
+<label>Capability <select id="filter-capability"><option value="">any capability</option></select></label>
+<label>Who <select id="filter-kind"><option value="">people and workloads</option><option value="person">people</option><option value="workload">workloads</option></select></label>
+<label><input type="checkbox" id="filter-privileged"> privileged</label>
+<label><input type="checkbox" id="filter-unused"> unused</label>
+${unmanaged}
+<button type="button" id="filter-clear">Clear filters</button>
+<span id="visible-count" role="status" aria-live="polite"></span>
+</div>`;
+}
+
+const legend = (unusedAfterDays: number) => `<dl class="legend">
+<dt>binding</dt><dd>gives an identity a role on a group: the role's capabilities there and on every group below. Each is shown once, on the group it is on.</dd>
+<dt>role</dt><dd>open it to see its capabilities; <span class="cap priv">red</span> ones are privileged: with them access can be granted (to itself or others).</dd>
+<dt>person / workload</dt><dd>a person is a root-level user; a workload is an identity under a group (CI, services).</dd>
+<dt>unused</dt><dd>a workload with no token exchange in ${unusedAfterDays} days, or never.</dd>
+<dt>unmanaged</dt><dd>no stack's state declares the identity or any of its bindings.</dd>
+<dt>filters</dt><dd>show only the bindings that match, on the groups that hold them and the path down to them.</dd>
+</dl>`;
+
+/** The data block: JSON that no name can end early (`<` is written as its escape). */
+const dataBlock = (data: PageData) =>
+  `<script type="application/json" id="review-data">${JSON.stringify(data).replace(/</g, "\\u003c")}</script>`;
+
+const SCRIPT_HASH = createHash("sha256").update(PAGE_SCRIPT).digest("base64");
+
+/** " as <the caller's name>", with its uid as a tooltip; nothing when the caller is not known. */
+function caller(r: Review, data: PageData): string {
+  if (r.caller === undefined) return "";
+  const known = data.identities.find((i) => i.uid === r.caller);
+  return ` as <span title="${escape(r.caller)}">${escape(known?.name ?? r.caller)}</span>`;
+}
+
+/** The page. `options.sections` are shown under the summary (see ReviewPageOptions). */
+export function reviewHtml(r: Review, options: ReviewPageOptions = {}): string {
+  const data = pageData(r);
+  const people = data.identities.filter((i) => i.kind === "person").length;
   const partial =
     r.partial.length > 0
       ? `<div class="partial"><strong>Partial:</strong> the credentials used may not list everything; what they cannot see is not shown.<ul>${r.partial.map((p) => `<li>${escape(p)}</li>`).join("")}</ul></div>`
       : "";
   const states =
     r.states.length > 0
-      ? `stacks' states compared: ${r.states.map(escape).join(", ")}`
-      : "no stack states given: unmanaged identities are not marked";
+      ? `compared with the stacks' states ${r.states.map(escape).join(", ")}`
+      : "no stack state given, so nobody is marked unmanaged";
+  // What changed since an earlier review (--since) comes first, under the summary.
+  const sections = [changesHtml(r), ...(options.sections ?? [])].filter((s) => s !== "").join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'">
 <title>Access review: ${escape(r.group.name)}</title><style>${CSS}</style></head><body>
-<h1>Who can do what: ${escape(r.group.name)} <span class="uid">${escape(r.group.uid)}</span></h1>
-<p class="summary">${r.groups.length} groups, ${r.identities.length} identities with access, ${r.grants.length} capabilities held. Read ${escape(r.at)} with ${r.calls} API calls${r.caller !== undefined ? ` as ${escape(r.caller)}` : ""}; ${states}.</p>
+<header><h1>Who can do what in ${escape(r.group.name)} <span class="uid">${escape(r.group.uid)}</span></h1>
+<p class="read">${count(data.groups.length, "group", "groups")}, ${count(people, "person", "people")} and ${count(data.identities.length - people, "workload", "workloads")} with access through ${count(data.bindings.length, "role binding", "role bindings")} of ${count(data.roles.length, "role", "roles")}. Read <time datetime="${escape(r.at)}" title="${escape(r.at)}">${escape(r.at.slice(0, 16).replace("T", " "))} UTC</time>${caller(r, data)} with ${count(r.calls, "API call", "API calls")}; ${states}.</p></header>
 ${partial}
-${changesHtml(r)}
-<dl class="legend">
-<dt>Group tree</dt><dd>each box is a group; groups below it are indented under it.</dd>
-<dt>Inherited</dt><dd>a role binding on a group grants its role's capabilities on that group and on every group below it, so a capability can be held on a group through a binding on one of its ancestors: it is then shown <span class="cap inherited">dashed and grey</span>, and "inherited from" names the ancestor. <span class="cap">Solid blue</span>: bound on this group itself.</dd>
-<dt>Privileged</dt><dd><span class="cap priv">red</span> capabilities let the holder grant access (to itself or others).</dd>
-<dt>person / workload</dt><dd>a person is a root-level user; a workload is an identity under a group (CI, services).</dd>
-<dt>unused</dt><dd>a workload that has not exchanged a token in ${r.unusedAfterDays} days, or never.</dd>
-<dt>unmanaged</dt><dd>no stack declares the identity or any of its bindings.</dd>
-</dl>
-<div class="filters">
-<label for="filter-identity">Identity</label><select id="filter-identity"><option value="">all identities</option>${identityOptions}</select>
-<label for="filter-capability">Capability</label><select id="filter-capability"><option value="">all capabilities</option>${capabilityOptions}</select>
-<label><input type="checkbox" id="filter-privileged"> privileged only</label>
-<span id="visible-count"></span>
-</div>
-<main>${sections.join("\n")}</main>
-<script>${SCRIPT}</script>
+${attention(data)}
+${sections}
+${filters(data)}
+<div class="how">Each role binding is shown once, on the group it is bound on: it grants its role there and on every group below. <details><summary>How to read this page</summary>${legend(r.unusedAfterDays)}</details></div>
+<main id="tree" aria-label="Groups, by name"></main>
+<noscript><p>The group tree is drawn by the page's script; allow JavaScript to see it.</p></noscript>
+${dataBlock(data)}
+<script>${PAGE_SCRIPT}</script>
 </body></html>
 `;
 }

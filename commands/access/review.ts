@@ -76,6 +76,21 @@ export interface ReviewedGroup {
   depth: number;
 }
 
+/**
+ * A role binding in effect in the subtree, by name: on a group of it, or on one above it (then every group of the
+ * subtree inherits it). The page is built from these (each said once, where it is bound), not from `grants`.
+ */
+export interface ReviewedBinding {
+  uid: string;
+  identity: string;
+  identityName: string;
+  role: string;
+  roleName: string;
+  group: string;
+  /** The group's name (its uid when the caller may not see it). */
+  groupName: string;
+}
+
 export interface ReviewedRole {
   uid: string;
   name: string;
@@ -118,6 +133,7 @@ export interface Review {
   withoutAccess: ReviewedIdentity[];
   /** Roles the bindings name, with their capabilities (a role the caller may not read is missing). */
   roles: ReviewedRole[];
+  /** The role bindings on the subtree and above it, in uid order. */
   bindings: ReviewedBinding[];
   /** Every capability held by every identity on every group of the subtree, sorted by group, identity, capability. */
   grants: Grant[];
