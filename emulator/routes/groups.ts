@@ -6,15 +6,8 @@ import { GROUP_UPDATE_FIELDS, Group, GroupCreate, GroupUpdate } from "../../sdk/
 import { badField, failedPrecondition, permissionDenied } from "../errors";
 import { checkQuery } from "../listing";
 import type { StoredObject } from "../store";
-import {
-  COMMON_SORT,
-  applyChanges,
-  baseWire,
-  NO_PARAMS,
-  createHandler,
-  refuseUnknownFields,
-  type CollectionSpec,
-} from "./crud";
+import { COMMON_SORT, applyChanges, baseWire, NO_PARAMS, createHandler, type CollectionSpec } from "./crud";
+import { refuseUnknownFields } from "./crud-bodies";
 import type { RouteContext } from "./types";
 
 const KIND_INHERITED = "kind is inherited from the organization (the root group); a subgroup cannot set it";
