@@ -5,17 +5,16 @@
  * answers. The list is ./crud-list.ts; which members a body may carry, ./crud-bodies.ts.
  *
  * May import: zod (types), ../../sdk/access-model, ../../sdk/schemas/common (types), ../errors, ../listing,
- * ../members, ../update-mask, ../store (types), ./crud-bodies, ./types.
+ * ../update-mask, ../store (types), ./crud-bodies, ./types.
  */
 import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { COLLECTION_ACCESS, capabilityFor, type Verb } from "../../sdk/access-model";
 import { notFound } from "../errors";
-import { refuseUnknownMembers } from "../members";
 import { checkQuery, type ListParams, type ParamRule, type Query } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
-import { OUTPUT_ONLY_ON_CREATE, refuseUnknownFields, wireMessageOf, type WireMessage } from "./crud-bodies";
+import { outputOnlyOf, refuseUnknownFields, wireMessageOf, type WireMessage } from "./crud-bodies";
 import type { RouteContext } from "./types";
 
 /**
@@ -48,11 +47,14 @@ export interface CollectionSpec {
   globalObjects?: (params: ListParams) => StoredObject[];
   create?: {
     schema: z.ZodTypeAny;
-    /** Output-only members a client may echo on create; ignored (AIP-203). uid and times always are. */
+    /**
+     * Members the OpenAPI leaves writable that a spec rule keeps from clients (a group's `verified`): ignored on
+     * create as the OpenAPI's output-only members are (AIP-203; ./crud-bodies.ts reads those from the OpenAPI).
+     */
     ignored?: readonly string[];
     /**
-     * The resource's whole wire message: an ignored member is still checked against its type there, since a wrong
-     * JSON type is a malformed request the service's parser refuses before any field is read (`verified: {}`).
+     * The resource's whole wire message: an output-only member is still checked against its type there, since a
+     * wrong JSON type is a malformed request the service's parser refuses before any field is read (`verified: {}`).
      * Default: the OpenAPI's message named after the kind (`wireMessageOf`).
      */
     wire?: WireMessage;
@@ -152,6 +154,16 @@ export function getHandler(spec: CollectionSpec) {
   };
 }
 
+/**
+ * A create body's members: those of the create schema, and output-only ones (the OpenAPI's, and `create.ignored`),
+ * which are ignored if they have their type (./crud-bodies.ts); anything else is code 3 naming it.
+ */
+export function refuseUnknownCreateFields(spec: CollectionSpec, body: unknown): void {
+  const create = spec.create!;
+  const outputOnly = [...outputOnlyOf(spec.kind), ...(create.ignored ?? [])];
+  refuseUnknownFields(body, create.schema, spec.label, outputOnly, create.wire ?? wireMessageOf(spec.kind));
+}
+
 export function createHandler(spec: CollectionSpec) {
   const create = spec.create!;
   return (ctx: RouteContext): Record<string, unknown> => {
@@ -159,13 +171,7 @@ export function createHandler(spec: CollectionSpec) {
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
-    refuseUnknownFields(
-      ctx.body,
-      create.schema,
-      spec.label,
-      create.ignored,
-      create.wire ?? wireMessageOf(spec.kind),
-    );
+    refuseUnknownCreateFields(spec, ctx.body);
     const body = ctx.svc.parseBody(create.schema, ctx.body, create.check) as Record<string, unknown>;
     const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
     const object = ctx.svc.insert(spec.kind, parentUid, fields, {
@@ -184,15 +190,22 @@ export function updateHandler(spec: CollectionSpec) {
     checkQuery(ctx.query, UPDATE_PARAMS, `PATCH ${spec.prefix}/{uid}`);
     const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
     const wire = spec.toWire(object, ctx);
-    // Unknown members are refused as on create; output-only ones (in the wire form) are resolveUpdate's to judge.
-    refuseUnknownMembers(ctx.body, update.schema, spec.label, [
-      ...OUTPUT_ONLY_ON_CREATE,
-      ...Object.keys(wire),
-      ...(update.ignored ?? []),
-      ...Object.keys(update.restricted ?? {}),
-    ]);
-    const { changes: merged, paths } = resolveUpdate(ctx.query, ctx.body, object.fields, wire, update);
-    // Nothing to change (no body, null, {}, or only output-only echoes): a true no-op, updateTime included.
+    // As on create: unknown members are refused, output-only ones ignored if they have their type (AIP-203), also
+    // in a mask; those only the service's staff may change (`restricted`) are resolveUpdate's to judge.
+    const ignored = [...outputOnlyOf(spec.kind), ...(update.ignored ?? [])];
+    const restricted = Object.keys(update.restricted ?? {});
+    refuseUnknownFields(
+      ctx.body,
+      update.schema,
+      spec.label,
+      [...ignored, ...restricted],
+      wireMessageOf(spec.kind),
+    );
+    const { changes: merged, paths } = resolveUpdate(ctx.query, ctx.body, object.fields, wire, {
+      ...update,
+      ignored,
+    });
+    // Nothing to change (no body, null, {}, or only output-only members): a true no-op, updateTime included.
     if (paths.length === 0) return wire;
     // The values after the update are validated whole, so a nested change cannot leave an invalid message.
     const defined = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));

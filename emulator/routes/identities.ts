@@ -55,7 +55,6 @@ export const identities: CollectionSpec = {
   toWire: (o) => ({ description: "", ...baseWire(o) }),
   create: {
     schema: IdentityCreate,
-    ignored: ["lastSeenTime", "email", "emailUnverified"],
     check: (input) => claimMatchViolations(input.claimMatch, input),
     fields: (body, _parent, ctx) => {
       checkRelationship(body, Object.keys(body), ctx);
@@ -68,7 +67,6 @@ export const identities: CollectionSpec = {
     check: (input) => (input.claimMatch === undefined ? [] : claimMatchViolations(input.claimMatch, input)),
     fields: IDENTITY_UPDATE_FIELDS,
     required: ["name"],
-    ignored: ["email", "emailUnverified"],
     apply: (o, changes, ctx) => {
       checkRelationship(changes, Object.keys(changes), ctx);
       applyChanges(o, changes);
