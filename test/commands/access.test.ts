@@ -76,7 +76,7 @@ describe("platform-access", () => {
       made = await makeOrg(emulator, plan);
       [, eng, sandbox, ops] = made.groups as [string, string, string, string];
       [ci, bot, alice] = made.identities.map((i) => i.uid) as [string, string, string];
-      // ci federates once: a token exchange sets its lastSeenTime (an identity never used has none).
+      // ci federates once: a token exchange moves its lastSeenTime past its createTime (bot's stays there).
       await emulator.client.identities.update(ci, {
         claimMatch: { issuer: `${emulator.url}/oidc`, subject: "wl0" },
       });
@@ -108,6 +108,18 @@ describe("platform-access", () => {
       expect(marks.get(bot)).toMatchObject({ kind: "workload", privileged: false });
       expect(marks.get(alice)).toMatchObject({ kind: "person", privileged: false, unused: null });
       expect(marks.get(emulator.userUid)).toMatchObject({ kind: "person", privileged: true });
+    });
+
+    it("review marks a workload never federated unused: its lastSeenTime, returned from create on, is its createTime", async () => {
+      const listed = await emulator.client.identities.get(bot);
+      expect(listed.lastSeenTime).toBe(listed.createTime);
+      const r = await json(["review", made.org, "--unused-after", "1d"]);
+      const marks = new Map(r.identities.map((i) => [i.uid, i]));
+      expect(marks.get(bot)).toMatchObject({ unused: true });
+      expect(marks.get(bot)).not.toHaveProperty("lastSeenTime");
+      expect(marks.get(ci)).toMatchObject({ unused: false, lastSeenTime: expect.any(String) });
+      const text = await run(["review", made.org]);
+      expect(text.out).toMatch(/wl1 \(.*\): workload, unused \(never seen\); last seen never/);
     });
 
     it("review of a subgroup shows what is inherited from above it", async () => {
@@ -342,6 +354,18 @@ describe("platform-access", () => {
       expect.objectContaining({ name: "ci", kind: "workload", unused: true, privileged: false }),
     ]);
     expect(r.identities[0]).not.toHaveProperty("lastSeenTime");
+    // As the service returns it: lastSeenTime from create on, the creation time until the first exchange.
+    const created = "2020-01-01T00:00:00Z";
+    for (const [lastSeenTime, unused] of [
+      [created, true],
+      ["2020-01-01T00:00:00.000Z", true],
+      [new Date().toISOString(), false],
+    ] as const) {
+      const seen = { ...data.identities[0]!, createTime: created, lastSeenTime };
+      const again = review({ ...data, identities: [seen] }, { unusedAfterDays: 30 });
+      expect([lastSeenTime, again.identities[0]!.unused]).toEqual([lastSeenTime, unused]);
+      expect(again.identities[0]!.lastSeenTime).toBe(unused ? undefined : lastSeenTime);
+    }
   });
 
   describe("least-privilege", () => {
