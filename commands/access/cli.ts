@@ -9,6 +9,7 @@
  *                          [--json | --csv | --html FILE] [--fail-on-privileged-workload]
  *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]
  *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]
+ *                          (a person without --in: each organization the caller may list, read once)
  *   platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]
  *                          [--format yaml|typescript|json]
  *
@@ -23,7 +24,7 @@ import * as path from "node:path";
 import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
 import { readState } from "../states";
 import { PAGE_SIZE } from "../reading";
-import { grantsCsv, grantsText, reviewText } from "./format";
+import { grantsCsv, grantsCsvByOrganization, grantsText, reviewText } from "./format";
 import { reviewHtml } from "./html";
 import {
   leastPrivilege,
@@ -32,13 +33,14 @@ import {
   parseNeed,
   stackObjects,
 } from "./least-privilege";
-import { callerOf, readAccess } from "./read";
+import { callerOf, readAccess, readOrganizations, type AccessData } from "./read";
 import {
   DEFAULT_UNUSED_AFTER_DAYS,
   privilegedFindings,
   review,
   whatCan,
   whoCan,
+  type Grant,
   type Review,
 } from "./review";
 
@@ -49,6 +51,57 @@ const USAGE =
   " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]" +
   " | platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]" +
   " [--format yaml|typescript|json]";
+
+/** What an identity holds under one group (what-can): the group read, its review, and the grants. */
+interface WhatCanAnswer {
+  group: { uid: string; name: string };
+  review: Review;
+  grants: Grant[];
+}
+
+function whatCanIn(data: AccessData, identity: string): WhatCanAnswer {
+  return {
+    group: { uid: data.top.uid, name: data.top.name },
+    review: review(data),
+    grants: whatCan(data, identity),
+  };
+}
+
+/**
+ * what-can's answers as text, JSON or CSV, each naming its group by name: one answer (`--in`, or a workload's
+ * organization) as `{identity, group, groupName, partial, grants}`; a person's, one per organization the caller
+ * sees, as `{identity, organizations: [...]}` and CSV rows that start with the organization.
+ */
+function writeWhatCan(
+  io: Io,
+  format: "text" | "json" | "csv" | "html",
+  identity: string,
+  answers: WhatCanAnswer[],
+  perOrganization: boolean,
+): void {
+  const json = (a: WhatCanAnswer) => ({
+    group: a.group.uid,
+    groupName: a.group.name,
+    partial: a.review.partial,
+    grants: a.grants,
+  });
+  const text = (a: WhatCanAnswer) =>
+    grantsText(`what ${identity} holds under ${a.group.name} (${a.group.uid}):`, a.grants, a.review);
+  if (!perOrganization) {
+    const [a] = answers as [WhatCanAnswer];
+    if (format === "json") io.stdout(`${JSON.stringify({ identity, ...json(a) }, null, 2)}\n`);
+    else if (format === "csv") io.stdout(grantsCsv(a.grants, a.review));
+    else io.stdout(text(a));
+  } else if (format === "json")
+    io.stdout(`${JSON.stringify({ identity, organizations: answers.map(json) }, null, 2)}\n`);
+  else if (format === "csv")
+    io.stdout(
+      grantsCsvByOrganization(
+        answers.map((a) => ({ organization: a.group, grants: a.grants, review: a.review })),
+      ),
+    );
+  else io.stdout(answers.map(text).join("\n"));
+}
 
 /** The exit code of --fail-on-privileged-workload when it finds something. */
 export const EXIT_PRIVILEGED = 2;
@@ -146,6 +199,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr(`${group}: ${data.calls} API calls, ${Date.now() - started} ms`);
       return data;
     };
+    /** Where a person's access is looked for: every organization the caller may list (./read readOrganizations). */
+    const organizationsFor = async (identity: string) => {
+      const { organizations, calls } = await readOrganizations(connect(), {
+        progress: (line) => io.stderr(line),
+      });
+      io.stderr(`organizations: ${organizations.length} (${calls} API calls)`);
+      if (organizations.length === 0)
+        throw new Refusal(
+          `${identity} is a root-level user and the caller may list no organization: say which group with --in <group uid>`,
+        );
+      return organizations;
+    };
     const [command, ...rest] = argv;
     if (command === "--help" || command === "-h" || command === "help") {
       io.stdout(`${USAGE.split(" | ").join("\n     | ")}\n`);
@@ -220,18 +285,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (p.positional.length !== 1 || identity === undefined)
         throw new Refusal(`what-can needs one identity uid; ${USAGE}`);
       const format = formatOf(p, false);
-      // A workload lives in an organization: its root is the default scope. A person needs --in.
+      // A workload lives in an organization: its root is the default scope. A person belongs to none.
       const scope = one(p, "--in") ?? (identity.includes("/") ? identity.split("/")[0]! : undefined);
-      if (scope === undefined)
-        throw new Refusal(`${identity} is a root-level user: say which organization with --in <group uid>`);
-      const data = await read(scope);
-      const r = review(data);
-      warnPartial(r, io);
-      const grants = whatCan(data, identity);
-      if (format === "json")
-        io.stdout(`${JSON.stringify({ identity, group: scope, partial: r.partial, grants }, null, 2)}\n`);
-      else if (format === "csv") io.stdout(grantsCsv(grants, r));
-      else io.stdout(grantsText(`what ${identity} holds under ${data.top.name} (${scope}):`, grants, r));
+      const answers: WhatCanAnswer[] = [];
+      if (scope !== undefined) answers.push(whatCanIn(await read(scope), identity));
+      else
+        for (const organization of await organizationsFor(identity))
+          answers.push(whatCanIn(await read(organization.uid), identity));
+      for (const a of answers) warnPartial(a.review, io);
+      writeWhatCan(io, format, identity, answers, scope === undefined);
       return 0;
     }
     if (command === "least-privilege") {
