@@ -85,8 +85,12 @@ function writeWhatCan(
     partial: a.review.partial,
     grants: a.grants,
   });
-  const text = (a: WhatCanAnswer) =>
-    grantsText(`what ${identity} holds under ${a.group.name} (${a.group.uid}):`, a.grants, a.review);
+  const text = (a: WhatCanAnswer) => {
+    // By name where the review knows it (listed, or named by a binding); the uid tells two of a name apart.
+    const name = a.review.identities.find((i) => i.uid === identity)?.name;
+    const who = name !== undefined && name !== identity ? `${name} (${identity})` : identity;
+    return grantsText(`what ${who} holds under ${a.group.name} (${a.group.uid}):`, a.grants, a.review);
+  };
   if (!perOrganization) {
     const [a] = answers as [WhatCanAnswer];
     if (format === "json") io.stdout(`${JSON.stringify({ identity, ...json(a) }, null, 2)}\n`);

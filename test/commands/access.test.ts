@@ -336,8 +336,8 @@ describe("platform-access", () => {
     it("text and CSV name the organization of each answer", async () => {
       const text = await run(["what-can", alice.uid]);
       expect(text.code).toBe(0);
-      expect(text.out).toContain(`what ${alice.uid} holds under demo-org (${first}):`);
-      expect(text.out).toContain(`what ${alice.uid} holds under second-org (${second}):`);
+      expect(text.out).toContain(`what alice (${alice.uid}) holds under demo-org (${first}):`);
+      expect(text.out).toContain(`what alice (${alice.uid}) holds under second-org (${second}):`);
       expect(text.out).toMatch(/on team \(.*\): alice/);
       const csv = await run(["what-can", alice.uid, "--csv"]);
       const [header, ...rows] = csv.out.trimEnd().split("\r\n");
