@@ -91,10 +91,19 @@ export function unknownMembers(
   }
 }
 
-/** Where an unknown path belongs: "a group" at the top level, "oidc" for `oidc.bogus`. */
+/**
+ * A noun with its indefinite article, by how it is said: "an identity", "an account association", "a group", "a
+ * user" (a "u" said as "you": before a consonant and a vowel, or in "uid").
+ */
+export function withArticle(noun: string): string {
+  const vowelSound = /^[aeio]/i.test(noun) || (/^u/i.test(noun) && !/^u(?:[^aeiou][aeiou]|id\b)/i.test(noun));
+  return `${vowelSound ? "an" : "a"} ${noun}`;
+}
+
+/** Where an unknown path belongs: "a group" or "an identity" at the top level, "oidc" for `oidc.bogus`. */
 function ownerOf(path: string, label: string): string {
   const cut = path.lastIndexOf(".");
-  return cut === -1 ? `a ${label}` : path.slice(0, cut);
+  return cut === -1 ? withArticle(label) : path.slice(0, cut);
 }
 
 /**
@@ -110,7 +119,7 @@ export function refuseUnknownMembers(
   const unknown = unknownMembers(schema, body, allowed);
   if (unknown.length === 0) return;
   throw invalidArgument(
-    `${unknown.join(", ")}: not ${unknown.length === 1 ? "a field" : "fields"} of ${unknown.length === 1 ? ownerOf(unknown[0]!, label) : `a ${label}`}`,
+    `${unknown.join(", ")}: not ${unknown.length === 1 ? "a field" : "fields"} of ${unknown.length === 1 ? ownerOf(unknown[0]!, label) : withArticle(label)}`,
     unknown.map((field) => ({ field, description: `${field} is not a field of ${ownerOf(field, label)}` })),
   );
 }

@@ -19,6 +19,15 @@ export const KINDS = [
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
+/**
+ * Members a kind's objects hold the creation time in until the service moves them: an identity's lastSeenTime is
+ * its creation time until a token exchange first assumes it (the spec's Identity table: returned on create and on
+ * reads), so one whose lastSeenTime is not after its createTime has never federated.
+ */
+export const CREATE_TIME_MEMBERS: ReadonlyMap<Kind, readonly string[]> = new Map([
+  ["identities", ["lastSeenTime"]],
+]);
+
 /** One stored resource. `fields` holds the resource members (including write-only ones such as secrets). */
 export interface StoredObject {
   uid: string;

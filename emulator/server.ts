@@ -133,7 +133,8 @@ function authenticate(svc: Service, authorization: string | undefined): Caller {
 export function allowedMethods(routes: Route[]): (path: string) => string[] {
   const patterns = routes.map((r) => ({
     method: r.method,
-    pattern: new RegExp(`^${r.url.replace(/::/g, ":").replace(/[.]/g, "\\.").replace(/\/\*$/, "/.+")}$`),
+    // fastify's final `/*` matches an empty rest too (`/iam/v2beta1/groups/` is the get of uid "").
+    pattern: new RegExp(`^${r.url.replace(/::/g, ":").replace(/[.]/g, "\\.").replace(/\/\*$/, "/.*")}$`),
   }));
   return (path) => [...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method))].sort();
 }
@@ -229,15 +230,21 @@ function addBodyParsers(app: FastifyInstance): void {
   );
 }
 
-/** Control requests screened before their body is read; every request timed, logged, and (API ones) recorded. */
+/**
+ * Before anything else a method the path lacks is answered (405, or 404 for no such path) and a control request is
+ * screened, so neither body is read; every request timed, logged, and (API ones) recorded.
+ */
 function addRequestHooks(
   app: FastifyInstance,
   options: ServerOptions,
   identities: WeakMap<FastifyRequest, string>,
 ): void {
   const started = new WeakMap<FastifyRequest, bigint>();
+  const methodsOf = allowedMethods(options.routes);
   app.addHook("onRequest", async (request, reply) => {
     started.set(request, process.hrtime.bigint());
+    // The method and path decide first: a method a path lacks is 405 whatever its query, body or headers say.
+    if (request.is404) return send(reply, unrouted(request.method, pathOf(request.url), methodsOf, reply));
     // Before the body is read: a refused control request is not parsed, let alone applied.
     if (pathOf(request.url).startsWith(CONTROL_PREFIX)) {
       const refusal = controlRefusal(request, options.url());
@@ -296,17 +303,27 @@ function addErrorHandlers(app: FastifyInstance, options: ServerOptions): void {
     return send(reply, internal("an unexpected error occurred in the emulator"));
   });
 
+  // Unrouted requests are answered in the onRequest hook; this is the same answer should fastify route one here.
   const methodsOf = allowedMethods(options.routes);
-  app.setNotFoundHandler((request, reply) => {
-    const path = pathOf(request.url);
-    const allowed = methodsOf(path);
-    // Code 12 with HTTP 405 rather than 501: the body decides, and a wrong method is the client's mistake.
-    if (allowed.length > 0) {
-      reply.header("allow", allowed.join(", "));
-      return send(reply, new ApiFailure(12, `${request.method} is not supported on ${path}`, [], [], 405));
-    }
-    return send(reply, notFound(`no route ${request.method} ${path}`));
-  });
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, unrouted(request.method, pathOf(request.url), methodsOf, reply)),
+  );
+}
+
+/**
+ * The answer to a method and path the table has no route for: 405 with `Allow` when the path answers other methods
+ * (code 12 rather than 501: the body decides, and a wrong method is the client's mistake), else 404.
+ */
+function unrouted(
+  method: string,
+  path: string,
+  methodsOf: (path: string) => string[],
+  reply: FastifyReply,
+): ApiFailure {
+  const allowed = methodsOf(path);
+  if (allowed.length === 0) return notFound(`no route ${method} ${path}`);
+  reply.header("allow", allowed.join(", "));
+  return new ApiFailure(12, `${method} is not supported on ${path}`, [], [], 405);
 }
 
 /**

@@ -2,7 +2,7 @@
  * What every route handler gets: storage, access checks, listing, the clock, the OIDC issuer and small helpers
  * (uids, timestamps, body validation). Also the bootstrap (a root user owning "demo-org") and seeding.
  *
- * May import: ./store, ./access, ./api-tokens, ./listing, ./clock, ./oidc, ./errors, ./faults, sdk/schemas, sdk/uidp.
+ * May import: ./model, ./store, ./access, ./api-tokens, ./listing, ./clock, ./oidc, ./errors, ./faults, sdk/schemas, sdk/uidp.
  */
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
@@ -18,6 +18,7 @@ import type { FieldViolation } from "../sdk/schemas/common";
 import { Lister } from "./listing";
 import type { OidcIssuer } from "./oidc";
 import type { Kind, Store, StoredObject } from "./store";
+import { CREATE_TIME_MEMBERS } from "./model";
 
 export interface LoggedRequest {
   method: string;
@@ -104,7 +105,7 @@ export class Service {
     throw invalidArgument(violations.map((v) => v.description).join("; "), violations);
   }
 
-  /** Inserts a new object with server-set uid and times. */
+  /** Inserts a new object with server-set uid and times (and the kind's CREATE_TIME_MEMBERS, ./model.ts). */
   insert(
     kind: Kind,
     parent: string,
@@ -115,7 +116,10 @@ export class Service {
     const object: StoredObject = {
       uid: options.uid ?? newUid(parent),
       parent,
-      fields: withoutUndefined(fields),
+      fields: {
+        ...withoutUndefined(fields),
+        ...Object.fromEntries((CREATE_TIME_MEMBERS.get(kind) ?? []).map((member) => [member, time])),
+      },
       createTime: time,
       ...(options.updateTime === false ? {} : { updateTime: time }),
     };
@@ -129,7 +133,6 @@ export class Service {
    */
   createUser(name: string, token?: string, uid = newUid()): { identity: StoredObject; token: string } {
     const identity = this.insert("identities", "", { name, description: "root-level user" }, { uid });
-    identity.fields.lastSeenTime = identity.createTime;
     const minted =
       token ??
       this.tokens.mint({ subject: uid, audience: this.tokens.issuer, lifetimeMs: USER_TOKEN_LIFETIME_MS })

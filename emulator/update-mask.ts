@@ -5,9 +5,11 @@
  * - A nested path (`claimMatch.issuer`) changes only that member of the message; the others keep their values.
  * - Without a mask, the mask is implied by the body: a partial nested object changes only the members it carries.
  * - With a mask, body fields outside it are ignored (spec, Partial update rule 2).
- * - Output-only fields (those the service returns but a client cannot set) may be sent, and named in a mask, with
- *   their current value (read-modify-write clients echo them back); another value is refused: code 3, or the
- *   resource's own code for fields only the service's staff may change (a group's `verified`: 7).
+ * - Output-only fields (the OpenAPI's readOnly members, which the service sets) may be sent, whatever their value,
+ *   and named in a mask, at any depth: AIP-203 has the service ignore them, never refuse them, so a read-modify-write
+ *   client that echoes what it read (a `lastSeenTime` a token exchange has moved since) is not refused; they are
+ *   never applied either. Fields only the service's staff may change (a group's `verified`) are the exception: sent
+ *   or named with their current value they are no change, another value is the resource's own code (7).
  * - Unknown paths and unknown body fields are code 3 naming them: nothing a client sends is dropped silently.
  *
  * May import: zod, ./errors, ./listing, ../sdk/schemas/own-keys.
@@ -24,7 +26,7 @@ export interface UpdateRules {
   fields: readonly string[];
   /** Fields that cannot be cleared. */
   required?: readonly string[];
-  /** Output-only fields the service returns elsewhere (not in this wire form) and ignores on input. */
+  /** Output-only fields: accepted in the body and the mask, whatever their value, and ignored (AIP-203). */
   ignored?: readonly string[];
   /** Output-only fields that only the service's staff may change: a different value is code 7 with this text. */
   restricted?: Readonly<Record<string, string>>;
@@ -70,20 +72,20 @@ function canonical(value: unknown): string {
   return JSON.stringify(sort(value ?? null));
 }
 
-/** An output-only field sent by the client: its current value is fine, another value is refused. */
-function checkOutputOnly(
+/**
+ * A field only the service's staff may change, sent by the client: its current value is no change, another is the
+ * resource's own refusal (code 7). Output-only fields never come here: they are ignored.
+ */
+function checkRestricted(
   field: string,
   sent: unknown,
   wire: Record<string, unknown>,
   rules: UpdateRules,
 ): void {
-  // Members the service ignores on input (an identity provider's scim, say so in the OpenAPI) are ignored here as
-  // on create, whatever their value.
-  if (sent === undefined || rules.ignored?.includes(field) || canonical(sent) === canonical(own(wire, field)))
-    return;
   const restricted = rules.restricted === undefined ? undefined : own(rules.restricted, field);
-  if (restricted !== undefined) throw new ApiFailure(7, `${field}: ${restricted}`);
-  throw badField(field, `${field} is output only: it may be sent with its current value, never changed`);
+  if (restricted === undefined || sent === undefined || canonical(sent) === canonical(own(wire, field)))
+    return;
+  throw new ApiFailure(7, `${field}: ${restricted}`);
 }
 
 /**
@@ -103,8 +105,9 @@ export function resolveUpdate(
       { field: "body", description: "must be a JSON object" },
     ]);
   const updatable = (field: string) => rules.fields.includes(field);
-  const outputOnly = (field: string) =>
-    !updatable(field) && (Object.hasOwn(wire, field) || (rules.ignored ?? []).includes(field));
+  const outputOnly = (field: string) => !updatable(field) && (rules.ignored ?? []).includes(field);
+  const restricted = (field: string) =>
+    !updatable(field) && rules.restricted !== undefined && Object.hasOwn(rules.restricted, field);
   const paths: string[] = [];
   const addPath = (path: string) => {
     if (!paths.includes(path)) paths.push(path);
@@ -124,8 +127,8 @@ export function resolveUpdate(
             if (own(value, member) !== undefined) addPath(`${field}.${member}`);
           }
         } else addPath(field);
-      } else if (outputOnly(field)) checkOutputOnly(field, value, wire, rules);
-      else throw badField(field, `${field} is not a field of this resource`);
+      } else if (restricted(field)) checkRestricted(field, value, wire, rules);
+      else if (!outputOnly(field)) throw badField(field, `${field} is not a field of this resource`);
     }
   } else {
     const listed = rawMask
@@ -136,7 +139,7 @@ export function resolveUpdate(
       if (path === "*") {
         rules.fields.forEach(addPath);
         for (const [field, value] of Object.entries(body))
-          if (!updatable(field) && outputOnly(field)) checkOutputOnly(field, value, wire, rules);
+          if (restricted(field)) checkRestricted(field, value, wire, rules);
         continue;
       }
       const segments = path.split(".").map(camel);
@@ -151,8 +154,11 @@ export function resolveUpdate(
             throw invalid(`is not a field; ${field} has ${members.join(", ")}`);
           addPath(`${field}.${member}`);
         }
-      } else if (outputOnly(field) && member === undefined) {
-        checkOutputOnly(field, own(body, field), wire, rules);
+      } else if (restricted(field) && member === undefined) {
+        checkRestricted(field, own(body, field), wire, rules);
+      } else if (outputOnly(field)) {
+        // AIP-203: an output-only path in a mask is ignored, as the field is in the body.
+        continue;
       } else {
         throw invalid(`is not an updatable field; use ${rules.fields.join(", ")} or *`);
       }

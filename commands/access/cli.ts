@@ -10,6 +10,7 @@
  *                          [--fail-on-new-privileged]
  *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]
  *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]
+ *                          (a person without --in: each organization the caller may list, read once)
  *   platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]
  *                          [--format yaml|typescript|json]
  *
@@ -26,7 +27,15 @@ import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
 import { readState } from "../states";
 import { PAGE_SIZE } from "../reading";
 import { readPreviousReview, newPrivileged } from "./changes";
-import { changeLine, changesCsv, grantsCsv, grantsText, namesOf, reviewText } from "./format";
+import {
+  changeLine,
+  changesCsv,
+  grantsCsv,
+  grantsCsvByOrganization,
+  grantsText,
+  namesOf,
+  reviewText,
+} from "./format";
 import { reviewHtml } from "./html";
 import { printable } from "./names";
 import { reviewMarkdown } from "./review-markdown";
@@ -37,13 +46,14 @@ import {
   parseNeed,
   stackObjects,
 } from "./least-privilege";
-import { callerOf, readAccess } from "./read";
+import { callerOf, readAccess, readOrganizations, type AccessData } from "./read";
 import {
   DEFAULT_UNUSED_AFTER_DAYS,
   privilegedFindings,
   review,
   whatCan,
   whoCan,
+  type Grant,
   type Review,
 } from "./review";
 
@@ -55,6 +65,65 @@ const USAGE =
   " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]" +
   " | platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]" +
   " [--format yaml|typescript|json]";
+
+/** What an identity holds under one group (what-can): the group read, its review, and the grants. */
+interface WhatCanAnswer {
+  group: { uid: string; name: string };
+  review: Review;
+  grants: Grant[];
+}
+
+function whatCanIn(data: AccessData, identity: string): WhatCanAnswer {
+  return {
+    group: { uid: data.top.uid, name: data.top.name },
+    review: review(data),
+    grants: whatCan(data, identity),
+  };
+}
+
+/**
+ * what-can's answers as text, JSON or CSV, each naming its group by name: one answer (`--in`, or a workload's
+ * organization) as `{identity, group, groupName, partial, grants}`; a person's, one per organization the caller
+ * sees, as `{identity, organizations: [...]}` and CSV rows that start with the organization.
+ */
+function writeWhatCan(
+  io: Io,
+  format: Format,
+  identity: string,
+  answers: WhatCanAnswer[],
+  perOrganization: boolean,
+): void {
+  const json = (a: WhatCanAnswer) => ({
+    group: a.group.uid,
+    groupName: a.group.name,
+    partial: a.review.partial,
+    grants: a.grants,
+  });
+  const text = (a: WhatCanAnswer) => {
+    // By name where the review knows it (listed, or named by a binding); the uid tells two of a name apart.
+    const names = namesOf(a.review);
+    const who = printable(names.identityWithKind(identity));
+    return grantsText(`what ${who} holds under ${printable(names.group(a.group.uid))}:`, a.grants, a.review);
+  };
+  const identityName = answers
+    .map((a) => namesOf(a.review).identityName(identity))
+    .find((name) => name !== "");
+  const named = { identity, ...(identityName !== undefined ? { identityName } : {}) };
+  if (!perOrganization) {
+    const [a] = answers as [WhatCanAnswer];
+    if (format === "json") io.stdout(`${JSON.stringify({ ...named, ...json(a) }, null, 2)}\n`);
+    else if (format === "csv") io.stdout(grantsCsv(a.grants, a.review));
+    else io.stdout(text(a));
+  } else if (format === "json")
+    io.stdout(`${JSON.stringify({ ...named, organizations: answers.map(json) }, null, 2)}\n`);
+  else if (format === "csv")
+    io.stdout(
+      grantsCsvByOrganization(
+        answers.map((a) => ({ organization: a.group, grants: a.grants, review: a.review })),
+      ),
+    );
+  else io.stdout(answers.map(text).join("\n"));
+}
 
 /** The exit code of --fail-on-privileged-workload and --fail-on-new-privileged when they find something. */
 export const EXIT_PRIVILEGED = 2;
@@ -160,6 +229,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr(`${printable(data.top.name)}: ${data.calls} API calls, ${Date.now() - started} ms`);
       return data;
     };
+    /** Where a person's access is looked for: every organization the caller may list (./read readOrganizations). */
+    const organizationsFor = async (identity: string) => {
+      const { organizations, calls } = await readOrganizations(connect(), {
+        progress: (line) => io.stderr(line),
+      });
+      io.stderr(`organizations: ${organizations.length} (${calls} API calls)`);
+      if (organizations.length === 0)
+        throw new Refusal(
+          `${identity} is a root-level user and the caller may list no organization: say which group with --in <group uid>`,
+        );
+      return organizations;
+    };
     const [command, ...rest] = argv;
     if (command === "--help" || command === "-h" || command === "help") {
       io.stdout(`${USAGE.split(" | ").join("\n     | ")}\n`);
@@ -256,30 +337,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (p.positional.length !== 1 || identity === undefined)
         throw new Refusal(`what-can needs one identity uid; ${USAGE}`);
       const format = formatOf(p, false);
-      // A workload lives in an organization: its root is the default scope. A person needs --in.
+      // A workload lives in an organization: its root is the default scope. A person belongs to none.
       const scope = one(p, "--in") ?? (identity.includes("/") ? identity.split("/")[0]! : undefined);
-      if (scope === undefined)
-        throw new Refusal(`${identity} is a root-level user: say which organization with --in <group uid>`);
-      const data = await read(scope);
-      const r = review(data);
-      warnPartial(r, io);
-      const grants = whatCan(data, identity);
-      const names = namesOf(r);
-      const identityName = names.identityName(identity);
-      const answer = {
-        identity,
-        ...(identityName !== "" ? { identityName } : {}),
-        group: scope,
-        groupName: r.group.name,
-        partial: r.partial,
-        grants,
-      };
-      if (format === "json") io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
-      else if (format === "csv") io.stdout(grantsCsv(grants, r));
-      else {
-        const who = printable(names.identityWithKind(identity));
-        io.stdout(grantsText(`what ${who} holds under ${printable(names.group(scope))}:`, grants, r));
-      }
+      const answers: WhatCanAnswer[] = [];
+      if (scope !== undefined) answers.push(whatCanIn(await read(scope), identity));
+      else
+        for (const organization of await organizationsFor(identity))
+          answers.push(whatCanIn(await read(organization.uid), identity));
+      for (const a of answers) warnPartial(a.review, io);
+      writeWhatCan(io, format, identity, answers, scope === undefined);
       return 0;
     }
     if (command === "least-privilege") {

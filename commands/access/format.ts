@@ -302,10 +302,30 @@ const csv = (rows: string[][]) => rows.map((row) => row.map(csvField).join(","))
 
 /** One row per capability held and binding that grants it. */
 export function grantsCsv(grants: Grant[], r: Review): string {
+  return csv([[...CSV_COLUMNS], ...grantRows(grants, r)]);
+}
+
+/**
+ * The grants of several answers in one table (what-can for a person, one answer per organization the caller sees):
+ * each row starts with the organization it is in, by uid and name.
+ */
+export function grantsCsvByOrganization(
+  answers: { organization: { uid: string; name: string }; grants: Grant[]; review: Review }[],
+): string {
+  return csv([
+    ["organization", "organization_name", ...CSV_COLUMNS],
+    ...answers.flatMap(({ organization, grants, review }) =>
+      grantRows(grants, review).map((row) => [organization.uid, organization.name, ...row]),
+    ),
+  ]);
+}
+
+/** The CSV_COLUMNS of each capability held and binding that grants it. */
+function grantRows(grants: Grant[], r: Review): string[][] {
   const ids = new Map(r.identities.map((i) => [i.uid, i]));
   const names = namesOf(r);
   const flag = (v: boolean | null | undefined) => (v === null || v === undefined ? "" : String(v));
-  const rows: string[][] = [[...CSV_COLUMNS]];
+  const rows: string[][] = [];
   for (const g of grants)
     for (const t of g.through) {
       const i = ids.get(g.identity);
@@ -327,7 +347,7 @@ export function grantsCsv(grants: Grant[], r: Review): string {
         names.groupName(t.boundOn),
       ]);
     }
-  return csv(rows);
+  return rows;
 }
 
 /**

@@ -13,7 +13,7 @@
  */
 import { type Group, type Identity, type PlatformClient, type Role, type RoleBinding } from "../../sdk";
 import { AccessModel, ancestorsOrSelf, grantRoots, isAtOrBelow, underAny } from "../../sdk/access-model";
-import { PAGE_SIZE, openGroup } from "../reading";
+import { PAGE_SIZE, noAccess, openGroup, readAll } from "../reading";
 
 export interface AccessData {
   /** The group read. */
@@ -57,6 +57,26 @@ export function callerOf(env: Record<string, string | undefined>): string | unde
   const assumed = env["PLATFORM_IDENTITY"];
   if (assumed !== undefined && assumed !== "") return assumed;
   return tokenSubject(env["PLATFORM_TOKEN"]);
+}
+
+/**
+ * The organizations (root groups) the caller may list, by name then uid: where a person, who belongs to no group,
+ * holds anything the caller can see. One list of root groups, in pages of 200.
+ */
+export async function readOrganizations(
+  client: PlatformClient,
+  options: Pick<ReadOptions, "progress"> = {},
+): Promise<{ organizations: Group[]; calls: number }> {
+  let calls = 0;
+  const organizations = await readAll(
+    "organizations",
+    client.groups.list({ inRoot: true, pageSize: PAGE_SIZE }),
+    () => void calls++,
+    options.progress,
+  ).catch((err: unknown) => noAccess(err, "list organizations"));
+  const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  organizations.sort((a, b) => compare(a.name, b.name) || compare(a.uid, b.uid));
+  return { organizations, calls };
 }
 
 /** Reads what the access tools need under `groupUid`. Throws Refusal for what it will not do. */

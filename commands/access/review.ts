@@ -58,6 +58,7 @@ export interface ReviewedIdentity {
   name: string;
   /** Root-level users (no parent) are people; identities under a group are workloads. */
   kind: IdentityKind;
+  /** The last token exchange that assumed it; absent when none ever has. */
   lastSeenTime?: string;
   /** No token exchange since the threshold (or ever); null when not known (a person's last login is not listed). */
   unused: boolean | null;
@@ -276,6 +277,17 @@ function managedIdentities(data: AccessData, states: { contents: StateContents }
   return managed;
 }
 
+/** No token exchange has assumed the identity: its lastSeenTime is absent, or not after its createTime. */
+function neverFederated(identity: {
+  lastSeenTime?: string | undefined;
+  createTime?: string | undefined;
+}): boolean {
+  if (identity.lastSeenTime === undefined) return true;
+  return (
+    identity.createTime !== undefined && Date.parse(identity.lastSeenTime) <= Date.parse(identity.createTime)
+  );
+}
+
 /** The review of the subtree read into `data`. */
 export function review(data: AccessData, options: ReviewOptions = {}): Review {
   const now = options.now ?? new Date();
@@ -291,8 +303,10 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
   const threshold = now.getTime() - unusedAfterDays * DAY_MS;
   const reviewed = (uid: string): ReviewedIdentity => {
     const found = listed.get(uid);
-    const lastSeen = found?.lastSeenTime;
-    // A workload listed without lastSeenTime never exchanged a token; a person's last login is not listed.
+    // The service returns lastSeenTime from create on, as the creation time until a token exchange first assumes
+    // the identity: one whose lastSeenTime is not after its createTime (or that has none) never federated. A
+    // person's last login is not listed.
+    const lastSeen = found === undefined || neverFederated(found) ? undefined : found.lastSeenTime;
     const unused =
       found === undefined ? null : lastSeen === undefined ? true : Date.parse(lastSeen) < threshold;
     return {

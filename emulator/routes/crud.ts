@@ -1,26 +1,20 @@
 /**
- * The generic verbs shared by every v2 collection: list (filters, access, pagination), get, create under a
- * parent group, PATCH with or without updateMask (AIP-134, see ../update-mask.ts), delete. Each collection's file
- * describes it with a `CollectionSpec` (special rules live in its hooks); ./table.ts names which verbs it answers.
+ * How the emulator serves one collection of the API, and the verbs every v2 collection shares but list: get, create
+ * under a parent group, PATCH with or without updateMask (AIP-134, see ../update-mask.ts), delete. Each collection's
+ * file describes it with a `CollectionSpec` (special rules live in its hooks); ./table.ts names which verbs it
+ * answers. The list is ./crud-list.ts; which members a body may carry, ./crud-bodies.ts.
+ *
+ * May import: zod (types), ../../sdk/access-model, ../../sdk/schemas/common (types), ../errors, ../listing,
+ * ../update-mask, ../store (types), ./crud-bodies, ./types.
  */
 import type { z } from "zod";
 import type { FieldViolation } from "../../sdk/schemas/common";
-import { COLLECTION_ACCESS, capabilityFor, underAny, type Verb } from "../../sdk/access-model";
-import { badField, notFound } from "../errors";
-import { refuseUnknownMembers } from "../members";
-import { defineOwn } from "../../sdk/schemas/own-keys";
-import {
-  PAGING_PARAMS,
-  UIDP_PARAMS,
-  checkQuery,
-  parseListParams,
-  type ListParams,
-  type ParamRule,
-  type Query,
-} from "../listing";
+import { COLLECTION_ACCESS, capabilityFor, type Verb } from "../../sdk/access-model";
+import { notFound } from "../errors";
+import { checkQuery, type ListParams, type ParamRule, type Query } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
-import * as openapi from "../../sdk/schemas/openapi.generated";
+import { outputOnlyOf, refuseUnknownFields, wireMessageOf, type WireMessage } from "./crud-bodies";
 import type { RouteContext } from "./types";
 
 /**
@@ -53,11 +47,14 @@ export interface CollectionSpec {
   globalObjects?: (params: ListParams) => StoredObject[];
   create?: {
     schema: z.ZodTypeAny;
-    /** Output-only members a client may echo on create; ignored (AIP-203). uid and times always are. */
+    /**
+     * Members the OpenAPI leaves writable that a spec rule keeps from clients (a group's `verified`): ignored on
+     * create as the OpenAPI's output-only members are (AIP-203; ./crud-bodies.ts reads those from the OpenAPI).
+     */
     ignored?: readonly string[];
     /**
-     * The resource's whole wire message: an ignored member is still checked against its type there, since a wrong
-     * JSON type is a malformed request the service's parser refuses before any field is read (`verified: {}`).
+     * The resource's whole wire message: an output-only member is still checked against its type there, since a
+     * wrong JSON type is a malformed request the service's parser refuses before any field is read (`verified: {}`).
      * Default: the OpenAPI's message named after the kind (`wireMessageOf`).
      */
     wire?: WireMessage;
@@ -97,7 +94,7 @@ export interface CollectionSpec {
 /** The members most collections sort by. */
 export const COMMON_SORT = ["uid", "name", "description", "createTime", "updateTime"] as const;
 
-const defaultAccessGroup = (o: StoredObject): string => o.parent;
+export const defaultAccessGroup = (o: StoredObject): string => o.parent;
 
 /**
  * The group whose bindings govern `uid` of this kind, from the uid alone, so access is decided before, and
@@ -142,115 +139,6 @@ export function loadParentGroup(spec: CollectionSpec, ctx: RouteContext, parentU
   return parent;
 }
 
-/** `artifactNames` → `artifact_names`, `uidp.childrenOf` → `uidp.children_of`. */
-function snakeCase(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-}
-
-/** `artifact_names` → `artifactNames`, `uidp.children_of` → `uidp.childrenOf`. */
-function camelCase(name: string): string {
-  return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-}
-
-/**
- * The query with every parameter under both spellings, as the real service accepts both (spec README):
- * list handlers and filters name one spelling and still see a parameter sent in the other (the SDK sends
- * snake_case, the OpenAPI names camelCase). A spelling the client sent itself is never overwritten.
- */
-export function withBothSpellings(query: Query): Query {
-  const out: Query = { ...query };
-  for (const [name, value] of Object.entries(query)) {
-    for (const alias of [snakeCase(name), camelCase(name)])
-      if (!Object.hasOwn(out, alias)) defineOwn(out, alias, value);
-  }
-  return out;
-}
-
-/** Every parameter a v2 list of this collection takes, with its rule. */
-export function listParameters(spec: CollectionSpec): Readonly<Record<string, ParamRule>> {
-  return { ...UIDP_PARAMS, ...(spec.listParams ?? { name: "text" }), ...PAGING_PARAMS };
-}
-
-/** Is `uid` strictly below `ancestor`? */
-const below = (uid: string, ancestor: string): boolean => uid.startsWith(`${ancestor}/`);
-
-/**
- * The filters of a list that test the object itself (name, uidp.ids, uidp.inRoot, uidp.ancestorsOf), as every list,
- * v2 and v1, reads them; the scopes (childrenOf, descendantsOf) choose where the candidates come from.
- */
-export function matchesListFilters(params: ListParams, o: StoredObject): boolean {
-  return (
-    (params.name === undefined || o.fields.name === params.name) &&
-    (params.ids === undefined || params.ids.includes(o.uid)) &&
-    (params.inRoot !== true || !o.uid.includes("/")) &&
-    (params.ancestorsOf === undefined || below(params.ancestorsOf, o.uid))
-  );
-}
-
-/** Whether `o` lies in the scope `uidp.childrenOf` / `uidp.descendantsOf` ask for (its parent is, or is below). */
-export function inListScope(params: ListParams, o: StoredObject): boolean {
-  return (
-    (params.childrenOf === undefined || o.parent === params.childrenOf) &&
-    (params.descendantsOf === undefined ||
-      o.parent === params.descendantsOf ||
-      o.parent.startsWith(`${params.descendantsOf}/`))
-  );
-}
-
-export function listHandler(spec: CollectionSpec) {
-  const rules = listParameters(spec);
-  return (ctx: RouteContext): Record<string, unknown> => {
-    checkQuery(ctx.query, rules, `GET ${spec.prefix}`);
-    const query = withBothSpellings(ctx.query);
-    const params = parseListParams(query, spec.sortable);
-    const extra = spec.filters?.(query);
-    const accessGroup = spec.accessGroup ?? defaultAccessGroup;
-    const { store, access } = ctx.svc;
-    const queryKey = JSON.stringify([
-      spec.kind,
-      params.descendantsOf,
-      params.childrenOf,
-      params.ancestorsOf,
-      params.inRoot,
-      params.ids,
-      params.name,
-      extra?.key,
-      params.orderField,
-      params.descending,
-    ]);
-    const candidates = function* (): Iterable<StoredObject> {
-      const roots = access.grantRoots(ctx.caller, cap(spec, "LIST"));
-      const matches = (o: StoredObject): boolean =>
-        matchesListFilters(params, o) && (extra === undefined || extra.test(o));
-      if (spec.globalObjects !== undefined)
-        for (const o of spec.globalObjects(params)) if (matches(o)) yield o;
-      if (roots.size === 0) return;
-      const source =
-        params.childrenOf !== undefined ? store.children(spec.kind, params.childrenOf) : store.all(spec.kind);
-      for (const o of source) {
-        if (!inListScope(params, o)) continue;
-        if (!matches(o)) continue;
-        if (!underAny(accessGroup(o), roots)) continue;
-        yield o;
-      }
-    };
-    const page = ctx.svc.lister.page({
-      params,
-      queryKey,
-      cacheKey: `${queryKey}|${ctx.caller.identityUid}`,
-      version: store.version,
-      now: ctx.svc.clock.now().getTime(),
-      candidates,
-    });
-    return {
-      [spec.plural]: page.items.map((o) => spec.toWire(o, ctx)),
-      ...(page.nextPageToken !== undefined ? { nextPageToken: page.nextPageToken } : {}),
-      totalCount: String(page.totalCount),
-      skipped: page.skipped,
-    };
-  };
-}
-
 /**
  * Get, create and delete take no query parameter and PATCH only `updateMask` (the OpenAPI documents none; the
  * spec adds updateMask): anything else is refused, never ignored (a misspelt mask would otherwise change the
@@ -266,61 +154,14 @@ export function getHandler(spec: CollectionSpec) {
   };
 }
 
-/** Output-only members of every resource, ignored when a client sends them on create (AIP-203). */
-const OUTPUT_ONLY_ON_CREATE = ["uid", "createTime", "updateTime"];
-
-/** A zod object schema, as far as the type check of ignored members needs one. */
-export interface WireMessage {
-  shape: Readonly<Record<string, z.ZodTypeAny>>;
-}
-
 /**
- * The OpenAPI's message of a kind, by the API's naming (`roleBindings` → RoleBinding, `identities` → Identity):
- * the type every output-only member a create ignores is checked against.
+ * A create body's members: those of the create schema, and output-only ones (the OpenAPI's, and `create.ignored`),
+ * which are ignored if they have their type (./crud-bodies.ts); anything else is code 3 naming it.
  */
-export function wireMessageOf(kind: Kind): WireMessage {
-  const name = kind
-    .replace(/ies$/, "y")
-    .replace(/s$/, "")
-    .replace(/^./, (c) => c.toUpperCase());
-  const message: unknown = Object.hasOwn(openapi, name) ? openapi[name as keyof typeof openapi] : undefined;
-  if (typeof message !== "object" || message === null || !("shape" in message))
-    throw new Error(`no OpenAPI message ${name} for the kind ${kind}`);
-  return message as WireMessage;
-}
-
-/**
- * A create body member that is neither a field of the resource nor an output-only one, at any depth, is code 3
- * naming its path (../members.ts): the emulator stores everything it accepts, so it refuses what it cannot store
- * rather than drop it. An output-only member (uid, times, `ignored`) that `wire` types is ignored only when it has
- * its type (else code 3 naming it).
- */
-export function refuseUnknownFields(
-  body: unknown,
-  schema: z.ZodTypeAny,
-  label: string,
-  ignored: readonly string[] = [],
-  wire?: WireMessage,
-): void {
-  // uid and the times are the message's own when it has them (a role binding has no updateTime: an unknown member).
-  const outputOnly = [
-    ...OUTPUT_ONLY_ON_CREATE.filter((member) => wire === undefined || Object.hasOwn(wire.shape, member)),
-    ...ignored,
-  ];
-  refuseUnknownMembers(body, schema, label, outputOnly);
-  if (wire === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
-  for (const member of outputOnly) {
-    const value = Object.hasOwn(body, member) ? (body as Record<string, unknown>)[member] : undefined;
-    const type = Object.hasOwn(wire.shape, member) ? wire.shape[member] : undefined;
-    // null is any member's default in protobuf JSON, so it is no wrong type.
-    const parsed =
-      type === undefined || value === undefined || value === null ? undefined : type.safeParse(value);
-    if (parsed === undefined || parsed.success) continue;
-    throw badField(
-      member,
-      `${member} is output-only, but must be of its type: ${parsed.error.issues[0]?.message}`,
-    );
-  }
+export function refuseUnknownCreateFields(spec: CollectionSpec, body: unknown): void {
+  const create = spec.create!;
+  const outputOnly = [...outputOnlyOf(spec.kind), ...(create.ignored ?? [])];
+  refuseUnknownFields(body, create.schema, spec.label, outputOnly, create.wire ?? wireMessageOf(spec.kind));
 }
 
 export function createHandler(spec: CollectionSpec) {
@@ -330,13 +171,7 @@ export function createHandler(spec: CollectionSpec) {
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
-    refuseUnknownFields(
-      ctx.body,
-      create.schema,
-      spec.label,
-      create.ignored,
-      create.wire ?? wireMessageOf(spec.kind),
-    );
+    refuseUnknownCreateFields(spec, ctx.body);
     const body = ctx.svc.parseBody(create.schema, ctx.body, create.check) as Record<string, unknown>;
     const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
     const object = ctx.svc.insert(spec.kind, parentUid, fields, {
@@ -355,15 +190,22 @@ export function updateHandler(spec: CollectionSpec) {
     checkQuery(ctx.query, UPDATE_PARAMS, `PATCH ${spec.prefix}/{uid}`);
     const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
     const wire = spec.toWire(object, ctx);
-    // Unknown members are refused as on create; output-only ones (in the wire form) are resolveUpdate's to judge.
-    refuseUnknownMembers(ctx.body, update.schema, spec.label, [
-      ...OUTPUT_ONLY_ON_CREATE,
-      ...Object.keys(wire),
-      ...(update.ignored ?? []),
-      ...Object.keys(update.restricted ?? {}),
-    ]);
-    const { changes: merged, paths } = resolveUpdate(ctx.query, ctx.body, object.fields, wire, update);
-    // Nothing to change (no body, null, {}, or only output-only echoes): a true no-op, updateTime included.
+    // As on create: unknown members are refused, output-only ones ignored if they have their type (AIP-203), also
+    // in a mask; those only the service's staff may change (`restricted`) are resolveUpdate's to judge.
+    const ignored = [...outputOnlyOf(spec.kind), ...(update.ignored ?? [])];
+    const restricted = Object.keys(update.restricted ?? {});
+    refuseUnknownFields(
+      ctx.body,
+      update.schema,
+      spec.label,
+      [...ignored, ...restricted],
+      wireMessageOf(spec.kind),
+    );
+    const { changes: merged, paths } = resolveUpdate(ctx.query, ctx.body, object.fields, wire, {
+      ...update,
+      ignored,
+    });
+    // Nothing to change (no body, null, {}, or only output-only members): a true no-op, updateTime included.
     if (paths.length === 0) return wire;
     // The values after the update are validated whole, so a nested change cannot leave an invalid message.
     const defined = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));

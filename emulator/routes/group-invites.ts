@@ -50,7 +50,6 @@ export const groupInvites: CollectionSpec = {
   },
   create: {
     schema: GroupInviteCreate,
-    ignored: ["role", "code", "keyId", "expirationTime"],
     updateTime: false,
     check: (input) => {
       if (typeof input.ttl !== "string" || !PROTO_DURATION_PATTERN.test(input.ttl)) return [];

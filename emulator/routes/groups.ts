@@ -3,6 +3,7 @@
  * no parent, owned by its creator).
  */
 import { GROUP_UPDATE_FIELDS, Group, GroupCreate, GroupUpdate } from "../../sdk/schemas";
+import { NOT_CLIENT_SETTABLE } from "../../sdk/rules";
 import { badField, failedPrecondition, permissionDenied } from "../errors";
 import { checkQuery } from "../listing";
 import type { StoredObject } from "../store";
@@ -12,7 +13,7 @@ import {
   baseWire,
   NO_PARAMS,
   createHandler,
-  refuseUnknownFields,
+  refuseUnknownCreateFields,
   type CollectionSpec,
 } from "./crud";
 import type { RouteContext } from "./types";
@@ -45,7 +46,7 @@ export const groups: CollectionSpec = {
   },
   create: {
     schema: GroupCreate,
-    ignored: ["verified", "resourceLimits", "status"],
+    ignored: NOT_CLIENT_SETTABLE.Group,
     wire: Group,
     // Runs for subgroups only (an organization is created by createOrganization below).
     fields: (body) => {
@@ -57,7 +58,6 @@ export const groups: CollectionSpec = {
     schema: GroupUpdate,
     fields: GROUP_UPDATE_FIELDS,
     required: ["name"],
-    ignored: ["status"],
     restricted: { verified: "verified can only be set by the service's staff" },
     apply: (o, changes, ctx) => {
       if (o.parent !== "" && "kind" in changes) {
@@ -135,7 +135,7 @@ export function createOrganization(ctx: RouteContext): unknown {
       "creating an organization needs CAP_IAM_GROUPS_CREATE through a role binding (e.g. owner or editor)",
     );
   }
-  refuseUnknownFields(ctx.body, GroupCreate, "group", groups.create?.ignored, groups.create?.wire);
+  refuseUnknownCreateFields(groups, ctx.body);
   const body = ctx.svc.parseBody(GroupCreate, ctx.body);
   const organization = ctx.svc.createOrganization(ctx.caller, body);
   // The organization and its creator's owner binding propagate like any new group and binding.

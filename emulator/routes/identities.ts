@@ -50,12 +50,13 @@ export const identities: CollectionSpec = {
     if (member === undefined) return undefined;
     return { key: member, test: (o) => o.fields[member] !== undefined };
   },
-  // lastSeenTime: when a token exchange last assumed the identity (./sts.ts); absent until one has, so an identity
-  // never used reads as such (the OpenAPI: "When the identity was last federated").
-  toWire: (o) => ({ description: "", ...baseWire(o) }),
+  // lastSeenTime: the creation time until a token exchange assumes the identity, then the last exchange's time
+  // (../model.ts CREATE_TIME_MEMBERS, ./sts.ts); the spec's Identity table, which wins over the OpenAPI's "when the
+  // identity was last federated", returns it on create and on reads. An identity stored before the emulator set it
+  // at create reads its creation time too.
+  toWire: (o) => ({ description: "", ...baseWire(o), lastSeenTime: o.fields.lastSeenTime ?? o.createTime }),
   create: {
     schema: IdentityCreate,
-    ignored: ["lastSeenTime", "email", "emailUnverified"],
     check: (input) => claimMatchViolations(input.claimMatch, input),
     fields: (body, _parent, ctx) => {
       checkRelationship(body, Object.keys(body), ctx);
@@ -68,7 +69,6 @@ export const identities: CollectionSpec = {
     check: (input) => (input.claimMatch === undefined ? [] : claimMatchViolations(input.claimMatch, input)),
     fields: IDENTITY_UPDATE_FIELDS,
     required: ["name"],
-    ignored: ["email", "emailUnverified"],
     apply: (o, changes, ctx) => {
       checkRelationship(changes, Object.keys(changes), ctx);
       applyChanges(o, changes);

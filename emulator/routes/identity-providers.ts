@@ -55,7 +55,6 @@ export const identityProviders: CollectionSpec = {
   },
   create: {
     schema: IdentityProviderCreate,
-    ignored: ["scim"],
     check: (input) => issuerViolations(input.oidc),
     fields: (body, parent, ctx) => {
       requireGrantableRole(ctx, body.defaultRole as string, parent, "defaultRole");
@@ -66,7 +65,6 @@ export const identityProviders: CollectionSpec = {
     schema: IdentityProviderUpdate,
     fields: IDENTITY_PROVIDER_UPDATE_FIELDS,
     required: ["name", "defaultRole", "oidc"],
-    ignored: ["scim"],
     check: (input) => issuerViolations(input.oidc),
     apply: (o, changes, ctx, paths) => {
       if (typeof changes.defaultRole === "string")

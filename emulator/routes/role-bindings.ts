@@ -67,7 +67,6 @@ export const roleBindings: CollectionSpec = {
   },
   create: {
     schema: RoleBindingCreate,
-    ignored: ["identity", "group", "role"],
     updateTime: false,
     fields: (body, parent, ctx) => {
       requireIdentity(ctx, body.identityUid as string, "identityUid");

@@ -1,13 +1,14 @@
 /**
  * The route table: every method and path the emulator answers, one literal line each, in the OpenAPI's spelling
  * (`{uid}` is a uid with its slashes, `:verb` a custom method), so a path can be found by searching for it. Each
- * collection's rules live in the file named after it; the generic verbs in ./crud.ts.
+ * collection's rules live in the file named after it; the generic verbs in ./crud.ts and ./crud-list.ts.
  */
 import type { Control } from "./control";
 import { controlHandlers } from "./control";
 import { accountAssociations } from "./account-associations";
 import { advisories } from "./advisories";
-import { createHandler, deleteHandler, getHandler, listHandler, updateHandler } from "./crud";
+import { createHandler, deleteHandler, getHandler, updateHandler } from "./crud";
+import { listHandler } from "./crud-list";
 import { createOrganization, groups } from "./groups";
 import { groupInvites } from "./group-invites";
 import { identities, lookupIdentityUid } from "./identities";

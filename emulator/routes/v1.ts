@@ -18,16 +18,9 @@ import {
   type Query,
 } from "../listing";
 import type { StoredObject } from "../store";
-import {
-  NO_PARAMS,
-  cap,
-  inListScope,
-  loadVisible,
-  matchesListFilters,
-  refuseUnknownFields,
-  withBothSpellings,
-  type CollectionSpec,
-} from "./crud";
+import { NO_PARAMS, cap, loadVisible, type CollectionSpec } from "./crud";
+import { refuseUnknownFields } from "./crud-bodies";
+import { inListScope, matchesListFilters, withBothSpellings } from "./crud-list";
 import { accountAssociations } from "./account-associations";
 import { groupInvites } from "./group-invites";
 import { groups } from "./groups";

@@ -61,7 +61,7 @@ export const GetIdentityResultSchema = Identity.extend({
     .string()
     .optional()
     .describe(
-      "When a token exchange last assumed the identity (its last federation, or login); absent when none ever has: the identity was never used.",
+      "When a token exchange last assumed the identity (its last federation, or login); until one has, the identity's creation time (createTime): an identity whose lastSeenTime is not after its createTime was never used.",
     ),
 });
 

@@ -63,7 +63,7 @@ describe("platform-access", () => {
       made = await makeOrg(emulator, plan);
       [, eng, sandbox, ops] = made.groups as [string, string, string, string];
       [ci, bot, alice] = made.identities.map((i) => i.uid) as [string, string, string];
-      // ci federates once: a token exchange sets its lastSeenTime (an identity never used has none).
+      // ci federates once: a token exchange moves its lastSeenTime past its createTime (bot's stays there).
       await emulator.client.identities.update(ci, {
         claimMatch: { issuer: `${emulator.url}/oidc`, subject: "wl0" },
       });
@@ -108,6 +108,18 @@ describe("platform-access", () => {
       });
     });
 
+    it("review marks a workload never federated unused: its lastSeenTime, returned from create on, is its createTime", async () => {
+      const listed = await emulator.client.identities.get(bot);
+      expect(listed.lastSeenTime).toBe(listed.createTime);
+      const r = await json(["review", made.org, "--unused-after", "1d"]);
+      const marks = new Map(r.identities.map((i) => [i.uid, i]));
+      expect(marks.get(bot)).toMatchObject({ unused: true });
+      expect(marks.get(bot)).not.toHaveProperty("lastSeenTime");
+      expect(marks.get(ci)).toMatchObject({ unused: false, lastSeenTime: expect.any(String) });
+      const text = await run(["review", made.org]);
+      expect(text.out).toMatch(/wl1 \(.*\): workload, unused \(never seen\); last seen never/);
+    });
+
     it("review of a subgroup shows what is inherited from above it", async () => {
       const r = await json(["review", sandbox]);
       expect(sorted(keysOf(r.grants))).toEqual(sorted(expectedGrants(made, sandbox)));
@@ -140,15 +152,20 @@ describe("platform-access", () => {
       expect(none.grants.map((g) => g.identity)).toEqual([emulator.userUid]);
     });
 
-    it("what-can lists what an identity holds per group; a person needs --in", async () => {
+    it("what-can lists what an identity holds per group; a person's, in the one organization the caller sees", async () => {
       const w = await json<{ grants: Grant[] }>(["what-can", ci]);
       expect(sorted(keysOf(w.grants))).toEqual(
         sorted(new Map([...expectedGrants(made)].filter(([k]) => k.split(" ")[1] === ci))),
       );
-      const refused = await run(["what-can", alice]);
-      expect(refused.code).toBe(1);
-      expect(refused.err.join("\n")).toMatch(/root-level user: say which organization with --in/);
-      const a = await json<{ grants: Grant[] }>(["what-can", alice, "--in", made.org]);
+      const a = await json<{ grants: Grant[]; groupName: string }>(["what-can", alice, "--in", made.org]);
+      expect(a.groupName).toBe("demo-org");
+      // Without --in, a person's answer is the organization's: the caller sees that one only.
+      const one = await json<{ organizations: { group: string; groupName: string; grants: Grant[] }[] }>([
+        "what-can",
+        alice,
+      ]);
+      expect(one.organizations.map((o) => [o.group, o.groupName])).toEqual([[made.org, "demo-org"]]);
+      expect(sorted(keysOf(one.organizations[0]!.grants))).toEqual(sorted(keysOf(a.grants)));
       expect(new Set(a.grants.map((g) => g.group))).toEqual(new Set(made.groups));
       const csv = await run(["what-can", alice, "--in", made.org, "--csv"]);
       expect(csv.out.trimEnd().split("\r\n")).toHaveLength(1 + a.grants.length);
@@ -274,6 +291,94 @@ describe("platform-access", () => {
     });
   });
 
+  describe("what-can for a person, across the organizations the caller sees", () => {
+    // Two organizations made by the bootstrap user (who owns both); alice holds viewer on the first's folder and
+    // editor on the second; bob, another person, sees only the first.
+    let first: string, second: string, folder: string;
+    let alice: { uid: string; token: string }, bob: { uid: string; token: string };
+    const editor = BUILTIN_ROLES.find((r) => r.name === "editor")!;
+
+    beforeAll(async () => {
+      emulator.reset();
+      const client = emulator.client;
+      first = emulator.orgUid;
+      second = (await client.groups.create(undefined, { name: "second-org" })).uid;
+      folder = (await client.groups.create(first, { name: "team" })).uid;
+      alice = emulator.createUser("alice");
+      bob = emulator.createUser("bob");
+      await client.roleBindings.create(folder, { identityUid: alice.uid, roleUid: viewer.uid });
+      await client.roleBindings.create(second, { identityUid: alice.uid, roleUid: editor.uid });
+      await client.roleBindings.create(first, { identityUid: bob.uid, roleUid: viewer.uid });
+    });
+
+    type PerOrganization = { organizations: { group: string; groupName: string; grants: Grant[] }[] };
+
+    it("answers for each organization, by name, each read once, as --in each would", async () => {
+      emulator.clearRequestLog();
+      const r = await json<PerOrganization>(["what-can", alice.uid]);
+      expect(r.organizations.map((o) => [o.group, o.groupName])).toEqual([
+        [first, "demo-org"],
+        [second, "second-org"],
+      ]);
+      const reads = emulator
+        .requestLog()
+        .filter((e) => e.method === "GET" && /\/groups\/[0-9a-f]{40}$/.test(e.path));
+      expect(reads.map((e) => e.path).sort()).toEqual(
+        [first, second].map((o) => `/iam/v2beta1/groups/${o}`).sort(),
+      );
+      for (const o of r.organizations) {
+        const single = await json<{ grants: Grant[] }>(["what-can", alice.uid, "--in", o.group]);
+        expect(sorted(keysOf(o.grants))).toEqual(sorted(keysOf(single.grants)));
+      }
+      const [inFirst, inSecond] = r.organizations as [
+        PerOrganization["organizations"][number],
+        PerOrganization["organizations"][number],
+      ];
+      expect(new Set(inFirst.grants.map((g) => g.group))).toEqual(new Set([folder]));
+      expect(new Set(inFirst.grants.map((g) => g.capability))).toEqual(new Set(viewer.capabilities));
+      expect(new Set(inSecond.grants.map((g) => g.capability))).toEqual(new Set(editor.capabilities));
+    });
+
+    it("text and CSV name the organization of each answer", async () => {
+      const text = await run(["what-can", alice.uid]);
+      expect(text.code).toBe(0);
+      expect(text.out).toContain(`what alice (${alice.uid}) holds under demo-org (${first}):`);
+      expect(text.out).toContain(`what alice (${alice.uid}) holds under second-org (${second}):`);
+      expect(text.out).toMatch(/on team \(.*\): alice/);
+      const csv = await run(["what-can", alice.uid, "--csv"]);
+      const [header, ...rows] = csv.out.trimEnd().split("\r\n");
+      expect(header!.split(",").slice(0, 3)).toEqual(["organization", "organization_name", "group"]);
+      const perOrganization = new Map<string, number>();
+      for (const row of rows) {
+        const [uid, name, group] = row.split(",");
+        expect([uid, name]).toEqual(uid === first ? [first, "demo-org"] : [second, "second-org"]);
+        expect(group === uid || group!.startsWith(`${uid}/`)).toBe(true);
+        perOrganization.set(uid!, (perOrganization.get(uid!) ?? 0) + 1);
+      }
+      const r = await json<PerOrganization>(["what-can", alice.uid]);
+      for (const o of r.organizations)
+        expect([o.group, perOrganization.get(o.group)]).toEqual([
+          o.group,
+          o.grants.reduce((n, g) => n + g.through.length, 0),
+        ]);
+    });
+
+    it("a caller that sees one organization gets that one's answer", async () => {
+      const asBob = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: bob.token };
+      const r = await json<PerOrganization>(["what-can", alice.uid], asBob);
+      expect(r.organizations.map((o) => [o.group, o.groupName])).toEqual([[first, "demo-org"]]);
+      expect(JSON.stringify(r)).not.toContain(second);
+    });
+
+    it("a caller that sees no organization is told to say which group", async () => {
+      const carol = emulator.createUser("carol");
+      const asCarol = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: carol.token };
+      const refused = await run(["what-can", alice.uid], asCarol);
+      expect(refused.code).toBe(1);
+      expect(refused.err.join("\n")).toMatch(/may list no organization: say which group with --in/);
+    });
+  });
+
   it("review, who-can and what-can agree over random organizations", async () => {
     const planArb = orgPlans({ groups: 5, roles: 3, bindings: 8 });
     await fc.assert(
@@ -324,6 +429,18 @@ describe("platform-access", () => {
       expect.objectContaining({ name: "ci", kind: "workload", unused: true, privileged: false }),
     ]);
     expect(r.identities[0]).not.toHaveProperty("lastSeenTime");
+    // As the service returns it: lastSeenTime from create on, the creation time until the first exchange.
+    const created = "2020-01-01T00:00:00Z";
+    for (const [lastSeenTime, unused] of [
+      [created, true],
+      ["2020-01-01T00:00:00.000Z", true],
+      [new Date().toISOString(), false],
+    ] as const) {
+      const seen = { ...data.identities[0]!, createTime: created, lastSeenTime };
+      const again = review({ ...data, identities: [seen] }, { unusedAfterDays: 30 });
+      expect([lastSeenTime, again.identities[0]!.unused]).toEqual([lastSeenTime, unused]);
+      expect(again.identities[0]!.lastSeenTime).toBe(unused ? undefined : lastSeenTime);
+    }
   });
 
   describe("least-privilege", () => {

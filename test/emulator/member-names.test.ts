@@ -10,14 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KINDS } from "../../emulator/model";
 import { accountAssociations } from "../../emulator/routes/account-associations";
-import { wireMessageOf, type CollectionSpec } from "../../emulator/routes/crud";
+import type { CollectionSpec } from "../../emulator/routes/crud";
+import { outputOnlyOf, wireMessageOf } from "../../emulator/routes/crud-bodies";
 import { groupInvites } from "../../emulator/routes/group-invites";
 import { groups } from "../../emulator/routes/groups";
 import { identities } from "../../emulator/routes/identities";
 import { identityProviders } from "../../emulator/routes/identity-providers";
 import { roleBindings } from "../../emulator/routes/role-bindings";
 import { roles } from "../../emulator/routes/roles";
+import fc from "fast-check";
 import { details, start, type Api, type WireResponse } from "./helpers";
+import { resolve, spec, type Schema } from "./openapi";
 
 /** Names with a meaning in JavaScript, none of them a member of any message of the API. */
 const HOSTILE = [
@@ -156,12 +159,76 @@ describe.each(CASES)("$label", ({ createPath, body, noUpdate }) => {
     });
 });
 
+/** The OpenAPI message of a kind, read from the document itself: `platform.<package>.v2beta1.<Name>`. */
+function messageSchema(kind: string): Schema {
+  const name = kind
+    .replace(/ies$/, "y")
+    .replace(/s$/, "")
+    .replace(/^./, (c) => c.toUpperCase());
+  const schemas = spec.components.schemas as Record<string, Schema>;
+  const component = Object.keys(schemas).find((c) =>
+    new RegExp(`^platform\\.[a-z]+\\.v2beta1\\.${name}$`).test(c),
+  );
+  if (component === undefined) throw new Error(`no OpenAPI message for ${kind}`);
+  return resolve(schemas[component]!);
+}
+
+const propertiesOf = (schema: Schema) => (resolve(schema).properties ?? {}) as Record<string, Schema>;
+
+/** The members the OpenAPI marks readOnly on a kind's message (the test's own reading of the document). */
+function readOnlyMembers(kind: string): string[] {
+  return Object.entries(propertiesOf(messageSchema(kind)))
+    .filter(([, property]) => property.readOnly === true || resolve(property).readOnly === true)
+    .map(([member]) => member);
+}
+
 /**
- * An output-only member a create ignores (AIP-203: uid, the times, a collection's `ignored`) is still read by the
- * service's parser, so a value of the wrong JSON type is refused naming it; the type is the OpenAPI message's,
- * named after the kind (`wireMessageOf`), for every collection (issue 32: it was wired for groups only).
+ * A value of the schema's type that the service never produces: every string is `sent-...` (a date-time is in the
+ * 1990s), every map key too, every member of a message is present. So a value that was applied shows in a read.
  */
-describe("an output-only member sent on create", () => {
+function markerOf(schema: Schema): fc.Arbitrary<unknown> {
+  const s = resolve(schema);
+  if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
+  const marked = fc.stringMatching(/^[a-z0-9]{0,8}$/).map((text) => `sent-${text}`);
+  switch (s.type) {
+    case "string":
+      return s.format === "date-time"
+        ? fc
+            .date({
+              min: new Date("1990-01-01T00:00:00Z"),
+              max: new Date("1999-12-31T00:00:00Z"),
+              noInvalidDate: true,
+            })
+            .map((d) => d.toISOString())
+        : marked;
+    case "integer":
+    case "number":
+      return fc.integer({ min: 0, max: 1000 });
+    case "boolean":
+      return fc.boolean();
+    case "array":
+      return fc.array(markerOf((s.items ?? {}) as Schema), { minLength: 1, maxLength: 2 });
+    case "object":
+    default: {
+      if (s.properties !== undefined)
+        return fc.record(
+          Object.fromEntries(Object.entries(propertiesOf(s)).map(([k, p]) => [k, markerOf(p)])),
+        );
+      if (typeof s.additionalProperties === "object")
+        return fc.dictionary(marked, markerOf(s.additionalProperties as Schema), { minKeys: 1, maxKeys: 2 });
+      return marked;
+    }
+  }
+}
+
+/**
+ * Output-only members (AIP-203), one way on create and update for every member the OpenAPI marks readOnly, of every
+ * kind: accepted whatever their value, in the body and in an update mask (at any depth), and never applied (the
+ * stored value stays the service's, so a read shows none of what was sent); still read by the service's parser, so
+ * a value of the wrong JSON type is code 3 naming it. The members come from the OpenAPI document, not from the
+ * emulator's list.
+ */
+describe("output-only members, on create and update", () => {
   test("every kind has its OpenAPI message, and every collection that creates is covered here", () => {
     for (const kind of KINDS) expect(() => wireMessageOf(kind)).not.toThrow();
     expect(CASES.map((c) => c.spec.kind).sort()).toEqual(
@@ -172,29 +239,145 @@ describe("an output-only member sent on create", () => {
     );
   });
 
+  test("the emulator's output-only members of each kind are the OpenAPI's readOnly ones", () => {
+    for (const kind of KINDS)
+      expect([kind, [...outputOnlyOf(kind)].sort()]).toEqual([kind, readOnlyMembers(kind).sort()]);
+  });
+
+  test("no writable member of a created or updated kind holds a readOnly member (only top-level ones are ignored)", () => {
+    const nested = (schema: Schema, path: string, seen: Set<Schema>): string[] => {
+      const s = resolve(schema);
+      if (seen.has(s)) return [];
+      seen.add(s);
+      const inner = [s.items, s.additionalProperties].filter((x): x is Schema => typeof x === "object");
+      return [
+        ...Object.entries(propertiesOf(s)).flatMap(([k, p]) =>
+          p.readOnly === true || resolve(p).readOnly === true
+            ? [`${path}.${k}`]
+            : nested(p, `${path}.${k}`, seen),
+        ),
+        ...inner.flatMap((x) => nested(x, `${path}[]`, seen)),
+      ];
+    };
+    for (const { spec: collection } of CASES) {
+      const readOnly = readOnlyMembers(collection.kind);
+      const writable = Object.entries(propertiesOf(messageSchema(collection.kind))).filter(
+        ([member]) => !readOnly.includes(member),
+      );
+      expect([collection.kind, writable.flatMap(([m, p]) => nested(p, m, new Set()))]).toEqual([
+        collection.kind,
+        [],
+      ]);
+    }
+  });
+
   test.each(CASES)(
-    "$label: each is typed by the message, and a wrong type is refused naming it",
+    "$label: each is ignored at any value of its type, on create, on update and in a mask",
+    async (c) => {
+      const members = readOnlyMembers(c.spec.kind);
+      const properties = propertiesOf(messageSchema(c.spec.kind));
+      const sent = fc
+        .record(Object.fromEntries(members.map((m) => [m, markerOf(properties[m]!)])), { requiredKeys: [] })
+        .filter((r) => Object.keys(r).length > 0);
+      const hasDescription = (c.spec.update?.fields ?? []).includes("description");
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(sent, async (extra) => {
+          const untouched = (answer: unknown) => {
+            for (const [member, value] of Object.entries(extra))
+              expect([member, answer as Record<string, unknown>]).not.toEqual([
+                member,
+                expect.objectContaining({ [member]: value }),
+              ]);
+            expect(JSON.stringify(answer)).not.toContain("sent-");
+          };
+          const created = await postRaw(c.createPath(), JSON.stringify({ ...c.body(), ...extra }));
+          expect([created.status, created.text]).toEqual([200, created.text]);
+          untouched(created.body);
+          const path = `${/^\/[^/]+\/v2beta1\/[^/]+/.exec(c.createPath())![0]}/${created.body.uid}`;
+          if (c.noUpdate !== true) {
+            const before = (await api.get(path)).body;
+            // Paths into an output-only message are output-only too (`scim.enabled`, `identity.name`).
+            const paths = Object.entries(extra).map(([m, v]) =>
+              typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0
+                ? `${m}.${Object.keys(v)[0]}`
+                : m,
+            );
+            for (const query of [
+              "",
+              `?updateMask=${Object.keys(extra).join(",")}`,
+              `?updateMask=${paths.join(",")}`,
+            ]) {
+              const patched = await patchRaw(path, JSON.stringify(extra), query);
+              expect([query, patched.status, patched.text]).toEqual([query, 200, patched.text]);
+              // Nothing else was sent: a true no-op, updateTime included.
+              expect((await api.get(path)).body).toEqual(before);
+            }
+            if (hasDescription) {
+              const description = `run ${++run}`;
+              const patched = await patchRaw(
+                path,
+                JSON.stringify({ ...extra, description }),
+                `?updateMask=description,${paths.join(",")}`,
+              );
+              expect([patched.status, patched.body.description]).toEqual([200, description]);
+              untouched(patched.body);
+              const { updateTime: _u, ...rest } = (await api.get(path)).body;
+              const { updateTime: _b, ...was } = before;
+              expect(rest).toEqual({ ...was, description });
+            }
+          }
+          expect(api.emulator.snapshot()).not.toContain("sent-");
+          expect((await api.del(path)).status).toBe(200);
+        }),
+        { seed: 203, numRuns: 12 },
+      );
+    },
+  );
+
+  test.each(CASES)(
+    "$label: one of the wrong JSON type is refused naming it, on create and update",
     async (c) => {
       const message = c.spec.create!.wire ?? wireMessageOf(c.spec.kind);
-      const before = api.emulator.snapshot();
-      const times = ["uid", "createTime", "updateTime"];
-      // One the message does not have is no output-only member of it: an unknown one.
-      for (const member of times.filter((m) => !Object.hasOwn(message.shape, m)))
+      // The times the message does not have (a role binding's updateTime) are no output-only members: unknown ones.
+      for (const member of ["uid", "createTime", "updateTime"].filter(
+        (m) => !Object.hasOwn(message.shape, m),
+      ))
         expectRefused(await postRaw(c.createPath(), JSON.stringify({ ...c.body(), [member]: "x" })), member);
-      const outputOnly = [
-        ...times.filter((m) => Object.hasOwn(message.shape, m)),
-        ...(c.spec.create!.ignored ?? []),
-      ];
-      for (const member of outputOnly) {
+      const created = await postRaw(c.createPath(), JSON.stringify(c.body()));
+      expect(created.status).toBe(200);
+      const path = `${/^\/[^/]+\/v2beta1\/[^/]+/.exec(c.createPath())![0]}/${created.body.uid}`;
+      const before = api.emulator.snapshot();
+      for (const member of [...readOnlyMembers(c.spec.kind), ...(c.spec.create!.ignored ?? [])]) {
         const type = message.shape[member];
         expect([member, type !== undefined]).toEqual([member, true]);
         const wrong = [{ a: 1 }, [1], 5, "x", true].find((v) => !type!.safeParse(v).success);
-        const answer = await postRaw(c.createPath(), JSON.stringify({ ...c.body(), [member]: wrong }));
-        expectRefused(answer, member);
+        expectRefused(
+          await postRaw(c.createPath(), JSON.stringify({ ...c.body(), [member]: wrong })),
+          member,
+        );
+        if (c.noUpdate !== true) {
+          expectRefused(await patchRaw(path, JSON.stringify({ [member]: wrong })), member);
+          expectRefused(
+            await patchRaw(path, JSON.stringify({ [member]: wrong }), `?updateMask=${member}`),
+            member,
+          );
+        }
       }
       expect(api.emulator.snapshot()).toEqual(before);
+      await api.del(path);
     },
   );
+
+  test.each(CASES)("$label: an unknown member's message names the kind with its article", async (c) => {
+    const article = /^(identity|account|advisory)/.test(c.label) ? "an" : "a";
+    const answer = await postRaw(c.createPath(), JSON.stringify({ ...c.body(), bogus: 1 }));
+    expectRefused(answer, "bogus");
+    expect(answer.body.message).toBe(`Invalid argument: bogus: not a field of ${article} ${c.label}`);
+    expect(details(answer.body).fieldViolations).toEqual([
+      { field: "bogus", description: `bogus is not a field of ${article} ${c.label}` },
+    ]);
+  });
 });
 
 test("a v1 group update refuses each as a member of a v1 group", async () => {

@@ -49,8 +49,8 @@ describe("identities", () => {
       claimMatch: { issuer: "https://token.actions.githubusercontent.com", subjectPattern: "repo:acme/.*" },
     });
     expect(created.status).toBe(200);
-    // Never federated: no lastSeenTime (sts.test.ts sets and reads it).
-    expect(created.body).not.toHaveProperty("lastSeenTime");
+    // Never federated: lastSeenTime is the creation time (sts.test.ts moves it with an exchange).
+    expect(created.body.lastSeenTime).toBe(created.body.createTime);
     const patched = await api.patch(`/iam/v2beta1/identities/${created.body.uid}?updateMask=description`, {
       description: "ci",
       name: "ignored",

@@ -138,33 +138,59 @@ describe("token exchange", () => {
   });
 });
 
-describe("lastSeenTime: when a token exchange last assumed the identity (issue 32)", () => {
+describe("lastSeenTime: the creation time until a token exchange assumes the identity, then the last one's", () => {
   const reads = (uid: string) => [
     api.get(`/iam/v2beta1/identities/${uid}`).then((r) => r.body),
     api.get(`/iam/v2beta1/identities?uidp.ids=${encodeURIComponent(uid)}`).then((r) => r.body.identities[0]),
     api.get(`/iam/v1/identities?id=${encodeURIComponent(uid)}`).then((r) => r.body.items[0]),
   ];
 
-  test("absent on create and on every read until the identity first federates", async () => {
+  test("returned on create and on every read, as the creation time, until the identity first federates", async () => {
     const created = await api.post(`/iam/v2beta1/identities/${org}`, {
       name: "never-used",
       claimMatch: { issuer: `${api.emulator.url}/oidc`, subject: "never" },
     });
     expect(created.status).toBe(200);
-    expect(created.body).not.toHaveProperty("lastSeenTime");
+    expect(created.body.lastSeenTime).toBe(created.body.createTime);
     api.emulator.clock.advance(60_000);
-    for (const read of await Promise.all(reads(created.body.uid))) {
-      expect(read).toMatchObject({ name: "never-used" });
-      expect(read).not.toHaveProperty("lastSeenTime");
-    }
-    // A client that echoes it on create still gets none: it is output-only.
+    const [get, list, v1] = await Promise.all(reads(created.body.uid));
+    for (const read of [get, list])
+      expect(read).toMatchObject({ name: "never-used", lastSeenTime: created.body.createTime });
+    // v1 names the creation time createdAt.
+    expect(v1).toMatchObject({ name: "never-used", lastSeenTime: created.body.createTime });
+    expect(v1.createdAt).toBe(created.body.createTime);
+    // A root-level user is an identity too.
+    const me = (await api.get(`/iam/v2beta1/identities/${api.emulator.userUid}`)).body;
+    expect(me.lastSeenTime).toBe(me.createTime);
+    // A client that echoes one on create, or on update, gets the service's: it is output-only (AIP-203).
     const echoed = await api.post(`/iam/v2beta1/identities/${org}`, {
       name: "echoed",
       claimMatch: { issuer: `${api.emulator.url}/oidc`, subject: "echoed" },
       lastSeenTime: "2025-01-01T00:00:00Z",
     });
     expect(echoed.status).toBe(200);
-    expect(echoed.body).not.toHaveProperty("lastSeenTime");
+    expect(echoed.body.lastSeenTime).toBe(echoed.body.createTime);
+    const patched = await api.patch(`/iam/v2beta1/identities/${echoed.body.uid}`, {
+      ...echoed.body,
+      description: "read, changed, sent back",
+      lastSeenTime: "2099-01-01T00:00:00Z",
+    });
+    expect([patched.status, patched.body.description]).toEqual([200, "read, changed, sent back"]);
+    expect(patched.body.lastSeenTime).toBe(echoed.body.createTime);
+  });
+
+  test("sorting by it puts a never-federated identity at its creation time", async () => {
+    const first = await identity({ issuer: `${api.emulator.url}/oidc`, subject: "sort-a" });
+    api.emulator.clock.advance(1_000);
+    await identity({ issuer: `${api.emulator.url}/oidc`, subject: "sort-b" });
+    api.emulator.clock.advance(1_000);
+    await federate(first, "sort-a");
+    const listed = (
+      await api.get(`/iam/v2beta1/identities?uidp.descendants_of=${org}&order_by=last_seen_time`)
+    ).body.identities as { uid: string; lastSeenTime: string }[];
+    const times = listed.map((i) => i.lastSeenTime);
+    expect(times).toEqual([...times].sort());
+    expect(listed.at(-1)!.uid).toBe(first);
   });
 
   /** Exchanges a token for `uid` and returns the window (emulator clock) the exchange happened in. */

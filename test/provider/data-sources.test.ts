@@ -134,14 +134,14 @@ describe("iam data sources", () => {
     });
     const found = await platform.iam.getIdentity({ name: "ci", parentUid: emulator.orgUid });
     expect(found).toMatchObject({ uid: identity.uid, parentUid: emulator.orgUid });
-    // Never federated: no lastSeenTime, and the result's doc says what its absence means (issue 32).
-    expect(found).not.toHaveProperty("lastSeenTime");
+    // Never federated: lastSeenTime is the creation time, and the result's doc says what that means.
+    expect(found.lastSeenTime).toBe(identity.createTime);
     const schema = JSON.parse(readFileSync(join(__dirname, "..", "..", "schema.json"), "utf8")) as {
       functions: Record<string, { outputs: { properties: Record<string, { description?: string }> } }>;
     };
     expect(
       schema.functions["platform:iam:getIdentity"]!.outputs.properties.lastSeenTime!.description,
-    ).toMatch(/absent.*never/i);
+    ).toMatch(/not after its createTime was never used/);
   });
 
   it("getIdentity finds an identity by issuer and subject (the service's lookup), or answers the uid alone", async () => {

@@ -79,7 +79,7 @@ export interface GetIdentityResult {
      */
     readonly emailUnverified?: string;
     /**
-     * When a token exchange last assumed the identity (its last federation, or login); absent when none ever has: the identity was never used.
+     * When a token exchange last assumed the identity (its last federation, or login); until one has, the identity's creation time (createTime): an identity whose lastSeenTime is not after its createTime was never used.
      */
     readonly lastSeenTime?: string;
     /**

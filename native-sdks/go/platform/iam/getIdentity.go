@@ -52,7 +52,7 @@ type LookupIdentityResult struct {
 	Email *string `pulumi:"email"`
 	// Unverified email address from OIDC token (email_verified = false).
 	EmailUnverified *string `pulumi:"emailUnverified"`
-	// When a token exchange last assumed the identity (its last federation, or login); absent when none ever has: the identity was never used.
+	// When a token exchange last assumed the identity (its last federation, or login); until one has, the identity's creation time (createTime): an identity whose lastSeenTime is not after its createTime was never used.
 	LastSeenTime *string `pulumi:"lastSeenTime"`
 	// The identity's name; absent when found by issuer and subject but not readable by the caller (e.g. a person's root-level identity).
 	Name *string `pulumi:"name"`
@@ -146,7 +146,7 @@ func (o LookupIdentityResultOutput) EmailUnverified() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v LookupIdentityResult) *string { return v.EmailUnverified }).(pulumi.StringPtrOutput)
 }
 
-// When a token exchange last assumed the identity (its last federation, or login); absent when none ever has: the identity was never used.
+// When a token exchange last assumed the identity (its last federation, or login); until one has, the identity's creation time (createTime): an identity whose lastSeenTime is not after its createTime was never used.
 func (o LookupIdentityResultOutput) LastSeenTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v LookupIdentityResult) *string { return v.LastSeenTime }).(pulumi.StringPtrOutput)
 }

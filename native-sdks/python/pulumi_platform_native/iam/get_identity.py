@@ -128,7 +128,7 @@ class GetIdentityResult:
     @pulumi.getter(name="lastSeenTime")
     def last_seen_time(self) -> Optional[_builtins.str]:
         """
-        When a token exchange last assumed the identity (its last federation, or login); absent when none ever has: the identity was never used.
+        When a token exchange last assumed the identity (its last federation, or login); until one has, the identity's creation time (createTime): an identity whose lastSeenTime is not after its createTime was never used.
         """
         return pulumi.get(self, "last_seen_time")
 
