@@ -117,7 +117,7 @@ describe("platform-access", () => {
       expect(marks.get(bot)).not.toHaveProperty("lastSeenTime");
       expect(marks.get(ci)).toMatchObject({ unused: false, lastSeenTime: expect.any(String) });
       const text = await run(["review", made.org]);
-      expect(text.out).toMatch(/wl1 \(.*\): workload, unused \(never seen\); last seen never/);
+      expect(text.out).toMatch(/wl1: workload, unused \(never seen\); last seen never/);
     });
 
     it("review of a subgroup shows what is inherited from above it", async () => {
@@ -342,9 +342,9 @@ describe("platform-access", () => {
     it("text and CSV name the organization of each answer", async () => {
       const text = await run(["what-can", alice.uid]);
       expect(text.code).toBe(0);
-      expect(text.out).toContain(`what alice (${alice.uid}) holds under demo-org (${first}):`);
-      expect(text.out).toContain(`what alice (${alice.uid}) holds under second-org (${second}):`);
-      expect(text.out).toMatch(/on team \(.*\): alice/);
+      expect(text.out).toContain(`what alice (person) holds under demo-org:`);
+      expect(text.out).toContain(`what alice (person) holds under second-org:`);
+      expect(text.out).toMatch(/on team: alice/);
       const csv = await run(["what-can", alice.uid, "--csv"]);
       const [header, ...rows] = csv.out.trimEnd().split("\r\n");
       expect(header!.split(",").slice(0, 3)).toEqual(["organization", "organization_name", "group"]);
