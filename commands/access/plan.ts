@@ -103,8 +103,8 @@ export interface Named {
 export interface PlanChange {
   identity: Named;
   group: Named;
-  /** The groups under `group` (model uids) that inherit the same change. */
-  alsoUnder: string[];
+  /** The groups under `group` that inherit the same change. */
+  alsoUnder: Named[];
   gained: string[];
   lost: string[];
   /** The roles, and the bindings of the plan, granting the gains after the update or the losses before it. */
@@ -630,7 +630,7 @@ export function planAccess(
     return {
       identity: named.identity(c.identity),
       group: named.group(c.group),
-      alsoUnder: c.alsoUnder,
+      alsoUnder: c.alsoUnder.map(named.group),
       gained: c.gained,
       lost: c.lost,
       roles: uniqueBy(
