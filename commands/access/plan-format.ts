@@ -169,12 +169,15 @@ export function planText(plan: AccessPlan): string[] {
   return lines;
 }
 
-/** The per-resource lines: each binding the update creates whose references had no uid yet, by name. */
+/**
+ * The per-resource lines: each binding the update creates whose references had no uid yet, by name. They do not
+ * start with `Kind 'name':`, the form of the pack's violations, because they are not one.
+ */
 export function createdBindingLines(plan: AccessPlan): Array<{ key: string; line: string }> {
   const style = textStyle(plan);
   return plan.created
     .filter((b) => b.hadUnknown)
-    .map((b) => ({ key: b.resource.key, line: `${bindingAt(b, style)}: ${bindingText(b, style)}` }));
+    .map((b) => ({ key: b.resource.key, line: `${bindingText(b, style)} (${bindingAt(b, style)})` }));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -100,7 +100,7 @@ const SUMMARY = [
   "  workload identity ci-robot (new) gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST on folder platform (new), through role deployer (new), RoleBinding 'ci-robot-deployer'",
 ].join("\n");
 const BINDING =
-  "RoleBinding 'ci-robot-deployer': will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new)";
+  "will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding 'ci-robot-deployer')";
 
 describe.each<Front>(["dynamic", "native"])("%s front", (front) => {
   test("a first preview names the identity, both capabilities, the folder and the role, and no uid", async () => {
@@ -326,7 +326,7 @@ function expectWellFormedMarkdown(md: MarkdownIt, markdown: string, access: Retu
   expect(rows.every((r) => r.length === 4)).toBe(true);
   const textLines = [...planText(access), ...createdBindingLines(access).map((b) => b.line)].join("\n");
   for (const r of rows.filter((r) => r[0] !== "Identity" && r[0] !== "Resource")) {
-    expect(textLines).toContain(r[0]!.startsWith("RoleBinding") ? r[0]! : `${r[0]!} `);
+    expect(textLines).toContain(r[0]!.startsWith("RoleBinding") ? `(${r[0]!})` : `${r[0]!} `);
   }
 }
 
