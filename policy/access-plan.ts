@@ -13,12 +13,14 @@
  * over `pulumi preview --json` reads the organization and gives the full answer, through the same function
  * (../commands/access/plan.ts).
  *
- * May import: @pulumi/policy, ../commands/access/plan, ../commands/access/plan-format, ./access, ./resources.
+ * May import: @pulumi/policy, ../commands/access/plan, ../commands/access/plan-format, ../emulator/builtin-roles,
+ * ./access, ./resources.
  */
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import {
   NO_ORGANIZATION,
   UNKNOWN as PLAN_UNKNOWN,
+  isPlanKind,
   planAccess,
   type Organization,
   type PlanKind,
@@ -30,6 +32,9 @@ import { EMULATOR_OWNER_ROLE_UID, UNKNOWN, kindOf, known } from "./resources";
 import { BUILTIN_ROLES } from "../emulator/builtin-roles";
 
 export const ACCESS_PLAN_RULE = "access-plan";
+
+/** Where the pack, which reads nothing, sends a reader for the names of objects outside the stack. */
+const PACK_HINT = "the pack reads nothing; platform-access plan over pulumi preview --json reads their names";
 
 /** A property as plain data: every value the engine does not know yet is the plan's UNKNOWN. */
 function plain(read: () => unknown): unknown {
@@ -43,19 +48,10 @@ function plain(read: () => unknown): unknown {
   return value;
 }
 
-const PLAN_KINDS: ReadonlySet<string> = new Set<PlanKind>([
-  "Group",
-  "Identity",
-  "Role",
-  "RoleBinding",
-  "GroupAccess",
-  "IdentityAccess",
-]);
-
 /** The stack's resources as a plan (see the module's comment for how an operation is read). */
 export function planOfStack(resources: readonly PolicyResource[]): PlannedResource[] {
   const read = resources
-    .filter((r) => PLAN_KINDS.has(kindOf(r.type) ?? ""))
+    .filter((r) => isPlanKind(kindOf(r.type)))
     .map((r) => {
       const props = plain(() => r.props) as Record<string, unknown>;
       const dependencies = new Map(
@@ -116,7 +112,7 @@ export const accessPlan: StackValidationPolicy = {
       : [EMULATOR_OWNER_ROLE_UID];
     const plan = planAccess(planOfStack(args.resources), builtinsOnly(owners));
     if (plan.changes.length === 0 && plan.notes.length === 0 && plan.created.length === 0) return;
-    reportViolation(`[${ACCESS_PLAN_RULE}] ${planText(plan).join("\n")}`);
+    reportViolation(`[${ACCESS_PLAN_RULE}] ${planText(plan, PACK_HINT).join("\n")}`);
     for (const { key, line } of createdBindingLines(plan))
       reportViolation(`[${ACCESS_PLAN_RULE}] ${line}`, key);
   },

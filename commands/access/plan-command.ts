@@ -11,9 +11,12 @@ import * as fs from "node:fs";
 import type { PlatformClient } from "../../sdk";
 import { Refusal, type CommandIo } from "../command";
 import { NO_ORGANIZATION, planAccess, type AccessPlan, type Organization } from "./plan";
-import { createdBindingLines, planMarkdown, planText } from "./plan-format";
+import { UNNAMED_HINT, createdBindingLines, planMarkdown, planText } from "./plan-format";
 import { organizationsOf, planOfPreview } from "./preview-json";
 import { bindingFacts, callerOf, readAccess } from "./read";
+
+/** Where `--offline` leaves the names of objects outside the plan. */
+export const OFFLINE_HINT = "without --offline, platform-access plan reads their names";
 
 export interface PlanOptions {
   markdown: boolean;
@@ -89,7 +92,9 @@ export async function runPlan(
   connect: () => PlatformClient,
 ): Promise<number> {
   const plan = await accessPlanOf(options, io, connect);
-  if (options.markdown) io.stdout(planMarkdown(plan));
-  else io.stdout([...planText(plan), ...createdBindingLines(plan).map((b) => b.line)].join("\n") + "\n");
+  const hint = options.offline ? OFFLINE_HINT : UNNAMED_HINT;
+  if (options.markdown) io.stdout(planMarkdown(plan, hint));
+  else
+    io.stdout([...planText(plan, hint), ...createdBindingLines(plan).map((b) => b.line)].join("\n") + "\n");
   return 0;
 }

@@ -154,20 +154,46 @@ const noteText = (n: PlanNote, style: Style) => `${style.resource(n.resource)}: 
 
 const textStyle = (plan: AccessPlan) => styleOf(plan, asText, capabilityText);
 
-/** The summary as text, one line each: the headline, each change (indented), what is not known. */
-export function planText(plan: AccessPlan): string[] {
+/** How many objects the summary shows by uid because their name is not known where it was made. */
+export function unnamedCount(plan: AccessPlan): number {
+  const uids = new Set<string>();
+  const add = (n: Named | undefined) => {
+    if (n !== undefined && n.name === undefined && !n.uid.includes("~")) uids.add(n.uid);
+  };
+  for (const c of plan.changes) [c.identity, c.group, ...c.alsoUnder, ...c.roles].forEach(add);
+  for (const b of plan.created) [b.identity, b.group, b.role].forEach(add);
+  return uids.size;
+}
+
+/** The line saying some objects are shown by uid, and where their names are (`hint`). */
+function unnamedLine(plan: AccessPlan, hint: string): string | undefined {
+  const count = unnamedCount(plan);
+  if (count === 0) return undefined;
+  return `shown by uid: ${plural(count, "object")} whose name is not known here; ${hint}`;
+}
+
+/**
+ * The summary as text, one line each: the headline, each change (indented), what is not known (`hint` says where
+ * the names of objects shown by uid can be read).
+ */
+export function planText(plan: AccessPlan, hint = UNNAMED_HINT): string[] {
   const style = textStyle(plan);
   const changes = ordered(plan.changes);
   const lines = [`access plan: ${headline(plan)}`];
   for (const c of changes.slice(0, NAMED_CHANGES)) lines.push(`  ${changeText(c, style)}`);
   if (changes.length > NAMED_CHANGES)
     lines.push(`  and ${plural(changes.length - NAMED_CHANGES, "more change")}`);
-  if (plan.notes.length > 0) {
+  const unnamed = unnamedLine(plan, hint);
+  if (plan.notes.length > 0 || unnamed !== undefined) {
     lines.push("not known at preview:");
     for (const n of plan.notes) lines.push(`  ${noteText(n, style)}`);
+    if (unnamed !== undefined) lines.push(`  ${unnamed}`);
   }
   return lines;
 }
+
+/** Where the names of objects shown by uid are, by default: in the organization, for a reader allowed to list it. */
+export const UNNAMED_HINT = "the credentials that read the organization may not list them";
 
 /**
  * The per-resource lines: each binding the update creates whose references had no uid yet, by name. They do not
@@ -200,7 +226,7 @@ function table(header: string[], rows: string[][]): string[] {
 }
 
 /** The summary as a pull request's comment: a heading, the headline, then tables, privileged gains first. */
-export function planMarkdown(plan: AccessPlan): string {
+export function planMarkdown(plan: AccessPlan, hint = UNNAMED_HINT): string {
   const style = styleOf(plan, markdownText, code);
   const via = (c: PlanChange) => through(c, style) || "—";
   const changes = ordered(plan.changes).slice(0, NAMED_CHANGES);
@@ -254,9 +280,11 @@ export function planMarkdown(plan: AccessPlan): string {
   );
   if (plan.created.length > NAMED_CHANGES)
     out.push("", `And ${plural(plan.created.length - NAMED_CHANGES, "more binding")}.`);
-  if (plan.notes.length > 0) {
+  const unnamed = unnamedLine(plan, hint);
+  if (plan.notes.length > 0 || unnamed !== undefined) {
     out.push("", "#### Not known at preview", "");
     for (const n of plan.notes) out.push(`- ${noteText(n, style)}`);
+    if (unnamed !== undefined) out.push(`- ${unnamed}`);
   }
   return `${out.join("\n")}\n`;
 }

@@ -155,36 +155,20 @@ const cloneFacts = (f: Facts): Facts => ({
 
 const parentOf = (uid: string): string => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));
 
-function groupNamed(uid: string, name: string | undefined): Named {
-  return {
-    kind: "group",
-    uid,
-    name,
-    noun: uid.includes("/") ? "folder" : "organization",
-    isNew: false,
-    isGone: false,
-  };
+/** The nouns an object is named with: under a group, or at the root (an organization, a user, a built-in role). */
+const NOUNS: Record<Exclude<ObjectKind, "binding">, [under: string, root: string]> = {
+  group: ["folder", "organization"],
+  identity: ["workload identity", "user"],
+  role: ["role", "built-in role"],
+};
+
+function namedObject(kind: Exclude<ObjectKind, "binding">, uid: string, name: string | undefined): Named {
+  const [under, root] = NOUNS[kind];
+  return { kind, uid, name, noun: uid.includes("/") ? under : root, isNew: false, isGone: false };
 }
-function identityNamed(uid: string, name: string | undefined): Named {
-  return {
-    kind: "identity",
-    uid,
-    name,
-    noun: uid.includes("/") ? "workload identity" : "user",
-    isNew: false,
-    isGone: false,
-  };
-}
-function roleNamed(uid: string, name: string | undefined): Named {
-  return {
-    kind: "role",
-    uid,
-    name,
-    noun: uid.includes("/") ? "role" : "built-in role",
-    isNew: false,
-    isGone: false,
-  };
-}
+const groupNamed = (uid: string, name: string | undefined) => namedObject("group", uid, name);
+const identityNamed = (uid: string, name: string | undefined) => namedObject("identity", uid, name);
+const roleNamed = (uid: string, name: string | undefined) => namedObject("role", uid, name);
 
 const text = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : undefined;

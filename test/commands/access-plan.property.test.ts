@@ -142,48 +142,40 @@ test("the summary's gains and losses are the model's difference before and after
       const groupRef = (g: number) => (g < 0 ? base : ref(`g${g}`));
       const roleUid = (r: number) => (r < 0 ? org.role(BUILTIN[r]!) : undefined);
 
-      // The organization before the update.
-      for (const [i, g] of shape.groups.entries())
-        if (!g.isNew)
-          uids.set(
-            `g${i}`,
-            (await client.groups.create(g.parent < 0 ? base : uidOf(`g${g.parent}`), { name: `g${i}` })).uid,
-          );
       const claim = (i: number) => ({ issuer: TEST_ISSUER, subject: `s${i}` });
       const identityName = (i: number) => `${shape.identities[i]!.name}${i}`;
-      for (const [i, x] of shape.identities.entries())
-        if (!x.isNew)
-          uids.set(
-            `i${i}`,
-            (
-              await client.identities.create(x.group < 0 ? base : uidOf(`g${x.group}`), {
-                name: identityName(i),
-                claimMatch: claim(i),
-              })
-            ).uid,
-          );
-      for (const [i, r] of shape.roles.entries())
-        if (!r.isNew)
-          uids.set(
-            `r${i}`,
-            (
-              await client.roles.create(r.group < 0 ? base : uidOf(`g${r.group}`), {
-                name: r.name,
-                capabilities: r.caps,
-              })
-            ).uid,
-          );
-      for (const [i, b] of shape.bindings.entries())
-        if (!b.isNew)
-          uids.set(
-            `b${i}`,
-            (
-              await client.roleBindings.create(b.group < 0 ? base : uidOf(`g${b.group}`), {
-                identityUid: uidOf(`i${b.identity}`),
-                roleUid: roleUid(b.role) ?? uidOf(`r${b.role}`),
-              })
-            ).uid,
-          );
+      const at = (g: number) => (g < 0 ? base : uidOf(`g${g}`));
+      /** Makes the folders, identities and roles that exist before the update (or, `byUpdate`, those it makes). */
+      const make = async (byUpdate: boolean) => {
+        for (const [i, g] of shape.groups.entries())
+          if (g.isNew === byUpdate)
+            uids.set(`g${i}`, (await client.groups.create(at(g.parent), { name: `g${i}` })).uid);
+        for (const [i, x] of shape.identities.entries())
+          if (x.isNew === byUpdate) {
+            const identity = await client.identities.create(at(x.group), {
+              name: identityName(i),
+              claimMatch: claim(i),
+            });
+            uids.set(`i${i}`, identity.uid);
+          }
+        for (const [i, r] of shape.roles.entries())
+          if (r.isNew === byUpdate) {
+            const role = await client.roles.create(at(r.group), { name: r.name, capabilities: r.caps });
+            uids.set(`r${i}`, role.uid);
+          }
+      };
+      /** Makes a binding of the shape. */
+      const bind = async (b: Shape["bindings"][number]) =>
+        (
+          await client.roleBindings.create(at(b.group), {
+            identityUid: uidOf(`i${b.identity}`),
+            roleUid: roleUid(b.role) ?? uidOf(`r${b.role}`),
+          })
+        ).uid;
+
+      // The organization before the update.
+      await make(false);
+      for (const [i, b] of shape.bindings.entries()) if (!b.isNew) uids.set(`b${i}`, await bind(b));
 
       // The plan, as pulumi preview --json prints it.
       const plan: FixtureResource[] = [];
@@ -252,42 +244,12 @@ test("the summary's gains and losses are the model's difference before and after
         return { model: new AccessModel(facts), groups: data.groups.map((g) => g.uid) };
       };
       const before = await model();
-      for (const [i, g] of shape.groups.entries())
-        if (g.isNew)
-          uids.set(
-            `g${i}`,
-            (await client.groups.create(g.parent < 0 ? base : uidOf(`g${g.parent}`), { name: `g${i}` })).uid,
-          );
-      for (const [i, x] of shape.identities.entries())
-        if (x.isNew)
-          uids.set(
-            `i${i}`,
-            (
-              await client.identities.create(x.group < 0 ? base : uidOf(`g${x.group}`), {
-                name: identityName(i),
-                claimMatch: claim(i),
-              })
-            ).uid,
-          );
-      for (const [i, r] of shape.roles.entries()) {
-        if (r.isNew)
-          uids.set(
-            `r${i}`,
-            (
-              await client.roles.create(r.group < 0 ? base : uidOf(`g${r.group}`), {
-                name: r.name,
-                capabilities: r.caps,
-              })
-            ).uid,
-          );
-        else if (r.newCaps !== null) await client.roles.update(uidOf(`r${i}`), { capabilities: r.newCaps });
-      }
+      await make(true);
+      for (const [i, r] of shape.roles.entries())
+        if (!r.isNew && r.newCaps !== null)
+          await client.roles.update(uidOf(`r${i}`), { capabilities: r.newCaps });
       for (const [i, b] of shape.bindings.entries()) {
-        if (b.isNew)
-          await client.roleBindings.create(b.group < 0 ? base : uidOf(`g${b.group}`), {
-            identityUid: uidOf(`i${b.identity}`),
-            roleUid: roleUid(b.role) ?? uidOf(`r${b.role}`),
-          });
+        if (b.isNew) await bind(b);
         else if (b.deleted) await client.roleBindings.delete(uidOf(`b${i}`));
       }
       const after = await model();

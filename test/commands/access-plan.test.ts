@@ -116,6 +116,37 @@ describe.each<Front>(["dynamic", "native"])("%s front", (front) => {
   });
 });
 
+test("what the pack cannot name it shows by uid and says so; the command reads the name", async () => {
+  const plan: FixtureResource[] = [
+    {
+      kind: "Identity",
+      name: "robot",
+      op: "create",
+      inputs: { parentUid: org.uid, name: "ci-robot", claimMatch: { issuer: GITHUB, subject: "repo:a/b:x" } },
+    },
+    {
+      kind: "RoleBinding",
+      name: "robot-viewer",
+      op: "create",
+      inputs: { groupUid: org.uid, identityUid: ref("robot"), roleUid: org.role("viewer") },
+    },
+  ];
+  const pack = analyzerLines(plan, "native").map((l) => l.message);
+  expect(pack[0]).toContain(`on organization ${org.uid}, through built-in role viewer`);
+  expect(pack[0]).toMatch(
+    /\n {2}shown by uid: 1 object whose name is not known here; the pack reads nothing; platform-access plan over pulumi preview --json reads their names$/,
+  );
+  // Offline, the command does not even know the built-in role (the pack knows the emulator's).
+  const offline = await command(plan, "native", ["--offline"]);
+  expect(offline.out).toContain(
+    "shown by uid: 2 objects whose name is not known here; without --offline, platform-access plan reads their names",
+  );
+  const live = await command(plan, "native");
+  expect(live.out).toContain(`on organization ${await org.name()}, through built-in role viewer`);
+  expect(live.out).not.toContain(org.uid);
+  expect(live.out).not.toContain("shown by uid");
+});
+
 test("an existing role gaining a capability and a binding deleted: the command names the role and the revocation", async () => {
   const client = org.client;
   const folder = await org.folder("apps");
