@@ -116,6 +116,49 @@ describe.each<Front>(["dynamic", "native"])("%s front", (front) => {
   });
 });
 
+test("a role changed in place: the pack says it cannot tell what its holders gain or lose; the command can", async () => {
+  const folder = await org.folder("ops");
+  const bot = await org.identity("ops-bot", folder.uid);
+  const role = await org.client.roles.create(org.uid, { name: "operator", capabilities: ["CAP_REPO_LIST"] });
+  const binding = await org.client.roleBindings.create(folder.uid, {
+    identityUid: bot.uid,
+    roleUid: role.uid,
+  });
+  const plan: FixtureResource[] = [
+    {
+      kind: "Role",
+      name: "operator",
+      op: "update",
+      uid: role.uid,
+      olds: { parentUid: org.uid, name: "operator", capabilities: ["CAP_REPO_LIST"] },
+      inputs: { parentUid: org.uid, name: "operator", capabilities: ["CAP_REPO_LIST", "CAP_TAG_LIST"] },
+    },
+    {
+      kind: "RoleBinding",
+      name: "ops-bot-operator",
+      op: "same",
+      uid: binding.uid,
+      olds: { groupUid: folder.uid, identityUid: bot.uid, roleUid: ref("operator") },
+    },
+  ];
+  // The dynamic front gives the changed role no uid at preview: the binding naming it by uid tells it exists.
+  expect(analyzerLines(plan, "dynamic").map((l) => l.message)).toEqual([
+    [
+      "[access-plan] access plan: this update changes no access",
+      "not known at preview:",
+      "  Role 'operator': what it held before this update is not known here, so what its holders gain or lose through it is not shown",
+    ].join("\n"),
+  ]);
+  const run = await command(plan, "dynamic");
+  expect(run.out).toBe(
+    [
+      "access plan: this update grants 1 capability to 1 identity and revokes none",
+      "  workload identity ops-bot gains CAP_TAG_LIST on folder ops, through role operator",
+      "",
+    ].join("\n"),
+  );
+});
+
 test("what the pack cannot name it shows by uid and says so; the command reads the name", async () => {
   const plan: FixtureResource[] = [
     {
