@@ -3,15 +3,16 @@
  * line (the per-update summary) and one line per binding the update creates whose references have no uid yet.
  * Advisory diagnostics are an analyzer's only output channel; the rule never fails a preview.
  *
- * The engine gives an analyzer every resource of the stack as it will be (its properties, with values not known
- * yet, and the resources each property comes from), but neither the operation nor the state before. So the rule
- * reads the plan from that: a resource whose uid is not known yet is made by this update (or, when another
- * resource already names it by a known uid, changed by it, from a state the pack does not see), and one with a
- * known uid exists. It reads nothing from the service: a policy pack judges the plan it is given, offline (the
- * credentials the engine passes in the provider's inputs are never used, printed or kept). What it cannot name
- * (an object outside the stack, shown by uid; what an existing role held before) it says; `platform-access plan`
- * over `pulumi preview --json` reads the organization and gives the full answer, through the same function
- * (../commands/access/plan.ts).
+ * The engine gives an analyzer every resource of the stack as it will be (its properties, with values not known yet,
+ * and the resources each property comes from), but neither the operation nor the state before. So the rule reads the
+ * plan from that: a resource whose uid is not known yet is made by this update (or, when another resource already
+ * names it by a known uid, changed by it, from a state the pack does not see), and one with a known uid exists (on
+ * the native plugin a changed resource keeps its uid at preview, so a change of an existing role's capabilities
+ * looks like none here; the provider's own lines at preview say it). It reads nothing from the service: a policy
+ * pack judges the plan it is given, offline (the credentials the engine passes in the provider's inputs are never
+ * used, printed or kept). What it cannot name (an object outside the stack, shown by uid; what an existing role held
+ * before) it says; `platform-access plan` over `pulumi preview --json` reads the organization and gives the full
+ * answer, through the same function (../commands/access/plan.ts).
  *
  * May import: @pulumi/policy, ../commands/access/plan, ../commands/access/plan-format, ../emulator/builtin-roles,
  * ./access, ./resources.
