@@ -185,7 +185,12 @@ test("what the pack cannot name it shows by uid and says so; the command reads t
     "shown by uid: 2 objects whose name is not known here; without --offline, platform-access plan reads their names",
   );
   const live = await command(plan, "native");
-  expect(live.out).toContain(`on organization ${await org.name()}, through built-in role viewer`);
+  // The organization holds the folders of the other tests: the change reaches them too.
+  expect(live.out).toMatch(
+    new RegExp(
+      `on organization ${await org.name()}( and the \\d+ groups? under it)?, through built-in role viewer`,
+    ),
+  );
   expect(live.out).not.toContain(org.uid);
   expect(live.out).not.toContain("shown by uid");
 });
@@ -231,7 +236,7 @@ test("an existing role gaining a capability and a binding deleted: the command n
   );
   const loss = lines.find((l) => l.includes(" on organization "))!;
   expect(loss).toMatch(
-    /^ {2}workload identity release-bot loses CAP_ADVISORIES_LIST, .* on organization \S+, through built-in role viewer, RoleBinding 'bot-viewer'$/,
+    /^ {2}workload identity release-bot loses CAP_ADVISORIES_LIST, .* on organization \S+( and the \d+ groups? under it)?, through built-in role viewer, RoleBinding 'bot-viewer'$/,
   );
   expect(loss).not.toContain(org.uid);
   expect(keep.uid).toBeDefined();
