@@ -116,23 +116,44 @@ describe.each<Front>(["dynamic", "native"])("%s front", (front) => {
   });
 });
 
-test("a role changed in place: the pack says it cannot tell what its holders gain or lose; the command can", async () => {
-  const folder = await org.folder("ops");
-  const bot = await org.identity("ops-bot", folder.uid);
-  const role = await org.client.roles.create(org.uid, { name: "operator", capabilities: ["CAP_REPO_LIST"] });
+/**
+ * An existing folder holding a workload identity bound there to an existing custom role with CAP_REPO_LIST, and
+ * the plan's update of that role to `capabilities`.
+ */
+async function roleOnFolder(
+  names: { folder: string; identity: string; role: string },
+  capabilities: string[],
+) {
+  const folder = await org.folder(names.folder);
+  const identity = await org.identity(names.identity, folder.uid);
+  const role = await org.client.roles.create(org.uid, { name: names.role, capabilities: ["CAP_REPO_LIST"] });
   const binding = await org.client.roleBindings.create(folder.uid, {
-    identityUid: bot.uid,
+    identityUid: identity.uid,
     roleUid: role.uid,
   });
+  const update: FixtureResource = {
+    kind: "Role",
+    name: names.role,
+    op: "update",
+    uid: role.uid,
+    olds: { parentUid: org.uid, name: names.role, capabilities: ["CAP_REPO_LIST"] },
+    inputs: { parentUid: org.uid, name: names.role, capabilities },
+  };
+  return { folder, identity, role, binding, update };
+}
+
+test("a role changed in place: the pack says it cannot tell what its holders gain or lose; the command can", async () => {
+  const {
+    folder,
+    identity: bot,
+    binding,
+    update,
+  } = await roleOnFolder({ folder: "ops", identity: "ops-bot", role: "operator" }, [
+    "CAP_REPO_LIST",
+    "CAP_TAG_LIST",
+  ]);
   const plan: FixtureResource[] = [
-    {
-      kind: "Role",
-      name: "operator",
-      op: "update",
-      uid: role.uid,
-      olds: { parentUid: org.uid, name: "operator", capabilities: ["CAP_REPO_LIST"] },
-      inputs: { parentUid: org.uid, name: "operator", capabilities: ["CAP_REPO_LIST", "CAP_TAG_LIST"] },
-    },
+    update,
     {
       kind: "RoleBinding",
       name: "ops-bot-operator",
@@ -197,25 +218,18 @@ test("what the pack cannot name it shows by uid and says so; the command reads t
 
 test("an existing role gaining a capability and a binding deleted: the command names the role and the revocation", async () => {
   const client = org.client;
-  const folder = await org.folder("apps");
-  const bot = await org.identity("release-bot", folder.uid);
-  const role = await client.roles.create(org.uid, { name: "publisher", capabilities: ["CAP_REPO_LIST"] });
+  const {
+    identity: bot,
+    binding: keep,
+    update,
+  } = await roleOnFolder({ folder: "apps", identity: "release-bot", role: "publisher" }, [
+    "CAP_REPO_LIST",
+    "CAP_IAM_GROUPS_CREATE",
+  ]);
   const viewer = org.role("viewer");
-  const keep = await client.roleBindings.create(folder.uid, { identityUid: bot.uid, roleUid: role.uid });
   const drop = await client.roleBindings.create(org.uid, { identityUid: bot.uid, roleUid: viewer });
   const plan: FixtureResource[] = [
-    {
-      kind: "Role",
-      name: "publisher",
-      op: "update",
-      uid: role.uid,
-      olds: { parentUid: org.uid, name: "publisher", capabilities: ["CAP_REPO_LIST"] },
-      inputs: {
-        parentUid: org.uid,
-        name: "publisher",
-        capabilities: ["CAP_REPO_LIST", "CAP_IAM_GROUPS_CREATE"],
-      },
-    },
+    update,
     {
       kind: "RoleBinding",
       name: "bot-viewer",
