@@ -36,7 +36,7 @@ function readSource(source: string): string {
 }
 
 /** Reads the organizations, each as the caller may list it; what it may not is said on stderr. */
-export async function readOrganizations(
+export async function readPlanOrganizations(
   client: PlatformClient,
   roots: readonly string[],
   io: CommandIo,
@@ -81,7 +81,7 @@ export async function accessPlanOf(
   );
   const live = options.offline
     ? NO_ORGANIZATION
-    : await readOrganizations(connect(), organizationsOf(plan), io);
+    : await readPlanOrganizations(connect(), organizationsOf(plan), io);
   return planAccess(plan, live);
 }
 

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { AccessModel, accessDiff } from "../../sdk/access-model";
 import { planAccess, type Named } from "../../commands/access/plan";
 import { organizationsOf, planOfPreview } from "../../commands/access/preview-json";
-import { readOrganizations } from "../../commands/access/plan-command";
+import { readPlanOrganizations } from "../../commands/access/plan-command";
 import { bindingFacts, readAccess } from "../../commands/access/read";
 import { TEST_ISSUER, useOrganization } from "../organization";
 import { capture } from "./fixtures";
@@ -231,7 +231,7 @@ test("the summary's gains and losses are the model's difference before and after
       }
       const planned = planOfPreview(previewJson(plan, "native"), "plan");
       const io = capture({});
-      const summary = planAccess(planned, await readOrganizations(client, organizationsOf(planned), io));
+      const summary = planAccess(planned, await readPlanOrganizations(client, organizationsOf(planned), io));
       expect(summary.notes).toEqual([]);
 
       // The plan applied, in dependency order; the organization read before and after.

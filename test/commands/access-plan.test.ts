@@ -393,7 +393,11 @@ test("both adapters say the same thing over random first previews, and no name f
 });
 
 /** Headings and tables parse as such; every row has its four cells; each name cell reads as the text names it. */
-function expectWellFormedMarkdown(md: MarkdownIt, markdown: string, access: ReturnType<typeof planAccess>) {
+function expectWellFormedMarkdown(
+  md: InstanceType<typeof MarkdownIt>,
+  markdown: string,
+  access: ReturnType<typeof planAccess>,
+) {
   const tokens = md.parse(markdown, {});
   expect(tokens.filter((t) => t.type === "html_block" || t.type === "html_inline")).toEqual([]);
   const inline = tokens.filter((t) => t.type === "inline").flatMap((t) => t.children ?? []);
