@@ -4,7 +4,7 @@
  * preview never fails a rule: the rule skips it and the engine runs it again at `up`, when the value is known.
  *
  * May import: @pulumi/policy, re2js, ./resources, ./stack, ./access, ./pattern-breadth, ./claim-shapes,
- * ../sdk/access-model, ../provider/iam/duration.
+ * ../sdk/access-model, ../provider/iam/duration, ./access-plan.
  */
 import type {
   EnforcementLevel,
@@ -28,6 +28,7 @@ import {
   unmetNeeds,
 } from "../sdk/access-model";
 import { type ModelBinding, type Principal, type StackAccess, isWorkload, stackAccess } from "./access";
+import { accessPlan } from "./access-plan";
 import { breadthOf } from "./pattern-breadth";
 import { bindingsOf, ofKind } from "./stack";
 import {
@@ -569,6 +570,7 @@ export const POLICIES = [
   inviteBounded,
   providerDefaultRole,
   unusedIdentity,
+  accessPlan,
 ];
 
 /** Used by the docs' drift test: the public issuers' hosts the subject rule knows the shape of. */

@@ -10,13 +10,14 @@
 #      list per kind plus pages) and wall time per format (under 2 s); its HTML page at 3,000 and 30,000 objects: size,
 #      build time, first paint and filter time in chromium -> bench/results/access-review.json;
 #      bench/preview-access.ts: the quick start's preview with and without the access review (impact, preflight);
+#      bench/access-plan.ts: what the access plan's summary adds (the pack's rule; platform-access plan: calls, ms);
 #   5. bench/access.ts (also `npm run bench:access`): 1,000 bindings in one GroupAccess (batched creates) vs 1,000
 #      RoleBindings, and the organization of step 3 with one GroupAccess per group vs one RoleBinding per binding, at
 #      50 ms, the CLI's defaults -> bench/results/access.json;
 #   6. bench/adopt.ts: adoption of 3,003 objects, state-first against pulumi import --file -> bench/results/adopt.json;
 #   7. merges emulator.json and stack.json into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -46,6 +47,10 @@ fi
 if [ "${BENCH_SKIP_PREVIEW_ACCESS:-0}" != 1 ]; then
   say "preview access review: bench/preview-access.ts (the quick start's preview with and without it)"
   npx ts-node bench/preview-access.ts || status=$?
+fi
+if [ "${BENCH_SKIP_ACCESS_PLAN:-0}" != 1 ]; then
+  say "access plan: bench/access-plan.ts (the summary's cost on the quick start's preview, and at 3,000 objects)"
+  npx ts-node bench/access-plan.ts || status=$?
 fi
 if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   say "stack: installing the package into bench/stack"

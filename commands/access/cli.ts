@@ -13,6 +13,7 @@
  *                          (a person without --in: each organization the caller may list, read once)
  *   platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]
  *                          [--format yaml|typescript|json]
+ *   platform-access plan [--markdown] [--offline] [FILE|-]   (the output of pulumi preview --json)
  *
  * Exit code 0; 2 when --fail-on-privileged-workload finds a privileged capability held by a workload identity or an
  * unmanaged one, or --fail-on-new-privileged a privileged capability newly held since the earlier review (for a
@@ -46,6 +47,7 @@ import {
   parseNeed,
   stackObjects,
 } from "./least-privilege";
+import { runPlan } from "./plan-command";
 import { callerOf, readAccess, readOrganizations, type AccessData } from "./read";
 import {
   DEFAULT_UNUSED_AFTER_DAYS,
@@ -64,7 +66,8 @@ const USAGE =
   " | platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]" +
   " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]" +
   " | platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]" +
-  " [--format yaml|typescript|json]";
+  " [--format yaml|typescript|json]" +
+  " | platform-access plan [--markdown] [--offline] [FILE|-]";
 
 /** What an identity holds under one group (what-can): the group read, its review, and the grants. */
 interface WhatCanAnswer {
@@ -386,6 +389,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (format === "typescript" || format === "yaml+typescript")
         io.stdout(leastPrivilegeTypeScript(lp, identity));
       return 0;
+    }
+    if (command === "plan") {
+      const p = parse(rest, { "--markdown": false, "--offline": false });
+      if (p.positional.length > 1)
+        throw new Refusal(`plan takes one file (or - for standard input); ${USAGE}`);
+      const source = p.positional[0] ?? "-";
+      return runPlan(
+        { markdown: p.flags.has("--markdown"), offline: p.flags.has("--offline"), source },
+        io,
+        connect,
+      );
     }
     throw new Refusal(command === undefined ? USAGE : `unknown command ${command}; ${USAGE}`);
   });

@@ -604,6 +604,7 @@ test("every rule has a name, a description, a default enforcement level and a co
     "group-invite-bounded",
     "identity-provider-default-role-not-owner",
     "identity-unused",
+    "access-plan",
   ]);
   for (const p of POLICIES) {
     expect(p.description.length).toBeGreaterThan(20);
