@@ -19,7 +19,7 @@
  * rather than written in plain text.
  *
  * May import: node:crypto, ../../sdk, ../../provider/catalogue, ../../provider/core (client, config, diff),
- * ../command (Refusal), ./document, ./walk.
+ * ../command (Refusal), ../states (the secret signature), ./document, ./walk.
  */
 import { createHash } from "node:crypto";
 import { ENV_VARS, SDK_VERSION, type PlatformClient } from "../../sdk";
@@ -29,14 +29,13 @@ import { CONFIG_KEYS, CONFIG_SETTINGS, type ConfigName } from "../../provider/co
 import { isEmptyValue } from "../../provider/core/diff";
 import type { ImportDocument } from "./document";
 import { Refusal } from "../command";
+import { SECRET_SIG, SIG_KEY } from "../states";
 import { listGroup, type Listing } from "./walk";
 
 /** The adoption file's format version: ./load refuses any other. */
 export const ADOPTION_FORMAT = 1;
 
-/** The key and values of the engine's special objects (sdk/go/common/resource/sig). */
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+export { SIG_KEY, SECRET_SIG };
 
 type Props = Record<string, unknown>;
 
