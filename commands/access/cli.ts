@@ -5,8 +5,9 @@
  * PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts), one GET and four lists plus pages whatever the organization's size
  * (./read), and answers through the shared access model (sdk/access-model.ts).
  *
- *   platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME]
- *                          [--json | --csv | --html FILE] [--fail-on-privileged-workload]
+ *   platform-access review <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]...
+ *                          [--unused-after 90d] [--as-of TIME] [--json | --csv | --html FILE]
+ *                          [--fail-on-privileged-workload]
  *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]
  *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]
  *   platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]
@@ -16,12 +17,17 @@
  * unmanaged one (for a scheduled CI job); 1 on a refusal (one line on stderr, nothing written). When the caller may
  * not list everything, the output says what is left out (and stderr says it too).
  *
- * May import: ../../sdk, ../command, ../reading, ../states, ./*.
+ * `review` marks what no stack manages, and names the stack and resource that manage each identity and binding,
+ * from the stacks of a backend (--backend URL, or the engine's current one with --stacks PATTERN; read through the
+ * engine by ../stacks) or from state files (--state); given none, it marks nothing. A stack the engine cannot
+ * export is named on stderr.
+ *
+ * May import: ../../sdk, ../command, ../reading, ../stacks, ./*.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
-import { readState } from "../states";
+import { readSources, sourcesSaid, type RunPulumi } from "../stacks";
 import { PAGE_SIZE } from "../reading";
 import { grantsCsv, grantsText, reviewText } from "./format";
 import { reviewHtml } from "./html";
@@ -43,7 +49,8 @@ import {
 } from "./review";
 
 const USAGE =
-  "usage: platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME] [--json | --csv | --html FILE]" +
+  "usage: platform-access review <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]... [--unused-after 90d]" +
+  " [--as-of TIME] [--json | --csv | --html FILE]" +
   " [--fail-on-privileged-workload]" +
   " | platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]" +
   " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]" +
@@ -53,7 +60,10 @@ const USAGE =
 /** The exit code of --fail-on-privileged-workload when it finds something. */
 export const EXIT_PRIVILEGED = 2;
 
-export type Io = CommandIo;
+export interface Io extends CommandIo {
+  /** How `review` runs the engine with a given environment (default the CLI on PATH). */
+  engine?: (env: Record<string, string | undefined>) => RunPulumi;
+}
 
 interface Parsed {
   positional: string[];
@@ -154,6 +164,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === "review") {
       const p = parse(rest, {
         "--state": true,
+        "--backend": true,
+        "--stacks": true,
         "--unused-after": true,
         "--json": false,
         "--csv": false,
@@ -166,14 +178,21 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const format = formatOf(p, html !== undefined);
       const unused = one(p, "--unused-after");
       const unusedAfterDays = unused === undefined ? DEFAULT_UNUSED_AFTER_DAYS : parseDuration(unused);
-      const states = readStates(p.flags.get("--state") ?? []).map(({ file, text }) => ({
-        file,
-        contents: readState(text, file),
-      }));
       const asOf = one(p, "--as-of");
       const now = asOf === undefined ? new Date() : new Date(asOf);
       if (Number.isNaN(now.getTime()))
         throw new Refusal(`--as-of is an RFC 3339 time (2026-01-31T12:00:00Z), not ${JSON.stringify(asOf)}`);
+      const backend = one(p, "--backend");
+      const started = Date.now();
+      const sources = await readSources({
+        files: p.flags.get("--state") ?? [],
+        ...(backend !== undefined ? { backend } : {}),
+        patterns: p.flags.get("--stacks") ?? [],
+        env: io.env,
+        ...(io.engine !== undefined ? { engine: io.engine } : {}),
+      });
+      for (const line of sourcesSaid(sources, Date.now() - started)) io.stderr(line);
+      const states = sources.states;
       const data = await read(p.positional[0]!);
       const r = review(data, { states, unusedAfterDays, now });
       warnPartial(r, io);

@@ -2,8 +2,9 @@
  * The access tools' output as text (for a person at a terminal), CSV (one row per capability held and binding that
  * grants it, for a spreadsheet) and JSON (the review as it is). The HTML page is ./html.
  *
- * May import: ./review.
+ * May import: ../states (resource names), ./review.
  */
+import { resourceName } from "../states";
 import type { Grant, Review, ReviewedIdentity } from "./review";
 
 /** Items by key, in their order. */
@@ -73,7 +74,7 @@ function header(r: Review): string[] {
       `${r.identities.length} identities with access, ${r.grants.length} grants (${r.calls} API calls)`,
     r.states.length > 0
       ? `states: ${r.states.join(", ")}`
-      : "states: none given, so unmanaged identities are not marked (--state FILE)",
+      : "states: none given, so unmanaged identities are not marked (--backend URL, --stacks PATTERN or --state FILE)",
     `unused: no token exchange in ${r.unusedAfterDays} days (or never)`,
   ];
   if (r.partial.length > 0) {
@@ -82,6 +83,14 @@ function header(r: Review): string[] {
   }
   lines.push(LEGEND);
   return lines;
+}
+
+/** Which stacks manage a binding, for its line: " [managed by stack: resource]", " [no stack]", or nothing. */
+function managedText(i: ReviewedIdentity | undefined, binding: string): string {
+  const by = i?.managedBy?.bindings.find((b) => b.binding === binding)?.by;
+  if (by === undefined) return "";
+  if (by.length === 0) return " [no stack]";
+  return ` [managed by ${by.map((m) => `${m.stack}: ${resourceName(m.urn)}`).join(", ")}]`;
 }
 
 /** The review as a person reads it: the identities with their marks, then the tree with who holds what where. */
@@ -103,9 +112,9 @@ export function reviewText(r: Review): string {
     if (holders.size === 0) lines.push(`${pad}  nobody`);
     for (const [h, mine] of holders) {
       lines.push(`${pad}  ${who(ids, h)} [${marks(ids.get(h)!).join(", ")}]`);
-      for (const [, b] of byBinding(mine)) {
+      for (const [uid, b] of byBinding(mine)) {
         const from = b.inherited ? `inherited from ${b.boundOnName}` : "bound here";
-        lines.push(`${pad}    ${b.roleName} (${from}): ${b.caps.join(" ")}`);
+        lines.push(`${pad}    ${b.roleName} (${from})${managedText(ids.get(h), uid)}: ${b.caps.join(" ")}`);
       }
     }
   }

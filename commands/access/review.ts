@@ -4,7 +4,7 @@
  * (sdk/access-model.ts: a binding grants its role's capabilities on its group and every group below; what an
  * identity holds is the union over its bindings there and above); nothing here computes access on its own.
  *
- * May import: ../../sdk (types), ../../sdk/access-model, ../states (types), ../../provider/iam/access, ./read.
+ * May import: ../../sdk (types), ../../sdk/access-model, ../states, ./read.
  */
 import {
   AccessModel,
@@ -13,8 +13,7 @@ import {
   isPrivileged,
   type BindingFacts,
 } from "../../sdk/access-model";
-import { inScope, type Scope } from "../../provider/iam/access";
-import type { StateContents } from "../states";
+import { Managers, type Manager, type StateContents } from "../states";
 import { bindingFacts, type AccessData } from "./read";
 
 /** A binding through which a capability is held. */
@@ -48,6 +47,12 @@ export interface ReviewedIdentity {
   unused: boolean | null;
   /** No state declares it or any of its bindings; null when no state was given. */
   unmanaged: boolean | null;
+  /**
+   * What manages the identity and each binding it holds (null when no state was given): the resources declaring the
+   * identity, and per binding the RoleBinding that holds it by uid or the GroupAccess or IdentityAccess whose scope
+   * holds it (`by` empty: no stack manages it).
+   */
+  managedBy: { identity: Manager[]; bindings: { binding: string; by: Manager[] }[] } | null;
   /** Holds a privileged capability (sdk/access-model PRIVILEGED_CAPABILITIES) somewhere in the subtree. */
   privileged: boolean;
 }
@@ -198,19 +203,29 @@ export function whatCan(data: AccessData, identity: string): Grant[] {
   return grants;
 }
 
-/** Is an identity declared by a state, itself or through one of its bindings? */
-function managedIdentities(data: AccessData, states: { contents: StateContents }[]): Set<string> {
-  const managed = new Set<string>();
-  const managedUids = new Set(states.flatMap((s) => s.contents.managed.map((m) => `${m.kind}:${m.uid}`)));
-  const scopes: Scope[] = states.flatMap((s) => s.contents.access.map((a) => a.scope));
-  for (const i of data.identities) if (managedUids.has(`identity:${i.uid}`)) managed.add(i.uid);
-  for (const b of data.bindings.map(bindingFacts)) {
-    const held =
-      managedUids.has(`roleBinding:${b.uid}`) ||
-      scopes.some((scope) => inScope(scope, { groupUid: b.group, identityUid: b.identity, roleUid: b.role }));
-    if (held) managed.add(b.identity);
-  }
-  return managed;
+/** What manages each identity and each of its bindings, by identity uid. */
+function managedBy(data: AccessData, states: { contents: StateContents }[]) {
+  const managers = new Managers(states);
+  const byIdentity = new Map<
+    string,
+    { identity: Manager[]; bindings: { binding: string; by: Manager[] }[] }
+  >();
+  const entry = (uid: string) => {
+    let found = byIdentity.get(uid);
+    if (found === undefined)
+      byIdentity.set(uid, (found = { identity: managers.of("identity", uid), bindings: [] }));
+    return found;
+  };
+  for (const b of data.bindings.map(bindingFacts))
+    entry(b.identity).bindings.push({
+      binding: b.uid,
+      by: managers.managersOf("roleBinding", b.uid, {
+        groupUid: b.group,
+        identityUid: b.identity,
+        roleUid: b.role,
+      }),
+    });
+  return { of: entry };
 }
 
 /** The review of the subtree read into `data`. */
@@ -219,7 +234,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
   const unusedAfterDays = options.unusedAfterDays ?? DEFAULT_UNUSED_AFTER_DAYS;
   const states = options.states ?? [];
   const grants = allGrants(data);
-  const managed = states.length > 0 ? managedIdentities(data, states) : undefined;
+  const managed = states.length > 0 ? managedBy(data, states) : undefined;
   const listed = new Map(data.identities.map((i) => [i.uid, i]));
   const named = new Map<string, string>();
   for (const b of data.bindings) if (b.identity?.name) named.set(b.identity.uid, b.identity.name);
@@ -233,13 +248,18 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
     // A workload listed without lastSeenTime never exchanged a token; a person's last login is not listed.
     const unused =
       found === undefined ? null : lastSeen === undefined ? true : Date.parse(lastSeen) < threshold;
+    const managers = managed?.of(uid);
     return {
       uid,
       name: found?.name ?? named.get(uid) ?? uid,
       kind: person ? "person" : "workload",
       ...(lastSeen !== undefined ? { lastSeenTime: lastSeen } : {}),
       unused,
-      unmanaged: managed === undefined ? null : !managed.has(uid),
+      unmanaged:
+        managers === undefined
+          ? null
+          : managers.identity.length === 0 && managers.bindings.every((b) => b.by.length === 0),
+      managedBy: managers ?? null,
       privileged: privileged.has(uid),
     };
   });
