@@ -163,7 +163,12 @@ function said(result: { stdout: string; stderr: string }): string {
     .replace(/^error: /, "");
 }
 
-/** The environment the engine runs in: the caller's, without any passphrase, no update check. */
+/**
+ * The environment the engine runs in: the caller's, without any passphrase, no update check. On PostgreSQL, the
+ * engine's `stack ls` reads one stack at a time: its DIY PostgreSQL store (pkg/backend/diy/postgres, 3.248) holds a
+ * connection while a listing queries each row on another, from a pool of 2 × GOMAXPROCS connections, and `stack ls`
+ * lists 10 stacks at once by default, so with as many stacks as connections it waits forever (4 stacks on two cores).
+ */
 function engineEnv(
   env: Record<string, string | undefined>,
   backendUrl?: string,
@@ -172,6 +177,8 @@ function engineEnv(
   delete out["PULUMI_CONFIG_PASSPHRASE"];
   delete out["PULUMI_CONFIG_PASSPHRASE_FILE"];
   if (backendUrl !== undefined) out["PULUMI_BACKEND_URL"] = backendUrl;
+  if (backendUrl !== undefined && /^postgres(ql)?:\/\//.test(backendUrl))
+    out["PULUMI_DIY_BACKEND_PARALLEL"] = "1";
   return out;
 }
 

@@ -66,6 +66,8 @@ describe("reading the stacks of a backend", () => {
       expect(call.env["HOME"]).toBe("/home/ci");
     }
     expect(backend.maxInFlight).toBe(EXPORT_CONCURRENCY);
+    // The engine's PostgreSQL store waits forever when stack ls reads as many stacks at once as it has connections.
+    for (const call of backend.calls) expect(call.env["PULUMI_DIY_BACKEND_PARALLEL"]).toBe("1");
     // Shown with its password masked.
     expect(sources.backend).toBe("postgres://pulumi:***@db.internal:5432/state?sslmode=disable");
   });
@@ -74,6 +76,7 @@ describe("reading the stacks of a backend", () => {
     const backend = fakeBackend("file:///srv/pulumi", states);
     const given = await read(backend, { backend: "file:///srv/pulumi" });
     expect(given.invocations).toBe(6);
+    expect(backend.calls.map((c) => c.env["PULUMI_DIY_BACKEND_PARALLEL"])).toEqual(Array(6).fill(undefined));
     backend.calls = [];
     const fromEnv = await read(backend, { backend: true, env: { PULUMI_BACKEND_URL: "file:///srv/pulumi" } });
     expect(fromEnv.invocations).toBe(6);

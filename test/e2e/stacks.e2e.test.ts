@@ -3,8 +3,8 @@
  * and stops, test/e2e/postgres.ts) and a file backend. Three stacks manage parts of one organization (an in-process
  * emulator): the platform's (TypeScript, the dynamic provider: folders, a role, its CI, a GroupAccess on team-a),
  * team A's (YAML, the plugin: a robot and its RoleBinding on team-a, inside the platform's GroupAccess) and team B's
- * (Python, the plugin: a robot and its binding; under a passphrase the report never has). Objects made by hand
- * beside them. The stacks are made and run on PostgreSQL, then copied into the file backend with the engine's own
+ * (Python, the plugin: a robot and its binding; under a passphrase the report never has), beside another project's
+ * stack with nothing of this package. Objects made by hand beside them. The stacks are made and run on PostgreSQL, then copied into the file backend with the engine's own
  * `stack export` and `stack import`, so both backends hold the same stacks over the same organization.
  *
  * On each backend, `platform-import report --backend URL`, run with no passphrase at all (so no stack's secrets can
@@ -168,6 +168,14 @@ describe("many stacks on a shared backend: who manages what, and which stacks fi
     });
     stacks.push(teamB);
     for (const stack of [teamA, teamB]) await installPlugin(stack, tarball);
+    // Another project's stack, with nothing of this package: read, and no part of the report. It makes four stacks,
+    // as many as the engine's PostgreSQL store has connections on two cores (commands/stacks.ts, engineEnv).
+    stacks.push(
+      await PulumiStack.create({
+        programDir: program("unrelated", { "Pulumi.yaml": "name: unrelated\nruntime: yaml\n" }),
+        backendUrl: postgres.url,
+      }),
+    );
   });
 
   afterAll(async () => {
@@ -230,9 +238,14 @@ describe("many stacks on a shared backend: who manages what, and which stacks fi
 
     test("the report names each object's stack, the hand-made ones unmanaged, and the fight (exit 3)", async () => {
       const run = await command("import", ["report", emulator.orgUid, "--backend", url(), "--json"], env());
-      expect(run.stderr).toMatch(/: 3 stacks read, 0 not \(4 engine invocations, \d+ ms\)/);
+      expect(run.stderr).toMatch(/: 4 stacks read, 0 not \(5 engine invocations, \d+ ms\)/);
       const report = JSON.parse(run.stdout) as Report;
-      expect(report.states.map((s) => s.split("/")[1]).sort()).toEqual(["platform", "team-a", "team-b"]);
+      expect(report.states.map((s) => s.split("/")[1]).sort()).toEqual([
+        "platform",
+        "team-a",
+        "team-b",
+        "unrelated",
+      ]);
       expect(report.unreadable).toEqual([]);
       expect(report.unmanaged.map((u) => u.uid).sort()).toEqual(Object.values(byHand).sort());
 
@@ -296,7 +309,7 @@ describe("many stacks on a shared backend: who manages what, and which stacks fi
     test("the report as text: the conflict first, each stack with what it manages", async () => {
       const run = await command("import", ["report", emulator.orgUid, "--backend", url()], env());
       expect(run.code).toBe(3);
-      expect(run.stdout).toMatch(/against 3 stacks of .*: 4 unmanaged, 0 managed but gone, 1 conflict\n/);
+      expect(run.stdout).toMatch(/against 4 stacks of .*: 4 unmanaged, 0 managed but gone, 1 conflict\n/);
       expect(run.stdout).toMatch(
         /conflicts \(1\):\n {2}role binding a-ci holds deployer on team-a \(.*\): declared by organization\/team-a\/.*: a-ci-deploys \(RoleBinding\), and in the scope of organization\/platform\/.*: team-a-access \(GroupAccess\)/,
       );
