@@ -8,8 +8,9 @@
  *     authoritative resource: every binding in its scope is its own). The access resource's next `up` deletes the
  *     binding unless it declares it, and the RoleBinding's next `up` makes it again;
  *   - `overlapping-scopes`: two access resources whose scopes share bindings (two groups one of which holds the
- *     other's subtree, one identity twice, or a group and an identity with a binding of that identity on that group):
- *     each `up` removes what only the other declares.
+ *     other's subtree, or one identity twice), or a group's and an identity's that declare different bindings of
+ *     that identity on that group (where they meet): each `up` removes what only the other declares. The same
+ *     rule as the preview's within one stack (../../provider/iam/access, claims).
  *
  * A binding is its natural key (group, identity, role): read from the service when it has the binding, else from
  * the RoleBinding's inputs (unless secret). A conflict is reported when what is fought over is at or under the group
@@ -92,7 +93,11 @@ interface Holder extends ScopeHolder {
   declared: readonly Binding[];
 }
 
-/** Whether two access resources' scopes share bindings under `top` (witnessed by `bindings` where it takes one). */
+/** A set of bindings as one comparable string. */
+const setOf = (bindings: readonly Binding[]) =>
+  [...new Set(bindings.map((x) => `${x.groupUid} ${x.identityUid} ${x.roleUid}`))].sort().join(",");
+
+/** Whether two access resources fight over bindings under `top` (`bindings`: the live ones there). */
 function overlap(a: Holder, b: Holder, top: string, bindings: readonly Binding[]): boolean {
   const sa = a.scope;
   const sb = b.scope;
@@ -108,9 +113,11 @@ function overlap(a: Holder, b: Holder, top: string, bindings: readonly Binding[]
       sa.identityUid === sb.identityUid &&
       (isAtOrBelow(sa.identityUid, top) || bindings.some((x) => x.identityUid === sa.identityUid))
     );
-  // A group and an identity: only a binding of that identity in that scope is held by both.
-  const witnesses = [...bindings, ...a.declared, ...b.declared];
-  return witnesses.some((x) => isAtOrBelow(x.groupUid, top) && inScope(sa, x) && inScope(sb, x));
+  // A group and an identity meet on that identity's bindings in that group's scope: they fight when they declare
+  // different ones there (a list of bindings kept secret counts as none).
+  const meet = (declared: readonly Binding[]) =>
+    declared.filter((x) => isAtOrBelow(x.groupUid, top) && inScope(sa, x) && inScope(sb, x));
+  return setOf(meet(a.declared)) !== setOf(meet(b.declared));
 }
 
 /** Pairs of access resources whose scopes overlap. */

@@ -269,7 +269,6 @@ describe("the report over random stacks equals a plain computation (fast-check)"
           if (over.length > 0)
             conflicts.push(`binding-in-scope ${h.stack} ${h.urn} ${names(over).join(" ")}`);
         }
-        const liveKeys = [...live.values()].flatMap((o) => (o.key ? [o.key] : []));
         for (let i = 0; i < scopes.length; i++)
           for (let j = i + 1; j < scopes.length; j++) {
             const [a, b] = [scopes[i]!, scopes[j]!];
@@ -281,10 +280,14 @@ describe("the report over random stacks equals a plain computation (fast-check)"
                 (sa.subtree && under(sb.group, sa.group)) ||
                 (sb.subtree && under(sa.group, sb.group));
             else if ("identity" in sa && "identity" in sb) shared = sa.identity === sb.identity;
-            else
-              shared = [...liveKeys, ...a.declared, ...b.declared].some(
-                (k) => covers(sa, k) && covers(sb, k),
-              );
+            else {
+              // A group and an identity fight when they declare different bindings where they meet.
+              const meet = (ks: Key[]) =>
+                [
+                  ...new Set(ks.filter((k) => covers(sa, k) && covers(sb, k)).map((k) => JSON.stringify(k))),
+                ].sort();
+              shared = meet(a.declared).join() !== meet(b.declared).join();
+            }
             if (shared) conflicts.push(`overlapping-scopes ${names([a, b]).join(" ")}`);
           }
 

@@ -504,7 +504,8 @@ describe("platform-import report and platform-access review over a backend's sta
         name: "teams-access",
         props: { groupUid: o.teams.uid, scope: "subtree", bindings: [] },
       },
-      // The platform's CI, everywhere: its binding on team-a is also the platform's GroupAccess's.
+      // The platform's CI, everywhere, declaring none: it fights the platform's GroupAccess, which declares the CI's
+      // binding on team-a; not teams-access, which declares none there either (both would delete it).
       {
         front: "native",
         token: "platform:iam:IdentityAccess",
@@ -527,7 +528,6 @@ describe("platform-import report and platform-access review over a backend's sta
         "binding-in-scope team-b:b-ci-deploys governance:teams-access",
         "overlapping-scopes governance:teams-access platform:team-a-access",
         "overlapping-scopes governance:platform-ci-access platform:team-a-access",
-        "overlapping-scopes governance:teams-access governance:platform-ci-access",
       ].sort(),
     );
     // On team-b only: what is fought over there, nothing of team-a.
