@@ -376,7 +376,12 @@ describe("platform-import report and platform-access review over a backend's sta
 
   beforeAll(async () => {
     org = emulated.uid;
-    env = { PLATFORM_API_URL: emulated.emulator.url, PLATFORM_TOKEN: emulated.emulator.token };
+    env = {
+      PLATFORM_API_URL: emulated.emulator.url,
+      PLATFORM_TOKEN: emulated.emulator.token,
+      // The folders were made by this process: a 404 on one (its association) is an answer, not a delay.
+      PLATFORM_PROPAGATION_WINDOW_MS: "0",
+    };
     o = await organization();
   });
 
