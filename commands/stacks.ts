@@ -13,11 +13,11 @@
  * A backend URL can carry a password (`postgres://user:password@host/db`): it is shown, and the engine's messages
  * are passed on, with it masked.
  *
- * May import: node built-ins, ./command (Refusal), ./states.
+ * May import: node built-ins, ./command (Refusal, pooled), ./states.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import { Refusal } from "./command";
+import { Refusal, pooled } from "./command";
 import { readState, type StateContents } from "./states";
 
 /** How `pulumi` is run: the real CLI, or a test's stand-in. */
@@ -180,20 +180,6 @@ function engineEnv(
   if (backendUrl !== undefined && /^postgres(ql)?:\/\//.test(backendUrl))
     out["PULUMI_DIY_BACKEND_PARALLEL"] = "1";
   return out;
-}
-
-/** Runs `work` over `items`, at most `limit` at a time, results in the items' order. */
-async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** The stacks' names, as `pulumi stack ls --all --json` prints them. */
