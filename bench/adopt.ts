@@ -17,7 +17,7 @@
  * BENCH_ADOPT_POSTGRES=1 (the same again on the engine's DIY PostgreSQL backend, a server started here: needs
  * Debian's postgresql package and root).
  *
- * May import: node built-ins, ../sdk, ../test/e2e/harness, ./cli-emulator.
+ * May import: node built-ins, ../sdk, ../test/e2e/harness and postgres, ./cli-emulator.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PlatformClient } from "../sdk";
 import { PulumiStack, engineBinDir, testPassphrase } from "../test/e2e/harness";
+import { startPostgres } from "../test/e2e/postgres";
 import { startCliEmulator, type CliEmulator } from "./cli-emulator";
 
 const ROOT = join(__dirname, "..");
@@ -128,42 +129,6 @@ async function timed(
   const apiCalls = (await emulator.requests()).length;
   steps.push({ step, seconds, apiCalls });
   process.stderr.write(`bench adopt: ${step}: ${seconds.toFixed(2)} s, ${apiCalls} API calls\n`);
-}
-
-/**
- * A throwaway PostgreSQL server (Debian's `postgresql` package: apt-get install -y postgresql) in a temporary
- * directory, trusting local connections, and its URL for the engine's DIY backend; stop() removes it.
- */
-function startPostgres(): { url: string; stop: () => void } {
-  const bin = execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1"], {
-    encoding: "utf8",
-  }).trim();
-  if (bin === "") throw new Error("BENCH_ADOPT_POSTGRES=1 needs PostgreSQL: apt-get install -y postgresql");
-  const dir = mkdtempSync(join(tmpdir(), "platform-bench-pg-"));
-  const port = String(54_000 + (process.pid % 1000));
-  const asPostgres = (args: string[]) =>
-    execFileSync("runuser", ["-u", "postgres", "--", ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  execFileSync("chown", ["postgres", dir]);
-  asPostgres([join(bin, "initdb"), "-D", join(dir, "data"), "-A", "trust", "-U", "postgres"]);
-  asPostgres([
-    join(bin, "pg_ctl"),
-    "-D",
-    join(dir, "data"),
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
-    "-l",
-    join(dir, "log"),
-    "-w",
-    "start",
-  ]);
-  asPostgres([join(bin, "createdb"), "-h", "127.0.0.1", "-p", port, "pulumi"]);
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/pulumi?sslmode=disable`,
-    stop: () => {
-      asPostgres([join(bin, "pg_ctl"), "-D", join(dir, "data"), "-m", "fast", "-w", "stop"]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** A fresh YAML project and stack with the plugin installed. */

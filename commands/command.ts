@@ -1,7 +1,7 @@
 /**
  * What the project's command-line tools (`platform-import`, `platform-access`) share around their own work: where
  * they print, one client made on first use from the environment, the one-line error (credentials masked) and the exit
- * code, and how a module becomes the process's command.
+ * code, how a module becomes the process's command, and running work a few at a time.
  *
  * May import: ../sdk.
  */
@@ -71,4 +71,22 @@ export function runAsMain(
   }).then((code) => {
     process.exitCode = code;
   });
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, results in the items' order. */
+export async function pooled<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

@@ -15,9 +15,11 @@
 #      RoleBindings, and the organization of step 3 with one GroupAccess per group vs one RoleBinding per binding, at
 #      50 ms, the CLI's defaults -> bench/results/access.json;
 #   6. bench/adopt.ts: adoption of 3,003 objects, state-first against pulumi import --file -> bench/results/adopt.json;
+#      bench/stacks.ts: platform-import report over 50 stacks of 100 resources, file and PostgreSQL backends: wall
+#      time and engine invocations -> bench/results/stacks.json;
 #   7. merges emulator.json and stack.json into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 / BENCH_SKIP_STACKS=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -80,6 +82,11 @@ fi
 if [ "${BENCH_SKIP_ADOPT:-0}" != 1 ]; then
   say "adoption: bench/adopt.ts (3,003 objects, state-first against pulumi import --file)"
   npx ts-node bench/adopt.ts || status=$?
+fi
+
+if [ "${BENCH_SKIP_STACKS:-0}" != 1 ]; then
+  say "many stacks: bench/stacks.ts (the report over 50 stacks of 100 resources, file and PostgreSQL backends)"
+  npx ts-node bench/stacks.ts || status=$?
 fi
 
 npx ts-node bench/report.ts

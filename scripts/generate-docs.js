@@ -139,6 +139,7 @@ function indexPage(schema, resources, dataSources) {
     "## Links",
     "",
     "- [Installation and configuration](installation-configuration.md)",
+    "- [Many stacks](many-stacks.md): who manages what across a backend's stacks, and which stacks fight",
     `- [Repository](${schema.repository}), with the full reference in its docs/reference.md`,
     "",
   ].join("\n");

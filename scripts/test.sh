@@ -21,6 +21,13 @@ if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] && command -v apt-get >/dev/nu
     echo "test: could not install chromium; the access review page test will fail" >&2
 fi
 
+# The many-stacks test runs the engine's DIY backend on PostgreSQL (test/e2e/stacks.e2e.test.ts, a server it starts
+# in a temporary directory): Debian's postgresql, installed once when missing (a fresh CI machine has none; root).
+if ! ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; } ||
+    echo "test: could not install postgresql; the many-stacks test will fail" >&2
+fi
+
 # Two jest runs: the in-process suites in parallel, then the end-to-end suite serially (it drives pulumi CLI
 # processes on a two-core machine). Arguments go to both (e.g. a test name pattern).
 results_dir=$(mktemp -d -t jest-results.XXXXXX)

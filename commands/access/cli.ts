@@ -5,7 +5,8 @@
  * PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts), one GET and four lists plus pages whatever the organization's size
  * (./read), and answers through the shared access model (sdk/access-model.ts).
  *
- *   platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME] [--since PREVIOUS.json]
+ *   platform-access review <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]...
+ *                          [--unused-after 90d] [--as-of TIME] [--since PREVIOUS.json]
  *                          [--json | --csv | --markdown | --html FILE] [--fail-on-privileged-workload]
  *                          [--fail-on-new-privileged]
  *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]
@@ -20,12 +21,17 @@
  * scheduled CI job); 1 on a refusal (one line on stderr, nothing written). When the caller may
  * not list everything, the output says what is left out (and stderr says it too).
  *
- * May import: ../../sdk, ../command, ../reading, ../states, ./*.
+ * `review` marks what no stack manages, and names the stack and resource that manage each identity and binding,
+ * from the stacks of a backend (--backend URL, or the engine's current one with --stacks PATTERN; read through the
+ * engine by ../stacks) or from state files (--state); given none, it marks nothing. A stack the engine cannot
+ * export is named on stderr.
+ *
+ * May import: ../../sdk, ../command, ../reading, ../stacks, ./*.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
-import { readState } from "../states";
+import { readSources, sourcesSaid, type RunPulumi } from "../stacks";
 import { PAGE_SIZE } from "../reading";
 import { readPreviousReview, newPrivileged } from "./changes";
 import {
@@ -60,8 +66,8 @@ import {
 } from "./review";
 
 const USAGE =
-  "usage: platform-access review <group uid> [--state FILE]... [--unused-after 90d] [--as-of TIME]" +
-  " [--since PREVIOUS.json] [--json | --csv | --markdown | --html FILE]" +
+  "usage: platform-access review <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]... [--unused-after 90d]" +
+  " [--as-of TIME] [--since PREVIOUS.json] [--json | --csv | --markdown | --html FILE]" +
   " [--fail-on-privileged-workload] [--fail-on-new-privileged]" +
   " | platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]" +
   " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]" +
@@ -131,7 +137,10 @@ function writeWhatCan(
 /** The exit code of --fail-on-privileged-workload and --fail-on-new-privileged when they find something. */
 export const EXIT_PRIVILEGED = 2;
 
-export type Io = CommandIo;
+export interface Io extends CommandIo {
+  /** How `review` runs the engine with a given environment (default the CLI on PATH). */
+  engine?: (env: Record<string, string | undefined>) => RunPulumi;
+}
 
 interface Parsed {
   positional: string[];
@@ -252,6 +261,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === "review") {
       const p = parse(rest, {
         "--state": true,
+        "--backend": true,
+        "--stacks": true,
         "--unused-after": true,
         "--json": false,
         "--csv": false,
@@ -267,10 +278,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const format = formatOf(p, html !== undefined);
       const unused = one(p, "--unused-after");
       const unusedAfterDays = unused === undefined ? DEFAULT_UNUSED_AFTER_DAYS : parseDuration(unused);
-      const states = readStates(p.flags.get("--state") ?? []).map(({ file, text }) => ({
-        file,
-        contents: readState(text, file),
-      }));
       const asOf = one(p, "--as-of");
       const now = asOf === undefined ? new Date() : new Date(asOf);
       if (Number.isNaN(now.getTime()))
@@ -283,6 +290,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
         sinceFile === undefined
           ? undefined
           : readPreviousReview(readStates([sinceFile])[0]!.text, sinceFile, group);
+      const backend = one(p, "--backend");
+      const started = Date.now();
+      const sources = await readSources({
+        files: p.flags.get("--state") ?? [],
+        ...(backend !== undefined ? { backend } : {}),
+        patterns: p.flags.get("--stacks") ?? [],
+        env: io.env,
+        ...(io.engine !== undefined ? { engine: io.engine } : {}),
+      });
+      for (const line of sourcesSaid(sources, Date.now() - started)) io.stderr(line);
+      const states = sources.states;
       const data = await read(group);
       const r = review(data, { states, unusedAfterDays, now, ...(since !== undefined ? { since } : {}) });
       warnPartial(r, io);

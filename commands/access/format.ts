@@ -4,11 +4,12 @@
  * is). The HTML page is ./html, Markdown ./review-markdown. Everything is named by name (./names): a uid only to tell
  * two apart, or when no name is known; CSV keeps the uid columns beside the name columns for machines.
  *
- * May import: ../../sdk/access-model, ./review, ./changes (types), ./names.
+ * May import: ../../sdk/access-model, ../states (resource names), ./review, ./changes (types), ./names.
  */
 import { isPrivileged } from "../../sdk/access-model";
 import type { ChangedAccess, ChangedGroup, ChangedIdentity, ReviewChanges } from "./changes";
 import { Names, printable, type NameSources } from "./names";
+import { resourceName } from "../states";
 import type { Grant, Review, ReviewedIdentity } from "./review";
 
 /** Items by key, in their order. */
@@ -84,7 +85,7 @@ function byBinding(grants: Grant[]) {
       entry.caps.push(g.privileged ? `${g.capability}*` : g.capability);
       bindings.set(t.binding, entry);
     }
-  return [...bindings.values()];
+  return [...bindings];
 }
 
 const LEGEND =
@@ -112,11 +113,19 @@ function header(r: Review, names: Names): string[] {
       `(${readAs(r.at, r.caller, names)}, ${r.calls} API calls)`,
     r.states.length > 0
       ? `states: ${r.states.map(printable).join(", ")}`
-      : "states: none given, so unmanaged identities are not marked (--state FILE)",
+      : "states: none given, so unmanaged identities are not marked (--backend URL, --stacks PATTERN or --state FILE)",
     `unused: no token exchange in ${r.unusedAfterDays} days (or never)`,
     ...partialLines(r),
     LEGEND,
   ];
+}
+
+/** Which stacks manage a binding, for its line: " [managed by stack: resource]", " [no stack]", or nothing. */
+function managedText(i: ReviewedIdentity | undefined, binding: string): string {
+  const by = i?.managedBy?.bindings.find((b) => b.binding === binding)?.by;
+  if (by === undefined) return "";
+  if (by.length === 0) return " [no stack]";
+  return ` [managed by ${by.map((m) => `${printable(m.stack)}: ${printable(resourceName(m.urn))}`).join(", ")}]`;
 }
 
 /**
@@ -143,9 +152,11 @@ export function reviewText(r: Review): string {
     if (holders.size === 0) lines.push(`${pad}  nobody`);
     for (const [h, mine] of holders) {
       lines.push(`${pad}  ${printable(names.identity(h))} [${marks(ids.get(h)!).join(", ")}]`);
-      for (const b of byBinding(mine)) {
+      for (const [uid, b] of byBinding(mine)) {
         const from = b.inherited ? `inherited from ${printable(names.group(b.boundOn))}` : "bound here";
-        lines.push(`${pad}    ${printable(names.role(b.role))} (${from}): ${b.caps.join(" ")}`);
+        lines.push(
+          `${pad}    ${printable(names.role(b.role))} (${from})${managedText(ids.get(h), uid)}: ${b.caps.join(" ")}`,
+        );
       }
     }
   }
@@ -165,7 +176,7 @@ export function grantsText(title: string, grants: Grant[], r: Review): string {
       `  on ${printable(names.group(group))}: ${printable(names.identity(identity))}` +
         (i !== undefined ? ` [${marks(i).join(", ")}]` : ""),
     );
-    for (const b of byBinding(here)) {
+    for (const [, b] of byBinding(here)) {
       const from = b.inherited
         ? `inherited from ${printable(names.group(b.boundOn))}`
         : "bound on this group";

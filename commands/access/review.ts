@@ -8,8 +8,7 @@
  * ./changes), when it was read and as whom, names beside every uid, and enough to rebuild the access model from it
  * (bindings, roles with their capabilities, groups, identities), so that a later review can say what changed since.
  *
- * May import: ../../sdk (types), ../../sdk/access-model, ../states (types), ../../provider/iam/access, ./read,
- * ./changes, ./names.
+ * May import: ../../sdk (types), ../../sdk/access-model, ../states, ./read, ./changes, ./names.
  */
 import {
   AccessModel,
@@ -18,8 +17,7 @@ import {
   isPrivileged,
   type BindingFacts,
 } from "../../sdk/access-model";
-import { inScope, type Scope } from "../../provider/iam/access";
-import type { StateContents } from "../states";
+import { Managers, type Manager, type StateContents } from "../states";
 import { bindingFacts, type AccessData } from "./read";
 import {
   changesBetween,
@@ -64,6 +62,12 @@ export interface ReviewedIdentity {
   unused: boolean | null;
   /** No state declares it or any of its bindings; null when no state was given. */
   unmanaged: boolean | null;
+  /**
+   * What manages the identity and each binding it holds (null when no state was given): the resources declaring the
+   * identity, and per binding the RoleBinding that holds it by uid or the GroupAccess or IdentityAccess whose scope
+   * holds it (`by` empty: no stack manages it).
+   */
+  managedBy: { identity: Manager[]; bindings: { binding: string; by: Manager[] }[] } | null;
   /** Holds a privileged capability (sdk/access-model PRIVILEGED_CAPABILITIES) somewhere in the subtree. */
   privileged: boolean;
 }
@@ -262,19 +266,29 @@ export function whatCan(data: AccessData, identity: string): Grant[] {
   return grants;
 }
 
-/** Is an identity declared by a state, itself or through one of its bindings? */
-function managedIdentities(data: AccessData, states: { contents: StateContents }[]): Set<string> {
-  const managed = new Set<string>();
-  const managedUids = new Set(states.flatMap((s) => s.contents.managed.map((m) => `${m.kind}:${m.uid}`)));
-  const scopes: Scope[] = states.flatMap((s) => s.contents.access.map((a) => a.scope));
-  for (const i of data.identities) if (managedUids.has(`identity:${i.uid}`)) managed.add(i.uid);
-  for (const b of data.bindings.map(bindingFacts)) {
-    const held =
-      managedUids.has(`roleBinding:${b.uid}`) ||
-      scopes.some((scope) => inScope(scope, { groupUid: b.group, identityUid: b.identity, roleUid: b.role }));
-    if (held) managed.add(b.identity);
-  }
-  return managed;
+/** What manages each identity and each of its bindings, by identity uid. */
+function managedBy(data: AccessData, states: { contents: StateContents }[]) {
+  const managers = new Managers(states);
+  const byIdentity = new Map<
+    string,
+    { identity: Manager[]; bindings: { binding: string; by: Manager[] }[] }
+  >();
+  const entry = (uid: string) => {
+    let found = byIdentity.get(uid);
+    if (found === undefined)
+      byIdentity.set(uid, (found = { identity: managers.of("identity", uid), bindings: [] }));
+    return found;
+  };
+  for (const b of data.bindings.map(bindingFacts))
+    entry(b.identity).bindings.push({
+      binding: b.uid,
+      by: managers.managersOf("roleBinding", b.uid, {
+        groupUid: b.group,
+        identityUid: b.identity,
+        roleUid: b.role,
+      }),
+    });
+  return { of: entry };
 }
 
 /** No token exchange has assumed the identity: its lastSeenTime is absent, or not after its createTime. */
@@ -294,7 +308,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
   const unusedAfterDays = options.unusedAfterDays ?? DEFAULT_UNUSED_AFTER_DAYS;
   const states = options.states ?? [];
   const grants = allGrants(data);
-  const managed = states.length > 0 ? managedIdentities(data, states) : undefined;
+  const managed = states.length > 0 ? managedBy(data, states) : undefined;
   const listed = new Map(data.identities.map((i) => [i.uid, i]));
   const named = new Map<string, string>();
   for (const b of data.bindings) if (b.identity?.name) named.set(b.identity.uid, b.identity.name);
@@ -309,13 +323,18 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
     const lastSeen = found === undefined || neverFederated(found) ? undefined : found.lastSeenTime;
     const unused =
       found === undefined ? null : lastSeen === undefined ? true : Date.parse(lastSeen) < threshold;
+    const managers = managed?.of(uid);
     return {
       uid,
       name: found?.name ?? named.get(uid) ?? uid,
       kind: identityKind(uid),
       ...(lastSeen !== undefined ? { lastSeenTime: lastSeen } : {}),
       unused,
-      unmanaged: managed === undefined ? null : !managed.has(uid),
+      unmanaged:
+        managers === undefined
+          ? null
+          : managers.identity.length === 0 && managers.bindings.every((b) => b.by.length === 0),
+      managedBy: managers ?? null,
       privileged: privileged.has(uid),
     };
   };

@@ -19,7 +19,7 @@
  * rather than written in plain text.
  *
  * May import: node:crypto, ../../sdk, ../../provider/catalogue, ../../provider/core (client, config, diff),
- * ../command (Refusal), ./document, ./walk.
+ * ../command (Refusal, pooled), ../states (the secret signature), ./document, ./walk.
  */
 import { createHash } from "node:crypto";
 import { ENV_VARS, SDK_VERSION, type PlatformClient } from "../../sdk";
@@ -28,15 +28,14 @@ import { closeClients, configureFromLookup } from "../../provider/core/client";
 import { CONFIG_KEYS, CONFIG_SETTINGS, type ConfigName } from "../../provider/core/config";
 import { isEmptyValue } from "../../provider/core/diff";
 import type { ImportDocument } from "./document";
-import { Refusal } from "../command";
+import { Refusal, pooled } from "../command";
+import { SECRET_SIG, SIG_KEY } from "../states";
 import { listGroup, type Listing } from "./walk";
 
 /** The adoption file's format version: ./load refuses any other. */
 export const ADOPTION_FORMAT = 1;
 
-/** The key and values of the engine's special objects (sdk/go/common/resource/sig). */
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+export { SIG_KEY, SECRET_SIG };
 
 type Props = Record<string, unknown>;
 
@@ -132,20 +131,6 @@ export function importRead(
     );
   const inputs = Object.fromEntries(Object.entries(read.inputs ?? {}).filter(([, v]) => !isEmptyValue(v)));
   return { outputs: mark(read.props ?? {}), inputs: mark(inputs) };
-}
-
-/** Runs `work` over `items`, at most `limit` at a time, keeping the order. */
-async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 export interface AdoptionOptions {

@@ -6,15 +6,19 @@
  *   platform-import <group uid> [--bindings role-binding|group-access|identity-access] [--out import.json]
  *   platform-import --terraform-state terraform.tfstate [--out import.json]
  *   platform-import --terraform-state terraform.tfstate --addresses     (the mapped addresses, one a line)
- *   platform-import report <group uid> --state stack.json [--state other.json ...] [--json] [--out import.json]
+ *   platform-import report <group uid> [--backend URL] [--stacks PATTERN]... [--state stack.json]... [--json]
+ *                          [--out import.json]
  *   platform-import ... --out import.json --state-out adopted.json    (also the state, for a state-first adoption)
  *   platform-import load adopted.json [--stack NAME]                  (loads it into the stack: ./load)
  *
- * `report` lists what no given stack manages under the group and what they manage that is gone, with the coverage of
- * each kind, as text (or JSON with --json) on stdout; --out writes the import document of exactly the unmanaged
- * objects. Exit code 0 when every object is managed and none is gone, 2 when not (for a scheduled CI job), 1 on a
- * refusal. --bindings writes the role bindings as one RoleBinding each (the default), one GroupAccess per group, or
- * one IdentityAccess per identity (./bindings).
+ * `report` names the stack and resource that manage each object under the group, what no stack manages, what they
+ * manage that is gone, the coverage of each kind and the conflicts between stacks (./conflicts), as text (or JSON
+ * with --json) on stdout; --out writes the import document of exactly the unmanaged objects. The stacks are every
+ * stack of a backend (--backend URL, else the engine's current one; those matching --stacks PATTERN), read through
+ * the engine (../stacks), or state files exported by hand (--state, offline; with --backend or --stacks, both).
+ * Exit code 0 when every object is managed, none is gone and every stack was read; 3 on a conflict; else 2 (for a
+ * scheduled CI job); 1 on a refusal. --bindings writes the role bindings as one RoleBinding each (the default), one
+ * GroupAccess per group, or one IdentityAccess per identity (./bindings).
  *
  * The document goes to --out (written whole, only on success) or stdout; progress, what cannot be recovered and
  * what was not imported go to stderr. Credentials come from the environment as for the provider (PLATFORM_API_URL,
@@ -26,7 +30,7 @@
  * `pulumi stack import` (./load); `pulumi import --file import.json --preview-only --out FILE` then prints the
  * program from the loaded state without reading anything. Docs: docs/adopting.md, "State-first adoption".
  *
- * May import: ../../sdk, ../command, ../kinds, ../states, ./walk, ./terraform, ./document, ./bindings, ./report, ./adoption, ./load.
+ * May import: ../../sdk, ../command, ../kinds, ../stacks, ./walk, ./terraform, ./document, ./bindings, ./report, ./adoption, ./load.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -36,7 +40,7 @@ import type { ImportDocument } from "./document";
 import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
 import { BINDINGS_FORMS, type BindingsForm } from "./bindings";
 import { reportText, reportUnmanaged } from "./report";
-import { readState } from "../states";
+import { readSources, sourcesSaid } from "../stacks";
 import { mapTerraformState } from "./terraform";
 import { walkGroup } from "./walk";
 import { fingerprints, listScope, readAdoption, scopeOf } from "./adoption";
@@ -45,7 +49,8 @@ import { loadAdoption, pulumiCli, readAdoptionFile, type RunPulumi } from "./loa
 const USAGE =
   "usage: platform-import <group uid> [--bindings FORM] [--out FILE]" +
   " | platform-import --terraform-state FILE [--out FILE | --addresses]" +
-  " | platform-import report <group uid> --state FILE... [--json] [--bindings FORM] [--out FILE]" +
+  " | platform-import report <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]... [--json]" +
+  " [--bindings FORM] [--out FILE]" +
   " (each with [--state-out FILE] beside --out)" +
   " | platform-import load FILE [--stack NAME]" +
   ` (FORM: ${BINDINGS_FORMS.join(", ")})`;
@@ -57,12 +62,17 @@ function bindingsForm(value: string): BindingsForm {
   return form;
 }
 
-/** The exit code of a report that finds an object no stack manages, or a managed one gone. */
+/** The exit code of a report that finds an object no stack manages, a managed one gone, or a stack it cannot read. */
 export const EXIT_UNMANAGED = 2;
+
+/** The exit code of a report that finds two resources managing the same thing (it wins over EXIT_UNMANAGED). */
+export const EXIT_CONFLICT = 3;
 
 interface ReportArgs {
   groupUid: string;
   states: string[];
+  backend?: string;
+  stacks: string[];
   json: boolean;
   out?: string;
   stateOut?: string;
@@ -72,6 +82,8 @@ interface ReportArgs {
 function parseReportArgs(argv: string[]): ReportArgs {
   let groupUid: string | undefined;
   const states: string[] = [];
+  const stacks: string[] = [];
+  let backend: string | undefined;
   let json = false;
   let out: string | undefined;
   let stateOut: string | undefined;
@@ -85,6 +97,10 @@ function parseReportArgs(argv: string[]): ReportArgs {
     };
     if (arg === "--state") states.push(value());
     else if (arg.startsWith("--state=")) states.push(arg.slice("--state=".length));
+    else if (arg === "--backend") backend = value();
+    else if (arg.startsWith("--backend=")) backend = arg.slice("--backend=".length);
+    else if (arg === "--stacks") stacks.push(value());
+    else if (arg.startsWith("--stacks=")) stacks.push(arg.slice("--stacks=".length));
     else if (arg === "--out" || arg === "-o") out = value();
     else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
     else if (arg === "--state-out") stateOut = value();
@@ -98,13 +114,14 @@ function parseReportArgs(argv: string[]): ReportArgs {
     else throw new Refusal(`one group uid only, got ${groupUid} and ${arg}; ${USAGE}`);
   }
   if (groupUid === undefined) throw new Refusal(`report needs a group uid; ${USAGE}`);
-  if (states.length === 0)
-    throw new Refusal(`report needs at least one --state FILE (from pulumi stack export); ${USAGE}`);
+  if (backend === "") throw new Refusal(`--backend needs a URL; ${USAGE}`);
   if (stateOut !== undefined && out === undefined)
     throw new Refusal(`--state-out writes the state of the document --out writes: give --out too`);
   return {
     groupUid,
     states,
+    stacks,
+    ...(backend !== undefined ? { backend } : {}),
     json,
     bindings,
     ...(out !== undefined ? { out } : {}),
@@ -164,6 +181,8 @@ export interface Io extends CommandIo {
   cwd?: string;
   /** How `load` runs pulumi (default the CLI on PATH). */
   pulumi?: RunPulumi;
+  /** How `report` runs the engine with a given environment (default the CLI on PATH). */
+  engine?: (env: Record<string, string | undefined>) => RunPulumi;
 }
 
 interface LoadArgs {
@@ -266,22 +285,33 @@ function writeWhole(file: string, text: string): void {
   fs.renameSync(tmp, file);
 }
 
-/** The report: states read first (a bad file refuses before any API call), then one listing. */
+/**
+ * The report: the states read first (a bad file refuses before any API call; the backend's stacks through the
+ * engine when asked, or when no file is given), then one listing.
+ */
 async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io): Promise<number> {
-  const states = args.states.map((file) => {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, "utf8");
-    } catch (err) {
-      throw new Refusal(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-    }
-    return { file, contents: readState(text, file) };
+  const readStarted = Date.now();
+  const fromBackend = args.backend !== undefined || args.stacks.length > 0 || args.states.length === 0;
+  const sources = await readSources({
+    files: args.states,
+    ...(fromBackend ? { backend: args.backend ?? true } : {}),
+    patterns: args.stacks,
+    env: io.env,
+    ...(io.engine !== undefined ? { engine: io.engine } : {}),
   });
+  for (const line of sourcesSaid(sources, Date.now() - readStarted)) io.stderr(line);
   const started = Date.now();
-  const { report, document, labels, listing } = await reportUnmanaged(connect(), args.groupUid, states, {
-    progress: (line) => io.stderr(line),
-    bindings: args.bindings,
-  });
+  const { report, document, labels, listing } = await reportUnmanaged(
+    connect(),
+    args.groupUid,
+    sources.states,
+    {
+      progress: (line) => io.stderr(line),
+      bindings: args.bindings,
+      ...(sources.backend !== undefined ? { backend: sources.backend } : {}),
+      unreadable: sources.unreadable,
+    },
+  );
   io.stderr(`${args.groupUid}: ${report.calls} API calls, ${Date.now() - started} ms`);
   io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : reportText(report, labels));
   if (args.out !== undefined) {
@@ -298,7 +328,10 @@ async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io
         io,
       );
   }
-  return report.unmanaged.length > 0 || report.missing.length > 0 ? EXIT_UNMANAGED : 0;
+  if (report.conflicts.length > 0) return EXIT_CONFLICT;
+  const complete =
+    report.unmanaged.length === 0 && report.missing.length === 0 && report.unreadable.length === 0;
+  return complete ? 0 : EXIT_UNMANAGED;
 }
 
 /** Runs the command; returns the exit code. */

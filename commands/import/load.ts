@@ -19,9 +19,8 @@
  *   - anything under the adopted group changed since the state was read (listed again just before the import,
  *     compared by fingerprint).
  *
- * May import: node built-ins, ../../sdk (types), ../command (Refusal), ./adoption.
+ * May import: node built-ins, ../../sdk (types), ../command (Refusal), ../stacks (how pulumi is run), ./adoption.
  */
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -35,37 +34,11 @@ import {
   type AdoptionFile,
 } from "./adoption";
 import { Refusal } from "../command";
+import { pulumiCli, type RunPulumi } from "../stacks";
 
 type Props = Record<string, unknown>;
 
-/** How `pulumi` is run: the real CLI, or a test's stand-in. */
-export type RunPulumi = (
-  args: string[],
-  stdin?: string,
-) => Promise<{ code: number; stdout: string; stderr: string }>;
-
-/** The CLI on PATH, in `cwd`, with `env`. */
-export function pulumiCli(cwd: string, env: Record<string, string | undefined>): RunPulumi {
-  return (args, stdin) =>
-    new Promise((resolve, reject) => {
-      const child = spawn("pulumi", [...args, "--non-interactive"], {
-        cwd,
-        env: env as NodeJS.ProcessEnv,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-      child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-      child.on("error", (err) =>
-        reject(
-          new Refusal(`cannot run pulumi (${(err as NodeJS.ErrnoException).code ?? err}): is it on PATH?`),
-        ),
-      );
-      child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-      child.stdin.end(stdin ?? "");
-    });
-}
+export { pulumiCli, type RunPulumi };
 
 /** A stack's resource as `pulumi stack export` writes it (the members this module reads or writes). */
 export interface StateResource {

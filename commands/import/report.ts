@@ -1,8 +1,10 @@
 /**
- * The report of what no stack manages: everything under a group (one listing, as the import walk makes it: one list
- * per kind in pages of 200, however many objects and states) against what the stacks' exported states manage.
- * Lists every object that none of them manages, every managed object the service no longer has, and the coverage of
- * each kind; the import document of exactly the unmanaged objects comes from the same builder as the walk's.
+ * The report of who manages what: everything under a group (one listing, as the import walk makes it: one list per
+ * kind in pages of 200, however many objects and states) against what the stacks' exported states manage. Names the
+ * stack and resource that manage each object, every object that none of them manages, every managed object the
+ * service no longer has, the coverage of each kind, the stacks (or their resources) that could not be read, and the
+ * conflicts between resources (./conflicts); the import document of exactly the unmanaged objects comes from the same
+ * builder as the walk's.
  *
  * A role binding counts as managed when a state holds it as a RoleBinding, or when it is in the scope of an
  * authoritative access resource of a state (a GroupAccess on its group, or on a group above it with the subtree
@@ -10,7 +12,7 @@
  * The group reported on is the scope, not an object under it (an organization is made by the service); its own
  * account association is on it, and counted.
  *
- * May import: ../../sdk (types), ../../provider/iam/access, ../kinds, ../states, ./bindings, ./document, ./walk.
+ * May import: ../../sdk (types), ../../provider/iam/access (types), ../kinds, ../states, ../stacks (types), ./bindings, ./conflicts, ./document, ./walk.
  */
 import type { PlatformClient } from "../../sdk";
 import {
@@ -22,9 +24,11 @@ import {
   type Skipped,
 } from "./document";
 import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "../kinds";
-import { inScope as accessInScope, type Scope } from "../../provider/iam/access";
-import type { StateContents } from "../states";
+import type { Binding, Scope } from "../../provider/iam/access";
+import { Managers, resourceName, type Manager, type StateContents } from "../states";
+import type { UnreadableStack } from "../stacks";
 import { withBindingsAs } from "./bindings";
+import { findConflicts, type Conflict } from "./conflicts";
 import { bindingsContext, listGroup, type Listing, type WalkOptions } from "./walk";
 
 /** An object under the group that no state manages. */
@@ -39,6 +43,19 @@ export interface Unmanaged {
   /** A role binding's identity and role, by uid (its group is `group`). */
   identityUid?: string;
   roleUid?: string;
+}
+
+/** An object under the group that some resource manages, with every resource that does. */
+export interface ManagedObject extends Omit<Unmanaged, "kind"> {
+  kind: ListedKind;
+  managedBy: Manager[];
+}
+
+/** What could not be read: a stack the engine could not export, or a resource of a stack whose part a secret hides. */
+export interface Unreadable {
+  stack: string;
+  urn?: string;
+  reason: string;
 }
 
 /** An object a state manages that the service no longer has. */
@@ -57,12 +74,18 @@ export interface Coverage {
 
 export interface Report {
   group: { uid: string; name: string };
+  /** The backend whose stacks were read (a password masked); absent when only files were given. */
+  backend?: string;
+  /** The states read: stacks by name, files as given. */
   states: string[];
+  unreadable: Unreadable[];
   /** API calls the listing made. */
   calls: number;
   coverage: Record<ListedKind, Coverage>;
+  conflicts: Conflict[];
   unmanaged: Unmanaged[];
   missing: Missing[];
+  managed: ManagedObject[];
   /** What the listing found but leaves out (service principal identities), with the reason. */
   skipped: Skipped[];
 }
@@ -70,8 +93,8 @@ export interface Report {
 export interface ReportResult {
   report: Report;
   /**
-   * What a person recognises each unmanaged object by, for the text output (keyed by `keyOf`): its name and where it
-   * lives, or for a binding who holds which role on which group. Not in the JSON, whose members are the objects'.
+   * What a person recognises each object by, for the text output (keyed by `keyOf`): its name and where it lives,
+   * or for a binding who holds which role on which group. Not in the JSON, whose members are the objects'.
    */
   labels: ReadonlyMap<string, string>;
   /** The `pulumi import --file` document of exactly the unmanaged objects. */
@@ -83,12 +106,30 @@ export interface ReportResult {
 /** Whether a uid is in the tree under `groupUid` (the group itself excluded). */
 const under = (groupUid: string, uid: string) => uid.startsWith(`${groupUid}/`);
 
-function covers(scope: Scope, binding: Found): boolean {
-  return accessInScope(scope, {
-    groupUid: binding.group ?? "",
-    identityUid: binding.binding?.identity.uid ?? "",
-    roleUid: binding.binding?.role.uid ?? "",
-  });
+/** A listed role binding's key, from what the service returned. */
+function bindingOf(f: Found): Binding | undefined {
+  return f.binding === undefined
+    ? undefined
+    : { groupUid: f.group ?? "", identityUid: f.binding.identity.uid, roleUid: f.binding.role.uid };
+}
+
+/** The JSON members of a listed object (a role binding carries its identity's and role's uids, not a name). */
+function objectOf(f: Found): Unmanaged {
+  return {
+    kind: f.kind,
+    type: KINDS[f.kind].token,
+    uid: f.uid,
+    ...(f.outputName !== undefined ? { name: f.outputName } : {}),
+    group: f.group,
+    ...(f.binding !== undefined ? { identityUid: f.binding.identity.uid, roleUid: f.binding.role.uid } : {}),
+  };
+}
+
+export interface ReportOptions extends WalkOptions {
+  /** The backend read, as shown. */
+  backend?: string;
+  /** Stacks the engine could not export. */
+  unreadable?: readonly UnreadableStack[];
 }
 
 /** Compares what is under `groupUid` with what the states manage. */
@@ -96,16 +137,20 @@ export async function reportUnmanaged(
   client: PlatformClient,
   groupUid: string,
   states: { file: string; contents: StateContents }[],
-  options: WalkOptions = {},
+  options: ReportOptions = {},
 ): Promise<ReportResult> {
   const listing = await listGroup(client, groupUid, options);
+  const managers = new Managers(states);
   const managed = states.flatMap((s) => s.contents.managed);
   const access = states.flatMap((s) => s.contents.access);
-  const managedKeys = new Set(managed.map(keyOf));
 
   const objects = listing.found.filter((f) => !(f.kind === "group" && f.uid === groupUid));
-  const isManaged = (f: Found): boolean =>
-    managedKeys.has(keyOf(f)) || (f.kind === "roleBinding" && access.some((a) => covers(a.scope, f)));
+  const managedBy = new Map<string, Manager[]>();
+  for (const f of objects) {
+    if (f.kind === "groupAccess" || f.kind === "identityAccess") continue;
+    managedBy.set(keyOf(f), managers.managersOf(f.kind, f.uid, bindingOf(f)));
+  }
+  const isManaged = (f: Found): boolean => (managedBy.get(keyOf(f)) ?? []).length > 0;
   const unmanagedFound = objects.filter((f) => !isManaged(f));
 
   const groupNames = new Map<string, string>([[listing.top.uid, listing.top.name]]);
@@ -141,22 +186,32 @@ export async function reportUnmanaged(
     }),
   ) as Record<ListedKind, Coverage>;
 
+  const live = objects.flatMap((f) => {
+    const binding = bindingOf(f);
+    return f.kind === "groupAccess" || f.kind === "identityAccess"
+      ? []
+      : [{ kind: f.kind, uid: f.uid, ...(binding ? { binding } : {}) }];
+  });
   const report: Report = {
     group: { uid: listing.top.uid, name: listing.top.name },
+    ...(options.backend !== undefined ? { backend: options.backend } : {}),
     states: states.map((s) => s.file),
+    unreadable: [
+      ...(options.unreadable ?? []),
+      ...states.flatMap((s) =>
+        s.contents.unreadable.map(({ state, urn, reason }) => ({ stack: state, urn, reason })),
+      ),
+    ],
     calls: listing.calls,
     coverage,
-    unmanaged: unmanagedFound.map((f) => ({
-      kind: f.kind,
-      type: KINDS[f.kind].token,
-      uid: f.uid,
-      ...(f.outputName !== undefined ? { name: f.outputName } : {}),
-      group: f.group,
-      ...(f.binding !== undefined
-        ? { identityUid: f.binding.identity.uid, roleUid: f.binding.role.uid }
-        : {}),
-    })),
+    conflicts: findConflicts(states, live, groupUid),
+    unmanaged: unmanagedFound.map(objectOf),
     missing,
+    managed: objects.filter(isManaged).map((f) => ({
+      ...objectOf(f),
+      kind: f.kind as ListedKind,
+      managedBy: managedBy.get(keyOf(f))!,
+    })),
     skipped: listing.skipped,
   };
   const { found: taken, warnings } = withBindingsAs(
@@ -170,18 +225,75 @@ export async function reportUnmanaged(
     skipped: listing.skipped,
     warnings,
   });
-  const labels = new Map(unmanagedFound.map((f) => [keyOf(f), describe(f)]));
+  const labels = new Map(objects.map((f) => [keyOf(f), describe(f)]));
   return { report, document, labels, listing };
 }
 
-/** The report as a person reads it; `labels` (reportUnmanaged's) name each unmanaged object. */
+/** A resource as a person reads it: its stack, its name, its type. */
+function resourceText(m: Manager): string {
+  return `${m.stack}: ${resourceName(m.urn)} (${m.type.slice(m.type.lastIndexOf(":") + 1)})`;
+}
+
+/** One conflict on one line: what is fought over, by which resources, and what the next up does. */
+function conflictText(c: Conflict, label: (kind: Kind, uid: string) => string): string {
+  if (c.conflict === "duplicate")
+    return (
+      `${KINDS[c.kind].label} ${label(c.kind, c.uid)}: held by ${c.resources.length} resources, ` +
+      `${c.resources.map(resourceText).join(", ")}: each up of one undoes the other's changes`
+    );
+  const scopeText = (m: Manager & { scope: Scope }) => {
+    const scope = m.scope;
+    const what =
+      scope.kind === "identity"
+        ? `every binding of identity ${label("identity", scope.identityUid)}`
+        : `the bindings on group ${label("group", scope.groupUid)}${scope.subtree ? " and every group under it" : ""}`;
+    return `${resourceText(m)}, which holds ${what}`;
+  };
+  if (c.conflict === "binding-in-scope") {
+    const [declared, ...holders] = c.resources;
+    return (
+      `role binding ${label("roleBinding", c.uid)}: declared by ${resourceText(declared)}, and in the scope of ` +
+      `${holders.map(scopeText).join("; and of ")}: its next up deletes the binding unless it declares it, and ` +
+      `the other's next up makes it again`
+    );
+  }
+  return (
+    `overlapping scopes: ${scopeText(c.resources[0])}; and ${scopeText(c.resources[1])}: each up removes the ` +
+    `bindings only the other declares`
+  );
+}
+
+/** The report as a person reads it; `labels` (reportUnmanaged's) name each object. */
 export function reportText(report: Report, labels: ReadonlyMap<string, string> = new Map()): string {
   const lines: string[] = [];
-  const states = report.states.length === 1 ? "1 state" : `${report.states.length} states`;
+  const label = (kind: Kind, uid: string) => {
+    const known = labels.get(keyOf({ kind, uid }));
+    return known === undefined ? uid : `${known} (${uid})`;
+  };
+  const states =
+    report.backend !== undefined
+      ? `${report.states.length} ${report.states.length === 1 ? "stack" : "stacks"} of ${report.backend}`
+      : report.states.length === 1
+        ? "1 state"
+        : `${report.states.length} states`;
   lines.push(
     `${report.group.name} (${report.group.uid}) against ${states}: ` +
-      `${report.unmanaged.length} unmanaged, ${report.missing.length} managed but gone`,
+      `${report.unmanaged.length} unmanaged, ${report.missing.length} managed but gone, ` +
+      `${report.conflicts.length} ${report.conflicts.length === 1 ? "conflict" : "conflicts"}` +
+      (report.unreadable.length > 0 ? `, ${report.unreadable.length} not read` : ""),
   );
+  if (report.conflicts.length > 0) {
+    lines.push("", `conflicts (${report.conflicts.length}):`);
+    for (const c of report.conflicts) lines.push(`  ${conflictText(c, label)}`);
+  }
+  if (report.unreadable.length > 0) {
+    lines.push(
+      "",
+      `not read (${report.unreadable.length}): what they manage may be reported unmanaged below`,
+    );
+    for (const u of report.unreadable)
+      lines.push(`  ${u.stack}${u.urn !== undefined ? ` ${resourceName(u.urn)}` : ""}: ${u.reason}`);
+  }
   lines.push("", "coverage (managed / total):");
   const plural = (kind: Kind) => KINDS[kind].label.replace(/y$/, "ie") + "s";
   const width = Math.max(...LISTED_KINDS.map((k) => plural(k).length));
@@ -197,13 +309,29 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
   if (report.unmanaged.length > 0) {
     lines.push("", `not managed by any stack (${report.unmanaged.length}):`);
     for (const u of report.unmanaged) {
-      const label = labels.get(keyOf(u)) ?? u.name ?? "";
-      lines.push(`  ${KINDS[u.kind].label}  ${u.uid}  ${label}`.trimEnd());
+      const text = labels.get(keyOf(u)) ?? u.name ?? "";
+      lines.push(`  ${KINDS[u.kind].label}  ${u.uid}  ${text}`.trimEnd());
     }
   }
   if (report.missing.length > 0) {
     lines.push("", `managed by a stack but gone from the service (${report.missing.length}):`);
     for (const m of report.missing) lines.push(`  ${m.type}  ${m.uid}  ${m.urn} (${m.state})`);
+  }
+  const byStack = new Map<string, string[]>(report.states.map((s) => [s, []]));
+  for (const o of report.managed)
+    for (const m of o.managedBy) {
+      const text = labels.get(keyOf(o)) ?? o.name ?? "";
+      const type = m.type.slice(m.type.lastIndexOf(":") + 1);
+      byStack
+        .get(m.stack)
+        ?.push(`    ${KINDS[o.kind].label}  ${o.uid}  ${text}  [${resourceName(m.urn)}, ${type}]`);
+    }
+  if (report.managed.length > 0) {
+    lines.push("", `managed, by stack (${report.managed.length} objects):`);
+    for (const [stack, held] of byStack) {
+      if (held.length === 0) continue;
+      lines.push(`  ${stack} (${held.length}):`, ...held);
+    }
   }
   if (report.skipped.length > 0) {
     lines.push("", `left out (${report.skipped.length}):`);

@@ -117,6 +117,8 @@ describe("platform-import report", () => {
       PLATFORM_API_URL: emulator.url,
       PLATFORM_TOKEN: emulator.token,
       PLATFORM_RETRY_BASE_DELAY_MS: "0",
+      // The folders were made by this process: a 404 on one (its association) is an answer, not a 60 s delay.
+      PLATFORM_PROPAGATION_WINDOW_MS: "0",
     };
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-report-"));
     o = await organization();
@@ -168,6 +170,25 @@ describe("platform-import report", () => {
       group: o.platform.uid,
     });
     expect(report.unmanaged.find((u) => u.kind === "identity")!.name).toBe("intruder");
+    // Every other object names the state and the resource that manage it.
+    const by = (entries: StateEntry[], file: string, project: string) =>
+      entries
+        .filter((e) => !e.external && !e.pendingDelete && e.uid !== o.gone.uid && e.uid.startsWith(org))
+        .map((e) => {
+          const [, module, type] = e.token.split(":") as [string, string, string];
+          const typeToken = e.front === "dynamic" ? `pulumi-nodejs:dynamic/${module}:${type}` : e.token;
+          return [
+            e.uid,
+            [{ stack: file, urn: `urn:pulumi:dev::${project}::${typeToken}::${e.name}`, type: e.token }],
+          ];
+        });
+    expect(new Map(report.managed.map((m) => [m.uid, m.managedBy]))).toEqual(
+      new Map([...by(o.app, o.appFile, "app"), ...by(o.shared, o.sharedFile, "shared")] as [
+        string,
+        unknown,
+      ][]),
+    );
+    expect(report.conflicts).toEqual([]);
     expect(io.out).not.toContain("secret-of-sso");
     expect(io.out + io.err.join("\n")).not.toContain(emulator.token);
   });
@@ -178,10 +199,13 @@ describe("platform-import report", () => {
     expect(Object.keys(report)).toEqual([
       "group",
       "states",
+      "unreadable",
       "calls",
       "coverage",
+      "conflicts",
       "unmanaged",
       "missing",
+      "managed",
       "skipped",
     ]);
     expect(report.group).toEqual({ uid: org, name: expect.any(String) });
@@ -211,7 +235,7 @@ describe("platform-import report", () => {
   it("prints the coverage and each finding as text", async () => {
     const { code, io } = await run([org, "--state", o.appFile, "--state", o.sharedFile]);
     expect(code).toBe(EXIT_UNMANAGED);
-    expect(io.out).toMatch(/ against 2 states: 3 unmanaged, 1 managed but gone\n/);
+    expect(io.out).toMatch(/ against 2 states: 3 unmanaged, 1 managed but gone, 0 conflicts\n/);
     expect(io.out).toMatch(/^ {2}groups +1 \/ 2$/m);
     expect(io.out).toMatch(/^ {2}role bindings +2 \/ 3$/m);
     expect(io.out).toMatch(/^ {2}all +8 \/ 11$/m);
@@ -219,6 +243,10 @@ describe("platform-import report", () => {
       `  role binding  ${o.intruderRole.uid}  intruder holds deploy-role on platform\n`,
     );
     expect(io.out).toContain(`  identity  ${o.intruder.uid}  intruder in platform\n`);
+    // Each managed object under the state that manages it, with the resource's name.
+    expect(io.out).toContain(`managed, by stack (8 objects):\n  ${o.appFile} (4):\n`);
+    expect(io.out).toContain(`    identity  ${o.deployer.uid}  deployer in platform  [deployer, Identity]\n`);
+    expect(io.out).toContain(`  ${o.sharedFile} (4):\n`);
     expect(io.out).toMatch(
       new RegExp(
         `managed by a stack but gone from the service \\(1\\):\\n {2}platform:iam:Identity {2}${o.gone.uid} {2}urn:`,
@@ -420,7 +448,8 @@ describe("platform-import report", () => {
   });
 
   const refusals: [string, () => string[], RegExp][] = [
-    ["no state", () => [org], /report needs at least one --state FILE/],
+    ["an empty --backend", () => [org, "--backend="], /--backend needs a URL/],
+    ["a --stacks pattern with an empty part", () => [org, "--stacks", "a//b"], /--stacks takes a pattern/],
     ["no group", () => ["--state", o.appFile], /report needs a group uid/],
     ["a missing state file", () => [org, "--state", path.join(dir, "none.json")], /cannot read .*: ENOENT$/],
     [

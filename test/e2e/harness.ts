@@ -1,6 +1,7 @@
 /**
  * End-to-end harness: drives the real `pulumi` CLI (our offline engine, see scripts/build-engine.sh) against a
- * Pulumi program directory, one throwaway stack at a time, in a fresh temporary file backend.
+ * Pulumi program directory, one throwaway stack at a time, in a fresh temporary file backend (or a backend the
+ * test shares between stacks).
  *
  *   const stack = await PulumiStack.create({ programDir: "examples/quickstart", config: {...}, secrets: {...} });
  *   try { await stack.up(); await stack.preview(); ... } finally { await stack.cleanup(); }
@@ -111,6 +112,10 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Default timeout of every command; default 180 s. */
   timeoutMs?: number;
+  /** A backend to make the stack in, shared with other stacks (default: a fresh file backend of its own). */
+  backendUrl?: string;
+  /** The stack's secrets passphrase (default: testPassphrase). */
+  passphrase?: string;
 }
 
 /** The parts of `pulumi stack export` tests look at. */
@@ -160,8 +165,8 @@ export class PulumiStack {
       PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
       PULUMI_PLATFORM_STATE_DIR: stateDir,
       PULUMI_HOME: path.join(stateDir, "home"),
-      PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
-      PULUMI_CONFIG_PASSPHRASE: testPassphrase,
+      PULUMI_BACKEND_URL: options.backendUrl ?? `file://${path.join(stateDir, "backend")}`,
+      PULUMI_CONFIG_PASSPHRASE: options.passphrase ?? testPassphrase,
       NO_COLOR: "1",
     });
 

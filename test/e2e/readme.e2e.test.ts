@@ -2,7 +2,8 @@
  * Every shell command in the README, CONTRIBUTING.md and the pages under docs/ is a tested thing: `pulumi config` commands run against a
  * throwaway stack (so the CLI's own rules apply, e.g. it refuses a plaintext value under a key that looks like a
  * secret), `npm run` names a script that exists, `node` commands start, any other `pulumi` command names a
- * subcommand that exists with flags it takes, a `go` command names a go subcommand, `npx platform-access` a subcommand and flags its usage lists, and the "Using it in your own
+ * subcommand that exists with flags it takes, a `go` command names a go subcommand, `npx platform-access` and
+ * `npx platform-import` a subcommand and flags their usage lists, and the "Using it in your own
  * program" section is run in full by user-program.e2e.test.ts, "Bring an existing organization" by
  * adopt.e2e.test.ts, "Your first hour, in each language" by first-hour.e2e.test.ts. A command no rule knows fails
  * the test, so a new kind of command in the README gets a check when it is written.
@@ -13,6 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { engineBinDir, repoRoot } from "./harness";
 import { main as accessMain } from "../../commands/access/cli";
+import { main as importMain } from "../../commands/import/cli";
 import { codeBlocks, documentationPages, SHELL_LANGUAGES, shellCommands } from "./readme";
 
 jest.setTimeout(300_000);
@@ -153,6 +155,20 @@ describe("the README's shell commands", () => {
       });
       expect(code).toBe(0);
       expect(usage).toContain(`platform-access ${accessCommand[1]} `);
+      for (const flag of command.match(/ --[a-z][\w-]*/g) ?? []) expect(usage).toContain(flag.trim());
+      return;
+    }
+    const importCommand = /^npx platform-import(?: ([a-z][a-z-]*))?/.exec(command);
+    if (importCommand) {
+      // Run for real by test/commands and adopt.e2e.test.ts; here: the subcommand and every flag the docs give it
+      // exist (the usage is what --help refuses with).
+      let usage = "";
+      await importMain(["--help"], {
+        env: {},
+        stdout: (text) => void (usage += text),
+        stderr: (line) => void (usage += line),
+      });
+      if (importCommand[1] !== undefined) expect(usage).toContain(`platform-import ${importCommand[1]} `);
       for (const flag of command.match(/ --[a-z][\w-]*/g) ?? []) expect(usage).toContain(flag.trim());
       return;
     }
