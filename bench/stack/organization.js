@@ -13,24 +13,23 @@ function benchOrganization(platform, config) {
   const groupCount = config.getNumber("groups") ?? 50;
   const identityCount = config.getNumber("identities") ?? 50;
   const bindingCount = config.getNumber("bindings") ?? 100;
-  const groups = Array.from(
-    { length: groupCount },
-    (_, i) =>
-      new platform.iam.Group(`group-${pad(i)}`, {
-        parentUid: organization,
-        name: `bench-group-${pad(i)}`,
-        description: `benchmark folder ${i}`,
-      }),
-  );
-  const identities = Array.from(
-    { length: identityCount },
-    (_, i) =>
-      new platform.iam.Identity(`identity-${pad(i)}`, {
-        parentUid: organization,
-        name: `bench-identity-${pad(i)}`,
-        claimMatch: { issuer: "https://ci.example.com", subject: `pipeline-${i}` },
-      }),
-  );
+  // Object i of a kind is `<kind>-<i>` in the program and `bench-<kind>-<i>` in the organization (i padded).
+  const declareEach = (kind, Resource, count, argsOf) =>
+    Array.from(
+      { length: count },
+      (_, i) =>
+        new Resource(`${kind}-${pad(i)}`, {
+          parentUid: organization,
+          name: `bench-${kind}-${pad(i)}`,
+          ...argsOf(i),
+        }),
+    );
+  const groups = declareEach("group", platform.iam.Group, groupCount, (i) => ({
+    description: `benchmark folder ${i}`,
+  }));
+  const identities = declareEach("identity", platform.iam.Identity, identityCount, (i) => ({
+    claimMatch: { issuer: "https://ci.example.com", subject: `pipeline-${i}` },
+  }));
   // Binding k pairs group (k mod G) with identity (k + floor(k / G)) mod I: distinct pairs while k < G * I.
   return Array.from({ length: bindingCount }, (_, k) => ({
     name: `binding-${pad(k)}`,
