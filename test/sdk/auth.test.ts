@@ -26,13 +26,14 @@ interface World {
 }
 
 /**
- * A client that assumes IDENTITY. The exchange answers api-token-1, api-token-2, ...; the API answers with
- * `apiStatus(n, authorization)` (default 200) and records every request.
+ * A client that assumes IDENTITY. The exchange answers api-token-1, api-token-2, ... (or `exchangeBody(n)` with
+ * `exchangeStatus(n)`); the API answers with `apiStatus(n, authorization)` (default 200) and records every request.
  */
 function world(
   options: PlatformClientOptions = {},
   apiStatus: (n: number, auth: string) => number = () => 200,
   exchangeBody: (n: number) => Record<string, unknown> = (n) => ({ token: `api-token-${n}` }),
+  exchangeStatus: (n: number) => number = () => 200,
 ): World {
   const agent = new MockAgent();
   agent.disableNetConnect();
@@ -50,7 +51,7 @@ function world(
         body: undefined,
       });
       return {
-        statusCode: 200,
+        statusCode: exchangeStatus(exchanges.length),
         data: JSON.stringify(exchangeBody(exchanges.length)),
         responseOptions: { headers: JSON_HEADERS },
       };
@@ -294,30 +295,15 @@ describe("token exchange", () => {
   });
 
   it("an unavailable exchange is retried by its own loop only (attempts do not multiply)", async () => {
-    const agent = new MockAgent();
-    agent.disableNetConnect();
-    let exchanges = 0;
-    agent
-      .get(AUTH)
-      .intercept({ path: () => true, method: "GET" })
-      .reply(() => {
-        exchanges++;
-        return { statusCode: 503, data: JSON.stringify(aip193(14, "Unavailable: sts down")) };
-      })
-      .persist();
-    const client = new PlatformClient({
-      apiUrl: API,
-      authUrl: AUTH,
-      identity: IDENTITY,
-      identityToken: OIDC,
-      env: {},
-      dispatcher: agent,
-      maxRetries: 2,
-      retryBaseDelayMs: 0,
-    });
+    const { client, exchanges } = world(
+      { maxRetries: 2 },
+      undefined,
+      () => aip193(14, "Unavailable: sts down"),
+      () => 503,
+    );
     const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
     expect(UnavailableError.isInstance(err)).toBe(true);
     expect((err as Error).message).toMatch(/^GET \/sts\/exchange: Unavailable: sts down$/);
-    expect(exchanges).toBe(3);
+    expect(exchanges).toHaveLength(3);
   });
 });
