@@ -28,6 +28,7 @@ import { PlatformClient } from "../sdk";
 import { PulumiStack } from "../test/e2e/harness";
 import { startCliEmulator, type CliEmulator, type LoggedRequest } from "./cli-emulator";
 import { callKey, measured, setLatency, type Cpu } from "./stack";
+import { runWhenMain } from "./main";
 
 const ROOT = join(__dirname, "..");
 const BINDINGS = Number(process.env.BENCH_ACCESS_BINDINGS ?? 1000);
@@ -198,9 +199,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`access bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  });
-}
+runWhenMain(module, "access", main);

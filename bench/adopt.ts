@@ -156,50 +156,62 @@ function total(path: string, steps: Step[]): PathResult {
   };
 }
 
-async function stateFirst(emulator: CliEmulator, tarball: string, env: Record<string, string>) {
+/** Runs one timed step: its wall time and API calls join the path's steps. */
+type TimedStep = (step: string, work: () => Promise<unknown>) => Promise<void>;
+
+/**
+ * One way of adopting, in a fresh project: `importSteps`, which leave the program `pulumi import` printed in
+ * program.yaml; then that program as the project's and `pulumi preview --expect-no-changes`.
+ */
+async function adoptionPath(
+  name: string,
+  emulator: CliEmulator,
+  tarball: string,
+  env: Record<string, string>,
+  importSteps: (step: TimedStep, dir: string, stack: PulumiStack) => Promise<void>,
+): Promise<PathResult> {
   const { dir, stack } = await project(tarball, env);
   const steps: Step[] = [];
+  const step: TimedStep = (label, work) => timed(emulator, steps, label, work);
   try {
-    const org = emulator.orgUid;
-    const stackFlag = ["--stack", stack.name];
-    await timed(emulator, steps, "platform-import --out --state-out", () =>
-      run(["node", CLI, org, "--out", "import.json", "--state-out", "adopted.json"], dir, stack, env),
-    );
-    await timed(emulator, steps, "platform-import load", () =>
-      run(["node", CLI, "load", "adopted.json", ...stackFlag], dir, stack, env),
-    );
-    await timed(emulator, steps, "pulumi import --preview-only (prints the program)", () =>
-      stack.run(["import", "--file", "import.json", "--preview-only", "--out", "program.yaml"], { env }),
-    );
+    await importSteps(step, dir, stack);
     renameSync(join(dir, "program.yaml"), join(dir, "Main.yaml"));
-    await timed(emulator, steps, "pulumi preview --expect-no-changes", () => stack.preview({ env }));
-    return total("state-first", steps);
+    await step("pulumi preview --expect-no-changes", () => stack.preview({ env }));
+    return total(name, steps);
   } finally {
     await stack.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function importFile(emulator: CliEmulator, tarball: string, env: Record<string, string>) {
-  const { dir, stack } = await project(tarball, env);
-  const steps: Step[] = [];
-  try {
-    await timed(emulator, steps, "platform-import --out", () =>
+function stateFirst(emulator: CliEmulator, tarball: string, env: Record<string, string>) {
+  return adoptionPath("state-first", emulator, tarball, env, async (step, dir, stack) => {
+    const org = emulator.orgUid;
+    const stackFlag = ["--stack", stack.name];
+    await step("platform-import --out --state-out", () =>
+      run(["node", CLI, org, "--out", "import.json", "--state-out", "adopted.json"], dir, stack, env),
+    );
+    await step("platform-import load", () =>
+      run(["node", CLI, "load", "adopted.json", ...stackFlag], dir, stack, env),
+    );
+    await step("pulumi import --preview-only (prints the program)", () =>
+      stack.run(["import", "--file", "import.json", "--preview-only", "--out", "program.yaml"], { env }),
+    );
+  });
+}
+
+function importFile(emulator: CliEmulator, tarball: string, env: Record<string, string>) {
+  return adoptionPath("pulumi import --file", emulator, tarball, env, async (step, dir, stack) => {
+    await step("platform-import --out", () =>
       run(["node", CLI, emulator.orgUid, "--out", "import.json"], dir, stack, env),
     );
-    await timed(emulator, steps, "pulumi import --file --yes", () =>
+    await step("pulumi import --file --yes", () =>
       stack.run(["import", "--file", "import.json", "--yes", "--out", "program.yaml"], {
         env,
         timeoutMs: 1_800_000,
       }),
     );
-    renameSync(join(dir, "program.yaml"), join(dir, "Main.yaml"));
-    await timed(emulator, steps, "pulumi preview --expect-no-changes", () => stack.preview({ env }));
-    return total("pulumi import --file", steps);
-  } finally {
-    await stack.cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {

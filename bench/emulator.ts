@@ -9,11 +9,12 @@
  *
  * Env: BENCH_GROUPS (default 50000), BENCH_REQUESTS (default 2000 per scenario), BENCH_CONCURRENCY (default 8).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Pool } from "undici";
+import { startCliEmulator, type CliEmulator } from "./cli-emulator";
 
 const ROOT = join(__dirname, "..");
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 50_000);
@@ -40,36 +41,13 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function startCli(): Promise<{ url: string; token: string; org: string; stop: () => Promise<void> }> {
-  const cli = join(ROOT, "dist", "emulator", "cli.js");
-  if (!existsSync(cli) || process.env.BENCH_BUILD !== "0") {
-    // Type errors elsewhere do not stop tsc from emitting; only a missing cli.js is fatal.
+/** The CLI-built emulator, built first unless BENCH_BUILD=0 says dist/ is current. */
+async function startCli(): Promise<CliEmulator> {
+  if (!existsSync(join(ROOT, "dist", "emulator", "cli.js")) || process.env.BENCH_BUILD !== "0") {
+    // Type errors elsewhere do not stop tsc from emitting; only a missing cli.js is fatal (startCliEmulator).
     spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
-    if (!existsSync(cli))
-      throw new Error("dist/emulator/cli.js was not built (npx tsc -p tsconfig.build.json)");
   }
-  const child = spawn(process.execPath, [cli, "--port", "0", "--quiet"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  const deadline = Date.now() + 15_000;
-  while (!/PLATFORM_ORG_UID=\S+/.test(out)) {
-    if (Date.now() > deadline) throw new Error(`emulator did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  const read = (name: string): string => new RegExp(`${name}=(\\S+)`).exec(out)![1]!;
-  return {
-    url: read("PLATFORM_API_URL"),
-    token: read("PLATFORM_TOKEN"),
-    org: read("PLATFORM_ORG_UID"),
-    stop: () =>
-      new Promise((resolve) => {
-        child.on("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  return startCliEmulator(ROOT);
 }
 
 async function run(pool: Pool, token: string, scenario: string, paths: () => string): Promise<Result> {
@@ -114,7 +92,7 @@ async function main(): Promise<void> {
   const pool = new Pool(emulator.url, { connections: CONCURRENCY, pipelining: 1 });
   try {
     // 10 folders under the organization, the rest spread below them.
-    const folders = Array.from({ length: FOLDERS }, () => `${emulator.org}/${hex16()}`);
+    const folders = Array.from({ length: FOLDERS }, () => `${emulator.orgUid}/${hex16()}`);
     const groups: { uid: string; parent?: string; name: string }[] = folders.map((uid, i) => ({
       uid,
       name: `folder-${i}`,
@@ -170,7 +148,7 @@ async function main(): Promise<void> {
         `list descendants_of folder (${(GROUPS - FOLDERS) / FOLDERS} groups), name desc, 50/page`,
         folders[0]!,
       ],
-      [`list descendants_of org (${GROUPS} groups), name desc, 50/page`, emulator.org],
+      [`list descendants_of org (${GROUPS} groups), name desc, 50/page`, emulator.orgUid],
     ] as const) {
       // The first request of a query filters and sorts the whole set (then cached per query and store version).
       const coldStart = process.hrtime.bigint();

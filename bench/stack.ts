@@ -30,6 +30,7 @@ import { join } from "node:path";
 import { PlatformClient } from "../sdk";
 import { PulumiStack } from "../test/e2e/harness";
 import { CliEmulator, LoggedRequest, startCliEmulator } from "./cli-emulator";
+import { runWhenMain } from "./main";
 
 const ROOT = join(__dirname, "..");
 const LATENCIES = (process.env.BENCH_LATENCIES ?? "0,50,150").split(",").filter(Boolean).map(Number);
@@ -483,9 +484,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`stack bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  });
-}
+runWhenMain(module, "stack", main);

@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Pool } from "undici";
+import { runWhenMain } from "./main";
 
 const ROOT = join(__dirname, "..");
 const SIZES = (process.env.BENCH_STORAGE_SIZES ?? "1000,20000,50000").split(",").map(Number);
@@ -203,9 +204,4 @@ async function main(): Promise<void> {
   );
 }
 
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`storage bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  });
-}
+runWhenMain(module, "storage", main);

@@ -117,12 +117,14 @@ function describe(option: EnvOption): string {
   return `option ${option} (env ${ENV_VARS[option]})`;
 }
 
+/** Where a setting is read from: the options passed, then the environment. */
+interface Sources {
+  options: PlatformClientOptions;
+  env: Record<string, string | undefined>;
+}
+
 /** The one precedence rule: explicit option, then env (blank = unset), then undefined. */
-function pick(
-  options: PlatformClientOptions,
-  env: Record<string, string | undefined>,
-  option: EnvOption,
-): string | number | undefined {
+function pick({ options, env }: Sources, option: EnvOption): string | number | undefined {
   const explicit = options[option];
   if (explicit !== undefined && !(typeof explicit === "string" && explicit.trim() === "")) return explicit;
   const fromEnv = env[ENV_VARS[option]];
@@ -130,29 +132,16 @@ function pick(
   return undefined;
 }
 
-function pickString(
-  options: PlatformClientOptions,
-  env: Record<string, string | undefined>,
-  option: EnvOption,
-): string | undefined {
-  const value = pick(options, env, option);
+function pickString(from: Sources, option: EnvOption): string | undefined {
+  const value = pick(from, option);
   return value === undefined ? undefined : String(value);
 }
 
-function pickUrl(
-  options: PlatformClientOptions,
-  env: Record<string, string | undefined>,
-  option: EnvOption,
-): string | undefined {
-  const value = pickString(options, env, option);
+function pickUrl(from: Sources, option: EnvOption): string | undefined {
+  const value = pickString(from, option);
   if (value === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigurationError(`${describe(option)} must be an http(s) URL, got ${JSON.stringify(value)}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new ConfigurationError(`${describe(option)} must be an http(s) URL, got ${JSON.stringify(value)}`);
   }
   if (url.search || url.hash) {
@@ -163,14 +152,8 @@ function pickUrl(
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
-function pickInteger(
-  options: PlatformClientOptions,
-  env: Record<string, string | undefined>,
-  option: EnvOption,
-  fallback: number,
-  min: number,
-): number {
-  const value = pick(options, env, option);
+function pickInteger(from: Sources, option: EnvOption, fallback: number, min: number): number {
+  const value = pick(from, option);
   if (value === undefined) return fallback;
   const n = typeof value === "number" ? value : /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min) {
@@ -183,18 +166,18 @@ function pickInteger(
 
 /** Resolve options against the environment. Throws ConfigurationError naming the option and env var. */
 export function resolveConfig(options: PlatformClientOptions = {}): ResolvedConfig {
-  const env = options.env ?? process.env;
-  const apiUrl = pickUrl(options, env, "apiUrl");
+  const from: Sources = { options, env: options.env ?? process.env };
+  const apiUrl = pickUrl(from, "apiUrl");
   if (apiUrl === undefined) {
     throw new ConfigurationError(`the API URL is not set: pass ${describe("apiUrl")}`);
   }
-  const authUrl = pickUrl(options, env, "authUrl") ?? new URL(apiUrl).origin;
+  const authUrl = pickUrl(from, "authUrl") ?? new URL(apiUrl).origin;
 
-  const identity = pickString(options, env, "identity");
+  const identity = pickString(from, "identity");
   let credentials: Credentials;
   if (identity !== undefined) {
-    const identityToken = pickString(options, env, "identityToken");
-    const identityTokenFile = pickString(options, env, "identityTokenFile");
+    const identityToken = pickString(from, "identityToken");
+    const identityTokenFile = pickString(from, "identityTokenFile");
     if (identityToken === undefined && identityTokenFile === undefined) {
       throw new ConfigurationError(
         `${describe("identity")} is set, so an OIDC token is needed for the exchange: pass ${describe("identityToken")} or ${describe("identityTokenFile")}`,
@@ -207,7 +190,7 @@ export function resolveConfig(options: PlatformClientOptions = {}): ResolvedConf
       ...(identityTokenFile !== undefined ? { identityTokenFile } : {}),
     };
   } else {
-    const token = pickString(options, env, "token");
+    const token = pickString(from, "token");
     if (token === undefined) {
       throw new ConfigurationError(
         `no credentials: pass ${describe("token")}, or ${describe("identity")} with ${describe("identityToken")} or ${describe("identityTokenFile")}`,
@@ -220,13 +203,13 @@ export function resolveConfig(options: PlatformClientOptions = {}): ResolvedConf
     apiUrl,
     authUrl,
     credentials,
-    timeoutMs: pickInteger(options, env, "timeoutMs", DEFAULTS.timeoutMs, 1),
-    maxRetries: pickInteger(options, env, "maxRetries", DEFAULTS.maxRetries, 0),
-    retryBaseDelayMs: pickInteger(options, env, "retryBaseDelayMs", DEFAULTS.retryBaseDelayMs, 0),
-    retryBudgetMs: pickInteger(options, env, "retryBudgetMs", DEFAULTS.retryBudgetMs, 0),
-    maxConnections: pickInteger(options, env, "maxConnections", DEFAULTS.maxConnections, 1),
-    propagationWindowMs: pickInteger(options, env, "propagationWindowMs", DEFAULTS.propagationWindowMs, 0),
-    userAgent: pickString(options, env, "userAgent"),
+    timeoutMs: pickInteger(from, "timeoutMs", DEFAULTS.timeoutMs, 1),
+    maxRetries: pickInteger(from, "maxRetries", DEFAULTS.maxRetries, 0),
+    retryBaseDelayMs: pickInteger(from, "retryBaseDelayMs", DEFAULTS.retryBaseDelayMs, 0),
+    retryBudgetMs: pickInteger(from, "retryBudgetMs", DEFAULTS.retryBudgetMs, 0),
+    maxConnections: pickInteger(from, "maxConnections", DEFAULTS.maxConnections, 1),
+    propagationWindowMs: pickInteger(from, "propagationWindowMs", DEFAULTS.propagationWindowMs, 0),
+    userAgent: pickString(from, "userAgent"),
     dispatcher: options.dispatcher,
     now: options.now ?? Date.now,
     sleep: options.sleep,

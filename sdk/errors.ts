@@ -223,33 +223,26 @@ export class ApiError extends PlatformError {
   }
 }
 
-export class InvalidArgumentError extends ApiError {
-  static override readonly kind: string = "InvalidArgumentError";
+/**
+ * The base of one kind of failure, made by one factory: all it adds to ApiError is its brand (`kind`, the class's
+ * name), which `isInstance` checks.
+ */
+function apiErrorKind(kind: string): typeof ApiError {
+  return class extends ApiError {
+    static override readonly kind: string = kind;
+  };
 }
-export class NotFoundError extends ApiError {
-  static override readonly kind: string = "NotFoundError";
-}
-export class AlreadyExistsError extends ApiError {
-  static override readonly kind: string = "AlreadyExistsError";
-}
-export class PermissionDeniedError extends ApiError {
-  static override readonly kind: string = "PermissionDeniedError";
-}
-export class ResourceExhaustedError extends ApiError {
-  static override readonly kind: string = "ResourceExhaustedError";
-}
-export class FailedPreconditionError extends ApiError {
-  static override readonly kind: string = "FailedPreconditionError";
-}
-export class InternalError extends ApiError {
-  static override readonly kind: string = "InternalError";
-}
-export class UnavailableError extends ApiError {
-  static override readonly kind: string = "UnavailableError";
-}
-export class UnauthenticatedError extends ApiError {
-  static override readonly kind: string = "UnauthenticatedError";
-}
+
+export class InvalidArgumentError extends apiErrorKind("InvalidArgumentError") {}
+export class NotFoundError extends apiErrorKind("NotFoundError") {}
+export class AlreadyExistsError extends apiErrorKind("AlreadyExistsError") {}
+export class PermissionDeniedError extends apiErrorKind("PermissionDeniedError") {}
+export class ResourceExhaustedError extends apiErrorKind("ResourceExhaustedError") {}
+export class FailedPreconditionError extends apiErrorKind("FailedPreconditionError") {}
+export class InternalError extends apiErrorKind("InternalError") {}
+export class UnavailableError extends apiErrorKind("UnavailableError") {}
+export class UnauthenticatedError extends apiErrorKind("UnauthenticatedError") {}
+
 /**
  * A static API token the service refused because it expired: the message names the setting to refresh (the client
  * renews exchanged tokens itself, never a static one).
@@ -274,35 +267,25 @@ const CLASS_BY_CODE: Record<number, new (init: ApiErrorInit) => ApiError> = {
   [GrpcCode.UNAUTHENTICATED]: UnauthenticatedError,
 };
 
+/** The codes bare HTTP statuses stand for, when the body is not AIP-193. */
+const CODE_BY_HTTP_STATUS: ReadonlyMap<number, number> = new Map([
+  [400, GrpcCode.INVALID_ARGUMENT],
+  [401, GrpcCode.UNAUTHENTICATED],
+  [403, GrpcCode.PERMISSION_DENIED],
+  [404, GrpcCode.NOT_FOUND],
+  [409, GrpcCode.ALREADY_EXISTS],
+  [412, GrpcCode.FAILED_PRECONDITION],
+  [429, GrpcCode.RESOURCE_EXHAUSTED],
+  [499, GrpcCode.CANCELLED],
+  [501, GrpcCode.UNIMPLEMENTED],
+  [502, GrpcCode.UNAVAILABLE],
+  [503, GrpcCode.UNAVAILABLE],
+  [504, GrpcCode.DEADLINE_EXCEEDED],
+]);
+
 /** The code a bare HTTP status stands for, when the body is not AIP-193. */
 export function codeForHttpStatus(status: number): number {
-  switch (status) {
-    case 400:
-      return GrpcCode.INVALID_ARGUMENT;
-    case 401:
-      return GrpcCode.UNAUTHENTICATED;
-    case 403:
-      return GrpcCode.PERMISSION_DENIED;
-    case 404:
-      return GrpcCode.NOT_FOUND;
-    case 409:
-      return GrpcCode.ALREADY_EXISTS;
-    case 412:
-      return GrpcCode.FAILED_PRECONDITION;
-    case 429:
-      return GrpcCode.RESOURCE_EXHAUSTED;
-    case 499:
-      return GrpcCode.CANCELLED;
-    case 501:
-      return GrpcCode.UNIMPLEMENTED;
-    case 502:
-    case 503:
-      return GrpcCode.UNAVAILABLE;
-    case 504:
-      return GrpcCode.DEADLINE_EXCEEDED;
-    default:
-      return status >= 500 ? GrpcCode.INTERNAL : GrpcCode.UNKNOWN;
-  }
+  return CODE_BY_HTTP_STATUS.get(status) ?? (status >= 500 ? GrpcCode.INTERNAL : GrpcCode.UNKNOWN);
 }
 
 /** Replace every occurrence of each secret in `text`. Secrets shorter than 4 characters are ignored. */

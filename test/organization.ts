@@ -6,10 +6,11 @@
  *   const org = useOrganization();            // starts an emulator before the file's tests, closes it after
  *   const org = organizationOf(h.emulator);   // the same helpers over an emulator the test already has
  *
- * May import: the emulator and the SDK (types).
+ * May import: the emulator, the SDK (types), ./lifecycle.
  */
 import { BUILTIN_ROLES, startEmulator, type Emulator, type EmulatorOptions } from "../emulator";
 import type { Group, Identity, PlatformClient } from "../sdk";
+import { useStarted } from "./lifecycle";
 
 /** The issuer of the identities `identity` makes. */
 export const TEST_ISSUER = "https://issuer.example";
@@ -58,18 +59,11 @@ export function organizationOf(emulator: Emulator): Organization {
  * object reads the one started (use it inside hooks and tests, not at collection time).
  */
 export function useOrganization(options: EmulatorOptions = {}): Organization {
-  let current: Organization | undefined;
-  beforeAll(async () => {
-    current = organizationOf(await startEmulator(options));
-  });
-  afterAll(async () => {
-    await current?.emulator.close();
-    current = undefined;
-  });
-  const get = (): Organization => {
-    if (current === undefined) throw new Error("useOrganization: read it inside a hook or a test");
-    return current;
-  };
+  const get = useStarted(
+    "useOrganization",
+    async () => organizationOf(await startEmulator(options)),
+    (organization) => organization.emulator.close(),
+  );
   return {
     get emulator() {
       return get().emulator;

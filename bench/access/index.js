@@ -2,9 +2,9 @@
 // `identitiesFile`, held by one GroupAccess (`form: group-access`) or declared as one RoleBinding each
 // (`form: role-binding`).
 //
-// `form: org-group-access` / `org-role-binding`: the stack bench's organization (bench/stack: `groups` folders,
-// `identities` workload identities under `organization`, `bindings` bindings pairing them), its bindings held by one
-// GroupAccess per group or declared as one RoleBinding each.
+// `form: org-group-access` / `org-role-binding`: the stack bench's organization (bench/stack/organization.js:
+// `groups` folders, `identities` workload identities under `organization`, `bindings` bindings pairing them), its
+// bindings held by one GroupAccess per group or declared as one RoleBinding each.
 //
 // Plain JavaScript, as bench/stack: no TypeScript compile in the measured time.
 // Credentials: platform:apiUrl and platform:token (secret).
@@ -12,6 +12,7 @@
 const fs = require("node:fs");
 const pulumi = require("@pulumi/pulumi");
 const platform = require("pulumi-platform");
+const { benchOrganization, pad } = require("../stack/organization");
 
 const config = new pulumi.Config();
 const roleUid = config.require("roleUid");
@@ -43,44 +44,20 @@ function folderProgram() {
 }
 
 function organizationProgram() {
-  const organization = config.require("organization");
-  const groupCount = config.getNumber("groups") ?? 50;
-  const identityCount = config.getNumber("identities") ?? 50;
-  const bindingCount = config.getNumber("bindings") ?? 100;
-  const pad = (i) => String(i).padStart(3, "0");
-  const groups = Array.from(
-    { length: groupCount },
-    (_, i) =>
-      new platform.iam.Group(`group-${pad(i)}`, {
-        parentUid: organization,
-        name: `bench-group-${pad(i)}`,
-        description: `benchmark folder ${i}`,
-      }),
-  );
-  const identities = Array.from(
-    { length: identityCount },
-    (_, i) =>
-      new platform.iam.Identity(`identity-${pad(i)}`, {
-        parentUid: organization,
-        name: `bench-identity-${pad(i)}`,
-        claimMatch: { issuer: "https://ci.example.com", subject: `pipeline-${i}` },
-      }),
-  );
-  // As bench/stack: binding k pairs group (k mod G) with identity (k + floor(k / G)) mod I.
-  const byGroup = groups.map(() => []);
-  for (let k = 0; k < bindingCount; k++) {
-    const identity = identities[(k + Math.floor(k / groupCount)) % identityCount];
-    if (form === "org-role-binding")
-      new platform.iam.RoleBinding(`binding-${pad(k)}`, {
-        groupUid: groups[k % groupCount].uid,
-        identityUid: identity.uid,
-        roleUid,
-      });
-    else byGroup[k % groupCount].push({ identityUid: identity.uid, roleUid });
+  const pairs = benchOrganization(platform, config);
+  if (form === "org-role-binding") {
+    for (const { name, group, identity } of pairs) {
+      new platform.iam.RoleBinding(name, { groupUid: group.uid, identityUid: identity.uid, roleUid });
+    }
+    return;
   }
-  if (form === "org-group-access")
-    groups.forEach((group, i) => {
-      if (byGroup[i].length > 0)
-        new platform.iam.GroupAccess(`access-${pad(i)}`, { groupUid: group.uid, bindings: byGroup[i] });
-    });
+  // One GroupAccess per group that has bindings, in the groups' order.
+  const accesses = new Map();
+  for (const { groupIndex, group, identity } of pairs) {
+    if (!accesses.has(groupIndex)) accesses.set(groupIndex, { groupUid: group.uid, bindings: [] });
+    accesses.get(groupIndex).bindings.push({ identityUid: identity.uid, roleUid });
+  }
+  for (const [groupIndex, args] of [...accesses].sort(([a], [b]) => a - b)) {
+    new platform.iam.GroupAccess(`access-${pad(groupIndex)}`, args);
+  }
 }

@@ -3,19 +3,11 @@
  * organization, with an optional exact-name filter and ordering, paged through 200 at a time. The
  * results carry no client secret (the API never returns it).
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { declareDataSource } from "../core/declaration";
 import { IdentityProvider, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
 import type { GetIdentityProvidersArgs, GetIdentityProvidersResult } from "../types";
 
 /** @internal */
@@ -28,34 +20,22 @@ export const GetIdentityProvidersArgsSchema = z.object({
   ...ProfileArgsSchema.shape,
 });
 
-/** @internal */
-export const GetIdentityProvidersResultSchema = z.object({
-  identityProviders: z.array(IdentityProvider).describe("Every matching identity provider."),
-});
-
-/** platform:iam:getIdentityProviders, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
-export const declaration = declareDataSource({
+const identityProviders = listDataSource({
   token: "platform:iam:getIdentityProviders",
   summary: "The identity providers of an organization, with an optional name filter.",
   args: GetIdentityProvidersArgsSchema,
-  result: GetIdentityProvidersResultSchema,
-  invoke: (args) => getIdentityProviders(args as GetIdentityProvidersArgs),
+  key: "identityProviders",
+  item: IdentityProvider,
+  doc: "Every matching identity provider.",
+  list: (client, { organizationUid, ...filters }, page) =>
+    client.identityProviders.list({ ...filters, childrenOf: organizationUid, ...page }),
 });
 
-const TOKEN = declaration.token;
+/** @internal */
+export const GetIdentityProvidersResultSchema = identityProviders.result;
 
-export async function getIdentityProviders(
-  args: GetIdentityProvidersArgs,
-  _opts?: pulumi.InvokeOptions,
-): Promise<GetIdentityProvidersResult> {
-  const { profile, organizationUid, ...filters } = parseArgs(TOKEN, GetIdentityProvidersArgsSchema, args);
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    identityProviders: await collect(
-      client.identityProviders.list({
-        ...filters,
-        childrenOf: organizationUid,
-        pageSize: DATA_SOURCE_PAGE_SIZE,
-      }),
-    ),
-  }));
-}
+/** platform:iam:getIdentityProviders, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = identityProviders.declaration;
+
+export const getIdentityProviders: DataSourceFunction<GetIdentityProvidersArgs, GetIdentityProvidersResult> =
+  identityProviders.run;

@@ -2,22 +2,19 @@
  * platform.iam.getIdentity, implementation (loaded by ./get-identity on the first call): one identity by uid, by name below a group, or by the issuer and
  * subject of its tokens (the service's lookup).
  *
- * May import: @pulumi/pulumi, zod, ../core, ../../sdk.
+ * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { declareDataSource } from "../core/declaration";
-import { NotFoundError, PermissionDeniedError } from "../../sdk";
+import { NotFoundError, PermissionDeniedError, type PlatformClient } from "../../sdk";
 import { Identity, Uidp } from "../../sdk/schemas";
 import { parentOf } from "../../sdk/uidp";
 import {
-  DATA_SOURCE_PAGE_SIZE,
   ProfileArgsSchema,
-  collect,
-  parseArgs,
-  theOnlyMatch,
-  withProgramClient,
-} from "../core/program-client";
+  lookupDataSource,
+  named,
+  type Candidates,
+  type DataSourceFunction,
+} from "../core/data-source";
 import type { GetIdentityArgs, GetIdentityResult } from "../types";
 
 /** @internal */
@@ -65,48 +62,45 @@ export const GetIdentityResultSchema = Identity.extend({
     ),
 });
 
-/** platform:iam:getIdentity, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
-export const declaration = declareDataSource({
+/**
+ * The identity the service's lookup names for an issuer and subject. It answers a uid for any of them (the one a
+ * person would get on registration when nobody has it yet); the identity itself only when the caller may read it,
+ * else just that uid.
+ */
+async function identityOfTokens(
+  client: PlatformClient,
+  issuer: string,
+  subject: string,
+): Promise<Candidates<Identity | { uid: string }>> {
+  const where = "for that issuer and subject";
+  const found = await client.identities.lookup({ issuer, subject });
+  try {
+    return { matches: [await client.identities.get(found.uid)], where };
+  } catch (error) {
+    if (!NotFoundError.isInstance(error) && !PermissionDeniedError.isInstance(error)) throw error;
+    return { matches: [{ uid: found.uid }], where };
+  }
+}
+
+const identity = lookupDataSource({
   token: "platform:iam:getIdentity",
   summary: "One identity by uid, or by name below a group.",
   args: GetIdentityArgsSchema,
   result: GetIdentityResultSchema,
-  invoke: (args) => getIdentity(args as GetIdentityArgs),
+  kind: "identity",
+  kinds: "identities",
+  get: (client, uid): Promise<Identity | { uid: string }> => client.identities.get(uid),
+  find: async (client, { name, parentUid, issuer, subject }, page) => {
+    if (name === undefined || parentUid === undefined) return identityOfTokens(client, issuer!, subject!);
+    return {
+      matches: await named(name, client.identities.list({ descendantsOf: parentUid, name, ...page })),
+      where: `below ${parentUid}`,
+    };
+  },
+  answer: (found) => ({ ...found, parentUid: parentOf(found.uid) }),
 });
 
-const TOKEN = declaration.token;
+/** platform:iam:getIdentity, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = identity.declaration;
 
-export async function getIdentity(
-  args: GetIdentityArgs,
-  _opts?: pulumi.InvokeOptions,
-): Promise<GetIdentityResult> {
-  const { uid, name, parentUid, issuer, subject, profile } = parseArgs(TOKEN, GetIdentityArgsSchema, args);
-  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
-    let identity: Identity;
-    if (uid !== undefined) {
-      identity = await client.identities.get(uid);
-    } else if (name === undefined || parentUid === undefined) {
-      // The service's lookup answers a uid for any issuer and subject (the one a person would get on
-      // registration when nobody has it yet); the identity itself only when the caller may read it.
-      const found = await client.identities.lookup({ issuer: issuer!, subject: subject! });
-      try {
-        identity = await client.identities.get(found.uid);
-      } catch (error) {
-        if (!NotFoundError.isInstance(error) && !PermissionDeniedError.isInstance(error)) throw error;
-        return { uid: found.uid, parentUid: parentOf(found.uid) };
-      }
-    } else {
-      const listed = await collect(
-        client.identities.list({ descendantsOf: parentUid, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
-      );
-      const matches = listed.filter((i) => i.name === name);
-      identity = theOnlyMatch(TOKEN, matches, {
-        kind: "identity",
-        kinds: "identities",
-        name,
-        where: `below ${parentUid}`,
-      });
-    }
-    return { ...identity, parentUid: parentOf(identity.uid) };
-  });
-}
+export const getIdentity: DataSourceFunction<GetIdentityArgs, GetIdentityResult> = identity.run;

@@ -3,21 +3,12 @@
  * `viewer`, 40-hex uid) and custom ones; `parentUid` narrows a name search to the custom roles below that
  * group, falling back to a built-in role of that name.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { declareDataSource } from "../core/declaration";
 import { BUILTIN_ROLE_UID_PATTERN, Role, RoleUid, Uidp } from "../../sdk/schemas";
 import type { PlatformClient } from "../../sdk";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  theOnlyMatch,
-  withProgramClient,
-} from "../core/program-client";
+import { ProfileArgsSchema, lookupDataSource, named, type DataSourceFunction } from "../core/data-source";
 import type { GetRoleArgs, GetRoleResult } from "../types";
 
 /** @internal */
@@ -35,50 +26,41 @@ export const GetRoleResultSchema = Role.extend({
   builtIn: z.boolean().describe("True for a built-in role (40-hex uid), false for a custom role."),
 });
 
-/** platform:iam:getRole, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
-export const declaration = declareDataSource({
+/** The roles named `name`: the custom ones below `parentUid` if any, else a built-in one; without it, any. */
+async function rolesNamed(
+  client: PlatformClient,
+  name: string,
+  parentUid: string | undefined,
+  page: { pageSize: number },
+): Promise<Role[]> {
+  const query = { name, ...page };
+  if (parentUid !== undefined) {
+    const scoped = await named(name, client.roles.list({ ...query, descendantsOf: parentUid }));
+    if (scoped.length > 0) return scoped;
+    // Built-in roles live under no group: fall back to one of that name.
+    const all = await named(name, client.roles.list(query));
+    return all.filter((r) => BUILTIN_ROLE_UID_PATTERN.test(r.uid));
+  }
+  return named(name, client.roles.list(query));
+}
+
+const role = lookupDataSource({
   token: "platform:iam:getRole",
   summary: "One role by uid, or by name (built-in roles such as viewer, or custom roles below parentUid).",
   args: GetRoleArgsSchema,
   result: GetRoleResultSchema,
-  invoke: (args) => getRole(args as GetRoleArgs),
+  kind: "role",
+  kinds: "roles",
+  get: (client, uid) => client.roles.get(uid),
+  find: async (client, { name, parentUid }, page) => ({
+    matches: await rolesNamed(client, name!, parentUid, page),
+    where: "visible to these credentials",
+    hint: "pass uid or parentUid",
+  }),
+  answer: (found) => ({ ...found, builtIn: BUILTIN_ROLE_UID_PATTERN.test(found.uid) }),
 });
 
-const TOKEN = declaration.token;
+/** platform:iam:getRole, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = role.declaration;
 
-async function findByName(
-  client: PlatformClient,
-  name: string,
-  parentUid: string | undefined,
-): Promise<Role[]> {
-  const query = { name, pageSize: DATA_SOURCE_PAGE_SIZE };
-  if (parentUid !== undefined) {
-    const scoped = (await collect(client.roles.list({ ...query, descendantsOf: parentUid }))).filter(
-      (r) => r.name === name,
-    );
-    if (scoped.length > 0) return scoped;
-    // Built-in roles live under no group: fall back to one of that name.
-    const all = await collect(client.roles.list(query));
-    return all.filter((r) => r.name === name && BUILTIN_ROLE_UID_PATTERN.test(r.uid));
-  }
-  return (await collect(client.roles.list(query))).filter((r) => r.name === name);
-}
-
-export async function getRole(args: GetRoleArgs, _opts?: pulumi.InvokeOptions): Promise<GetRoleResult> {
-  const { uid, name, parentUid, profile } = parseArgs(TOKEN, GetRoleArgsSchema, args);
-  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
-    let role: Role;
-    if (uid !== undefined) {
-      role = await client.roles.get(uid);
-    } else {
-      role = theOnlyMatch(TOKEN, await findByName(client, name as string, parentUid), {
-        kind: "role",
-        kinds: "roles",
-        name,
-        where: "visible to these credentials",
-        hint: "pass uid or parentUid",
-      });
-    }
-    return { ...role, builtIn: BUILTIN_ROLE_UID_PATTERN.test(role.uid) };
-  });
-}
+export const getRole: DataSourceFunction<GetRoleArgs, GetRoleResult> = role.run;

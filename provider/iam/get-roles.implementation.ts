@@ -2,19 +2,11 @@
  * platform.iam.getRoles, implementation (loaded by ./get-roles on the first call): every role visible to the credentials (built-in and custom),
  * optionally scoped and filtered, paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { declareDataSource } from "../core/declaration";
 import { Role, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
 import type { GetRolesArgs, GetRolesResult } from "../types";
 
 /** @internal */
@@ -32,28 +24,20 @@ export const GetRolesArgsSchema = z.object({
   ...ProfileArgsSchema.shape,
 });
 
-/** @internal */
-export const GetRolesResultSchema = z.object({ roles: z.array(Role).describe("Every matching role.") });
-
-/** platform:iam:getRoles, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
-export const declaration = declareDataSource({
+const roles = listDataSource({
   token: "platform:iam:getRoles",
   summary: "Every role visible to the credentials, built-in and custom, optionally scoped and filtered.",
   args: GetRolesArgsSchema,
-  result: GetRolesResultSchema,
-  invoke: (args) => getRoles(args as GetRolesArgs),
+  key: "roles",
+  item: Role,
+  doc: "Every matching role.",
+  list: (client, { uids, ...filters }, page) => client.roles.list({ ...filters, ids: uids, ...page }),
 });
 
-const TOKEN = declaration.token;
+/** @internal */
+export const GetRolesResultSchema = roles.result;
 
-export async function getRoles(
-  args: GetRolesArgs = {},
-  _opts?: pulumi.InvokeOptions,
-): Promise<GetRolesResult> {
-  const { profile, uids, ...filters } = parseArgs(TOKEN, GetRolesArgsSchema, args);
-  // An empty uids list asks for no role: no request.
-  if (uids !== undefined && uids.length === 0) return { roles: [] };
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    roles: await collect(client.roles.list({ ...filters, ids: uids, pageSize: DATA_SOURCE_PAGE_SIZE })),
-  }));
-}
+/** platform:iam:getRoles, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = roles.declaration;
+
+export const getRoles: DataSourceFunction<GetRolesArgs | undefined, GetRolesResult> = roles.run;

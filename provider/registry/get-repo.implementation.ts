@@ -1,20 +1,11 @@
 /**
  * platform.registry.getRepo, implementation (loaded by ./get-repo on the first call): one repository by uid, or by exact name in an organization.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { declareDataSource } from "../core/declaration";
 import { Repo, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  theOnlyMatch,
-  withProgramClient,
-} from "../core/program-client";
+import { ProfileArgsSchema, lookupDataSource, named, type DataSourceFunction } from "../core/data-source";
 import type { GetRepoArgs, GetRepoResult } from "../types";
 
 /** @internal */
@@ -32,30 +23,22 @@ export const GetRepoArgsSchema = z
 /** @internal */
 export const GetRepoResultSchema = Repo;
 
-/** platform:registry:getRepo, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
-export const declaration = declareDataSource({
+const repo = lookupDataSource({
   token: "platform:registry:getRepo",
   summary: "One registry repository by uid, or by exact name in an organization.",
   args: GetRepoArgsSchema,
   result: GetRepoResultSchema,
-  invoke: (args) => getRepo(args as GetRepoArgs),
+  kind: "repo",
+  kinds: "repos",
+  get: (client, uid) => client.repos.get(uid),
+  find: async (client, { name, organizationUid }, page) => ({
+    matches: await named(name!, client.repos.list({ descendantsOf: organizationUid, name, ...page })),
+    where: `in ${organizationUid}`,
+  }),
+  answer: (found) => found,
 });
 
-const TOKEN = declaration.token;
+/** platform:registry:getRepo, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = repo.declaration;
 
-export async function getRepo(args: GetRepoArgs, _opts?: pulumi.InvokeOptions): Promise<GetRepoResult> {
-  const { uid, name, organizationUid, profile } = parseArgs(TOKEN, GetRepoArgsSchema, args);
-  return withProgramClient(profile, { action: "look up", type: TOKEN, name, uid }, async (client) => {
-    if (uid !== undefined) return client.repos.get(uid);
-    const listed = await collect(
-      client.repos.list({ descendantsOf: organizationUid, name, pageSize: DATA_SOURCE_PAGE_SIZE }),
-    );
-    const matches = listed.filter((r) => r.name === name);
-    return theOnlyMatch(TOKEN, matches, {
-      kind: "repo",
-      kinds: "repos",
-      name,
-      where: `in ${organizationUid}`,
-    });
-  });
-}
+export const getRepo: DataSourceFunction<GetRepoArgs, GetRepoResult> = repo.run;

@@ -2,19 +2,11 @@
  * platform.registry.getRepos, implementation (loaded by ./get-repos on the first call): the registry repositories under an organization, with an
  * optional exact-name filter and server-side ordering, paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { declareDataSource } from "../core/declaration";
 import { Repo, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
 import type { GetReposArgs, GetReposResult } from "../types";
 
 /** @internal */
@@ -34,35 +26,21 @@ export const GetReposArgsSchema = z.object({
   ...ProfileArgsSchema.shape,
 });
 
-/** @internal */
-export const GetReposResultSchema = z.object({ repos: z.array(Repo).describe("Every matching repository.") });
-
-/** platform:registry:getRepos, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
-export const declaration = declareDataSource({
+const repos = listDataSource({
   token: "platform:registry:getRepos",
   summary: "The registry repositories under an organization, with an optional name filter and ordering.",
   args: GetReposArgsSchema,
-  result: GetReposResultSchema,
-  invoke: (args) => getRepos(args as GetReposArgs),
+  key: "repos",
+  item: Repo,
+  doc: "Every matching repository.",
+  list: (client, { organizationUid, uids, ...filters }, page) =>
+    client.repos.list({ ...filters, ids: uids, descendantsOf: organizationUid, ...page }),
 });
 
-const TOKEN = declaration.token;
+/** @internal */
+export const GetReposResultSchema = repos.result;
 
-export async function getRepos(
-  args: GetReposArgs = {},
-  _opts?: pulumi.InvokeOptions,
-): Promise<GetReposResult> {
-  const { profile, organizationUid, uids, ...filters } = parseArgs(TOKEN, GetReposArgsSchema, args);
-  // An empty uids list asks for no repo: no request.
-  if (uids !== undefined && uids.length === 0) return { repos: [] };
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    repos: await collect(
-      client.repos.list({
-        ...filters,
-        ids: uids,
-        descendantsOf: organizationUid,
-        pageSize: DATA_SOURCE_PAGE_SIZE,
-      }),
-    ),
-  }));
-}
+/** platform:registry:getRepos, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = repos.declaration;
+
+export const getRepos: DataSourceFunction<GetReposArgs | undefined, GetReposResult> = repos.run;

@@ -2,19 +2,11 @@
  * platform.registry.getTags, implementation (loaded by ./get-tags on the first call): the tags of one registry repository, with an optional
  * exact-name filter and server-side ordering, paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { declareDataSource } from "../core/declaration";
 import { Tag, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
 import type { GetTagsArgs, GetTagsResult } from "../types";
 
 /** @internal */
@@ -40,23 +32,20 @@ export const GetTagsArgsSchema = z.object({
   ...ProfileArgsSchema.shape,
 });
 
-/** @internal */
-export const GetTagsResultSchema = z.object({ tags: z.array(Tag).describe("Every matching tag.") });
-
-/** platform:registry:getTags, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
-export const declaration = declareDataSource({
+const tags = listDataSource({
   token: "platform:registry:getTags",
   summary: "The tags of one registry repository, with an optional name filter and ordering.",
   args: GetTagsArgsSchema,
-  result: GetTagsResultSchema,
-  invoke: (args) => getTags(args as GetTagsArgs),
+  key: "tags",
+  item: Tag,
+  doc: "Every matching tag.",
+  list: (client, { repoUid, ...filters }, page) => client.tags.list({ ...filters, repo: repoUid, ...page }),
 });
 
-const TOKEN = declaration.token;
+/** @internal */
+export const GetTagsResultSchema = tags.result;
 
-export async function getTags(args: GetTagsArgs, _opts?: pulumi.InvokeOptions): Promise<GetTagsResult> {
-  const { profile, repoUid, ...filters } = parseArgs(TOKEN, GetTagsArgsSchema, args);
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    tags: await collect(client.tags.list({ ...filters, repo: repoUid, pageSize: DATA_SOURCE_PAGE_SIZE })),
-  }));
-}
+/** platform:registry:getTags, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = tags.declaration;
+
+export const getTags: DataSourceFunction<GetTagsArgs, GetTagsResult> = tags.run;

@@ -2,19 +2,11 @@
  * platform.vulnerabilities.getAdvisories, implementation (loaded by ./get-advisories on the first call): vulnerability advisories with the filters
  * the API offers (OpenAPI ListAdvisories), paged through 200 at a time.
  *
- * May import: @pulumi/pulumi, zod, ../core/program-client, ../../sdk.
+ * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { declareDataSource } from "../core/declaration";
 import { Advisory, Uidp } from "../../sdk/schemas";
-import {
-  DATA_SOURCE_PAGE_SIZE,
-  ProfileArgsSchema,
-  collect,
-  parseArgs,
-  withProgramClient,
-} from "../core/program-client";
+import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
 import type { GetAdvisoriesArgs, GetAdvisoriesResult } from "../types";
 
 const anyOf = (what: string) => z.array(z.string()).optional().describe(`Match any of these ${what}.`);
@@ -44,28 +36,21 @@ export const GetAdvisoriesArgsSchema = z.object({
   ...ProfileArgsSchema.shape,
 });
 
-/** @internal */
-export const GetAdvisoriesResultSchema = z.object({
-  advisories: z.array(Advisory).describe("Every matching advisory."),
-});
-
-/** platform:vulnerabilities:getAdvisories, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
-export const declaration = declareDataSource({
+const advisories = listDataSource({
   token: "platform:vulnerabilities:getAdvisories",
   summary: "Vulnerability advisories matching the API's filters.",
   args: GetAdvisoriesArgsSchema,
-  result: GetAdvisoriesResultSchema,
-  invoke: (args) => getAdvisories(args as GetAdvisoriesArgs),
+  key: "advisories",
+  item: Advisory,
+  doc: "Every matching advisory.",
+  list: (client, filters, page) => client.advisories.list({ ...filters, ...page }),
 });
 
-const TOKEN = declaration.token;
+/** @internal */
+export const GetAdvisoriesResultSchema = advisories.result;
 
-export async function getAdvisories(
-  args: GetAdvisoriesArgs = {},
-  _opts?: pulumi.InvokeOptions,
-): Promise<GetAdvisoriesResult> {
-  const { profile, ...filters } = parseArgs(TOKEN, GetAdvisoriesArgsSchema, args);
-  return withProgramClient(profile, { action: "list", type: TOKEN }, async (client) => ({
-    advisories: await collect(client.advisories.list({ ...filters, pageSize: DATA_SOURCE_PAGE_SIZE })),
-  }));
-}
+/** platform:vulnerabilities:getAdvisories, declared once: the catalogue (../catalogue) lists it, schema.json and the docs derive from it. */
+export const declaration = advisories.declaration;
+
+export const getAdvisories: DataSourceFunction<GetAdvisoriesArgs | undefined, GetAdvisoriesResult> =
+  advisories.run;

@@ -4,10 +4,9 @@
  *   GET /vulnerabilities/v2beta1/advisories                  list (filters as the OpenAPI; arrays repeat the name)
  *   GET /vulnerabilities/v2beta1/advisories/{advisory_uid}   get
  */
-import { resourcePath, type PageQuery, type UidpFilters } from "../core";
-import type { PagePromise } from "../pagination";
+import type { PageQuery, UidpFilters } from "../core";
 import { Advisory, AdvisoryList } from "../schemas/advisories";
-import { APIResource } from "./resource";
+import { ReadableResource, type Collection } from "./resource";
 
 export type { Advisory } from "../schemas/advisories";
 
@@ -48,14 +47,11 @@ export interface AdvisoryListQuery extends PageQuery, UidpFilters {
   query?: string;
 }
 
-const COLLECTION = "/vulnerabilities/v2beta1/advisories";
-
-export class Advisories extends APIResource {
-  list(query: AdvisoryListQuery = {}): PagePromise<Advisory> {
-    return this.core.list("advisories.list", COLLECTION, { ...query }, AdvisoryList);
-  }
-
-  async get(uid: string): Promise<Advisory> {
-    return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Advisory });
-  }
+export class Advisories extends ReadableResource<Advisory, AdvisoryListQuery> {
+  protected readonly collection: Collection<Advisory> = {
+    name: "advisories",
+    path: "/vulnerabilities/v2beta1/advisories",
+    item: Advisory,
+    page: AdvisoryList,
+  };
 }

@@ -7,10 +7,9 @@
  *   POST   /iam/v2beta1/groupInvites/{group_uid}     create
  *   DELETE /iam/v2beta1/groupInvites/{invite_uid}    delete
  */
-import { resourcePath, type PageQuery, type UidpFilters } from "../core";
-import type { PagePromise } from "../pagination";
+import type { PageQuery, UidpFilters } from "../core";
 import { GroupInvite, GroupInviteList, type GroupInviteCreate } from "../schemas/group-invites";
-import { APIResource } from "./resource";
+import { WritableResource, type Collection } from "./resource";
 
 export type { GroupInvite, GroupInviteCreate } from "../schemas/group-invites";
 
@@ -19,27 +18,11 @@ export interface GroupInviteListQuery extends PageQuery, UidpFilters {
   keyId?: string;
 }
 
-const COLLECTION = "/iam/v2beta1/groupInvites";
-
-export class GroupInvites extends APIResource {
-  list(query: GroupInviteListQuery = {}): PagePromise<GroupInvite> {
-    return this.core.list("groupInvites.list", COLLECTION, { ...query }, GroupInviteList);
-  }
-
-  async get(uid: string): Promise<GroupInvite> {
-    return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: GroupInvite });
-  }
-
-  async create(groupUid: string, body: GroupInviteCreate): Promise<GroupInvite> {
-    return this.core.request({
-      method: "POST",
-      path: resourcePath(COLLECTION, groupUid),
-      body,
-      schema: GroupInvite,
-    });
-  }
-
-  async delete(uid: string): Promise<void> {
-    return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
-  }
+export class GroupInvites extends WritableResource<GroupInvite, GroupInviteListQuery, GroupInviteCreate> {
+  protected readonly collection: Collection<GroupInvite> = {
+    name: "groupInvites",
+    path: "/iam/v2beta1/groupInvites",
+    item: GroupInvite,
+    page: GroupInviteList,
+  };
 }

@@ -8,8 +8,7 @@
  *   DELETE /iam/v2beta1/identities/{identity_uid}        delete
  *   GET    /iam/v2beta1/identities:lookupIdentity        lookup (issuer, subject → uid)
  */
-import { resourcePath, updateMaskFor, type ListQuery } from "../core";
-import type { PagePromise } from "../pagination";
+import type { ListQuery } from "../core";
 import {
   Identity,
   IdentityList,
@@ -17,7 +16,7 @@ import {
   type IdentityCreate,
   type IdentityUpdate,
 } from "../schemas/identities";
-import { APIResource } from "./resource";
+import { UpdatableResource, type Collection } from "./resource";
 
 export type {
   AwsIdentity,
@@ -43,35 +42,18 @@ export interface IdentityListQuery extends ListQuery {
 
 const COLLECTION = "/iam/v2beta1/identities";
 
-export class Identities extends APIResource {
-  list(query: IdentityListQuery = {}): PagePromise<Identity> {
-    return this.core.list("identities.list", COLLECTION, { ...query }, IdentityList);
-  }
-
-  async get(uid: string): Promise<Identity> {
-    return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Identity });
-  }
-
-  async create(parentUid: string, body: IdentityCreate): Promise<Identity> {
-    return this.core.request({
-      method: "POST",
-      path: resourcePath(COLLECTION, parentUid),
-      body,
-      schema: Identity,
-    });
-  }
-
-  async update(uid: string, patch: IdentityUpdate): Promise<Identity> {
-    const { body, updateMask } = updateMaskFor("identities.update", patch);
-    return this.core.request({
-      method: "PATCH",
-      idempotent: true,
-      path: resourcePath(COLLECTION, uid),
-      query: { updateMask },
-      body,
-      schema: Identity,
-    });
-  }
+export class Identities extends UpdatableResource<
+  Identity,
+  IdentityListQuery,
+  IdentityCreate,
+  IdentityUpdate
+> {
+  protected readonly collection: Collection<Identity> = {
+    name: "identities",
+    path: COLLECTION,
+    item: Identity,
+    page: IdentityList,
+  };
 
   /**
    * The uid of the identity an issuer and subject name. Any authenticated caller may ask; when no identity it may
@@ -84,9 +66,5 @@ export class Identities extends APIResource {
       query: { issuer: query.issuer, subject: query.subject },
       schema: LookupIdentityResponse,
     });
-  }
-
-  async delete(uid: string): Promise<void> {
-    return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
   }
 }

@@ -3,13 +3,12 @@
  *
  *   GET    /iam/v2beta1/roleBindings                  list (uidp filters, identity, group, role)
  *   GET    /iam/v2beta1/roleBindings/{binding_uid}    get
- *   POST   /iam/v2beta1/roleBindings/{group_uid}      create; body { identityUid, roleUid }
+ *   POST   /iam/v2beta1/roleBindings/{group_uid}      create on the group; body { identityUid, roleUid } only
  *   POST   /iam/v2beta1/roleBindings:batchCreate      up to 25 creates on one group, all or none (AIP-233)
  *   PATCH  /iam/v2beta1/roleBindings/{binding_uid}    update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/roleBindings/{binding_uid}    delete
  */
-import { resourcePath, updateMaskFor, type PageQuery, type UidpFilters } from "../core";
-import type { PagePromise } from "../pagination";
+import type { PageQuery, UidpFilters } from "../core";
 import {
   RoleBinding,
   RoleBindingBatchCreated,
@@ -18,7 +17,7 @@ import {
   type RoleBindingCreate,
   type RoleBindingUpdate,
 } from "../schemas/role-bindings";
-import { APIResource } from "./resource";
+import { UpdatableResource, type Collection } from "./resource";
 
 export type { RoleBinding, RoleBindingCreate, RoleBindingUpdate } from "../schemas/role-bindings";
 export { ROLE_BINDING_BATCH_MAX } from "../schemas/role-bindings";
@@ -40,24 +39,18 @@ export interface RoleBindingListQuery extends PageQuery, UidpFilters {
 
 const COLLECTION = "/iam/v2beta1/roleBindings";
 
-export class RoleBindings extends APIResource {
-  list(query: RoleBindingListQuery = {}): PagePromise<RoleBinding> {
-    return this.core.list("roleBindings.list", COLLECTION, { ...query }, RoleBindingList);
-  }
-
-  async get(uid: string): Promise<RoleBinding> {
-    return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: RoleBinding });
-  }
-
-  /** Bind on `groupUid` (from the path); the body carries identityUid and roleUid only. */
-  async create(groupUid: string, body: RoleBindingCreate): Promise<RoleBinding> {
-    return this.core.request({
-      method: "POST",
-      path: resourcePath(COLLECTION, groupUid),
-      body,
-      schema: RoleBinding,
-    });
-  }
+export class RoleBindings extends UpdatableResource<
+  RoleBinding,
+  RoleBindingListQuery,
+  RoleBindingCreate,
+  RoleBindingUpdate
+> {
+  protected readonly collection: Collection<RoleBinding> = {
+    name: "roleBindings",
+    path: COLLECTION,
+    item: RoleBinding,
+    page: RoleBindingList,
+  };
 
   /**
    * Binds up to ROLE_BINDING_BATCH_MAX (25) identities on `groupUid` in one call, all or none; `roleUid` is the
@@ -87,21 +80,5 @@ export class RoleBindings extends APIResource {
       schema: RoleBindingBatchCreated,
     });
     return answer.roleBindings;
-  }
-
-  async update(uid: string, patch: RoleBindingUpdate): Promise<RoleBinding> {
-    const { body, updateMask } = updateMaskFor("roleBindings.update", patch);
-    return this.core.request({
-      method: "PATCH",
-      idempotent: true,
-      path: resourcePath(COLLECTION, uid),
-      query: { updateMask },
-      body,
-      schema: RoleBinding,
-    });
-  }
-
-  async delete(uid: string): Promise<void> {
-    return this.core.request({ method: "DELETE", path: resourcePath(COLLECTION, uid), schema: undefined });
   }
 }

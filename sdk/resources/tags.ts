@@ -5,10 +5,10 @@
  *   GET /registry/v2beta1/tags/{tag_uid}   get
  */
 import { RequestError } from "../errors";
-import { resourcePath, type ListQuery } from "../core";
+import type { ListQuery } from "../core";
 import type { PagePromise } from "../pagination";
 import { Tag, TagList } from "../schemas/tags";
-import { APIResource } from "./resource";
+import { ReadableResource, type Collection } from "./resource";
 
 export type { Tag } from "../schemas/tags";
 
@@ -27,18 +27,20 @@ export interface TagListQuery extends ListQuery {
   digest?: string;
 }
 
-const COLLECTION = "/registry/v2beta1/tags";
+export class Tags extends ReadableResource<Tag, TagListQuery> {
+  protected readonly collection: Collection<Tag> = {
+    name: "tags",
+    path: "/registry/v2beta1/tags",
+    item: Tag,
+    page: TagList,
+  };
 
-export class Tags extends APIResource {
-  list(query: TagListQuery = {}): PagePromise<Tag> {
+  /** `repo` is sent as `uidp.children_of`. */
+  override list(query: TagListQuery = {}): PagePromise<Tag> {
     const { repo, ...rest } = query;
     if (repo !== undefined && rest.childrenOf !== undefined && rest.childrenOf !== repo) {
       return this.core.failedList(new RequestError("tags.list: pass either repo or childrenOf, not both"));
     }
-    return this.core.list("tags.list", COLLECTION, { ...rest, childrenOf: repo ?? rest.childrenOf }, TagList);
-  }
-
-  async get(uid: string): Promise<Tag> {
-    return this.core.request({ method: "GET", path: resourcePath(COLLECTION, uid), schema: Tag });
+    return super.list({ ...rest, childrenOf: repo ?? rest.childrenOf });
   }
 }

@@ -5,6 +5,7 @@
  *   GET /registry/v1/repos            v1.repos.list
  *   GET /iam/v1/identities/lookup     v1.identities.lookup (issuer, subject → the identity)
  */
+import type { z } from "zod";
 import type { UidpFilters } from "../core";
 import type { Core } from "../core";
 import { V1GroupList, V1Identity, V1RepoList, type V1Group, type V1Repo } from "../schemas/v1";
@@ -19,28 +20,30 @@ export interface V1ListQuery extends Pick<UidpFilters, "descendantsOf" | "childr
   id?: string | string[];
 }
 
-export class V1Groups extends APIResource {
-  async list(query: V1ListQuery = {}): Promise<V1Group[]> {
+/** A v1 list: one request, the results under `items`. */
+abstract class V1ListResource<T> extends APIResource {
+  protected abstract readonly path: string;
+  protected abstract readonly envelope: z.ZodType<{ items: T[] }>;
+
+  async list(query: V1ListQuery = {}): Promise<T[]> {
     const body = await this.core.request({
       method: "GET",
-      path: "/iam/v1/groups",
+      path: this.path,
       query: { ...query },
-      schema: V1GroupList,
+      schema: this.envelope,
     });
     return body.items;
   }
 }
 
-export class V1Repos extends APIResource {
-  async list(query: V1ListQuery = {}): Promise<V1Repo[]> {
-    const body = await this.core.request({
-      method: "GET",
-      path: "/registry/v1/repos",
-      query: { ...query },
-      schema: V1RepoList,
-    });
-    return body.items;
-  }
+export class V1Groups extends V1ListResource<V1Group> {
+  protected readonly path: string = "/iam/v1/groups";
+  protected readonly envelope: z.ZodType<{ items: V1Group[] }> = V1GroupList;
+}
+
+export class V1Repos extends V1ListResource<V1Repo> {
+  protected readonly path: string = "/registry/v1/repos";
+  protected readonly envelope: z.ZodType<{ items: V1Repo[] }> = V1RepoList;
 }
 
 export class V1Identities extends APIResource {

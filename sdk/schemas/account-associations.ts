@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { AWS_ACCOUNT_PATTERN, INT64_PATTERN, inInt64Range } from "../rules";
-import { listEnvelope } from "./common";
+import { listEnvelope, ObjectName } from "./common";
 import { describedAs, pick } from "./derive";
 import * as wire from "./openapi.generated";
 
@@ -49,7 +49,7 @@ export type AccountAssociation = z.infer<typeof AccountAssociation>;
 
 export const AccountAssociationCreate = pick(wire.AccountAssociation, wire.AccountAssociationWritable).extend(
   {
-    name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
+    name: ObjectName,
     amazon: Amazon.optional(),
     azure: Azure.optional(),
     google: Google.optional(),

@@ -38,6 +38,12 @@ export const RoleUid = z
     "must be a role uid: a uidp or a 40-hex built-in role uid",
   );
 
+/** The name of an object other than a group (whose name has its own rule, ../rules): on create, required and not empty. */
+export const ObjectName = z.string({ error: "name is required" }).min(1, "name must not be empty");
+
+/** An object's name on update: may be left out, but not emptied. */
+export const ObjectNameUpdate = z.string().min(1, "name must not be empty").optional();
+
 /** RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-01-02T03:04:05.678Z. */
 export const Timestamp = z.string();
 

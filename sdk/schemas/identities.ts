@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { AWS_ACCOUNT_PATTERN, IDENTITY_KINDS } from "../rules";
-import { listEnvelope } from "./common";
+import { listEnvelope, ObjectName, ObjectNameUpdate } from "./common";
 import { pick } from "./derive";
 import * as wire from "./openapi.generated";
 
@@ -50,7 +50,7 @@ export const Identity = wire.Identity.required({ uid: true, name: true });
 export type Identity = z.infer<typeof Identity>;
 
 export const IdentityCreate = pick(wire.Identity, wire.IdentityWritable).extend({
-  name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
+  name: ObjectName,
   staticKeys: StaticKeys.optional(),
   awsIdentity: AwsIdentity.optional(),
   servicePrincipal: ServicePrincipal.optional(),
@@ -59,9 +59,7 @@ export type IdentityCreate = z.infer<typeof IdentityCreate>;
 
 /** What an update may change: every member a client may send (the descriptive ones and each way of being assumed). */
 export const IDENTITY_UPDATE_FIELDS = wire.IdentityWritable;
-export const IdentityUpdate = IdentityCreate.partial().extend({
-  name: z.string().min(1, "name must not be empty").optional(),
-});
+export const IdentityUpdate = IdentityCreate.partial().extend({ name: ObjectNameUpdate });
 export type IdentityUpdate = z.infer<typeof IdentityUpdate>;
 
 /** GET /iam/v2beta1/identities:lookupIdentity: the uid for an issuer and subject. */

@@ -3,7 +3,7 @@
  * (./openapi.generated). `oidc.clientSecret` is write-only: the service never returns it.
  */
 import { z } from "zod";
-import { RoleUid, listEnvelope } from "./common";
+import { listEnvelope, ObjectName, ObjectNameUpdate, RoleUid } from "./common";
 import { describedAs, pick } from "./derive";
 import * as wire from "./openapi.generated";
 
@@ -32,16 +32,14 @@ const OidcInput = OidcWire.extend({
 });
 
 export const IdentityProviderCreate = pick(wire.IdentityProvider, wire.IdentityProviderWritable).extend({
-  name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
+  name: ObjectName,
   defaultRole: RoleUid,
   oidc: OidcInput,
 });
 export type IdentityProviderCreate = z.infer<typeof IdentityProviderCreate>;
 
 export const IDENTITY_PROVIDER_UPDATE_FIELDS = wire.IdentityProviderWritable;
-export const IdentityProviderUpdate = IdentityProviderCreate.partial().extend({
-  name: z.string().min(1, "name must not be empty").optional(),
-});
+export const IdentityProviderUpdate = IdentityProviderCreate.partial().extend({ name: ObjectNameUpdate });
 export type IdentityProviderUpdate = z.infer<typeof IdentityProviderUpdate>;
 
 export const IdentityProviderList = listEnvelope("identityProviders", IdentityProvider);

@@ -3,7 +3,7 @@
  * platform.iam.v2beta1.Role (./openapi.generated).
  */
 import { z } from "zod";
-import { listEnvelope } from "./common";
+import { listEnvelope, ObjectName, ObjectNameUpdate } from "./common";
 import { pick } from "./derive";
 import * as wire from "./openapi.generated";
 
@@ -16,15 +16,13 @@ export const Role = wire.Role.required({ uid: true, name: true });
 export type Role = z.infer<typeof Role>;
 
 export const RoleCreate = pick(wire.Role, wire.RoleWritable).extend({
-  name: z.string({ error: "name is required" }).min(1, "name must not be empty"),
+  name: ObjectName,
   capabilities: z.array(Capability).min(1, "capabilities must list at least one capability"),
 });
 export type RoleCreate = z.infer<typeof RoleCreate>;
 
 export const ROLE_UPDATE_FIELDS = wire.RoleWritable;
-export const RoleUpdate = RoleCreate.partial().extend({
-  name: z.string().min(1, "name must not be empty").optional(),
-});
+export const RoleUpdate = RoleCreate.partial().extend({ name: ObjectNameUpdate });
 export type RoleUpdate = z.infer<typeof RoleUpdate>;
 
 export const RoleList = listEnvelope("roles", Role);

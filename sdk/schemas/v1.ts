@@ -1,10 +1,16 @@
 /** v1 lists still offered: results under `items`, `id` for uid, createdAt/updatedAt; update resets omitted fields. */
 import { z } from "zod";
 
-export const V1Group = z.object({
+/** What every v1 object carries: `id` for uid, a name, a description, createdAt/updatedAt. */
+const V1Object = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+
+export const V1Group = V1Object.extend({
   resourceLimits: z
     .object({
       clusters: z.number().int().optional(),
@@ -13,28 +19,16 @@ export const V1Group = z.object({
     })
     .optional(),
   verified: z.boolean().optional(),
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
 });
 export type V1Group = z.infer<typeof V1Group>;
 
-export const V1Repo = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
-});
+export const V1Repo = V1Object;
 export type V1Repo = z.infer<typeof V1Repo>;
 
 /** v1 identity (GET /iam/v1/identities/lookup): `id` for uid, createdAt/updatedAt. */
-export const V1Identity = z.object({
-  id: z.string(),
+export const V1Identity = V1Object.extend({
   name: z.string().optional(),
-  description: z.string().optional(),
   claimMatch: z.record(z.string(), z.unknown()).optional(),
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
 });
 export type V1Identity = z.infer<typeof V1Identity>;
 

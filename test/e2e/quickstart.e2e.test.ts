@@ -4,7 +4,8 @@
  *
  * One stack goes through the life of a real project, in order: up from empty -> no-change preview -> state
  * checks (no token, small serialized provider) -> changes made outside Pulumi, seen by refresh and undone by up
- * -> a change of program (fixtures/quickstart-changed) that must cause exactly the expected API calls -> destroy,
+ * -> a change of program (the quick start with QUICKSTART_CHANGES, in fixtures/quickstart-changed) that must cause
+ * exactly the expected API calls -> destroy,
  * which must leave the organization exactly as it was. Separately: invalid arguments fail at preview with no API
  * call at all (fixtures/quickstart-invalid).
  */
@@ -20,6 +21,43 @@ const changedDir = "test/e2e/fixtures/quickstart-changed";
 const invalidDir = "test/e2e/fixtures/quickstart-invalid";
 const seedFile = path.join(repoRoot, quickstartDir, "seed.json");
 const dynamicIam = "pulumi-nodejs:dynamic/iam:";
+
+/**
+ * The change of program, made to examples/quickstart/index.ts at test time (so the changed program cannot drift from
+ * the quick start): (1) the "engineering" folder renamed "product-engineering" -> one PATCH, updateMask=name;
+ * (2) "operations" moved under engineering (its parentUid changes) -> replaced: the new folder created, its binding
+ * re-created on it, then the old binding and the old folder deleted; (3) a new binding, CI viewer on engineering ->
+ * one POST. Everything else is the quick start under the same logical names, so nothing else may change.
+ */
+const QUICKSTART_CHANGES: [from: string, to: string][] = [
+  ['  name: "engineering",', '  name: "product-engineering",'],
+  [
+    'new platform.iam.Group("operations", {\n  parentUid: organization,',
+    'new platform.iam.Group("operations", {\n  parentUid: engineering.uid,',
+  ],
+  [
+    "\n// What the organization's registry",
+    '\nconst ciViewsEngineering = new platform.iam.RoleBinding("ci-views-engineering", {\n' +
+      "  groupUid: engineering.uid,\n  identityUid: ci.uid,\n  roleUid: viewer.uid,\n});\n" +
+      "\n// What the organization's registry",
+  ],
+  [
+    "export const bindings = [ciDeploysEngineering.uid, ciViewsOperations.uid];",
+    "export const bindings = [ciDeploysEngineering.uid, ciViewsOperations.uid, ciViewsEngineering.uid];",
+  ],
+];
+
+/** Writes the quick start with QUICKSTART_CHANGES as fixtures/quickstart-changed/index.ts. */
+function writeChangedQuickstart(): void {
+  let program = fs.readFileSync(path.join(repoRoot, quickstartDir, "index.ts"), "utf8");
+  for (const [from, to] of QUICKSTART_CHANGES) {
+    // Each change finds its place exactly once: else the quick start changed under this test, which says where.
+    if (program.split(from).length !== 2)
+      throw new Error(`the quick start has no single ${JSON.stringify(from)}`);
+    program = program.replace(from, to);
+  }
+  fs.writeFileSync(path.join(repoRoot, changedDir, "index.ts"), program);
+}
 
 // Each step runs one or more CLI commands of several seconds; jest's project-level testTimeout is not applied
 // when the suite runs under the root config's `projects`.
@@ -87,6 +125,7 @@ describe("the quick start under the real engine", () => {
 
   beforeAll(async () => {
     installLocalPackage(quickstartDir, { build: false });
+    writeChangedQuickstart();
     installLocalPackage(changedDir, { build: false });
     emulator = await startEmulator({ seed: seedFile });
     before = await organizationContents(emulator.client, emulator.orgUid);
@@ -100,6 +139,7 @@ describe("the quick start under the real engine", () => {
   afterAll(async () => {
     await stack?.cleanup();
     await emulator?.close();
+    fs.rmSync(path.join(repoRoot, changedDir, "index.ts"), { force: true });
     if (Object.keys(figures).length > 0) {
       console.info(
         Object.entries(figures)

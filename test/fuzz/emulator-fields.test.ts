@@ -170,56 +170,32 @@ function fieldsOf(route: Route): Record<string, Field> {
   );
 }
 
+/** A create: POST to the collection under the test's folder. */
+const create = (collection: string, schema: z.ZodObject): Route => ({
+  name: `POST ${collection}`,
+  method: "POST",
+  collection,
+  schema,
+  path: () => `/iam/v2beta1/${collection}/${folder}`,
+});
+
+/** An update: PATCH of the collection's object made for it before the tests. */
+const update = (collection: string, schema: z.ZodObject): Route => ({
+  name: `PATCH ${collection}`,
+  method: "PATCH",
+  collection,
+  schema,
+  path: () => `/iam/v2beta1/${collection}/${patched[collection]}`,
+});
+
 const routes: Route[] = [
-  {
-    name: "POST groups",
-    method: "POST",
-    collection: "groups",
-    schema: GroupCreate,
-    path: () => `/iam/v2beta1/groups/${folder}`,
-  },
-  {
-    name: "PATCH groups",
-    method: "PATCH",
-    collection: "groups",
-    schema: GroupUpdate,
-    path: () => `/iam/v2beta1/groups/${patched.groups}`,
-  },
-  {
-    name: "POST identities",
-    method: "POST",
-    collection: "identities",
-    schema: IdentityCreate,
-    path: () => `/iam/v2beta1/identities/${folder}`,
-  },
-  {
-    name: "PATCH identities",
-    method: "PATCH",
-    collection: "identities",
-    schema: IdentityUpdate,
-    path: () => `/iam/v2beta1/identities/${patched.identities}`,
-  },
-  {
-    name: "POST roles",
-    method: "POST",
-    collection: "roles",
-    schema: RoleCreate,
-    path: () => `/iam/v2beta1/roles/${folder}`,
-  },
-  {
-    name: "PATCH roles",
-    method: "PATCH",
-    collection: "roles",
-    schema: RoleUpdate,
-    path: () => `/iam/v2beta1/roles/${patched.roles}`,
-  },
-  {
-    name: "POST roleBindings",
-    method: "POST",
-    collection: "roleBindings",
-    schema: RoleBindingCreate,
-    path: () => `/iam/v2beta1/roleBindings/${folder}`,
-  },
+  create("groups", GroupCreate),
+  update("groups", GroupUpdate),
+  create("identities", IdentityCreate),
+  update("identities", IdentityUpdate),
+  create("roles", RoleCreate),
+  update("roles", RoleUpdate),
+  create("roleBindings", RoleBindingCreate),
 ];
 
 test("every member of every route's body is fuzzed, or left out with a reason that names a member it has", () => {

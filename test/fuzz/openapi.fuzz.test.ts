@@ -132,6 +132,17 @@ function fail(operation: string, check: Check, detail: string, facet?: string): 
   if (!failures.has(key)) failures.set(key, detail.slice(0, 600));
 }
 
+/** Whether the service accepted a valid request; if not, records accepts-valid with the request and its answer. */
+function accepted(operation: string, sent: Sent, response: { status: number; text: string }): boolean {
+  if (response.status === 200) return true;
+  fail(
+    operation,
+    "accepts-valid",
+    `${requestText(sent)} → ${response.status} ${response.text.slice(0, 300)}`,
+  );
+  return false;
+}
+
 /** How many failing pairs each check has ("refuses-invalid(uidp.ids)" counts as refuses-invalid). */
 function byCheck(keys: string[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -565,14 +576,7 @@ async function fuzzUpdate(operation: string, collection: Collection, seed: numbe
     };
     const previous = (await api.get(`${prefix(collection)}/${target}`)).body;
     const { response, before, after } = await send(operation, sent);
-    if (response.status !== 200) {
-      fail(
-        operation,
-        "accepts-valid",
-        `${requestText(sent)} → ${response.status} ${response.text.slice(0, 300)}`,
-      );
-      continue;
-    }
+    if (!accepted(operation, sent, response)) continue;
     const now = (await api.get(`${prefix(collection)}/${target}`)).body;
     const changed = maskPaths ?? Object.keys(body);
     const sentChanged = Object.fromEntries(Object.entries(body).filter(([k]) => changed.includes(k)));
@@ -960,14 +964,7 @@ async function fuzzList(operation: string, collection: AnyCollection, seed: numb
   for (const q of fc.sample(query, { seed, numRuns: VALID_RUNS * 2 })) {
     const sent: Sent = { method: "GET", path: prefix(collection), query: q };
     const { response } = await send(operation, sent);
-    if (response.status !== 200) {
-      fail(
-        operation,
-        "accepts-valid",
-        `${requestText(sent)} → ${response.status} ${response.text.slice(0, 300)}`,
-      );
-      continue;
-    }
+    if (!accepted(operation, sent, response)) continue;
     const items = (response.body[collection] ?? []) as Item[];
     const byName = new Map<string, string[]>();
     for (const [k, v] of q) byName.set(k, [...(byName.get(k) ?? []), v]);
@@ -1131,14 +1128,7 @@ async function fuzzBatchCreate(operation: string, seed: number): Promise<void> {
       if (r.parent !== undefined && r.parent !== "") r.parent = parent;
     });
     const { response } = await send(operation, sent);
-    if (response.status !== 200) {
-      fail(
-        operation,
-        "accepts-valid",
-        `${requestText(sent)} → ${response.status} ${response.text.slice(0, 300)}`,
-      );
-      continue;
-    }
+    if (!accepted(operation, sent, response)) continue;
     const requests = (sent.body as { roleUid?: string; requests: { roleBinding: Record<string, string> }[] })
       .requests;
     const made = (response.body?.roleBindings ?? []) as {

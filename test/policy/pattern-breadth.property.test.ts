@@ -12,6 +12,45 @@ import { breadthOf } from "../../policy/pattern-breadth";
 
 const github = subjectOf("https://token.actions.githubusercontent.com");
 
+/**
+ * breadthOf against RE2 over generated `patterns`: a pattern flagged as broad matches both its witnesses, which
+ * lie in two different units (`unitOf`: a repository, a host); a pattern passed matches, among `universe`, the
+ * values of at most one unit. The generator exercises both answers, each more than `eachAnswer` times.
+ */
+function judgedByRe2(
+  patterns: fc.Arbitrary<string>,
+  shape: Parameters<typeof breadthOf>[1],
+  universe: readonly string[],
+  unitOf: (value: string) => string | undefined,
+  run: { seed: number; numRuns: number; eachAnswer: number },
+): void {
+  let flagged = 0;
+  let passed = 0;
+  fc.assert(
+    fc.property(patterns, (p) => {
+      const breadth = breadthOf(p, shape);
+      const re = RE2JS.compile(p);
+      if (breadth.kind === "broad") {
+        flagged++;
+        const [first, second] = breadth.witnesses;
+        expect(re.matches(first) && re.matches(second)).toBe(true);
+        expect(unitOf(first)).toBeDefined();
+        expect(unitOf(second)).toBeDefined();
+        expect(unitOf(first)).not.toBe(unitOf(second));
+      } else {
+        expect(breadth.kind).toBe("single");
+        passed++;
+        expect(new Set(universe.filter((value) => re.matches(value)).map(unitOf)).size).toBeLessThanOrEqual(
+          1,
+        );
+      }
+    }),
+    { seed: run.seed, numRuns: run.numRuns },
+  );
+  expect(flagged).toBeGreaterThan(run.eachAnswer);
+  expect(passed).toBeGreaterThan(run.eachAnswer);
+}
+
 /** The repository a GitHub subject names (case-insensitive), or undefined for another shape. */
 function repositoryOf(subject: string): string | undefined {
   const match = /^repo:([a-z0-9-]+\/[a-z0-9._-]+):/i.exec(subject);
@@ -71,31 +110,11 @@ const pattern: fc.Arbitrary<string> = fc.oneof(
 );
 
 test("a pattern flagged as broad matches two repositories' subjects; one passed matches at most one", () => {
-  let flagged = 0;
-  let passed = 0;
-  fc.assert(
-    fc.property(pattern, (p) => {
-      const breadth = breadthOf(p, github.shape);
-      const re = RE2JS.compile(p);
-      if (breadth.kind === "broad") {
-        flagged++;
-        const [first, second] = breadth.witnesses;
-        expect(re.matches(first) && re.matches(second)).toBe(true);
-        expect(repositoryOf(first)).toBeDefined();
-        expect(repositoryOf(second)).toBeDefined();
-        expect(repositoryOf(first)).not.toBe(repositoryOf(second));
-      } else {
-        expect(breadth.kind).toBe("single");
-        passed++;
-        const repositories = new Set(UNIVERSE.filter((s) => re.matches(s)).map(repositoryOf));
-        expect(repositories.size).toBeLessThanOrEqual(1);
-      }
-    }),
-    { seed: 20261125, numRuns: 400 },
-  );
-  // The generator exercises both answers.
-  expect(flagged).toBeGreaterThan(50);
-  expect(passed).toBeGreaterThan(50);
+  judgedByRe2(pattern, github.shape, UNIVERSE, repositoryOf, {
+    seed: 20261125,
+    numRuns: 400,
+    eachAnswer: 50,
+  });
 });
 
 /** The host of an https issuer URL, lowercased, or undefined. */
@@ -130,26 +149,5 @@ const issuerPattern = fc
   .map(([host, rest]) => `https://${host.join("")}${rest}`);
 
 test("an issuerPattern flagged as broad matches two hosts' issuers; one passed matches at most one host", () => {
-  let flagged = 0;
-  let passed = 0;
-  fc.assert(
-    fc.property(issuerPattern, (p) => {
-      const breadth = breadthOf(p, ISSUER_SHAPE);
-      const re = RE2JS.compile(p);
-      if (breadth.kind === "broad") {
-        flagged++;
-        const [first, second] = breadth.witnesses;
-        expect(re.matches(first) && re.matches(second)).toBe(true);
-        expect(hostOf(first)).toBeDefined();
-        expect(hostOf(first)).not.toBe(hostOf(second));
-      } else {
-        expect(breadth.kind).toBe("single");
-        passed++;
-        expect(new Set(ISSUERS.filter((i) => re.matches(i)).map(hostOf)).size).toBeLessThanOrEqual(1);
-      }
-    }),
-    { seed: 29, numRuns: 300 },
-  );
-  expect(flagged).toBeGreaterThan(30);
-  expect(passed).toBeGreaterThan(30);
+  judgedByRe2(issuerPattern, ISSUER_SHAPE, ISSUERS, hostOf, { seed: 29, numRuns: 300, eachAnswer: 30 });
 });

@@ -67,6 +67,14 @@ async function identities(count: number, under = emulator.orgUid): Promise<strin
   return out;
 }
 
+/** A folder and `count` identities, each a viewer of it in a GroupAccess's checked inputs. */
+async function viewersOfFolder(count: number) {
+  const folder = await emulator.client.groups.create(emulator.orgUid, { name: "folder" });
+  const declared = (await identities(count)).map((identityUid) => ({ identityUid, roleUid: VIEWER }));
+  const inputs = (await groupAccess.check!({}, { groupUid: folder.uid, bindings: declared })).inputs;
+  return { folder, declared, inputs };
+}
+
 /** Every binding under the organization, as keys, read with faults off; duplicates kept. */
 async function everyBinding(): Promise<string[]> {
   const all = await emulator.client.roleBindings
@@ -256,10 +264,7 @@ describe("one batch, recovered (createBatch)", () => {
 describe("deletes", () => {
   it("a delete whose answer was lost is repeated, finds the binding gone, and that is success", async () => {
     await useEmulator(5);
-    const folder = await emulator.client.groups.create(emulator.orgUid, { name: "folder" });
-    const members = await identities(3);
-    const all = members.map((identityUid) => ({ identityUid, roleUid: VIEWER }));
-    const inputs = (await groupAccess.check!({}, { groupUid: folder.uid, bindings: all })).inputs;
+    const { folder, declared: all, inputs } = await viewersOfFolder(3);
     const { id, outs } = await groupAccess.create(inputs);
     const fewer = (await groupAccess.check!(outs, { groupUid: folder.uid, bindings: all.slice(0, 1) }))
       .inputs;
@@ -280,10 +285,7 @@ describe("deletes", () => {
 describe("a write that cannot finish records what exists", () => {
   it("a create stopped part-way fails with the id and the bindings that exist; the next update finishes", async () => {
     await useEmulator(3);
-    const folder = await emulator.client.groups.create(emulator.orgUid, { name: "folder" });
-    const members = await identities(100);
-    const declared = members.map((identityUid) => ({ identityUid, roleUid: VIEWER }));
-    const inputs = (await groupAccess.check!({}, { groupUid: folder.uid, bindings: declared })).inputs;
+    const { folder, declared, inputs } = await viewersOfFolder(100);
     // Half of the batches refused outright (not transient): the others are created.
     emulator.faults.add({ path: "batchCreate$", action: "status", status: 403, rate: 0.5 });
     const error = (await groupAccess

@@ -3,21 +3,12 @@
  * getRoles / getRepos call with `uids` (uidp.ids) instead of N getRole / getRepo calls, and a tag sync that asks
  * only for what changed (`updatedSince`). Request counts are measured from the emulator's request log.
  */
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
 import * as platform from "../../provider";
-import { setProgramConfig } from "./harness";
+import { useProgramEmulator } from "./harness";
 
 let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-beforeEach(() => {
-  emulator.reset();
-  setProgramConfig(emulator);
-});
+useProgramEmulator((started) => (emulator = started));
 
 /** API requests (not control calls) made while `run` runs. */
 async function requestsDuring(run: () => Promise<unknown>): Promise<number> {

@@ -166,6 +166,34 @@ describe("diff", () => {
 describe("create without duplicates", () => {
   const found = { uid: "found" };
   const made = { uid: "made" };
+  /** An ambiguous failure: the connection dropped, so the request may or may not have been applied. */
+  const dropped = (method: string) =>
+    new ConnectionError({ method, path: "/x" }, "socket hang up", "ECONNRESET");
+  const busy = (retryAfterMs: number) =>
+    new UnavailableError({
+      httpStatus: 503,
+      code: 14,
+      serviceMessage: "Unavailable: try later",
+      details: [],
+      method: "POST",
+      path: "/x",
+      retryAfterMs,
+    });
+  /**
+   * A create that throws `failure` while `fails(attempt)` holds (attempts count from 1), then answers `made`; the
+   * lookup finds nothing. `sent.creates` counts the attempts.
+   */
+  const failingCreate = (failure: Error, fails: (attempt: number) => boolean = () => true) => {
+    const sent = { creates: 0 };
+    const operations = {
+      create: async () => {
+        if (fails(++sent.creates)) throw failure;
+        return made;
+      },
+      lookup: async () => undefined,
+    };
+    return { sent, operations };
+  };
 
   it("after an ambiguous failure, takes over what the lookup finds and sends nothing more", async () => {
     let creates = 0;
@@ -173,7 +201,7 @@ describe("create without duplicates", () => {
       {
         create: async () => {
           creates++;
-          throw new ConnectionError({ method: "POST", path: "/x" }, "socket hang up", "ECONNRESET");
+          throw dropped("POST");
         },
         lookup: async () => found,
       },
@@ -184,19 +212,11 @@ describe("create without duplicates", () => {
   });
 
   it("retries exactly once when the lookup finds nothing", async () => {
-    let creates = 0;
-    const outcome = await createOrAdopt(
-      {
-        create: async () => {
-          if (creates++ === 0) throw new TimeoutError({ method: "POST", path: "/x" }, 30000);
-          return made;
-        },
-        lookup: async () => undefined,
-      },
-      false,
-    );
+    const timedOut = new TimeoutError({ method: "POST", path: "/x" }, 30000);
+    const { sent, operations } = failingCreate(timedOut, (attempt) => attempt === 1);
+    const outcome = await createOrAdopt(operations, false);
     expect(outcome.how).toBe("created");
-    expect(creates).toBe(2);
+    expect(sent.creates).toBe(2);
   });
 
   const quick = { budgetMs: 60_000, maxCreates: 3, lookupRetries: 5, lookupBaseDelayMs: 0 };
@@ -206,11 +226,10 @@ describe("create without duplicates", () => {
     const outcome = await createOrAdopt(
       {
         create: async () => {
-          throw new ConnectionError({ method: "POST", path: "/x" }, "socket hang up", "ECONNRESET");
+          throw dropped("POST");
         },
         lookup: async () => {
-          if (lookups++ < 3)
-            throw new ConnectionError({ method: "GET", path: "/x" }, "socket hang up", "ECONNRESET");
+          if (lookups++ < 3) throw dropped("GET");
           return found;
         },
       },
@@ -229,7 +248,7 @@ describe("create without duplicates", () => {
         create: async () => {
           creates++;
           if (creates === 2) applied = true; // the second attempt reached the service, its answer was lost
-          throw new ConnectionError({ method: "POST", path: "/x" }, "socket hang up", "ECONNRESET");
+          throw dropped("POST");
         },
         lookup: async () => (applied ? found : undefined),
       },
@@ -242,63 +261,26 @@ describe("create without duplicates", () => {
 
   it("backs off before resending, for as long as the service's Retry-After asks", async () => {
     const delays: number[] = [];
-    let creates = 0;
-    const busy = new UnavailableError({
-      httpStatus: 503,
-      code: 14,
-      serviceMessage: "Unavailable: try later",
-      details: [],
-      method: "POST",
-      path: "/x",
-      retryAfterMs: 1500,
+    const { operations } = failingCreate(busy(1500), (attempt) => attempt === 1);
+    const outcome = await createOrAdopt(operations, false, {
+      ...quick,
+      sleep: async (ms) => void delays.push(ms),
     });
-    const outcome = await createOrAdopt(
-      {
-        create: async () => {
-          if (creates++ === 0) throw busy;
-          return made;
-        },
-        lookup: async () => undefined,
-      },
-      false,
-      { ...quick, sleep: async (ms) => void delays.push(ms) },
-    );
     expect(outcome).toEqual({ object: made, how: "created" });
     expect(delays).toEqual([1500]);
   });
 
   it("gives up with the create's own error after maxCreates ambiguous failures that left nothing", async () => {
-    let creates = 0;
     const failure = new TimeoutError({ method: "POST", path: "/x" }, 30000);
-    await expect(
-      createOrAdopt(
-        {
-          create: async () => {
-            creates++;
-            throw failure;
-          },
-          lookup: async () => undefined,
-        },
-        false,
-        quick,
-      ),
-    ).rejects.toBe(failure);
-    expect(creates).toBe(3);
+    const { sent, operations } = failingCreate(failure);
+    await expect(createOrAdopt(operations, false, quick)).rejects.toBe(failure);
+    expect(sent.creates).toBe(3);
   });
 
   it("keeps resending within its time budget, not a fixed count, and stops when the next wait would pass it", async () => {
     // A service that is busy for a while: every create answers 503 with Retry-After 7 s, nothing is applied.
     let clock = 0;
-    let creates = 0;
-    const busy = new UnavailableError({
-      httpStatus: 503,
-      code: 14,
-      serviceMessage: "Unavailable: try later",
-      details: [],
-      method: "POST",
-      path: "/x",
-      retryAfterMs: 7000,
-    });
+    const unavailable = busy(7000);
     const policy = {
       budgetMs: 45_000,
       maxCreates: 100,
@@ -307,40 +289,18 @@ describe("create without duplicates", () => {
       now: () => clock,
       sleep: async (ms: number) => void (clock += ms),
     };
-    await expect(
-      createOrAdopt(
-        {
-          create: async () => {
-            creates++;
-            throw busy;
-          },
-          lookup: async () => undefined,
-        },
-        false,
-        policy,
-      ),
-    ).rejects.toBe(busy);
+    const always = failingCreate(unavailable);
+    await expect(createOrAdopt(always.operations, false, policy)).rejects.toBe(unavailable);
     // Sends at 0, 7, 14, 21, 28, 35, 42 s; the next would start at 49 s, past the 45 s budget.
-    expect(creates).toBe(7);
+    expect(always.sent.creates).toBe(7);
     expect(clock).toBe(42_000);
 
     // The same outage, ending after 30 s: the create succeeds in the same run.
     clock = 0;
-    creates = 0;
-    const outcome = await createOrAdopt(
-      {
-        create: async () => {
-          creates++;
-          if (clock < 30_000) throw busy;
-          return made;
-        },
-        lookup: async () => undefined,
-      },
-      false,
-      policy,
-    );
+    const ending = failingCreate(unavailable, () => clock < 30_000);
+    const outcome = await createOrAdopt(ending.operations, false, policy);
     expect(outcome).toEqual({ object: made, how: "created" });
-    expect(creates).toBe(6);
+    expect(ending.sent.creates).toBe(6);
   });
 
   it("reports the create's failure, not the lookup's, when the lookup cannot be answered", async () => {
@@ -352,7 +312,7 @@ describe("create without duplicates", () => {
             throw failure;
           },
           lookup: async () => {
-            throw new ConnectionError({ method: "GET", path: "/x" }, "socket hang up", "ECONNRESET");
+            throw dropped("GET");
           },
         },
         false,

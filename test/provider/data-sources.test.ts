@@ -2,22 +2,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
 import * as platform from "../../provider";
 import { collect } from "../../provider/core/program-client";
-import { setProgramConfig, getsSince } from "./harness";
+import { getsSince, useProgramEmulator } from "./harness";
 
 let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-beforeEach(() => {
-  emulator.reset();
-  setProgramConfig(emulator);
-});
+useProgramEmulator((started) => (emulator = started));
 
 const since = (mark: number, path: string) => getsSince(emulator, mark, path);
 

@@ -134,6 +134,17 @@ function differing(resource: CatalogueResource, a: Props, b: Props): string[] {
     .map((f) => f.key);
 }
 
+/** Fails `step` on a field that `read` (a read's inputs) returns differently from what the program declares. */
+function expectReadBack(step: string, resource: CatalogueResource, program: Props, read: Props): void {
+  for (const field of differing(resource, read, program))
+    fail(
+      step,
+      resource,
+      field,
+      `program ${JSON.stringify(program[field])}, read ${JSON.stringify(read[field])}`,
+    );
+}
+
 describe.each(FIELD_MAPPED_RESOURCES.map((resource) => ({ name: resource.declaration.name, resource })))(
   "$name: every declared field round-trips",
   ({ resource }) => {
@@ -186,13 +197,7 @@ describe.each(FIELD_MAPPED_RESOURCES.map((resource) => ({ name: resource.declara
 
             // 2. Read-back returns the same inputs; the program's next diff is empty.
             const read = await provider.read!(id, outs);
-            for (const field of differing(resource, read.inputs as Props, inputs))
-              fail(
-                "read-back",
-                resource,
-                field,
-                `program ${JSON.stringify(inputs[field])}, read ${JSON.stringify((read.inputs as Props)[field])}`,
-              );
+            expectReadBack("read-back", resource, inputs, read.inputs as Props);
             const after = await provider.diff!(id, read.props!, inputs);
             if (after.changes)
               fail("diff after create", resource, (after.replaces ?? []).join(",") || "?", "shows a change");
@@ -229,13 +234,7 @@ describe.each(FIELD_MAPPED_RESOURCES.map((resource) => ({ name: resource.declara
             const patches = h.requestsSinceMark().filter((r) => r.method === "PATCH");
             if (patches.length !== 1) fail("update", resource, key, `sent ${patches.length} PATCHes`);
             const reread = await provider.read!(id, updated.outs);
-            for (const field of differing(resource, reread.inputs as Props, next))
-              fail(
-                "update",
-                resource,
-                field,
-                `program ${JSON.stringify(next[field])}, read ${JSON.stringify((reread.inputs as Props)[field])}`,
-              );
+            expectReadBack("update", resource, next, reread.inputs as Props);
             const settled = await provider.diff!(id, reread.props!, next);
             if (settled.changes) fail("diff after update", resource, key, "shows a change");
           } finally {
@@ -277,6 +276,13 @@ describe.each(SET_VALUED.map((resource) => ({ name: resource.declaration.name, r
       (await listScope(h.emulator.client, description.scopeOf(props)!)).map(keyOf).sort();
     const declaredSet = (props: Props) =>
       description.declaredOf(props, description.scopeOf(props)!).map(keyOf).sort();
+    /** Fails `step` unless the scope holds, as the API lists it, exactly the set `props` declare. */
+    const expectScopeHolds = async (step: string, key: string, props: Props) => {
+      const live = await liveSet(props);
+      const declared = declaredSet(props);
+      if (JSON.stringify(live) !== JSON.stringify(declared))
+        fail(step, resource, key, `declared ${declared.join(", ")}, the scope holds ${live.join(", ")}`);
+    };
 
     test("create makes the scope hold it, read returns it, a change of it updates exactly it, the next diff is empty", async () => {
       const cases = inputsOf(resource, accessKnown).chain((generated) =>
@@ -298,24 +304,11 @@ describe.each(SET_VALUED.map((resource) => ({ name: resource.declaration.name, r
           const { id, outs } = await operations.create(inputs);
           try {
             for (const field of d.apiInputs) if (inputs[field] !== undefined) created.add(field);
-            const live = await liveSet(inputs);
-            if (JSON.stringify(live) !== JSON.stringify(declaredSet(inputs)))
-              fail(
-                "create",
-                resource,
-                "bindings",
-                `declared ${declaredSet(inputs).join(", ")}, the scope holds ${live.join(", ")}`,
-              );
+            await expectScopeHolds("create", "bindings", inputs);
 
             // 2. Read-back returns the same inputs; the program's next diff is empty.
             const read = await operations.read(id, outs);
-            for (const field of differing(resource, read.inputs as Props, inputs))
-              fail(
-                "read-back",
-                resource,
-                field,
-                `program ${JSON.stringify(inputs[field])}, read ${JSON.stringify((read.inputs as Props)[field])}`,
-              );
+            expectReadBack("read-back", resource, inputs, read.inputs as Props);
             if ((await operations.diff(id, read.props!, inputs)).changes)
               fail("diff after create", resource, "?", "shows a change");
 
@@ -347,22 +340,9 @@ describe.each(SET_VALUED.map((resource) => ({ name: resource.declaration.name, r
             const updated = await operations.update(id, read.props!, next);
             if (h.requestsSinceMark().some((r) => r.method === "PATCH"))
               fail("update", resource, key, "sent a PATCH: bindings are created and deleted, never changed");
-            const after = await liveSet(next);
-            if (JSON.stringify(after) !== JSON.stringify(declaredSet(next)))
-              fail(
-                "update",
-                resource,
-                key,
-                `declared ${declaredSet(next).join(", ")}, the scope holds ${after.join(", ")}`,
-              );
+            await expectScopeHolds("update", key, next);
             const reread = await operations.read(id, updated.outs);
-            for (const field of differing(resource, reread.inputs as Props, next))
-              fail(
-                "update",
-                resource,
-                field,
-                `program ${JSON.stringify(next[field])}, read ${JSON.stringify((reread.inputs as Props)[field])}`,
-              );
+            expectReadBack("update", resource, next, reread.inputs as Props);
             if ((await operations.diff(id, reread.props!, next)).changes)
               fail("diff after update", resource, key, "shows a change");
           } finally {

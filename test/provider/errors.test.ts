@@ -3,7 +3,13 @@
  * field and the rule or what the service said, and what to do, in the terms the user configured (their stack
  * config key, profile key or env variable); no HTTP method and path, no stack trace, printed once.
  */
-import { ExpiredTokenError, FailedPreconditionError, NotFoundError, UnauthenticatedError } from "../../sdk";
+import {
+  ExpiredTokenError,
+  FailedPreconditionError,
+  NotFoundError,
+  UnauthenticatedError,
+  type ApiErrorInit,
+} from "../../sdk";
 import { closeClients, configureFromLookup } from "../../provider/core/client";
 import { translateError, verboseLogs, withoutHostEcho } from "../../provider/core/errors";
 import groupProvider from "../../provider/iam/group.provider";
@@ -12,6 +18,18 @@ import identityProvider from "../../provider/iam/identity.provider";
 import { startHarness, type Harness } from "./harness";
 
 const ORG = "0123456789abcdef0123456789abcdef01234567"; // a real organization uid: 40 hex
+
+/** The error the client raises when the service answers `site` ("GET /path") with this status, code and message. */
+function serviceError<E>(
+  Class: new (init: ApiErrorInit) => E,
+  site: string,
+  httpStatus: number,
+  code: number,
+  serviceMessage: string,
+): E {
+  const [method, path] = site.split(" ") as [string, string];
+  return new Class({ httpStatus, code, serviceMessage, details: [], method, path });
+}
 
 /** Runs `fn` with no PLATFORM_* variable but those given, and the provider configured from `config`. */
 async function withSettings<T>(
@@ -133,14 +151,13 @@ describe("service errors", () => {
   });
 
   it("an unauthenticated call says how to set credentials, and never the token", () => {
-    const err = new UnauthenticatedError({
-      httpStatus: 401,
-      code: 16,
-      serviceMessage: "Unauthenticated: bad token super-secret-token",
-      details: [],
-      method: "GET",
-      path: "/iam/v2beta1/groups/abc",
-    });
+    const err = serviceError(
+      UnauthenticatedError,
+      "GET /iam/v2beta1/groups/abc",
+      401,
+      16,
+      "Unauthenticated: bad token super-secret-token",
+    );
     const message = translateError(
       err,
       { action: "read", type: "platform:iam:Group", name: "eng", uid: "abc" },
@@ -156,17 +173,15 @@ describe("service errors", () => {
   });
 
   it("an expired static token: one sentence naming the setting the user configured, nothing more", () => {
-    const err = new ExpiredTokenError({
-      httpStatus: 401,
-      code: 16,
-      serviceMessage:
-        "the API token of option token (env PLATFORM_TOKEN) has expired at 2026-01-01T00:00:00.000Z: refresh it " +
+    const err = serviceError(
+      ExpiredTokenError,
+      "GET /iam/v2beta1/groups/abc",
+      401,
+      16,
+      "the API token of option token (env PLATFORM_TOKEN) has expired at 2026-01-01T00:00:00.000Z: refresh it " +
         "there (a static token is not renewed by the client; a workload identity's exchanged token is); the " +
         "service said: Unauthenticated: the bearer token has expired",
-      details: [],
-      method: "GET",
-      path: "/iam/v2beta1/groups/abc",
-    });
+    );
     const attempt = { action: "read", type: "platform:iam:Group", name: "eng", uid: "abc" };
     expect(translateError(err, attempt, [], { token: "platform:token" }).message).toBe(
       'Could not read platform:iam:Group "eng" (uid abc): the API token of platform:token has expired at ' +
@@ -179,17 +194,15 @@ describe("service errors", () => {
   });
 
   it("a propagation retry that gave up names the user's setting for the window", () => {
-    const err = new NotFoundError({
-      httpStatus: 404,
-      code: 5,
-      serviceMessage:
-        "Not found: group abc (retried 5 times over 60s because abc was created by this run and may not have " +
+    const err = serviceError(
+      NotFoundError,
+      "POST /iam/v2beta1/groups/abc",
+      404,
+      5,
+      "Not found: group abc (retried 5 times over 60s because abc was created by this run and may not have " +
         "propagated yet; gave up after the propagation window of 60000 ms (option propagationWindowMs (env " +
         "PLATFORM_PROPAGATION_WINDOW_MS)))",
-      details: [],
-      method: "POST",
-      path: "/iam/v2beta1/groups/abc",
-    });
+    );
     const message = translateError(err, { action: "create", type: "platform:iam:Group", name: "child" }, [], {
       propagationWindowMs: "platform:propagationWindowMs",
     }).message;
@@ -200,14 +213,13 @@ describe("service errors", () => {
 });
 
 describe("printed once, without a stack trace", () => {
-  const precondition = new FailedPreconditionError({
-    httpStatus: 400,
-    code: 9,
-    serviceMessage: "Precondition failed: not empty",
-    details: [],
-    method: "DELETE",
-    path: "/x",
-  });
+  const precondition = serviceError(
+    FailedPreconditionError,
+    "DELETE /x",
+    400,
+    9,
+    "Precondition failed: not empty",
+  );
 
   it("the error's stack is its message unless the user asks for verbose logs", () => {
     const quiet = translateError(precondition, { action: "delete", type: "t", uid: "u" });

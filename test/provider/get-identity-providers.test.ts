@@ -1,20 +1,13 @@
 /** iam.getIdentityProviders against the in-process emulator: scope, name filter, paging, no secrets. */
 import * as pulumi from "@pulumi/pulumi";
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
 import * as platform from "../../provider";
-import { setProgramConfig } from "./harness";
+import { useProgramEmulator } from "./harness";
 
 let emulator: Emulator;
 let role: string;
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
+useProgramEmulator((started) => (emulator = started));
 beforeEach(async () => {
-  emulator.reset();
-  setProgramConfig(emulator);
   role = (
     await emulator.client.roles.create(emulator.orgUid, { name: "login", capabilities: ["CAP_REPO_LIST"] })
   ).uid;

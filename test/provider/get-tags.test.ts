@@ -4,21 +4,12 @@
  * sends them in snake_case, which the emulator must honour like the real service).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
 import * as platform from "../../provider";
-import { setProgramConfig, getsSince } from "./harness";
+import { getsSince, useProgramEmulator } from "./harness";
 
 let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-beforeEach(() => {
-  emulator.reset();
-  setProgramConfig(emulator);
-});
+useProgramEmulator((started) => (emulator = started));
 
 const since = (mark: number, path: string) => getsSince(emulator, mark, path);
 

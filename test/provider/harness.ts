@@ -5,6 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { startEmulator, type Emulator, type LoggedRequest } from "../../emulator";
 import { closeClients, configureFromLookup } from "../../provider/core/client";
+import { useStarted } from "../lifecycle";
 
 export interface Harness {
   emulator: Emulator;
@@ -56,21 +57,15 @@ export async function startHarness(): Promise<Harness> {
  * the harness started: read it inside hooks and tests, not at collection time.
  */
 export function useHarness(beforeEachTest?: () => void): Harness {
-  let started: Harness | undefined;
-  beforeAll(async () => {
-    started = await startHarness();
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  beforeEach(() => {
-    started!.emulator.reset();
-    beforeEachTest?.();
-  });
-  const current = (): Harness => {
-    if (started === undefined) throw new Error("useHarness: read the harness inside a hook or a test");
-    return started;
-  };
+  const current = useStarted(
+    "useHarness",
+    startHarness,
+    (h) => h.close(),
+    (h) => {
+      h.emulator.reset();
+      beforeEachTest?.();
+    },
+  );
   return {
     get emulator() {
       return current().emulator;
@@ -79,6 +74,27 @@ export function useHarness(beforeEachTest?: () => void): Harness {
     mark: () => current().mark(),
     close: () => current().close(),
   };
+}
+
+/**
+ * For data sources' tests: an emulator started before the calling file's tests (`use` receives it then) and closed
+ * after, reset before each test and named in the program's config (setProgramConfig).
+ */
+export function useProgramEmulator(use: (emulator: Emulator) => void): void {
+  const start = async () => {
+    const emulator = await startEmulator();
+    use(emulator);
+    return emulator;
+  };
+  useStarted(
+    "useProgramEmulator",
+    start,
+    (emulator) => emulator.close(),
+    (emulator) => {
+      emulator.reset();
+      setProgramConfig(emulator);
+    },
+  );
 }
 
 /**

@@ -35,6 +35,15 @@ async function checked(news: Record<string, unknown>) {
   return result.inputs as Record<string, unknown> & { clientSecret: string };
 }
 
+/** An identity provider made outside the program, as `news` declares it but with its own client secret. */
+function existingIdentityProvider(news: Record<string, unknown>, clientSecret: string) {
+  return h.emulator.client.identityProviders.create(h.emulator.orgUid, {
+    name: news.name as string,
+    defaultRole: news.defaultRole as string,
+    oidc: { issuer: news.issuer as string, clientId: news.clientId as string, clientSecret },
+  });
+}
+
 const mentionsSecret = (value: unknown) => JSON.stringify(value ?? null).includes(SECRET);
 
 describe("identity provider", () => {
@@ -162,11 +171,7 @@ describe("identity provider", () => {
 
   it("adopts an existing identity provider by name and sets the program's secret on it", async () => {
     const news = await checked(await inputs());
-    const existing = await h.emulator.client.identityProviders.create(h.emulator.orgUid, {
-      name: "okta",
-      defaultRole: news.defaultRole as string,
-      oidc: { issuer: "https://login.example.com", clientId: "client-1", clientSecret: "old" },
-    });
+    const existing = await existingIdentityProvider(news, "old");
     h.mark();
     const { id, outs } = await provider.create({ ...news, adopt: true });
     expect(id).toBe(existing.uid);
@@ -178,11 +183,7 @@ describe("identity provider", () => {
 
   it('an imported provider whose program says clientSecret "" checks again after up recorded it', async () => {
     const news = await checked(await inputs());
-    const existing = await h.emulator.client.identityProviders.create(h.emulator.orgUid, {
-      name: "okta",
-      defaultRole: news.defaultRole as string,
-      oidc: { issuer: "https://login.example.com", clientId: "client-1", clientSecret: "kept" },
-    });
+    const existing = await existingIdentityProvider(news, "kept");
     // `pulumi import`: a read with no state; the API hands back no secret, and the printed program says "".
     const imported = await provider.read!(existing.uid, undefined as unknown as Record<string, unknown>);
     const program = { ...(imported.inputs as Record<string, unknown>), clientSecret: "" };

@@ -12,17 +12,15 @@ async function fixture() {
     claimMatch: { issuer: "https://issuer.example", subject: "ci" },
   });
   const role = await c.roles.create(h.emulator.orgUid, { name: "reader", capabilities: ["CAP_REPO_LIST"] });
-  return { folder, identity, role };
+  /** A binding of the identity to the role on the folder, as a program declares it. */
+  const inputs = { groupUid: folder.uid, identityUid: identity.uid, roleUid: role.uid };
+  return { folder, identity, role, inputs };
 }
 
 describe("role binding provider", () => {
   it("creates a binding whose state holds the three uids, not copies of what they name", async () => {
-    const { folder, identity, role } = await fixture();
-    const { id, outs } = await provider.create({
-      groupUid: folder.uid,
-      identityUid: identity.uid,
-      roleUid: role.uid,
-    });
+    const { folder, identity, role, inputs } = await fixture();
+    const { id, outs } = await provider.create(inputs);
     expect(outs).toMatchObject({
       uid: id,
       groupUid: folder.uid,
@@ -36,24 +34,14 @@ describe("role binding provider", () => {
     expect((await provider.read!(id, outs)).props).toEqual(outs);
     expect(typeof outs.createTime).toBe("string");
     const read = await provider.read!(id, outs);
-    expect(
-      await provider.diff!(id, read.props, {
-        groupUid: folder.uid,
-        identityUid: identity.uid,
-        roleUid: role.uid,
-      }),
-    ).toMatchObject({
+    expect(await provider.diff!(id, read.props, inputs)).toMatchObject({
       changes: false,
     });
   });
 
   it("replaces when any reference changes", async () => {
-    const { folder, identity, role } = await fixture();
-    const { id, outs } = await provider.create({
-      groupUid: folder.uid,
-      identityUid: identity.uid,
-      roleUid: role.uid,
-    });
+    const { identity, inputs } = await fixture();
+    const { id, outs } = await provider.create(inputs);
     const other = await h.emulator.client.roles.create(h.emulator.orgUid, {
       name: "other",
       capabilities: ["CAP_IAM_GROUPS_LIST"],
@@ -71,44 +59,31 @@ describe("role binding provider", () => {
   });
 
   it("adopts an identical binding instead of creating a second one", async () => {
-    const { folder, identity, role } = await fixture();
+    const { folder, identity, role, inputs } = await fixture();
     const existing = await h.emulator.client.roleBindings.create(folder.uid, {
       identityUid: identity.uid,
       roleUid: role.uid,
     });
-    const { id } = await provider.create({
-      groupUid: folder.uid,
-      identityUid: identity.uid,
-      roleUid: role.uid,
-      adopt: true,
-    });
+    const { id } = await provider.create({ ...inputs, adopt: true });
     expect(id).toBe(existing.uid);
   });
 
   it("does not duplicate when a create 'times out' after the service applied it", async () => {
-    const { folder, identity, role } = await fixture();
+    const { folder, inputs } = await fixture();
     h.emulator.faults.add({
       method: "POST",
       path: "^/iam/v2beta1/roleBindings",
       action: "applyThenDrop",
       times: 1,
     });
-    const { id } = await provider.create({
-      groupUid: folder.uid,
-      identityUid: identity.uid,
-      roleUid: role.uid,
-    });
+    const { id } = await provider.create(inputs);
     const all = await h.emulator.client.roleBindings.list({ group: folder.uid });
     expect(all.items.map((b) => b.uid)).toEqual([id]);
   });
 
   it("drops a deleted binding on read; delete of a missing binding succeeds", async () => {
-    const { folder, identity, role } = await fixture();
-    const { id, outs } = await provider.create({
-      groupUid: folder.uid,
-      identityUid: identity.uid,
-      roleUid: role.uid,
-    });
+    const { inputs } = await fixture();
+    const { id, outs } = await provider.create(inputs);
     await h.emulator.client.roleBindings.delete(id);
     expect((await provider.read!(id, outs)).id).toBeUndefined();
     await expect(provider.delete!(id, outs)).resolves.toBeUndefined();

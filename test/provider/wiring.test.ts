@@ -42,6 +42,16 @@ pulumi.runtime.setMocks(
 
 // additionalSecretOutputs of each registration, by resource name (the mock monitor ignores them).
 const secretOutputsRequested = new Map<string, string[]>();
+
+/** An identity provider whose clientSecret is a plain string. */
+const IDP_ARGS = {
+  parentUid: "0123456789abcdef0123456789abcdef01234567",
+  name: "okta",
+  defaultRole: "b".repeat(40),
+  issuer: "https://login.example.com",
+  clientId: "c",
+  clientSecret: "plain-string-secret",
+};
 {
   type Request = { getName(): string; getAdditionalsecretoutputsList(): string[] };
   const monitor = pulumi.runtime.getMonitor() as unknown as {
@@ -117,25 +127,7 @@ describe("resource classes", () => {
           roleUid: "b".repeat(40),
         }),
     ],
-  ])("%s registers the iam type token and wires uid", async (type, make) => {
-    const resource = make() as pulumi.CustomResource & { uid: pulumi.Output<string> };
-    expect(await value(resource.uid)).toMatch(/^0123456789abcdef0123456789abcdef01234567\//);
-    expect(registered.at(-1)!.type).toBe(`pulumi-nodejs:dynamic/iam:${type}`);
-  });
-
-  it.each([
-    [
-      "IdentityProvider",
-      () =>
-        new platform.iam.IdentityProvider("idp", {
-          parentUid: "0123456789abcdef0123456789abcdef01234567",
-          name: "okta",
-          defaultRole: "b".repeat(40),
-          issuer: "https://login.example.com",
-          clientId: "c",
-          clientSecret: "plain-string-secret",
-        }),
-    ],
+    ["IdentityProvider", () => new platform.iam.IdentityProvider("idp", IDP_ARGS)],
     [
       "GroupInvite",
       () =>
@@ -161,14 +153,7 @@ describe("resource classes", () => {
   });
 
   it("IdentityProvider's clientSecret is secret even when passed as a plain string; other outputs are not", async () => {
-    const idp = new platform.iam.IdentityProvider("idp-secret", {
-      parentUid: "0123456789abcdef0123456789abcdef01234567",
-      name: "okta",
-      defaultRole: "b".repeat(40),
-      issuer: "https://login.example.com",
-      clientId: "c",
-      clientSecret: "plain-string-secret",
-    });
+    const idp = new platform.iam.IdentityProvider("idp-secret", IDP_ARGS);
     expect(await isSecret(idp.clientSecret)).toBe(true);
     expect(await value(idp.clientSecret)).toBe("plain-string-secret");
     expect(await isSecret(idp.clientId)).toBe(false);

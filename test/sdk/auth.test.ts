@@ -26,13 +26,14 @@ interface World {
 }
 
 /**
- * A client that assumes IDENTITY. The exchange answers api-token-1, api-token-2, ...; the API answers with
- * `apiStatus(n, authorization)` (default 200) and records every request.
+ * A client that assumes IDENTITY. The exchange answers api-token-1, api-token-2, ... (or `exchangeBody(n)` with
+ * `exchangeStatus(n)`); the API answers with `apiStatus(n, authorization)` (default 200) and records every request.
  */
 function world(
   options: PlatformClientOptions = {},
   apiStatus: (n: number, auth: string) => number = () => 200,
   exchangeBody: (n: number) => Record<string, unknown> = (n) => ({ token: `api-token-${n}` }),
+  exchangeStatus: (n: number) => number = () => 200,
 ): World {
   const agent = new MockAgent();
   agent.disableNetConnect();
@@ -50,7 +51,7 @@ function world(
         body: undefined,
       });
       return {
-        statusCode: 200,
+        statusCode: exchangeStatus(exchanges.length),
         data: JSON.stringify(exchangeBody(exchanges.length)),
         responseOptions: { headers: JSON_HEADERS },
       };
@@ -85,6 +86,19 @@ function world(
     ...options,
   });
   return { client, exchanges, apiCalls, clock, agent };
+}
+
+/**
+ * `ms` from now the exchanged token is renewed, not a millisecond before: a request 1 ms earlier leaves the
+ * exchanges at `exchanged`, one at `ms` makes one more.
+ */
+async function expectExchangedAgainAfter(w: World, ms: number, exchanged: number): Promise<void> {
+  w.clock.now += ms - 1;
+  await w.client.groups.get(FOLDER);
+  expect(w.exchanges).toHaveLength(exchanged);
+  w.clock.now += 1;
+  await w.client.groups.get(FOLDER);
+  expect(w.exchanges).toHaveLength(exchanged + 1);
 }
 
 describe("token exchange", () => {
@@ -142,15 +156,10 @@ describe("token exchange", () => {
   });
 
   it("exchanges again at 55 minutes by the injected clock, not before", async () => {
-    const { client, exchanges, clock, apiCalls } = world();
-    await client.groups.get(FOLDER);
-    clock.now += 54 * 60_000 + 59_000;
-    await client.groups.get(FOLDER);
-    expect(exchanges).toHaveLength(1);
-    clock.now += 1_000; // 55:00 after the first exchange
-    await client.groups.get(FOLDER);
-    expect(exchanges).toHaveLength(2);
-    expect(apiCalls.map((c) => c.headers.authorization)).toEqual([
+    const w = world();
+    await w.client.groups.get(FOLDER);
+    await expectExchangedAgainAfter(w, 55 * 60_000, 1);
+    expect(w.apiCalls.map((c) => c.headers.authorization)).toEqual([
       "Bearer api-token-1",
       "Bearer api-token-1",
       "Bearer api-token-2",
@@ -163,38 +172,21 @@ describe("token exchange", () => {
 
   it("reads the token's own lifetime (JWT exp - iat) and exchanges again 5 minutes before it ends", async () => {
     const iat = 1_700_000_000;
-    const { client, exchanges, clock } = world({}, undefined, (n) => ({
-      token: jwt({ iat, exp: iat + 600 * n }),
-    }));
+    const w = world({}, undefined, (n) => ({ token: jwt({ iat, exp: iat + 600 * n }) }));
     // First token: 10 minutes, so refresh at 90% (9 min); the margin never exceeds a tenth of the lifetime.
-    await client.groups.get(FOLDER);
-    clock.now += 9 * 60_000 - 1;
-    await client.groups.get(FOLDER);
-    expect(exchanges).toHaveLength(1);
-    clock.now += 1;
-    await client.groups.get(FOLDER);
-    expect(exchanges).toHaveLength(2);
+    await w.client.groups.get(FOLDER);
+    await expectExchangedAgainAfter(w, 9 * 60_000, 1);
     // Second token: 20 minutes, so refresh after 18.
-    clock.now += 18 * 60_000 - 1;
-    await client.groups.get(FOLDER);
-    expect(exchanges).toHaveLength(2);
-    clock.now += 1;
-    await client.groups.get(FOLDER);
-    expect(exchanges).toHaveLength(3);
+    await expectExchangedAgainAfter(w, 18 * 60_000, 2);
   });
 
   it("without a JWT, reads the response's expiry: a two-hour token is used for 1 h 55 min", async () => {
-    const { client, exchanges, clock } = world({}, undefined, (n) => ({
+    const w = world({}, undefined, (n) => ({
       token: `opaque-${n}`,
-      expiry: new Date(clock.now + 2 * 3_600_000).toISOString(),
+      expiry: new Date(w.clock.now + 2 * 3_600_000).toISOString(),
     }));
-    await client.groups.get(FOLDER);
-    clock.now += 115 * 60_000 - 1;
-    await client.groups.get(FOLDER);
-    expect(exchanges).toHaveLength(1);
-    clock.now += 1;
-    await client.groups.get(FOLDER);
-    expect(exchanges).toHaveLength(2);
+    await w.client.groups.get(FOLDER);
+    await expectExchangedAgainAfter(w, 115 * 60_000, 1);
   });
 
   it("clients of one process share the exchanged token (one exchange however many clients), not across identities", async () => {
@@ -303,30 +295,15 @@ describe("token exchange", () => {
   });
 
   it("an unavailable exchange is retried by its own loop only (attempts do not multiply)", async () => {
-    const agent = new MockAgent();
-    agent.disableNetConnect();
-    let exchanges = 0;
-    agent
-      .get(AUTH)
-      .intercept({ path: () => true, method: "GET" })
-      .reply(() => {
-        exchanges++;
-        return { statusCode: 503, data: JSON.stringify(aip193(14, "Unavailable: sts down")) };
-      })
-      .persist();
-    const client = new PlatformClient({
-      apiUrl: API,
-      authUrl: AUTH,
-      identity: IDENTITY,
-      identityToken: OIDC,
-      env: {},
-      dispatcher: agent,
-      maxRetries: 2,
-      retryBaseDelayMs: 0,
-    });
+    const { client, exchanges } = world(
+      { maxRetries: 2 },
+      undefined,
+      () => aip193(14, "Unavailable: sts down"),
+      () => 503,
+    );
     const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
     expect(UnavailableError.isInstance(err)).toBe(true);
     expect((err as Error).message).toMatch(/^GET \/sts\/exchange: Unavailable: sts down$/);
-    expect(exchanges).toBe(3);
+    expect(exchanges).toHaveLength(3);
   });
 });

@@ -19,21 +19,13 @@ import {
   NOT_EMPTY_BODY,
   aip193,
   answer,
+  failure,
   harness,
   group,
   ORG,
   FOLDER,
   TOKEN,
 } from "./helpers";
-
-async function failure(p: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a failure");
-}
 
 describe("errors from AIP-193 bodies", () => {
   it("code 3 with BadRequest becomes InvalidArgumentError with its field violations, reason and domain", async () => {

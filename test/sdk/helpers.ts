@@ -135,3 +135,13 @@ export const NOT_EMPTY_BODY = {
 export function aip193(code: number, message: string) {
   return { code, message, details: [] };
 }
+
+/** What `p` rejects with; fails the test when it resolves. */
+export async function failure(p: PromiseLike<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected a failure");
+}

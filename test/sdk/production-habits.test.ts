@@ -139,16 +139,22 @@ describe("propagation", () => {
 });
 
 describe("tokens that expire mid-run", () => {
-  test("an exchanged token that expired is exchanged again, and the request succeeds", async () => {
+  /** An identity that the emulator's OIDC tokens with subject `name` assume, owner of the organization (propagated). */
+  async function ownerIdentity(name: string) {
     const identity = await emulator.client.identities.create(org, {
-      name: "deployer",
-      claimMatch: { issuer: `${emulator.url}/oidc`, subject: "deployer" },
+      name,
+      claimMatch: { issuer: `${emulator.url}/oidc`, subject: name },
     });
     await emulator.client.roleBindings.create(org, {
       identityUid: identity.uid,
       roleUid: (await emulator.client.roles.list({ name: "owner" })).items[0]!.uid,
     });
     emulator.clock.advance(DELAY);
+    return identity;
+  }
+
+  test("an exchanged token that expired is exchanged again, and the request succeeds", async () => {
+    const identity = await ownerIdentity("deployer");
     // The CI platform's ID token outlives the API tokens (a real runner refreshes its file).
     const identityToken = await emulator.mintIdToken({ subject: "deployer", expiresInSeconds: 24 * 3600 });
     // The client's own clock does not move (the service's does): it learns of the expiry from the 401.
@@ -170,15 +176,7 @@ describe("tokens that expire mid-run", () => {
   test("an expired static token: one error naming the setting to refresh", async () => {
     const user = emulator.createUser("short-lived");
     // A static token that expires: an exchanged token pasted into the configuration.
-    const identity = await emulator.client.identities.create(org, {
-      name: "pasted",
-      claimMatch: { issuer: `${emulator.url}/oidc`, subject: "pasted" },
-    });
-    await emulator.client.roleBindings.create(org, {
-      identityUid: identity.uid,
-      roleUid: (await emulator.client.roles.list({ name: "owner" })).items[0]!.uid,
-    });
-    emulator.clock.advance(DELAY);
+    const identity = await ownerIdentity("pasted");
     const exchanged = await fetch(
       `${emulator.url}/sts/exchange?identity=${encodeURIComponent(identity.uid)}`,
       { headers: { authorization: `Bearer ${await emulator.mintIdToken({ subject: "pasted" })}` } },

@@ -12,18 +12,19 @@ import {
   parseRetryAfter,
   withRetry,
 } from "../../sdk";
-import { aip193, answer, harness, group, FOLDER, JSON_HEADERS, ORG, type SeenRequest } from "./helpers";
+import {
+  aip193,
+  answer,
+  failure,
+  harness,
+  group,
+  FOLDER,
+  JSON_HEADERS,
+  ORG,
+  type SeenRequest,
+} from "./helpers";
 
 const dropped = () => new errors.SocketError("other side closed");
-
-async function failure(p: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a failure");
-}
 
 describe("retries through the client", () => {
   it("GET is retried on 503 and then succeeds", async () => {
