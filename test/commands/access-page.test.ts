@@ -197,7 +197,9 @@ describe("the access page's data", () => {
     fc.assert(
       fc.property(plan, fc.boolean(), (p, withState) => {
         const data = accessData(p);
-        const states = withState ? [{ file: "s.json", contents: { managed: [], access: [], unreadable: [] } }] : [];
+        const states = withState
+          ? [{ file: "s.json", contents: { managed: [], access: [], unreadable: [] } }]
+          : [];
         const r = review(data, { now: NOW, states });
         const d = pageData(r);
         const s = summaryOf(d);
