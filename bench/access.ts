@@ -6,8 +6,9 @@
  * `measured`) and API calls from the emulator's request log. One run each, not best-of: the per-binding form takes
  * minutes.
  *
- * Goals: the authoritative form at least 5x faster to create, and its refresh at most a dozen list calls (issue
- * 28); its 1,000 bindings created with at most 45 API calls (issue 35: roleBindings:batchCreate, 25 per call).
+ * Goals: the authoritative form at least 5x faster to create, and its refresh at most a dozen list calls (it lists
+ * its scope instead of reading each binding); its 1,000 bindings created with at most 45 API calls
+ * (roleBindings:batchCreate, 25 per call).
  *
  * Then the stack bench's organization (50 groups, 50 identities, 100 bindings: bench/stack's program), its bindings
  * held by one GroupAccess per group (`org-group-access`) or declared as one RoleBinding each (`org-role-binding`):

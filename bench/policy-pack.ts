@@ -1,5 +1,5 @@
 /**
- * Policy pack benchmark (issue 29): what `--policy-pack policy` adds to a `pulumi preview` of the quick start
+ * Policy pack benchmark: what `--policy-pack policy` adds to a `pulumi preview` of the quick start
  * (examples/quickstart, dynamic resources, against the in-process emulator). Previews alternate without and with
  * the pack, BENCH_POLICY_RUNS (5) of each after one untimed warm-up of each, so load on a shared machine hits both
  * alike; prints the median wall time and each run's. (CPU time is not reported: the engine kills its plugins, the

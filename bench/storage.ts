@@ -1,5 +1,5 @@
 /**
- * Storage benchmark (issue 23): the cost of one group create against the CLI emulator (dist/emulator/cli.js) in
+ * Storage benchmark: the cost of one group create against the CLI emulator (dist/emulator/cli.js) in
  * memory, with `--data` and with `--data --data-sync`, the organization already holding N groups, for each N of
  * BENCH_STORAGE_SIZES. The three emulators run side by side and take turns request by request (one create on
  * each, in rotating order, each on its own connection), so a burst of load on a shared machine hits all three
@@ -163,7 +163,7 @@ async function measure(groups: number): Promise<StorageRow> {
   }
 }
 
-/** The table of issue 23 (bench/report.ts prints it too). */
+/** The storage table (bench/report.ts prints it too). */
 export function storageTable(rows: StorageRow[]): string[] {
   const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
   const kb = (bytes: number): string => `${(bytes / 1e3).toFixed(0)} kB`;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Generates native-sdks/ (the SDKs of the native provider plugin, issue 14) from schema.json with the engine's own
+ * Generates native-sdks/ (the SDKs of the native provider plugin) from schema.json with the engine's own
  * generator: `pulumi package gen-sdk schema.json --language <nodejs|go|python>` under our offline engine
  * (scripts/pulumi-env.sh; the generators run in our language hosts, scripts/engine/langhost).
  *

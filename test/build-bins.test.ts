@@ -1,5 +1,5 @@
 /**
- * `npm run build` leaves every command of package.json's `bin` executable (issue 27, finding 7): after
+ * `npm run build` leaves every command of package.json's `bin` executable: after
  * `rm -rf dist && npm run build`, `npx platform-emulator` must run, not fail with "Permission denied".
  */
 import { execFileSync } from "node:child_process";

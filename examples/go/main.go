@@ -1,4 +1,4 @@
-// A Go program on the native provider plugin (issue 14), through the generated Go SDK in native-sdks/go (go.mod
+// A Go program on the native provider plugin, through the generated Go SDK in native-sdks/go (go.mod
 // replaces the module with that directory): a folder under the organization, a team group inside it, a CI workload
 // identity, a role binding giving the identity the built-in viewer role on the team, and the complete list of who
 // holds which role on the folder (GroupAccess).

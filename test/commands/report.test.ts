@@ -161,7 +161,7 @@ describe("platform-import report", () => {
       groupInvite: { managed: 1, total: 1 },
       accountAssociation: { managed: 1, total: 1 },
     });
-    // JSON names objects as the API does (issue 32): a binding has no name, it links an identity and a role.
+    // JSON names objects as the API does: a binding has no name, it links an identity and a role.
     const binding = report.unmanaged.find((u) => u.kind === "roleBinding")!;
     expect(binding).not.toHaveProperty("name");
     expect(binding).toMatchObject({

@@ -1,5 +1,5 @@
 /**
- * Issue 33: what the access model says is what the emulator enforces (fast-check, fixed seed).
+ * What the access model says is what the emulator enforces (fast-check, fixed seed).
  *
  * Each run resets the emulator and builds, as the owner, a random group tree under the organization, custom roles
  * (random capability sets, each defined at a random group), root-level users (`emulator.createUser`) and a workload
@@ -477,7 +477,7 @@ async function runScenario(s: Scenario): Promise<void> {
   }
 }
 
-describe("issue 33: the model says held exactly when the emulator allows", () => {
+describe("the model says held exactly when the emulator allows", () => {
   test(`${ACCESS_MODEL_RUNS} generated trees, ${QUERIES_PER_RUN} triples each`, async () => {
     await fc.assert(fc.asyncProperty(scenario, runScenario), {
       seed: 33,

@@ -135,7 +135,7 @@ describe("access", () => {
     const denied = await api.post("/iam/v2beta1/groups", { name: "nope" }, exchanged.body.token);
     expect(denied.body.code).toBe(7);
     expect((await api.get(`/iam/v2beta1/groups/${folder}`, exchanged.body.token)).status).toBe(200);
-    // With a role that may create groups (owner), the same workload may found an organization (issue 11).
+    // With a role that may create groups (owner), the same workload may found an organization, as the Terraform provider's own tests do.
     await bind(org, identity.body.uid, "owner");
     const founded = await api.post("/iam/v2beta1/groups", { name: "by-workload" }, exchanged.body.token);
     expect(founded.status).toBe(200);

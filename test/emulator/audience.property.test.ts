@@ -1,5 +1,5 @@
 /**
- * Issue 19, point 3: token exchange checks the ID token's audience (fast-check, fixed seeds). A claim-match
+ * Token exchange checks the ID token's audience (fast-check, fixed seeds). A claim-match
  * identity that names an audience (or an audience pattern) accepts only tokens carrying it; one that names none
  * accepts only the service's own audience (its URL, the issuer URL clients mint for), so a token minted for
  * another service cannot be replayed here. Property: every audience that is not accepted is refused (code 7), and

@@ -1,5 +1,5 @@
 /**
- * Property 3 of issue 12, strict token exchange (fast-check, fixed seeds):
+ * Strict token exchange (fast-check, fixed seeds):
  *
  *   3a. Generated patterns: RE2 accepts a pattern or refuses it at validation (code 3 naming the field); an
  *       accepted one matches a subject exactly when the whole subject matches it (JavaScript's `^(?:p)$` as the

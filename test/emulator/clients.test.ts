@@ -1,5 +1,5 @@
 /**
- * What the real service's clients call and send (issue 11): the identity lookups (v2beta1 lookupIdentity, v1
+ * What the real service's clients call and send: the identity lookups (v2beta1 lookupIdentity, v1
  * identities/lookup), the `id` filter of v1 lists (point 5), organizations created by an assumed identity with
  * the right role (point 7), and field types as the OpenAPI gives them (point 8).
  */

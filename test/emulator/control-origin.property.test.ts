@@ -1,5 +1,5 @@
 /**
- * Property 7 of issue 12, control endpoints refuse what a browser page could send (fast-check, fixed seed): for
+ * Control endpoints refuse what a browser page could send (fast-check, fixed seed): for
  * every control endpoint that changes something, a request carrying what only a browser page sends (a foreign
  * Origin, a cross-site Sec-Fetch-Site, a non-loopback Host from DNS rebinding, a text/plain, form or multipart
  * body, a body without a content type) is refused with an AIP-193 body and changes nothing; the same request as a

@@ -1,5 +1,5 @@
 /**
- * Issue 23: a SIGKILL at any moment loses no acknowledged write and leaves a state that loads (fast-check, fixed
+ * A SIGKILL at any moment loses no acknowledged write and leaves a state that loads (fast-check, fixed
  * seed). The CLI emulator runs as a child process on a data file; concurrent workers stream writes (creates,
  * deletes, updates, seeds, and requests that fail: a create with an unknown field, a seed whose last entry is bad)
  * until it is killed after a generated delay, then it is restarted on the same file. After every restart:
@@ -157,7 +157,7 @@ interface Outcome {
   status: number | undefined;
 }
 
-describe("issue 23: SIGKILL during a stream of writes", () => {
+describe("SIGKILL during a stream of writes", () => {
   test(`${CRASH_RUNS} generated histories lose no acknowledged write and keep no refused one`, async () => {
     await fc.assert(
       fc.asyncProperty(history, async ({ journalBytes, rounds }) => {

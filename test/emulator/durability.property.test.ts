@@ -1,5 +1,5 @@
 /**
- * Property 6 of issue 12, state survives a restart whole (fast-check, fixed seed): a generated sequence of changes
+ * State survives a restart whole (fast-check, fixed seed): a generated sequence of changes
  * (groups, clock advances, exchanged tokens, identity deletions, seeds that fail halfway, restarts on the same data
  * file) leaves, after every restart, the same objects, a clock that has not gone back (an advance is kept),
  * createTime that never decreases, tokens exactly as valid as before (expired stays expired, a deleted identity's

@@ -1,5 +1,5 @@
 /**
- * Property 2 of issue 12, no escalation (fast-check, fixed seed): a caller bound on a folder with any role (built-in
+ * No escalation (fast-check, fixed seed): a caller bound on a folder with any role (built-in
  * or custom, random capabilities) tries to grant a role (bind someone or itself, re-point a binding, invite) or to
  * put capabilities into a custom role (create, or add to one). The answer is 200 exactly when the preconditions hold
  * (the verb's capability, the references visible) and everything granted is held by the caller on that folder;

@@ -1,5 +1,5 @@
 /**
- * Faithful to every documented member and filter (issue 27): what a property-based fuzzer and the real Terraform
+ * Faithful to every documented member and filter: what a property-based fuzzer and the real Terraform
  * provider found the emulator answering 200 to without honouring. Each describe block is one finding; each fails
  * on the emulator before the fix.
  */

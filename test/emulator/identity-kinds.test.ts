@@ -1,5 +1,5 @@
 /**
- * Every kind of identity the OpenAPI has (issue 11, point 6; issue 19, point 1): staticKeys, awsIdentity and
+ * Every kind of identity the OpenAPI has: staticKeys, awsIdentity and
  * servicePrincipal are stored, validated and returned; staticKeys.issuerKeys is stored as given and checked at
  * token exchange, which honours static keys and refuses awsIdentity and servicePrincipal; at most one kind is set.
  * Nothing a client sends is dropped.

@@ -1,7 +1,7 @@
 /**
  * Every query parameter the OpenAPI documents on a list the emulator serves has exactly one rule in the emulator
  * (honoured with the OpenAPI's value format, or refused with a reason), and emulator/README.md's table names it:
- * neither side drifts unnoticed (issue 27). What each rule does is tested in faithful.test.ts.
+ * neither side drifts unnoticed. What each rule does is tested in faithful.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -120,7 +120,7 @@ describe.each(LISTS.map((s) => [s.prefix, s] as const))("GET %s", (prefix, resou
 /**
  * Every uid-valued parameter of every list, v2 and v1, refuses a malformed uid with code 3 naming the parameter as
  * the client spelled it (never 200 with an empty list), and takes a well-formed one: a root, a child, a built-in
- * role's 40 hex. Issue 27: a malformed `uidp.ids` or roleBindings `identity` used to answer 200.
+ * role's 40 hex. A malformed `uidp.ids` or roleBindings `identity` must be refused, not answered 200 as if it matched nothing.
  */
 describe("a uid-valued list parameter", () => {
   let api: Api;

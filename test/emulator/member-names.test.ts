@@ -1,5 +1,5 @@
 /**
- * A member name is data, never a key into one of the emulator's own objects (issue 32). Names JavaScript gives a
+ * A member name is data, never a key into one of the emulator's own objects. Names JavaScript gives a
  * meaning to (`__proto__`, `constructor`, `toString`...) are unknown members where the message has no such member
  * (code 3 naming the path, as a protobuf / grpc-gateway server answers an unknown field), and map keys like any
  * other where the member is a map with free keys (stored, returned, persisted). Bodies are sent as raw JSON text:

@@ -1,5 +1,5 @@
 /**
- * Issue 19, point 2: the emulator behaves like the service in production, each behaviour behind an option that is
+ * The emulator behaves like the service in production, each behaviour behind an option that is
  * off by default.
  *
  *   - propagationDelayMs: a new group, role or role binding is not effective for authorization until that long

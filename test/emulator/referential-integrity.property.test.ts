@@ -1,5 +1,5 @@
 /**
- * Property 8 of issue 12, referential integrity when a role is deleted (fast-check, fixed seed): for a custom role
+ * Referential integrity when a role is deleted (fast-check, fixed seed): for a custom role
  * with a generated set of role bindings, group invites and identity providers using it, deleting the role
  *   - is refused with code 9 (PreconditionFailure RESOURCE_IN_USE) while any invite or identity provider uses it,
  *     naming exactly those the caller may list (others are said to exist, never named), and changes nothing;

@@ -1,5 +1,5 @@
 /**
- * API tokens are JWTs (issue 11, point 2) and token exchange is called the ways the real service's clients call
+ * API tokens are JWTs and token exchange is called the ways the real service's clients call
  * it (point 4): GET or POST, parameters in the query or a form body, repeated `aud`, `{token, expiry}` back.
  */
 import fc from "fast-check";

@@ -1,5 +1,5 @@
 /**
- * Update masks as AIP-134 defines them (issue 11, point 3), for every collection with a PATCH: `*` is a full
+ * Update masks as AIP-134 defines them, for every collection with a PATCH: `*` is a full
  * replacement, a nested path changes one member, a partial nested object without a mask changes only what it
  * carries, output-only fields are ignored whatever their value (AIP-203), and unknown paths stay code 3.
  */
@@ -123,7 +123,7 @@ describe("nested paths and partial nested objects", () => {
             if (sent.includes(m)) expected[m] = value(m);
             else delete expected[m];
           }
-          // An update may not leave the identity without an issuer rule or a subject rule (issue 12): code 3 naming
+          // An update may not leave the identity without an issuer rule or a subject rule (it would match any token of the issuer): code 3 naming
           // what is missing, and nothing changes.
           const missing = [
             ...(expected.issuer === undefined ? ["claimMatch.issuer"] : []),

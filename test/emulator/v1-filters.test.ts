@@ -2,7 +2,7 @@
  * The v1 lists take every filter field that the official Go SDK's v1 list requests define (chainguard.dev/sdk
  * v0.1.141, the version the Terraform provider pins: the `*Filter` messages of proto/platform/iam/v1 and
  * proto/platform/registry/v1, put on the query string by their grpc-gateway handlers), with the meaning the v2 lists
- * give them; a parameter those messages do not have is refused (issue 32). The v1 API is not in the OpenAPI: the
+ * give them; a parameter those messages do not have is refused, never ignored. The v1 API is not in the OpenAPI: the
  * real clients are its documentation, and emulator/README.md's table names each filter with the file it comes from.
  */
 import { readFileSync } from "node:fs";

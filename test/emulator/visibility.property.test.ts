@@ -1,5 +1,5 @@
 /**
- * Properties 1 and 5 of issue 12 (AIP-211: the same answer for forbidden and missing), fast-check with fixed seeds:
+ * Visibility (AIP-211: the same answer for forbidden and missing), fast-check with fixed seeds:
  *
  *   5. For every resource kind, every caller level around an object (outsider, sibling, child, and a viewer that
  *      sees it but may not change it) and GET / PATCH / DELETE, the answer for the existing object and for a

@@ -1,5 +1,5 @@
 /**
- * Property 4 of issue 12, every input is bounded (fast-check, fixed seeds):
+ * Every input is bounded (fast-check, fixed seeds):
  *
  *   4a. Each bounded field of every kind of route (durations, clock advances, token lifetimes, fault members,
  *       list integers, names, descriptions, capabilities, https URLs, seeds), API and control alike, given a value

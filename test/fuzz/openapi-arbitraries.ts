@@ -29,8 +29,8 @@ export const plainText = fc.string({
 
 /**
  * Names JavaScript gives a meaning to, and other strings a server written in it may mishandle as a key: none is a
- * member of any message of the API, and each is a valid key of a map<string, ...> (issue 32: they answered 500 or
- * were dropped). The long one is as long as the service's bound on a key allows (sdk/schemas/bounds.ts).
+ * member of any message of the API, and each is a valid key of a map<string, ...> (a server that looks them up on
+ * its own objects answers 500 or drops them). The long one is as long as the service's bound on a key allows (sdk/schemas/bounds.ts).
  */
 export const HOSTILE_NAMES: readonly string[] = [
   "__proto__",

@@ -22,8 +22,8 @@
  *   allow-header        a 405 names the allowed methods in an Allow header (RFC 9110).
  *
  * Failures are collected per (operation, check) with their first example, not thrown at once, so one run reports
- * them all; the test then requires the failing pairs to be exactly KNOWN_FAILING (empty: issue 27's gaps are
- * closed). A pair that starts passing must leave the list (the test fails until it does).
+ * them all; the test then requires the failing pairs to be exactly KNOWN_FAILING (empty: every gap found so far
+ * is closed). A pair that starts passing must leave the list (the test fails until it does).
  * Fixed seeds and run counts: the same requests every run.
  */
 import fc from "fast-check";
@@ -52,7 +52,7 @@ const INVALID_RUNS = 40;
 
 /**
  * (operation | check) pairs known to fail on this emulator. The test requires each to still fail, so a fix must
- * remove its entry; issue 27's are all closed, and a new gap is fixed rather than listed.
+ * remove its entry; a new gap is fixed rather than listed.
  */
 const KNOWN_FAILING: readonly string[] = [];
 
@@ -654,7 +654,7 @@ async function fuzzUpdate(operation: string, collection: Collection, seed: numbe
     ["not an object", { raw: "[]" }],
     ["malformed JSON", { raw: "{" }],
     ["unknown mask path", { body: { description: "x" }, query: [["updateMask", "noSuchField"]] }],
-    // A mask path is a name from the request too: never a key into the emulator's objects (issue 32).
+    // A mask path is a name from the request too: never a key into the emulator's objects.
     ...HOSTILE_NAMES.filter((name) => name !== "").flatMap((name) =>
       [name, `${name}.x`, `description.${name}`, `claimMatch.${name}`].map(
         (path): [string, Partial<Sent>] => [
@@ -1391,7 +1391,7 @@ function concretePath(method: string, template: string): string {
 }
 
 /**
- * Every operation, a query parameter with a hostile name (issue 32: `?toString=1` was taken as a parameter we
+ * Every operation, a query parameter with a hostile name (`?toString=1` must not be taken for a parameter we
  * know): never a 5xx, and refused wherever the emulator checks its parameters (every API route but the token
  * exchange, which ignores a parameter it does not know as grpc-gateway does; the OIDC documents take none). Control
  * endpoints get a body with a hostile member, refused (reset is left out: it would drop the world).

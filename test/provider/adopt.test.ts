@@ -1,5 +1,5 @@
 /**
- * No input that does nothing (issue 32): `adopt` is declared by exactly the resources whose create can find an
+ * No input that does nothing: `adopt` is declared by exactly the resources whose create can find an
  * existing object to take over (a natural key the provider looks up), and it works there; GroupAccess and
  * IdentityAccess (whose create always takes their scope over) and GroupInvite (whose code cannot be read back) do
  * not have it. A stack whose state still carries `adopt: false` for one of those refreshes and updates with no

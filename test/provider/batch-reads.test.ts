@@ -1,5 +1,5 @@
 /**
- * What the list filters the emulator now honours (issue 27) save a program: reading N objects by uid through one
+ * What the list filters the emulator honours save a program: reading N objects by uid through one
  * getRoles / getRepos call with `uids` (uidp.ids) instead of N getRole / getRepo calls, and a tag sync that asks
  * only for what changed (`updatedSince`). Request counts are measured from the emulator's request log.
  */

@@ -14,7 +14,7 @@ const lookup = (values: Record<string, string>) => (key: string) => values[key];
 describe("config precedence: profile keys > stack config > PLATFORM_* env > defaults", () => {
   const env = { PLATFORM_API_URL: "https://env.example", PLATFORM_TOKEN: "env-token", PLATFORM_IDENTITY: "" };
 
-  it("a profile's name is data: __proto__ and constructor are profiles like any other, or none (issue 32)", () => {
+  it("a profile's name is data: __proto__ and constructor are profiles like any other, or none", () => {
     const settings = readProviderSettings(
       lookup({
         "platform:profiles": `{"__proto__":{"apiUrl":"https://proto.example","token":"proto-token"}}`,
@@ -102,7 +102,7 @@ describe("check", () => {
     expect(checkInputs(GroupInputSchema, { name: UNKNOWN, parentUid: UNKNOWN })).toEqual([]);
   });
 
-  it("checks a map value under any key, __proto__ included, naming its path (issue 32)", () => {
+  it("checks a map value under any key, __proto__ included, naming its path", () => {
     const claimMatch = (claims: string) =>
       JSON.parse(`{"issuer":"https://i.example","subject":"s","claims":${claims}}`) as Record<
         string,
@@ -148,7 +148,7 @@ describe("diff", () => {
     expect(result).toMatchObject({ changes: true, replaces: ["parentUid"], changedFields: ["name"] });
   });
 
-  it("a map key is data: __proto__ or constructor keys compare by their values (issue 32)", () => {
+  it("a map key is data: __proto__ or constructor keys compare by their values", () => {
     const claims = (value: string) => JSON.parse(`{"__proto__":"${value}","constructor":"c"}`) as object;
     expect(normalize("object", { claims: claims("a") })).not.toBe(
       normalize("object", { claims: claims("b") }),

@@ -169,7 +169,7 @@ describe("generated files", () => {
   });
 });
 
-describe("nested input blocks are derived from the wire shapes (issue 32)", () => {
+describe("nested input blocks are derived from the wire shapes", () => {
   test.each([
     ["claimMatch", ClaimMatchInputSchema, ClaimMatch],
     ["staticKeys", StaticKeysInputSchema, StaticKeys],
