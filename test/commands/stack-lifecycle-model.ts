@@ -7,28 +7,10 @@
  * exactly the needs the model's `unmetNeeds` reports (and test/emulator/access-model.property.test.ts shows that the
  * emulator refuses exactly those).
  *
- * May import: ../../sdk/access-model, ../../commands/access/least-privilege (types), ../../commands/kinds (types).
+ * May import: ../../sdk/access-model, ../../commands/access/least-privilege (its table of collections, types).
  */
-import {
-  AccessModel,
-  capabilitiesOn,
-  unmetNeeds,
-  type Collection,
-  type Need,
-  type Operation,
-} from "../../sdk/access-model";
-import type { LeastPrivilege, StackObject } from "../../commands/access/least-privilege";
-import type { ListedKind } from "../../commands/kinds";
-
-const COLLECTION_OF: Readonly<Record<ListedKind, Collection>> = {
-  group: "groups",
-  identity: "identities",
-  role: "roles",
-  roleBinding: "roleBindings",
-  identityProvider: "identityProviders",
-  groupInvite: "groupInvites",
-  accountAssociation: "accountAssociations",
-};
+import { AccessModel, capabilitiesOn, unmetNeeds, type Need, type Operation } from "../../sdk/access-model";
+import { COLLECTION, type LeastPrivilege, type StackObject } from "../../commands/access/least-privilege";
 
 /** A step of the stack's life, in order; data sources are read from the first (preview) on. */
 export type Step = "preview" | "up" | "refresh" | "destroy";
@@ -47,7 +29,7 @@ export function lifecycleOperations(
       : o.grantsRole === undefined
         ? []
         : (ownRoles.get(o.grantsRole) ?? roleCapabilities(o.grantsRole) ?? []);
-  const collection = (o: StackObject) => COLLECTION_OF[o.kind];
+  const collection = (o: StackObject) => COLLECTION[o.kind];
   return [
     ...objects.map((o) => ({
       step: "up" as const,
