@@ -27,7 +27,12 @@ fi
 results_dir=$(mktemp -d -t jest-results.XXXXXX)
 status=0
 npx jest --selectProjects unit --testTimeout=60000 --json --outputFile="$results_dir/unit.json" "$@" || status=1
-npx jest --selectProjects e2e --runInBand --testTimeout=300000 --json --outputFile="$results_dir/e2e.json" "$@" || status=1
+# Set-up the e2e files share (the plugin tarball, the generated SDK compiled) is made once per run, in a directory
+# that lives as long as the run (test/e2e/harness.ts, oncePerRun); dist/ was built above.
+mkdir "$results_dir/e2e-run"
+PULUMI_PLATFORM_E2E_RUN_DIR="$results_dir/e2e-run" PULUMI_PLATFORM_BUILT=1 \
+  npx jest --selectProjects e2e --runInBand --testTimeout=300000 --json --outputFile="$results_dir/e2e.json" "$@" ||
+  status=1
 node -e '
   const fs = require("fs");
   const path = require("path");
