@@ -16,7 +16,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { PulumiStack, repoRoot, type CommandResult } from "./harness";
-import { buildPluginTarball, installPlugin } from "./plugin-tarball";
+import { pluginStack } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
 
@@ -157,14 +157,15 @@ describe("every process the engine stops exits promptly on its SIGINT, even when
     if (figures.length > 0) console.info(figures.join("\n"));
   });
 
-  async function withStack<T>(
+  /** Runs `body` on a stack (made by `create`, default a plain one of the program), then removes the stack. */
+  async function withStack(
     programDir: string,
-    options: { config?: Record<string, string>; secrets?: Record<string, string> },
-    body: (stack: PulumiStack) => Promise<T>,
-  ): Promise<T> {
-    const stack = await PulumiStack.create({ programDir, ...options });
+    body: (stack: PulumiStack) => Promise<void>,
+    create: (programDir: string) => Promise<PulumiStack> = (dir) => PulumiStack.create({ programDir: dir }),
+  ): Promise<void> {
+    const stack = await create(programDir);
     try {
-      return await body(stack);
+      await body(stack);
     } finally {
       await stack.cleanup();
     }
@@ -178,7 +179,7 @@ describe("every process the engine stops exits promptly on its SIGINT, even when
   }
 
   it("Node.js: the language host, the dynamic-provider launcher and the policy pack's analyzer", async () => {
-    await withStack(`${fixtures}/node`, {}, async (stack) => {
+    await withStack(`${fixtures}/node`, async (stack) => {
       const policyPack = path.join(repoRoot, "policy");
       const delays = await previewIgnoringSigint(stack, ["--policy-pack", policyPack]);
       // The analyzer runs under a language host (RunPlugin), so it is among that host's descendants.
@@ -191,23 +192,18 @@ describe("every process the engine stops exits promptly on its SIGINT, even when
   });
 
   it("YAML: upstream's language host and the native plugin", async () => {
-    const tarball = buildPluginTarball();
     await withStack(
       `${fixtures}/yaml`,
-      {
-        config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
-        secrets: { "platform:token": emulator.token },
-      },
       async (stack) => {
-        await installPlugin(stack, tarball);
         const delays = await previewIgnoringSigint(stack);
         expectPrompt("yaml", delays, ["pulumi-language-yaml", "pulumi-resource-platform"]);
       },
+      (dir) => pluginStack(dir, emulator),
     );
   });
 
   it("Go: our Go language host", async () => {
-    await withStack(`${fixtures}/go`, {}, async (stack) => {
+    await withStack(`${fixtures}/go`, async (stack) => {
       const delays = await previewIgnoringSigint(stack);
       expectPrompt("go", delays, ["pulumi-language-go"]);
     });
