@@ -193,7 +193,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (client === undefined) {
         // Lazy: the SDK is optional for users of the emulator's HTTP surface.
         const sdk = require("../sdk") as typeof import("../sdk");
-        client = new sdk.PlatformClient({ apiUrl: url, token: identity.token });
+        // A NotFound is taken for propagation only as long as this emulator delays it (by default not at all):
+        // otherwise every check that an object is gone would wait out the client's default window.
+        client = new sdk.PlatformClient({
+          apiUrl: url,
+          token: identity.token,
+          propagationWindowMs: svc.access.propagationDelayMs,
+        });
       }
       return client;
     },

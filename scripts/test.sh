@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command (README, `npm test`, .ci/run): builds, type-checks and lints, makes sure a Pulumi
-# engine is available for the end-to-end suite, runs the unit and e2e jest suites, and ends with one line
-# `tests: N passed, N failed` read from jest's --json results. Exits non-zero on any failure.
+# engine is available for the end-to-end suite, runs the unit and e2e jest suites, and ends with the ten slowest
+# test files and one line `tests: N passed, N failed`, read from jest's --json results. Exits non-zero on any
+# failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,17 +34,29 @@ fi
 results_dir=$(mktemp -d -t jest-results.XXXXXX)
 status=0
 npx jest --selectProjects unit --testTimeout=60000 --json --outputFile="$results_dir/unit.json" "$@" || status=1
-npx jest --selectProjects e2e --runInBand --testTimeout=300000 --json --outputFile="$results_dir/e2e.json" "$@" || status=1
+# Set-up the e2e files share (the plugin tarball, the generated SDK compiled) is made once per run, in a directory
+# that lives as long as the run (test/e2e/harness.ts, oncePerRun); dist/ was built above.
+mkdir "$results_dir/e2e-run"
+PULUMI_PLATFORM_E2E_RUN_DIR="$results_dir/e2e-run" PULUMI_PLATFORM_BUILT=1 \
+  npx jest --selectProjects e2e --runInBand --testTimeout=300000 --json --outputFile="$results_dir/e2e.json" "$@" ||
+  status=1
 node -e '
   const fs = require("fs");
+  const path = require("path");
   let passed = 0, failed = 0, total = 0;
+  const files = [];
   for (const file of process.argv.slice(1)) {
     if (!fs.existsSync(file)) { failed += 1; continue; }      // a run that crashed before writing results
     const r = JSON.parse(fs.readFileSync(file, "utf8"));
     passed += r.numPassedTests;
     failed += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
     total += r.numTotalTests;
+    for (const t of r.testResults) files.push({ name: path.relative(process.cwd(), t.name), ms: t.endTime - t.startTime });
   }
+  // Where the suite spends its time: a test file that grows slow shows up here before CI hits its limit.
+  files.sort((a, b) => b.ms - a.ms);
+  console.log("slowest test files:");
+  for (const f of files.slice(0, 10)) console.log(`  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.name}`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   if (total === 0 || failed > 0) process.exitCode = 1;
 ' "$results_dir/unit.json" "$results_dir/e2e.json" || status=1

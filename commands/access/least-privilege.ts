@@ -25,7 +25,7 @@ import { tokenOf } from "../states";
 import { Refusal } from "../command";
 
 /** The collection of the API each kind of resource is an object of. */
-const COLLECTION: Readonly<Record<ListedKind, Collection>> = {
+export const COLLECTION: Readonly<Record<ListedKind, Collection>> = {
   group: "groups",
   identity: "identities",
   role: "roles",

@@ -5,17 +5,22 @@
  *     plus --need for what its data sources read), created with the printed bindings for a root-level user bound to
  *     nothing else, lets that user's token run preview, up from empty, refresh (with --expect-no-changes: nothing
  *     the stack holds went out of sight) and destroy, leaving the organization as it was;
- *   - necessary: without any one of its capabilities, one of those fails: the full lifecycle of the quick start, one
- *     capability removed at a time, on a reset emulator each time (a lifecycle takes seconds). "Fails" means a
- *     command exits non-zero, or the lifecycle does not do its job: refresh changes the state (an object the stack
- *     holds became invisible, so refresh dropped it) or destroy leaves an object behind.
+ *   - necessary: the access model says each capability of that role is needed by some step of the quick start's
+ *     life (for every stack, not only this one: test/commands/least-privilege.property.test.ts; the emulator
+ *     enforces the model: test/emulator/access-model.property.test.ts), and two samples show the real engine fail
+ *     at the step the model names when one capability is taken out: one needed to bind the built-in viewer role (no
+ *     escalation), which `up` hits, and one that only `destroy` needs. "Fails" means a command exits non-zero, or
+ *     the lifecycle does not do its job: refresh changes the state (an object the stack holds became invisible, so
+ *     refresh dropped it) or destroy leaves an object behind.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { main } from "../../commands/access/cli";
-import type { LeastPrivilege } from "../../commands/access/least-privilege";
+import { stackObjects, type LeastPrivilege, type StackObject } from "../../commands/access/least-privilege";
+import type { Need } from "../../sdk/access-model";
+import { lifecycleOperations, refusedOverLifecycle } from "../commands/stack-lifecycle-model";
 import { installLocalPackage, PulumiStack, repoRoot } from "./harness";
 
 jest.setTimeout(1_800_000);
@@ -28,10 +33,31 @@ describe("least-privilege under the real engine", () => {
   let tmp: string;
   const figures: string[] = [];
 
+  /** The quick start's proposal, the operations of its life, and what its data sources read. */
+  let quickstart: {
+    lp: LeastPrivilege;
+    operations: ReturnType<typeof lifecycleOperations>;
+    dataSourceNeeds: Need[];
+  };
+
   beforeAll(async () => {
     installLocalPackage(quickstartDir, { build: false });
     emulator = await startEmulator({ seed: seedFile });
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "least-privilege-"));
+    const org = emulator.orgUid;
+    // A state does not record reads: what the data sources read is given with --need.
+    const reads = [`CAP_REPO_LIST@${org}`, `CAP_ADVISORIES_LIST@${org}`];
+    const { lp, objects } = await leastFor(".", reads);
+    const dataSourceNeeds = reads.map((n) => {
+      const [capability, group] = n.split("@") as [string, string];
+      return { capability, group, reason: "a data source" };
+    });
+    // The roles the stack binds that it does not hold (the built-in viewer), read as least-privilege reads them.
+    const granted = new Map<string, readonly string[]>();
+    for (const o of objects)
+      if (o.grantsRole !== undefined && !objects.some((r) => r.uid === o.grantsRole))
+        granted.set(o.grantsRole, (await emulator.client.roles.get(o.grantsRole)).capabilities ?? []);
+    quickstart = { lp, operations: lifecycleOperations(objects, (uid) => granted.get(uid)), dataSourceNeeds };
   });
   afterAll(async () => {
     await emulator?.close();
@@ -54,8 +80,14 @@ describe("least-privilege under the real engine", () => {
     };
   };
 
-  /** Deploys the program as the owner, exports its state, destroys it, and asks least-privilege about the state. */
-  async function leastFor(programDir: string, needs: string[]): Promise<LeastPrivilege> {
+  /**
+   * Deploys the program as the owner, exports its state, destroys it, and asks least-privilege about the state:
+   * what it proposes, and the stack's objects as it read them.
+   */
+  async function leastFor(
+    programDir: string,
+    needs: string[],
+  ): Promise<{ lp: LeastPrivilege; objects: StackObject[] }> {
     const stack = await PulumiStack.create({
       programDir,
       config: { organization: emulator.orgUid },
@@ -83,7 +115,7 @@ describe("least-privilege under the real engine", () => {
         stderr: (l: string) => void err.push(l),
       };
       expect([await main(args, io), err]).toEqual([0, []]);
-      return JSON.parse(out.join("")) as LeastPrivilege;
+      return { lp: JSON.parse(out.join("")) as LeastPrivilege, objects: stackObjects(text, file).objects };
     } finally {
       await stack.cleanup();
     }
@@ -135,28 +167,12 @@ describe("least-privilege under the real engine", () => {
   }
 
   it("the quick start's role is enough: preview, up, refresh and destroy succeed with it alone", async () => {
-    const org = emulator.orgUid;
-    // getRepos and getAdvisories read the organization's repos and advisories; a state does not record reads.
-    const lp = await leastFor(".", [`CAP_REPO_LIST@${org}`, `CAP_ADVISORIES_LIST@${org}`]);
-    expect(lp.grants.map((g) => g.group)).toEqual([org]);
+    const { lp } = quickstart;
+    expect(lp.grants.map((g) => g.group)).toEqual([emulator.orgUid]);
     expect(lp.roles).toHaveLength(1);
-    figures.push(
-      `quick start least privilege (${lp.roles[0]!.capabilities.length}): ${lp.roles[0]!.capabilities.join(" ")}`,
-    );
-    const user = await deployerWith(lp);
-    const started = Date.now();
-    expect(await lifecycle(".", user.token, user.uid)).toEqual({ failed: undefined, why: "" });
-    figures.push(`quick start lifecycle as the deployer: ${Date.now() - started} ms`);
-    expect(figures.join("\n")).toContain('"repoNames":["nginx","node","python"]');
-  });
-
-  it("each capability of the quick start's role is needed: without any one, one step fails", async () => {
-    const org = emulator.orgUid;
-    const lp = await leastFor(".", [`CAP_REPO_LIST@${org}`, `CAP_ADVISORIES_LIST@${org}`]);
-    const capabilities = lp.roles.flatMap((r) => r.capabilities);
     // What the quick start does: folders, a workload identity, a custom role, bindings (one of viewer, so every
     // viewer capability: no escalation), and reads of repos and advisories.
-    expect(capabilities).toEqual(
+    expect(lp.roles[0]!.capabilities).toEqual(
       expect.arrayContaining([
         "CAP_IAM_GROUPS_CREATE",
         "CAP_IAM_GROUPS_DELETE",
@@ -168,14 +184,45 @@ describe("least-privilege under the real engine", () => {
         "CAP_ADVISORIES_LIST",
       ]),
     );
-    const outcomes: string[] = [];
-    for (const capability of capabilities) {
-      emulator.reset();
-      const user = await deployerWith(lp, capability);
-      const outcome = await lifecycle(".", user.token, user.uid);
-      outcomes.push(`without ${capability}: ${outcome.failed ?? "NOTHING FAILED"}`);
-    }
+    figures.push(
+      `quick start least privilege (${lp.roles[0]!.capabilities.length}): ${lp.roles[0]!.capabilities.join(" ")}`,
+    );
+    const user = await deployerWith(lp);
+    const started = Date.now();
+    expect(await lifecycle(".", user.token, user.uid)).toEqual({ failed: undefined, why: "" });
+    figures.push(`quick start lifecycle as the deployer: ${Date.now() - started} ms`);
+    expect(figures.join("\n")).toContain('"repoNames":["nginx","node","python"]');
+  });
+
+  /** The steps of the quick start's life the model says fail without `capability`, in the order they run. */
+  function refusedWithout(capability: string): string[] {
+    const { lp, operations, dataSourceNeeds } = quickstart;
+    const role = lp.roles.find((r) => r.capabilities.includes(capability))!;
+    return refusedOverLifecycle(lp, operations, dataSourceNeeds, { role: role.name, capability }).map(
+      (r) => r.step,
+    );
+  }
+
+  it("each capability of the quick start's role is needed: without any one, the model refuses a step", () => {
+    const { lp, operations, dataSourceNeeds } = quickstart;
+    expect(refusedOverLifecycle(lp, operations, dataSourceNeeds)).toEqual([]);
+    const outcomes = lp.roles[0]!.capabilities.map(
+      (capability) => `without ${capability}: ${refusedWithout(capability)[0] ?? "NOTHING REFUSED"}`,
+    );
     figures.push(...outcomes);
-    expect(outcomes.filter((o) => o.endsWith("NOTHING FAILED"))).toEqual([]);
+    expect(outcomes.filter((o) => o.endsWith("NOTHING REFUSED"))).toEqual([]);
+  });
+
+  // Samples under the real engine: the step the model says is refused first is the step that fails.
+  it.each([
+    ["CAP_MANIFEST_LIST", "up"], // viewer's: binding viewer needs it (no escalation)
+    ["CAP_IAM_GROUPS_DELETE", "destroy"],
+  ])("without %s, the real engine fails at %s, as the model says", async (capability, step) => {
+    expect(refusedWithout(capability)[0]).toBe(step);
+    emulator.reset();
+    const user = await deployerWith(quickstart.lp, capability);
+    const outcome = await lifecycle(".", user.token, user.uid);
+    figures.push(`without ${capability} under the engine: ${outcome.failed ?? "NOTHING FAILED"}`);
+    expect(outcome.failed).toBe(step);
   });
 });

@@ -7,17 +7,15 @@
  * YAML project: the program `pulumi import` prints, made the project's program as the README says, previews no
  * change.
  *
- * May import: node built-ins, ../../emulator, ../commands/fixtures, ./harness, ./plugin-tarball, ./python-env,
- * ./readme.
+ * May import: node built-ins, ../commands/fixtures, ./adoption, ./harness, ./python-env, ./readme.
  */
-import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startEmulator, type Emulator } from "../../emulator";
-import { everyKind, terraformState, type EveryKind } from "../commands/fixtures";
-import { PulumiStack, engineBinDir, repoRoot, testPassphrase } from "./harness";
-import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
+import type { Emulator } from "../../emulator";
+import { terraformState, type EveryKind } from "../commands/fixtures";
+import { AdoptionProject, platformResources } from "./adoption";
+import { repoRoot, type PulumiStack } from "./harness";
 import { pythonEnvironment } from "./python-env";
 import { codeBlocks, docPath, SHELL_LANGUAGES, shellCommands } from "./readme";
 
@@ -31,77 +29,24 @@ const written = [
   "stack.json",
   "unmanaged.json",
   "adopted.ts",
-].map((f) => path.join(programDir, f));
+];
 const [fromApi, fromTerraform, report] = codeBlocks(docPath(repoRoot, "docs/adopting.md"))
   .filter((b) => b.section === "Bring an existing organization" && SHELL_LANGUAGES.has(b.language))
   .map(shellCommands);
 
-/** Runs one README command in the program directory, in the stack's offline environment; fails on a non-zero exit. */
-async function sh(command: string, stack: PulumiStack, env: Record<string, string>): Promise<string> {
-  const { code, output } = await shExit(command, stack, env);
-  if (code !== 0) throw new Error(`\`${command}\` exited ${code}:\n${output}`);
-  return output;
-}
-
-/** Runs one README command as `sh` does, and gives its exit code. */
-function shExit(
-  command: string,
-  stack: PulumiStack,
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("bash", [path.join(repoRoot, "scripts/pulumi-env.sh"), "bash", "-c", command], {
-      cwd: programDir,
-      env: {
-        ...process.env,
-        ...env,
-        PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
-        PULUMI_PLATFORM_STATE_DIR: stack.stateDir,
-        PULUMI_HOME: path.join(stack.stateDir, "home"),
-        PULUMI_BACKEND_URL: `file://${path.join(stack.stateDir, "backend")}`,
-        PULUMI_CONFIG_PASSPHRASE: testPassphrase,
-        NO_COLOR: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
-
 describe("README: bring an existing organization", () => {
+  let project: AdoptionProject;
   let emulator: Emulator;
   let objects: EveryKind;
-  let tarball: string;
   let fakeBin: string;
-  const stacks: PulumiStack[] = [];
   let env: Record<string, string>;
 
   beforeAll(async () => {
     expect(fromApi).toBeDefined();
     expect(fromTerraform).toBeDefined();
     expect(report).toBeDefined();
-    // The package as installed: its bin, platform-import, built and on the project's node_modules/.bin.
-    execFileSync(
-      "node",
-      [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
-      {
-        cwd: repoRoot,
-        stdio: "inherit",
-        timeout: 300_000,
-      },
-    );
-    installGeneratedSdk(programDir);
-    const bin = path.join(programDir, "node_modules", ".bin");
-    fs.mkdirSync(bin, { recursive: true });
-    fs.rmSync(path.join(bin, "platform-import"), { force: true });
-    fs.chmodSync(path.join(repoRoot, "dist/commands/import/cli.js"), 0o755);
-    fs.symlinkSync(path.join(repoRoot, "dist/commands/import/cli.js"), path.join(bin, "platform-import"));
-    tarball = buildPluginTarball();
-    emulator = await startEmulator();
-    objects = await everyKind(emulator.client, emulator.orgUid);
+    project = await AdoptionProject.create(programDir, written);
+    ({ emulator, objects } = project);
     fakeBin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-terraform-"));
     fs.writeFileSync(
       path.join(fakeBin, "terraform"),
@@ -128,49 +73,36 @@ describe("README: bring an existing organization", () => {
   });
 
   afterAll(async () => {
-    for (const stack of stacks) await stack.cleanup();
-    await emulator?.close();
-    for (const file of written) fs.rmSync(file, { force: true });
-    fs.rmSync(path.join(programDir, "node_modules"), { recursive: true, force: true });
+    await project?.cleanup();
     if (fakeBin) fs.rmSync(fakeBin, { recursive: true, force: true });
   });
 
-  async function freshStack(): Promise<PulumiStack> {
-    const stack = await PulumiStack.create({ programDir });
-    stacks.push(stack);
-    await installPlugin(stack, tarball);
-    fs.writeFileSync(path.join(programDir, "index.ts"), "export {};\n");
-    for (const file of written.slice(1)) fs.rmSync(file, { force: true });
-    return stack;
+  /** Runs one of the document's commands in the project, in the stack's environment; fails on a non-zero exit. */
+  async function sh(
+    command: string,
+    stack: PulumiStack,
+    extra: Record<string, string> = {},
+  ): Promise<string> {
+    const result = await stack.shell(command, { dir: programDir, env: { ...env, ...extra } });
+    return result.stdout + result.stderr;
   }
 
-  async function importedIds(stack: PulumiStack): Promise<string[]> {
-    const { state } = await stack.exportState();
-    return (state.deployment.resources ?? [])
-      .filter((r) => r.type.startsWith("platform:iam:"))
-      .map((r) => `${r.type} ${r.id}`)
-      .sort();
+  /** Runs one of the document's commands as `sh` does, and gives its exit code. */
+  async function shExit(command: string, stack: PulumiStack): Promise<{ code: number; output: string }> {
+    const result = await stack.shell(command, { dir: programDir, env, allowFailure: true });
+    return { code: result.exitCode, output: result.stdout + result.stderr };
   }
 
   it("from the API: every object is imported, and the printed program previews no change", async () => {
-    const stack = await freshStack();
+    const stack = await project.freshStack();
     emulator.clearRequestLog();
     const outputs: string[] = [];
-    for (const command of fromApi!) outputs.push(await sh(command, stack, env));
+    for (const command of fromApi!) outputs.push(await sh(command, stack));
     // Nothing was created, changed or deleted.
     expect(emulator.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
     const o = objects;
-    const expected = [
-      `platform:iam:Group ${emulator.orgUid}`,
-      `platform:iam:Group ${o.group.uid}`,
-      `platform:iam:Identity ${o.identity.uid}`,
-      `platform:iam:Role ${o.role.uid}`,
-      `platform:iam:RoleBinding ${o.binding.uid}`,
-      `platform:iam:IdentityProvider ${o.idp.uid}`,
-      `platform:iam:GroupInvite ${o.invite.uid}`,
-      `platform:iam:AccountAssociation ${o.association.uid}`,
-    ];
-    const ids = await importedIds(stack);
+    const expected = [`platform:iam:Group ${emulator.orgUid}`, ...project.everyKindResources()];
+    const ids = await platformResources(stack);
     expect(ids).toEqual(expect.arrayContaining(expected));
     expect(ids).toHaveLength(expected.length + 1); // and the bootstrap owner's binding on the organization
     expect(outputs[0]).toMatch(
@@ -191,20 +123,9 @@ describe("README: bring an existing organization", () => {
   });
 
   it("from a Terraform state: the same objects, the same clean preview, and state rm of exactly them", async () => {
-    const stack = await freshStack();
-    for (const command of fromTerraform!) await sh(command, stack, env);
-    const o = objects;
-    expect(await importedIds(stack)).toEqual(
-      [
-        `platform:iam:Group ${o.group.uid}`,
-        `platform:iam:Identity ${o.identity.uid}`,
-        `platform:iam:Role ${o.role.uid}`,
-        `platform:iam:RoleBinding ${o.binding.uid}`,
-        `platform:iam:IdentityProvider ${o.idp.uid}`,
-        `platform:iam:GroupInvite ${o.invite.uid}`,
-        `platform:iam:AccountAssociation ${o.association.uid}`,
-      ].sort(),
-    );
+    const stack = await project.freshStack();
+    for (const command of fromTerraform!) await sh(command, stack);
+    expect(await platformResources(stack)).toEqual(project.everyKindResources());
     expect(fs.readFileSync(env["FAKE_TERRAFORM_REMOVED"]!, "utf8").trim().split("\n")).toEqual([
       "chainguard_group.legacy",
       "chainguard_identity.ci",
@@ -271,14 +192,8 @@ describe("README: bring an existing organization", () => {
           path.join(dir, "Pulumi.yaml"),
           `name: platform-adopt-${language}\nruntime: ${language}\n`,
         );
-        const stack = await PulumiStack.create({ programDir: dir, env: setup(dir) });
-        stacks.push(stack);
-        await installPlugin(stack, tarball);
-        await sh(
-          `npx platform-import "$ORGANIZATION_UID" --out ${path.join(dir, "import.json")}`,
-          stack,
-          env,
-        );
+        const stack = await project.stackOf(dir, undefined, { env: setup(dir) });
+        await sh(`npx platform-import "$ORGANIZATION_UID" --out ${path.join(dir, "import.json")}`, stack);
         const credentials = {
           PLATFORM_API_URL: env["PLATFORM_API_URL"]!,
           PLATFORM_TOKEN: env["PLATFORM_TOKEN"]!,
@@ -310,19 +225,19 @@ describe("README: bring an existing organization", () => {
    * the report is clean (exit 0).
    */
   it("--bindings=group-access imports one GroupAccess per group; the report finds what is made by hand", async () => {
-    const stack = await freshStack();
+    const stack = await project.freshStack();
     emulator.clearRequestLog();
-    await sh(`npx platform-import "$ORGANIZATION_UID" --bindings=group-access --out import.json`, stack, env);
+    await sh(`npx platform-import "$ORGANIZATION_UID" --bindings=group-access --out import.json`, stack);
     const document = JSON.parse(fs.readFileSync(path.join(programDir, "import.json"), "utf8")) as {
       resources: { type: string; id: string }[];
     };
     const ofType = (type: string) => document.resources.filter((r) => r.type === type).map((r) => r.id);
     expect(ofType("platform:iam:GroupAccess")).toEqual([emulator.orgUid, objects.group.uid]);
     expect(ofType("platform:iam:RoleBinding")).toEqual([]);
-    await sh("pulumi import --file import.json --out index.ts --yes", stack, env);
-    await sh("pulumi preview --expect-no-changes", stack, env);
+    await sh("pulumi import --file import.json --out index.ts --yes", stack);
+    await sh("pulumi preview --expect-no-changes", stack);
     expect(emulator.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
-    const ids = await importedIds(stack);
+    const ids = await platformResources(stack);
     expect(ids).toEqual(
       expect.arrayContaining([
         `platform:iam:GroupAccess ${emulator.orgUid}`,
@@ -343,18 +258,18 @@ describe("README: bring an existing organization", () => {
     });
     try {
       const [exportState, runReport, adopt] = report!;
-      await sh(exportState!, stack, env);
-      const found = await shExit(runReport!, stack, env);
+      await sh(exportState!, stack);
+      const found = await shExit(runReport!, stack);
       expect(found.code).toBe(2);
       expect(found.output).toMatch(/ 1 unmanaged, 0 managed but gone/);
       expect(found.output).toContain(`  identity  ${stray.uid}  stray in legacy`);
       expect(found.output).toMatch(/^ {2}role bindings +3 \/ 3$/m); // held by the GroupAccess resources
-      await sh(adopt!, stack, env);
+      await sh(adopt!, stack);
       expect(fs.readFileSync(path.join(programDir, "adopted.ts"), "utf8")).toMatch(
         /new platform\.iam\.Identity\("stray"/,
       );
-      await sh(exportState!, stack, env);
-      const clean = await shExit(runReport!, stack, env);
+      await sh(exportState!, stack);
+      const clean = await shExit(runReport!, stack);
       expect(clean.output).toMatch(/ 0 unmanaged, 0 managed but gone/);
       expect(clean.code).toBe(0);
     } finally {
@@ -365,15 +280,14 @@ describe("README: bring an existing organization", () => {
 
   // Last: the folder and identity it makes would keep every other import here from printing references.
   it("two objects of the same name: pulumi import prints no reference, as platform-import warned", async () => {
-    const stack = await freshStack();
+    const stack = await project.freshStack();
     const ci = await emulator.client.groups.create(emulator.orgUid, { name: "ci" });
     await emulator.client.identities.create(ci.uid, {
       name: "ci",
       claimMatch: { issuer: "https://issuer.example.com", subject: "ci" },
     });
     const outputs: string[] = [];
-    for (const command of fromApi!)
-      outputs.push(await sh(command, stack, { ...env, ORGANIZATION_UID: ci.uid }));
+    for (const command of fromApi!) outputs.push(await sh(command, stack, { ORGANIZATION_UID: ci.uid }));
     expect(outputs[0]).toMatch(
       /warning: pulumi import will print every uid as a literal.*\[ci, ci-identity\]/,
     );

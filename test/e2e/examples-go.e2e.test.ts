@@ -12,25 +12,19 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
-import { PulumiStack } from "./harness";
-import { buildPluginTarball, installPlugin } from "./plugin-tarball";
+import { expectDestroyDeletes, expectImportPrints, expectRefreshShowsAndUpReverts } from "./example-checks";
+import type { PulumiStack } from "./harness";
+import { pluginStack } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
 
 describe("examples/go through the native plugin", () => {
-  let tarball: string;
   let emulator: Emulator;
   let stack: PulumiStack;
 
   beforeAll(async () => {
-    tarball = buildPluginTarball();
     emulator = await startEmulator();
-    stack = await PulumiStack.create({
-      programDir: "examples/go",
-      config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
-      secrets: { "platform:token": emulator.token },
-    });
-    await installPlugin(stack, tarball);
+    stack = await pluginStack("examples/go", emulator);
   });
 
   afterAll(async () => {
@@ -63,69 +57,29 @@ describe("examples/go through the native plugin", () => {
   });
 
   test("refresh shows a change made behind Pulumi's back, and up puts it back", async () => {
-    const uid = (await stack.outputs())["teamUid"] as string;
-    await emulator.client.groups.update(uid, { description: "changed by hand" });
-
-    await stack.refresh();
-    const preview = await stack.preview({ expectNoChanges: false });
-    expect(preview.stdout).toMatch(/~ 1 to update/);
-    await stack.up();
-
-    expect((await emulator.client.groups.get(uid)).description).toBe("Team A");
-    await stack.preview();
+    await expectRefreshShowsAndUpReverts(stack, emulator);
   });
 
   test("destroy deletes every object", async () => {
-    const uid = (await stack.outputs())["folderUid"] as string;
-    await stack.destroy();
-
-    await expect(emulator.client.groups.get(uid)).rejects.toThrow();
-    const { state } = await stack.exportState();
-    expect(state.deployment.resources ?? []).toEqual([]);
+    await expectDestroyDeletes(stack, emulator, "folderUid");
   });
 
   test("pulumi import prints Go for this Go project", async () => {
-    const group = await emulator.client.groups.create(emulator.orgUid, {
-      name: "legacy-go",
-      description: "By hand",
-    });
-
-    const result = await stack.run([
-      "import",
-      "platform:iam:Group",
-      "legacy",
-      group.uid,
-      "--yes",
-      "--protect=false",
+    await expectImportPrints(stack, emulator, "legacy-go", [
+      `iam.NewGroup(ctx, "legacy", &iam.GroupArgs{`,
+      `Name:        pulumi.String("legacy-go"),`,
     ]);
-
-    expect(result.stdout).toMatch(/= 1 imported/);
-    expect(result.stdout).toContain(`iam.NewGroup(ctx, "legacy", &iam.GroupArgs{`);
-    expect(result.stdout).toContain(`Name:        pulumi.String("legacy-go"),`);
   });
 
   test("pulumi import prints TypeScript for a Node.js project", async () => {
-    const group = await emulator.client.groups.create(emulator.orgUid, {
-      name: "legacy-ts",
-      description: "By hand",
-    });
     const programDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-platform-import-ts-"));
     fs.writeFileSync(path.join(programDir, "Pulumi.yaml"), "name: import-ts\nruntime: nodejs\n");
-    const nodeStack = await PulumiStack.create({
-      programDir,
-      config: { "platform:apiUrl": emulator.url },
-      secrets: { "platform:token": emulator.token },
-    });
+    const nodeStack = await pluginStack(programDir, emulator);
     try {
-      await installPlugin(nodeStack, tarball);
-
-      const result = await nodeStack.run([
-        ...["import", "platform:iam:Group", "legacy", group.uid, "--yes", "--protect=false"],
+      await expectImportPrints(nodeStack, emulator, "legacy-ts", [
+        `const legacy = new platform.iam.Group("legacy", {`,
+        `name: "legacy-ts",`,
       ]);
-
-      expect(result.stdout).toMatch(/= 1 imported/);
-      expect(result.stdout).toContain(`const legacy = new platform.iam.Group("legacy", {`);
-      expect(result.stdout).toContain(`name: "legacy-ts",`);
     } finally {
       await nodeStack.cleanup();
       fs.rmSync(programDir, { recursive: true, force: true });

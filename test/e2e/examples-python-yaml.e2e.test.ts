@@ -16,17 +16,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
-import { PulumiStack, repoRoot } from "./harness";
+import { expectDestroyDeletes, expectImportPrints, expectRefreshShowsAndUpReverts } from "./example-checks";
+import { repoRoot, type PulumiStack } from "./harness";
 import { appliedPlan, changed, previewPlan } from "./plans";
-import { buildPluginTarball, installPlugin } from "./plugin-tarball";
+import { pluginStack } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
 
 jest.setTimeout(600_000);
-
-let tarball: string;
-beforeAll(() => {
-  tarball = buildPluginTarball();
-});
 
 describe.each([
   {
@@ -80,13 +76,7 @@ describe.each([
     programDir = fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-platform-example-${language}-`));
     fs.cpSync(path.join(repoRoot, "examples", language), programDir, { recursive: true });
     emulator = await startEmulator();
-    stack = await PulumiStack.create({
-      programDir,
-      config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
-      secrets: { "platform:token": emulator.token },
-      env: env(),
-    });
-    await installPlugin(stack, tarball);
+    stack = await pluginStack(programDir, emulator, { env: env() });
   });
 
   afterAll(async () => {
@@ -147,16 +137,7 @@ describe.each([
   });
 
   test("refresh shows a change made behind Pulumi's back, and up puts it back", async () => {
-    const uid = (await stack.outputs())["teamUid"] as string;
-    await emulator.client.groups.update(uid, { description: "changed by hand" });
-
-    await stack.refresh();
-    const preview = await stack.preview({ expectNoChanges: false });
-    expect(preview.stdout).toMatch(/~ 1 to update/);
-    await stack.up();
-
-    expect((await emulator.client.groups.get(uid)).description).toBe("Team A");
-    await stack.preview();
+    await expectRefreshShowsAndUpReverts(stack, emulator);
   });
 
   test("an input change is previewed as an update, and up does just that", async () => {
@@ -188,25 +169,10 @@ describe.each([
   });
 
   test("destroy deletes every object", async () => {
-    const uid = (await stack.outputs())["engineeringUid"] as string;
-    await stack.destroy();
-
-    await expect(emulator.client.groups.get(uid)).rejects.toThrow();
-    const { state } = await stack.exportState();
-    expect(state.deployment.resources ?? []).toEqual([]);
+    await expectDestroyDeletes(stack, emulator, "engineeringUid");
   });
 
   test(`pulumi import prints ${language} for this project`, async () => {
-    const group = await emulator.client.groups.create(emulator.orgUid, {
-      name: `legacy-${language}`,
-      description: "By hand",
-    });
-
-    const result = await stack.run([
-      ...["import", "platform:iam:Group", "legacy", group.uid, "--yes", "--protect=false"],
-    ]);
-
-    expect(result.stdout).toMatch(/= 1 imported/);
-    for (const line of imported) expect(result.stdout).toContain(line);
+    await expectImportPrints(stack, emulator, `legacy-${language}`, imported);
   });
 });

@@ -191,14 +191,45 @@ export class PulumiStack {
   run(args: string[], options: RunOptions = {}): Promise<CommandResult> {
     const stackFlag = options.stackless ? [] : ["--stack", this.name];
     const fullArgs = [...args, ...stackFlag, "--non-interactive", "--color", "never"];
-    const command = `pulumi ${fullArgs.join(" ")}`;
+    return this.spawnOffline(
+      [...(options.wrapper ?? []), "pulumi", ...fullArgs],
+      `pulumi ${fullArgs.join(" ")}`,
+      {
+        ...options,
+        cwd: this.programDir,
+      },
+    );
+  }
+
+  /**
+   * Runs a shell command line (`bash -c`) as a person following a document would type it: in `dir` (default: the
+   * program directory), in this stack's offline environment with PULUMI_STACK naming the stack, plus `env`. Throws
+   * a PulumiCommandError when it exits non-zero, unless `allowFailure`.
+   */
+  shell(
+    command: string,
+    options: { dir?: string; env?: Record<string, string>; allowFailure?: boolean; timeoutMs?: number } = {},
+  ): Promise<CommandResult> {
+    return this.spawnOffline(["bash", "-c", command], command, {
+      ...options,
+      cwd: options.dir ?? this.programDir,
+      env: { PULUMI_STACK: this.name, ...options.env },
+    });
+  }
+
+  /** Runs `argv` through scripts/pulumi-env.sh in this stack's environment, with a timeout; `display` names it. */
+  private spawnOffline(
+    argv: string[],
+    display: string,
+    options: Omit<RunOptions, "wrapper" | "stackless"> & { cwd: string },
+  ): Promise<CommandResult> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const started = Date.now();
 
     return new Promise((resolve, reject) => {
       const envScript = path.join(repoRoot, "scripts", "pulumi-env.sh");
-      const child = spawn("bash", [envScript, ...(options.wrapper ?? []), "pulumi", ...fullArgs], {
-        cwd: this.programDir,
+      const child = spawn("bash", [envScript, ...argv], {
+        cwd: options.cwd,
         env: { ...this.env, ...options.env },
         // Its own process group, so a timeout stops the CLI's plugins and the Node.js program too.
         detached: true,
@@ -226,12 +257,12 @@ export class PulumiStack {
 
       child.on("error", (error) => {
         clearTimeout(timer);
-        reject(new Error(`could not start \`${command}\`: ${error.message}`));
+        reject(new Error(`could not start \`${display}\`: ${error.message}`));
       });
       child.on("close", (code, signal) => {
         clearTimeout(timer);
         const result: CommandResult = {
-          command,
+          command: display,
           exitCode: code ?? (signal ? 128 : 1),
           stdout,
           stderr,
@@ -241,7 +272,7 @@ export class PulumiStack {
           reject(
             new PulumiCommandError(
               result,
-              `stack ${this.name} in ${path.relative(repoRoot, this.programDir)}`,
+              `stack ${this.name} in ${path.relative(repoRoot, options.cwd)}`,
               timedOut,
             ),
           );
@@ -331,11 +362,47 @@ export function installFakePackage(programDir: string, packageDir: string): stri
 
 /**
  * Installs this package into a program as a user would (scripts/install-local.sh): a real copy of package.json
- * and dist/ under `<programDir>/node_modules/pulumi-platform`. `build: false` uses dist/ as it is.
+ * and dist/ under `<programDir>/node_modules/pulumi-platform`. `build: false` uses dist/ as it is; otherwise it is
+ * built first, once per run (buildOncePerRun).
  */
 export function installLocalPackage(programDir: string, options: { build?: boolean } = {}): void {
-  const args = [path.join(repoRoot, "scripts", "install-local.sh")];
-  if (options.build === false) args.push("--no-build");
-  args.push(path.resolve(repoRoot, programDir));
+  if (options.build !== false) buildOncePerRun();
+  const args = [
+    path.join(repoRoot, "scripts", "install-local.sh"),
+    "--no-build",
+    path.resolve(repoRoot, programDir),
+  ];
   execFileSync("bash", args, { stdio: ["ignore", "inherit", "inherit"], timeout: 5 * 60_000 });
+}
+
+/**
+ * Set-up that several e2e files repeat, done once per run of the suite: scripts/test.sh gives the e2e run a
+ * directory (PULUMI_PLATFORM_E2E_RUN_DIR) that lives as long as the run, where each piece of set-up leaves what it
+ * made (a path, or a word) under its name. The sources do not change during a run, so what one file built serves
+ * the next. A file run alone, with no such directory, does the set-up each time it asks.
+ */
+export function oncePerRun(name: string, make: () => string): string {
+  const dir = process.env["PULUMI_PLATFORM_E2E_RUN_DIR"];
+  if (!dir) return make();
+  const record = path.join(dir, `${name}.txt`);
+  if (fs.existsSync(record)) return fs.readFileSync(record, "utf8");
+  const made = make();
+  fs.writeFileSync(record, made);
+  return made;
+}
+
+/**
+ * `npm run build` (dist/, which the installed package, the CLIs and the plugin run, and the policy pack's bundle),
+ * once per run; not at all when PULUMI_PLATFORM_BUILT is 1 (scripts/test.sh has just built).
+ */
+export function buildOncePerRun(): void {
+  if (process.env["PULUMI_PLATFORM_BUILT"] === "1") return;
+  oncePerRun("build", () => {
+    execFileSync("npm", ["run", "--silent", "build"], {
+      cwd: repoRoot,
+      stdio: ["ignore", "inherit", "inherit"],
+      timeout: 5 * 60_000,
+    });
+    return "built";
+  });
 }

@@ -8,48 +8,24 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { startEmulator, type Emulator } from "../../emulator";
-import { PulumiStack, repoRoot } from "./harness";
-import {
-  buildPluginTarball,
-  handMadeObjectOfEveryKind,
-  installGeneratedSdk,
-  installPlugin,
-} from "./plugin-tarball";
+import type { Emulator } from "../../emulator";
+import type { PulumiStack } from "./harness";
+import { nativeProgram, nativeQuickstart, programDir } from "./native-quickstart";
+import { handMadeObjectOfEveryKind } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
-
-const programDir = path.join(repoRoot, "test/e2e/fixtures/native-quickstart");
 
 describe("the quick start through the generated TypeScript SDK and the native plugin", () => {
   let emulator: Emulator;
   let stack: PulumiStack;
+  let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
-    const quickstart = fs.readFileSync(path.join(repoRoot, "examples/quickstart/index.ts"), "utf8");
-    const native = quickstart.replace(
-      'import * as platform from "pulumi-platform";',
-      'import * as platform from "pulumi-platform-native";',
-    );
-    expect(native).not.toBe(quickstart); // the one line this test changes is there
-    fs.writeFileSync(path.join(programDir, "index.ts"), native);
-    installGeneratedSdk(programDir);
-    const tarball = buildPluginTarball();
-    emulator = await startEmulator({ seed: path.join(repoRoot, "examples/quickstart/seed.json") });
-    stack = await PulumiStack.create({
-      programDir,
-      config: { organization: emulator.orgUid, "platform:apiUrl": emulator.url },
-      secrets: { "platform:token": emulator.token },
-    });
-    await installPlugin(stack, tarball);
+    ({ emulator, stack, cleanup } = await nativeQuickstart(nativeProgram));
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
-    fs.rmSync(path.join(programDir, "node_modules"), { recursive: true, force: true });
-    fs.rmSync(path.join(programDir, "index.ts"), { force: true });
+    await cleanup?.();
   });
 
   it("up creates the quick start's resources under the schema's type tokens, with the data sources' results", async () => {

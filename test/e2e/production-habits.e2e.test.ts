@@ -7,7 +7,11 @@
  *      404s). One `up` still creates everything, because the provider retries what propagation explains; with the
  *      retries turned off (PLATFORM_PROPAGATION_WINDOW_MS=0) the same `up` fails, so the first result is the
  *      retries' doing, not luck.
- *   2. A token that expires mid-run: a workload identity's exchanged token lives one hour; an advanceClock fault
+ *   2. A workload identity (`platform:identity` and `platform:identityTokenFile`): an `up` exchanges the OIDC token
+ *      once per process that talks to the API (the provider, and the program for its data sources) and reuses the
+ *      API token for every request, instead of once per request; the state holds neither the OIDC token nor an API
+ *      token.
+ *   3. A token that expires mid-run: a workload identity's exchanged token lives one hour; an advanceClock fault
  *      moves the emulator clock two hours forward just before the first binding is created, so the provider's token
  *      is expired at that step (its own clock has not moved: it learns it from the 401). The step is not failed: the
  *      provider exchanges again and repeats it. The OIDC token file outlives the jump, as a CI platform's refreshed
@@ -90,10 +94,20 @@ describe("propagation delay", () => {
   });
 });
 
-describe("a token that expires mid-run", () => {
+/**
+ * A stack of the quick start run by a workload identity of the organization bound owner, assumable with the
+ * emulator's OIDC tokens for subject "ci": its token file holds one valid a day (a CI platform's, refreshed by its
+ * runner, outlives any clock jump here). Removed, with the emulator, after the describe block that calls it.
+ */
+function workloadIdentityStack(): {
+  emulator: () => Emulator;
+  stack: () => PulumiStack;
+  oidcToken: () => string;
+} {
   let emulator: Emulator;
   let stack: PulumiStack;
   let dir: string;
+  let oidcToken: string;
 
   beforeAll(async () => {
     emulator = await startEmulator({ seed: seedFile });
@@ -105,12 +119,9 @@ describe("a token that expires mid-run", () => {
       identityUid: identity.uid,
       roleUid: OWNER_ROLE_UID,
     });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-platform-expiry-"));
-    // The CI platform's ID token: valid a day, so it outlives the clock's jump (a runner refreshes its file).
-    fs.writeFileSync(
-      path.join(dir, "token"),
-      await emulator.mintIdToken({ subject: "ci", expiresInSeconds: 24 * 3600 }),
-    );
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-platform-oidc-"));
+    oidcToken = await emulator.mintIdToken({ subject: "ci", expiresInSeconds: 24 * 3600 });
+    fs.writeFileSync(path.join(dir, "token"), oidcToken);
     stack = await PulumiStack.create({
       programDir: ".",
       config: {
@@ -129,7 +140,40 @@ describe("a token that expires mid-run", () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  return { emulator: () => emulator, stack: () => stack, oidcToken: () => oidcToken };
+}
+
+describe("a workload identity", () => {
+  const run = workloadIdentityStack();
+
+  it("exchanges its token once per process for a whole up, however many requests", async () => {
+    const emulator = run.emulator();
+    emulator.clearRequestLog();
+    await run.stack().up();
+    const log = emulator.requestLog();
+    const exchanges = log.filter((r) => r.path === "/sts/exchange").length;
+    const apiRequests = log.filter(
+      (r) => r.path !== "/sts/exchange" && !r.path.startsWith("/_emulator"),
+    ).length;
+    process.stdout.write(
+      `token exchange: ${exchanges} exchanges for ${apiRequests} API requests in one up\n`,
+    );
+    expect(apiRequests).toBeGreaterThanOrEqual(9); // 6 creates, and the lists of getRole, getRepos, getAdvisories
+    // The provider process, and the program process (getRole, getRepos, getAdvisories): one each at most.
+    expect(exchanges).toBeGreaterThanOrEqual(1);
+    expect(exchanges).toBeLessThanOrEqual(2);
+
+    const { text } = await run.stack().exportState();
+    expect(text).not.toContain(run.oidcToken());
+  });
+});
+
+describe("a token that expires mid-run", () => {
+  const run = workloadIdentityStack();
+
   it("the clock jumps two hours before the first binding: the provider exchanges again and no step fails", async () => {
+    const emulator = run.emulator();
+    const stack = run.stack();
     emulator.clearRequestLog();
     const before = emulator.clock.now().getTime();
     emulator.faults.add({

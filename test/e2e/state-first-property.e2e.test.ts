@@ -9,14 +9,13 @@
  *
  * May import: node built-ins, fast-check, ../../emulator, ../../sdk (types), ./harness, ./plugin-tarball.
  */
-import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
 import { startEmulator, type Emulator } from "../../emulator";
 import type { PlatformClient } from "../../sdk";
-import { PulumiStack, engineBinDir, repoRoot, testPassphrase, type StackState } from "./harness";
+import { buildOncePerRun, PulumiStack, repoRoot, type StackState } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(1_800_000);
@@ -163,15 +162,7 @@ describe("the state written state-first is the state pulumi import records", () 
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    execFileSync(
-      "node",
-      [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
-      {
-        cwd: repoRoot,
-        stdio: "inherit",
-        timeout: 300_000,
-      },
-    );
+    buildOncePerRun(); // the CLI is dist/'s
     tarball = buildPluginTarball();
     emulator = await startEmulator();
   });
@@ -193,30 +184,12 @@ describe("the state written state-first is the state pulumi import records", () 
     return { stack, dir };
   }
 
-  function node(args: string[], dir: string, stack: PulumiStack): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const child = spawn("bash", [path.join(repoRoot, "scripts/pulumi-env.sh"), "node", CLI, ...args], {
-        cwd: dir,
-        env: {
-          ...process.env,
-          PLATFORM_API_URL: emulator.url,
-          PLATFORM_TOKEN: emulator.token,
-          PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
-          PULUMI_PLATFORM_STATE_DIR: stack.stateDir,
-          PULUMI_HOME: path.join(stack.stateDir, "home"),
-          PULUMI_BACKEND_URL: `file://${path.join(stack.stateDir, "backend")}`,
-          PULUMI_CONFIG_PASSPHRASE: testPassphrase,
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
-      child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
-      child.on("close", (code) =>
-        code === 0
-          ? resolve(output)
-          : reject(new Error(`platform-import ${args.join(" ")} exited ${code}:\n${output}`)),
-      );
+  /** `platform-import <args>` in `dir`, in the stack's environment, with the emulator's credentials. */
+  async function platformImport(args: string[], dir: string, stack: PulumiStack): Promise<void> {
+    const credentials = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: emulator.token };
+    await stack.shell(["node", CLI, ...args].map((a) => JSON.stringify(a)).join(" "), {
+      dir,
+      env: credentials,
     });
   }
 
@@ -231,17 +204,25 @@ describe("the state written state-first is the state pulumi import records", () 
         credentials.PLATFORM_TOKEN = emulator.token;
 
         const imported = await yamlStack();
-        await node([folder, "--out", "import.json"], imported.dir, imported.stack);
+        await platformImport([folder, "--out", "import.json"], imported.dir, imported.stack);
         await imported.stack.run(["import", "--file", "import.json", "--yes", "--generate-code=false"], {
           env: credentials,
         });
 
         const loaded = await yamlStack();
-        await node([folder, "--out", "import.json", "--state-out", "adopted.json"], loaded.dir, loaded.stack);
+        await platformImport(
+          [folder, "--out", "import.json", "--state-out", "adopted.json"],
+          loaded.dir,
+          loaded.stack,
+        );
         expect(fs.readFileSync(path.join(loaded.dir, "import.json"), "utf8")).toBe(
           fs.readFileSync(path.join(imported.dir, "import.json"), "utf8"),
         );
-        await node(["load", "adopted.json", "--stack", loaded.stack.name], loaded.dir, loaded.stack);
+        await platformImport(
+          ["load", "adopted.json", "--stack", loaded.stack.name],
+          loaded.dir,
+          loaded.stack,
+        );
 
         const expected = comparable((await imported.stack.exportState()).state);
         const actual = comparable((await loaded.stack.exportState()).state);

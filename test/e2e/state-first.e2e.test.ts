@@ -11,18 +11,17 @@
  *   - each refusal of `load` leaves the stack as it was: a resource already in the stack, a plugin or an engine too
  *     old for the state, and an object changed since the read.
  *
- * May import: node built-ins, ../../emulator, ../../sdk (types), ../commands/fixtures, ./harness, ./plugin-tarball,
+ * May import: node built-ins, ../../emulator (types), ../../sdk (types), ../commands/fixtures, ./adoption, ./harness,
  * ./readme.
  */
-import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startEmulator, type Emulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
 import type { PlatformClient } from "../../sdk";
-import { everyKind, terraformState, type EveryKind } from "../commands/fixtures";
-import { PulumiStack, engineBinDir, repoRoot, testPassphrase } from "./harness";
-import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
+import { terraformState, type EveryKind } from "../commands/fixtures";
+import { AdoptionProject, platformResources } from "./adoption";
+import { repoRoot, type PulumiStack } from "./harness";
 import { codeBlocks, docPath, SHELL_LANGUAGES, shellCommands } from "./readme";
 
 jest.setTimeout(900_000);
@@ -32,42 +31,6 @@ const written = ["index.ts", "import.json", "adopted.json", "terraform.tfstate"]
 const [fromApi, fromTerraform] = codeBlocks(docPath(repoRoot, "docs/adopting.md"))
   .filter((b) => SHELL_LANGUAGES.has(b.language) && b.text.includes("--state-out"))
   .map(shellCommands);
-
-/** One shell command in `dir`, in the stack's offline environment; its exit code and output. */
-function shExit(
-  command: string,
-  dir: string,
-  stack: PulumiStack,
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("bash", [path.join(repoRoot, "scripts/pulumi-env.sh"), "bash", "-c", command], {
-      cwd: dir,
-      env: {
-        ...process.env,
-        ...env,
-        PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
-        PULUMI_PLATFORM_STATE_DIR: stack.stateDir,
-        PULUMI_HOME: path.join(stack.stateDir, "home"),
-        PULUMI_BACKEND_URL: `file://${path.join(stack.stateDir, "backend")}`,
-        PULUMI_CONFIG_PASSPHRASE: testPassphrase,
-        PULUMI_STACK: stack.name,
-        NO_COLOR: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
-
-async function sh(command: string, dir: string, stack: PulumiStack, env: Record<string, string>) {
-  const { code, output } = await shExit(command, dir, stack, env);
-  if (code !== 0) throw new Error(`\`${command}\` exited ${code}:\n${output}`);
-  return output;
-}
 
 /** A new organization holding an object of every kind, made by hand (an identity provider needs an organization). */
 async function organizationOfEveryKind(client: PlatformClient, tag: string) {
@@ -104,61 +67,41 @@ async function organizationOfEveryKind(client: PlatformClient, tag: string) {
   return { org, team, identity, role, binding, idp, invite, association };
 }
 
-/** The stack's resources, without the times the engine stamps, for "nothing changed". */
+/** The stack's resources, as exported. */
 async function resourcesOf(stack: PulumiStack): Promise<unknown[]> {
   const { state } = await stack.exportState();
   return state.deployment.resources ?? [];
 }
 
 describe("state-first adoption", () => {
+  let project: AdoptionProject;
   let emulator: Emulator;
   let objects: EveryKind;
-  let tarball: string;
   let env: Record<string, string>;
-  const stacks: PulumiStack[] = [];
   const dirs: string[] = [];
 
   beforeAll(async () => {
     expect(fromApi).toBeDefined();
     expect(fromTerraform).toBeDefined();
-    execFileSync(
-      "node",
-      [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
-      { cwd: repoRoot, stdio: "inherit", timeout: 300_000 },
-    );
-    installGeneratedSdk(programDir);
-    const bin = path.join(programDir, "node_modules", ".bin");
-    fs.mkdirSync(bin, { recursive: true });
-    fs.rmSync(path.join(bin, "platform-import"), { force: true });
-    fs.chmodSync(path.join(repoRoot, "dist/commands/import/cli.js"), 0o755);
-    fs.symlinkSync(path.join(repoRoot, "dist/commands/import/cli.js"), path.join(bin, "platform-import"));
-    tarball = buildPluginTarball();
-    emulator = await startEmulator();
-    objects = await everyKind(emulator.client, emulator.orgUid);
+    project = await AdoptionProject.create(programDir, written);
+    ({ emulator, objects } = project);
     env = {
       PLATFORM_API_URL: emulator.url,
       PLATFORM_TOKEN: emulator.token,
       ORGANIZATION_UID: emulator.orgUid,
-      PATH: `${bin}:${process.env["PATH"] ?? ""}`,
+      PATH: `${project.bin}:${process.env["PATH"] ?? ""}`,
     };
   });
 
   afterAll(async () => {
-    for (const stack of stacks) await stack.cleanup();
-    await emulator?.close();
-    for (const file of written) fs.rmSync(path.join(programDir, file), { force: true });
-    fs.rmSync(path.join(programDir, "node_modules"), { recursive: true, force: true });
+    await project?.cleanup();
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A fresh stack of the TypeScript project (the fixture), its program empty. */
-  async function typescriptStack(): Promise<PulumiStack> {
-    const stack = await PulumiStack.create({ programDir });
-    stacks.push(stack);
-    await installPlugin(stack, tarball);
-    fs.writeFileSync(path.join(programDir, "index.ts"), "export {};\n");
-    for (const file of written.slice(1)) fs.rmSync(path.join(programDir, file), { force: true });
-    return stack;
+  /** One of the document's commands in `dir`, in the stack's environment; fails on a non-zero exit. */
+  async function sh(command: string, dir: string, stack: PulumiStack): Promise<string> {
+    const result = await stack.shell(command, { dir, env });
+    return result.stdout + result.stderr;
   }
 
   /** A fresh stack of a new YAML project (no resources declared yet). */
@@ -166,44 +109,25 @@ describe("state-first adoption", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-state-first-yaml-"));
     dirs.push(dir);
     fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: platform-state-first-yaml\nruntime: yaml\n");
-    const stack = await PulumiStack.create({ programDir: dir });
-    stacks.push(stack);
-    await installPlugin(stack, tarball);
-    return { stack, dir };
+    return { stack: await project.stackOf(dir), dir };
   }
 
-  const typeIds = async (stack: PulumiStack) =>
-    ((await stack.exportState()).state.deployment.resources ?? [])
-      .filter((r) => r.type.startsWith("platform:iam:"))
-      .map((r) => `${r.type} ${r.id}`)
-      .sort();
-
   it("the docs' block: the organization loaded in one step previews and refreshes no change, with no API call", async () => {
-    const stack = await typescriptStack();
+    const stack = await project.freshStack();
     emulator.clearRequestLog();
     const [walk, load, print, preview] = fromApi!;
-    const walked = await sh(walk!, programDir, stack, env);
+    const walked = await sh(walk!, programDir, stack);
     expect(walked).toMatch(/wrote adopted\.json \(the state of 9 resources; 9 API calls/);
-    await sh(load!, programDir, stack, env);
+    await sh(load!, programDir, stack);
     emulator.clearRequestLog();
-    await sh(print!, programDir, stack, env);
+    await sh(print!, programDir, stack);
     expect(emulator.requestLog()).toEqual([]); // the program is printed from the loaded state
-    await sh(preview!, programDir, stack, env);
+    await sh(preview!, programDir, stack);
     expect(emulator.requestLog()).toEqual([]);
     await stack.run(["refresh", "--preview-only", "--expect-no-changes"], { env });
     expect(emulator.requestLog().filter((r) => r.method !== "GET")).toEqual([]);
-    const o = objects;
-    expect(await typeIds(stack)).toEqual(
-      expect.arrayContaining([
-        `platform:iam:Group ${emulator.orgUid}`,
-        `platform:iam:Group ${o.group.uid}`,
-        `platform:iam:Identity ${o.identity.uid}`,
-        `platform:iam:Role ${o.role.uid}`,
-        `platform:iam:RoleBinding ${o.binding.uid}`,
-        `platform:iam:IdentityProvider ${o.idp.uid}`,
-        `platform:iam:GroupInvite ${o.invite.uid}`,
-        `platform:iam:AccountAssociation ${o.association.uid}`,
-      ]),
+    expect(await platformResources(stack)).toEqual(
+      expect.arrayContaining([`platform:iam:Group ${emulator.orgUid}`, ...project.everyKindResources()]),
     );
     const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
     expect(code).toMatch(/identityUid: legacy_ci\.id/);
@@ -213,24 +137,13 @@ describe("state-first adoption", () => {
   });
 
   it("the docs' Terraform block: the same objects, loaded in one step, preview no change", async () => {
-    const stack = await typescriptStack();
+    const stack = await project.freshStack();
     fs.writeFileSync(
       path.join(programDir, "terraform.tfstate"),
       JSON.stringify(terraformState(objects, emulator.orgUid)),
     );
-    for (const command of fromTerraform!) await sh(command, programDir, stack, env);
-    const o = objects;
-    expect(await typeIds(stack)).toEqual(
-      [
-        `platform:iam:Group ${o.group.uid}`,
-        `platform:iam:Identity ${o.identity.uid}`,
-        `platform:iam:Role ${o.role.uid}`,
-        `platform:iam:RoleBinding ${o.binding.uid}`,
-        `platform:iam:IdentityProvider ${o.idp.uid}`,
-        `platform:iam:GroupInvite ${o.invite.uid}`,
-        `platform:iam:AccountAssociation ${o.association.uid}`,
-      ].sort(),
-    );
+    for (const command of fromTerraform!) await sh(command, programDir, stack);
+    expect(await platformResources(stack)).toEqual(project.everyKindResources());
   });
 
   it.each([
@@ -241,11 +154,11 @@ describe("state-first adoption", () => {
     async ({ language, edit, to }) => {
       const o = await organizationOfEveryKind(emulator.client, language.slice(0, 2));
       const { stack, dir } =
-        language === "yaml" ? await yamlStack() : { stack: await typescriptStack(), dir: programDir };
+        language === "yaml" ? await yamlStack() : { stack: await project.freshStack(), dir: programDir };
       const out = language === "yaml" ? "program.yaml" : "index.ts";
-      await sh(`platform-import ${o.org.uid} --out import.json --state-out adopted.json`, dir, stack, env);
-      await sh("platform-import load adopted.json", dir, stack, env);
-      await sh(`pulumi import --file import.json --preview-only --out ${out}`, dir, stack, env);
+      await sh(`platform-import ${o.org.uid} --out import.json --state-out adopted.json`, dir, stack);
+      await sh("platform-import load adopted.json", dir, stack);
+      await sh(`pulumi import --file import.json --preview-only --out ${out}`, dir, stack);
       if (language === "yaml") fs.renameSync(path.join(dir, out), path.join(dir, "Main.yaml"));
       const program = path.join(dir, language === "yaml" ? "Main.yaml" : "index.ts");
       emulator.clearRequestLog();
@@ -275,7 +188,7 @@ describe("state-first adoption", () => {
       );
       if (owner !== undefined) await stack.run(["state", "delete", owner.urn, "--yes"], { env });
       await stack.run(["destroy", "--yes"], { env });
-      expect(await typeIds(stack)).toEqual([]);
+      expect(await platformResources(stack)).toEqual([]);
       await expect(emulator.client.groups.get(o.org.uid)).rejects.toThrow();
       await expect(emulator.client.groups.get(o.team.uid)).rejects.toThrow();
       await expect(emulator.client.identities.get(o.identity.uid)).rejects.toThrow();
@@ -297,13 +210,13 @@ describe("state-first adoption", () => {
     });
 
     const write = () =>
-      sh(`platform-import ${estate.org.uid} --out import.json --state-out adopted.json`, dir, stack, env);
+      sh(`platform-import ${estate.org.uid} --out import.json --state-out adopted.json`, dir, stack);
 
     async function refused(command: string, message: RegExp): Promise<void> {
       const before = await resourcesOf(stack);
-      const result = await shExit(command, dir, stack, env);
-      expect(result.code).toBe(1);
-      expect(result.output).toMatch(message);
+      const result = await stack.shell(command, { dir, env, allowFailure: true });
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout + result.stderr).toMatch(message);
       expect(await resourcesOf(stack)).toEqual(before);
     }
 
@@ -357,7 +270,7 @@ describe("state-first adoption", () => {
 
     it("a resource already in the stack", async () => {
       await write();
-      await sh("platform-import load adopted.json", dir, stack, env);
+      await sh("platform-import load adopted.json", dir, stack);
       const loaded = await resourcesOf(stack);
       expect(loaded.length).toBeGreaterThan(9);
       await refused("platform-import load adopted.json", /already in the stack, nothing loaded/);

@@ -136,6 +136,25 @@ describe("propagation", () => {
     expect(waits).toEqual([]);
     emulator.clock.advance(DELAY);
   });
+
+  test("an emulator's own client waits only as long as that emulator delays: with no delay, not at all", async () => {
+    const plain = await startEmulator();
+    try {
+      const group = await plain.client.groups.create(plain.orgUid, { name: "gone" });
+      // Deleted behind the client's back, so the client still counts it among the objects it created.
+      const path = `/iam/v2beta1/groups/${group.uid}`;
+      const deleted = await fetch(`${plain.url}${path}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${plain.token}` },
+      });
+      expect(deleted.status).toBe(200);
+      plain.clearRequestLog();
+      expect(NotFoundError.isInstance(await rejection(plain.client.groups.get(group.uid)))).toBe(true);
+      expect(plain.requestLog().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`GET ${path} 404`]);
+    } finally {
+      await plain.close();
+    }
+  });
 });
 
 describe("tokens that expire mid-run", () => {

@@ -131,7 +131,7 @@ func buildProgram(ctx context.Context, req *pulumirpc.RunRequest, binary string)
 	cmd.Dir = programDirectory(req)
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := host.RunChild(cmd); err != nil {
 		return fmt.Sprintf("could not build the Go program in %s (`go build` failed: %v)", cmd.Dir, err)
 	}
 	return ""

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"strings"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+
+	"pulumi-platform/engine/langhost/internal/host"
 )
 
 // Link adds `"<npm name>": "file:<sdk dir>"` to the program's package.json dependencies with `npm pkg set` (which
@@ -40,8 +43,10 @@ func (h *languageHost) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*p
 		setting := fmt.Sprintf("dependencies[%s]=file:%s", name, filepath.ToSlash(dependency.GetPath()))
 		cmd := exec.CommandContext(ctx, npm, "pkg", "set", setting)
 		cmd.Dir = programDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("`npm pkg set %s` failed in %s: %w\n%s", setting, programDir, err, out)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := host.RunChild(cmd); err != nil {
+			return nil, fmt.Errorf("`npm pkg set %s` failed in %s: %w\n%s", setting, programDir, err, out.String())
 		}
 		fmt.Fprintf(&instructions, "  import * as %s from %q;\n",
 			importIdentifier(dependency.GetPackage().GetName()), name)

@@ -22,6 +22,8 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"pulumi-platform/engine/langhost/internal/host"
 )
 
 // analyzerKind is the plugin kind the engine sends for a policy pack (apitype.AnalyzerPlugin).
@@ -58,7 +60,7 @@ func (h *languageHost) RunPlugin(
 		return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}}
 	})
 	code := int32(0)
-	if err := cmd.Run(); err != nil {
+	if err := host.RunChild(cmd); err != nil {
 		var exitErr *exec.ExitError
 		if !errors.As(err, &exitErr) {
 			return status.Errorf(codes.Internal, "could not run the policy pack in %s with %s: %v", packDir, h.node, err)

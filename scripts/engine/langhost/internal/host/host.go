@@ -39,8 +39,11 @@ type Flags struct {
 }
 
 // Serve runs a language host as the engine launches it: it parses the command line, listens on a free local port,
-// prints that port on stdout (the plugin protocol) and serves until the engine goes away. It does not return.
+// prints that port on stdout (the plugin protocol) and serves until the engine stops it (SIGINT, see children.go)
+// or goes away. It does not return.
 func Serve(name string, newHost func(Flags) pulumirpc.LanguageRuntimeServer) {
+	stopOnSignals()
+
 	// The engine passes these before its address when its own logging or tracing is on; accept them so that
 	// `pulumi -v=9 --logflow` does not break the plugin launch. Our own flag set, because a linked dependency
 	// (glog) registers `v` and `logtostderr` on the global one.
@@ -215,14 +218,15 @@ func Environment(ours map[string]string) []string {
 const ExitCodeAfterUserActionableMessage = 32
 
 // RunProgram runs a program to completion with the engine seeing its output as ours, stopping it with SIGINT
-// (then a kill 10 s later) if the Run call is cancelled, and maps how it ended to the engine's answer: a program
-// failure goes in the RunResponse; a gRPC error is reserved for failures of the host itself.
+// (then a kill 10 s later) if the Run call is cancelled, or with the host (RunChild), and maps how it ended to the
+// engine's answer: a program failure goes in the RunResponse; a gRPC error is reserved for failures of the host
+// itself.
 func RunProgram(cmd *exec.Cmd) *pulumirpc.RunResponse {
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 10 * time.Second
-	return RunResponse(cmd.Run(), cmd.Path)
+	return RunResponse(RunChild(cmd), cmd.Path)
 }
 
 // RunResponse maps how a program ended to what the engine expects.
