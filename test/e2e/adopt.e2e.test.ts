@@ -1,5 +1,5 @@
 /**
- * docs/adopting.md "Bring an existing organization", run literally (issue 21): an organization with an object of every kind,
+ * docs/adopting.md "Bring an existing organization", run literally: an organization with an object of every kind,
  * made through the API, taken over whole with `npx platform-import` and `pulumi import --file`, whose printed
  * TypeScript program then previews no change (the README's own `pulumi preview --expect-no-changes`); then the same
  * objects from a Terraform state of the chainguard provider (served by a stand-in `terraform` that answers
@@ -218,7 +218,7 @@ describe("README: bring an existing organization", () => {
   );
 
   /**
-   * `--bindings=group-access` (issue 28): the organization's and the folder's bindings become one GroupAccess each,
+   * `--bindings=group-access`: the organization's and the folder's bindings become one GroupAccess each,
    * which `pulumi import` takes over by the group's uid and whose printed program previews no change. Then the
    * README's report block on that stack: a hand-made identity in the folder, and its binding there (which the
    * folder's GroupAccess holds), leave exactly the identity unmanaged (exit 2); the document adopts it, after which

@@ -1,5 +1,5 @@
 /**
- * README "Your first hour, in each language", run literally (issue 20): `npm run release` once, in the repository,
+ * README "Your first hour, in each language", run literally: `npm run release` once, in the repository,
  * then each language's block, as one bash script, in its own empty directory, Pulumi home and file backend, against
  * an in-process emulator; then the optional policy pack block in the YAML block's directory. Each block installs the plugin from the release's archive and its SDK from the release
  * folder, and its `pulumi up` makes one folder under the organization. How long each block takes is printed, for the

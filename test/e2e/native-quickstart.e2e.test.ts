@@ -1,5 +1,5 @@
 /**
- * The quick start through the native plugin and its generated TypeScript SDK (issue 14): examples/quickstart/index.ts
+ * The quick start through the native plugin and its generated TypeScript SDK: examples/quickstart/index.ts
  * with only its import line changed (`pulumi-platform` -> `pulumi-platform-native`), type-checked against the SDK
  * generated into native-sdks/nodejs (compiled here with tsc), and the plugin installed from its tarball. Up, a
  * no-change preview, a change made by hand that refresh shows and the next up reverts, no credential in plaintext in

@@ -1,5 +1,5 @@
 /**
- * native-sdks/ (the native plugin's SDKs, issue 14) against its sources: it must be exactly what `npm run sdks`
+ * native-sdks/ (the native plugin's SDKs) against its sources: it must be exactly what `npm run sdks`
  * generates from the current schema.json (gen-sdk runs in our engine's language hosts, hence this suite), and
  * examples/go must build against the generated Go SDK, and the Python SDK must build as a wheel that installs and
  * imports in the environment scripts/python-env.sh makes. The TypeScript SDK's compile check is a unit test

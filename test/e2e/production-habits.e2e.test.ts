@@ -1,5 +1,5 @@
 /**
- * Issue 19 under the real engine: an `up` of the quick start converges in one run when the service behaves as in
+ * The service's production habits under the real engine: an `up` of the quick start converges in one run when the service behaves as in
  * production.
  *
  *   1. Propagation delay: the emulator makes new groups, roles and bindings effective only seconds after their

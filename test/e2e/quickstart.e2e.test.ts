@@ -157,7 +157,7 @@ describe("the quick start under the real engine", () => {
     expect(up.stdout).toMatch(/\+ 7 created/);
     const outputs = await stack.outputs();
     const org = emulator.orgUid;
-    expect(org).toMatch(/^[0-9a-f]{40}$/); // a real organization's uid shape (issue 11)
+    expect(org).toMatch(/^[0-9a-f]{40}$/); // a real organization's uid shape: 40 hex, like a built-in role's
     expect(outputs).toMatchObject({
       engineeringUid: expect.stringMatching(new RegExp(`^${org}/[0-9a-f]{16}$`)),
       operationsUid: expect.stringMatching(new RegExp(`^${org}/[0-9a-f]{16}$`)),

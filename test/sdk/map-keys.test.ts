@@ -1,7 +1,7 @@
 /**
  * A map's keys are free (protobuf map<string, ...>): `__proto__`, `constructor` and the like are keys like any
  * other, kept by the SDK when it reads an answer and by every side that parses with the wire schemas
- * (sdk/schemas/own-keys.ts; zod alone leaves a `__proto__` record key out). Issue 32.
+ * (sdk/schemas/own-keys.ts; zod alone leaves a `__proto__` record key out).
  */
 import fc from "fast-check";
 import * as schemas from "../../sdk/schemas";

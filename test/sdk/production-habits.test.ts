@@ -1,5 +1,5 @@
 /**
- * Issue 19, point 2, the client's half, against the emulator with its production habits turned on:
+ * The service's production habits, the client's half, against the emulator with its production habits turned on:
  *
  *   - propagation: a NotFound / PermissionDenied on a request that names an object this process created is
  *     retried within `propagationWindowMs`, and says so when it gives up; other 404s fail at once;

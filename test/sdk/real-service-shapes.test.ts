@@ -1,5 +1,5 @@
 /**
- * The SDK against the in-process emulator with what the real service produces (issue 11): 40-hex organization
+ * The SDK against the in-process emulator with what the real service produces: 40-hex organization
  * uids, JWT API tokens from an exchange, identities of every kind, and the lookups.
  */
 import { exportJWK, generateKeyPair } from "jose";

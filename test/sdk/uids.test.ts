@@ -1,6 +1,6 @@
 /**
  * The uid schema accepts every uid the real service can produce (a 40- or 16-hex root, then 16-hex segments) and
- * nothing else: real organization uids are 40 hex, like the built-in roles' uids (issue 11).
+ * nothing else: real organization uids are 40 hex, like the built-in roles' uids.
  */
 import fc from "fast-check";
 import { RoleUid, UIDP_PATTERN, Uidp } from "../../sdk/schemas/common";
