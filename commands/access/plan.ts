@@ -17,6 +17,7 @@
 import {
   AccessModel,
   accessDiff,
+  collapseInherited,
   grantsOn,
   isAtOrBelow,
   underAny,
@@ -604,7 +605,7 @@ export function planAccess(
   const diff = accessDiff(beforeModel, afterModel, groups);
 
   const named = namer(before, after, reader);
-  const changes = grouped(diff).map((c): PlanChange => {
+  const changes = collapseInherited(diff).map((c): PlanChange => {
     const through = new Map<string, BindingFacts>();
     const gains = grantsOn(afterModel, c.identity, c.group);
     for (const cap of c.gained) for (const b of gains.get(cap) ?? []) through.set(b.uid, b);
@@ -614,7 +615,7 @@ export function planAccess(
     return {
       identity: named.identity(c.identity),
       group: named.group(c.group),
-      alsoUnder: c.alsoUnder.map(named.group),
+      alsoUnder: c.under.map(named.group),
       gained: c.gained,
       lost: c.lost,
       roles: uniqueBy(
@@ -687,39 +688,4 @@ function namer(before: Facts, after: Facts, reader: PlanReader) {
       };
     },
   };
-}
-
-/** accessDiff's entries with the groups under a group that change the same way folded into it. */
-function grouped(
-  diff: ReturnType<typeof accessDiff>,
-): Array<{ identity: string; group: string; alsoUnder: string[]; gained: string[]; lost: string[] }> {
-  const signature = (c: { gained: string[]; lost: string[] }) => `${c.gained.join(",")}|${c.lost.join(",")}`;
-  const byIdentity = new Map<string, Map<string, string>>();
-  for (const c of diff) {
-    let groups = byIdentity.get(c.identity);
-    if (groups === undefined) byIdentity.set(c.identity, (groups = new Map()));
-    groups.set(c.group, signature(c));
-  }
-  const out = [];
-  for (const c of diff) {
-    const groups = byIdentity.get(c.identity)!;
-    const sig = signature(c);
-    // Inherited from a parent that changes the same way: folded into the parent's entry.
-    if (groups.get(parentOf(c.group)) === sig && parentOf(c.group) !== "") continue;
-    const alsoUnder: string[] = [];
-    for (const [group, other] of groups) {
-      if (other !== sig || !group.startsWith(`${c.group}/`)) continue;
-      let up = parentOf(group);
-      while (up !== c.group && groups.get(up) === sig) up = parentOf(up);
-      if (up === c.group) alsoUnder.push(group);
-    }
-    out.push({
-      identity: c.identity,
-      group: c.group,
-      alsoUnder: alsoUnder.sort(),
-      gained: c.gained,
-      lost: c.lost,
-    });
-  }
-  return out;
 }
