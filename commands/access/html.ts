@@ -65,9 +65,9 @@ details.group>summary{cursor:pointer;padding:.12em 0}
 .gname{font-weight:600}
 .meta{color:var(--muted);font-size:.88em}
 #tree ul.bindings{border-left:3px solid var(--line);margin:.1em 0 .25em .35em;padding-left:.6em}
-li.binding{display:grid;grid-template-columns:minmax(14em,2fr) minmax(12em,2fr) minmax(14em,3fr) minmax(10em,2fr);gap:.1em 1em;padding:.12em 0;border-bottom:1px solid #eaeef2}
+li.binding{display:grid;grid-template-columns:minmax(15em,2fr) minmax(12em,2fr) minmax(14em,2fr) minmax(10em,2fr);gap:.1em 1em;padding:.12em 0;border-bottom:1px solid #eaeef2}
 .where{color:#32383f}
-.managed{color:var(--muted);font-size:.92em}.managed.none{color:var(--red)}
+.managed{color:var(--muted);font-size:.92em}.managed.no-stack{color:var(--red)}
 details.caps>summary{cursor:pointer}
 .rname{font-weight:600}
 .chips{margin:.15em 0}

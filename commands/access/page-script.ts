@@ -156,7 +156,7 @@ export const PAGE_SCRIPT = String.raw`
     if (b.managedBy === null) return [];
     const text = b.managedBy.length === 0 ? "no stack" :
       "managed by " + b.managedBy.map((m) => data.stacks[m.stack] + ": " + m.resource).join(", ");
-    return [el("span", { className: "managed" + (b.managedBy.length === 0 ? " none" : "") }, text)];
+    return [el("span", { className: "managed" + (b.managedBy.length === 0 ? " no-stack" : "") }, text)];
   }
 
   const nameAndRole = (i) => identities[bindings[i].identity].name + " (" + roles[bindings[i].role].name + ")";
