@@ -128,3 +128,13 @@ export const emptyPlan: Plan = {
   used: [],
   hidden: [],
 };
+
+/** One folder under the organization, one workload in it, bound there to one role of one capability. */
+export const oneBinding: Plan = {
+  ...emptyPlan,
+  parents: [-1],
+  names: ["team"],
+  workloads: [0],
+  roles: [["CAP_REPO_LIST"]],
+  bindings: [{ identity: 0, role: 0, group: 1 }],
+};

@@ -13,7 +13,7 @@ import { escapeHtml, reviewHtml } from "../../commands/access/html";
 import { PAGE_SCRIPT } from "../../commands/access/page-script";
 import { isPrivileged } from "../../sdk/access-model";
 import { CAP_POOL } from "./access-fixtures";
-import { accessData, emptyPlan, NOW, plan, type Plan } from "./access-data";
+import { accessData, emptyPlan, NOW, oneBinding, plan, type Plan } from "./access-data";
 
 /** "group identity capability" of every grant the page's bindings make: each on its group and every group below. */
 function expand(d: PageData): string[] {
@@ -153,18 +153,7 @@ describe("the access page", () => {
           fc.string(),
         ),
         (name) => {
-          const p: Plan = {
-            parents: [-1],
-            names: [name],
-            workloads: [0],
-            people: 0,
-            roles: [["CAP_REPO_LIST"]],
-            bindings: [{ identity: 0, role: 0, group: 1 }],
-            top: -1,
-            used: [],
-            hidden: [],
-          };
-          const data = accessData(p);
+          const data = accessData({ ...oneBinding, names: [name] });
           data.top.name = name;
           data.identities[0]!.name = name;
           const r = review(data, { now: NOW });

@@ -22,7 +22,7 @@ import { allGrants, review, whatCan, type Review } from "../../commands/access/r
 import { reviewMarkdown } from "../../commands/access/review-markdown";
 import type { StateContents } from "../../commands/states";
 import { isAtOrBelow, isPrivileged } from "../../sdk/access-model";
-import { accessData, NOW, plan } from "./access-data";
+import { accessData, NOW, oneBinding, plan } from "./access-data";
 
 /** "group identity capability" → the uids of the bindings granting it, as the model says (expanded, sorted). */
 function modelGrants(data: AccessData, identity?: string): Map<string, string[]> {
@@ -342,17 +342,7 @@ describe("what manages each binding, in every output", () => {
   });
 
   it("without stacks, no output says anything about what manages a binding", () => {
-    const data = accessData({
-      parents: [-1],
-      names: ["team"],
-      workloads: [0],
-      people: 1,
-      roles: [["CAP_REPO_LIST"]],
-      bindings: [{ identity: 0, role: 0, group: 1 }],
-      top: -1,
-      used: [],
-      hidden: [],
-    });
+    const data = accessData({ ...oneBinding, people: 1 });
     const r = review(data, { now: NOW });
     expect(r.bindings.map((b) => b.managedBy)).toEqual([null]);
     expect(reviewText(r)).not.toMatch(/no stack\]|managed by/);
