@@ -376,6 +376,26 @@ describe("platform-access", () => {
       expect((await run(["who-can", "CAP_REPO_LIST"])).err.join("")).toMatch(/needs --on/);
       expect((await run(["review", made.org, "--json", "--csv"])).err.join("")).toMatch(/choose one of/);
       expect((await run(["review", made.org, "--bogus"])).err.join("")).toMatch(/unknown option --bogus/);
+      // --expand only where it means something, refused before any API call.
+      emulator.clearRequestLog();
+      for (const [argv, message] of [
+        [["review", made.org, "--expand"], /--expand takes --json or --csv/],
+        [["review", made.org, "--markdown", "--expand"], /--expand takes --json or --csv/],
+        [["what-can", ci, "--expand"], /--expand takes --json or --csv/],
+        [
+          ["review", made.org, "--since", "x.json", "--csv", "--expand"],
+          /--expand with --since: the CSV is then/,
+        ],
+        [["who-can", "CAP_REPO_LIST", "--on", made.org, "--json", "--expand"], /unknown option --expand/],
+      ] as const) {
+        const refused = await run([...argv]);
+        expect([argv.join(" "), refused.code, refused.err]).toEqual([
+          argv.join(" "),
+          1,
+          [expect.stringMatching(message)],
+        ]);
+      }
+      expect(emulator.requestLog()).toEqual([]);
       expect((await run(["frobnicate"])).code).toBe(1);
       const help = await run(["--help"]);
       expect([help.code, help.out]).toEqual([
