@@ -131,7 +131,10 @@ function header(r: Review, names: Names): string[] {
   ];
 }
 
-/** Which stacks manage a binding, for its line: " [managed by stack: resource]", " [no stack]", or nothing. */
+/**
+ * What manages a binding, in words written with `esc`: "managed by <stack>: <resource>, ...", "no stack", or "" when
+ * no state was given (text, Markdown; the page's script says the same).
+ */
 export function managedWords(
   managedBy: readonly { stack: string; resource: string }[] | null,
   esc: (text: string) => string,
@@ -237,9 +240,10 @@ export function reviewText(r: Review): string {
  * above the group reviewed, "on <the group reviewed> and the N groups below (bound on acme, above it)"; for one on a
  * group the caller may not list, that group and the groups below it the review lists.
  */
-export function reachWords(
+function reachWords(
   b: ReviewedBinding,
   r: Review,
+  listed: ReadonlySet<string>,
   names: Names,
   esc: (text: string) => string,
 ): string {
@@ -248,7 +252,7 @@ export function reachWords(
     const top = esc(names.group(r.group.uid));
     return `on ${top}${andBelow(b.below - 1)} (bound on ${group}, above it)`;
   }
-  if (!r.groups.some((g) => g.uid === b.group))
+  if (!listed.has(b.group))
     return `on ${group}, which the credentials used may not list${b.below === 0 ? "" : `, and the ${count(b.below, "group")} below it`}`;
   return `on ${group}${andBelow(b.below)}`;
 }
@@ -268,8 +272,11 @@ export function whatCanText(identity: string, bindings: readonly ReviewedBinding
     ...partialLines(r),
   ];
   if (bindings.length === 0) lines.push("  nothing");
+  const listed = new Set(r.groups.map((g) => g.uid));
   for (const b of bindings)
-    lines.push(`  ${reachWords(b, r, names, printable)}, through role ${printable(names.role(b.role))}`);
+    lines.push(
+      `  ${reachWords(b, r, listed, names, printable)}, through role ${printable(names.role(b.role))}`,
+    );
   const used = new Set(bindings.map((b) => b.role));
   const readable = new Map(r.roles.map((role) => [role.uid, role]));
   for (const uid of used) {

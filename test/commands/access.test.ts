@@ -185,6 +185,12 @@ describe("platform-access", () => {
       expect(text.out).toMatch(
         /^ {2}g1:\n(?: {4}.*\n)* {4}person0: viewer, bound on demo-org above this review$/m,
       );
+      // what-can under the subgroup: alice's binding above it, once, reaching all of it.
+      const what = await run(["what-can", alice, "--in", sandbox]);
+      expect(what.out.split("\n").slice(0, 2)).toEqual([
+        "what person0 (person) holds under g1:",
+        "  on g1 (bound on demo-org, above it), through role viewer",
+      ]);
     });
 
     it("who-can names every holder and why, as review does", async () => {
