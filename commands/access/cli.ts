@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * platform-access: who can do what, where, and why (issue 33). Reads live data with the caller's own credentials
+ * platform-access: who can do what, where, and why. Reads live data with the caller's own credentials
  * (the environment, as platform-import: PLATFORM_API_URL, PLATFORM_TOKEN, or PLATFORM_IDENTITY with
  * PLATFORM_IDENTITY_TOKEN[_FILE]; sdk/config.ts), one GET and four lists plus pages whatever the organization's size
  * (./read), and answers through the shared access model (sdk/access-model.ts).
