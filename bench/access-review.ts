@@ -7,12 +7,16 @@
  *    makes more than one list per kind plus pages (1 GET + Σ ceil(count / 200) over groups, identities, roles, role
  *    bindings) or takes 2 s or more. Then 50 bindings are made and the review is compared with the first
  *    (`--since`, text and Markdown), under the same limits.
- * 2. The HTML page at 3,000 and 30,000 objects (1,000 and 10,000 folders, each with its CI identity bound there,
- *    people at the top: test/commands/access-folders, written straight into the emulator's data file, which the API
- *    would take minutes to fill): the page's size, the time to build it (the review, then the page from it), and in
- *    Debian's chromium (test/e2e/access-page: puppeteer-core, the Performance API) the first paint, the tree drawn
- *    and the time to a filter's result (one identity; a name search), best of BENCH_PAGE_RUNS loads. Fails when the
- *    page is over 2 MB (3,000) or 20 MB (30,000), or paint or filter take over 1 s or 3 s.
+ * 2. The organization of the access page at 3,000 and 30,000 objects (1,000 and 10,000 folders, each with its CI
+ *    identity bound there, people at the top: test/commands/access-folders, written straight into the emulator's data
+ *    file, which the API would take minutes to fill):
+ *    - every output of `review` (text, JSON, CSV, Markdown; `--since` the JSON just written, as Markdown) and
+ *      `what-can` of the owner (text, JSON), end to end with the reading: bytes and wall time, best of
+ *      BENCH_PAGE_RUNS. Fails over 2 MB or 1.5 s (3,000 objects), 20 MB or 4 s (30,000);
+ *    - the HTML page: its size, the time to build it (the review, then the page from it), and in Debian's chromium
+ *      (test/e2e/access-page: puppeteer-core, the Performance API) the first paint, the tree drawn and the time to a
+ *      filter's result (one identity; a name search), best of BENCH_PAGE_RUNS loads. Fails when the page is over
+ *      2 MB (3,000) or 20 MB (30,000), or paint or filter take over 1 s or 3 s.
  *
  * Writes bench/results/access-review.json.
  *
@@ -47,9 +51,13 @@ const PAGE_FOLDERS = (process.env.BENCH_PAGE_FOLDERS ?? "1000,10000")
   .filter((x) => x !== "")
   .map(Number);
 const PAGE_RUNS = Number(process.env.BENCH_PAGE_RUNS ?? 2);
+const MB = 1024 * 1024;
 /** The page's limits by size: bytes, and ms to first paint and to a filter's result. */
 const pageLimits = (folders: number) =>
-  folders <= 1000 ? { bytes: 2 * 1024 * 1024, ms: 1000 } : { bytes: 20 * 1024 * 1024, ms: 3000 };
+  folders <= 1000 ? { bytes: 2 * MB, ms: 1000 } : { bytes: 20 * MB, ms: 3000 };
+/** Each output's limits by size: bytes, and ms of the command end to end (reading included). */
+const outputLimits = (folders: number) =>
+  folders <= 1000 ? { bytes: 2 * MB, ms: 1500 } : { bytes: 20 * MB, ms: 4000 };
 
 async function benchFormats(): Promise<{ result: unknown; failed: boolean }> {
   const emulator = await startCliEmulator(ROOT);
@@ -169,9 +177,18 @@ async function benchFormats(): Promise<{ result: unknown; failed: boolean }> {
   }
 }
 
+/** One output of a command at one size: bytes written to stdout, and wall ms end to end (best of the runs). */
+interface OutputRow {
+  output: string;
+  bytes: number;
+  ms: number;
+}
+
 interface PageRow {
   folders: number;
   objects: number;
+  /** Every output but the page: review's text, JSON, CSV, Markdown, --since; what-can of the owner. */
+  outputs: OutputRow[];
   bytes: number;
   /** `review --html` end to end (reading included), and its two steps alone on data already read. */
   commandMs: number;
@@ -198,6 +215,46 @@ async function best<T>(runs: number, f: () => Promise<T> | T): Promise<{ ms: num
   return { ms: Math.round(ms), value: value as T };
 }
 
+/**
+ * Every output but the page, at one size: each command end to end (reading included), its bytes and best time. The
+ * review's JSON is kept in `previous` for `--since`.
+ */
+async function benchOutputs(
+  env: Record<string, string>,
+  org: string,
+  owner: string,
+  previous: string,
+): Promise<OutputRow[]> {
+  const rows: OutputRow[] = [];
+  const measure = async (output: string, argv: string[], keep?: string) => {
+    let bytes = 0;
+    let kept: string[] = [];
+    const timed = await best(PAGE_RUNS, async () => {
+      bytes = 0;
+      kept = [];
+      const code = await main(argv, {
+        env,
+        stdout: (t) => {
+          bytes += Buffer.byteLength(t);
+          if (keep !== undefined) kept.push(t);
+        },
+        stderr: () => undefined,
+      });
+      if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}`);
+    });
+    if (keep !== undefined) writeFileSync(keep, kept.join(""));
+    rows.push({ output, bytes, ms: timed.ms });
+  };
+  await measure("review, text", ["review", org]);
+  await measure("review --json", ["review", org, "--json"], previous);
+  await measure("review --csv", ["review", org, "--csv"]);
+  await measure("review --markdown", ["review", org, "--markdown"]);
+  await measure("review --since (JSON above) --markdown", ["review", org, "--since", previous, "--markdown"]);
+  await measure("what-can <owner>, text", ["what-can", owner, "--in", org]);
+  await measure("what-can <owner> --json", ["what-can", owner, "--in", org, "--json"]);
+  return rows;
+}
+
 /** The page at one size: built, then loaded and filtered in chromium. */
 async function benchPage(folders: number, tmp: string): Promise<PageRow> {
   const dataFile = join(tmp, `org-${folders}.json`);
@@ -218,6 +275,12 @@ async function benchPage(folders: number, tmp: string): Promise<PageRow> {
     });
     const calls =
       (await emulator.requests()).filter((r) => !r.path.startsWith("/_emulator")).length / PAGE_RUNS;
+    const outputs = await benchOutputs(
+      env,
+      made.org,
+      made.people[0]!.uid,
+      join(tmp, `review-${folders}.json`),
+    );
     const client = new PlatformClient({ apiUrl: emulator.url, token: emulator.token });
     const data = await readAccess(client, made.org);
     const reviewed = await best(PAGE_RUNS, () => review(data));
@@ -253,6 +316,7 @@ async function benchPage(folders: number, tmp: string): Promise<PageRow> {
     return {
       folders,
       objects,
+      outputs,
       bytes: statSync(file).size,
       commandMs: command.ms,
       reviewMs: reviewed.ms,
@@ -267,10 +331,15 @@ async function benchPage(folders: number, tmp: string): Promise<PageRow> {
   }
 }
 
-/** The page's failures at its size, one line each. */
+/** The page's and the other outputs' failures at their size, one line each. */
 function pageFailures(row: PageRow): string[] {
   const limit = pageLimits(row.folders);
   const out: string[] = [];
+  const outputLimit = outputLimits(row.folders);
+  for (const o of row.outputs) {
+    if (o.bytes > outputLimit.bytes) out.push(`${o.output}: ${o.bytes} bytes (limit ${outputLimit.bytes})`);
+    if (o.ms > outputLimit.ms) out.push(`${o.output}: ${o.ms} ms (limit ${outputLimit.ms})`);
+  }
   if (row.bytes > limit.bytes) out.push(`${row.bytes} bytes (limit ${limit.bytes})`);
   for (const [what, ms] of [
     ["first paint", row.firstPaintMs],
@@ -297,6 +366,14 @@ async function bench(): Promise<number> {
     join(ROOT, "bench", "results", "access-review.json"),
     `${JSON.stringify({ ...(formats.result as object), page }, null, 2)}\n`,
   );
+  if (page.length > 0)
+    console.log(
+      "\n### every output at the page's sizes (end to end, reading included)\n\n" +
+        "| objects | output | bytes | ms |\n| ---: | --- | ---: | ---: |\n" +
+        page
+          .flatMap((r) => r.outputs.map((o) => `| ${r.objects} | ${o.output} | ${o.bytes} | ${o.ms} |`))
+          .join("\n"),
+    );
   if (page.length > 0)
     console.log(
       "\n### the review's HTML page (review --html), in chromium\n\n" +

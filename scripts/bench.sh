@@ -7,8 +7,9 @@
 #      wall and CPU per process, pulumi-platform vs the reference minimal provider (bench/minimal) vs the raw SDK;
 #      state size -> bench/results/stack.json;
 #   4. bench/access-review.ts: platform-access review of an organization of 3,000 objects: API calls (at most one
-#      list per kind plus pages) and wall time per format (under 2 s); its HTML page at 3,000 and 30,000 objects: size,
-#      build time, first paint and filter time in chromium -> bench/results/access-review.json;
+#      list per kind plus pages) and wall time per format (under 2 s); at 3,000 and 30,000 objects every output's size
+#      and time (review text, JSON, CSV, Markdown, --since; what-can of the owner) and the HTML page's size, build
+#      time, first paint and filter time in chromium -> bench/results/access-review.json;
 #      bench/preview-access.ts: the quick start's preview with and without the access review (impact, preflight);
 #      bench/access-plan.ts: what the access plan's summary adds (the pack's rule; platform-access plan: calls, ms);
 #   5. bench/access.ts (also `npm run bench:access`): 1,000 bindings in one GroupAccess (batched creates) vs 1,000

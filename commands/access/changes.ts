@@ -2,7 +2,8 @@
  * What changed between two access reviews of the same group (`platform-access review --since PREVIOUS.json`): the
  * access gained and lost, identities and groups new and gone, roles whose capabilities changed, privileged changes
  * first. The access part is the shared model's difference (sdk/access-model `accessDiff` over the models rebuilt
- * from each review's roles and bindings, on every group of either review), said once where it happens
+ * from each review's roles and bindings, on every group of either review, worked out where a change can reach it:
+ * ./difference), said once where it happens
  * (`collapseInherited`: on a group "and the N groups under it"), with the bindings through which each capability is
  * gained (in the later review) or was held (in the earlier one). Nothing here computes access on its own.
  *
@@ -14,18 +15,18 @@
  * Also reads a previous review's JSON, refusing in one line a file that is not a review, a format version it does
  * not know, or a review of another group.
  *
- * May import: ../../sdk/access-model, ../command, ./names, zod.
+ * May import: ../../sdk/access-model, ../command, ./difference, ./names, zod.
  */
 import { z } from "zod";
 import {
   AccessModel,
-  accessDiff,
   collapseInherited,
   grantsOn,
   isPrivileged,
   type BindingFacts,
 } from "../../sdk/access-model";
 import { Refusal } from "../command";
+import { accessDifference } from "./difference";
 import { Names, identityKind, printable, type IdentityKind } from "./names";
 
 /** What the review JSON says it is, and the version of its shape this code writes and reads. */
@@ -111,14 +112,6 @@ export interface ReviewChanges {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The access model of a review: its roles (with capabilities) and bindings. */
-export function reviewModel(r: ReviewFacts): AccessModel {
-  return new AccessModel({
-    roles: r.roles.map((x) => ({ uid: x.uid, name: x.name, capabilities: x.capabilities })),
-    bindings: r.bindings.map((b) => ({ uid: b.uid, group: b.group, identity: b.identity, role: b.role })),
-  });
-}
-
 /** The names both reviews know, the later one's first. */
 function namesOf(before: ReviewFacts, after: ReviewFacts): Names {
   const sources = (r: ReviewFacts) => ({
@@ -165,10 +158,9 @@ function rank(c: ChangedAccess): number {
 
 /** The access gained and lost between the two reviews, said once where it happens. */
 function accessChanges(before: ReviewFacts, after: ReviewFacts, names: Names): ChangedAccess[] {
-  const was = reviewModel(before);
-  const is = reviewModel(after);
   const groups = [...new Set([...before.groups, ...after.groups].map((g) => g.uid))];
-  const changes = collapseInherited(accessDiff(was, is, groups)).map((c): ChangedAccess => ({
+  const { changes: diff, before: was, after: is } = accessDifference(before, after, groups);
+  const changes = collapseInherited(diff).map((c): ChangedAccess => ({
     identity: c.identity,
     identityName: names.identityName(c.identity),
     identityKind: identityKind(c.identity),

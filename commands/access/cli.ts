@@ -7,11 +7,15 @@
  *
  *   platform-access review <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]...
  *                          [--unused-after 90d] [--as-of TIME] [--since PREVIOUS.json]
- *                          [--json | --csv | --markdown | --html FILE] [--fail-on-privileged-workload]
+ *                          [--json | --csv | --markdown | --html FILE] [--expand] [--fail-on-privileged-workload]
  *                          [--fail-on-new-privileged]
  *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]
- *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]
+ *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv] [--expand]
  *                          (a person without --in: each organization the caller may list, read once)
+ *
+ * `review` and `what-can` say each grant once, where it is bound (a role binding, its group and the groups below it,
+ * its role's capabilities once); `--expand` adds every (identity, capability, group) the bindings imply to the JSON,
+ * and makes the CSV one row per grant (large: 760,000 grants at 10,000 folders).
  *   platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]
  *                          [--format yaml|typescript|json]
  *   platform-access plan [--markdown] [--offline] [FILE|-]   (the output of pulumi preview --json)
@@ -37,11 +41,13 @@ import { readPreviousReview, newPrivileged } from "./changes";
 import {
   changeLine,
   changesCsv,
+  bindingsCsv,
+  csvByOrganization,
   grantsCsv,
-  grantsCsvByOrganization,
   grantsText,
   namesOf,
   reviewText,
+  whatCanText,
 } from "./format";
 import { reviewHtml } from "./html";
 import { printable } from "./names";
@@ -57,43 +63,52 @@ import { runPlan } from "./plan-command";
 import { callerOf, readAccess, readOrganizations, type AccessData } from "./read";
 import {
   DEFAULT_UNUSED_AFTER_DAYS,
+  allGrants,
   privilegedFindings,
   review,
   whatCan,
   whoCan,
   type Grant,
   type Review,
+  type ReviewedBinding,
 } from "./review";
 
 const USAGE =
   "usage: platform-access review <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]... [--unused-after 90d]" +
-  " [--as-of TIME] [--since PREVIOUS.json] [--json | --csv | --markdown | --html FILE]" +
+  " [--as-of TIME] [--since PREVIOUS.json] [--json | --csv | --markdown | --html FILE] [--expand]" +
   " [--fail-on-privileged-workload] [--fail-on-new-privileged]" +
   " | platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]" +
-  " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv]" +
+  " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv] [--expand]" +
   " | platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]" +
   " [--format yaml|typescript|json]" +
   " | platform-access plan [--markdown] [--offline] [FILE|-]";
 
-/** What an identity holds under one group (what-can): the group read, its review, and the grants. */
+/**
+ * What an identity holds under one group (what-can): the group read, its review, the identity's bindings there (each
+ * said once where it is bound), and with --expand the grants they imply on each group.
+ */
 interface WhatCanAnswer {
   group: { uid: string; name: string };
   review: Review;
-  grants: Grant[];
+  bindings: ReviewedBinding[];
+  grants?: Grant[];
 }
 
-function whatCanIn(data: AccessData, identity: string): WhatCanAnswer {
+function whatCanIn(data: AccessData, identity: string, expand: boolean): WhatCanAnswer {
+  const r = review(data);
   return {
     group: { uid: data.top.uid, name: data.top.name },
-    review: review(data),
-    grants: whatCan(data, identity),
+    review: r,
+    bindings: whatCan(r, identity),
+    ...(expand ? { grants: allGrants(data, identity) } : {}),
   };
 }
 
 /**
  * what-can's answers as text, JSON or CSV, each naming its group by name: one answer (`--in`, or a workload's
- * organization) as `{identity, group, groupName, partial, grants}`; a person's, one per organization the caller
- * sees, as `{identity, organizations: [...]}` and CSV rows that start with the organization.
+ * organization) as `{identity, identityName, group, groupName, partial, bindings, roles}` (and `grants` when
+ * expanded); a person's, one per organization the caller sees, as `{identity, organizations: [...]}` and CSV rows
+ * that start with the organization.
  */
 function writeWhatCan(
   io: Io,
@@ -102,18 +117,20 @@ function writeWhatCan(
   answers: WhatCanAnswer[],
   perOrganization: boolean,
 ): void {
-  const json = (a: WhatCanAnswer) => ({
-    group: a.group.uid,
-    groupName: a.group.name,
-    partial: a.review.partial,
-    grants: a.grants,
-  });
-  const text = (a: WhatCanAnswer) => {
-    // By name where the review knows it (listed, or named by a binding); the uid tells two of a name apart.
-    const names = namesOf(a.review);
-    const who = printable(names.identityWithKind(identity));
-    return grantsText(`what ${who} holds under ${printable(names.group(a.group.uid))}:`, a.grants, a.review);
+  const json = (a: WhatCanAnswer) => {
+    const used = new Set(a.bindings.map((b) => b.role));
+    return {
+      group: a.group.uid,
+      groupName: a.group.name,
+      partial: a.review.partial,
+      bindings: a.bindings,
+      roles: a.review.roles.filter((role) => used.has(role.uid)),
+      ...(a.grants !== undefined ? { grants: a.grants } : {}),
+    };
   };
+  const text = (a: WhatCanAnswer) => whatCanText(identity, a.bindings, a.review);
+  const csvOf = (a: WhatCanAnswer) =>
+    a.grants !== undefined ? grantsCsv(a.grants, a.review) : bindingsCsv(a.bindings, a.review);
   const identityName = answers
     .map((a) => namesOf(a.review).identityName(identity))
     .find((name) => name !== "");
@@ -121,14 +138,20 @@ function writeWhatCan(
   if (!perOrganization) {
     const [a] = answers as [WhatCanAnswer];
     if (format === "json") io.stdout(`${JSON.stringify({ ...named, ...json(a) }, null, 2)}\n`);
-    else if (format === "csv") io.stdout(grantsCsv(a.grants, a.review));
+    else if (format === "csv") io.stdout(csvOf(a));
     else io.stdout(text(a));
   } else if (format === "json")
     io.stdout(`${JSON.stringify({ ...named, organizations: answers.map(json) }, null, 2)}\n`);
   else if (format === "csv")
     io.stdout(
-      grantsCsvByOrganization(
-        answers.map((a) => ({ organization: a.group, grants: a.grants, review: a.review })),
+      csvByOrganization(
+        answers.map((a) => ({
+          organization: a.group,
+          bindings: a.bindings,
+          review: a.review,
+          ...(a.grants !== undefined ? { grants: a.grants } : {}),
+        })),
+        answers.some((a) => a.grants !== undefined),
       ),
     );
   else io.stdout(answers.map(text).join("\n"));
@@ -203,6 +226,23 @@ function formatOf(p: Parsed, html: boolean): Format {
   return chosen[0] ?? "text";
 }
 
+/**
+ * Whether --expand was given, and refused where it means nothing: it expands the JSON and the CSV only (the text,
+ * Markdown and page say each grant once), and with --since the CSV is the changes, not the grants.
+ */
+function expandOf(p: Parsed, format: Format): boolean {
+  if (!p.flags.has("--expand")) return false;
+  if (format !== "json" && format !== "csv")
+    throw new Refusal(
+      "--expand takes --json or --csv: the text, Markdown and page say each grant once, where it is bound",
+    );
+  if (format === "csv" && p.flags.has("--since"))
+    throw new Refusal(
+      "--expand with --since: the CSV is then the changes; run without --since for the grants",
+    );
+  return true;
+}
+
 /** Writes the whole file or nothing: a temporary file beside it, renamed over it. */
 function writeWhole(file: string, text: string): void {
   const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.tmp`);
@@ -272,10 +312,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
         "--since": true,
         "--markdown": false,
         "--fail-on-new-privileged": false,
+        "--expand": false,
       });
       if (p.positional.length !== 1) throw new Refusal(`review needs one group uid; ${USAGE}`);
       const html = one(p, "--html");
       const format = formatOf(p, html !== undefined);
+      const expand = expandOf(p, format);
       const unused = one(p, "--unused-after");
       const unusedAfterDays = unused === undefined ? DEFAULT_UNUSED_AFTER_DAYS : parseDuration(unused);
       const asOf = one(p, "--as-of");
@@ -302,16 +344,29 @@ export async function main(argv: string[], io: Io): Promise<number> {
       for (const line of sourcesSaid(sources, Date.now() - started)) io.stderr(line);
       const states = sources.states;
       const data = await read(group);
-      const r = review(data, { states, unusedAfterDays, now, ...(since !== undefined ? { since } : {}) });
+      const r = review(data, {
+        states,
+        unusedAfterDays,
+        now,
+        expand,
+        ...(since !== undefined ? { since } : {}),
+      });
       warnPartial(r, io);
       if (format === "json") io.stdout(`${JSON.stringify(r, null, 2)}\n`);
-      // One CSV is one table: with --since it is the changes (docs/access-review.md), else the grants.
+      // One CSV is one table: with --since it is the changes (docs/access-review.md), else the bindings (the grants
+      // when expanded).
       else if (format === "csv")
-        io.stdout(r.changes !== undefined ? changesCsv(r.changes) : grantsCsv(r.grants, r));
+        io.stdout(
+          r.changes !== undefined
+            ? changesCsv(r.changes)
+            : r.grants !== undefined
+              ? grantsCsv(r.grants, r)
+              : bindingsCsv(r.bindings, r),
+        );
       else if (format === "markdown") io.stdout(reviewMarkdown(r));
       else if (format === "html") {
         writeWhole(html!, reviewHtml(r));
-        io.stderr(`wrote ${html} (${r.groups.length} groups, ${r.grants.length} grants)`);
+        io.stderr(`wrote ${html} (${r.groups.length} groups, ${r.bindings.length} role bindings)`);
       } else io.stdout(reviewText(r));
       const names = namesOf(r);
       if (p.flags.has("--fail-on-privileged-workload")) {
@@ -353,18 +408,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     if (command === "what-can") {
-      const p = parse(rest, { "--in": true, "--json": false, "--csv": false });
+      const p = parse(rest, { "--in": true, "--json": false, "--csv": false, "--expand": false });
       const identity = p.positional[0];
       if (p.positional.length !== 1 || identity === undefined)
         throw new Refusal(`what-can needs one identity uid; ${USAGE}`);
       const format = formatOf(p, false);
+      const expand = expandOf(p, format);
       // A workload lives in an organization: its root is the default scope. A person belongs to none.
       const scope = one(p, "--in") ?? (identity.includes("/") ? identity.split("/")[0]! : undefined);
       const answers: WhatCanAnswer[] = [];
-      if (scope !== undefined) answers.push(whatCanIn(await read(scope), identity));
+      if (scope !== undefined) answers.push(whatCanIn(await read(scope), identity, expand));
       else
         for (const organization of await organizationsFor(identity))
-          answers.push(whatCanIn(await read(organization.uid), identity));
+          answers.push(whatCanIn(await read(organization.uid), identity, expand));
       for (const a of answers) warnPartial(a.review, io);
       writeWhatCan(io, format, identity, answers, scope === undefined);
       return 0;

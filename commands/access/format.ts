@@ -1,16 +1,21 @@
 /**
- * The access tools' output as text (for a person at a terminal), CSV (one row per capability held and binding that
- * grants it, for a spreadsheet; the changes since an earlier review, one row per change) and JSON (the review as it
- * is). The HTML page is ./html, Markdown ./review-markdown. Everything is named by name (./names): a uid only to tell
- * two apart, or when no name is known; CSV keeps the uid columns beside the name columns for machines.
+ * The access tools' output as text (for a person at a terminal) and CSV (for a spreadsheet); JSON is the review as it
+ * is. The HTML page is ./html, Markdown ./review-markdown. Each grant is said once, where it is bound: the review's
+ * text puts each role binding under the group it is bound on, "and the N groups below" said on the group, and each
+ * role's capabilities once; its CSV is one row per binding. Only who-can (one capability on one group) and the
+ * expanded grants (`--expand`) are one row per grant. The changes since an earlier review are one row per change.
+ * Everything is named by name (./names): a uid only to tell two apart, or when no name is known; CSV keeps the uid
+ * columns beside the name columns for machines.
  *
- * May import: ../../sdk/access-model, ../states (resource names), ./review, ./changes (types), ./names.
+ * May import: ../../sdk/access-model, ../states (resource names), ./review (types), ./page-data, ./changes (types),
+ * ./names.
  */
 import { isPrivileged } from "../../sdk/access-model";
 import type { ChangedAccess, ChangedGroup, ChangedIdentity, ReviewChanges } from "./changes";
-import { Names, printable, type NameSources } from "./names";
+import { Names, identityKind, printable, type NameSources } from "./names";
 import { resourceName } from "../states";
-import type { Grant, Review, ReviewedIdentity } from "./review";
+import { pageData, type PageBinding, type PageData } from "./page-data";
+import type { Grant, Review, ReviewedBinding, ReviewedIdentity } from "./review";
 
 /** Items by key, in their order. */
 export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
@@ -89,9 +94,13 @@ function byBinding(grants: Grant[]) {
 }
 
 const LEGEND =
-  "Legend: a binding on a group grants its role's capabilities there and on every group below it; " +
-  '"inherited from G" means the binding is on the ancestor G. * marks a privileged capability (one with ' +
-  "which access can be granted). person: a root-level user; workload: an identity under a group.";
+  "Legend: a role binding grants its role's capabilities on the group it is bound on and on every group below it; " +
+  "each is shown once, under the group it is bound on, and each role's capabilities once, under roles. * marks a " +
+  "privileged capability (one with which access can be granted). person: a root-level user; workload: an " +
+  "identity under a group.";
+
+/** "1 group", "2 groups". */
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** "read <time> as <caller>" of a review or of the one it is compared with. */
 function readAs(at: string, caller: string | undefined, names: Names): string {
@@ -107,9 +116,11 @@ function partialLines(r: Review): string[] {
 }
 
 function header(r: Review, names: Names): string[] {
+  const people = r.identities.filter((i) => i.kind === "person").length;
   return [
-    `access review of ${printable(names.group(r.group.uid))}: ${r.groups.length} groups, ` +
-      `${r.identities.length} identities with access, ${r.grants.length} grants ` +
+    `access review of ${printable(names.group(r.group.uid))}: ${count(r.groups.length, "group")}, ` +
+      `${count(people, "person", "people")} and ${count(r.identities.length - people, "workload")} with access ` +
+      `through ${count(r.bindings.length, "role binding")} of ${count(r.roles.length, "role")} ` +
       `(${readAs(r.at, r.caller, names)}, ${r.calls} API calls)`,
     r.states.length > 0
       ? `states: ${r.states.map(printable).join(", ")}`
@@ -120,45 +131,162 @@ function header(r: Review, names: Names): string[] {
   ];
 }
 
-/** Which stacks manage a binding, for its line: " [managed by stack: resource]", " [no stack]", or nothing. */
-function managedText(i: ReviewedIdentity | undefined, binding: string): string {
-  const by = i?.managedBy?.bindings.find((b) => b.binding === binding)?.by;
-  if (by === undefined) return "";
-  if (by.length === 0) return " [no stack]";
-  return ` [managed by ${by.map((m) => `${printable(m.stack)}: ${printable(resourceName(m.urn))}`).join(", ")}]`;
+/**
+ * What manages a binding, in words written with `esc`: "managed by <stack>: <resource>, ...", "no stack", or "" when
+ * no state was given (text, Markdown; the page's script says the same).
+ */
+export function managedWords(
+  managedBy: readonly { stack: string; resource: string }[] | null,
+  esc: (text: string) => string,
+): string {
+  if (managedBy === null) return "";
+  if (managedBy.length === 0) return "no stack";
+  return `managed by ${managedBy.map((m) => `${esc(m.stack)}: ${esc(m.resource)}`).join(", ")}`;
+}
+
+/** A page binding's managers by name (./page-data keeps them as indices). */
+function managersOf(data: PageData, b: PageBinding) {
+  return b.managedBy?.map((m) => ({ stack: data.stacks[m.stack]!, resource: m.resource })) ?? null;
+}
+
+/** " and the 3 groups below", or nothing. */
+const andBelow = (n: number) => (n === 0 ? "" : ` and the ${count(n, "group")} below`);
+
+/**
+ * The role bindings as a tree: each under the group it is bound on ("and the N groups below" said once, on the
+ * group), groups by name; a group only when a binding is on it or below it.
+ */
+function bindingsTree(r: Review, data: PageData, names: Names): string[] {
+  const onGroup = data.groups.map((): PageBinding[] => []);
+  for (const b of data.bindings) onGroup[b.group]!.push(b);
+  // A group is shown when a binding is on it or below it: mark each such group and the path up to it.
+  const shown = new Uint8Array(data.groups.length);
+  for (const b of data.bindings)
+    for (let g = b.group; g >= 0 && shown[g] === 0; g = data.groups[g]!.parent) shown[g] = 1;
+  const depth = new Array<number>(data.groups.length).fill(0);
+  const lines = [`role bindings (${r.bindings.length}), each under the group it is bound on:`];
+  let hidden = 0;
+  data.groups.forEach((g, i) => {
+    if (i > 0) depth[i] = depth[g.parent]! + 1;
+    if (shown[i] === 0) return void hidden++;
+    const pad = "  ".repeat(depth[i]! + 1);
+    const here = onGroup[i]!;
+    const heading = printable(names.group(g.uid));
+    lines.push(
+      here.length === 0 ? `${pad}${heading} (nothing bound here)` : `${pad}${heading}${andBelow(g.below)}:`,
+    );
+    for (const b of here) {
+      const role = data.roles[b.role]!;
+      const managed = managedWords(managersOf(data, b), printable);
+      lines.push(
+        `${pad}  ${printable(names.identity(data.identities[b.identity]!.uid))}: ` +
+          `${printable(names.role(role.uid))}${elsewhereWords(b, names)}${managed === "" ? "" : ` [${managed}]`}`,
+      );
+    }
+  });
+  if (hidden > 0) lines.push(`  (${count(hidden, "group")} with nothing bound on or below it not shown)`);
+  return lines;
+}
+
+/** Where a binding shown on a group is bound when not on that group: above the review, or on a group not listed. */
+function elsewhereWords(b: PageBinding, names: Names): string {
+  const at = b.elsewhere;
+  if (at === undefined) return "";
+  const group = printable(names.group(at.uid));
+  return at.above
+    ? `, bound on ${group} above this review`
+    : `, bound on ${group} below, which the credentials used may not list`;
+}
+
+/** Each role of the bindings once, with its capabilities (privileged ones marked `*`). */
+function rolesLines(data: PageData, names: Names): string[] {
+  return [
+    `roles (${data.roles.length}), each with its capabilities:`,
+    ...data.roles.map(
+      (role) =>
+        `  ${printable(names.role(role.uid))}${role.builtin ? " (built-in)" : ""}: ` +
+        (role.capabilities === null
+          ? "not visible to the caller"
+          : role.capabilities
+              .map((c) => data.capabilities[c]!.name)
+              .map(capability)
+              .join(" ") || "none"),
+    ),
+  ];
 }
 
 /**
  * The review as a person reads it: what changed since an earlier review (when compared), the identities with their
- * marks, then the tree with who holds what where.
+ * marks, the role bindings under the groups they are bound on, and the roles with their capabilities.
  */
 export function reviewText(r: Review): string {
   const names = namesOf(r);
   const lines = header(r, names);
   if (r.changes !== undefined) lines.push("", ...changesLines(r.changes, names));
-  lines.push("", `identities (${r.identities.length}):`);
-  for (const i of r.identities)
+  lines.push("", `identities (${r.identities.length}), people first, then by name:`);
+  const data = pageData(r);
+  const holding = new Map(r.identities.map((i) => [i.uid, i]));
+  for (const i of data.identities.flatMap((x) => holding.get(x.uid) ?? []))
     lines.push(
       `  ${printable(names.identity(i.uid))}: ${marks(i).join(", ")}` +
         (i.kind === "workload" ? `; last seen ${i.lastSeenTime ?? "never"}` : ""),
     );
-  lines.push("", "by group:");
-  const ids = new Map(r.identities.map((i) => [i.uid, i]));
-  const byGroup = groupBy(r.grants, (x) => x.group);
-  for (const g of r.groups) {
-    const pad = "  ".repeat(g.depth + 1);
-    lines.push(`${pad}${printable(names.group(g.uid))}`);
-    const holders = groupBy(byGroup.get(g.uid) ?? [], (x) => x.identity);
-    if (holders.size === 0) lines.push(`${pad}  nobody`);
-    for (const [h, mine] of holders) {
-      lines.push(`${pad}  ${printable(names.identity(h))} [${marks(ids.get(h)!).join(", ")}]`);
-      for (const [uid, b] of byBinding(mine)) {
-        const from = b.inherited ? `inherited from ${printable(names.group(b.boundOn))}` : "bound here";
-        lines.push(
-          `${pad}    ${printable(names.role(b.role))} (${from})${managedText(ids.get(h), uid)}: ${b.caps.join(" ")}`,
-        );
-      }
-    }
+  lines.push("", ...bindingsTree(r, data, names), "", ...rolesLines(data, names));
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Where a binding grants its role, as one phrase for a line of its own: "on eng and the 3 groups below"; for one
+ * above the group reviewed, "on <the group reviewed> and the N groups below (bound on acme, above it)"; for one on a
+ * group the caller may not list, that group and the groups below it the review lists.
+ */
+function reachWords(
+  b: ReviewedBinding,
+  r: Review,
+  listed: ReadonlySet<string>,
+  names: Names,
+  esc: (text: string) => string,
+): string {
+  const group = esc(names.group(b.group));
+  if (b.above) {
+    const top = esc(names.group(r.group.uid));
+    return `on ${top}${andBelow(b.below - 1)} (bound on ${group}, above it)`;
+  }
+  if (!listed.has(b.group))
+    return `on ${group}, which the credentials used may not list${b.below === 0 ? "" : `, and the ${count(b.below, "group")} below it`}`;
+  return `on ${group}${andBelow(b.below)}`;
+}
+
+/**
+ * What an identity holds under a group, each binding once where it is bound (what-can): a title with the identity's
+ * marks, a line per binding (where it reaches, through which role), then each of those roles once with its
+ * capabilities.
+ */
+export function whatCanText(identity: string, bindings: readonly ReviewedBinding[], r: Review): string {
+  const names = namesOf(r);
+  const i = r.identities.find((x) => x.uid === identity);
+  const marked = i === undefined ? [] : marks(i).slice(1);
+  const lines = [
+    `what ${printable(names.identityWithKind(identity))} holds under ${printable(names.group(r.group.uid))}` +
+      `${marked.length === 0 ? "" : ` [${marked.join(", ")}]`}:`,
+    ...partialLines(r),
+  ];
+  if (bindings.length === 0) lines.push("  nothing");
+  const listed = new Set(r.groups.map((g) => g.uid));
+  for (const b of bindings)
+    lines.push(
+      `  ${reachWords(b, r, listed, names, printable)}, through role ${printable(names.role(b.role))}`,
+    );
+  const used = new Set(bindings.map((b) => b.role));
+  const readable = new Map(r.roles.map((role) => [role.uid, role]));
+  for (const uid of used) {
+    const role = readable.get(uid);
+    lines.push(
+      `  role ${printable(names.role(uid))}: ` +
+        (role === undefined
+          ? "capabilities not visible to the caller"
+          : role.capabilities.map(capability).join(" ") || "none"),
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -246,7 +374,6 @@ const groupList = (list: ChangedGroup[], names: Names) =>
 /** How many of each kind of change, in one line. */
 export function changesSummary(c: ReviewChanges): string {
   const privileged = c.access.filter((a) => a.privileged).length;
-  const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
   return [
     `${count(c.access.length, "change")} of access (${privileged} privileged)`,
     `${count(c.identities.new.length, "identity", "identities")} new, ${c.identities.gone.length} gone`,
@@ -284,7 +411,32 @@ function changesLines(c: ReviewChanges, names: Names): string[] {
   return lines;
 }
 
-const CSV_COLUMNS = [
+/**
+ * The columns of the review's CSV and what-can's: one row per role binding, said once on the group it is bound on,
+ * with the groups of the review below it, its role's capabilities, the identity's marks and what manages it.
+ */
+export const BINDINGS_CSV_COLUMNS = [
+  "binding",
+  "group",
+  "group_name",
+  "groups_below",
+  "bound_above",
+  "identity",
+  "identity_name",
+  "identity_kind",
+  "identity_privileged",
+  "identity_unused",
+  "identity_unmanaged",
+  "role",
+  "role_name",
+  "capabilities",
+  "privileged_capabilities",
+  "managed",
+  "managed_by",
+] as const;
+
+/** The columns of who-can's CSV and of the expanded grants (`--expand`): one row per grant and binding. */
+export const GRANTS_CSV_COLUMNS = [
   "group",
   "group_name",
   "identity",
@@ -311,31 +463,78 @@ function csvField(value: string): string {
 
 const csv = (rows: string[][]) => rows.map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
 
-/** One row per capability held and binding that grants it. */
+const flag = (v: boolean | null | undefined) => (v === null || v === undefined ? "" : String(v));
+
+/** The BINDINGS_CSV_COLUMNS of each binding. */
+function bindingRows(bindings: readonly ReviewedBinding[], r: Review): string[][] {
+  const ids = new Map([...r.identities, ...r.withoutAccess].map((i) => [i.uid, i]));
+  const roles = new Map(r.roles.map((role) => [role.uid, role]));
+  const names = namesOf(r);
+  return bindings.map((b) => {
+    const i = ids.get(b.identity);
+    const capabilities = roles.get(b.role)?.capabilities ?? [];
+    return [
+      b.uid,
+      b.group,
+      names.groupName(b.group),
+      String(b.below),
+      String(b.above),
+      b.identity,
+      names.identityName(b.identity),
+      i?.kind ?? identityKind(b.identity),
+      flag(i?.privileged),
+      flag(i?.unused),
+      flag(i?.unmanaged),
+      b.role,
+      names.roleName(b.role),
+      capabilities.join(" "),
+      capabilities.filter(isPrivileged).join(" "),
+      flag(b.managedBy === null ? null : b.managedBy.length > 0),
+      (b.managedBy ?? []).map((m) => `${m.stack}: ${resourceName(m.urn)}`).join("; "),
+    ];
+  });
+}
+
+/** One row per role binding (BINDINGS_CSV_COLUMNS): the review's, or what-can's. */
+export function bindingsCsv(bindings: readonly ReviewedBinding[], r: Review): string {
+  return csv([[...BINDINGS_CSV_COLUMNS], ...bindingRows(bindings, r)]);
+}
+
+/** One row per capability held and binding that grants it (GRANTS_CSV_COLUMNS): who-can's, or expanded. */
 export function grantsCsv(grants: Grant[], r: Review): string {
-  return csv([[...CSV_COLUMNS], ...grantRows(grants, r)]);
+  return csv([[...GRANTS_CSV_COLUMNS], ...grantRows(grants, r)]);
 }
 
 /**
- * The grants of several answers in one table (what-can for a person, one answer per organization the caller sees):
- * each row starts with the organization it is in, by uid and name.
+ * Several answers in one table (what-can for a person, one answer per organization the caller sees): each row starts
+ * with the organization it is in, by uid and name; binding rows, or grant rows when expanded.
  */
-export function grantsCsvByOrganization(
-  answers: { organization: { uid: string; name: string }; grants: Grant[]; review: Review }[],
+export function csvByOrganization(
+  answers: {
+    organization: { uid: string; name: string };
+    bindings: ReviewedBinding[];
+    grants?: Grant[];
+    review: Review;
+  }[],
+  expanded: boolean,
 ): string {
+  const columns = expanded ? GRANTS_CSV_COLUMNS : BINDINGS_CSV_COLUMNS;
   return csv([
-    ["organization", "organization_name", ...CSV_COLUMNS],
-    ...answers.flatMap(({ organization, grants, review }) =>
-      grantRows(grants, review).map((row) => [organization.uid, organization.name, ...row]),
+    ["organization", "organization_name", ...columns],
+    ...answers.flatMap(({ organization, bindings, grants, review }) =>
+      (expanded ? grantRows(grants ?? [], review) : bindingRows(bindings, review)).map((row) => [
+        organization.uid,
+        organization.name,
+        ...row,
+      ]),
     ),
   ]);
 }
 
-/** The CSV_COLUMNS of each capability held and binding that grants it. */
+/** The GRANTS_CSV_COLUMNS of each capability held and binding that grants it. */
 function grantRows(grants: Grant[], r: Review): string[][] {
   const ids = new Map(r.identities.map((i) => [i.uid, i]));
   const names = namesOf(r);
-  const flag = (v: boolean | null | undefined) => (v === null || v === undefined ? "" : String(v));
   const rows: string[][] = [];
   for (const g of grants)
     for (const t of g.through) {

@@ -65,8 +65,9 @@ details.group>summary{cursor:pointer;padding:.12em 0}
 .gname{font-weight:600}
 .meta{color:var(--muted);font-size:.88em}
 #tree ul.bindings{border-left:3px solid var(--line);margin:.1em 0 .25em .35em;padding-left:.6em}
-li.binding{display:grid;grid-template-columns:minmax(14em,2fr) minmax(12em,2fr) minmax(14em,3fr);gap:.1em 1em;padding:.12em 0;border-bottom:1px solid #eaeef2}
+li.binding{display:grid;grid-template-columns:minmax(15em,2fr) minmax(12em,2fr) minmax(14em,2fr) minmax(10em,2fr);gap:.1em 1em;padding:.12em 0;border-bottom:1px solid #eaeef2}
 .where{color:#32383f}
+.managed{color:var(--muted);font-size:.92em}.managed.no-stack{color:var(--red)}
 details.caps>summary{cursor:pointer}
 .rname{font-weight:600}
 .chips{margin:.15em 0}
@@ -117,7 +118,7 @@ function attention(data: PageData): string {
 ${card("privileged workloads", s.privilegedWorkloads, "privileged-workloads", data, { alert: true, names: true, note: "workloads that can grant access" })}
 ${card("privileged holders", s.privilegedHolders, "privileged", data, { alert: true, names: true, note: "identities that can grant access" })}
 ${card("unused workloads", s.unused, "unused", data, { alert: true, note: days })}
-${card("unmanaged", s.unmanaged, "unmanaged", data, { alert: true, note: s.unmanaged === null ? "not checked: no --state given" : "in no stack's state" })}
+${card("unmanaged", s.unmanaged, "unmanaged", data, { alert: true, note: s.unmanaged === null ? "not checked: no stacks given" : "in no stack's state" })}
 ${card("people", s.people, "people", data, { note: "root-level users" })}
 ${card("workloads", s.workloads, "workloads", data, { note: "identities under a group" })}
 </ul></section>`;
@@ -126,7 +127,7 @@ ${card("workloads", s.workloads, "workloads", data, { note: "identities under a 
 function filters(data: PageData): string {
   const unmanaged = data.unmanagedKnown
     ? `<label><input type="checkbox" id="filter-unmanaged"> unmanaged</label>`
-    : `<label title="no --state given: nobody is marked unmanaged"><input type="checkbox" id="filter-unmanaged" disabled> unmanaged (no state given)</label>`;
+    : `<label title="no stacks given (--backend, --stacks, --state): nobody is marked unmanaged"><input type="checkbox" id="filter-unmanaged" disabled> unmanaged (no stacks given)</label>`;
   return `<div class="filters" role="search" aria-label="Filters">
 <label>Find by name <input type="search" id="filter-search" placeholder="identity, role or group"></label>
 <label>Identity <select id="filter-identity"><option value="">anyone</option></select></label>
@@ -145,7 +146,7 @@ const legend = (unusedAfterDays: number) => `<dl class="legend">
 <dt>role</dt><dd>open it to see its capabilities; <span class="cap priv">red</span> ones are privileged: with them access can be granted (to itself or others).</dd>
 <dt>person / workload</dt><dd>a person is a root-level user; a workload is an identity under a group (CI, services).</dd>
 <dt>unused</dt><dd>a workload with no token exchange in ${unusedAfterDays} days, or never.</dd>
-<dt>unmanaged</dt><dd>no stack's state declares the identity or any of its bindings.</dd>
+<dt>unmanaged</dt><dd>no stack's state declares the identity or any of its bindings; each binding says which stack and resource manage it, or "no stack".</dd>
 <dt>filters</dt><dd>show only the bindings that match, on the groups that hold them and the path down to them.</dd>
 </dl>`;
 

@@ -1,13 +1,15 @@
 /**
- * What the access page (./html) embeds and its script reads: the review's groups as a tree ordered by name, the
- * identities with their marks, each bound role once with its capability set, and the role bindings, each on the group
- * it is bound on. Built from the review's bindings, never from its `grants` (those repeat a binding's capabilities on
- * every group below it: 380,000 entries at 10,000 folders). References between them are indices into the lists.
- * Also the summary at the top of the page (what needs attention), worked out from the same data.
+ * The review as a tree, for the access page (./html embeds it and its script reads it) and the review's text
+ * (./format): the review's groups as a tree ordered by name, the identities with their marks, each bound role once
+ * with its capability set, and the role bindings, each on the group it is bound on, with the stacks' resources that
+ * manage it. Built from the review's bindings, never from expanded grants (those repeat a binding's capabilities on
+ * every group below it: 760,000 at 10,000 folders). References between them are indices into the lists. Also the
+ * summary at the top of the page (what needs attention), worked out from the same data.
  *
- * May import: ../../sdk/access-model, ./review (types).
+ * May import: ../../sdk/access-model, ../states (resource names), ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
+import { resourceName } from "../states";
 import type { Review, ReviewedBinding } from "./review";
 
 export interface PageGroup {
@@ -57,6 +59,11 @@ export interface PageBinding {
    * one the caller may not list. Then shown on the nearest group of the tree.
    */
   elsewhere?: { uid: string; name: string; above: boolean };
+  /**
+   * The resources that manage it, each its stack (an index into `stacks`) and its resource's name: empty when no
+   * stack does; null when no state was given.
+   */
+  managedBy: { stack: number; resource: string }[] | null;
 }
 
 export interface PageData {
@@ -65,6 +72,8 @@ export interface PageData {
   roles: PageRole[];
   capabilities: PageCapability[];
   bindings: PageBinding[];
+  /** The stacks (or state files) that manage a binding, each once. */
+  stacks: string[];
   unusedAfterDays: number;
   /** Whether states were given (else nobody is marked unmanaged and the filter is off). */
   unmanagedKnown: boolean;
@@ -169,12 +178,20 @@ export function pageData(r: Review): PageData {
     const above = !(b.group === top || b.group.startsWith(`${top}/`));
     return { group: shownOn(b.group), elsewhere: { uid: b.group, name: b.groupName || b.group, above } };
   };
+  const stacks: string[] = [];
+  const stackIndex = new Map<string, number>();
+  const stack = (name: string) => {
+    let index = stackIndex.get(name);
+    if (index === undefined) stackIndex.set(name, (index = stacks.push(name) - 1));
+    return index;
+  };
   const bindings: PageBinding[] = r.bindings
     .map((b) => ({
       uid: b.uid,
       identity: identityIndex.get(b.identity)!,
       role: roleIndex.get(b.role)!,
       ...place(b),
+      managedBy: b.managedBy?.map((m) => ({ stack: stack(m.stack), resource: resourceName(m.urn) })) ?? null,
     }))
     .sort(
       (a, b) =>
@@ -190,6 +207,7 @@ export function pageData(r: Review): PageData {
     roles,
     capabilities: capabilityNames.map((name) => ({ name, privileged: isPrivileged(name) })),
     bindings,
+    stacks,
     unusedAfterDays: r.unusedAfterDays,
     unmanagedKnown: r.states.length > 0,
   };

@@ -151,6 +151,14 @@ export const PAGE_SCRIPT = String.raw`
       el("span", { className: "cap" + (capabilities[c].privileged ? " priv" : "") + (c === f.capability ? " match" : "") }, capabilities[c].name))));
   }
 
+  /** What manages a binding: "managed by <stack>: <resource>", "no stack"; nothing when no state was given. */
+  function managed(b) {
+    if (b.managedBy === null) return [];
+    const text = b.managedBy.length === 0 ? "no stack" :
+      "managed by " + b.managedBy.map((m) => data.stacks[m.stack] + ": " + m.resource).join(", ");
+    return [el("span", { className: "managed" + (b.managedBy.length === 0 ? " no-stack" : "") }, text)];
+  }
+
   const nameAndRole = (i) => identities[bindings[i].identity].name + " (" + roles[bindings[i].role].name + ")";
   function bindingRow(i) {
     const b = bindings[i], who = identities[b.identity];
@@ -158,7 +166,7 @@ export const PAGE_SCRIPT = String.raw`
       el("span", { className: "who" }, [el("strong", { title: who.uid }, who.name), " "].concat(marks(who))),
       el("span", { className: "role" }, [role(b.role)]),
       el("span", { className: "where", title: "role binding " + b.uid }, where(b)),
-    ]);
+    ].concat(managed(b)));
     row.dataset.binding = b.uid;
     return row;
   }

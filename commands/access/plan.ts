@@ -5,24 +5,25 @@
  * role and binding. Pure: the policy pack's `access-plan` rule (from the resources the engine gives an analyzer) and
  * `platform-access plan` (from `pulumi preview --json` and the organization read through the API) both call it, so
  * they say the same thing. Access itself is the shared model's: `accessDiff` between the model before and the model
- * after (../../sdk/access-model.ts); this module only builds the two sets of facts and names what it finds.
+ * after (../../sdk/access-model.ts), where a change can reach (./difference); this module only builds the two sets
+ * of facts and names what it finds.
  *
  * An object the plan creates has no uid yet: it gets a stand-in position under its parent's (`<parent>/~<n>`), so
  * "below" holds for it. A value not known until the update (UNKNOWN: a uid the service has not assigned) is tied to
  * the resource of the plan that produces it through the input's property dependencies: the one resource of the
  * right kind among them. What cannot be tied or known is said in `notes`, never guessed.
  *
- * May import: ../../sdk/access-model.
+ * May import: ../../sdk/access-model, ./difference.
  */
 import {
-  AccessModel,
-  accessDiff,
+  collapseInherited,
   grantsOn,
   isAtOrBelow,
   underAny,
   type BindingFacts,
   type RoleFacts,
 } from "../../sdk/access-model";
+import { accessDifference } from "./difference";
 
 /** A value the plan does not know until the update runs (a uid the service has not assigned yet). */
 export const UNKNOWN: unique symbol = Symbol("known after the update");
@@ -550,39 +551,6 @@ function renamed(existing: Named | undefined, updated: Named, isNew: boolean): N
 // ---------------------------------------------------------------------------------------------------------------
 // The difference, grouped and named.
 
-const bindingKey = (b: BindingFacts) => `${b.uid}\u0000${b.group}\u0000${b.identity}\u0000${b.role}`;
-
-/** The positions whose access may change: where a binding appears or goes, and where a changed role is bound. */
-function touched(before: Facts, after: Facts): { positions: Set<string>; identities: Set<string> } {
-  const positions = new Set<string>();
-  const identities = new Set<string>();
-  const was = new Set([...before.bindings.values()].map(bindingKey));
-  const is = new Set([...after.bindings.values()].map(bindingKey));
-  const mark = (b: BindingFacts) => {
-    positions.add(b.group);
-    identities.add(b.identity);
-  };
-  for (const b of before.bindings.values()) if (!is.has(bindingKey(b))) mark(b);
-  for (const b of after.bindings.values()) if (!was.has(bindingKey(b))) mark(b);
-  const caps = (r: RoleFacts | undefined) => [...new Set(r?.capabilities ?? [])].sort().join(",");
-  const changedRoles = new Set(
-    [...new Set([...before.roles.keys(), ...after.roles.keys()])].filter(
-      (uid) => caps(before.roles.get(uid)) !== caps(after.roles.get(uid)),
-    ),
-  );
-  for (const b of [...before.bindings.values(), ...after.bindings.values()])
-    if (changedRoles.has(b.role)) mark(b);
-  return { positions, identities };
-}
-
-/** The model over the facts, with the bindings of `identities` only (nobody else's access can change). */
-function modelOf(facts: Facts, identities: ReadonlySet<string>): AccessModel {
-  return new AccessModel({
-    roles: facts.roles.values(),
-    bindings: [...facts.bindings.values()].filter((b) => identities.has(b.identity)),
-  });
-}
-
 /** The access a plan changes, by name (see the module's comment). */
 export function planAccess(
   plan: readonly PlannedResource[],
@@ -592,19 +560,20 @@ export function planAccess(
   const before = factsBefore(reader, live);
   const created: PlannedBinding[] = [];
   const after = factsAfter(reader, before, created);
-  const { positions, identities } = touched(before, after);
   const groupUids = new Set<string>();
   for (const facts of [before, after]) {
     for (const uid of facts.groups.keys()) groupUids.add(uid);
     for (const b of facts.bindings.values()) groupUids.add(b.group);
   }
-  const groups = [...groupUids].filter((g) => underAny(g, positions));
-  const beforeModel = modelOf(before, identities);
-  const afterModel = modelOf(after, identities);
-  const diff = accessDiff(beforeModel, afterModel, groups);
+  const state = (facts: Facts) => ({ roles: facts.roles.values(), bindings: facts.bindings.values() });
+  const {
+    changes: diff,
+    before: beforeModel,
+    after: afterModel,
+  } = accessDifference(state(before), state(after), groupUids);
 
   const named = namer(before, after, reader);
-  const changes = grouped(diff).map((c): PlanChange => {
+  const changes = collapseInherited(diff).map((c): PlanChange => {
     const through = new Map<string, BindingFacts>();
     const gains = grantsOn(afterModel, c.identity, c.group);
     for (const cap of c.gained) for (const b of gains.get(cap) ?? []) through.set(b.uid, b);
@@ -614,7 +583,7 @@ export function planAccess(
     return {
       identity: named.identity(c.identity),
       group: named.group(c.group),
-      alsoUnder: c.alsoUnder.map(named.group),
+      alsoUnder: c.under.map(named.group),
       gained: c.gained,
       lost: c.lost,
       roles: uniqueBy(
@@ -687,39 +656,4 @@ function namer(before: Facts, after: Facts, reader: PlanReader) {
       };
     },
   };
-}
-
-/** accessDiff's entries with the groups under a group that change the same way folded into it. */
-function grouped(
-  diff: ReturnType<typeof accessDiff>,
-): Array<{ identity: string; group: string; alsoUnder: string[]; gained: string[]; lost: string[] }> {
-  const signature = (c: { gained: string[]; lost: string[] }) => `${c.gained.join(",")}|${c.lost.join(",")}`;
-  const byIdentity = new Map<string, Map<string, string>>();
-  for (const c of diff) {
-    let groups = byIdentity.get(c.identity);
-    if (groups === undefined) byIdentity.set(c.identity, (groups = new Map()));
-    groups.set(c.group, signature(c));
-  }
-  const out = [];
-  for (const c of diff) {
-    const groups = byIdentity.get(c.identity)!;
-    const sig = signature(c);
-    // Inherited from a parent that changes the same way: folded into the parent's entry.
-    if (groups.get(parentOf(c.group)) === sig && parentOf(c.group) !== "") continue;
-    const alsoUnder: string[] = [];
-    for (const [group, other] of groups) {
-      if (other !== sig || !group.startsWith(`${c.group}/`)) continue;
-      let up = parentOf(group);
-      while (up !== c.group && groups.get(up) === sig) up = parentOf(up);
-      if (up === c.group) alsoUnder.push(group);
-    }
-    out.push({
-      identity: c.identity,
-      group: c.group,
-      alsoUnder: alsoUnder.sort(),
-      gained: c.gained,
-      lost: c.lost,
-    });
-  }
-  return out;
 }

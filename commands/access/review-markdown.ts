@@ -2,14 +2,16 @@
  * The review as GitHub-flavoured Markdown (`platform-access review --markdown`), for a CI job's summary or a
  * pull-request comment: what changed since the earlier review first (when compared), privileged changes first; then
  * the identities with their marks, the bindings (each said once, on the group where it is bound, with how many
- * groups under it inherit it) and the roles. Not every grant: that is what the JSON, CSV and page are for.
+ * groups under it inherit it and, when stacks were given, what manages it) and the roles.
  *
- * May import: ../../sdk/access-model, ../markdown, ./changes (types), ./format, ./names, ./review (types).
+ * May import: ../../sdk/access-model, ../markdown, ../states (resource names), ./changes (types), ./format, ./names,
+ * ./review (types).
  */
-import { isAtOrBelow, isPrivileged } from "../../sdk/access-model";
+import { isPrivileged } from "../../sdk/access-model";
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
+import { resourceName } from "../states";
 import type { ChangedAccess, ReviewChanges } from "./changes";
-import { changesSummary, marks, namesOf, throughWords, whereWords } from "./format";
+import { changesSummary, managedWords, marks, namesOf, throughWords, whereWords } from "./format";
 import { identityKind, type Names } from "./names";
 import type { Review } from "./review";
 
@@ -84,14 +86,17 @@ export function changesMarkdown(c: ReviewChanges, names: Names): string {
   return out;
 }
 
-/** The bindings that apply in the subtree, each once where it is bound: privileged roles first. */
+/**
+ * The bindings that apply in the subtree, each once where it is bound: privileged roles first. With stacks given, a
+ * column says what manages each ("managed by <stack>: <resource>", or "no stack").
+ */
 function bindingsTable(r: Review, names: Names): string {
   const roles = new Map(r.roles.map((x) => [x.uid, x]));
+  const managed = r.states.length > 0;
   const rows = r.bindings.map((b) => {
     const role = roles.get(b.role);
-    const below = r.groups.filter((g) => g.uid !== b.group && isAtOrBelow(g.uid, b.group)).length;
-    const above = b.group !== r.group.uid && isAtOrBelow(r.group.uid, b.group);
     const privileged = role?.capabilities.filter(isPrivileged) ?? [];
+    const managers = b.managedBy?.map((m) => ({ stack: m.stack, resource: resourceName(m.urn) })) ?? null;
     return {
       privileged: privileged.length > 0,
       key: `${names.identity(b.identity)}\u0000${b.identity}\u0000${b.group}`,
@@ -99,9 +104,10 @@ function bindingsTable(r: Review, names: Names): string {
         mdText(names.identity(b.identity)),
         identityKind(b.identity),
         mdText(names.role(b.role)),
-        mdText(names.group(b.group)) + (above ? " (above the group reviewed)" : ""),
-        String(below),
+        mdText(names.group(b.group)) + (b.above ? " (above the group reviewed)" : ""),
+        String(b.below),
         role === undefined ? "not visible to the caller" : capabilitiesMd(privileged),
+        ...(managed ? [managedWords(managers, mdText)] : []),
       ],
     };
   });
@@ -109,7 +115,15 @@ function bindingsTable(r: Review, names: Names): string {
     (a, b) => Number(b.privileged) - Number(a.privileged) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   );
   return mdTable(
-    ["identity", "kind", "role", "bound on", "groups under it", "privileged capabilities"],
+    [
+      "identity",
+      "kind",
+      "role",
+      "bound on",
+      "groups under it",
+      "privileged capabilities",
+      ...(managed ? ["managed by"] : []),
+    ],
     rows.map((row) => row.cells),
   );
 }
@@ -119,7 +133,8 @@ export function reviewMarkdown(r: Review): string {
   const names = namesOf(r);
   let out = mdHeading(1, `Access review of ${mdText(names.group(r.group.uid))}`);
   out += mdParagraph(
-    `${r.groups.length} groups, ${r.identities.length} identities with access, ${r.grants.length} grants; ` +
+    `${r.groups.length} groups, ${r.identities.length} identities with access through ${r.bindings.length} ` +
+      `role bindings; ` +
       `${readAsMd(r.at, r.caller, names)} with ${r.calls} API calls. ` +
       (r.states.length > 0
         ? `States compared: ${r.states.map(mdText).join(", ")}.`

@@ -1,8 +1,14 @@
 /**
  * Who can do what, where, and why: the review of a group's subtree, and the two questions it answers (who holds a
- * capability on a group; what an identity holds on each group). Every answer comes from the access model
- * (sdk/access-model.ts: a binding grants its role's capabilities on its group and every group below; what an
- * identity holds is the union over its bindings there and above); nothing here computes access on its own.
+ * capability on a group; what an identity holds). Every answer comes from the access model (sdk/access-model.ts: a
+ * binding grants its role's capabilities on its group and every group below; what an identity holds is the union
+ * over its bindings there and above); nothing here computes access on its own.
+ *
+ * A review says each grant once, where it is bound: its role bindings (each with the group it is on and how many
+ * groups of the review are below it), its roles with their capabilities (each once), and its identities with their
+ * marks. Expanding the bindings over the tree gives every (identity, capability, group) held; that expansion
+ * (`grants`) is made only when asked (`expand`): at 10,000 folders it is 760,000 grants, the owner's capabilities
+ * repeated under every folder.
  *
  * The review as data (`--json`) says what it is and in which version of its shape (`format`, `formatVersion`: see
  * ./changes), when it was read and as whom, names beside every uid, and enough to rebuild the access model from it
@@ -14,6 +20,7 @@ import {
   AccessModel,
   ancestorsOrSelf,
   grantsOn,
+  isAtOrBelow,
   isPrivileged,
   type BindingFacts,
 } from "../../sdk/access-model";
@@ -28,7 +35,7 @@ import {
 } from "./changes";
 import { identityKind, type IdentityKind } from "./names";
 
-/** A binding through which a capability is held. */
+/** A binding through which a capability is held (in an expanded grant). */
 export interface Through {
   binding: string;
   role: string;
@@ -40,7 +47,7 @@ export interface Through {
   inherited: boolean;
 }
 
-/** One capability an identity holds on one group. */
+/** One capability an identity holds on one group: the expansion of the bindings (`--expand`, who-can). */
 export interface Grant {
   group: string;
   groupName: string;
@@ -62,12 +69,8 @@ export interface ReviewedIdentity {
   unused: boolean | null;
   /** No state declares it or any of its bindings; null when no state was given. */
   unmanaged: boolean | null;
-  /**
-   * What manages the identity and each binding it holds (null when no state was given): the resources declaring the
-   * identity, and per binding the RoleBinding that holds it by uid or the GroupAccess or IdentityAccess whose scope
-   * holds it (`by` empty: no stack manages it).
-   */
-  managedBy: { identity: Manager[]; bindings: { binding: string; by: Manager[] }[] } | null;
+  /** The resources declaring the identity (its bindings' are on each binding); null when no state was given. */
+  managedBy: Manager[] | null;
   /** Holds a privileged capability (sdk/access-model PRIVILEGED_CAPABILITIES) somewhere in the subtree. */
   privileged: boolean;
 }
@@ -81,21 +84,6 @@ export interface ReviewedGroup {
   depth: number;
 }
 
-/**
- * A role binding in effect in the subtree, by name: on a group of it, or on one above it (then every group of the
- * subtree inherits it). The page is built from these (each said once, where it is bound), not from `grants`.
- */
-export interface ReviewedBinding {
-  uid: string;
-  identity: string;
-  identityName: string;
-  role: string;
-  roleName: string;
-  group: string;
-  /** The group's name (its uid when the caller may not see it). */
-  groupName: string;
-}
-
 export interface ReviewedRole {
   uid: string;
   name: string;
@@ -103,15 +91,29 @@ export interface ReviewedRole {
   capabilities: string[];
 }
 
-/** A role binding that applies in the subtree: on the group reviewed, one of its ancestors, or below it. */
+/**
+ * A role binding in effect in the subtree, said once where it is bound: on a group of it, on one above it (then every
+ * group of the subtree inherits it), or on one below it the caller may not list. It grants its role's capabilities
+ * (`roles`) on its group and on the `below` groups of the review under it.
+ */
 export interface ReviewedBinding {
   uid: string;
   group: string;
+  /** The group's name ("" when the caller may not see it). */
   groupName: string;
   identity: string;
   identityName: string;
   role: string;
   roleName: string;
+  /** How many groups of the review are below the group it is bound on: for a binding above the group reviewed, all. */
+  below: number;
+  /** Bound above the group reviewed: every group of the review inherits it. */
+  above: boolean;
+  /**
+   * What manages it: the RoleBinding that holds it by uid, and every GroupAccess or IdentityAccess whose scope holds
+   * it (empty: no stack does); null when no state was given.
+   */
+  managedBy: Manager[] | null;
 }
 
 export interface Review {
@@ -138,10 +140,13 @@ export interface Review {
   withoutAccess: ReviewedIdentity[];
   /** Roles the bindings name, with their capabilities (a role the caller may not read is missing). */
   roles: ReviewedRole[];
-  /** The role bindings on the subtree and above it, in uid order. */
+  /** The role bindings on the subtree, above it and below it, in uid order: each grant said once. */
   bindings: ReviewedBinding[];
-  /** Every capability held by every identity on every group of the subtree, sorted by group, identity, capability. */
-  grants: Grant[];
+  /**
+   * Only when expanded (`expand`): every capability held by every identity on every group of the subtree, sorted by
+   * group, identity, capability; what the bindings say, repeated on each group they reach.
+   */
+  grants?: Grant[];
   /** What changed since an earlier review (--since). */
   changes?: ReviewChanges;
 }
@@ -152,6 +157,8 @@ export interface ReviewOptions {
   now?: Date;
   /** An earlier review of the same group: the review then says what changed since (./changes). */
   since?: ReviewFacts;
+  /** Add `grants`, the bindings expanded over the tree (large: see `Review.grants`). */
+  expand?: boolean;
 }
 
 export const DEFAULT_UNUSED_AFTER_DAYS = 90;
@@ -230,18 +237,22 @@ function boundAbove(data: AccessData): Map<string, Set<string>> {
   return result;
 }
 
-/** Every grant in the subtree: per group, per identity bound there or above, what the model says it holds. */
-export function allGrants(data: AccessData, model = modelOf(data)): Grant[] {
+/**
+ * Every grant in the subtree, expanded: per group, per identity bound there or above, what the model says it holds
+ * (`only`: of that identity alone). The review's bindings say the same once each; this repeats them on every group.
+ */
+export function allGrants(data: AccessData, only?: string): Grant[] {
+  const model = modelOf(data);
   const names = namesOf(data);
   const grants: Grant[] = [];
   const bound = boundAbove(data);
   for (const g of data.groups)
     for (const identity of [...(bound.get(g.uid) ?? [])].sort(compare))
-      grants.push(...grantsHere(model, names, identity, g.uid));
+      if (only === undefined || identity === only) grants.push(...grantsHere(model, names, identity, g.uid));
   return grants;
 }
 
-/** Who holds `capability` on `group`, and why (sdk/access-model AccessModel.holders). */
+/** Who holds `capability` on `group`, and why (sdk/access-model AccessModel.holders): one grant per holder. */
 export function whoCan(data: AccessData, capability: string, group: string): Grant[] {
   const model = modelOf(data);
   const names = namesOf(data);
@@ -251,44 +262,39 @@ export function whoCan(data: AccessData, capability: string, group: string): Gra
   return grants;
 }
 
-/** What `identity` holds on each group of the subtree (sdk/access-model AccessModel.grantsOf). */
-export function whatCan(data: AccessData, identity: string): Grant[] {
-  const model = modelOf(data);
-  const names = namesOf(data);
-  const grants: Grant[] = [];
-  for (const group of model
-    .grantsOf(
-      identity,
-      data.groups.map((g) => g.uid),
-    )
-    .keys())
-    grants.push(...grantsHere(model, names, identity, group));
-  return grants;
+/**
+ * What `identity` holds in the review's subtree, each grant said once where it is bound: its bindings there (each
+ * grants its role, `r.roles`, on its group and the groups below it).
+ */
+export function whatCan(r: Review, identity: string): ReviewedBinding[] {
+  return r.bindings.filter((b) => b.identity === identity);
 }
 
-/** What manages each identity and each of its bindings, by identity uid. */
-function managedBy(data: AccessData, states: { contents: StateContents }[]) {
+/** What manages each identity and each binding: the states' resources, by uid. */
+function managersOf(data: AccessData, states: { contents: StateContents }[]) {
   const managers = new Managers(states);
-  const byIdentity = new Map<
-    string,
-    { identity: Manager[]; bindings: { binding: string; by: Manager[] }[] }
-  >();
-  const entry = (uid: string) => {
-    let found = byIdentity.get(uid);
-    if (found === undefined)
-      byIdentity.set(uid, (found = { identity: managers.of("identity", uid), bindings: [] }));
-    return found;
-  };
-  for (const b of data.bindings.map(bindingFacts))
-    entry(b.identity).bindings.push({
-      binding: b.uid,
-      by: managers.managersOf("roleBinding", b.uid, {
+  const ofBinding = new Map<string, Manager[]>();
+  const bindingsOf = new Map<string, string[]>();
+  for (const b of data.bindings.map(bindingFacts)) {
+    ofBinding.set(
+      b.uid,
+      managers.managersOf("roleBinding", b.uid, {
         groupUid: b.group,
         identityUid: b.identity,
         roleUid: b.role,
       }),
-    });
-  return { of: entry };
+    );
+    bindingsOf.set(b.identity, [...(bindingsOf.get(b.identity) ?? []), b.uid]);
+  }
+  const binding = (uid: string) => ofBinding.get(uid) ?? [];
+  const identity = (uid: string) => managers.of("identity", uid);
+  return {
+    binding,
+    identity,
+    /** No state declares the identity or any of its bindings. */
+    unmanaged: (uid: string) =>
+      identity(uid).length === 0 && (bindingsOf.get(uid) ?? []).every((b) => binding(b).length === 0),
+  };
 }
 
 /** No token exchange has assumed the identity: its lastSeenTime is absent, or not after its createTime. */
@@ -302,18 +308,60 @@ function neverFederated(identity: {
   );
 }
 
+/** How many of `groups` are strictly below each uid (any uid: a group listed or not). */
+function countsBelow(groups: readonly { uid: string }[]): (uid: string) => number {
+  const counts = new Map<string, number>();
+  for (const { uid } of groups)
+    for (let cut = uid.lastIndexOf("/"); cut > 0; cut = uid.lastIndexOf("/", cut - 1)) {
+      const ancestor = uid.slice(0, cut);
+      counts.set(ancestor, (counts.get(ancestor) ?? 0) + 1);
+    }
+  return (uid) => counts.get(uid) ?? 0;
+}
+
+/**
+ * The bindings, each said once where it is bound, with how many groups of the review it reaches below its own, and
+ * who holds anything (a binding that reaches a group of the review, to a role with capabilities the caller can read)
+ * and who a privileged capability.
+ */
+function bindingsOf(data: AccessData, names: Names, managed: ReturnType<typeof managersOf> | undefined) {
+  const below = countsBelow(data.groups);
+  const listed = new Set(data.groups.map((g) => g.uid));
+  const capabilities = new Map(data.roles.map((r) => [r.uid, r.capabilities ?? []]));
+  const holders = new Set<string>();
+  const privileged = new Set<string>();
+  const bindings = data.bindings.map(bindingFacts).map((b): ReviewedBinding => {
+    const reviewed: ReviewedBinding = {
+      uid: b.uid,
+      group: b.group,
+      groupName: names.groups.get(b.group) ?? "",
+      identity: b.identity,
+      identityName: names.identities.get(b.identity) ?? "",
+      role: b.role,
+      roleName: names.roles.get(b.role) ?? "",
+      below: below(b.group),
+      above: b.group !== data.top.uid && isAtOrBelow(data.top.uid, b.group),
+      managedBy: managed?.binding(b.uid) ?? null,
+    };
+    const caps = capabilities.get(b.role) ?? [];
+    if (caps.length > 0 && (listed.has(b.group) || reviewed.below > 0)) {
+      holders.add(b.identity);
+      if (caps.some(isPrivileged)) privileged.add(b.identity);
+    }
+    return reviewed;
+  });
+  return { bindings, holders, privileged };
+}
+
 /** The review of the subtree read into `data`. */
 export function review(data: AccessData, options: ReviewOptions = {}): Review {
   const now = options.now ?? new Date();
   const unusedAfterDays = options.unusedAfterDays ?? DEFAULT_UNUSED_AFTER_DAYS;
   const states = options.states ?? [];
-  const grants = allGrants(data);
-  const managed = states.length > 0 ? managedBy(data, states) : undefined;
+  const managed = states.length > 0 ? managersOf(data, states) : undefined;
+  const names = namesOf(data);
+  const { bindings, holders, privileged } = bindingsOf(data, names, managed);
   const listed = new Map(data.identities.map((i) => [i.uid, i]));
-  const named = new Map<string, string>();
-  for (const b of data.bindings) if (b.identity?.name) named.set(b.identity.uid, b.identity.name);
-  const privileged = new Set(grants.filter((g) => g.privileged).map((g) => g.identity));
-  const holders = [...new Set(grants.map((g) => g.identity))].sort(compare);
   const threshold = now.getTime() - unusedAfterDays * DAY_MS;
   const reviewed = (uid: string): ReviewedIdentity => {
     const found = listed.get(uid);
@@ -323,26 +371,20 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
     const lastSeen = found === undefined || neverFederated(found) ? undefined : found.lastSeenTime;
     const unused =
       found === undefined ? null : lastSeen === undefined ? true : Date.parse(lastSeen) < threshold;
-    const managers = managed?.of(uid);
     return {
       uid,
-      name: found?.name ?? named.get(uid) ?? uid,
+      name: found?.name ?? names.identities.get(uid) ?? uid,
       kind: identityKind(uid),
       ...(lastSeen !== undefined ? { lastSeenTime: lastSeen } : {}),
       unused,
-      unmanaged:
-        managers === undefined
-          ? null
-          : managers.identity.length === 0 && managers.bindings.every((b) => b.by.length === 0),
-      managedBy: managers ?? null,
+      unmanaged: managed === undefined ? null : managed.unmanaged(uid),
+      managedBy: managed?.identity(uid) ?? null,
       privileged: privileged.has(uid),
     };
   };
-  const identities = holders.map(reviewed);
-  const holding = new Set(holders);
+  const identities = [...holders].sort(compare).map(reviewed);
   const depthOf = (uid: string) => uid.split("/").length - data.top.uid.split("/").length;
   const usedRoles = new Set(data.bindings.map((b) => b.role?.uid ?? ""));
-  const names = namesOf(data);
   const callerName = data.caller === undefined ? undefined : names.identities.get(data.caller);
   const r: Review = {
     format: REVIEW_FORMAT,
@@ -362,7 +404,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
       depth: depthOf(g.uid),
     })),
     identities,
-    withoutAccess: data.identities.filter((i) => !holding.has(i.uid)).map((i) => reviewed(i.uid)),
+    withoutAccess: data.identities.filter((i) => !holders.has(i.uid)).map((i) => reviewed(i.uid)),
     roles: data.roles
       .filter((r) => usedRoles.has(r.uid))
       .map((r) => ({
@@ -371,16 +413,8 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
         builtin: !r.uid.includes("/"),
         capabilities: [...(r.capabilities ?? [])].sort(),
       })),
-    bindings: data.bindings.map(bindingFacts).map((b) => ({
-      uid: b.uid,
-      group: b.group,
-      groupName: names.groups.get(b.group) ?? "",
-      identity: b.identity,
-      identityName: names.identities.get(b.identity) ?? "",
-      role: b.role,
-      roleName: names.roles.get(b.role) ?? "",
-    })),
-    grants,
+    bindings,
+    ...(options.expand === true ? { grants: allGrants(data) } : {}),
   };
   if (options.since !== undefined) r.changes = changesBetween(options.since, r);
   return r;

@@ -7,124 +7,28 @@
  */
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { review, type Review } from "../../commands/access/review";
-import type { AccessData } from "../../commands/access/read";
+import { allGrants, review, type Review } from "../../commands/access/review";
 import { byName, pageData, summaryOf, type PageData } from "../../commands/access/page-data";
 import { escapeHtml, reviewHtml } from "../../commands/access/html";
 import { PAGE_SCRIPT } from "../../commands/access/page-script";
 import { isPrivileged } from "../../sdk/access-model";
 import { CAP_POOL } from "./access-fixtures";
-
-const ORG = "c".repeat(40);
-const hex = (n: number) => n.toString(16).padStart(16, "0");
-const NOW = new Date("2026-06-01T00:00:00Z");
-
-interface Plan {
-  /** Each group's parent: an earlier group, or -1 (the organization). */
-  parents: number[];
-  names: string[];
-  /** Each workload's group (-1: the organization). */
-  workloads: number[];
-  people: number;
-  roles: string[][];
-  bindings: { identity: number; role: number; group: number }[];
-  /** Review the organization (-1) or a group of it. */
-  top: number;
-  /** Workloads that have exchanged a token lately. */
-  used: number[];
-}
-
-const plan: fc.Arbitrary<Plan> = fc
-  .record({
-    parents: fc.array(fc.nat(), { maxLength: 14 }),
-    names: fc.array(fc.constantFrom("team-2", "team-10", "Team-1", "b", "a", "<i>x</i>", "team-2"), {
-      minLength: 14,
-      maxLength: 14,
-    }),
-    workloads: fc.array(fc.nat(), { maxLength: 6 }),
-    people: fc.nat(2),
-    roles: fc.array(fc.subarray([...CAP_POOL]), { minLength: 1, maxLength: 4 }),
-    bindings: fc.array(fc.record({ identity: fc.nat(), role: fc.nat(), group: fc.nat() }), { maxLength: 16 }),
-    top: fc.nat(),
-    used: fc.array(fc.nat(), { maxLength: 3 }),
-  })
-  .map((p) => ({
-    ...p,
-    parents: p.parents.map((x, i) => (x % (i + 1)) - 1),
-    workloads: p.workloads.map((x) => (p.parents.length === 0 ? -1 : (x % (p.parents.length + 1)) - 1)),
-    top: p.parents.length === 0 ? -1 : (p.top % (p.parents.length + 1)) - 1,
-  }));
-
-/** The plan as the access tools read it (commands/access/read.ts): the subtree of `top`, bindings there and above. */
-function accessData(p: Plan): AccessData {
-  const groups: { uid: string; name: string }[] = [];
-  const uidOf = (i: number) => (i < 0 ? ORG : groups[i]!.uid);
-  p.parents.forEach((parent, i) =>
-    groups.push({ uid: `${uidOf(parent)}/${hex(i + 1)}`, name: p.names[i] ?? `g${i}` }),
-  );
-  const all = [{ uid: ORG, name: "acme" }, ...groups];
-  const at = (i: number) => all[(i % all.length) + 0]!;
-  const workloads = p.workloads.map((g, i) => ({
-    uid: `${uidOf(g)}/${hex(0x100 + i)}`,
-    name: `wl-${i}`,
-    ...(p.used.includes(i) ? { lastSeenTime: "2026-05-30T00:00:00Z" } : {}),
-  }));
-  const people = Array.from({ length: p.people }, (_, i) => ({
-    uid: hex(0x200 + i).padStart(40, "0"),
-    name: `p${i}`,
-  }));
-  const identities = [...workloads, ...people];
-  const roles = p.roles.map((capabilities, i) => ({
-    uid: `${ORG}/${hex(0x300 + i)}`,
-    name: `role-${i}`,
-    capabilities,
-  }));
-  const top = at(p.top + 1);
-  const inTree = (uid: string) => uid === top.uid || uid.startsWith(`${top.uid}/`);
-  const above = (uid: string) => top.uid === uid || top.uid.startsWith(`${uid}/`);
-  const bindings =
-    identities.length === 0
-      ? []
-      : p.bindings.map((b, i) => {
-          const group = at(b.group);
-          const identity = identities[b.identity % identities.length]!;
-          const role = roles[b.role % roles.length]!;
-          return {
-            uid: `${group.uid}/${hex(0x400 + i)}`,
-            group,
-            identity: { uid: identity.uid, name: identity.name },
-            role: { uid: role.uid, name: role.name },
-          };
-        });
-  const byUid = <T extends { uid: string }>(a: T, b: T) => (a.uid < b.uid ? -1 : 1);
-  return {
-    top: top as AccessData["top"],
-    groups: [
-      top,
-      ...groups.filter((g) => g.uid !== top.uid && inTree(g.uid)).sort(byUid),
-    ] as AccessData["groups"],
-    identities: workloads.filter((w) => w.uid.startsWith(`${top.uid}/`)) as AccessData["identities"],
-    roles: roles as AccessData["roles"],
-    bindings: bindings
-      .filter((b) => inTree(b.group.uid) || above(b.group.uid))
-      .sort(byUid) as AccessData["bindings"],
-    caller: undefined,
-    partial: [],
-    calls: 0,
-  };
-}
+import { accessData, emptyPlan, NOW, oneBinding, plan, type Plan } from "./access-data";
 
 /** "group identity capability" of every grant the page's bindings make: each on its group and every group below. */
 function expand(d: PageData): string[] {
   const out = new Set<string>();
   d.bindings.forEach((b) => {
     const caps = d.roles[b.role]!.capabilities ?? [];
-    // Bound above the tree: on all of it. Otherwise its group and the `below` groups that follow it in tree order.
+    // Bound above the tree: on all of it. On a group the caller may not list: on the groups shown under it. Otherwise
+    // its group and the `below` groups that follow it in tree order.
     const first = b.elsewhere?.above ? 0 : b.group;
     const last = b.elsewhere?.above ? d.groups.length - 1 : b.group + d.groups[b.group]!.below;
+    const hiddenAt = b.elsewhere?.above === false ? b.elsewhere.uid : undefined;
     for (let g = first; g <= last; g++)
-      for (const c of caps)
-        out.add(`${d.groups[g]!.uid} ${d.identities[b.identity]!.uid} ${d.capabilities[c]!.name}`);
+      if (hiddenAt === undefined || d.groups[g]!.uid.startsWith(`${hiddenAt}/`))
+        for (const c of caps)
+          out.add(`${d.groups[g]!.uid} ${d.identities[b.identity]!.uid} ${d.capabilities[c]!.name}`);
   });
   return [...out].sort();
 }
@@ -135,10 +39,11 @@ const isAncestor = (d: PageData, ancestor: number, g: number) => {
 };
 
 describe("the access page's data", () => {
-  it("says each binding once, where it is bound, and implies exactly the review's grants", () => {
+  it("says each binding once, where it is bound, and implies exactly the model's grants", () => {
     fc.assert(
       fc.property(plan, (p) => {
-        const r = review(accessData(p), { now: NOW });
+        const data = accessData(p);
+        const r = review(data, { now: NOW });
         const d = pageData(r);
         // Every binding once, with the names of what it refers to.
         expect(d.bindings.map((b) => b.uid).sort()).toEqual(r.bindings.map((b) => b.uid).sort());
@@ -147,10 +52,15 @@ describe("the access page's data", () => {
           expect(d.identities[shown.identity]!.uid).toBe(b.identity);
           expect(d.roles[shown.role]!.name).toBe(b.roleName);
           if (shown.elsewhere === undefined) expect(d.groups[shown.group]!.uid).toBe(b.group);
-          else expect(shown.elsewhere).toEqual({ uid: b.group, name: b.groupName, above: true });
+          else
+            expect(shown.elsewhere).toEqual({ uid: b.group, name: b.groupName || b.group, above: b.above });
         }
-        // Said once, they still mean what the review's per-group grants say.
-        expect(expand(d)).toEqual(r.grants.map((g) => `${g.group} ${g.identity} ${g.capability}`).sort());
+        // Said once, they still mean what the access model says is held on each group.
+        expect(expand(d)).toEqual(
+          allGrants(data)
+            .map((g) => `${g.group} ${g.identity} ${g.capability}`)
+            .sort(),
+        );
         // Each role's capability set once, privileged ones marked.
         expect(new Set(d.roles.map((x) => x.uid)).size).toBe(d.roles.length);
         for (const c of d.capabilities) expect(c.privileged).toBe(isPrivileged(c.name));
@@ -243,17 +153,7 @@ describe("the access page", () => {
           fc.string(),
         ),
         (name) => {
-          const p: Plan = {
-            parents: [-1],
-            names: [name],
-            workloads: [0],
-            people: 0,
-            roles: [["CAP_REPO_LIST"]],
-            bindings: [{ identity: 0, role: 0, group: 1 }],
-            top: -1,
-            used: [],
-          };
-          const data = accessData(p);
+          const data = accessData({ ...oneBinding, names: [name] });
           data.top.name = name;
           data.identities[0]!.name = name;
           const r = review(data, { now: NOW });
@@ -293,8 +193,9 @@ describe("the access page", () => {
       roles: [[...CAP_POOL]],
       bindings: [{ identity: 0, role: 0, group: 0 }],
     };
-    const r = review(accessData(p), { now: NOW });
-    expect(r.grants.length).toBe((folders + 1) * CAP_POOL.length);
+    const data = accessData(p);
+    const r = review(data, { now: NOW });
+    expect(allGrants(data).length).toBe((folders + 1) * CAP_POOL.length);
     const html = reviewHtml(r);
     // One mention of each capability (the role's set, once) however many groups it is held on.
     for (const c of CAP_POOL) expect(html.split(c).length - 1).toBe(1);
@@ -310,14 +211,3 @@ describe("the access page", () => {
     expect(html).not.toContain("<b>");
   });
 });
-
-const emptyPlan: Plan = {
-  parents: [],
-  names: [],
-  workloads: [],
-  people: 0,
-  roles: [[]],
-  bindings: [],
-  top: -1,
-  used: [],
-};

@@ -8,11 +8,18 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
 import { BUILTIN_ROLES, type Emulator } from "../../emulator";
-import { review, type Grant, type Review } from "../../commands/access/review";
+import {
+  review,
+  type Grant,
+  type Review,
+  type ReviewedBinding,
+  type ReviewedRole,
+} from "../../commands/access/review";
 import { leastPrivilege, stackObjects } from "../../commands/access/least-privilege";
 import { readAccess, type AccessData } from "../../commands/access/read";
 import type { PlatformClient } from "../../sdk";
-import { grantsCsv } from "../../commands/access/format";
+import { bindingsCsv, grantsCsv } from "../../commands/access/format";
+import { isAtOrBelow } from "../../sdk/access-model";
 import {
   CAP_POOL,
   expectedGrants,
@@ -30,6 +37,32 @@ const keysOf = (grants: Grant[]) =>
     grants.map((g) => [`${g.group} ${g.identity} ${g.capability}`, g.through.map((t) => t.binding).sort()]),
   );
 const sorted = (m: Map<string, string[]>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+/**
+ * "group identity capability" → binding uids, of the bindings as an answer says them once each: on the groups of the
+ * review at or below the group each is bound on, with its role's capabilities (the answer's roles, each once).
+ */
+const expanded = (
+  answer: { bindings: ReviewedBinding[]; roles: ReviewedRole[] },
+  groups: readonly string[],
+) => {
+  const capabilities = new Map(answer.roles.map((r) => [r.uid, r.capabilities]));
+  const out = new Map<string, string[]>();
+  for (const b of answer.bindings)
+    for (const group of groups.filter((g) => isAtOrBelow(g, b.group)))
+      for (const c of capabilities.get(b.role) ?? []) {
+        const key = `${group} ${b.identity} ${c}`;
+        out.set(key, [...(out.get(key) ?? []), b.uid].sort());
+      }
+  return out;
+};
+/** The review's grants, expanded from its bindings. */
+const grantsOf = (r: Review) =>
+  expanded(
+    r,
+    r.groups.map((g) => g.uid),
+  );
+/** What-can's answer as JSON. */
+type WhatCanJson = { group: string; groupName: string; bindings: ReviewedBinding[]; roles: ReviewedRole[] };
 const viewer = BUILTIN_ROLES.find((r) => r.name === "viewer")!;
 
 describe("platform-access", () => {
@@ -75,16 +108,21 @@ describe("platform-access", () => {
       expect(exchanged.status).toBe(200);
     });
 
-    it("review --json lists exactly the grants, with the bindings that grant them", async () => {
+    it("review --json says each binding once, with its reach; expanded, exactly the grants", async () => {
       const r = await json(["review", made.org]);
-      expect(sorted(keysOf(r.grants))).toEqual(sorted(expectedGrants(made)));
+      expect(r).not.toHaveProperty("grants");
+      expect(sorted(grantsOf(r))).toEqual(sorted(expectedGrants(made)));
+      // --expand: every grant, with the bindings that grant it.
+      const full = await json(["review", made.org, "--expand"]);
+      expect(sorted(keysOf(full.grants!))).toEqual(sorted(expectedGrants(made)));
+      expect({ ...full, grants: undefined, at: r.at }).toEqual({ ...r, grants: undefined });
       expect(r.groups.map((g) => [g.uid, g.depth])).toEqual([
         [made.org, 0],
         ...[eng, sandbox, ops].sort().map((g) => [g, g.split("/").length - 1]),
       ]);
       expect(r.partial).toEqual([]);
       // ci's custom role, bound on eng: held on eng directly and on sandbox through inheritance, nowhere else.
-      const ciGrants = r.grants.filter((g) => g.identity === ci);
+      const ciGrants = full.grants!.filter((g) => g.identity === ci);
       expect([...new Set(ciGrants.map((g) => g.group))].sort()).toEqual([eng, sandbox].sort());
       for (const g of ciGrants)
         expect(g.through).toEqual([
@@ -105,6 +143,16 @@ describe("platform-access", () => {
         roleName: "role0",
         group: eng,
         groupName: "g0",
+        below: 1,
+        above: false,
+        managedBy: null,
+      });
+      // Each role once, with its capabilities.
+      expect(r.roles.find((x) => x.uid === made.roles[0]!.uid)).toEqual({
+        uid: made.roles[0]!.uid,
+        name: "role0",
+        builtin: false,
+        capabilities: [...plan.roles[0]!.capabilities].sort(),
       });
     });
 
@@ -122,15 +170,26 @@ describe("platform-access", () => {
 
     it("review of a subgroup shows what is inherited from above it", async () => {
       const r = await json(["review", sandbox]);
-      expect(sorted(keysOf(r.grants))).toEqual(sorted(expectedGrants(made, sandbox)));
-      const alicesView = r.grants.filter((g) => g.identity === alice);
-      expect(alicesView.map((g) => g.capability).sort()).toEqual(viewer.capabilities);
-      expect(alicesView.every((g) => g.through[0]!.inherited && g.through[0]!.boundOn === made.org)).toBe(
-        true,
-      );
-      // Bindings above the group reviewed are in effect there: listed, on the group they are on.
+      expect(sorted(grantsOf(r))).toEqual(sorted(expectedGrants(made, sandbox)));
+      // Bindings above the group reviewed are in effect there: listed once, on the group they are on, above it.
       expect(r.bindings.filter((b) => b.identity === alice)).toEqual([
-        expect.objectContaining({ group: made.org, groupName: "demo-org", roleName: "viewer" }),
+        expect.objectContaining({
+          group: made.org,
+          groupName: "demo-org",
+          roleName: "viewer",
+          above: true,
+          below: 1,
+        }),
+      ]);
+      const text = await run(["review", sandbox]);
+      expect(text.out).toMatch(
+        /^ {2}g1:\n(?: {4}.*\n)* {4}person0: viewer, bound on demo-org above this review$/m,
+      );
+      // what-can under the subgroup: alice's binding above it, once, reaching all of it.
+      const what = await run(["what-can", alice, "--in", sandbox]);
+      expect(what.out.split("\n").slice(0, 2)).toEqual([
+        "what person0 (person) holds under g1:",
+        "  on g1 (bound on demo-org, above it), through role viewer",
       ]);
     });
 
@@ -152,24 +211,38 @@ describe("platform-access", () => {
       expect(none.grants.map((g) => g.identity)).toEqual([emulator.userUid]);
     });
 
-    it("what-can lists what an identity holds per group; a person's, in the one organization the caller sees", async () => {
-      const w = await json<{ grants: Grant[] }>(["what-can", ci]);
-      expect(sorted(keysOf(w.grants))).toEqual(
-        sorted(new Map([...expectedGrants(made)].filter(([k]) => k.split(" ")[1] === ci))),
-      );
-      const a = await json<{ grants: Grant[]; groupName: string }>(["what-can", alice, "--in", made.org]);
+    it("what-can says each binding of an identity once; a person's, in the one organization the caller sees", async () => {
+      const mine = (identity: string) =>
+        new Map([...expectedGrants(made)].filter(([k]) => k.split(" ")[1] === identity));
+      const w = await json<WhatCanJson>(["what-can", ci]);
+      expect(sorted(expanded(w, made.groups))).toEqual(sorted(mine(ci)));
+      expect(w.bindings.map((b) => [b.roleName, b.groupName, b.below])).toEqual([["role0", "g0", 1]]);
+      // --expand: the grants too, each group's.
+      const full = await json<WhatCanJson & { grants: Grant[] }>(["what-can", ci, "--expand"]);
+      expect(sorted(keysOf(full.grants))).toEqual(sorted(mine(ci)));
+      const a = await json<WhatCanJson>(["what-can", alice, "--in", made.org]);
       expect(a.groupName).toBe("demo-org");
+      expect(sorted(expanded(a, made.groups))).toEqual(sorted(mine(alice)));
       // Without --in, a person's answer is the organization's: the caller sees that one only.
-      const one = await json<{ organizations: { group: string; groupName: string; grants: Grant[] }[] }>([
-        "what-can",
-        alice,
-      ]);
+      const one = await json<{ organizations: WhatCanJson[] }>(["what-can", alice]);
       expect(one.organizations.map((o) => [o.group, o.groupName])).toEqual([[made.org, "demo-org"]]);
-      expect(sorted(keysOf(one.organizations[0]!.grants))).toEqual(sorted(keysOf(a.grants)));
-      expect(new Set(a.grants.map((g) => g.group))).toEqual(new Set(made.groups));
+      expect(one.organizations[0]!.bindings).toEqual(a.bindings);
+      const text = await run(["what-can", alice, "--in", made.org]);
+      expect(text.out).toBe(
+        "what person0 (person) holds under demo-org:\n" +
+          "  on demo-org and the 3 groups below, through role viewer\n" +
+          `  role viewer: ${viewer.capabilities.join(" ")}\n`,
+      );
       const csv = await run(["what-can", alice, "--in", made.org, "--csv"]);
-      expect(csv.out.trimEnd().split("\r\n")).toHaveLength(1 + a.grants.length);
-      expect(csv.out).toContain(
+      const rows = csv.out.trimEnd().split("\r\n");
+      expect(rows).toHaveLength(1 + a.bindings.length);
+      expect(rows[1]).toBe(
+        `${a.bindings[0]!.uid},${made.org},demo-org,3,false,${alice},person0,person,false,,,` +
+          `${viewer.uid},viewer,${[...viewer.capabilities].sort().join(" ")},,,`,
+      );
+      const expandedCsv = await run(["what-can", alice, "--in", made.org, "--csv", "--expand"]);
+      expect(expandedCsv.out.trimEnd().split("\r\n")).toHaveLength(1 + mine(alice).size);
+      expect(expandedCsv.out).toContain(
         `,${alice},person0,person,CAP_REPO_LIST,false,${viewer.uid},viewer,${made.org},`,
       );
     });
@@ -179,16 +252,37 @@ describe("platform-access", () => {
       const text = await run(["review", made.org]);
       expect(text.code).toBe(0);
       expect(text.out).toContain("Legend:");
-      expect(text.out).toMatch(/^ {6}wl0 \[workload, privileged/m);
+      expect(text.out).toMatch(/^ {2}wl0: workload, privileged; last seen /m);
       for (const uid of [made.org, eng, ci]) expect(text.out).not.toContain(uid);
-      expect(text.out).toMatch(/role0 \(inherited from g0\): .*CAP_IAM_ROLE_BINDINGS_CREATE\*/);
+      // Each binding once, under the group it is bound on, the groups below said on the group; each role once.
+      expect(text.out).toMatch(/^ {4}g0 and the 1 group below:\n {6}wl0: role0$/m);
+      // g1 inherits from g0 and holds no binding of its own: counted, not shown.
+      expect(text.out).toContain("\n  (1 group with nothing bound on or below it not shown)\n");
+      expect(text.out).toMatch(
+        /^ {2}role0: CAP_IAM_GROUPS_LIST CAP_IAM_ROLE_BINDINGS_CREATE\* CAP_REPO_LIST$/m,
+      );
+      expect(text.out.match(/CAP_IAM_ROLE_BINDINGS_CREATE\*/g)).toHaveLength(
+        r.roles.filter((x) => x.capabilities.includes("CAP_IAM_ROLE_BINDINGS_CREATE")).length,
+      );
       const csv = await run(["review", made.org, "--csv"]);
       const rows = csv.out.trimEnd().split("\r\n");
       expect(rows[0]).toBe(
+        "binding,group,group_name,groups_below,bound_above,identity,identity_name,identity_kind,identity_privileged," +
+          "identity_unused,identity_unmanaged,role,role_name,capabilities,privileged_capabilities,managed,managed_by",
+      );
+      expect(rows.length - 1).toBe(r.bindings.length);
+      expect(rows).toContain(
+        `${made.bindings[1]!.uid},${eng},g0,1,false,${ci},wl0,workload,true,false,,${made.roles[0]!.uid},role0,` +
+          `CAP_IAM_GROUPS_LIST CAP_IAM_ROLE_BINDINGS_CREATE CAP_REPO_LIST,CAP_IAM_ROLE_BINDINGS_CREATE,,`,
+      );
+      // --expand: one row per grant and binding, as JSON --expand says them.
+      const full = await json(["review", made.org, "--expand"]);
+      const grantRows = (await run(["review", made.org, "--csv", "--expand"])).out.trimEnd().split("\r\n");
+      expect(grantRows[0]).toBe(
         "group,group_name,identity,identity_name,identity_kind,capability,privileged,role,role_name,bound_on,inherited,binding,unused,unmanaged,bound_on_name",
       );
-      expect(rows.length - 1).toBe(r.grants.reduce((n, g) => n + g.through.length, 0));
-      expect(rows).toContain(
+      expect(grantRows.length - 1).toBe(full.grants!.reduce((n, g) => n + g.through.length, 0));
+      expect(grantRows).toContain(
         `${sandbox},g1,${ci},wl0,workload,CAP_REPO_LIST,false,${made.roles[0]!.uid},role0,${eng},true,${made.bindings[1]!.uid},false,,g0`,
       );
     });
@@ -255,18 +349,24 @@ describe("platform-access", () => {
       expect(JSON.stringify(r)).not.toContain(ops);
       expect(JSON.stringify(r)).not.toContain(bot);
       expect(r.partial.join("\n")).toMatch(new RegExp(`role bindings on ${made.org} are not shown`));
+      const held = [...grantsOf(r).keys()];
       // The owner's binding on the organization is above what eve may list: not shown.
-      expect(r.grants.some((g) => g.identity === emulator.userUid)).toBe(false);
+      expect(held.some((k) => k.split(" ")[1] === emulator.userUid)).toBe(false);
+      expect(r.bindings.some((b) => b.identity === emulator.userUid)).toBe(false);
       // ci's binding on eng is visible, but its custom role lives on the organization, which eve may not list:
       // its capabilities are unknown, and the review says so rather than guessing.
-      expect(r.grants.some((g) => g.identity === ci)).toBe(false);
+      expect(held.some((k) => k.split(" ")[1] === ci)).toBe(false);
+      expect(r.identities.some((i) => i.uid === ci)).toBe(false);
+      expect(r.roles.some((x) => x.uid === made.roles[0]!.uid)).toBe(false);
       expect(r.partial.join("\n")).toContain(
         `not visible to the caller, so their capabilities are not shown: ${made.roles[0]!.uid}`,
       );
       // alice's viewer binding on the organization is not visible either; eve's own is.
-      expect(r.grants.some((g) => g.identity === eve.uid && g.group === eng)).toBe(true);
+      expect(held).toContain(`${eng} ${eve.uid} CAP_REPO_LIST`);
       const text = await run(["review", eng], asEve);
       expect(text.out).toContain("PARTIAL");
+      expect(text.out).toMatch(new RegExp(`^ {4}wl0: ${made.roles[0]!.uid}$`, "m"));
+      expect(text.out).toMatch(new RegExp(`^ {2}${made.roles[0]!.uid}: not visible to the caller$`, "m"));
       expect(text.err.join("\n")).toContain("partial: role bindings on");
       const above = await run(["review", made.org], asEve);
       expect(above.code).toBe(1);
@@ -282,6 +382,26 @@ describe("platform-access", () => {
       expect((await run(["who-can", "CAP_REPO_LIST"])).err.join("")).toMatch(/needs --on/);
       expect((await run(["review", made.org, "--json", "--csv"])).err.join("")).toMatch(/choose one of/);
       expect((await run(["review", made.org, "--bogus"])).err.join("")).toMatch(/unknown option --bogus/);
+      // --expand only where it means something, refused before any API call.
+      emulator.clearRequestLog();
+      for (const [argv, message] of [
+        [["review", made.org, "--expand"], /--expand takes --json or --csv/],
+        [["review", made.org, "--markdown", "--expand"], /--expand takes --json or --csv/],
+        [["what-can", ci, "--expand"], /--expand takes --json or --csv/],
+        [
+          ["review", made.org, "--since", "x.json", "--csv", "--expand"],
+          /--expand with --since: the CSV is then/,
+        ],
+        [["who-can", "CAP_REPO_LIST", "--on", made.org, "--json", "--expand"], /unknown option --expand/],
+      ] as const) {
+        const refused = await run([...argv]);
+        expect([argv.join(" "), refused.code, refused.err]).toEqual([
+          argv.join(" "),
+          1,
+          [expect.stringMatching(message)],
+        ]);
+      }
+      expect(emulator.requestLog()).toEqual([]);
       expect((await run(["frobnicate"])).code).toBe(1);
       const help = await run(["--help"]);
       expect([help.code, help.out]).toEqual([
@@ -311,11 +431,11 @@ describe("platform-access", () => {
       await client.roleBindings.create(first, { identityUid: bob.uid, roleUid: viewer.uid });
     });
 
-    type PerOrganization = { organizations: { group: string; groupName: string; grants: Grant[] }[] };
+    type PerOrganization = { organizations: (WhatCanJson & { grants: Grant[] })[] };
 
     it("answers for each organization, by name, each read once, as --in each would", async () => {
       emulator.clearRequestLog();
-      const r = await json<PerOrganization>(["what-can", alice.uid]);
+      const r = await json<PerOrganization>(["what-can", alice.uid, "--expand"]);
       expect(r.organizations.map((o) => [o.group, o.groupName])).toEqual([
         [first, "demo-org"],
         [second, "second-org"],
@@ -327,7 +447,14 @@ describe("platform-access", () => {
         [first, second].map((o) => `/iam/v2beta1/groups/${o}`).sort(),
       );
       for (const o of r.organizations) {
-        const single = await json<{ grants: Grant[] }>(["what-can", alice.uid, "--in", o.group]);
+        const single = await json<WhatCanJson & { grants: Grant[] }>([
+          "what-can",
+          alice.uid,
+          "--in",
+          o.group,
+          "--expand",
+        ]);
+        expect(o.bindings).toEqual(single.bindings);
         expect(sorted(keysOf(o.grants))).toEqual(sorted(keysOf(single.grants)));
       }
       const [inFirst, inSecond] = r.organizations as [
@@ -343,24 +470,32 @@ describe("platform-access", () => {
       const text = await run(["what-can", alice.uid]);
       expect(text.code).toBe(0);
       expect(text.out).toContain(`what alice (person) holds under demo-org:`);
-      expect(text.out).toContain(`what alice (person) holds under second-org:`);
-      expect(text.out).toMatch(/on team: alice/);
-      const csv = await run(["what-can", alice.uid, "--csv"]);
-      const [header, ...rows] = csv.out.trimEnd().split("\r\n");
-      expect(header!.split(",").slice(0, 3)).toEqual(["organization", "organization_name", "group"]);
-      const perOrganization = new Map<string, number>();
-      for (const row of rows) {
-        const [uid, name, group] = row.split(",");
-        expect([uid, name]).toEqual(uid === first ? [first, "demo-org"] : [second, "second-org"]);
-        expect(group === uid || group!.startsWith(`${uid}/`)).toBe(true);
-        perOrganization.set(uid!, (perOrganization.get(uid!) ?? 0) + 1);
-      }
-      const r = await json<PerOrganization>(["what-can", alice.uid]);
-      for (const o of r.organizations)
-        expect([o.group, perOrganization.get(o.group)]).toEqual([
-          o.group,
-          o.grants.reduce((n, g) => n + g.through.length, 0),
+      expect(text.out).toContain(`what alice (person) holds under second-org [privileged]:`);
+      expect(text.out).toMatch(/^ {2}on team, through role viewer$/m);
+      expect(text.out).toMatch(/^ {2}on second-org, through role editor$/m);
+      const r = await json<PerOrganization>(["what-can", alice.uid, "--expand"]);
+      // One row per binding (per grant and binding when expanded), each starting with its organization.
+      for (const [flags, count] of [
+        [[], (o: PerOrganization["organizations"][number]) => o.bindings.length],
+        [["--expand"], (o: PerOrganization["organizations"][number]) => o.grants.length],
+      ] as const) {
+        const csv = await run(["what-can", alice.uid, "--csv", ...flags]);
+        const [header, ...rows] = csv.out.trimEnd().split("\r\n");
+        expect(header!.split(",").slice(0, 3)).toEqual([
+          "organization",
+          "organization_name",
+          flags.length === 0 ? "binding" : "group",
         ]);
+        const perOrganization = new Map<string, number>();
+        for (const row of rows) {
+          const [uid, name, at] = row.split(",");
+          expect([uid, name]).toEqual(uid === first ? [first, "demo-org"] : [second, "second-org"]);
+          expect(at!.startsWith(`${uid}`)).toBe(true);
+          perOrganization.set(uid!, (perOrganization.get(uid!) ?? 0) + 1);
+        }
+        for (const o of r.organizations)
+          expect([o.group, perOrganization.get(o.group)]).toEqual([o.group, count(o)]);
+      }
     });
 
     it("a caller that sees one organization gets that one's answer", async () => {
@@ -385,19 +520,45 @@ describe("platform-access", () => {
       fc.asyncProperty(planArb, fc.nat(1000), async (plan, pick) => {
         emulator.reset();
         const made = await makeOrg(emulator, plan);
+        const expected = expectedGrants(made);
+        const only = (keep: (group: string, identity: string, capability: string) => boolean) =>
+          new Map([...expected].filter(([k]) => keep(...(k.split(" ") as [string, string, string]))));
+        // The review's bindings, said once each, and the expanded grants: both exactly what the plan implies.
         const r = await json(["review", made.org]);
-        expect(sorted(keysOf(r.grants))).toEqual(sorted(expectedGrants(made)));
+        expect(sorted(grantsOf(r))).toEqual(sorted(expected));
+        const full = await json(["review", made.org, "--expand"]);
+        expect(sorted(keysOf(full.grants!))).toEqual(sorted(expected));
+        // The CSV's rows, one per binding, expand to the same.
+        const rows = (await run(["review", made.org, "--csv"])).out.trimEnd().split("\r\n").slice(1);
+        const fromCsv = rows.map((row) => row.split(","));
+        expect(
+          sorted(
+            expanded(
+              {
+                bindings: fromCsv.map(([uid, group, , , , identity, , , , , , role]) => ({
+                  uid,
+                  group,
+                  identity,
+                  role,
+                })) as ReviewedBinding[],
+                roles: fromCsv.map((cells) => ({
+                  uid: cells[11],
+                  capabilities: cells[13]!.split(" "),
+                })) as ReviewedRole[],
+              },
+              made.groups,
+            ),
+          ),
+        ).toEqual(sorted(expected));
         for (const identity of made.identities) {
-          const w = await json<{ grants: Grant[] }>(["what-can", identity.uid, "--in", made.org]);
-          expect(sorted(keysOf(w.grants))).toEqual(
-            sorted(keysOf(r.grants.filter((g) => g.identity === identity.uid))),
-          );
+          const w = await json<WhatCanJson>(["what-can", identity.uid, "--in", made.org]);
+          expect(sorted(expanded(w, made.groups))).toEqual(sorted(only((_, i) => i === identity.uid)));
         }
         const group = made.groups[pick % made.groups.length]!;
         for (const capability of [CAP_POOL[pick % CAP_POOL.length]!, "CAP_IAM_GROUPS_DELETE"]) {
           const w = await json<{ grants: Grant[] }>(["who-can", capability, "--on", group]);
           expect(sorted(keysOf(w.grants))).toEqual(
-            sorted(keysOf(r.grants.filter((g) => g.group === group && g.capability === capability))),
+            sorted(only((g, _, c) => g === group && c === capability)),
           );
         }
       }),
@@ -592,10 +753,11 @@ describe("platform-access output of hostile names", () => {
   });
 
   it("CSV quotes what needs quoting and defuses formulas", () => {
-    const r = review(data('=HYPERLINK("x"),\nnext'), { now: new Date(0) });
-    const csv = grantsCsv(r.grants, r);
-    expect(csv.split("\r\n")[1]).toContain(`"'=HYPERLINK(""x""),\nnext"`);
-    expect(csv.split("\r\n")).toHaveLength(3); // header, one row, the final line break
+    const r = review(data('=HYPERLINK("x"),\nnext'), { now: new Date(0), expand: true });
+    for (const csv of [grantsCsv(r.grants!, r), bindingsCsv(r.bindings, r)]) {
+      expect(csv.split("\r\n")[1]).toContain(`"'=HYPERLINK(""x""),\nnext"`);
+      expect(csv.split("\r\n")).toHaveLength(3); // header, one row, the final line break
+    }
   });
 });
 
@@ -633,8 +795,8 @@ describe("readAccess when a list of roles leaves the built-in ones out", () => {
     expect(data.calls).toBe(1 + 4 + 1);
     expect(data.partial.filter((p) => p.includes("not visible"))).toEqual([]);
     expect(
-      review(data)
-        .grants.map((g) => g.capability)
+      review(data, { expand: true })
+        .grants!.map((g) => g.capability)
         .sort(),
     ).toEqual(viewer.capabilities);
   });

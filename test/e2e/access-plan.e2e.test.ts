@@ -8,8 +8,10 @@
  *   - `pulumi preview --json` piped to `platform-access plan` says the same in text, and as a pull request's
  *     Markdown (parsed as GitHub-flavoured Markdown: a table row naming them, privileged gains first);
  *   - `pulumi up --policy-pack policy` prints the summary once (its preview), applies, and the next preview says
- *     nothing about access.
- * (The provider's own lines at `up` are another part's; they are not asserted here.)
+ *     nothing about access;
+ *   - the same `up` prints, from the provider itself (its impact line, provider/core/access-words.ts), one named line
+ *     for the new identity gaining both capabilities on the new folder through the new role, and no uid where a name
+ *     is known: every object it names is made by this update.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -54,6 +56,16 @@ function platformAccess(args: string[], input: string, env: NodeJS.ProcessEnv): 
     );
     child.stdin.end(input);
   });
+}
+
+/**
+ * The provider's impact lines of a command's output, each once, from "access: " on: each names an identity first
+ * (the policy pack's description also holds "access: ", mid-sentence).
+ */
+function accessLines(result: CommandResult): string[] {
+  const impact = /access: (?:workload identity|user) .*$/;
+  const lines = `${result.stdout}\n${result.stderr}`.split("\n").flatMap((l) => impact.exec(l) ?? []);
+  return [...new Set(lines.map((l) => l.trimEnd()))];
 }
 
 /** The lines of a command's output that hold `text`, trimmed (the engine indents policy messages). */
@@ -170,9 +182,20 @@ describe.each([
     const up = await stack.run(["up", "--yes", "--policy-pack", policyPack]);
     expect(linesWith(up, SUMMARY[1]!)).toHaveLength(1);
     const made = await emulator.client.roleBindings.list({ descendantsOf: emulator.orgUid });
-    expect(made.items.filter((b) => b.identity?.name === "ci-robot").map((b) => b.role?.name)).toEqual([
-      "deployer",
+    const binding = made.items.filter((b) => b.identity?.name === "ci-robot");
+    expect(binding.map((b) => b.role?.name)).toEqual(["deployer"]);
+    // The provider's own line, by name: the identity, both capabilities, the folder, the role, the resource.
+    const resource = `platform:iam:RoleBinding${yaml ? ' "ci-robot-deployer"' : ""}`;
+    const lines = accessLines(up);
+    expect(lines).toEqual([
+      "access: workload identity ci-robot gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged!), CAP_REPO_LIST " +
+        `on folder platform, through role deployer (${resource})`,
     ]);
+    const uids = [
+      emulator.orgUid,
+      ...binding.flatMap((b) => [b.uid, b.identity!.uid, b.role!.uid, b.group!.uid]),
+    ];
+    for (const line of lines) for (const uid of uids) expect(line).not.toContain(uid);
     const again = await stack.run(["preview", "--policy-pack", policyPack]);
     expect(linesWith(again, "access plan")).toEqual([]);
     expect(linesWith(again, "will bind")).toEqual([]);

@@ -3,8 +3,9 @@
  * organization: Debian's chromium driven by puppeteer-core (./access-page; scripts/test.sh installs chromium when
  * missing). The organization is 3,000 objects made through the in-process emulator's API (test/commands/
  * access-folders: 1,000 folders, each with a CI identity bound there, people at the top). What the page should show
- * is worked out here from that plan (which bindings, which roles' capabilities), not from the page; the assertions
- * are on the rendered page. Screenshots go to test-output/ (git-ignored): access-review.png (the first screen, as
+ * is worked out here from that plan (which bindings, which roles' capabilities, which a stack's state manages), not
+ * from the page; the assertions are on the rendered page, each binding's row naming the stack and resource that
+ * manage it or "no stack". Screenshots go to test-output/ (git-ignored): access-review.png (the first screen, as
  * docs/access-review.png shows it), access-review-identity.png and access-review-capability.png (filtered views).
  */
 import * as fs from "node:fs";
@@ -60,6 +61,9 @@ describe("the access review page of an organization of 3,000 objects", () => {
   let page: Page;
   let tmp: string;
   let htmlBytes: number;
+  /** The state file given, named as it was given: the page names it as a binding's stack. */
+  let state: string;
+  const ciName = (uid: string) => made.cis.find((c) => c.uid === uid)!.name;
   /** Every binding of the organization, the owner's included. */
   let all: Binding[];
   const capabilitiesOf = new Map<string, string[]>([
@@ -105,12 +109,12 @@ describe("the access review page of an organization of 3,000 objects", () => {
     // A stack manages the deployer bindings of the first 500 folders: their CI identities are managed. Its state
     // is named as a person would name it (the page shows the name given).
     fs.mkdirSync(outDir, { recursive: true });
-    const state = path.relative(process.cwd(), path.join(outDir, "prod-stack.json"));
+    state = path.relative(process.cwd(), path.join(outDir, "prod-stack.json"));
     const declared = made.bindings.filter(
       (b) => b.role === made.roles.deployer && made.cis.findIndex((c) => c.uid === b.identity) < 500,
     );
     const resources = declared.map((b) => ({
-      urn: `urn:pulumi:s::p::platform:iam:RoleBinding::${b.uid}`,
+      urn: `urn:pulumi:s::p::platform:iam:RoleBinding::${ciName(b.identity)}-deploys`,
       type: "platform:iam:RoleBinding",
       id: b.uid,
     }));
@@ -224,14 +228,17 @@ describe("the access review page of an organization of 3,000 objects", () => {
     const ownerRows = rows.filter((r) => r.binding === owner.uid);
     expect(ownerRows).toHaveLength(1);
     expect(ownerRows[0]!.group).toBe(made.org);
+    // No stack manages it; a row says so, and says which stack and resource manage one that is managed.
     expect(ownerRows[0]!.text).toMatch(
-      /^demo-user\b[\s\S]*owner[\s\S]*bound here, and the 1,000 groups below$/,
+      /^demo-user\b[\s\S]*owner[\s\S]*bound here, and the 1,000 groups below\s+no stack$/,
     );
     expect(rows.filter((r) => r.group === made.folders[0]!.uid).map((r) => r.binding)).toEqual(
       uids(all.filter((b) => b.group === made.folders[0]!.uid)),
     );
     expect(rows.find((r) => r.group === made.folders[2]!.uid)!.text).toMatch(
-      /^ci-3\b[\s\S]*deployer[\s\S]*bound here, and the 5 groups below$/,
+      new RegExp(
+        `^ci-3\\b[\\s\\S]*deployer[\\s\\S]*bound here, and the 5 groups below\\s+managed by ${state.replace(/[.]/g, "\\.")}: ci-3-deploys$`,
+      ),
     );
     // Why: the binding is named in the row's tooltip.
     const why = await page.$eval(
@@ -301,6 +308,8 @@ describe("the access review page of an organization of 3,000 objects", () => {
       // Every match is drawn, up to the first hundred groups of a level.
       if (expected.length <= 100) expect(rows.map((r) => r.binding).sort()).toEqual(uids(expected));
       else expect(rows.length).toBeGreaterThanOrEqual(100);
+      // An unmanaged identity's bindings: no stack manages any of them, and each row says so.
+      if (control === "filter-unmanaged") for (const r of rows) expect(r.text).toMatch(/\sno stack$/);
       if (control === "filter-capability") {
         // Who can grant access: the owner, bob (editor) and the three ci-admin bindings, each on its group.
         expect(expected.length).toBe(5);
