@@ -14,7 +14,8 @@
  *   - through the API, on an emulator with a data file: bindings made one by one (by the owner or by a user, whom
  *     the escalation rule may refuse), batches refused at a random sub-request after inserting the ones before it
  *     (which change nothing), bindings moved to another identity, deleted, custom roles made and deleted with their
- *     bindings, resets and restarts. After every step each user's answers (a GET of every group: 200, 403 or 404,
+ *     bindings, workload identities bound and deleted with their bindings, resets and restarts. After every step
+ *     no binding names a deleted identity or role, and each user's answers (a GET of every group: 200, 403 or 404,
  *     and the list of groups) are the access model's over a fresh scan of the stored objects.
  */
 import fc from "fast-check";
@@ -296,6 +297,8 @@ type ApiStep =
   | { op: "unbind"; binding: number }
   | { op: "customRole"; group: number; capabilities: string[] }
   | { op: "deleteRole"; role: number }
+  | { op: "workload"; group: number; role: number }
+  | { op: "deleteWorkload"; identity: number }
   | { op: "reset" }
   | { op: "restart" };
 
@@ -329,14 +332,16 @@ const apiStep: fc.Arbitrary<ApiStep> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("unbind" as const), binding: pick }) },
   {
-    weight: 1,
+    weight: 2,
     arbitrary: fc.record({
       op: fc.constant("customRole" as const),
       group: pick,
       capabilities: fc.subarray(CAPABILITIES, { minLength: 1 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("deleteRole" as const), role: pick }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("deleteRole" as const), role: pick }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("workload" as const), group: pick, role: pick }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("deleteWorkload" as const), identity: pick }) },
   { weight: 1, arbitrary: fc.constant({ op: "reset" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "restart" as const }) },
 );
@@ -351,6 +356,11 @@ const at = <T>(items: readonly T[], i: number): T => items[i % items.length]!;
 /** Every user's answers against the model over a fresh scan of what is stored. */
 async function expectAnswersAreScan(api: Api, users: readonly User[]): Promise<void> {
   const stored = api.emulator.snapshot();
+  // A deleted identity or role takes its bindings with it.
+  const identities = new Set(stored.identities.map((i) => i.uid));
+  const roles = new Set([...BUILTIN_UIDS, ...stored.roles.map((r) => r.uid)]);
+  expect(stored.roleBindings.filter((b) => !identities.has(b.fields.identityUid as string))).toEqual([]);
+  expect(stored.roleBindings.filter((b) => !roles.has(b.fields.roleUid as string))).toEqual([]);
   const model = scannedModel(stored.roleBindings, stored.roles);
   const groups = stored.groups.map((g) => g.uid);
   for (const user of users) {
@@ -421,6 +431,21 @@ async function sendApiStep(api: Api, users: User[], s: ApiStep): Promise<void> {
   } else if (s.op === "deleteRole") {
     // Its bindings are deleted with it.
     if (stored.roles.length > 0) await api.del(`/iam/v2beta1/roles/${at(stored.roles, s.role).uid}`);
+  } else if (s.op === "workload") {
+    const group = at(groups, s.group);
+    const identity = await api.post(`/iam/v2beta1/identities/${group}`, {
+      name: `w${stored.identities.length}`,
+      claimMatch: { issuer: "https://issuer.example.com", subject: `w${stored.identities.length}` },
+    });
+    expect(identity.status).toBe(200);
+    await api.post(`/iam/v2beta1/roleBindings/${group}`, {
+      identityUid: identity.body.uid,
+      roleUid: at(roles, s.role),
+    });
+  } else if (s.op === "deleteWorkload") {
+    // Its bindings are deleted with it.
+    const workloads = stored.identities.filter((i) => i.parent !== "");
+    if (workloads.length > 0) await api.del(`/iam/v2beta1/identities/${at(workloads, s.identity).uid}`);
   }
 }
 
