@@ -3,11 +3,14 @@
  * control seed path, then measures requests per second and latency percentiles over loopback for
  *   - GET by uid,
  *   - a filtered, ordered list (uidp.descendants_of + order_by=name desc, page_size 50), walking pages,
- * with a bounded number of requests. Prints a table and writes bench/results/emulator.json.
+ * with a bounded number of requests; then, on a second emulator with a fresh organization, how long it takes to
+ * create N identities each with a role binding through the API (one POST each, sequential: what an import of an
+ * organization sends), at N = 1,000, 5,000 and 20,000. Prints tables and writes bench/results/emulator.json.
  *
  *   npx tsc -p tsconfig.build.json && TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/emulator.ts
  *
- * Env: BENCH_GROUPS (default 50000), BENCH_REQUESTS (default 2000 per scenario), BENCH_CONCURRENCY (default 8).
+ * Env: BENCH_GROUPS (default 50000), BENCH_REQUESTS (default 2000 per scenario), BENCH_CONCURRENCY (default 8),
+ * BENCH_CREATE_SIZES (default 1000,5000,20000; empty skips the creates), BENCH_SKIP_READS=1 (the creates alone).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -21,6 +24,13 @@ const GROUPS = Number(process.env.BENCH_GROUPS ?? 50_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const FOLDERS = 10;
+const CREATE_SIZES = (process.env.BENCH_CREATE_SIZES ?? "1000,5000,20000")
+  .split(",")
+  .filter((n) => n.trim() !== "")
+  .map(Number)
+  .sort((a, b) => a - b);
+/** Creates timed at each size for the marginal figure: the cost of one more create at that size. */
+const CREATE_WINDOW = 500;
 
 interface Result {
   scenario: string;
@@ -87,7 +97,14 @@ async function run(pool: Pool, token: string, scenario: string, paths: () => str
   };
 }
 
-async function main(): Promise<void> {
+interface Reads {
+  seedSeconds: number;
+  firstWalkOf100PagesMs: Record<string, number>;
+  results: Result[];
+}
+
+/** GET by uid and filtered, ordered lists over GROUPS seeded groups. */
+async function reads(): Promise<Reads> {
   const emulator = await startCli();
   const pool = new Pool(emulator.url, { connections: CONCURRENCY, pipelining: 1 });
   try {
@@ -142,7 +159,7 @@ async function main(): Promise<void> {
       }
       return paths;
     };
-    const coldFirstPageMs: Record<string, number> = {};
+    const firstWalkOf100PagesMs: Record<string, number> = {};
     for (const [label, scope] of [
       [
         `list descendants_of folder (${(GROUPS - FOLDERS) / FOLDERS} groups), name desc, 50/page`,
@@ -153,41 +170,132 @@ async function main(): Promise<void> {
       // The first request of a query filters and sorts the whole set (then cached per query and store version).
       const coldStart = process.hrtime.bigint();
       const paths = await walk(scope, 100);
-      coldFirstPageMs[label] = Math.round((Number(process.hrtime.bigint() - coldStart) / 1e6) * 100) / 100;
+      firstWalkOf100PagesMs[label] =
+        Math.round((Number(process.hrtime.bigint() - coldStart) / 1e6) * 100) / 100;
       let i = 0;
       await run(pool, emulator.token, "warm-up", () => paths[i++ % paths.length]!);
       const result = await run(pool, emulator.token, label, () => paths[i++ % paths.length]!);
       results.push({ ...result, scenario: `${result.scenario}, ${paths.length} distinct pages` });
     }
-
-    const rows = results.map(
-      (r) =>
-        `| ${r.scenario} | ${r.requests} | ${r.concurrency} | ${r.rps} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.max} |`,
-    );
-    process.stdout.write(
-      [
-        `emulator bench: ${GROUPS} groups seeded through /_emulator/seed in ${seedSeconds.toFixed(2)} s; node ${process.version}, loopback`,
-        `first walk of 100 pages (includes the one filter+sort of each query): ${Object.entries(
-          coldFirstPageMs,
-        )
-          .map(([k, v]) => `${k.split(",")[0]}: ${v} ms`)
-          .join("; ")}`,
-        "",
-        "| scenario | requests | concurrency | req/s | p50 ms | p95 ms | p99 ms | max ms |",
-        "|---|---|---|---|---|---|---|---|",
-        ...rows,
-        "",
-      ].join("\n"),
-    );
-    mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-    writeFileSync(
-      join(ROOT, "bench", "results", "emulator.json"),
-      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, groups: GROUPS, seedSeconds, firstWalkOf100PagesMs: coldFirstPageMs, results }, null, 2)}\n`,
-    );
+    return { seedSeconds, firstWalkOf100PagesMs, results };
   } finally {
     await pool.close();
     await emulator.stop();
   }
+}
+
+/** The organization once it holds `identities` identities, each with its binding. */
+interface CreateRow {
+  identities: number;
+  /** From the first create to this size. */
+  seconds: number;
+  /** A create is an identity and its binding: two POSTs. */
+  msPerCreate: number;
+  /** The mean of the last CREATE_WINDOW creates before this size: what one more create costs there. */
+  msPerCreateAtSize: number;
+}
+
+/**
+ * A fresh organization grown one identity and one viewer binding on the organization at a time, over one
+ * connection, each POST awaited: the cost of a write as the organization grows.
+ */
+async function creates(): Promise<CreateRow[]> {
+  const emulator = await startCli();
+  const pool = new Pool(emulator.url, { connections: 1, pipelining: 1 });
+  const headers = { authorization: `Bearer ${emulator.token}`, "content-type": "application/json" };
+  const send = async (method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> => {
+    const response = await pool.request({
+      method,
+      path,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
+    return JSON.parse(text) as unknown;
+  };
+  try {
+    const viewer = ((await send("GET", "/iam/v2beta1/roles?name=viewer")) as { roles: { uid: string }[] })
+      .roles[0]!.uid;
+    const rows: CreateRow[] = [];
+    const windowStarts = new Map<number, bigint>();
+    const begin = process.hrtime.bigint();
+    const last = CREATE_SIZES[CREATE_SIZES.length - 1] ?? 0;
+    for (let i = 0; i < last; i++) {
+      if (CREATE_SIZES.some((size) => i === Math.max(0, size - CREATE_WINDOW)))
+        windowStarts.set(i, process.hrtime.bigint());
+      const identity = (await send("POST", `/iam/v2beta1/identities/${emulator.org}`, {
+        name: `robot-${i}`,
+        claimMatch: { issuer: "https://issuer.example.com", subject: `robot-${i}` },
+      })) as { uid: string };
+      await send("POST", `/iam/v2beta1/roleBindings/${emulator.org}`, {
+        identityUid: identity.uid,
+        roleUid: viewer,
+      });
+      const size = i + 1;
+      if (!CREATE_SIZES.includes(size)) continue;
+      const now = process.hrtime.bigint();
+      const from = Math.max(0, size - CREATE_WINDOW);
+      const ms = (since: bigint): number => Number(now - since) / 1e6;
+      const round = (n: number): number => Math.round(n * 1000) / 1000;
+      rows.push({
+        identities: size,
+        seconds: round(ms(begin) / 1000),
+        msPerCreate: round(ms(begin) / size),
+        msPerCreateAtSize: round(ms(windowStarts.get(from)!) / (size - from)),
+      });
+    }
+    return rows;
+  } finally {
+    await pool.close();
+    await emulator.stop();
+  }
+}
+
+function readTable(found: Reads): string[] {
+  const rows = found.results.map(
+    (r) =>
+      `| ${r.scenario} | ${r.requests} | ${r.concurrency} | ${r.rps} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.max} |`,
+  );
+  return [
+    `emulator bench: ${GROUPS} groups seeded through /_emulator/seed in ${found.seedSeconds.toFixed(2)} s; node ${process.version}, loopback`,
+    `first walk of 100 pages (includes the one filter+sort of each query): ${Object.entries(
+      found.firstWalkOf100PagesMs,
+    )
+      .map(([k, v]) => `${k.split(",")[0]}: ${v} ms`)
+      .join("; ")}`,
+    "",
+    "| scenario | requests | concurrency | req/s | p50 ms | p95 ms | p99 ms | max ms |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows,
+    "",
+  ];
+}
+
+function createTable(rows: CreateRow[]): string[] {
+  return [
+    `emulator creates: an identity and its viewer binding per create (2 POSTs), sequential, one connection; node ${process.version}, loopback`,
+    "",
+    `| identities | seconds | ms per create | ms per create at that size (last ${CREATE_WINDOW}) |`,
+    "|---|---|---|---|",
+    ...rows.map((r) => `| ${r.identities} | ${r.seconds} | ${r.msPerCreate} | ${r.msPerCreateAtSize} |`),
+    "",
+  ];
+}
+
+async function main(): Promise<void> {
+  const found = process.env.BENCH_SKIP_READS === "1" ? undefined : await reads();
+  const created = CREATE_SIZES.length === 0 ? [] : await creates();
+  process.stdout.write(
+    [...(found ? readTable(found) : []), ...(created.length > 0 ? createTable(created) : [])].join("\n"),
+  );
+  mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+  // Skipped reads are written as none (groups 0, no results), never as another run's figures.
+  const readFigures = found ?? { seedSeconds: 0, firstWalkOf100PagesMs: {}, results: [] };
+  writeFileSync(
+    join(ROOT, "bench", "results", "emulator.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, groups: found ? GROUPS : 0, ...readFigures, creates: created }, null, 2)}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -56,10 +56,6 @@ export function rootOf(uid: string): string {
 
 /** The store's access facts (../sdk/access-model.ts `AccessFacts`), with the propagation delay applied. */
 export class Access implements AccessFacts {
-  /** Bindings by identity, rebuilt when the store changes: access checks stay O(own bindings) at any size. */
-  private byIdentity = new Map<string, BindingFacts[]>();
-  private indexedVersion = -1;
-
   /** New groups, roles and bindings not yet effective: uid → when they become so (emulator clock, ms). */
   private readonly propagating = new Map<string, number>();
 
@@ -100,23 +96,18 @@ export class Access implements AccessFacts {
     return all.filter((b) => !this.pending(b.uid) && !this.pendingPosition(b.group));
   }
 
-  private indexedBindingsOf(identityUid: string): readonly BindingFacts[] {
-    if (this.indexedVersion !== this.store.version) {
-      this.byIdentity.clear();
-      for (const binding of this.store.all("roleBindings")) {
-        const facts: BindingFacts = {
-          uid: binding.uid,
-          group: binding.parent,
-          identity: binding.fields.identityUid as string,
-          role: binding.fields.roleUid as string,
-        };
-        const list = this.byIdentity.get(facts.identity);
-        if (list === undefined) this.byIdentity.set(facts.identity, [facts]);
-        else list.push(facts);
-      }
-      this.indexedVersion = this.store.version;
-    }
-    return this.byIdentity.get(identityUid) ?? [];
+  /**
+   * All the identity's bindings, from the store's index by identity (kept current by every write, undo, reset and
+   * load): an access check costs the caller's own bindings, whatever the organization's size and however often it
+   * changes.
+   */
+  private indexedBindingsOf(identityUid: string): BindingFacts[] {
+    return this.store.byField("roleBindings", "identityUid", identityUid).map((binding) => ({
+      uid: binding.uid,
+      group: binding.parent,
+      identity: identityUid,
+      role: binding.fields.roleUid as string,
+    }));
   }
 
   /** AccessFacts: a built-in role's capabilities, or a custom role's once it is effective. */

@@ -1,8 +1,9 @@
 /**
- * Storage behind one interface: every resource kind in its own map, children indexed by parent, and optional
- * persistence to a data file (./journal.ts): a snapshot plus a write-ahead journal, one record per flush holding
- * only what changed, so a write costs the same however much is stored. API tokens are signed JWTs
- * (./api-tokens.ts), so no token is stored: only the keys that sign them, in `meta`.
+ * Storage behind one interface: every resource kind in its own map, children indexed by parent, objects indexed by
+ * the fields asked for (`byField`: role bindings by identity), each index kept by every write, so a write costs what
+ * it changes; and optional persistence to a data file (./journal.ts): a snapshot plus a write-ahead journal, one
+ * record per flush holding only what changed, so a write costs the same however much is stored. API tokens are
+ * signed JWTs (./api-tokens.ts), so no token is stored: only the keys that sign them, in `meta`.
  *
  * May import: node builtins, ./journal, ./model.
  */
@@ -23,6 +24,14 @@ export interface Store {
   all(kind: Kind): IterableIterator<StoredObject>;
   count(kind: Kind): number;
   children(kind: Kind, parent: string): StoredObject[];
+  /**
+   * The objects of `kind` whose field `field` holds the string `value`, in no particular order: an index, like
+   * `children`'s by parent, so a lookup costs what it finds however much is stored. The first lookup of a (kind,
+   * field) builds it with one scan; from then on every put, delete, undone transaction, `clear` and load keeps it
+   * current at the cost of the object written. An object is replaced whole by `put`, never changed in place once
+   * stored, so the object a put replaces says which entry to drop.
+   */
+  byField(kind: Kind, field: string, value: string): StoredObject[];
   clear(): void;
   /** Counts a change that lives outside the objects (the clock moved), so the next flush writes it. */
   markChanged(): void;
@@ -45,6 +54,8 @@ export class MemoryStore implements Store {
   meta: Meta = {};
   private objects = new Map<Kind, Map<string, StoredObject>>();
   private childIndex = new Map<Kind, Map<string, Set<string>>>();
+  /** The indexes `byField` was asked for: kind → field → value → uid → object. */
+  private fieldIndex = new Map<Kind, Map<string, Map<string, Map<string, StoredObject>>>>();
   private changes = 0;
   private flushed = 0;
   /** Undo steps of the open transaction, newest last; undefined outside a transaction. */
@@ -98,6 +109,7 @@ export class MemoryStore implements Store {
     let siblings = index.get(object.parent);
     if (siblings === undefined) index.set(object.parent, (siblings = new Set()));
     siblings.add(object.uid);
+    this.reindexFields(kind, previous, object);
     this.markDirty(kind, object.uid);
     this.changes++;
   }
@@ -109,6 +121,7 @@ export class MemoryStore implements Store {
     this.journal?.push(() => this.put(kind, existing));
     map.delete(uid);
     this.unindex(kind, existing);
+    this.reindexFields(kind, existing, undefined);
     this.markDirty(kind, uid);
     this.changes++;
     return true;
@@ -129,13 +142,30 @@ export class MemoryStore implements Store {
     return [...uids].map((uid) => map.get(uid)).filter((o): o is StoredObject => o !== undefined);
   }
 
+  byField(kind: Kind, field: string, value: string): StoredObject[] {
+    let indexes = this.fieldIndex.get(kind);
+    if (indexes === undefined) this.fieldIndex.set(kind, (indexes = new Map()));
+    let byValue = indexes.get(field);
+    if (byValue === undefined) {
+      indexes.set(field, (byValue = new Map()));
+      for (const object of this.all(kind)) {
+        const key = stringField(object, field);
+        if (key !== undefined) addToFieldIndex(byValue, key, object);
+      }
+    }
+    const found = byValue.get(value);
+    return found === undefined ? [] : [...found.values()];
+  }
+
   clear(): void {
-    const [objects, childIndex] = [this.objects, this.childIndex];
+    const [objects, childIndex, fieldIndex] = [this.objects, this.childIndex, this.fieldIndex];
     this.journal?.push(() => {
-      [this.objects, this.childIndex] = [objects, childIndex];
+      [this.objects, this.childIndex, this.fieldIndex] = [objects, childIndex, fieldIndex];
     });
     this.objects = new Map();
     this.childIndex = new Map();
+    // Rebuilt by the next lookup, from the little a reset leaves.
+    this.fieldIndex = new Map();
     for (const kind of KINDS) {
       this.objects.set(kind, new Map());
       this.childIndex.set(kind, new Map());
@@ -279,4 +309,40 @@ export class MemoryStore implements Store {
     siblings?.delete(object.uid);
     if (siblings?.size === 0) this.childIndex.get(kind)!.delete(object.parent);
   }
+
+  /** Moves an object's entries in the `byField` indexes of its kind from `previous` to `next` (either absent). */
+  private reindexFields(
+    kind: Kind,
+    previous: StoredObject | undefined,
+    next: StoredObject | undefined,
+  ): void {
+    const indexes = this.fieldIndex.get(kind);
+    if (indexes === undefined) return;
+    for (const [field, byValue] of indexes) {
+      const before = previous === undefined ? undefined : stringField(previous, field);
+      const after = next === undefined ? undefined : stringField(next, field);
+      if (before !== undefined && before !== after) {
+        const objects = byValue.get(before);
+        objects?.delete(previous!.uid);
+        if (objects?.size === 0) byValue.delete(before);
+      }
+      if (after !== undefined) addToFieldIndex(byValue, after, next!);
+    }
+  }
+}
+
+/** The object's field `field` when it holds a string: what `byField` indexes it by. */
+function stringField(object: StoredObject, field: string): string | undefined {
+  const value = Object.hasOwn(object.fields, field) ? object.fields[field] : undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
+function addToFieldIndex(
+  byValue: Map<string, Map<string, StoredObject>>,
+  value: string,
+  object: StoredObject,
+): void {
+  let objects = byValue.get(value);
+  if (objects === undefined) byValue.set(value, (objects = new Map()));
+  objects.set(object.uid, object);
 }

@@ -77,9 +77,8 @@ export const identities: CollectionSpec = {
     },
   },
   beforeDelete: (identity, ctx) => {
-    for (const binding of [...ctx.svc.store.all("roleBindings")]) {
-      if (binding.fields.identityUid === identity.uid) ctx.svc.store.delete("roleBindings", binding.uid);
-    }
+    for (const binding of ctx.svc.store.byField("roleBindings", "identityUid", identity.uid))
+      ctx.svc.store.delete("roleBindings", binding.uid);
   },
 };
 

@@ -64,9 +64,8 @@ export const roles: CollectionSpec = {
   beforeDelete: (role, ctx) => {
     refuseIfReferenced(role, ctx);
     // Bindings are the role's grants: deleting the role revokes them (see emulator/README.md, "Deleting a role").
-    for (const binding of [...ctx.svc.store.all("roleBindings")]) {
-      if (binding.fields.roleUid === role.uid) ctx.svc.store.delete("roleBindings", binding.uid);
-    }
+    for (const binding of ctx.svc.store.byField("roleBindings", "roleUid", role.uid))
+      ctx.svc.store.delete("roleBindings", binding.uid);
   },
 };
 
