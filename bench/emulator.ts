@@ -224,11 +224,11 @@ async function creates(): Promise<CreateRow[]> {
     for (let i = 0; i < last; i++) {
       if (CREATE_SIZES.some((size) => i === Math.max(0, size - CREATE_WINDOW)))
         windowStarts.set(i, process.hrtime.bigint());
-      const identity = (await send("POST", `/iam/v2beta1/identities/${emulator.org}`, {
+      const identity = (await send("POST", `/iam/v2beta1/identities/${emulator.orgUid}`, {
         name: `robot-${i}`,
         claimMatch: { issuer: "https://issuer.example.com", subject: `robot-${i}` },
       })) as { uid: string };
-      await send("POST", `/iam/v2beta1/roleBindings/${emulator.org}`, {
+      await send("POST", `/iam/v2beta1/roleBindings/${emulator.orgUid}`, {
         identityUid: identity.uid,
         roleUid: viewer,
       });
