@@ -244,8 +244,9 @@ export const PAGE_SCRIPT = String.raw`
 
   render();
   performance.mark("review-tree-rendered");
-  // The menus, from the data, once the tree is drawn: people first, then workloads with the group each lives in (names can repeat).
-  const people = el("optgroup", { label: "people" }), workloads = el("optgroup", { label: "workloads" });
+  // The menus, from the data, once the tree is drawn: users first, then workload identities with the group each lives
+  // in (names can repeat); labelled in the words every output uses (sdk/words IDENTITY_NOUNS, a test checks).
+  const people = el("optgroup", { label: "users" }), workloads = el("optgroup", { label: "workload identities" });
   for (const x of identities) {
     const label = x.kind === "person" || x.home < 0 ? x.name : x.name + " (in " + groups[x.home].name + ")";
     (x.kind === "person" ? people : workloads).append(el("option", { value: x.uid, title: x.uid }, label));

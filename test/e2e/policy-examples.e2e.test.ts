@@ -118,7 +118,7 @@ describe.each(EXAMPLES)("$name", (example) => {
     expect(violationLines(result)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^\\[identity-audience-required\\] Identity '${example.identity}': claimMatch has no audience`,
+          `^\\[identity-audience-required\\] Identity "${example.identity}": claimMatch has no audience`,
         ),
       ),
     ]);
