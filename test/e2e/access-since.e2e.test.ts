@@ -115,7 +115,7 @@ describe("platform-access review --since around a change made outside the stack"
         ),
       );
       expect(job.err).toMatch(
-        /^new privileged: github-actions-deployer \(workload\) on engineering: gains /m,
+        /^new privileged: workload identity github-actions-deployer on folder engineering: gains /m,
       );
       // Named by name: no uid where no two share a name.
       const section = job.out.slice(0, job.out.indexOf("\nidentities ("));
