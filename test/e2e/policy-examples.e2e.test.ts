@@ -29,7 +29,7 @@ function violationLines(result: CommandResult): string[] {
   const lines = (result.stdout + result.stderr)
     .split("\n")
     .map((l) => l.trim())
-    .filter((l) => /^\[[a-z-]+\] [A-Za-z]+ '[^']+': /.test(l));
+    .filter((l) => /^\[[a-z-]+\] [A-Za-z]+ "(?:[^"\\]|\\.)+": /.test(l));
   return [...new Set(lines)].sort();
 }
 

@@ -69,7 +69,8 @@ function expectViolations(result: CommandResult): void {
 
 function expectNoViolations(result: CommandResult): void {
   const output = result.stdout + result.stderr;
-  expect(output.split("\n").filter((l) => /\[[a-z-]+\] [A-Za-z]+ '/.test(l))).toEqual([]);
+  // A violation names its resource as `Kind "name"` (sdk/words resourceText).
+  expect(output.split("\n").filter((l) => /\[[a-z-]+\] [A-Za-z]+ "/.test(l))).toEqual([]);
 }
 
 let emulator: Emulator;
