@@ -13,7 +13,7 @@
  *   `built-in role` (root-level) or a `role`. The review's JSON keeps its data values for an identity's kind,
  *   `person` and `workload` (a versioned format): `IDENTITY_NOUNS` is the mapping.
  * - **A program's resource** is its type and its logical name, always quoted (`resourceText`).
- * - **A uid** only tells apart two of a kind that share a name ("folder platform (<uid>)"), or stands where no name
+ * - **A uid** only tells apart two of a noun that share a name ("folder platform (<uid>)"), or stands where no name
  *   is known ("folder <uid>"): `Names`.
  *
  * Markdown is commands/markdown's job (it writes these words into a cell), HTML escaping commands/access/html-text's,
