@@ -1,25 +1,26 @@
 /**
- * GitHub-flavoured Markdown for the command-line tools' reports (a CI job summary, a pull-request comment): text
- * escaped so that a name from the API stays text, headings and tables. A name is data: it cannot break a table (a
- * pipe), forge a line or a heading (a line break), open a code span (a backtick), a link or emphasis, or inject HTML.
+ * GitHub-flavoured Markdown, the one writer of it for every output (the access review, the access plan's pull-request
+ * comment, a CI job summary): text escaped so that a name from the API stays text, headings and tables. A name is
+ * data: it cannot break a table (a pipe), forge a line or a heading (a line break), open a code span (a backtick), a
+ * link or emphasis, inject HTML or mention anyone.
  *
- *   mdTable(["identity", "role"], [[mdText(name), mdText(role)]])
+ *   mdTable(["identity", "role"], [[mdText(names.identity(uid)), mdText(names.role(role))]])
  *
- * Cells and headings take inline Markdown: write data into them through `mdText`, never as it is.
+ * Cells and headings take inline Markdown: write data into them through `mdText`, never as it is; an object as the
+ * text names it (../sdk/words), so the comment reads as the preview does.
  *
- * May import: nothing.
+ * May import: ../sdk/words.
  */
+import { lineText } from "../sdk/words";
 
 /**
- * Text as inline Markdown that renders as the text itself: every ASCII punctuation character is backslash-escaped
- * (CommonMark lets any be, and GFM tables read `\|` as a pipe inside a cell), and a control character or line
- * separator becomes a space (Markdown has no escape for a line break inside a table row or a heading).
+ * Text as inline Markdown that renders as the text itself, made one line: every character that could forge or hide
+ * a line escaped as text escapes it (../sdk/words `lineText`: Markdown has no escape for a line break inside a table
+ * row or a heading), then every ASCII punctuation character backslash-escaped (CommonMark lets any be, and GFM
+ * tables read `\|` as a pipe inside a cell).
  */
 export function mdText(text: string): string {
-  return text
-
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
-    .replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
+  return lineText(text).replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
 }
 
 /** Inline Markdown in bold. */

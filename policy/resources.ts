@@ -7,9 +7,10 @@
  * Values unknown during a preview (a uid not yet assigned) are read through `known`, which turns @pulumi/policy's
  * UnknownValueError into UNKNOWN, so a rule skips what it cannot know yet and checks it again at `up`.
  *
- * May import: @pulumi/policy.
+ * May import: @pulumi/policy, ../sdk/words.
  */
 import { UnknownValueError } from "@pulumi/policy";
+import { resourceText } from "../sdk/words";
 
 /** The platform resources the pack reads, by the name after `platform:iam:`. */
 export const KINDS = [
@@ -60,9 +61,9 @@ export function text(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-/** A resource's name for messages: its logical name and kind. */
+/** A resource's name for messages: its kind and logical name, quoted as every output quotes it (../sdk/words). */
 export function describe(name: string, type: string): string {
-  return `${kindOf(type) ?? type} '${name}'`;
+  return resourceText(kindOf(type) ?? type, name);
 }
 
 /** The built-in role uid the emulator (and so the quick start) gives `owner`: sha1("owner"). */

@@ -3,16 +3,27 @@
  * privileged changes first, each change of access once where it happens ("and the N groups under it"), with the
  * bindings it is gained or was held through; identities and groups new and gone; roles changed. A pure function of
  * the review, placed by the page at its top; it uses the page's classes (`cap`, `priv`, `mark`) and no style or
- * script of its own. Every name from the API is data: HTML-escaped where it is written.
+ * script of its own. Every name from the API is data: written as it is, HTML-escaped, as the rest of the page writes
+ * it; each object's kind in the words every output uses (../../sdk/words).
  *
- * May import: ../../sdk/access-model, ./changes (types), ./format, ./html-text, ./names, ./review (types).
+ * May import: ../../sdk/access-model, ../../sdk/words, ./changes (types), ./format, ./html-text, ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
+import { IDENTITY_NOUNS, nounOf, type Names } from "../../sdk/words";
 import type { ChangedAccess, ReviewChanges } from "./changes";
-import { changesSummary, namesOf, throughWords, whereWords } from "./format";
-import type { Names } from "./names";
+import { changesSummary, namesOf, throughWords, whereWords, type Writer } from "./format";
 import { escapeHtml } from "./html-text";
 import type { Review } from "./review";
+
+/** Objects as HTML: the kind, then the name as it is, escaped. */
+const htmlWriter =
+  (names: Names): Writer =>
+  (kind, uid) =>
+    `${nounOf(kind, uid)} ${escapeHtml(names.rawName(kind, uid))}`;
+
+/** An identity's name in bold, its kind beside it as a mark. */
+const identityHtml = (names: Names, uid: string, kind: keyof typeof IDENTITY_NOUNS) =>
+  `<strong>${escapeHtml(names.rawName("identity", uid))}</strong> <span class="mark">${IDENTITY_NOUNS[kind]}</span>`;
 
 function capabilitiesHtml(capabilities: readonly string[]): string {
   return capabilities
@@ -21,7 +32,7 @@ function capabilitiesHtml(capabilities: readonly string[]): string {
 }
 
 function throughHtml(c: ChangedAccess, names: Names): string {
-  return throughWords(c, names, escapeHtml, capabilitiesHtml)
+  return throughWords(c, htmlWriter(names), capabilitiesHtml)
     .map((t) => `${t.change === "gained" ? "gains" : "loses"} ${t.words}`)
     .join("<br>");
 }
@@ -31,8 +42,8 @@ function accessTable(title: string, list: readonly ChangedAccess[], names: Names
   const rows = list.map(
     (c) =>
       `<tr class="change-row" data-identity="${escapeHtml(c.identity)}" data-privileged="${c.privileged}">` +
-      `<td><strong>${escapeHtml(names.identity(c.identity))}</strong> <span class="mark">${c.identityKind}</span></td>` +
-      `<td>${whereWords(c, names, escapeHtml)}</td><td>${capabilitiesHtml(c.gained)}</td><td>${capabilitiesHtml(c.lost)}</td>` +
+      `<td>${identityHtml(names, c.identity, c.identityKind)}</td>` +
+      `<td>${whereWords(c, htmlWriter(names))}</td><td>${capabilitiesHtml(c.gained)}</td><td>${capabilitiesHtml(c.lost)}</td>` +
       `<td>${throughHtml(c, names)}</td></tr>`,
   );
   return (
@@ -48,16 +59,16 @@ function listHtml(title: string, items: readonly string[]): string {
 function sectionOf(c: ReviewChanges, names: Names): string {
   const readAs =
     escapeHtml(c.since.at) +
-    (c.since.caller === undefined ? "" : ` as ${escapeHtml(names.identity(c.since.caller))}`);
+    (c.since.caller === undefined ? "" : ` as ${htmlWriter(names)("identity", c.since.caller)}`);
   const identity = (change: string) => (i: ReviewChanges["identities"]["new"][number]) =>
-    `${change}: <strong>${escapeHtml(names.identity(i.uid))}</strong> <span class="mark">${i.kind}</span>` +
+    `${change}: ${identityHtml(names, i.uid, i.kind)}` +
     (i.privileged ? ` <span class="mark privileged">privileged</span>` : "");
   const group = (change: string) => (g: ReviewChanges["groups"]["new"][number]) =>
-    `${change}: <strong>${escapeHtml(names.group(g.uid))}</strong>` +
-    (g.parent === undefined ? "" : ` under ${escapeHtml(names.group(g.parent))}`);
+    `${change}: ${nounOf("group", g.uid)} <strong>${escapeHtml(names.rawName("group", g.uid))}</strong>` +
+    (g.parent === undefined ? "" : ` under ${htmlWriter(names)("group", g.parent)}`);
   const roles = c.roles.map(
     (r) =>
-      `<strong>${escapeHtml(names.role(r.uid))}</strong>` +
+      `${nounOf("role", r.uid)} <strong>${escapeHtml(names.rawName("role", r.uid))}</strong>` +
       (r.added.length > 0 ? ` gains ${capabilitiesHtml(r.added)}` : "") +
       (r.removed.length > 0 ? ` loses ${capabilitiesHtml(r.removed)}` : ""),
   );

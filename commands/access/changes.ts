@@ -15,7 +15,7 @@
  * Also reads a previous review's JSON, refusing in one line a file that is not a review, a format version it does
  * not know, or a review of another group.
  *
- * May import: ../../sdk/access-model, ../command, ./difference, ./names, zod.
+ * May import: ../../sdk/access-model, ../../sdk/words, ../command, ./difference, ./names, zod.
  */
 import { z } from "zod";
 import {
@@ -27,7 +27,8 @@ import {
 } from "../../sdk/access-model";
 import { Refusal } from "../command";
 import { accessDifference } from "./difference";
-import { Names, identityKind, printable, type IdentityKind } from "./names";
+import { identityKind, nameText, type IdentityKind, type Names } from "../../sdk/words";
+import { namesFrom } from "./names";
 
 /** What the review JSON says it is, and the version of its shape this code writes and reads. */
 export const REVIEW_FORMAT = "platform-access review";
@@ -119,7 +120,7 @@ function namesOf(before: ReviewFacts, after: ReviewFacts): Names {
     groups: r.groups,
     roles: r.roles,
   });
-  return new Names(sources(after), sources(before));
+  return namesFrom(sources(after), sources(before));
 }
 
 /** The bindings of `model` through which `identity` holds `capabilities` on `group`, each with those it grants. */
@@ -139,9 +140,9 @@ function throughOf(
         change,
         binding: b.uid,
         role: b.role,
-        roleName: names.roleName(b.role),
+        roleName: names.nameOf("role", b.role) ?? "",
         boundOn: b.group,
-        boundOnName: names.groupName(b.group),
+        boundOnName: names.nameOf("group", b.group) ?? "",
         capabilities: [],
       };
       entry.capabilities.push(capability);
@@ -162,11 +163,11 @@ function accessChanges(before: ReviewFacts, after: ReviewFacts, names: Names): C
   const { changes: diff, before: was, after: is } = accessDifference(before, after, groups);
   const changes = collapseInherited(diff).map((c): ChangedAccess => ({
     identity: c.identity,
-    identityName: names.identityName(c.identity),
+    identityName: names.nameOf("identity", c.identity) ?? "",
     identityKind: identityKind(c.identity),
     group: c.group,
-    groupName: names.groupName(c.group),
-    under: c.under.map((uid) => ({ uid, name: names.groupName(uid) })),
+    groupName: names.nameOf("group", c.group) ?? "",
+    under: c.under.map((uid) => ({ uid, name: names.nameOf("group", uid) ?? "" })),
     gained: c.gained,
     lost: c.lost,
     privileged: [...c.gained, ...c.lost].some(isPrivileged),
@@ -178,7 +179,7 @@ function accessChanges(before: ReviewFacts, after: ReviewFacts, names: Names): C
   return changes.sort(
     (a, b) =>
       rank(a) - rank(b) ||
-      compare(names.identity(a.identity), names.identity(b.identity)) ||
+      compare(names.rawName("identity", a.identity), names.rawName("identity", b.identity)) ||
       compare(a.identity, b.identity) ||
       compare(a.group, b.group),
   );
@@ -201,7 +202,9 @@ function groupsOf(r: ReviewFacts, names: Names): ChangedGroup[] {
   return r.groups.map((g) => ({
     uid: g.uid,
     name: g.name,
-    ...(g.parent !== undefined ? { parent: g.parent, parentName: names.groupName(g.parent) } : {}),
+    ...(g.parent !== undefined
+      ? { parent: g.parent, parentName: names.nameOf("group", g.parent) ?? "" }
+      : {}),
   }));
 }
 
@@ -319,7 +322,7 @@ export function readPreviousReview(text: string, file: string, groupUid: string)
   const previous = parsed.data;
   if (previous.group.uid !== groupUid)
     throw new Refusal(
-      `${file} is a review of ${printable(previous.group.name)} (${previous.group.uid}), not of ${groupUid}: ` +
+      `${file} is a review of ${nameText(previous.group.name)} (${previous.group.uid}), not of ${groupUid}: ` +
         `--since compares two reviews of the same group`,
     );
   return previous;

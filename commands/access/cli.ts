@@ -30,10 +30,11 @@
  * engine by ../stacks) or from state files (--state); given none, it marks nothing. A stack the engine cannot
  * export is named on stderr.
  *
- * May import: ../../sdk, ../command, ../reading, ../stacks, ./*.
+ * May import: ../../sdk (and its words), ../command, ../reading, ../stacks, ./*.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { Names, lineText } from "../../sdk/words";
 import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
 import { readSources, sourcesSaid, type RunPulumi } from "../stacks";
 import { PAGE_SIZE } from "../reading";
@@ -50,7 +51,6 @@ import {
   whatCanText,
 } from "./format";
 import { reviewHtml } from "./html";
-import { printable } from "./names";
 import { reviewMarkdown } from "./review-markdown";
 import {
   leastPrivilege,
@@ -132,8 +132,8 @@ function writeWhatCan(
   const csvOf = (a: WhatCanAnswer) =>
     a.grants !== undefined ? grantsCsv(a.grants, a.review) : bindingsCsv(a.bindings, a.review);
   const identityName = answers
-    .map((a) => namesOf(a.review).identityName(identity))
-    .find((name) => name !== "");
+    .map((a) => namesOf(a.review).nameOf("identity", identity))
+    .find((name) => name !== undefined);
   const named = { identity, ...(identityName !== undefined ? { identityName } : {}) };
   if (!perOrganization) {
     const [a] = answers as [WhatCanAnswer];
@@ -263,7 +263,7 @@ function readStates(files: string[]) {
 }
 
 function warnPartial(r: Review, io: Io): void {
-  for (const p of r.partial) io.stderr(`partial: ${p}`);
+  for (const p of r.partial) io.stderr(`partial: ${lineText(p)}`);
 }
 
 const CAPABILITY = /^CAP_[A-Z0-9_]+$/;
@@ -278,7 +278,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         ...(caller !== undefined ? { caller } : {}),
         progress: (line) => io.stderr(line),
       });
-      io.stderr(`${printable(data.top.name)}: ${data.calls} API calls, ${Date.now() - started} ms`);
+      const top = new Names().add("group", data.top.uid, data.top.name).group(data.top.uid);
+      io.stderr(`${top}: ${data.calls} API calls, ${Date.now() - started} ms`);
       return data;
     };
     /** Where a person's access is looked for: every organization the caller may list (./read readOrganizations). */
@@ -373,8 +374,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         const findings = privilegedFindings(r);
         for (const f of findings)
           io.stderr(
-            `privileged: ${printable(names.identity(f.uid))} is ` +
-              `${f.unmanaged === true ? "unmanaged" : "a workload identity"} and holds a privileged capability`,
+            `privileged: ${names.identity(f.uid)}${f.unmanaged === true ? " is unmanaged and" : ""} ` +
+              `holds a privileged capability`,
           );
         if (findings.length > 0) return EXIT_PRIVILEGED;
       }
@@ -404,7 +405,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           `${JSON.stringify({ capability, group: on, groupName: r.group.name, partial: r.partial, grants }, null, 2)}\n`,
         );
       else if (format === "csv") io.stdout(grantsCsv(grants, r));
-      else io.stdout(grantsText(`who holds ${capability} on ${printable(namesOf(r).group(on))}:`, grants, r));
+      else io.stdout(grantsText(`who holds ${capability} on ${namesOf(r).group(on)}:`, grants, r));
       return 0;
     }
     if (command === "what-can") {
@@ -456,7 +457,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         extra,
       });
       const identity = one(p, "--identity");
-      for (const note of [...read.flatMap((s) => s.notes), ...lp.notes]) io.stderr(`note: ${note}`);
+      for (const note of [...read.flatMap((s) => s.notes), ...lp.notes]) io.stderr(`note: ${lineText(note)}`);
       if (format === "json") io.stdout(`${JSON.stringify(lp, null, 2)}\n`);
       if (format === "yaml" || format === "yaml+typescript") io.stdout(leastPrivilegeYaml(lp, identity));
       if (format === "yaml+typescript") io.stdout("\n---\n\n");

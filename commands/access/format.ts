@@ -4,15 +4,24 @@
  * text puts each role binding under the group it is bound on, "and the N groups below" said on the group, and each
  * role's capabilities once; its CSV is one row per binding. Only who-can (one capability on one group) and the
  * expanded grants (`--expand`) are one row per grant. The changes since an earlier review are one row per change.
- * Everything is named by name (./names): a uid only to tell two apart, or when no name is known; CSV keeps the uid
- * columns beside the name columns for machines.
+ * Everything is named by name with its kind, as every output writes it (../../sdk/words): a uid only to tell two
+ * apart, or when no name is known. CSV keeps the names as they are, and the uid columns beside them for machines.
  *
- * May import: ../../sdk/access-model, ../states (resource names), ./review (types), ./page-data, ./changes (types),
- * ./names.
+ * May import: ../../sdk/access-model, ../../sdk/words, ../states (resource names), ./review (types), ./page-data,
+ * ./changes (types), ./names.
  */
 import { isPrivileged } from "../../sdk/access-model";
+import {
+  IDENTITY_NOUNS,
+  andFoldersUnder,
+  countOf,
+  identityKind,
+  lineText,
+  type NamedKind,
+  type Names,
+} from "../../sdk/words";
 import type { ChangedAccess, ChangedGroup, ChangedIdentity, ReviewChanges } from "./changes";
-import { Names, identityKind, printable, type NameSources } from "./names";
+import { namesFrom, type NameSources } from "./names";
 import { resourceName } from "../states";
 import { pageData, type PageBinding, type PageData } from "./page-data";
 import type { Grant, Review, ReviewedBinding, ReviewedIdentity } from "./review";
@@ -64,12 +73,15 @@ export function namesOf(r: Review): Names {
     groups: [...r.groups, ...r.bindings.map((b) => ({ uid: b.group, name: b.groupName }))],
     roles: [...r.roles, ...r.bindings.map((b) => ({ uid: b.role, name: b.roleName }))],
   };
-  return r.changes === undefined ? new Names(sources) : new Names(sources, changesSources(r.changes));
+  return r.changes === undefined ? namesFrom(sources) : namesFrom(sources, changesSources(r.changes));
 }
 
-/** The marks of an identity, in words. */
+/** How an output writes an object by name with its kind: as text, or escaped for Markdown or HTML. */
+export type Writer = (kind: NamedKind, uid: string) => string;
+
+/** The marks of an identity, in words (its kind is said with its name). */
 export function marks(i: ReviewedIdentity): string[] {
-  const out: string[] = [i.kind];
+  const out: string[] = [];
   if (i.privileged) out.push("privileged");
   if (i.unused === true) out.push(i.lastSeenTime === undefined ? "unused (never seen)" : "unused");
   if (i.unmanaged === true) out.push("unmanaged");
@@ -96,34 +108,33 @@ function byBinding(grants: Grant[]) {
 const LEGEND =
   "Legend: a role binding grants its role's capabilities on the group it is bound on and on every group below it; " +
   "each is shown once, under the group it is bound on, and each role's capabilities once, under roles. * marks a " +
-  "privileged capability (one with which access can be granted). person: a root-level user; workload: an " +
-  "identity under a group.";
+  `privileged capability (one with which access can be granted). A ${IDENTITY_NOUNS.person} is a root-level ` +
+  `identity (a person); a ${IDENTITY_NOUNS.workload} is an identity under a group.`;
 
-/** "1 group", "2 groups". */
-const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const count = countOf;
 
 /** "read <time> as <caller>" of a review or of the one it is compared with. */
 function readAs(at: string, caller: string | undefined, names: Names): string {
-  return `read ${at}${caller === undefined ? "" : ` as ${printable(names.identity(caller))}`}`;
+  return `read ${at}${caller === undefined ? "" : ` as ${names.identity(caller)}`}`;
 }
 
 function partialLines(r: Review): string[] {
   if (r.partial.length === 0) return [];
   return [
     "PARTIAL: the caller may not list everything; what it cannot see is not shown:",
-    ...r.partial.map((p) => `  - ${printable(p)}`),
+    ...r.partial.map((p) => `  - ${lineText(p)}`),
   ];
 }
 
 function header(r: Review, names: Names): string[] {
   const people = r.identities.filter((i) => i.kind === "person").length;
   return [
-    `access review of ${printable(names.group(r.group.uid))}: ${count(r.groups.length, "group")}, ` +
-      `${count(people, "person", "people")} and ${count(r.identities.length - people, "workload")} with access ` +
+    `access review of ${names.group(r.group.uid)}: ${count(r.groups.length, "group")}, ` +
+      `${count(people, IDENTITY_NOUNS.person)} and ${count(r.identities.length - people, IDENTITY_NOUNS.workload)} with access ` +
       `through ${count(r.bindings.length, "role binding")} of ${count(r.roles.length, "role")} ` +
       `(${readAs(r.at, r.caller, names)}, ${r.calls} API calls)`,
     r.states.length > 0
-      ? `states: ${r.states.map(printable).join(", ")}`
+      ? `states: ${r.states.map(lineText).join(", ")}`
       : "states: none given, so unmanaged identities are not marked (--backend URL, --stacks PATTERN or --state FILE)",
     `unused: no token exchange in ${r.unusedAfterDays} days (or never)`,
     ...partialLines(r),
@@ -149,9 +160,6 @@ function managersOf(data: PageData, b: PageBinding) {
   return b.managedBy?.map((m) => ({ stack: data.stacks[m.stack]!, resource: m.resource })) ?? null;
 }
 
-/** " and the 3 groups below", or nothing. */
-const andBelow = (n: number) => (n === 0 ? "" : ` and the ${count(n, "group")} below`);
-
 /**
  * The role bindings as a tree: each under the group it is bound on ("and the N groups below" said once, on the
  * group), groups by name; a group only when a binding is on it or below it.
@@ -171,16 +179,18 @@ function bindingsTree(r: Review, data: PageData, names: Names): string[] {
     if (shown[i] === 0) return void hidden++;
     const pad = "  ".repeat(depth[i]! + 1);
     const here = onGroup[i]!;
-    const heading = printable(names.group(g.uid));
+    const heading = names.group(g.uid);
     lines.push(
-      here.length === 0 ? `${pad}${heading} (nothing bound here)` : `${pad}${heading}${andBelow(g.below)}:`,
+      here.length === 0
+        ? `${pad}${heading} (nothing bound here)`
+        : `${pad}${heading}${andFoldersUnder(g.below)}:`,
     );
     for (const b of here) {
       const role = data.roles[b.role]!;
-      const managed = managedWords(managersOf(data, b), printable);
+      const managed = managedWords(managersOf(data, b), lineText);
       lines.push(
-        `${pad}  ${printable(names.identity(data.identities[b.identity]!.uid))}: ` +
-          `${printable(names.role(role.uid))}${elsewhereWords(b, names)}${managed === "" ? "" : ` [${managed}]`}`,
+        `${pad}  ${names.identity(data.identities[b.identity]!.uid)}: ` +
+          `${names.role(role.uid)}${elsewhereWords(b, names)}${managed === "" ? "" : ` [${managed}]`}`,
       );
     }
   });
@@ -192,7 +202,7 @@ function bindingsTree(r: Review, data: PageData, names: Names): string[] {
 function elsewhereWords(b: PageBinding, names: Names): string {
   const at = b.elsewhere;
   if (at === undefined) return "";
-  const group = printable(names.group(at.uid));
+  const group = names.group(at.uid);
   return at.above
     ? `, bound on ${group} above this review`
     : `, bound on ${group} below, which the credentials used may not list`;
@@ -204,7 +214,7 @@ function rolesLines(data: PageData, names: Names): string[] {
     `roles (${data.roles.length}), each with its capabilities:`,
     ...data.roles.map(
       (role) =>
-        `  ${printable(names.role(role.uid))}${role.builtin ? " (built-in)" : ""}: ` +
+        `  ${names.role(role.uid)}: ` +
         (role.capabilities === null
           ? "not visible to the caller"
           : role.capabilities
@@ -223,38 +233,33 @@ export function reviewText(r: Review): string {
   const names = namesOf(r);
   const lines = header(r, names);
   if (r.changes !== undefined) lines.push("", ...changesLines(r.changes, names));
-  lines.push("", `identities (${r.identities.length}), people first, then by name:`);
+  lines.push("", `identities (${r.identities.length}), users first, then by name:`);
   const data = pageData(r);
   const holding = new Map(r.identities.map((i) => [i.uid, i]));
-  for (const i of data.identities.flatMap((x) => holding.get(x.uid) ?? []))
-    lines.push(
-      `  ${printable(names.identity(i.uid))}: ${marks(i).join(", ")}` +
-        (i.kind === "workload" ? `; last seen ${i.lastSeenTime ?? "never"}` : ""),
-    );
+  for (const i of data.identities.flatMap((x) => holding.get(x.uid) ?? [])) {
+    const said = [
+      ...(marks(i).length > 0 ? [marks(i).join(", ")] : []),
+      ...(i.kind === "workload" ? [`last seen ${i.lastSeenTime ?? "never"}`] : []),
+    ];
+    lines.push(`  ${names.identity(i.uid)}${said.length === 0 ? "" : `: ${said.join("; ")}`}`);
+  }
   lines.push("", ...bindingsTree(r, data, names), "", ...rolesLines(data, names));
   return `${lines.join("\n")}\n`;
 }
 
 /**
- * Where a binding grants its role, as one phrase for a line of its own: "on eng and the 3 groups below"; for one
- * above the group reviewed, "on <the group reviewed> and the N groups below (bound on acme, above it)"; for one on a
- * group the caller may not list, that group and the groups below it the review lists.
+ * Where a binding grants its role, as one phrase for a line of its own: "on folder eng and the 3 folders under it";
+ * for one above the group reviewed, "on <the group reviewed> and the N folders under it (bound on organization
+ * acme, above it)"; for one on a group the caller may not list, that group and the folders under it the review
+ * lists.
  */
-function reachWords(
-  b: ReviewedBinding,
-  r: Review,
-  listed: ReadonlySet<string>,
-  names: Names,
-  esc: (text: string) => string,
-): string {
-  const group = esc(names.group(b.group));
-  if (b.above) {
-    const top = esc(names.group(r.group.uid));
-    return `on ${top}${andBelow(b.below - 1)} (bound on ${group}, above it)`;
-  }
+function reachWords(b: ReviewedBinding, r: Review, listed: ReadonlySet<string>, names: Names): string {
+  const group = names.group(b.group);
+  if (b.above)
+    return `on ${names.group(r.group.uid)}${andFoldersUnder(b.below - 1)} (bound on ${group}, above it)`;
   if (!listed.has(b.group))
-    return `on ${group}, which the credentials used may not list${b.below === 0 ? "" : `, and the ${count(b.below, "group")} below it`}`;
-  return `on ${group}${andBelow(b.below)}`;
+    return `on ${group}, which the credentials used may not list${b.below === 0 ? "" : `,${andFoldersUnder(b.below)}`}`;
+  return `on ${group}${andFoldersUnder(b.below)}`;
 }
 
 /**
@@ -265,24 +270,21 @@ function reachWords(
 export function whatCanText(identity: string, bindings: readonly ReviewedBinding[], r: Review): string {
   const names = namesOf(r);
   const i = r.identities.find((x) => x.uid === identity);
-  const marked = i === undefined ? [] : marks(i).slice(1);
+  const marked = i === undefined ? [] : marks(i);
   const lines = [
-    `what ${printable(names.identityWithKind(identity))} holds under ${printable(names.group(r.group.uid))}` +
+    `what ${names.identity(identity)} holds under ${names.group(r.group.uid)}` +
       `${marked.length === 0 ? "" : ` [${marked.join(", ")}]`}:`,
     ...partialLines(r),
   ];
   if (bindings.length === 0) lines.push("  nothing");
   const listed = new Set(r.groups.map((g) => g.uid));
-  for (const b of bindings)
-    lines.push(
-      `  ${reachWords(b, r, listed, names, printable)}, through role ${printable(names.role(b.role))}`,
-    );
+  for (const b of bindings) lines.push(`  ${reachWords(b, r, listed, names)}, through ${names.role(b.role)}`);
   const used = new Set(bindings.map((b) => b.role));
   const readable = new Map(r.roles.map((role) => [role.uid, role]));
   for (const uid of used) {
     const role = readable.get(uid);
     lines.push(
-      `  role ${printable(names.role(uid))}: ` +
+      `  ${names.role(uid)}: ` +
         (role === undefined
           ? "capabilities not visible to the caller"
           : role.capabilities.map(capability).join(" ") || "none"),
@@ -299,16 +301,14 @@ export function grantsText(title: string, grants: Grant[], r: Review): string {
   if (grants.length === 0) lines.push("  nobody / nothing");
   for (const here of groupBy(grants, (g) => `${g.group}\u0000${g.identity}`).values()) {
     const { group, identity } = here[0]!;
-    const i = ids.get(identity);
+    const marked = ids.has(identity) ? marks(ids.get(identity)!) : [];
     lines.push(
-      `  on ${printable(names.group(group))}: ${printable(names.identity(identity))}` +
-        (i !== undefined ? ` [${marks(i).join(", ")}]` : ""),
+      `  on ${names.group(group)}: ${names.identity(identity)}` +
+        (marked.length > 0 ? ` [${marked.join(", ")}]` : ""),
     );
     for (const [, b] of byBinding(here)) {
-      const from = b.inherited
-        ? `inherited from ${printable(names.group(b.boundOn))}`
-        : "bound on this group";
-      lines.push(`    through role ${printable(names.role(b.role))}, ${from}: ${b.caps.join(" ")}`);
+      const from = b.inherited ? `inherited from ${names.group(b.boundOn)}` : "bound on this group";
+      lines.push(`    through ${names.role(b.role)}, ${from}: ${b.caps.join(" ")}`);
     }
   }
   return `${lines.join("\n")}\n`;
@@ -317,26 +317,23 @@ export function grantsText(title: string, grants: Grant[], r: Review): string {
 /** A capability as text: a privileged one ends in `*`. */
 const capability = (c: string) => (isPrivileged(c) ? `${c}*` : c);
 
-/** Where a change happens: "eng and the 3 groups under it", the group's name written with `esc`. */
-export function whereWords(c: ChangedAccess, names: Names, esc: (text: string) => string): string {
-  const n = c.under.length;
-  const on = esc(names.group(c.group));
-  return n === 0 ? on : `${on} and the ${n} group${n === 1 ? "" : "s"} under it`;
+/** Where a change happens: "folder eng and the 3 folders under it", the group written by `write`. */
+export function whereWords(c: ChangedAccess, write: Writer): string {
+  return `${write("group", c.group)}${andFoldersUnder(c.under.length)}`;
 }
 
 /**
- * Each binding of a change: "CAP_A CAP_B through role deployer bound on eng", with its side (gained or lost); names
- * written with `esc`, capabilities with `caps`.
+ * Each binding of a change: "CAP_A CAP_B through role deployer bound on folder eng", with its side (gained or lost);
+ * objects written by `write`, capabilities by `caps`.
  */
 export function throughWords(
   c: ChangedAccess,
-  names: Names,
-  esc: (text: string) => string,
+  write: Writer,
   caps: (capabilities: readonly string[]) => string,
 ): { change: "gained" | "lost"; words: string }[] {
   return c.through.map((t) => ({
     change: t.change,
-    words: `${caps(t.capabilities)} through role ${esc(names.role(t.role))} bound on ${esc(names.group(t.boundOn))}`,
+    words: `${caps(t.capabilities)} through ${write("role", t.role)} bound on ${write("group", t.boundOn)}`,
   }));
 }
 
@@ -344,7 +341,8 @@ const capabilitiesText = (list: readonly string[]) => list.map(capability).join(
 
 /** One change of access in words: who, where, what is gained and lost, and through which bindings. */
 export function changeLine(c: ChangedAccess, names: Names): string {
-  const through = throughWords(c, names, printable, capabilitiesText);
+  const write: Writer = (kind, uid) => names.named(kind, uid);
+  const through = throughWords(c, write, capabilitiesText);
   const side = (change: "gained" | "lost") =>
     through
       .filter((t) => t.change === change)
@@ -354,21 +352,15 @@ export function changeLine(c: ChangedAccess, names: Names): string {
     ...(c.gained.length > 0 ? [`gains ${side("gained")}`] : []),
     ...(c.lost.length > 0 ? [`loses ${side("lost")}`] : []),
   ];
-  return `${printable(names.identityWithKind(c.identity))} on ${whereWords(c, names, printable)}: ${what.join("; ")}`;
+  return `${names.identity(c.identity)} on ${whereWords(c, write)}: ${what.join("; ")}`;
 }
 
 const identityList = (list: ChangedIdentity[], names: Names) =>
-  list
-    .map((i) => printable(names.identityWithKind(i.uid)) + (i.privileged ? " [privileged]" : ""))
-    .join(", ");
+  list.map((i) => names.identity(i.uid) + (i.privileged ? " [privileged]" : "")).join(", ");
 
 const groupList = (list: ChangedGroup[], names: Names) =>
   list
-    .map(
-      (g) =>
-        printable(names.group(g.uid)) +
-        (g.parent === undefined ? "" : ` (under ${printable(names.group(g.parent))})`),
-    )
+    .map((g) => names.group(g.uid) + (g.parent === undefined ? "" : ` (under ${names.group(g.parent)})`))
     .join(", ");
 
 /** How many of each kind of change, in one line. */
@@ -376,7 +368,7 @@ export function changesSummary(c: ReviewChanges): string {
   const privileged = c.access.filter((a) => a.privileged).length;
   return [
     `${count(c.access.length, "change")} of access (${privileged} privileged)`,
-    `${count(c.identities.new.length, "identity", "identities")} new, ${c.identities.gone.length} gone`,
+    `${count(c.identities.new.length, "identity")} new, ${c.identities.gone.length} gone`,
     `${count(c.groups.new.length, "group")} new, ${c.groups.gone.length} gone`,
     `${count(c.roles.length, "role")} changed`,
   ].join(", ");
@@ -406,7 +398,7 @@ function changesLines(c: ReviewChanges, names: Names): string[] {
       ...(role.added.length > 0 ? [`gains ${capabilitiesText(role.added)}`] : []),
       ...(role.removed.length > 0 ? [`loses ${capabilitiesText(role.removed)}`] : []),
     ];
-    lines.push(`  role ${printable(names.role(role.uid))} ${what.join(", ")}`);
+    lines.push(`  ${names.role(role.uid)} ${what.join(", ")}`);
   }
   return lines;
 }
@@ -463,6 +455,9 @@ function csvField(value: string): string {
 
 const csv = (rows: string[][]) => rows.map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
 
+/** A name as the service gave it, for a CSV column (the CSV writer quotes it), or "" when none is known. */
+const asIs = (names: Names, kind: NamedKind, uid: string) => names.nameOf(kind, uid) ?? "";
+
 const flag = (v: boolean | null | undefined) => (v === null || v === undefined ? "" : String(v));
 
 /** The BINDINGS_CSV_COLUMNS of each binding. */
@@ -476,17 +471,17 @@ function bindingRows(bindings: readonly ReviewedBinding[], r: Review): string[][
     return [
       b.uid,
       b.group,
-      names.groupName(b.group),
+      asIs(names, "group", b.group),
       String(b.below),
       String(b.above),
       b.identity,
-      names.identityName(b.identity),
+      asIs(names, "identity", b.identity),
       i?.kind ?? identityKind(b.identity),
       flag(i?.privileged),
       flag(i?.unused),
       flag(i?.unmanaged),
       b.role,
-      names.roleName(b.role),
+      asIs(names, "role", b.role),
       capabilities.join(" "),
       capabilities.filter(isPrivileged).join(" "),
       flag(b.managedBy === null ? null : b.managedBy.length > 0),
@@ -541,20 +536,20 @@ function grantRows(grants: Grant[], r: Review): string[][] {
       const i = ids.get(g.identity);
       rows.push([
         g.group,
-        names.groupName(g.group),
+        asIs(names, "group", g.group),
         g.identity,
-        names.identityName(g.identity),
+        asIs(names, "identity", g.identity),
         i?.kind ?? "",
         g.capability,
         String(g.privileged),
         t.role,
-        names.roleName(t.role),
+        asIs(names, "role", t.role),
         t.boundOn,
         String(t.inherited),
         t.binding,
         flag(i?.unused),
         flag(i?.unmanaged),
-        names.groupName(t.boundOn),
+        asIs(names, "group", t.boundOn),
       ]);
     }
   return rows;

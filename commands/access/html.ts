@@ -1,15 +1,19 @@
 /**
  * The review as one self-contained HTML page (inline CSS and JS, no request to anything else), for someone who never
- * ran the command, at the size of a real organization: what needs attention first (privileged workloads and
- * holders, unused and unmanaged identities, people and workloads, each leading to its rows), then the filters, then
+ * ran the command, at the size of a real organization: what needs attention first (privileged workload identities
+ * and holders, unused and unmanaged identities, users and workload identities, each leading to its rows), then the
+ * filters, then
  * the group tree ordered by name, where each role binding is said once, on the group it is bound on, "and the N
  * groups below". The tree is drawn by the page's script (./page-script) from one data block (./page-data): a group's
  * content only once it is open, so a page of 10,000 folders stays small and quick. Every name is data: HTML-escaped
- * where this module writes it, text where the script does.
+ * where this module writes it, text where the script does. Kinds are said in the words every output uses
+ * (../../sdk/words); the data keeps the review's values (`person`, `workload`).
  *
- * May import: node:crypto, ./changes-html, ./html-text, ./page-data, ./page-script, ./review (types).
+ * May import: node:crypto, ../../sdk/words, ./changes-html, ./html-text, ./page-data, ./page-script, ./review
+ * (types).
  */
 import { createHash } from "node:crypto";
+import { IDENTITY_NOUNS, pluralOf } from "../../sdk/words";
 import { pageData, summaryOf, type PageData, type PageIdentity } from "./page-data";
 import { changesHtml } from "./changes-html";
 import { escapeHtml } from "./html-text";
@@ -30,7 +34,11 @@ export interface ReviewPageOptions {
 }
 
 const number = new Intl.NumberFormat("en-US");
-const count = (n: number, one: string, many: string) => `${number.format(n)} ${n === 1 ? one : many}`;
+/** "1,000 workload identities": a count of a noun, the number grouped. */
+const count = (n: number, noun: string) => `${number.format(n)} ${n === 1 ? noun : pluralOf(noun)}`;
+
+const USERS = pluralOf(IDENTITY_NOUNS.person);
+const WORKLOADS = pluralOf(IDENTITY_NOUNS.workload);
 
 const CSS = `
 :root{--line:#d0d7de;--muted:#59636e;--red:#a40e26}
@@ -115,12 +123,12 @@ function attention(data: PageData): string {
   const s = summaryOf(data);
   const days = `no token in ${data.unusedAfterDays} days, or never`;
   return `<section class="attention" aria-labelledby="attention"><h2 id="attention">What needs attention</h2><ul class="cards">
-${card("privileged workloads", s.privilegedWorkloads, "privileged-workloads", data, { alert: true, names: true, note: "workloads that can grant access" })}
+${card(`privileged ${WORKLOADS}`, s.privilegedWorkloads, "privileged-workloads", data, { alert: true, names: true, note: `${WORKLOADS} that can grant access` })}
 ${card("privileged holders", s.privilegedHolders, "privileged", data, { alert: true, names: true, note: "identities that can grant access" })}
-${card("unused workloads", s.unused, "unused", data, { alert: true, note: days })}
+${card(`unused ${WORKLOADS}`, s.unused, "unused", data, { alert: true, note: days })}
 ${card("unmanaged", s.unmanaged, "unmanaged", data, { alert: true, note: s.unmanaged === null ? "not checked: no stacks given" : "in no stack's state" })}
-${card("people", s.people, "people", data, { note: "root-level users" })}
-${card("workloads", s.workloads, "workloads", data, { note: "identities under a group" })}
+${card(USERS, s.people, "people", data, { note: "root-level identities: people" })}
+${card(WORKLOADS, s.workloads, "workloads", data, { note: "under a group: CI, services" })}
 </ul></section>`;
 }
 
@@ -132,7 +140,7 @@ function filters(data: PageData): string {
 <label>Find by name <input type="search" id="filter-search" placeholder="identity, role or group"></label>
 <label>Identity <select id="filter-identity"><option value="">anyone</option></select></label>
 <label>Capability <select id="filter-capability"><option value="">any capability</option></select></label>
-<label>Who <select id="filter-kind"><option value="">people and workloads</option><option value="person">people</option><option value="workload">workloads</option></select></label>
+<label>Who <select id="filter-kind"><option value="">${USERS} and ${WORKLOADS}</option><option value="person">${USERS}</option><option value="workload">${WORKLOADS}</option></select></label>
 <label><input type="checkbox" id="filter-privileged"> privileged</label>
 <label><input type="checkbox" id="filter-unused"> unused</label>
 ${unmanaged}
@@ -144,8 +152,8 @@ ${unmanaged}
 const legend = (unusedAfterDays: number) => `<dl class="legend">
 <dt>binding</dt><dd>gives an identity a role on a group: the role's capabilities there and on every group below. Each is shown once, on the group it is on.</dd>
 <dt>role</dt><dd>open it to see its capabilities; <span class="cap priv">red</span> ones are privileged: with them access can be granted (to itself or others).</dd>
-<dt>person / workload</dt><dd>a person is a root-level user; a workload is an identity under a group (CI, services).</dd>
-<dt>unused</dt><dd>a workload with no token exchange in ${unusedAfterDays} days, or never.</dd>
+<dt>${IDENTITY_NOUNS.person} / ${IDENTITY_NOUNS.workload}</dt><dd>a ${IDENTITY_NOUNS.person} is a root-level identity (a person); a ${IDENTITY_NOUNS.workload} is an identity under a group (CI, services).</dd>
+<dt>unused</dt><dd>a ${IDENTITY_NOUNS.workload} with no token exchange in ${unusedAfterDays} days, or never.</dd>
 <dt>unmanaged</dt><dd>no stack's state declares the identity or any of its bindings; each binding says which stack and resource manage it, or "no stack".</dd>
 <dt>filters</dt><dd>show only the bindings that match, on the groups that hold them and the path down to them.</dd>
 </dl>`;
@@ -182,7 +190,7 @@ export function reviewHtml(r: Review, options: ReviewPageOptions = {}): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'">
 <title>Access review: ${escape(r.group.name)}</title><style>${CSS}</style></head><body>
 <header><h1>Who can do what in ${escape(r.group.name)} <span class="uid">${escape(r.group.uid)}</span></h1>
-<p class="read">${count(data.groups.length, "group", "groups")}, ${count(people, "person", "people")} and ${count(data.identities.length - people, "workload", "workloads")} with access through ${count(data.bindings.length, "role binding", "role bindings")} of ${count(data.roles.length, "role", "roles")}. Read <time datetime="${escape(r.at)}" title="${escape(r.at)}">${escape(r.at.slice(0, 16).replace("T", " "))} UTC</time>${caller(r, data)} with ${count(r.calls, "API call", "API calls")}; ${states}.</p></header>
+<p class="read">${count(data.groups.length, "group")}, ${count(people, IDENTITY_NOUNS.person)} and ${count(data.identities.length - people, IDENTITY_NOUNS.workload)} with access through ${count(data.bindings.length, "role binding")} of ${count(data.roles.length, "role")}. Read <time datetime="${escape(r.at)}" title="${escape(r.at)}">${escape(r.at.slice(0, 16).replace("T", " "))} UTC</time>${caller(r, data)} with ${count(r.calls, "API call")}; ${states}.</p></header>
 ${partial}
 ${attention(data)}
 ${sections}

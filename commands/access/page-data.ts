@@ -6,9 +6,10 @@
  * every group below it: 760,000 at 10,000 folders). References between them are indices into the lists. Also the
  * summary at the top of the page (what needs attention), worked out from the same data.
  *
- * May import: ../../sdk/access-model, ../states (resource names), ./review (types).
+ * May import: ../../sdk/access-model, ../../sdk/words, ../states (resource names), ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
+import { IDENTITY_NOUNS, pluralOf, type IdentityKind } from "../../sdk/words";
 import { resourceName } from "../states";
 import type { Review, ReviewedBinding } from "./review";
 
@@ -24,7 +25,7 @@ export interface PageGroup {
 export interface PageIdentity {
   uid: string;
   name: string;
-  kind: "person" | "workload";
+  kind: IdentityKind;
   /** The group a workload lives in (its index; -1 when not in the tree); -1 for a person. */
   home: number;
   lastSeenTime?: string;
@@ -77,7 +78,14 @@ export interface PageData {
   unusedAfterDays: number;
   /** Whether states were given (else nobody is marked unmanaged and the filter is off). */
   unmanagedKnown: boolean;
+  /** What the page calls each kind of identity, one and many: the words every output uses (../../sdk/words). */
+  kindWords: Record<IdentityKind, [one: string, many: string]>;
 }
+
+const KIND_WORDS: PageData["kindWords"] = {
+  person: [IDENTITY_NOUNS.person, pluralOf(IDENTITY_NOUNS.person)],
+  workload: [IDENTITY_NOUNS.workload, pluralOf(IDENTITY_NOUNS.workload)],
+};
 
 /** Names as people sort them: case aside, numbers by value (team-2 before team-10); the uid breaks ties. */
 const collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
@@ -113,7 +121,7 @@ function treeOrder(r: Review): PageGroup[] {
   return out;
 }
 
-/** Identities: each identity a binding names, people first, then by name (the uid when no name is known). */
+/** Identities: each identity a binding names, users first, then by name (the uid when no name is known). */
 function identitiesOf(r: Review, groupIndex: Map<string, number>): PageIdentity[] {
   const reviewed = new Map(r.identities.map((i) => [i.uid, i]));
   const all = new Map<string, PageIdentity>();
@@ -210,6 +218,7 @@ export function pageData(r: Review): PageData {
     stacks,
     unusedAfterDays: r.unusedAfterDays,
     unmanagedKnown: r.states.length > 0,
+    kindWords: KIND_WORDS,
   };
 }
 

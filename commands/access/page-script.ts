@@ -117,7 +117,7 @@ export const PAGE_SCRIPT = String.raw`
   }
 
   function marks(who) {
-    const out = [el("span", { className: "mark " + who.kind }, who.kind)];
+    const out = [el("span", { className: "mark " + who.kind }, data.kindWords[who.kind][0])];
     if (who.privileged) out.push(el("span", { className: "mark privileged" }, "privileged"));
     if (who.unused === true) out.push(el("span", { className: "mark unused", title: "no token exchange in " + data.unusedAfterDays + " days" }, who.lastSeenTime === undefined ? "unused (never seen)" : "unused"));
     if (who.unmanaged === true) out.push(el("span", { className: "mark unmanaged", title: "no stack's state declares it or its bindings" }, "unmanaged"));
@@ -244,8 +244,10 @@ export const PAGE_SCRIPT = String.raw`
 
   render();
   performance.mark("review-tree-rendered");
-  // The menus, from the data, once the tree is drawn: people first, then workloads with the group each lives in (names can repeat).
-  const people = el("optgroup", { label: "people" }), workloads = el("optgroup", { label: "workloads" });
+  // The menus, from the data, once the tree is drawn: users first, then workload identities with the group each lives
+  // in (names can repeat); each kind in the words every output uses (the data's kindWords).
+  const people = el("optgroup", { label: data.kindWords.person[1] });
+  const workloads = el("optgroup", { label: data.kindWords.workload[1] });
   for (const x of identities) {
     const label = x.kind === "person" || x.home < 0 ? x.name : x.name + " (in " + groups[x.home].name + ")";
     (x.kind === "person" ? people : workloads).append(el("option", { value: x.uid, title: x.uid }, label));

@@ -5,10 +5,11 @@
  * identities and roles are named and the bindings a change revokes are known; `--offline` reads nothing and says
  * what the plan alone tells (what the policy pack's `access-plan` rule says at preview).
  *
- * May import: ../../sdk, ../command, ./plan, ./plan-format, ./preview-json, ./read.
+ * May import: ../../sdk (and its words), ../command, ./plan, ./plan-format, ./preview-json, ./read.
  */
 import * as fs from "node:fs";
 import type { PlatformClient } from "../../sdk";
+import { Names, lineText } from "../../sdk/words";
 import { Refusal, type CommandIo } from "../command";
 import { NO_ORGANIZATION, planAccess, type AccessPlan, type Organization } from "./plan";
 import { UNNAMED_HINT, createdBindingLines, planMarkdown, planText } from "./plan-format";
@@ -52,8 +53,9 @@ export async function readPlanOrganizations(
   for (const root of roots) {
     const started = Date.now();
     const data = await readAccess(client, root, caller === undefined ? {} : { caller });
-    for (const note of data.partial) io.stderr(`partial: ${note}`);
-    io.stderr(`${data.top.name} (${root}): ${data.calls} API calls, ${Date.now() - started} ms`);
+    for (const note of data.partial) io.stderr(`partial: ${lineText(note)}`);
+    const top = new Names().add("group", root, data.top.name).group(root);
+    io.stderr(`${top}: ${data.calls} API calls, ${Date.now() - started} ms`);
     org.groups.push(...data.groups.map((g) => ({ uid: g.uid, name: g.name })));
     org.identities.push(...data.identities.map((i) => ({ uid: i.uid, name: i.name })));
     org.roles.push(

@@ -4,52 +4,43 @@
  * pack's lines, `platform-access plan`) or as GitHub-flavoured Markdown (a pull request's comment: headings and
  * tables, privileged gains first).
  *
- * Every identity, group and role is named by its name ("workload identity ci-robot", "folder platform", "role
- * deployer"), "(new)" when the update creates it; a uid only tells two of the same name apart, or stands where no
- * name is known. A name is data: one that is not a plain word is quoted with its control and invisible characters
- * escaped (it cannot forge a line), and in Markdown every punctuation character is escaped (it cannot break a
- * table, open a code span, write HTML or mention anyone).
+ * Every identity, group and role is named as every output names it (../../sdk/words: "workload identity
+ * ci-robot", "folder platform", "role deployer"), "(new)" when the update creates it; a uid (or, for an object the
+ * update makes, its resource) only tells two of the same name apart, or stands where no name is known. In Markdown
+ * (../markdown) every punctuation character is escaped besides: a name cannot break a table, open a code span,
+ * write HTML or mention anyone.
  *
- * May import: ../../sdk/access-model, ./plan.
+ * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ./plan.
  */
 import { isPrivileged } from "../../sdk/access-model";
+import { Names, andFoldersUnder, countOf, nameText, nounOf, resourceText } from "../../sdk/words";
+import { mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
 import type { AccessPlan, Named, PlanChange, PlannedBinding, PlanNote } from "./plan";
 
 /** How many changes (and created bindings) are named; the rest are counted. */
 export const NAMED_CHANGES = 100;
 
-const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
-/** Control, format (bidirectional overrides, zero-width) and line-separator characters. */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-
-const escapeInvisible = (s: string) => s.replace(INVISIBLE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
-
-/** A name as text: as it is when plain, else quoted with `"`, `\` and invisible characters escaped. */
-export function nameText(name: string): string {
-  if (PLAIN.test(name)) return name;
-  return `"${escapeInvisible(name.replace(/\\/g, "\\\\").replace(/"/g, '\\"'))}"`;
-}
-
 /** How a summary writes what comes from outside (names, uids, capabilities): as text, or escaped for Markdown. */
 export type Escape = (data: string) => string;
 const asText: Escape = (data) => data;
 
-/** A resource of the program as the pack's lines name it: `RoleBinding 'ci-deployer'`. */
-export function resourceText(resource: { kind: string; name: string }, esc: Escape = asText): string {
-  return `${resource.kind} '${esc(escapeInvisible(resource.name.replace(/\\/g, "\\\\").replace(/'/g, "\\'")))}'`;
-}
+/** A resource of the program, by its kind and name (../../sdk/words). */
+const resourceOf = (resource: { kind: string; name: string }) => resourceText(resource.kind, resource.name);
 
-/** Which names stand for more than one object (then the uid, or the program's resource, tells them apart). */
-function ambiguousNames(plan: AccessPlan): Set<string> {
-  const uids = new Map<string, Set<string>>();
+/** Whether `n` is an object the update makes (its uid a stand-in), which its resource names until it exists. */
+const standIn = (n: Named) => n.uid.includes("~") && n.resource !== undefined;
+
+/** The names of the objects the plan mentions, each told apart from another of its name by uid or resource. */
+function namesOf(plan: AccessPlan): Names {
+  const names = new Names();
   const add = (n: Named | undefined) => {
-    if (n?.name === undefined) return;
-    const key = `${n.noun}\u0000${n.name}`;
-    uids.set(key, (uids.get(key) ?? new Set()).add(n.uid));
+    if (n === undefined || n.kind === "binding") return;
+    names.add(n.kind, n.uid, n.name);
+    if (standIn(n)) names.tellApartBy(n.kind, n.uid, resourceOf(n.resource!));
   };
   for (const c of plan.changes) [c.identity, c.group, ...c.roles].forEach(add);
   for (const b of plan.created) [b.identity, b.group, b.role].forEach(add);
-  return new Set([...uids].filter(([, set]) => set.size > 1).map(([key]) => key));
+  return names;
 }
 
 /** How one summary names things. */
@@ -61,25 +52,17 @@ interface Style {
 
 /** Names objects: `workload identity ci-robot (new)`, `organization acme`, `role 5e1f…/89ab` where nameless. */
 function styleOf(plan: AccessPlan, esc: Escape, capability: (c: string) => string): Style {
-  const ambiguous = ambiguousNames(plan);
-  const resource = (r: { kind: string; name: string }) => resourceText(r, esc);
+  const names = namesOf(plan);
+  const resource = (r: { kind: string; name: string }) => esc(resourceOf(r));
   const name = (n: Named) => {
     const marks = `${n.isNew ? " (new)" : ""}${n.isGone ? " (deleted)" : ""}`;
-    if (n.name === undefined) {
-      if (n.resource !== undefined && n.uid.includes("~"))
-        return `${n.noun} of ${resource(n.resource)}${marks}`;
-      return `${n.noun} ${esc(n.uid)}${marks}`;
-    }
-    let tell = "";
-    if (ambiguous.has(`${n.noun}\u0000${n.name}`))
-      tell =
-        n.uid.includes("~") && n.resource !== undefined ? ` (${resource(n.resource)})` : ` (${esc(n.uid)})`;
-    return `${n.noun} ${esc(nameText(n.name))}${marks}${tell}`;
+    if (n.kind === "binding") return `binding ${esc(nameText(n.uid))}${marks}`;
+    const noun = nounOf(n.kind, n.uid);
+    if (n.name === undefined && standIn(n)) return `${noun} of ${resource(n.resource!)}${marks}`;
+    return `${noun} ${esc(names.name(n.kind, n.uid))}${marks}`;
   };
   return { name, resource, capability };
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** "this update grants 3 capabilities (1 privileged) to 2 identities and revokes none". */
 export function headline(plan: AccessPlan): string {
@@ -96,12 +79,12 @@ export function headline(plan: AccessPlan): string {
   const grants =
     gains.capabilities === 0
       ? "grants none"
-      : `grants ${plural(gains.capabilities, "capability", "capabilities")}` +
-        `${gains.privileged > 0 ? ` (${gains.privileged} privileged)` : ""} to ${plural(gains.identities, "identity", "identities")}`;
+      : `grants ${countOf(gains.capabilities, "capability")}` +
+        `${gains.privileged > 0 ? ` (${gains.privileged} privileged)` : ""} to ${countOf(gains.identities, "identity")}`;
   const revokes =
     losses.capabilities === 0
       ? "revokes none"
-      : `revokes ${plural(losses.capabilities, "capability", "capabilities")} from ${plural(losses.identities, "identity", "identities")}`;
+      : `revokes ${countOf(losses.capabilities, "capability")} from ${countOf(losses.identities, "identity")}`;
   return `this update ${grants} and ${revokes}`;
 }
 
@@ -111,10 +94,7 @@ export function ordered(changes: readonly PlanChange[]): PlanChange[] {
   return [...changes].sort((a, b) => rank(a) - rank(b));
 }
 
-const where = (c: PlanChange, style: Style) =>
-  c.alsoUnder.length === 0
-    ? style.name(c.group)
-    : `${style.name(c.group)} and the ${plural(c.alsoUnder.length, "group")} under it`;
+const where = (c: PlanChange, style: Style) => `${style.name(c.group)}${andFoldersUnder(c.alsoUnder.length)}`;
 
 const through = (c: PlanChange, style: Style) =>
   [...c.roles.map(style.name), ...c.bindings.map((b) => style.resource(b.resource!))].join(", ");
@@ -169,7 +149,7 @@ export function unnamedCount(plan: AccessPlan): number {
 function unnamedLine(plan: AccessPlan, hint: string): string | undefined {
   const count = unnamedCount(plan);
   if (count === 0) return undefined;
-  return `shown by uid: ${plural(count, "object")} whose name is not known here; ${hint}`;
+  return `shown by uid: ${countOf(count, "object")} whose name is not known here; ${hint}`;
 }
 
 /**
@@ -182,7 +162,7 @@ export function planText(plan: AccessPlan, hint = UNNAMED_HINT): string[] {
   const lines = [`access plan: ${headline(plan)}`];
   for (const c of changes.slice(0, NAMED_CHANGES)) lines.push(`  ${changeText(c, style)}`);
   if (changes.length > NAMED_CHANGES)
-    lines.push(`  and ${plural(changes.length - NAMED_CHANGES, "more change")}`);
+    lines.push(`  and ${countOf(changes.length - NAMED_CHANGES, "more change")}`);
   const unnamed = unnamedLine(plan, hint);
   if (plan.notes.length > 0 || unnamed !== undefined) {
     lines.push("not known at preview:");
@@ -209,31 +189,17 @@ export function createdBindingLines(plan: AccessPlan): Array<{ key: string; line
 // ---------------------------------------------------------------------------------------------------------------
 // GitHub-flavoured Markdown.
 
-/** Data as Markdown that renders as itself: invisible characters escaped, every ASCII punctuation backslashed. */
-export function markdownText(data: string): string {
-  return escapeInvisible(data).replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
-}
-
 const code = (capability: string) =>
-  /^CAP_[A-Z0-9_]+$/.test(capability) ? `\`${capability}\`` : markdownText(nameText(capability));
-
-function table(header: string[], rows: string[][]): string[] {
-  return [
-    `| ${header.join(" | ")} |`,
-    `| ${header.map(() => "---").join(" | ")} |`,
-    ...rows.map((r) => `| ${r.join(" | ")} |`),
-  ];
-}
+  /^CAP_[A-Z0-9_]+$/.test(capability) ? `\`${capability}\`` : mdText(nameText(capability));
 
 /** The summary as a pull request's comment: a heading, the headline, then tables, privileged gains first. */
 export function planMarkdown(plan: AccessPlan, hint = UNNAMED_HINT): string {
-  const style = styleOf(plan, markdownText, code);
+  const style = styleOf(plan, mdText, code);
   const via = (c: PlanChange) => through(c, style) || "—";
   const changes = ordered(plan.changes).slice(0, NAMED_CHANGES);
-  const out = ["### Access changes", "", `${headline(plan).replace(/^this/, "This")}.`];
+  let out = mdHeading(3, "Access changes") + mdParagraph(`${headline(plan).replace(/^this/, "This")}.`);
   const section = (heading: string, header: string[], rows: string[][]) => {
-    if (rows.length === 0) return;
-    out.push("", `#### ${heading}`, "", ...table(header, rows));
+    if (rows.length > 0) out += mdHeading(4, heading) + mdTable(header, rows);
   };
   const caps = (list: string[]) => list.map(code).join(", ");
   const row = (c: PlanChange, capabilities: string[]) => [
@@ -265,7 +231,7 @@ export function planMarkdown(plan: AccessPlan, hint = UNNAMED_HINT): string {
     changes.filter((c) => c.lost.length > 0).map((c) => row(c, c.lost)),
   );
   if (plan.changes.length > NAMED_CHANGES)
-    out.push("", `And ${plural(plan.changes.length - NAMED_CHANGES, "more change")}.`);
+    out += mdParagraph(`And ${countOf(plan.changes.length - NAMED_CHANGES, "more change")}.`);
   section(
     "Bindings this update creates",
     ["Resource", "Identity", "Role", "On"],
@@ -279,12 +245,11 @@ export function planMarkdown(plan: AccessPlan, hint = UNNAMED_HINT): string {
       ]),
   );
   if (plan.created.length > NAMED_CHANGES)
-    out.push("", `And ${plural(plan.created.length - NAMED_CHANGES, "more binding")}.`);
+    out += mdParagraph(`And ${countOf(plan.created.length - NAMED_CHANGES, "more binding")}.`);
   const unnamed = unnamedLine(plan, hint);
-  if (plan.notes.length > 0 || unnamed !== undefined) {
-    out.push("", "#### Not known at preview", "");
-    for (const n of plan.notes) out.push(`- ${noteText(n, style)}`);
-    if (unnamed !== undefined) out.push(`- ${unnamed}`);
-  }
-  return `${out.join("\n")}\n`;
+  if (plan.notes.length > 0 || unnamed !== undefined)
+    out +=
+      mdHeading(4, "Not known at preview") +
+      mdList([...plan.notes.map((n) => noteText(n, style)), ...(unnamed === undefined ? [] : [unnamed])]);
+  return `${out.trimEnd()}\n`;
 }

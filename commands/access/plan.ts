@@ -84,14 +84,12 @@ export const NO_ORGANIZATION: Organization = {
 
 export type ObjectKind = "identity" | "group" | "role" | "binding";
 
-/** An object a summary names: by its name, or by its uid where no name is known. */
+/** An object a summary names (with its kind, ../../sdk/words): by its name, or by its uid where no name is known. */
 export interface Named {
   kind: ObjectKind;
   /** The model's uid: the real one, or a stand-in (`…/~<n>`) for an object the plan creates. */
   uid: string;
   name: string | undefined;
-  /** "workload identity", "user", "organization", "folder", "role", "built-in role", "binding". */
-  noun: string;
   /** Made by this update. */
   isNew: boolean;
   /** Deleted by this update. */
@@ -156,16 +154,8 @@ const cloneFacts = (f: Facts): Facts => ({
 
 const parentOf = (uid: string): string => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));
 
-/** The nouns an object is named with: under a group, or at the root (an organization, a user, a built-in role). */
-const NOUNS: Record<Exclude<ObjectKind, "binding">, [under: string, root: string]> = {
-  group: ["folder", "organization"],
-  identity: ["workload identity", "user"],
-  role: ["role", "built-in role"],
-};
-
 function namedObject(kind: Exclude<ObjectKind, "binding">, uid: string, name: string | undefined): Named {
-  const [under, root] = NOUNS[kind];
-  return { kind, uid, name, noun: uid.includes("/") ? under : root, isNew: false, isGone: false };
+  return { kind, uid, name, isNew: false, isGone: false };
 }
 const groupNamed = (uid: string, name: string | undefined) => namedObject("group", uid, name);
 const identityNamed = (uid: string, name: string | undefined) => namedObject("identity", uid, name);
@@ -649,7 +639,6 @@ function namer(before: Facts, after: Facts, reader: PlanReader) {
         kind: "binding",
         uid,
         name: undefined,
-        noun: "binding",
         isNew: resource.op === "create" || resource.op === "replace",
         isGone: resource.op === "delete",
         resource: planResource(resource),

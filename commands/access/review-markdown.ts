@@ -4,16 +4,32 @@
  * the identities with their marks, the bindings (each said once, on the group where it is bound, with how many
  * groups under it inherit it and, when stacks were given, what manages it) and the roles.
  *
- * May import: ../../sdk/access-model, ../markdown, ../states (resource names), ./changes (types), ./format, ./names,
- * ./review (types).
+ * Every object is written as the text writes it, name and kind (../../sdk/words), then escaped as Markdown.
+ *
+ * May import: ../../sdk/access-model, ../../sdk/words (types), ../markdown, ../states (resource names), ./changes
+ * (types), ./format, ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
+import type { Names } from "../../sdk/words";
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
 import { resourceName } from "../states";
 import type { ChangedAccess, ReviewChanges } from "./changes";
-import { changesSummary, managedWords, marks, namesOf, throughWords, whereWords } from "./format";
-import { identityKind, type Names } from "./names";
+import {
+  changesSummary,
+  managedWords,
+  marks,
+  namesOf,
+  throughWords,
+  whereWords,
+  type Writer,
+} from "./format";
 import type { Review } from "./review";
+
+/** Objects as Markdown: named as text names them, escaped. */
+const markdownWriter =
+  (names: Names): Writer =>
+  (kind, uid) =>
+    mdText(names.named(kind, uid));
 
 /** Capabilities as inline Markdown, privileged ones in bold. */
 function capabilitiesMd(capabilities: readonly string[]): string {
@@ -25,18 +41,17 @@ function readAsMd(at: string, caller: string | undefined, names: Names): string 
 }
 
 function throughMd(c: ChangedAccess, names: Names): string {
-  return throughWords(c, names, mdText, capabilitiesMd)
+  return throughWords(c, markdownWriter(names), capabilitiesMd)
     .map((t) => `${t.change === "gained" ? "gains" : "loses"} ${t.words}`)
     .join("; ");
 }
 
 function accessTable(list: readonly ChangedAccess[], names: Names): string {
   return mdTable(
-    ["identity", "kind", "on", "gains", "loses", "through"],
+    ["identity", "on", "gains", "loses", "through"],
     list.map((c) => [
       mdText(names.identity(c.identity)),
-      c.identityKind,
-      whereWords(c, names, mdText),
+      whereWords(c, markdownWriter(names)),
       capabilitiesMd(c.gained),
       capabilitiesMd(c.lost),
       throughMd(c, names),
@@ -60,13 +75,11 @@ export function changesMarkdown(c: ReviewChanges, names: Names): string {
     c.identities[change].map((i) => [
       change,
       mdText(names.identity(i.uid)),
-      i.kind,
       i.privileged ? mdBold("privileged") : "",
     ]),
   );
   if (identities.length > 0)
-    out +=
-      mdHeading(3, "Identities new and gone") + mdTable(["change", "identity", "kind", "marks"], identities);
+    out += mdHeading(3, "Identities new and gone") + mdTable(["change", "identity", "marks"], identities);
   const groups = (["new", "gone"] as const).flatMap((change) =>
     c.groups[change].map((g) => [
       change,
@@ -102,7 +115,6 @@ function bindingsTable(r: Review, names: Names): string {
       key: `${names.identity(b.identity)}\u0000${b.identity}\u0000${b.group}`,
       cells: [
         mdText(names.identity(b.identity)),
-        identityKind(b.identity),
         mdText(names.role(b.role)),
         mdText(names.group(b.group)) + (b.above ? " (above the group reviewed)" : ""),
         String(b.below),
@@ -117,7 +129,6 @@ function bindingsTable(r: Review, names: Names): string {
   return mdTable(
     [
       "identity",
-      "kind",
       "role",
       "bound on",
       "groups under it",
@@ -148,12 +159,10 @@ export function reviewMarkdown(r: Review): string {
   if (r.changes !== undefined) out += changesMarkdown(r.changes, names);
   out += mdHeading(2, "Identities");
   out += mdTable(
-    ["identity", "kind", "marks", "last seen"],
+    ["identity", "marks", "last seen"],
     r.identities.map((i) => [
       mdText(names.identity(i.uid)),
-      i.kind,
       marks(i)
-        .slice(1)
         .map((m) => (m === "privileged" ? mdBold(m) : mdText(m)))
         .join(", "),
       i.kind === "workload" ? mdText(i.lastSeenTime ?? "never") : "",
@@ -166,10 +175,9 @@ export function reviewMarkdown(r: Review): string {
   out += bindingsTable(r, names);
   out += mdHeading(2, "Roles");
   out += mdTable(
-    ["role", "built-in", "capabilities", "privileged capabilities"],
+    ["role", "capabilities", "privileged capabilities"],
     r.roles.map((role) => [
       mdText(names.role(role.uid)),
-      role.builtin ? "yes" : "no",
       String(role.capabilities.length),
       capabilitiesMd(role.capabilities.filter(isPrivileged)),
     ]),

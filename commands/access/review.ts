@@ -14,7 +14,7 @@
  * ./changes), when it was read and as whom, names beside every uid, and enough to rebuild the access model from it
  * (bindings, roles with their capabilities, groups, identities), so that a later review can say what changed since.
  *
- * May import: ../../sdk (types), ../../sdk/access-model, ../states, ./read, ./changes, ./names.
+ * May import: ../../sdk (types), ../../sdk/access-model, ../../sdk/words, ../states, ./read, ./changes.
  */
 import {
   AccessModel,
@@ -33,7 +33,7 @@ import {
   type ReviewChanges,
   type ReviewFacts,
 } from "./changes";
-import { identityKind, type IdentityKind } from "./names";
+import { identityKind, type IdentityKind } from "../../sdk/words";
 
 /** A binding through which a capability is held (in an expanded grant). */
 export interface Through {

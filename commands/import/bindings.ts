@@ -10,9 +10,10 @@
  * An IdentityAccess is written only for an identity under the walked group (an identity above it may hold bindings
  * the walk does not see). What stays a RoleBinding, and why, is a warning of the document.
  *
- * May import: ./document, ../kinds.
+ * May import: ../../sdk (uids, words), ./document, ../kinds.
  */
 import { parentOf } from "../../sdk/uidp";
+import { Names } from "../../sdk/words";
 import { type Found } from "./document";
 
 export const BINDINGS_FORMS = ["role-binding", "group-access", "identity-access"] as const;
@@ -43,13 +44,14 @@ export function withBindingsAs(
 
   const out = found.filter((f) => f.kind !== "roleBinding");
   const kept: string[] = [];
+  const kind = byGroup ? "group" : "identity";
   for (const [scope, bindings] of scopes) {
     const allTaken = context.listed.filter((b) => scopeOf(b) === scope).every((b) => takenUids.has(b.uid));
     const visible = byGroup || context.identities.has(scope);
     if (!allTaken || !visible) {
       out.push(...bindings);
       kept.push(
-        `${context.names.get(scope) ?? scope} (${bindings.length}: ${
+        `${new Names().add(kind, scope, context.names.get(scope)).named(kind, scope)} (${bindings.length}: ${
           !allTaken ? "a stack manages another of its bindings" : "the identity is not under the walked group"
         })`,
       );

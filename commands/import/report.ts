@@ -12,9 +12,12 @@
  * The group reported on is the scope, not an object under it (an organization is made by the service); its own
  * account association is on it, and counted.
  *
- * May import: ../../sdk (types), ../../provider/iam/access (types), ../kinds, ../states, ../stacks (types), ./bindings, ./conflicts, ./document, ./walk.
+ * Objects are named as every output names them (../../sdk/words); the uid stands beside each, as the import id.
+ *
+ * May import: ../../sdk (types and words), ../../provider/iam/access (types), ../kinds, ../states, ../stacks (types), ./bindings, ./conflicts, ./document, ./walk.
  */
 import type { PlatformClient } from "../../sdk";
+import { Names, nameText } from "../../sdk/words";
 import {
   buildDocument,
   keyOf,
@@ -153,14 +156,6 @@ export async function reportUnmanaged(
   const isManaged = (f: Found): boolean => (managedBy.get(keyOf(f)) ?? []).length > 0;
   const unmanagedFound = objects.filter((f) => !isManaged(f));
 
-  const groupNames = new Map<string, string>([[listing.top.uid, listing.top.name]]);
-  for (const f of listing.found) if (f.kind === "group") groupNames.set(f.uid, f.outputName ?? f.base);
-  const groupName = (uid: string | undefined) => (uid === undefined ? "" : (groupNames.get(uid) ?? uid));
-  const describe = (f: Found): string =>
-    f.binding !== undefined
-      ? `${f.binding.identity.name || f.binding.identity.uid} holds ${f.binding.role.name || f.binding.role.uid} on ${groupName(f.group)}`
-      : `${f.outputName ?? f.base}${f.group !== undefined && f.group !== f.uid ? ` in ${groupName(f.group)}` : ""}`;
-
   // Gone: managed objects in scope the listing does not have (service principals it leaves out still exist).
   const existing = new Set([
     ...listing.found.map(keyOf),
@@ -225,8 +220,39 @@ export async function reportUnmanaged(
     skipped: listing.skipped,
     warnings,
   });
-  const labels = new Map(objects.map((f) => [keyOf(f), describe(f)]));
+  const labels = labelsOf(listing, objects);
   return { report, document, labels, listing };
+}
+
+const isNamedKind = (kind: Kind): kind is "group" | "identity" | "role" =>
+  kind === "group" || kind === "identity" || kind === "role";
+
+/** The names of what the listing found: its groups, identities and roles, and those its bindings carry. */
+function namesOf(listing: Listing): Names {
+  const names = new Names().add("group", listing.top.uid, listing.top.name);
+  for (const f of listing.found) {
+    if (isNamedKind(f.kind)) names.add(f.kind, f.uid, f.outputName ?? f.base);
+    if (f.binding !== undefined) {
+      names.add("identity", f.binding.identity.uid, f.binding.identity.name);
+      names.add("role", f.binding.role.uid, f.binding.role.name);
+    }
+  }
+  return names;
+}
+
+/**
+ * What a person recognises each object by, keyed by `keyOf`: its name and where it lives ("ci in folder platform"),
+ * or for a role binding who holds which role where, each object named as every output names it.
+ */
+export function labelsOf(listing: Listing, objects: readonly Found[]): Map<string, string> {
+  const names = namesOf(listing);
+  const describe = (f: Found): string => {
+    if (f.binding !== undefined)
+      return `${names.identity(f.binding.identity.uid)} holds ${names.role(f.binding.role.uid)} on ${names.group(f.group ?? "")}`;
+    const own = isNamedKind(f.kind) ? names.name(f.kind, f.uid) : nameText(f.outputName ?? f.base);
+    return `${own}${f.group !== undefined && f.group !== f.uid ? ` in ${names.group(f.group)}` : ""}`;
+  };
+  return new Map(objects.map((f) => [keyOf(f), describe(f)]));
 }
 
 /** A resource as a person reads it: its stack, its name, its type. */
@@ -277,7 +303,7 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
         ? "1 state"
         : `${report.states.length} states`;
   lines.push(
-    `${report.group.name} (${report.group.uid}) against ${states}: ` +
+    `${new Names().add("group", report.group.uid, report.group.name).group(report.group.uid)} against ${states}: ` +
       `${report.unmanaged.length} unmanaged, ${report.missing.length} managed but gone, ` +
       `${report.conflicts.length} ${report.conflicts.length === 1 ? "conflict" : "conflicts"}` +
       (report.unreadable.length > 0 ? `, ${report.unreadable.length} not read` : ""),
@@ -309,7 +335,7 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
   if (report.unmanaged.length > 0) {
     lines.push("", `not managed by any stack (${report.unmanaged.length}):`);
     for (const u of report.unmanaged) {
-      const text = labels.get(keyOf(u)) ?? u.name ?? "";
+      const text = labels.get(keyOf(u)) ?? (u.name === undefined ? "" : nameText(u.name));
       lines.push(`  ${KINDS[u.kind].label}  ${u.uid}  ${text}`.trimEnd());
     }
   }
@@ -320,7 +346,7 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
   const byStack = new Map<string, string[]>(report.states.map((s) => [s, []]));
   for (const o of report.managed)
     for (const m of o.managedBy) {
-      const text = labels.get(keyOf(o)) ?? o.name ?? "";
+      const text = labels.get(keyOf(o)) ?? (o.name === undefined ? "" : nameText(o.name));
       const type = m.type.slice(m.type.lastIndexOf(":") + 1);
       byStack
         .get(m.stack)

@@ -10,6 +10,7 @@
  */
 import { NotFoundError, type Group, type PlatformClient } from "../../sdk";
 import { parentOf } from "../../sdk/uidp";
+import { Names } from "../../sdk/words";
 import {
   buildDocument,
   stringLeaves,
@@ -185,7 +186,7 @@ export async function listGroup(
     if (i.servicePrincipal !== undefined && i.servicePrincipal !== "") {
       skipped.push({
         subject: i.uid,
-        reason: `identity "${i.name}" is the service principal ${i.servicePrincipal}, which the service manages`,
+        reason: `${new Names().add("identity", i.uid, i.name).identity(i.uid)} is the service principal ${i.servicePrincipal}, which the service manages`,
       });
       continue;
     }

@@ -27,7 +27,7 @@
  *   - Deletes the engine plans for resources dropped from the program are not checked: the engine does not consult
  *     the provider about them at preview.
  *
- * May import: the SDK (its access model), ./check, ./client, ./config, ./engine-log, ./live-facts, ./access-words.
+ * May import: the SDK (its access model, words), ./check, ./client, ./config, ./engine-log, ./live-facts, ./access-words.
  */
 import {
   AccessModel,
@@ -51,13 +51,12 @@ import {
   describeRefusal,
   describeUnverified,
   namesOf,
-  quoteName,
   unverifiedHeading,
   type ImpactLine,
-  type Names,
   type NeedReason,
   type PreflightFinding,
 } from "./access-words";
+import { Names, nameText } from "../../sdk/words";
 import {
   NO_FACTS,
   factsFor,
@@ -339,7 +338,7 @@ export async function reviewChange(
     if (!skipNoted.has(key)) {
       skipNoted.add(key);
       await logInfo(
-        `preflight skipped${profile ? ` for profile ${quoteName(profile)}` : ""}: the provider cannot tell which ` +
+        `preflight skipped${profile ? ` for profile ${nameText(profile)}` : ""}: the provider cannot tell which ` +
           `identity its token belongs to (not a JWT with a sub claim). Use token exchange with ` +
           `${CONFIG_KEYS.identity}, or a token the service issued; or set ${CONFIG_KEYS.preflight}: off to ` +
           `silence this.`,
@@ -426,9 +425,9 @@ export function capabilitiesOfRole(facts: LiveFacts, roleUid: string): string[] 
   return [...(facts.roles.find((r) => r.uid === roleUid)?.capabilities ?? [])];
 }
 
-/** "role deployer": a role a change grants, by its name where the facts know it (for a grant's reason). */
+/** "role deployer", "built-in role viewer": a role a change grants, by its name where the facts know it. */
 export function roleWords(facts: LiveFacts, roleUid: string): string {
-  return `role ${quoteName(facts.roles.find((r) => r.uid === roleUid)?.name || roleUid)}`;
+  return new Names().add("role", roleUid, facts.roles.find((r) => r.uid === roleUid)?.name).role(roleUid);
 }
 
 /** Are the inputs `keys` of `props` all known (a preview knows no output of a resource not made yet)? */

@@ -3,17 +3,16 @@
  * and what it could not verify. Pure functions over plain data, so anything that shows the same facts (a summary of
  * a whole update) says them in the same words.
  *
- * Names first: an identity, group or role is named by its name, with its kind ("workload identity ci", "user
- * alice", "organization acme", "folder platform", "role deployer"); its uid only when another of the same kind
- * shares the name, or when no name is known. A name comes from the service, where anyone who may create an object
- * chooses it, so a line a person reads must not be forged by one: a name of anything but plain characters is
- * quoted, with its quotes, backslashes, control, format and separator characters escaped (a newline, an ANSI
- * escape, a right-to-left override cannot start a line of their own or repaint one).
+ * Names first, written as every output writes them (../../sdk/words): an identity, group or role by its name with
+ * its kind ("workload identity ci", "user alice", "organization acme", "folder platform", "role deployer",
+ * "built-in role viewer"), quoted with escapes unless plain (a name cannot forge a line); its uid only when another
+ * of the same kind shares the name, or when no name is known.
  *
- * May import: the SDK's access model (types, isPrivileged), ./live-facts (types).
+ * May import: the SDK's access model (types, isPrivileged) and words, ./live-facts (types).
  */
 import { isPrivileged, type Collection } from "../../sdk/access-model";
-import type { KnownNames, LiveFacts, NamedKind } from "./live-facts";
+import { Names, andFoldersUnder, nameText } from "../../sdk/words";
+import type { KnownNames, LiveFacts } from "./live-facts";
 
 /** How many impact lines are named; the rest are counted. */
 export const NAMED_IMPACT_LINES = 50;
@@ -21,107 +20,29 @@ export const NAMED_IMPACT_LINES = 50;
 // ---------------------------------------------------------------------------------------------------------------
 // Names.
 
-/** Reads as it is: letters, digits and a few joiners, no space (so it cannot pass for more than one word). */
-const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._@:+/-]*$/;
-/** What must never reach a reader's terminal raw: controls, format characters (bidi), separators, unassigned. */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/u;
-
-function escapeCharacter(c: string): string {
-  if (c === '"') return '\\"';
-  if (c === "\\") return "\\\\";
-  if (c === "\n") return "\\n";
-  if (c === "\r") return "\\r";
-  if (c === "\t") return "\\t";
-  if (!UNSAFE.test(c)) return c;
-  // As JSON escapes it (a character beyond U+FFFF as its two UTF-16 halves), so the name reads back exactly.
-  return Array.from(
-    { length: c.length },
-    (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`,
-  ).join("");
-}
-
-/** A name in double quotes, every character that could forge a line escaped (a JSON string: it parses back). */
-export function quoted(name: string): string {
-  return `"${Array.from(name, escapeCharacter).join("")}"`;
-}
-
-/** A name as a line shows it: as it is when plain, else quoted. */
-export function quoteName(name: string): string {
-  return PLAIN.test(name) ? name : quoted(name);
-}
-
-/** What a line calls an object: its name (or uid) with the words for its kind. */
-export interface Names {
-  /** The name alone: quoted unless plain; with the uid when another of its kind has the same name; else the uid. */
-  name(kind: NamedKind, uid: string): string;
-  /** Whether a name is known for `uid`. */
-  known(kind: NamedKind, uid: string): boolean;
-  /** "organization acme" (a root group) or "folder platform". */
-  group(uid: string): string;
-  /** "user alice" (a root-level identity) or "workload identity ci". */
-  identity(uid: string): string;
-  /** "role deployer". */
-  role(uid: string): string;
-}
-
-const isRoot = (uid: string) => !uid.includes("/");
-
-/** The kind of group a uid is: an organization (a root group) or a folder. */
-export const groupKind = (uid: string) => (isRoot(uid) ? "organization" : "folder");
-/** The kind of identity a uid is: a user (root-level) or a workload identity (under a group). */
-export const identityKind = (uid: string) => (isRoot(uid) ? "user" : "workload identity");
-
 /**
- * The names `facts` and `known` hold: the objects' own first (later sets win), then those bindings carry, then
- * those learnt beside the facts.
+ * The names `facts` and `known` hold: the objects' own first (they win over what bindings and state say of them),
+ * then those learnt beside the facts (this process's own writes, lookups by uid: newer than the bindings read),
+ * then those bindings carry.
  */
 export function namesOf(facts: readonly LiveFacts[], known?: KnownNames): Names {
-  const byKind = new Map<NamedKind, Map<string, string>>([
-    ["group", new Map()],
-    ["identity", new Map()],
-    ["role", new Map()],
-  ]);
-  const put = (kind: NamedKind, uid: string, name: string | undefined) => {
-    const names = byKind.get(kind)!;
-    if (name !== undefined && name !== "" && !names.has(uid)) names.set(uid, name);
-  };
-  for (const [kind, names] of known ?? []) for (const [uid, name] of names) put(kind, uid, name);
+  const names = new Names();
   for (const f of facts) {
+    for (const g of f.groups) names.set("group", g.uid, g.name);
+    for (const i of f.identities) names.set("identity", i.uid, i.name);
+    for (const r of f.roles) names.set("role", r.uid, r.name);
+  }
+  for (const [kind, learnt] of known ?? []) for (const [uid, name] of learnt) names.add(kind, uid, name);
+  for (const f of facts)
     for (const b of f.bindings) {
-      put("group", b.group, b.groupName);
-      put("identity", b.identity, b.identityName);
-      put("role", b.role, b.roleName);
+      names.add("group", b.group, b.groupName);
+      names.add("identity", b.identity, b.identityName);
+      names.add("role", b.role, b.roleName);
     }
-  }
-  // The objects' own names win over what bindings and state say of them: set them last, over the rest.
-  const own = (kind: NamedKind, uid: string, name: string | undefined) => {
-    if (name !== undefined && name !== "") byKind.get(kind)!.set(uid, name);
-  };
-  for (const f of facts) {
-    for (const g of f.groups) own("group", g.uid, g.name);
-    for (const i of f.identities) own("identity", i.uid, i.name);
-    for (const r of f.roles) own("role", r.uid, r.name);
-  }
-  const holders = new Map<NamedKind, Map<string, number>>();
-  for (const [kind, names] of byKind) {
-    const count = new Map<string, number>();
-    for (const name of names.values()) count.set(name, (count.get(name) ?? 0) + 1);
-    holders.set(kind, count);
-  }
-  const name = (kind: NamedKind, uid: string): string => {
-    const found = byKind.get(kind)!.get(uid);
-    if (found === undefined || found === uid) return quoteName(uid);
-    const shown = quoteName(found);
-    return (holders.get(kind)!.get(found) ?? 0) > 1 ? `${shown} (${quoteName(uid)})` : shown;
-  };
-  return {
-    name,
-    known: (kind, uid) => byKind.get(kind)!.has(uid),
-    group: (uid) => `${groupKind(uid)} ${name("group", uid)}`,
-    identity: (uid) => `${identityKind(uid)} ${name("identity", uid)}`,
-    role: (uid) => `role ${name("role", uid)}`,
-  };
+  return names;
 }
+
+export type { Names };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Impact lines.
@@ -143,12 +64,9 @@ function capabilityList(capabilities: readonly string[], markPrivileged: boolean
   return capabilities.map((c) => (markPrivileged && isPrivileged(c) ? `${c} (privileged!)` : c)).join(", ");
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
-/** "role deployer", "roles deployer, viewer": the roles' names, sorted. */
+/** "role deployer, built-in role viewer": each role with its kind, sorted. */
 function throughRoles(roles: readonly string[], names: Names): string {
-  const shown = [...new Set(roles.map((uid) => names.name("role", uid)))].sort();
-  return `${shown.length === 1 ? "role" : "roles"} ${shown.join(", ")}`;
+  return [...new Set(roles.map((uid) => names.role(uid)))].sort().join(", ");
 }
 
 /** One impact line in words, naming the resource whose change it is (`label`). */
@@ -157,7 +75,7 @@ export function describeImpactLine(line: ImpactLine, label: string, names: Names
     ...(line.gained.length > 0 ? [`gains ${capabilityList(line.gained, true)}`] : []),
     ...(line.lost.length > 0 ? [`loses ${capabilityList(line.lost, false)}`] : []),
   ].join(" and ");
-  const under = line.inheritedBy === 0 ? "" : ` and the ${plural(line.inheritedBy, "folder")} under it`;
+  const under = andFoldersUnder(line.inheritedBy);
   const through = line.roles.length === 0 ? "" : `, through ${throughRoles(line.roles, names)}`;
   return `access: ${names.identity(line.identity)} ${what} on ${names.group(line.group)}${under}${through} (${label})`;
 }
@@ -213,7 +131,7 @@ function objectWords(collection: Collection, uid: string, names: Names): string 
   const cut = uid.lastIndexOf("/");
   // A binding is named by where it is: the object itself has no name.
   if (collection === "roleBindings" && cut > 0) return `a role binding on ${names.group(uid.slice(0, cut))}`;
-  return `${NOUNS[collection]} ${quoteName(uid)}`;
+  return `${NOUNS[collection]} ${nameText(uid)}`;
 }
 
 /** "create a folder in organization acme", "update role deployer", "grant role viewer (no escalation)". */

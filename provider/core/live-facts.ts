@@ -22,11 +22,12 @@
  * role); the resources the provider handles in this process add the names their state records, and what is still
  * unnamed when a line is written is looked up by uid (`uidp.ids`, one list call per kind), each uid once.
  *
- * May import: the SDK (its access model, uid helpers), ./client.
+ * May import: the SDK (its access model, uid helpers, words: types), ./client.
  */
 import { underAny, type BindingFacts, type RoleFacts } from "../../sdk/access-model";
 import { NotFoundError, PermissionDeniedError, type PlatformClient, type RoleBinding } from "../../sdk";
 import { parentOf } from "../../sdk/uidp";
+import type { NamedKind } from "../../sdk/words";
 import { clientFor, currentSettings } from "./client";
 
 export interface LiveGroup {
@@ -57,8 +58,8 @@ export interface LiveFacts {
 
 export const NO_FACTS: LiveFacts = { groups: [], identities: [], roles: [], bindings: [] };
 
-/** The kinds of object a line names. */
-export type NamedKind = "group" | "identity" | "role";
+/** The kinds of object a line names (../../sdk/words). */
+export type { NamedKind };
 
 /** Names learnt beside the facts (the state of resources handled in this process, lookups by uid). */
 export type KnownNames = ReadonlyMap<NamedKind, ReadonlyMap<string, string>>;

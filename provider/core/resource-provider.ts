@@ -19,8 +19,7 @@
  * create, update and delete it performs of an object that matters to access is recorded in the live facts
  * (./live-facts), so the reviews later in the same process (`up`'s) see it.
  *
- * May import: the SDK, ./check, ./diff, ./create, ./errors, ./client, ./wire, ./access-review, ./access-words,
- * ./live-facts.
+ * May import: the SDK (and its words), ./check, ./diff, ./create, ./errors, ./client, ./wire, ./access-review, ./live-facts.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
@@ -31,7 +30,7 @@ import { diffFields, propertyChanges, type PropertyChange } from "./diff";
 import { Attempt, translateError, withoutHostEcho } from "./errors";
 import { checkInputs, containsUnknown } from "./check";
 import { PreflightError, reviewChange, type AccessEffectOf, type PlannedChange } from "./access-review";
-import { quoted } from "./access-words";
+import { resourceText } from "../../sdk/words";
 import { noteName, recordOwnWrite, type OwnWrites } from "./live-facts";
 import { createBody, inputsFromObject, updateBody, type DeclaredInputs, type WireMapping } from "./wire";
 
@@ -237,9 +236,9 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
   /** How the preview's lines name the resource: by its URN where known, else by its type and name. */
   const labelOf = (inputs: Props, urn: string | undefined): string => {
     const parts = urn?.split("::") ?? [];
-    if (parts.length >= 4) return `${spec.declaration.token} ${quoted(parts.slice(3).join("::"))}`;
+    if (parts.length >= 4) return resourceText(spec.declaration.token, parts.slice(3).join("::"));
     const name = spec.describe(inputs as Partial<I>).name ?? (inputs.name as string | undefined);
-    return name === undefined ? spec.declaration.token : `${spec.declaration.token} ${quoted(String(name))}`;
+    return name === undefined ? spec.declaration.token : resourceText(spec.declaration.token, String(name));
   };
   /** Records what the provider wrote in the live facts of its profile (./live-facts): the object, or its removal. */
   const written = (profile: string | undefined, object: T) => {

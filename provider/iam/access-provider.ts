@@ -35,6 +35,7 @@ import {
   PlanInterrupted,
   canonicalSet,
   claim,
+  bindingNames,
   describeBinding,
   describeScope,
   keyOf,
@@ -225,12 +226,13 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
       noteName(profile, "identity", b.identityUid, b.identityName);
       noteName(profile, "role", b.roleUid, b.roleName);
     }
-    const describe = (b: Binding) => describeBinding(named.get(keyOf(b)) ?? b);
+    const names = bindingNames([...named.values()]);
+    const describe = (b: Binding) => describeBinding(b, names);
     const refusals = plan.removes
       .filter(own)
       .map(
         (b) =>
-          `${label} would remove ${describe(b)}, a binding of ${caller}, the identity this provider runs as: it could lose the access it manages these bindings with. Declare the binding, or set allowRemovingOwnAccess: true to remove it anyway.`,
+          `${label} would remove ${describe(b)}, a binding of the identity this provider runs as: it could lose the access it manages these bindings with. Declare the binding, or set allowRemovingOwnAccess: true to remove it anyway.`,
       );
     const steps = shown.map((c) => `${label} will ${c.verb} ${describe(c.binding)}`);
     if (changes.length > shown.length)

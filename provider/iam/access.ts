@@ -12,7 +12,7 @@
  * new set does not hold (a binding that stays is never deleted and re-created), and deletes the provider's own
  * identity's bindings last.
  *
- * May import: the SDK, ../core (client, check, create: the recovery policy; access-words: names in lines).
+ * May import: the SDK (and its words: names in lines), ../core (client, check, create: the recovery policy).
  */
 import {
   NotFoundError,
@@ -26,7 +26,7 @@ import {
   type RoleBindingListQuery,
 } from "../../sdk";
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
-import { quoteName } from "../core/access-words";
+import { Names, resourceText } from "../../sdk/words";
 import { parentOf } from "../../sdk/uidp";
 
 /** One grant: an identity holds a role on a group. */
@@ -88,18 +88,20 @@ export function labelOfScope(scope: Scope): string {
   return `GroupAccess of group ${scope.groupUid}${scope.subtree ? " and its subtree" : ""}`;
 }
 
-// A name is the service's, chosen by whoever made the object: quoted unless plain, so it cannot forge a line.
-const named = (what: string, uid: string, name: string | undefined) =>
-  name !== undefined && name !== "" ? `${what} ${quoteName(name)} (${uid})` : `${what} ${uid}`;
+/** The names the service gave with `bindings`, for lines about them (told apart by uid where two share one). */
+export function bindingNames(bindings: readonly (Binding | LiveBinding)[]): Names {
+  const names = new Names();
+  for (const b of bindings as readonly LiveBinding[]) {
+    names.add("role", b.roleUid, b.roleName);
+    names.add("identity", b.identityUid, b.identityName);
+    names.add("group", b.groupUid, b.groupName);
+  }
+  return names;
+}
 
-/** A binding in words, with names when the service gave them: "role viewer (…) of identity ci (…) on group eng (…)". */
-export function describeBinding(binding: Binding | LiveBinding): string {
-  const live = binding as LiveBinding;
-  return [
-    named("role", binding.roleUid, live.roleName),
-    named("of identity", binding.identityUid, live.identityName),
-    named("on group", binding.groupUid, live.groupName),
-  ].join(" ");
+/** A binding in words, as every line names things: "built-in role viewer of workload identity ci on folder eng". */
+export function describeBinding(binding: Binding, names: Names = bindingNames([binding])): string {
+  return `${names.role(binding.roleUid)} of ${names.identity(binding.identityUid)} on ${names.group(binding.groupUid)}`;
 }
 
 function liveOf(binding: ApiRoleBinding): LiveBinding {
@@ -500,5 +502,5 @@ export function labelOfUrn(urn: string): string | undefined {
   const parts = urn.split("::");
   if (parts.length < 4) return undefined;
   const type = (parts[2] ?? "").split("$").pop() ?? "";
-  return `${type.replace(/^pulumi-nodejs:dynamic\//, "platform:")} "${parts.slice(3).join("::")}"`;
+  return resourceText(type.replace(/^pulumi-nodejs:dynamic\//, "platform:"), parts.slice(3).join("::"));
 }

@@ -5,7 +5,7 @@
  * May import: ../core, ../../sdk, ./role.declaration.
  */
 import { objectAccess } from "../core/access-review";
-import { quoteName } from "../core/access-words";
+import { nameText } from "../../sdk/words";
 import { withRole, withoutRole } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
@@ -22,7 +22,7 @@ export const description = deriveDescription<RoleInputs, Role>({
     reads: ["capabilities"],
     grants: (news) => ({
       capabilities: [...((news.capabilities as string[] | undefined) ?? [])],
-      what: `the capabilities of role ${quoteName(String(news.name))}`,
+      what: `the capabilities of role ${nameText(String(news.name))}`,
       needs: [],
     }),
     updateGrants: (olds, news) => {
@@ -30,7 +30,7 @@ export const description = deriveDescription<RoleInputs, Role>({
       const added = ((news.capabilities as string[] | undefined) ?? []).filter((c) => !held.has(c));
       return {
         capabilities: added,
-        what: `the capabilities added to role ${quoteName(String(news.name))}`,
+        what: `the capabilities added to role ${nameText(String(news.name))}`,
         needs: [],
       };
     },

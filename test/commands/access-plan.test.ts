@@ -97,10 +97,10 @@ function firstPreview(organization: string): FixtureResource[] {
 
 const SUMMARY = [
   "access plan: this update grants 2 capabilities (1 privileged) to 1 identity and revokes none",
-  "  workload identity ci-robot (new) gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST on folder platform (new), through role deployer (new), RoleBinding 'ci-robot-deployer'",
+  '  workload identity ci-robot (new) gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST on folder platform (new), through role deployer (new), RoleBinding "ci-robot-deployer"',
 ].join("\n");
 const BINDING =
-  "will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding 'ci-robot-deployer')";
+  'will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding "ci-robot-deployer")';
 
 describe.each<Front>(["dynamic", "native"])("%s front", (front) => {
   test("a first preview names the identity, both capabilities, the folder and the role, and no uid", async () => {
@@ -167,7 +167,7 @@ test("a role changed in place: the pack says it cannot tell what its holders gai
     [
       "[access-plan] access plan: this update changes no access",
       "not known at preview:",
-      "  Role 'operator': what it held before this update is not known here, so what its holders gain or lose through it is not shown",
+      '  Role "operator": what it held before this update is not known here, so what its holders gain or lose through it is not shown',
     ].join("\n"),
   ]);
   const run = await command(plan, "dynamic");
@@ -209,7 +209,7 @@ test("what the pack cannot name it shows by uid and says so; the command reads t
   // The organization holds the folders of the other tests: the change reaches them too.
   expect(live.out).toMatch(
     new RegExp(
-      `on organization ${await org.name()}( and the \\d+ groups? under it)?, through built-in role viewer`,
+      `on organization ${await org.name()}( and the \\d+ folders? under it)?, through built-in role viewer`,
     ),
   );
   expect(live.out).not.toContain(org.uid);
@@ -246,11 +246,11 @@ test("an existing role gaining a capability and a binding deleted: the command n
   );
   // On the folder, the role's new capability, and what viewer gave there that the role does not.
   expect(lines[1]).toMatch(
-    /^ {2}workload identity release-bot gains CAP_IAM_GROUPS_CREATE and loses CAP_ADVISORIES_LIST, .* on folder apps, through role publisher, built-in role viewer, RoleBinding 'bot-viewer'$/,
+    /^ {2}workload identity release-bot gains CAP_IAM_GROUPS_CREATE and loses CAP_ADVISORIES_LIST, .* on folder apps, through role publisher, built-in role viewer, RoleBinding "bot-viewer"$/,
   );
   const loss = lines.find((l) => l.includes(" on organization "))!;
   expect(loss).toMatch(
-    /^ {2}workload identity release-bot loses CAP_ADVISORIES_LIST, .* on organization \S+( and the \d+ groups? under it)?, through built-in role viewer, RoleBinding 'bot-viewer'$/,
+    /^ {2}workload identity release-bot loses CAP_ADVISORIES_LIST, .* on organization \S+( and the \d+ folders? under it)?, through built-in role viewer, RoleBinding "bot-viewer"$/,
   );
   expect(loss).not.toContain(org.uid);
   expect(keep.uid).toBeDefined();

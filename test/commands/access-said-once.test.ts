@@ -196,12 +196,12 @@ describe("the review says each grant once and means the model's grants", () => {
         const rolesAt = lines.findIndex((l) => l.startsWith("roles ("));
         const capabilities = new Map<string, string[]>();
         for (const line of lines.slice(rolesAt + 1).filter((l) => l !== "")) {
-          const match = /^ {2}(.+?)( \(built-in\))?: (.*)$/.exec(line)!;
+          const match = /^ {2}(.+): (.*)$/.exec(line)!;
           const role = roleOf.get(match[1]!)!;
           expect(capabilities.has(role)).toBe(false);
           capabilities.set(
             role,
-            match[3] === "none" ? [] : match[3]!.split(" ").map((c) => c.replace(/\*$/, "")),
+            match[2] === "none" ? [] : match[2]!.split(" ").map((c) => c.replace(/\*$/, "")),
           );
         }
         // The tree: a group's line ends in ":" (bindings on it) or says nothing is bound there; a binding's line
@@ -213,7 +213,7 @@ describe("the review says each grant once and means the model's grants", () => {
           if (line.startsWith("  (")) continue; // the groups not shown, counted
           const depth = (line.length - line.trimStart().length) / 2 - 1;
           const content = line.trim();
-          const heading = /^(.+?)(?: and the \d+ groups? below)?:$|^(.+) \(nothing bound here\)$/.exec(
+          const heading = /^(.+?)(?: and the \d+ folders? under it)?:$|^(.+) \(nothing bound here\)$/.exec(
             content,
           );
           if (heading !== null) {

@@ -23,6 +23,7 @@ import { review, type Review } from "../../commands/access/review";
 import type { AccessData } from "../../commands/access/read";
 import { reviewMarkdown } from "../../commands/access/review-markdown";
 import { mdTable, mdText } from "../../commands/markdown";
+import { lineText, nameText } from "../../sdk/words";
 import { AccessModel, accessDiff, isPrivileged } from "../../sdk/access-model";
 import { stringProblem } from "../../sdk/schemas/bounds";
 import { CAP_POOL, makeOrg, orgPlans, useAccessCli, type MadeOrg, type OrgPlan } from "./access-fixtures";
@@ -89,9 +90,8 @@ const rendered = (inline: Token): string =>
     .map((c) => (c.type === "text" || c.type === "code_inline" ? c.content : ""))
     .join("");
 
-/** What mdText promises: the text itself, with each control character a space. */
-
-const asShown = (name: string) => name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ");
+/** What mdText promises: the text itself, each character that could forge or hide a line escaped as text does. */
+const asShown = lineText;
 
 describe("Markdown", () => {
   it("mdText keeps any text one cell of one row, rendered as itself", () => {
@@ -164,8 +164,8 @@ describe("Markdown", () => {
           )
           .filter((h) => h !== undefined);
         expect(headings).toEqual([
-          `h1 Access review of ${asShown(name)}`.trim(),
-          `h2 Changes since the review read 1970-01-01T00:00:00.000Z as ${asShown(name)}`.trim(),
+          `h1 Access review of organization ${nameText(name)}`,
+          `h2 Changes since the review read 1970-01-01T00:00:00.000Z as workload identity ${nameText(name)}`,
           "h3 Privileged changes",
           "h3 Roles changed",
           "h2 Identities",
@@ -174,21 +174,21 @@ describe("Markdown", () => {
         ]);
         const tables = tablesOf(tokens);
         expect(tables.map((t) => [t.header.map(rendered), t.rows.length])).toEqual([
-          [["identity", "kind", "on", "gains", "loses", "through"], 1],
+          [["identity", "on", "gains", "loses", "through"], 1],
           [["role", "gains", "loses"], 1],
-          [["identity", "kind", "marks", "last seen"], 1],
-          [["identity", "kind", "role", "bound on", "groups under it", "privileged capabilities"], 1],
-          [["role", "built-in", "capabilities", "privileged capabilities"], 1],
+          [["identity", "marks", "last seen"], 1],
+          [["identity", "role", "bound on", "groups under it", "privileged capabilities"], 1],
+          [["role", "capabilities", "privileged capabilities"], 1],
         ]);
         for (const t of tables) for (const row of t.rows) expect(row).toHaveLength(t.header.length);
         const [change] = tables[0]!.rows;
-        expect(change!.map((cell) => rendered(cell).trim()).slice(0, 3)).toEqual([
-          asShown(name).trim(),
-          "workload",
-          asShown(name).trim(),
+        // Each name as the text writes it (sdk/words), with its kind: the same words as the preview's.
+        expect(change!.map((cell) => rendered(cell)).slice(0, 2)).toEqual([
+          `workload identity ${nameText(name)}`,
+          `organization ${nameText(name)}`,
         ]);
-        expect(rendered(change![3]!)).toBe("CAP_IAM_ROLE_BINDINGS_CREATE");
-        expect(rendered(tables[2]!.rows[0]![0]!).trim()).toBe(asShown(name).trim());
+        expect(rendered(change![2]!)).toBe("CAP_IAM_ROLE_BINDINGS_CREATE");
+        expect(rendered(tables[2]!.rows[0]![0]!)).toBe(`workload identity ${nameText(name)}`);
       }),
       { numRuns: 100, seed: 38 },
     );
@@ -328,14 +328,14 @@ describe("platform-access review --since", () => {
       const start = lines.findIndex((l) => l.startsWith("changes since the review read "));
       expect(start).toBeGreaterThan(0);
       expect(lines[start]).toMatch(
-        / as demo-user: 2 changes of access \(1 privileged\), 1 identity new, 0 gone, 1 group new, 0 gone, 1 role changed$/,
+        / as user demo-user: 2 changes of access \(1 privileged\), 1 identity new, 0 gone, 1 group new, 0 gone, 1 role changed$/,
       );
       expect(lines[start + 1]).toBe("  privileged:");
       expect(lines[start + 2]).toMatch(
-        /^ {4}wl0 \(workload\) on g0 and the 1 group under it: gains .*CAP_IAM_ROLE_BINDINGS_CREATE\* .*through role editor bound on g0/,
+        /^ {4}workload identity wl0 on folder g0 and the 1 folder under it: gains .*CAP_IAM_ROLE_BINDINGS_CREATE\* .*through built-in role editor bound on folder g0/,
       );
-      expect(lines).toContain("  identities new: newcomer (workload)");
-      expect(lines).toContain("  groups new: archive (under g2)");
+      expect(lines).toContain("  identities new: workload identity newcomer");
+      expect(lines).toContain("  groups new: folder archive (under folder g2)");
       expect(lines).toContain("  role role0 gains CAP_TAG_LIST");
       expect(lines.indexOf("  access:")).toBeGreaterThan(start + 2);
       expect(lines.slice(start, lines.indexOf("identities (4):"))).not.toContainEqual(
@@ -377,15 +377,15 @@ describe("platform-access review --since", () => {
       expect(markdown.code).toBe(0);
       const tokens = md.parse(markdown.out, {});
       const [privileged] = tablesOf(tokens);
-      expect(privileged!.rows.map((row) => row.slice(0, 3).map(rendered))).toEqual([
-        ["wl0", "workload", "g0 and the 1 group under it"],
+      expect(privileged!.rows.map((row) => row.slice(0, 2).map(rendered))).toEqual([
+        ["workload identity wl0", "folder g0 and the 1 folder under it"],
       ]);
       const file = path.join(tmp, "since.html");
       expect((await run(["review", made.org, "--since", previous, "--html", file])).code).toBe(0);
       const html = fs.readFileSync(file, "utf8");
       expect(html).toContain('<section class="changes" id="changes"><h2>Changes since the review read ');
       expect(html).toMatch(
-        /<tr class="change-row" data-identity="[^"]+" data-privileged="true"><td><strong>wl0<\/strong>/,
+        /<tr class="change-row" data-identity="[^"]+" data-privileged="true"><td><strong>wl0<\/strong> <span class="mark">workload identity<\/span>/,
       );
       expect(html.indexOf('id="changes"')).toBeLessThan(html.indexOf('class="legend"'));
     });
@@ -394,7 +394,9 @@ describe("platform-access review --since", () => {
       const failing = await run(["review", made.org, "--since", previous, "--fail-on-new-privileged"]);
       expect(failing.code).toBe(2);
       expect(failing.err.filter((l) => l.startsWith("new privileged: "))).toEqual([
-        expect.stringMatching(/^new privileged: wl0 \(workload\) on g0 and the 1 group under it: gains /),
+        expect.stringMatching(
+          /^new privileged: workload identity wl0 on folder g0 and the 1 folder under it: gains /,
+        ),
       ]);
       // Since a review that already had it: nothing new, exit 0.
       const now = save("now.json", JSON.stringify(r));
@@ -430,7 +432,7 @@ describe("platform-access review --since", () => {
         [
           "other-group.json",
           { ...old, group: { uid: eng, name: "g0\nforged" } },
-          /is a review of g0\\nforged \(.*\), not of /,
+          /is a review of "g0\\nforged" \(.*\), not of /,
         ],
       ];
       for (const [name, content, message] of cases) {
@@ -469,13 +471,18 @@ describe("platform-access review --since", () => {
     for (const i of [...twins, solo])
       await emulator.client.roleBindings.create(a.uid, { identityUid: i.uid, roleUid: viewer.uid });
     const text = await run(["who-can", "CAP_REPO_LIST", "--on", a.uid]);
-    expect(text.out).toContain(`  on team a: deployer (${twins[0]!.uid}) [workload, unused (never seen)]`);
+    const on = 'on folder "team a"';
+    expect(text.out).toContain(
+      `  ${on}: workload identity deployer (${twins[0]!.uid}) [unused (never seen)]\n`,
+    );
     // The twin under team b is not listed by a read of team a (its last use is not known), but still told apart.
-    expect(text.out).toContain(`  on team a: deployer (${twins[1]!.uid}) [workload]`);
-    expect(text.out).toContain(`  on team a: solo [workload, unused (never seen)]`);
-    expect(text.out).toContain(`  on team a: demo-user [person, privileged]`);
+    expect(text.out).toContain(`  ${on}: workload identity deployer (${twins[1]!.uid})\n`);
+    expect(text.out).toContain(`  ${on}: workload identity solo [unused (never seen)]\n`);
+    expect(text.out).toContain(`  ${on}: user demo-user [privileged]\n`);
     const what = await run(["what-can", solo.uid]);
-    expect(what.out.split("\n")[0]).toBe("what solo (workload) holds under demo-org [unused (never seen)]:");
+    expect(what.out.split("\n")[0]).toBe(
+      "what workload identity solo holds under organization demo-org [unused (never seen)]:",
+    );
     const answer = JSON.parse((await run(["what-can", solo.uid, "--json"])).out) as Record<string, unknown>;
     expect(answer).toMatchObject({
       identity: solo.uid,

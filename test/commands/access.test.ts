@@ -165,7 +165,7 @@ describe("platform-access", () => {
       expect(marks.get(bot)).not.toHaveProperty("lastSeenTime");
       expect(marks.get(ci)).toMatchObject({ unused: false, lastSeenTime: expect.any(String) });
       const text = await run(["review", made.org]);
-      expect(text.out).toMatch(/wl1: workload, unused \(never seen\); last seen never/);
+      expect(text.out).toMatch(/workload identity wl1: unused \(never seen\); last seen never/);
     });
 
     it("review of a subgroup shows what is inherited from above it", async () => {
@@ -183,13 +183,13 @@ describe("platform-access", () => {
       ]);
       const text = await run(["review", sandbox]);
       expect(text.out).toMatch(
-        /^ {2}g1:\n(?: {4}.*\n)* {4}person0: viewer, bound on demo-org above this review$/m,
+        /^ {2}folder g1:\n(?: {4}.*\n)* {4}user person0: built-in role viewer, bound on organization demo-org above this review$/m,
       );
       // what-can under the subgroup: alice's binding above it, once, reaching all of it.
       const what = await run(["what-can", alice, "--in", sandbox]);
       expect(what.out.split("\n").slice(0, 2)).toEqual([
-        "what person0 (person) holds under g1:",
-        "  on g1 (bound on demo-org, above it), through role viewer",
+        "what user person0 holds under folder g1:",
+        "  on folder g1 (bound on organization demo-org, above it), through built-in role viewer",
       ]);
     });
 
@@ -200,9 +200,11 @@ describe("platform-access", () => {
       expect(text.code).toBe(0);
       expect(text.out).toContain("wl0");
       // By name: no uid where no two share a name.
-      expect(text.out).toMatch(/^ {2}on g1: wl0 \[workload, privileged\]$/m);
-      expect(text.out).toMatch(/through role role0, inherited from g0: CAP_IAM_ROLE_BINDINGS_CREATE\*$/m);
-      expect(text.out).toMatch(/through role owner, inherited from demo-org: /);
+      expect(text.out).toMatch(/^ {2}on folder g1: workload identity wl0 \[privileged\]$/m);
+      expect(text.out).toMatch(
+        /through role role0, inherited from folder g0: CAP_IAM_ROLE_BINDINGS_CREATE\*$/m,
+      );
+      expect(text.out).toMatch(/through built-in role owner, inherited from organization demo-org: /);
       expect(text.out).not.toContain(made.org);
       const csv = await run(["who-can", "CAP_IAM_ROLE_BINDINGS_CREATE", "--on", sandbox, "--csv"]);
       const rows = csv.out.trimEnd().split("\r\n").slice(1);
@@ -229,9 +231,9 @@ describe("platform-access", () => {
       expect(one.organizations[0]!.bindings).toEqual(a.bindings);
       const text = await run(["what-can", alice, "--in", made.org]);
       expect(text.out).toBe(
-        "what person0 (person) holds under demo-org:\n" +
-          "  on demo-org and the 3 groups below, through role viewer\n" +
-          `  role viewer: ${viewer.capabilities.join(" ")}\n`,
+        "what user person0 holds under organization demo-org:\n" +
+          "  on organization demo-org and the 3 folders under it, through built-in role viewer\n" +
+          `  built-in role viewer: ${viewer.capabilities.join(" ")}\n`,
       );
       const csv = await run(["what-can", alice, "--in", made.org, "--csv"]);
       const rows = csv.out.trimEnd().split("\r\n");
@@ -252,14 +254,16 @@ describe("platform-access", () => {
       const text = await run(["review", made.org]);
       expect(text.code).toBe(0);
       expect(text.out).toContain("Legend:");
-      expect(text.out).toMatch(/^ {2}wl0: workload, privileged; last seen /m);
+      expect(text.out).toMatch(/^ {2}workload identity wl0: privileged; last seen /m);
       for (const uid of [made.org, eng, ci]) expect(text.out).not.toContain(uid);
       // Each binding once, under the group it is bound on, the groups below said on the group; each role once.
-      expect(text.out).toMatch(/^ {4}g0 and the 1 group below:\n {6}wl0: role0$/m);
+      expect(text.out).toMatch(
+        /^ {4}folder g0 and the 1 folder under it:\n {6}workload identity wl0: role role0$/m,
+      );
       // g1 inherits from g0 and holds no binding of its own: counted, not shown.
       expect(text.out).toContain("\n  (1 group with nothing bound on or below it not shown)\n");
       expect(text.out).toMatch(
-        /^ {2}role0: CAP_IAM_GROUPS_LIST CAP_IAM_ROLE_BINDINGS_CREATE\* CAP_REPO_LIST$/m,
+        /^ {2}role role0: CAP_IAM_GROUPS_LIST CAP_IAM_ROLE_BINDINGS_CREATE\* CAP_REPO_LIST$/m,
       );
       expect(text.out.match(/CAP_IAM_ROLE_BINDINGS_CREATE\*/g)).toHaveLength(
         r.roles.filter((x) => x.capabilities.includes("CAP_IAM_ROLE_BINDINGS_CREATE")).length,
@@ -299,7 +303,9 @@ describe("platform-access", () => {
     it("--fail-on-privileged-workload fails on a privileged workload, and on an unmanaged privileged identity", async () => {
       const failing = await run(["review", made.org, "--fail-on-privileged-workload"]);
       expect(failing.code).toBe(2);
-      expect(failing.err.join("\n")).toContain(`privileged: wl0 is a workload identity`);
+      expect(failing.err.join("\n")).toContain(
+        `privileged: workload identity wl0 holds a privileged capability`,
+      );
       // ops: bot views it, the owner (a person) holds everything from above; no state given: nothing fails.
       expect((await run(["review", ops, "--fail-on-privileged-workload"])).code).toBe(0);
       // With a state that manages only bot's binding, the owner is unmanaged and privileged: fails.
@@ -320,7 +326,9 @@ describe("platform-access", () => {
       );
       const withState = await run(["review", ops, "--state", state, "--fail-on-privileged-workload"]);
       expect(withState.code).toBe(2);
-      expect(withState.err.join("\n")).toContain(`privileged: demo-user is unmanaged`);
+      expect(withState.err.join("\n")).toContain(
+        `privileged: user demo-user is unmanaged and holds a privileged capability`,
+      );
       const r = await json(["review", ops, "--state", state]);
       const marks = new Map(r.identities.map((i) => [i.uid, i.unmanaged]));
       expect(marks.get(bot)).toBe(false);
@@ -365,8 +373,10 @@ describe("platform-access", () => {
       expect(held).toContain(`${eng} ${eve.uid} CAP_REPO_LIST`);
       const text = await run(["review", eng], asEve);
       expect(text.out).toContain("PARTIAL");
-      expect(text.out).toMatch(new RegExp(`^ {4}wl0: ${made.roles[0]!.uid}$`, "m"));
-      expect(text.out).toMatch(new RegExp(`^ {2}${made.roles[0]!.uid}: not visible to the caller$`, "m"));
+      expect(text.out).toMatch(new RegExp(`^ {4}workload identity wl0: role ${made.roles[0]!.uid}$`, "m"));
+      expect(text.out).toMatch(
+        new RegExp(`^ {2}role ${made.roles[0]!.uid}: not visible to the caller$`, "m"),
+      );
       expect(text.err.join("\n")).toContain("partial: role bindings on");
       const above = await run(["review", made.org], asEve);
       expect(above.code).toBe(1);
@@ -469,10 +479,10 @@ describe("platform-access", () => {
     it("text and CSV name the organization of each answer", async () => {
       const text = await run(["what-can", alice.uid]);
       expect(text.code).toBe(0);
-      expect(text.out).toContain(`what alice (person) holds under demo-org:`);
-      expect(text.out).toContain(`what alice (person) holds under second-org [privileged]:`);
-      expect(text.out).toMatch(/^ {2}on team, through role viewer$/m);
-      expect(text.out).toMatch(/^ {2}on second-org, through role editor$/m);
+      expect(text.out).toContain(`what user alice holds under organization demo-org:`);
+      expect(text.out).toContain(`what user alice holds under organization second-org [privileged]:`);
+      expect(text.out).toMatch(/^ {2}on folder team, through built-in role viewer$/m);
+      expect(text.out).toMatch(/^ {2}on organization second-org, through built-in role editor$/m);
       const r = await json<PerOrganization>(["what-can", alice.uid, "--expand"]);
       // One row per binding (per grant and binding when expanded), each starting with its organization.
       for (const [flags, count] of [

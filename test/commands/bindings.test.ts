@@ -81,7 +81,7 @@ describe("platform-import --bindings", () => {
       [KINDS.roleBinding.token, "demo-user-owner", expect.any(String), orgName],
     ]);
     expect(document.platformImport.warnings[0]).toMatch(
-      /keep one RoleBinding per binding instead of a IdentityAccess: demo-user \(1: the identity is not under the walked group\)/,
+      /keep one RoleBinding per binding instead of a IdentityAccess: user demo-user \(1: the identity is not under the walked group\)/,
     );
     expect(io.err.join("\n")).toMatch(/^warning: these identities keep one RoleBinding/m);
   });
@@ -117,7 +117,7 @@ describe("platform-import --bindings", () => {
         ["platform:iam:GroupAccess", "team-access", team.uid, "team"],
       ]);
       expect(document.platformImport.warnings[0]).toMatch(
-        /groups keep one RoleBinding per binding instead of a GroupAccess: legacy \(1: a stack manages another of its bindings\)/,
+        /groups keep one RoleBinding per binding instead of a GroupAccess: folder legacy \(1: a stack manages another of its bindings\)/,
       );
     } finally {
       await c.roleBindings.delete(inTeam.uid);

@@ -240,12 +240,14 @@ describe("platform-import report", () => {
     expect(io.out).toMatch(/^ {2}role bindings +2 \/ 3$/m);
     expect(io.out).toMatch(/^ {2}all +8 \/ 11$/m);
     expect(io.out).toContain(
-      `  role binding  ${o.intruderRole.uid}  intruder holds deploy-role on platform\n`,
+      `  role binding  ${o.intruderRole.uid}  workload identity intruder holds role deploy-role on folder platform\n`,
     );
-    expect(io.out).toContain(`  identity  ${o.intruder.uid}  intruder in platform\n`);
+    expect(io.out).toContain(`  identity  ${o.intruder.uid}  intruder in folder platform\n`);
     // Each managed object under the state that manages it, with the resource's name.
     expect(io.out).toContain(`managed, by stack (8 objects):\n  ${o.appFile} (4):\n`);
-    expect(io.out).toContain(`    identity  ${o.deployer.uid}  deployer in platform  [deployer, Identity]\n`);
+    expect(io.out).toContain(
+      `    identity  ${o.deployer.uid}  deployer in folder platform  [deployer, Identity]\n`,
+    );
     expect(io.out).toContain(`  ${o.sharedFile} (4):\n`);
     expect(io.out).toMatch(
       new RegExp(

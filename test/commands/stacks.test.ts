@@ -458,16 +458,17 @@ describe("platform-import report and platform-access review over a backend's sta
       / against 3 stacks of postgres:\/\/pulumi:\*\*\*@db.internal:5432\/state\?sslmode=disable: 4 unmanaged, 0 managed but gone, 1 conflict\n/,
     );
     expect(io.out).toContain(
-      `conflicts (1):\n  role binding a-ci holds deployer on team-a (${o.aDeploys.uid}): declared by ` +
+      `conflicts (1):\n  role binding workload identity a-ci holds role deployer on folder team-a ` +
+        `(${o.aDeploys.uid}): declared by ` +
         `organization/team-a/dev: a-ci-deploys (RoleBinding), and in the scope of organization/platform/dev: ` +
-        `team-a-access (GroupAccess), which holds the bindings on group team-a in teams (${o.teamA.uid}): its next ` +
+        `team-a-access (GroupAccess), which holds the bindings on group team-a in folder teams (${o.teamA.uid}): its next ` +
         `up deletes the binding unless it declares it, and the other's next up makes it again\n`,
     );
     expect(io.out).toContain(
-      `  organization/team-b/dev (2):\n    identity  ${o.bCi.uid}  b-ci in team-b  [b-ci, Identity]\n`,
+      `  organization/team-b/dev (2):\n    identity  ${o.bCi.uid}  b-ci in folder team-b  [b-ci, Identity]\n`,
     );
     expect(io.out).toContain(
-      `  organization/platform/dev (7):\n    group  ${o.teams.uid}  teams in demo-org  [teams, Group]\n`,
+      `  organization/platform/dev (7):\n    group  ${o.teams.uid}  teams in organization demo-org  [teams, Group]\n`,
     );
     expect(io.out.indexOf("conflicts (1)")).toBeLessThan(io.out.indexOf("coverage"));
   });
@@ -572,9 +573,9 @@ describe("platform-import report and platform-access review over a backend's sta
     const text = Object.assign(capture(env), { engine: fakeEngine(o.backend()) });
     await accessMain(["review", org, "--backend", BACKEND], text);
     expect(text.out).toMatch(
-      /^ +a-ci: deployer \[managed by organization\/team-a\/dev: a-ci-deploys, organization\/platform\/dev: team-a-access\]$/m,
+      /^ +workload identity a-ci: role deployer \[managed by organization\/team-a\/dev: a-ci-deploys, organization\/platform\/dev: team-a-access\]$/m,
     );
-    expect(text.out).toMatch(/^ +by-hand: viewer \[no stack\]$/m);
+    expect(text.out).toMatch(/^ +workload identity by-hand: built-in role viewer \[no stack\]$/m);
   });
 
   it("without --backend or --stacks, review reads no stack and marks nothing", async () => {

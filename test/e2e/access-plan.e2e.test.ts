@@ -32,10 +32,10 @@ const cli = path.join(repoRoot, "dist", "commands", "access", "cli.js");
 
 const SUMMARY = [
   "access plan: this update grants 2 capabilities (1 privileged) to 1 identity and revokes none",
-  "workload identity ci-robot (new) gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST on folder platform (new), through role deployer (new), RoleBinding 'ci-robot-deployer'",
+  'workload identity ci-robot (new) gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST on folder platform (new), through role deployer (new), RoleBinding "ci-robot-deployer"',
 ];
 const BINDING =
-  "will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding 'ci-robot-deployer')";
+  'will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding "ci-robot-deployer")';
 
 /**
  * Runs platform-access with `input` on its standard input, as a CI job's pipe does. Asynchronous: the emulator it
@@ -160,16 +160,16 @@ describe.each([
         "workload identity ci-robot (new)",
         "CAP_IAM_ROLE_BINDINGS_CREATE",
         "folder platform (new)",
-        "role deployer (new), RoleBinding 'ci-robot-deployer'",
+        'role deployer (new), RoleBinding "ci-robot-deployer"',
       ],
       [
         "workload identity ci-robot (new)",
         "CAP_REPO_LIST",
         "folder platform (new)",
-        "role deployer (new), RoleBinding 'ci-robot-deployer'",
+        'role deployer (new), RoleBinding "ci-robot-deployer"',
       ],
       [
-        "RoleBinding 'ci-robot-deployer'",
+        'RoleBinding "ci-robot-deployer"',
         "workload identity ci-robot (new)",
         "role deployer (new)",
         "folder platform (new)",

@@ -97,7 +97,7 @@ describe.each([
         expect.stringMatching(
           new RegExp(
             `^access: workload identity github-actions-deployer gains CAP_[A-Z_, ]+ on folder ${folder}, ` +
-              `through role viewer \\(${escaped(resource!)}\\)$`,
+              `through built-in role viewer \\(${escaped(resource!)}\\)$`,
           ),
         ),
       );
@@ -207,7 +207,7 @@ describe.each([
     ];
     expect(refusals).toEqual([
       expect.stringMatching(
-        /^needs CAP_IAM_GROUPS_CREATE on organization demo-org, which user viewer-only \(the identity this provider runs as\) lacks there; role editor grants it/,
+        /^needs CAP_IAM_GROUPS_CREATE on organization demo-org, which user viewer-only \(the identity this provider runs as\) lacks there; built-in role editor grants it/,
       ),
     ]);
     const up = await stack.run(["up", "--yes"], { allowFailure: true });

@@ -159,14 +159,14 @@ describe("the access review page of an organization of 3,000 objects", () => {
     );
     const ci = (n: number) => `ci-${n}`;
     expect(cards).toEqual([
-      `3 privileged workloads ${PRIVILEGED_CI.map(ci).join(", ")}`,
+      `3 privileged workload identities ${PRIVILEGED_CI.map(ci).join(", ")}`,
       `5 privileged holders bob, demo-user, ci-7, ci-70, and 1 more`,
-      `997 unused workloads no token in 90 days, or never`,
+      `997 unused workload identities no token in 90 days, or never`,
       `503 unmanaged in no stack's state`,
-      `3 people root-level users`,
-      `1,000 workloads identities under a group`,
+      `3 users root-level identities: people`,
+      `1,000 workload identities under a group: CI, services`,
     ]);
-    // "privileged workloads" leads to the bindings that make them so: ci-admin on their folders.
+    // "privileged workload identities" leads to the bindings that make them so: ci-admin on their folders.
     await page.click('button[data-preset="privileged-workloads"]');
     const ciAdmin = all.filter((b) => b.role === made.roles.ciAdmin);
     expect((await visibleRows()).map((r) => r.binding).sort()).toEqual(uids(ciAdmin));

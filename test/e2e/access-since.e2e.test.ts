@@ -70,7 +70,7 @@ describe("platform-access review --since around a change made outside the stack"
     const again = await access(["review", emulator.orgUid, "--since", first, "--fail-on-new-privileged"]);
     expect([again.code, again.err]).toEqual([0, expect.not.stringContaining("new privileged")]);
     expect(again.out).toMatch(
-      /^changes since the review read \S+ as demo-user: 0 changes of access \(0 privileged\), 0 identities new, 0 gone, 0 groups new, 0 gone, 0 roles changed$/m,
+      /^changes since the review read \S+ as user demo-user: 0 changes of access \(0 privileged\), 0 identities new, 0 gone, 0 groups new, 0 gone, 0 roles changed$/m,
     );
   });
 
@@ -110,12 +110,12 @@ describe("platform-access review --since around a change made outside the stack"
       const privileged = change!.gained.filter(isPrivileged).join("\\* .*");
       expect(job.out).toMatch(
         new RegExp(
-          `^ {4}github-actions-deployer \\(workload\\) on engineering: gains .*${privileged}\\* .*through role editor bound on engineering$`,
+          `^ {4}workload identity github-actions-deployer on folder engineering: gains .*${privileged}\\* .*through built-in role editor bound on folder engineering$`,
           "m",
         ),
       );
       expect(job.err).toMatch(
-        /^new privileged: github-actions-deployer \(workload\) on engineering: gains /m,
+        /^new privileged: workload identity github-actions-deployer on folder engineering: gains /m,
       );
       // Named by name: no uid where no two share a name.
       const section = job.out.slice(0, job.out.indexOf("\nidentities ("));

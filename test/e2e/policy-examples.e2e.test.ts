@@ -29,7 +29,7 @@ function violationLines(result: CommandResult): string[] {
   const lines = (result.stdout + result.stderr)
     .split("\n")
     .map((l) => l.trim())
-    .filter((l) => /^\[[a-z-]+\] [A-Za-z]+ '[^']+': /.test(l));
+    .filter((l) => /^\[[a-z-]+\] [A-Za-z]+ "(?:[^"\\]|\\.)+": /.test(l));
   return [...new Set(lines)].sort();
 }
 
@@ -118,7 +118,7 @@ describe.each(EXAMPLES)("$name", (example) => {
     expect(violationLines(result)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^\\[identity-audience-required\\] Identity '${example.identity}': claimMatch has no audience`,
+          `^\\[identity-audience-required\\] Identity "${example.identity}": claimMatch has no audience`,
         ),
       ),
     ]);

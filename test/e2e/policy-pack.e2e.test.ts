@@ -28,31 +28,31 @@ const policyPack = path.join(repoRoot, "policy");
 const VIOLATIONS: Array<[string, string, string]> = [
   [
     "identity-subject-pinned",
-    "Identity 'ci'",
+    'Identity "ci"',
     "claimMatch.subjectPattern 'repo:acme/.*' matches the subjects of more than one repository",
   ],
-  ["identity-audience-required", "Identity 'ci'", "claimMatch has no audience"],
-  ["identity-issuer-pattern-single-host", "Identity 'federated'", "matches issuers on more than one host"],
-  ["static-keys-max-lifetime", "Identity 'keys'", "staticKeys.expirationTime"],
-  ["workload-identity-not-owner-at-root", "RoleBinding 'ci-owner'", "roleUid is the built-in owner role"],
-  ["workload-identity-no-self-granting-role", "RoleBinding 'ci-escalator'", "grant itself any role"],
-  ["group-invite-bounded", "GroupInvite 'invite'", "email is not set"],
-  ["group-invite-bounded", "GroupInvite 'invite'", "ttl '720h' is longer than 7 days"],
-  ["group-invite-bounded", "GroupInvite 'invite'", "roleUid '"],
-  ["identity-provider-default-role-not-owner", "IdentityProvider 'sso'", "defaultRole '"],
-  ["identity-unused", "Identity 'keys'", "no role binding in this stack uses it"],
+  ["identity-audience-required", 'Identity "ci"', "claimMatch has no audience"],
+  ["identity-issuer-pattern-single-host", 'Identity "federated"', "matches issuers on more than one host"],
+  ["static-keys-max-lifetime", 'Identity "keys"', "staticKeys.expirationTime"],
+  ["workload-identity-not-owner-at-root", 'RoleBinding "ci-owner"', "roleUid is the built-in owner role"],
+  ["workload-identity-no-self-granting-role", 'RoleBinding "ci-escalator"', "grant itself any role"],
+  ["group-invite-bounded", 'GroupInvite "invite"', "email is not set"],
+  ["group-invite-bounded", 'GroupInvite "invite"', "ttl '720h' is longer than 7 days"],
+  ["group-invite-bounded", 'GroupInvite "invite"', "roleUid '"],
+  ["identity-provider-default-role-not-owner", 'IdentityProvider "sso"', "defaultRole '"],
+  ["identity-unused", 'Identity "keys"', "no role binding in this stack uses it"],
   [
     "workload-identity-privileged",
-    "RoleBinding 'ci-escalator'",
-    "roleUid gives workload Identity 'ci' the privileged capabilities CAP_IAM_ROLES_UPDATE, CAP_IAM_ROLE_BINDINGS_CREATE on Group 'deploy' (through Role 'escalator')",
+    'RoleBinding "ci-escalator"',
+    'roleUid gives workload Identity "ci" the privileged capabilities CAP_IAM_ROLES_UPDATE, CAP_IAM_ROLE_BINDINGS_CREATE on Group "deploy" (through Role "escalator")',
   ],
-  ["workload-identity-privileged", "RoleBinding 'ci-owner'", "(through built-in role owner)"],
+  ["workload-identity-privileged", 'RoleBinding "ci-owner"', "(through built-in role owner)"],
   [
     "workload-identity-no-takeover",
-    "RoleBinding 'ops-identities'",
-    "roleUid gives workload Identity 'ops' CAP_IAM_IDENTITY_UPDATE on group ",
+    'RoleBinding "ops-identities"',
+    'roleUid gives workload Identity "ops" CAP_IAM_IDENTITY_UPDATE on group ',
   ],
-  ["workload-identity-no-takeover", "RoleBinding 'ops-identities'", ", where Identity 'ci' lives: "],
+  ["workload-identity-no-takeover", 'RoleBinding "ops-identities"', ', where Identity "ci" lives: '],
 ];
 
 function expectViolations(result: CommandResult): void {
@@ -69,7 +69,8 @@ function expectViolations(result: CommandResult): void {
 
 function expectNoViolations(result: CommandResult): void {
   const output = result.stdout + result.stderr;
-  expect(output.split("\n").filter((l) => /\[[a-z-]+\] [A-Za-z]+ '/.test(l))).toEqual([]);
+  // A violation names its resource as `Kind "name"` (sdk/words resourceText).
+  expect(output.split("\n").filter((l) => /\[[a-z-]+\] [A-Za-z]+ "/.test(l))).toEqual([]);
 }
 
 let emulator: Emulator;

@@ -313,10 +313,10 @@ describe("many stacks on a shared backend: who manages what, and which stacks fi
       expect(run.code).toBe(3);
       expect(run.stdout).toMatch(/against 4 stacks of .*: 4 unmanaged, 0 managed but gone, 1 conflict\n/);
       expect(run.stdout).toMatch(
-        /conflicts \(1\):\n {2}role binding a-ci holds deployer on team-a \(.*\): declared by organization\/team-a\/.*: a-ci-deploys \(RoleBinding\), and in the scope of organization\/platform\/.*: team-a-access \(GroupAccess\)/,
+        /conflicts \(1\):\n {2}role binding workload identity a-ci holds role deployer on folder team-a \(.*\): declared by organization\/team-a\/.*: a-ci-deploys \(RoleBinding\), and in the scope of organization\/platform\/.*: team-a-access \(GroupAccess\)/,
       );
       expect(run.stdout).toMatch(
-        /\n {2}organization\/team-b\/e2e-\w+ \(2\):\n {4}identity {2}\S+ {2}b-ci in team-b {2}\[b-ci, Identity\]\n/,
+        /\n {2}organization\/team-b\/e2e-\w+ \(2\):\n {4}identity {2}\S+ {2}b-ci in folder team-b {2}\[b-ci, Identity\]\n/,
       );
     });
 

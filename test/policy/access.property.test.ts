@@ -11,6 +11,7 @@ import { unknownCheckingProxy, unknownStringValue } from "@pulumi/policy/proxy";
 import fc from "fast-check";
 import { BUILTIN_ROLES } from "../../emulator/builtin-roles";
 import { POLICIES } from "../../policy/rules";
+import { resourceText } from "../../sdk/words";
 
 const UNKNOWN_STRING: unknown = unknownStringValue;
 const ORG = "0123456789abcdef0123456789abcdef01234567";
@@ -191,7 +192,7 @@ test("preview and up give the same lines, groups named by resource at preview an
       const up = lines(resources)
         .map((line) =>
           byLength.reduce(
-            (text, [uid, i]) => text.split(`group ${uid}`).join(`Group '${s.groupNames[i]}'`),
+            (text, [uid, i]) => text.split(`group ${uid}`).join(resourceText("Group", s.groupNames[i]!)),
             line,
           ),
         )

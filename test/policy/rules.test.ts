@@ -96,7 +96,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
       const [line, ...more] = check({ issuer: GITHUB, subjectPattern: "repo:acme/.*", audience: "a" });
       expect(more).toEqual([]);
       expect(line).toMatch(
-        /^\[identity-subject-pinned\] Identity 'res': claimMatch\.subjectPattern 'repo:acme\/\.\*' matches the subjects of more than one repository of https:\/\/token\.actions\.githubusercontent\.com \(e\.g\. 'repo:acme\/[^']+' and 'repo:acme\/[^']+'\); pin the repository: subject 'repo:acme\/[^']+:ref:refs\/heads\/main'$/,
+        /^\[identity-subject-pinned\] Identity "res": claimMatch\.subjectPattern 'repo:acme\/\.\*' matches the subjects of more than one repository of https:\/\/token\.actions\.githubusercontent\.com \(e\.g\. 'repo:acme\/[^']+' and 'repo:acme\/[^']+'\); pin the repository: subject 'repo:acme\/[^']+:ref:refs\/heads\/main'$/,
       );
     });
 
@@ -150,7 +150,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
     test("a pattern matching two hosts fails; one host (any path) passes", () => {
       const [line] = check({ issuerPattern: "https://[a-z]+\\.example\\.com", subject: "s" });
       expect(line).toMatch(
-        /^\[identity-issuer-pattern-single-host\] Identity 'res': claimMatch\.issuerPattern '.*' matches issuers on more than one host \(e\.g\. 'https:\/\/[^']+' and 'https:\/\/[^']+'\); set claimMatch\.issuer/,
+        /^\[identity-issuer-pattern-single-host\] Identity "res": claimMatch\.issuerPattern '.*' matches issuers on more than one host \(e\.g\. 'https:\/\/[^']+' and 'https:\/\/[^']+'\); set claimMatch\.issuer/,
       );
       expect(check({ issuerPattern: "https://idp\\.example\\.com(/tenant/[0-9]+)?", subject: "s" })).toEqual(
         [],
@@ -167,7 +167,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
     test("a public issuer without audience fails; an audience, its pattern, or a private issuer passes", () => {
       const [line] = check({ issuer: GITHUB, subject: "repo:a/b:x" });
       expect(line).toMatch(
-        /^\[identity-audience-required\] Identity 'res': claimMatch has no audience.*set claimMatch\.audience/,
+        /^\[identity-audience-required\] Identity "res": claimMatch has no audience.*set claimMatch\.audience/,
       );
       expect(check({ issuer: GITHUB, subject: "repo:a/b:x", audience: "platform" })).toEqual([]);
       expect(check({ issuer: GITHUB, subject: "repo:a/b:x", audiencePattern: "platform" })).toEqual([]);
@@ -194,7 +194,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
 
     test("keys valid beyond the configured days fail (default 90)", () => {
       expect(check(120)[0]).toMatch(
-        /^\[static-keys-max-lifetime\] Identity 'res': staticKeys\.expirationTime '.*' is 120 days away, more than 90; set it on or before \d{4}-\d\d-\d\d/,
+        /^\[static-keys-max-lifetime\] Identity "res": staticKeys\.expirationTime '.*' is 120 days away, more than 90; set it on or before \d{4}-\d\d-\d\d/,
       );
       expect(check(60)).toEqual([]);
       expect(check(60, { maxDays: 30 })).toHaveLength(1);
@@ -214,7 +214,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
     test("no email, a long ttl or expirationTime, and the owner role each give a line", () => {
       const lines = check({ roleUid: EMULATOR_OWNER_ROLE_UID, ttl: "30d" });
       expect(lines).toEqual([
-        expect.stringMatching(/^\[group-invite-bounded\] GroupInvite 'res': email is not set/),
+        expect.stringMatching(/^\[group-invite-bounded\] GroupInvite "res": email is not set/),
         expect.stringMatching(/ttl '30d' is longer than 7 days; set ttl to at most '168h'$/),
         expect.stringMatching(
           /roleUid '579233b2c479241523cba5e3af55d0f50f2d6414' is the built-in owner role/,
@@ -246,7 +246,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
     test("owner as the default role fails; viewer or an unknown role passes", () => {
       expect(check(EMULATOR_OWNER_ROLE_UID)).toEqual([
         expect.stringMatching(
-          /^\[identity-provider-default-role-not-owner\] IdentityProvider 'res': defaultRole '.*' is the built-in owner role/,
+          /^\[identity-provider-default-role-not-owner\] IdentityProvider "res": defaultRole '.*' is the built-in owner role/,
         ),
       ]);
       expect(check(VIEWER)).toEqual([]);
@@ -300,7 +300,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
       ]);
       expect(lines.map((l) => l.urn)).toEqual([atRoot.urn, atNewOrg.urn]);
       expect(lines[0]?.message).toMatch(
-        /^\[workload-identity-not-owner-at-root\] RoleBinding 'b': roleUid is the built-in owner role, bound to workload Identity 'ci' at the organization root/,
+        /^\[workload-identity-not-owner-at-root\] RoleBinding "b": roleUid is the built-in owner role, bound to workload Identity "ci" at the organization root/,
       );
     });
 
@@ -311,7 +311,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         {
           urn: bound.urn,
           message: expect.stringMatching(
-            /^\[workload-identity-no-self-granting-role\] RoleBinding 'b': roleUid is Role 'escalator', whose capabilities CAP_IAM_ROLE_BINDINGS_CREATE and CAP_IAM_ROLES_CREATE let workload Identity 'ci' grant itself any role; drop/,
+            /^\[workload-identity-no-self-granting-role\] RoleBinding "b": roleUid is Role "escalator", whose capabilities CAP_IAM_ROLE_BINDINGS_CREATE and CAP_IAM_ROLES_CREATE let workload Identity "ci" grant itself any role; drop/,
           ),
         },
       ]);
@@ -357,7 +357,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         {
           urn: groupAccess.urn,
           message: expect.stringMatching(
-            /^\[workload-identity-not-owner-at-root\] GroupAccess 'org-access': bindings\[0\]\.roleUid is the built-in owner role, bound to workload Identity 'ci'/,
+            /^\[workload-identity-not-owner-at-root\] GroupAccess "org-access": bindings\[0\]\.roleUid is the built-in owner role, bound to workload Identity "ci"/,
           ),
         },
       ]);
@@ -365,7 +365,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         {
           urn: identityAccess.urn,
           message: expect.stringMatching(
-            /IdentityAccess 'ci-access': bindings\[1\]\.roleUid is Role 'escalator'/,
+            /IdentityAccess "ci-access": bindings\[1\]\.roleUid is Role "escalator"/,
           ),
         },
       ]);
@@ -417,10 +417,10 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         const lines = privileged([deployer, admin, folder, bound, owns, views]);
         expect(lines.map((l) => l.urn)).toEqual([bound.urn, owns.urn]);
         expect(lines[0]?.message).toBe(
-          `[workload-identity-privileged] RoleBinding 'deployer-admin': roleUid gives workload Identity 'deployer' the privileged capabilities CAP_IAM_ROLES_CREATE, CAP_IAM_ROLE_BINDINGS_CREATE on group ${FOLDER} (through Role 'admin'), with which whoever presents its token grants access; bind a role without them, or keep this rule advisory for a stack whose workload manages access on purpose`,
+          `[workload-identity-privileged] RoleBinding "deployer-admin": roleUid gives workload Identity "deployer" the privileged capabilities CAP_IAM_ROLES_CREATE, CAP_IAM_ROLE_BINDINGS_CREATE on group ${FOLDER} (through Role "admin"), with which whoever presents its token grants access; bind a role without them, or keep this rule advisory for a stack whose workload manages access on purpose`,
         );
         expect(lines[1]?.message).toMatch(
-          /RoleBinding 'deployer-owner': roleUid gives workload Identity 'deployer' the privileged capabilities CAP_IAM_GROUP_INVITES_CREATE, .* on Group 'folder' \(through built-in role owner\)/,
+          /RoleBinding "deployer-owner": roleUid gives workload Identity "deployer" the privileged capabilities CAP_IAM_GROUP_INVITES_CREATE, .* on Group "folder" \(through built-in role owner\)/,
         );
         expect(policy("workload-identity-privileged").enforcementLevel).toBe("advisory");
       });
@@ -444,7 +444,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
           {
             urn: groupAccess.urn,
             message: expect.stringMatching(
-              /^\[workload-identity-privileged\] GroupAccess 'folder-access': bindings\[1\]\.roleUid gives workload Identity 'deployer' the privileged capabilities CAP_IAM_GROUP_INVITES_CREATE, /,
+              /^\[workload-identity-privileged\] GroupAccess "folder-access": bindings\[1\]\.roleUid gives workload Identity "deployer" the privileged capabilities CAP_IAM_GROUP_INVITES_CREATE, /,
             ),
           },
         ]);
@@ -468,7 +468,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         expect(privileged(resources)).toEqual([
           {
             urn: resources[3]!.urn,
-            message: `[workload-identity-privileged] RoleBinding 'a': roleUid '${mystery}' is neither a custom Role of this stack nor a built-in role the pack can name, so its capabilities are unknown and the access rules skip RoleBinding 'a' roleUid, RoleBinding 'b' roleUid; if it is the built-in owner role, add it to ownerRoleUids`,
+            message: `[workload-identity-privileged] RoleBinding "a": roleUid '${mystery}' is neither a custom Role of this stack nor a built-in role the pack can name, so its capabilities are unknown and the access rules skip RoleBinding "a" roleUid, RoleBinding "b" roleUid; if it is the built-in owner role, add it to ownerRoleUids`,
           },
         ]);
         // Configured as owner, the same uid is known: the bindings grant owner's capabilities.
@@ -493,7 +493,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
             urn: opsAtOrg.urn,
             message: expect.stringMatching(
               new RegExp(
-                `^\\[workload-identity-no-takeover\\] RoleBinding 'ops-identities': roleUid gives workload Identity 'ops' CAP_IAM_IDENTITY_UPDATE on group ${ORG}, where Identity 'ci' lives: it can rewrite who may assume it and act as it, gaining CAP_ADVISORIES_LIST, .* and \\d+ more on Group 'folder' \\(RoleBinding 'ci-owner' roleUid\\), which it lacks there; bind Identity 'ops' a role without CAP_IAM_IDENTITY_UPDATE`,
+                `^\\[workload-identity-no-takeover\\] RoleBinding "ops-identities": roleUid gives workload Identity "ops" CAP_IAM_IDENTITY_UPDATE on group ${ORG}, where Identity "ci" lives: it can rewrite who may assume it and act as it, gaining CAP_ADVISORIES_LIST, .* and \\d+ more on Group "folder" \\(RoleBinding "ci-owner" roleUid\\), which it lacks there; bind Identity "ops" a role without CAP_IAM_IDENTITY_UPDATE`,
               ),
             ),
           },
@@ -526,7 +526,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         const lines = takeover([ops, idpAdmin, sso, bind("ops-idp", ops, idpAdmin, ORG)]);
         expect(lines.map((l) => l.message)).toEqual([
           expect.stringMatching(
-            /RoleBinding 'ops-idp': roleUid gives workload Identity 'ops' CAP_IAM_IDENTITY_PROVIDERS_UPDATE on group .*, where IdentityProvider 'sso' lives: it can rewrite whose sign-ins it accepts and act as it, gaining CAP_ADVISORIES_LIST, .* \(IdentityProvider 'sso' defaultRole\)/,
+            /RoleBinding "ops-idp": roleUid gives workload Identity "ops" CAP_IAM_IDENTITY_PROVIDERS_UPDATE on group .*, where IdentityProvider "sso" lives: it can rewrite whose sign-ins it accepts and act as it, gaining CAP_ADVISORIES_LIST, .* \(IdentityProvider "sso" defaultRole\)/,
           ),
         ]);
       });
@@ -560,7 +560,7 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         ]);
         expect(lines.map((l) => l.message)).toEqual([
           expect.stringMatching(
-            /RoleBinding 'ops-identities': .* on Group 'team', where Identity 'ci' lives: .* on Group 'team' \(RoleBinding 'ci-owner' roleUid\)/,
+            /RoleBinding "ops-identities": .* on Group "team", where Identity "ci" lives: .* on Group "team" \(RoleBinding "ci-owner" roleUid\)/,
           ),
         ]);
       });
@@ -582,9 +582,9 @@ describe.each(FRONTS)("$front front", ({ type, extra }) => {
         {
           urn: orphan.urn,
           message:
-            "[identity-unused] Identity 'orphan': no role binding in this stack uses it; bind a role to it (RoleBinding identityUid) or remove it",
+            '[identity-unused] Identity "orphan": no role binding in this stack uses it; bind a role to it (RoleBinding identityUid) or remove it',
         },
-        { urn: notYetCreated.urn, message: expect.stringMatching(/^\[identity-unused\] Identity 'new': /) },
+        { urn: notYetCreated.urn, message: expect.stringMatching(/^\[identity-unused\] Identity "new": /) },
       ]);
       expect(policy("identity-unused").enforcementLevel).toBe("advisory");
     });

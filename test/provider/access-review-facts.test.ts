@@ -173,7 +173,7 @@ describe("names", () => {
     const lines = await accessLines(() => roleBinding.resource.check({}, binding));
     expect(lines).toEqual([
       expect.stringMatching(
-        /^access: workload identity fresh-robot gains .* on organization demo-org, through role viewer/,
+        /^access: workload identity fresh-robot gains .* on organization demo-org, through built-in role viewer/,
       ),
     ]);
     expect(lines[0]).not.toContain(robot.uid);

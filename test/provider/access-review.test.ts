@@ -280,7 +280,9 @@ describe("preflight", () => {
     expect((await roleBinding.resource.check({}, grant)).failures ?? []).toEqual([]);
     const result = await group.resource.check({}, { parentUid: h.emulator.orgUid, name: "later" });
     expect(result.failures?.map((f) => f.reason)).toEqual([
-      expect.stringMatching(/CAP_IAM_GROUPS_CREATE on organization demo-org, .*; role editor grants it$/),
+      expect.stringMatching(
+        /CAP_IAM_GROUPS_CREATE on organization demo-org, .*; built-in role editor grants it$/,
+      ),
     ]);
   });
 

@@ -57,7 +57,7 @@ describe("IdentityAccess provider", () => {
     const own = { identityUid: h.emulator.userUid, bindings: [] };
     const refused = await identityAccess.check!({}, own);
     expect(refused.failures!.map((f) => f.reason)).toEqual([
-      expect.stringContaining(`role owner (${builtinRole("owner")}) of identity demo-user`),
+      expect.stringContaining("would remove built-in role owner of user demo-user on organization demo-org"),
     ]);
     resetClaims();
     expect((await identityAccess.check!({}, { ...own, allowRemovingOwnAccess: true })).failures).toEqual([]);

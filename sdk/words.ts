@@ -1,0 +1,240 @@
+/**
+ * How every output a person reads writes an object of the API: the provider's impact and preflight lines, the policy
+ * pack's access plan, `platform-access` (text, Markdown, the page) and `platform-import`'s report. Written once here
+ * so the preview, the review and the pull request's comment say the same thing the same way.
+ *
+ * - **A name** is the service's, chosen by whoever may create the object, so it is data: it reads as itself when it
+ *   is plain (letters, digits and `._@+/-`, no space), otherwise in double quotes with every character that could
+ *   forge or hide a line escaped as JSON escapes it (`nameText`). Nothing a name holds (a line break, an ANSI escape,
+ *   a bidi override, a zero-width character, a quote) can start a line, repaint one or end the quotes early, and a
+ *   quoted name is a JSON string: `readName` gives the exact name back.
+ * - **A kind** is said before the name, in the spec's nouns: a group is an `organization` (a root group) or a
+ *   `folder`; an identity is a `user` (root-level) or a `workload identity` (under a group); a role is a
+ *   `built-in role` (root-level) or a `role`. The review's JSON keeps its data values for an identity's kind,
+ *   `person` and `workload` (a versioned format): `IDENTITY_NOUNS` is the mapping.
+ * - **A program's resource** is its type and its logical name, always quoted (`resourceText`).
+ * - **A uid** only tells apart two of a noun that share a name ("folder platform (<uid>)"), or stands where no name
+ *   is known ("folder <uid>"): `Names`.
+ *
+ * Markdown is commands/markdown's job (it writes these words into a cell), HTML escaping commands/access/html-text's,
+ * CSV quoting the CSV writer's: each a different job over the same words.
+ *
+ * May import: nothing.
+ */
+
+/** Reads as itself: letters, digits and a few joiners, no space (so it cannot pass for more than one word). */
+const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._@+/-]*$/;
+
+/**
+ * Never written raw: controls, format characters (bidi overrides, zero-width), private use, unassigned code points
+ * and lone surrogates (`\p{C}`), line and paragraph separators, and every space but U+0020 (one that looks like a
+ * space and is not).
+ */
+const UNSAFE = /[\p{C}\p{Z}]/u;
+const unsafe = (c: string) => c !== " " && UNSAFE.test(c);
+
+/** `\uXXXX` per UTF-16 unit, as JSON escapes it (a character beyond U+FFFF as its two halves). */
+const unicodeEscape = (c: string) =>
+  Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
+
+const SHORT_ESCAPES = new Map([
+  ["\n", "\\n"],
+  ["\r", "\\r"],
+  ["\t", "\\t"],
+]);
+
+/** One character as text: an unsafe one escaped, every other as it is. */
+function safeCharacter(c: string): string {
+  return unsafe(c) ? (SHORT_ESCAPES.get(c) ?? unicodeEscape(c)) : c;
+}
+
+/** One character inside a quoted name: the quote and the backslash escaped too, so the quotes parse back. */
+function quotedCharacter(c: string): string {
+  return c === '"' || c === "\\" ? `\\${c}` : safeCharacter(c);
+}
+
+/** A name in double quotes, every character that could forge a line escaped: a JSON string, it parses back. */
+export function quoted(name: string): string {
+  return `"${Array.from(name, quotedCharacter).join("")}"`;
+}
+
+/** A name as every output writes it: as it is when plain, else quoted (`quoted`). */
+export function nameText(name: string): string {
+  return PLAIN.test(name) ? name : quoted(name);
+}
+
+/**
+ * A resource of a Pulumi program, by its type (a token, or the pack's short kind) and its logical name, always
+ * quoted so that it reads as the program's resource and not as an object of the API: `RoleBinding "ci-deployer"`.
+ */
+export function resourceText(type: string, name: string): string {
+  return `${type} ${quoted(name)}`;
+}
+
+/** The exact name `nameText` (or `quoted`) wrote. */
+export function readName(text: string): string {
+  return text.startsWith('"') ? (JSON.parse(text) as string) : text;
+}
+
+/**
+ * Our own words with data in them (an error the service gave, a stack's name, a file) as one line: every unsafe
+ * character escaped as in a quoted name, nothing quoted. Names go through `nameText`, which can be read back.
+ */
+export function lineText(text: string): string {
+  return Array.from(text, safeCharacter).join("");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Kinds.
+
+/** The kinds of object a person reads by name. */
+export type NamedKind = "group" | "identity" | "role";
+
+/** An identity's kind as the review's JSON and CSV give it (data: a versioned format's values). */
+export type IdentityKind = "person" | "workload";
+
+/** A root-level identity (no parent group) is a person's; one under a group is a workload's. */
+export function identityKind(uid: string): IdentityKind {
+  return isRoot(uid) ? "person" : "workload";
+}
+
+/** How prose says each `IdentityKind`. */
+export const IDENTITY_NOUNS: Readonly<Record<IdentityKind, string>> = {
+  person: "user",
+  workload: "workload identity",
+};
+
+const isRoot = (uid: string) => !uid.includes("/");
+
+/** What an object of `kind` with this uid is called: root-level or under a group. */
+const NOUNS: Readonly<Record<NamedKind, { root: string; under: string }>> = {
+  group: { root: "organization", under: "folder" },
+  identity: { root: IDENTITY_NOUNS.person, under: IDENTITY_NOUNS.workload },
+  role: { root: "built-in role", under: "role" },
+};
+
+/** "organization", "folder", "user", "workload identity", "built-in role", "role". */
+export function nounOf(kind: NamedKind, uid: string): string {
+  const nouns = NOUNS[kind];
+  return isRoot(uid) ? nouns.root : nouns.under;
+}
+
+/** "users", "workload identities": a noun's plural. */
+export function pluralOf(noun: string): string {
+  return /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;
+}
+
+/** "1 user", "2 users", "3 workload identities": a count of a noun. */
+export function countOf(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : pluralOf(noun)}`;
+}
+
+/**
+ * " and the 3 folders under it" (nothing for none): the groups under a group that a grant there reaches, or that
+ * change the same way (every group under another is a folder).
+ */
+export const andFoldersUnder = (n: number): string =>
+  n === 0 ? "" : ` and the ${countOf(n, NOUNS.group.under)} under it`;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Names.
+
+/**
+ * The names one output uses, by kind: made from everything it may mention, so that a name is told apart from every
+ * other of the same noun there ("folder platform" from another "folder platform"; a "role viewer" and the "built-in
+ * role viewer" are apart already). Names are data, kept in `Map`s (a name or uid such as `__proto__` is a key like
+ * any).
+ */
+export class Names {
+  private readonly names = new Map<NamedKind, Map<string, string>>();
+  /** How many objects of a noun hold each name (keyed by noun and name). */
+  private readonly holders = new Map<string, number>();
+  /** What tells an object apart from another of the same name, where not its uid (an object not made yet). */
+  private readonly tells = new Map<string, string>();
+
+  /** Learns `uid`'s name unless one is known (give the best source first). An empty name, or the uid, is none. */
+  add(kind: NamedKind, uid: string, name: string | undefined): this {
+    if (!this.table(kind).has(uid)) this.set(kind, uid, name);
+    return this;
+  }
+
+  /** Learns `uid`'s name over any known (an object's own name wins over what a binding says of it). */
+  set(kind: NamedKind, uid: string, name: string | undefined): this {
+    if (name === undefined || name === "" || name === uid) return this;
+    const names = this.table(kind);
+    const before = names.get(uid);
+    if (before === name) return this;
+    if (before !== undefined) this.count(kind, uid, before, -1);
+    names.set(uid, name);
+    this.count(kind, uid, name, 1);
+    return this;
+  }
+
+  /** Says what tells `uid` apart from another of its name instead of its uid (`tell` is written as it is). */
+  tellApartBy(kind: NamedKind, uid: string, tell: string): this {
+    this.tells.set(`${kind}\u0000${uid}`, tell);
+    return this;
+  }
+
+  /** The name known for `uid`, as the service gave it. */
+  nameOf(kind: NamedKind, uid: string): string | undefined {
+    return this.names.get(kind)?.get(uid);
+  }
+
+  known(kind: NamedKind, uid: string): boolean {
+    return this.nameOf(kind, uid) !== undefined;
+  }
+
+  /** Whether another object of the same noun has the same name. */
+  shared(kind: NamedKind, uid: string): boolean {
+    const name = this.nameOf(kind, uid);
+    return name !== undefined && (this.holders.get(holderKey(kind, uid, name)) ?? 0) > 1;
+  }
+
+  /** The name alone, written (`nameText`): with what tells it apart when shared; the uid where none is known. */
+  name(kind: NamedKind, uid: string): string {
+    return this.written(kind, uid, nameText);
+  }
+
+  /** The same, unescaped: for a format that escapes it as its own (HTML), never for text. */
+  rawName(kind: NamedKind, uid: string): string {
+    return this.written(kind, uid, (text) => text);
+  }
+
+  /** The name with its kind: "folder platform", "workload identity ci", "built-in role viewer". */
+  named(kind: NamedKind, uid: string): string {
+    return `${nounOf(kind, uid)} ${this.name(kind, uid)}`;
+  }
+
+  group(uid: string): string {
+    return this.named("group", uid);
+  }
+
+  identity(uid: string): string {
+    return this.named("identity", uid);
+  }
+
+  role(uid: string): string {
+    return this.named("role", uid);
+  }
+
+  private written(kind: NamedKind, uid: string, write: (text: string) => string): string {
+    const name = this.nameOf(kind, uid);
+    if (name === undefined) return write(uid);
+    if (!this.shared(kind, uid)) return write(name);
+    return `${write(name)} (${this.tells.get(`${kind}\u0000${uid}`) ?? write(uid)})`;
+  }
+
+  private table(kind: NamedKind): Map<string, string> {
+    let table = this.names.get(kind);
+    if (table === undefined) this.names.set(kind, (table = new Map()));
+    return table;
+  }
+
+  private count(kind: NamedKind, uid: string, name: string, by: number): void {
+    const key = holderKey(kind, uid, name);
+    this.holders.set(key, (this.holders.get(key) ?? 0) + by);
+  }
+}
+
+const holderKey = (kind: NamedKind, uid: string, name: string) => `${nounOf(kind, uid)}\u0000${name}`;
