@@ -262,7 +262,7 @@ describe("README: bring an existing organization", () => {
       const found = await shExit(runReport!, stack);
       expect(found.code).toBe(2);
       expect(found.output).toMatch(/ 1 unmanaged, 0 managed but gone/);
-      expect(found.output).toContain(`  identity  ${stray.uid}  stray in legacy`);
+      expect(found.output).toContain(`  identity  ${stray.uid}  stray in folder legacy`);
       expect(found.output).toMatch(/^ {2}role bindings +3 \/ 3$/m); // held by the GroupAccess resources
       await sh(adopt!, stack);
       expect(fs.readFileSync(path.join(programDir, "adopted.ts"), "utf8")).toMatch(
