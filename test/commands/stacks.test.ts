@@ -595,4 +595,24 @@ describe("platform-import report and platform-access review over a backend's sta
     expect(await importMain(["report", org, "--json"], io)).toBe(EXIT_CONFLICT);
     expect(backend.calls.map((c) => c.args[0])).toEqual(["whoami", "stack", "stack", "stack", "stack"]);
   });
+
+  // docs/many-stacks.md runs both without --backend, so a URL's password stays off the command line.
+  it("with PULUMI_BACKEND_URL, report and review --stacks '**' read every stack of it", async () => {
+    for (const argv of [
+      ["report", org, "--json"],
+      ["review", org, "--stacks", "**", "--json"],
+    ]) {
+      const backend = o.backend();
+      backend.current = "file:///elsewhere";
+      const io = Object.assign(capture({ ...env, PULUMI_BACKEND_URL: BACKEND }), {
+        engine: fakeEngine(backend),
+      });
+      await (argv[0] === "report" ? importMain : accessMain)(argv, io);
+      expect(backend.calls.map((c) => c.args.slice(0, 2).join(" "))).toEqual([
+        "stack ls",
+        ...Array<string>(3).fill("stack export"),
+      ]);
+      expect((JSON.parse(io.out) as { states: unknown[] }).states).toHaveLength(3);
+    }
+  });
 });
