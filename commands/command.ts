@@ -1,7 +1,7 @@
 /**
  * What the project's command-line tools (`platform-import`, `platform-access`) share around their own work: where
  * they print, one client made on first use from the environment, the one-line error (credentials masked) and the exit
- * code, how a module becomes the process's command, and running work a few at a time.
+ * code, how a module becomes the process's command, masking secrets in a text, and running work a few at a time.
  *
  * May import: ../sdk.
  */
@@ -33,9 +33,8 @@ export async function runCommand(
   body: (connect: () => PlatformClient) => Promise<number>,
 ): Promise<number> {
   const secrets = SECRET_VARIABLES.map((variable) => io.env[variable]).filter(
-    (value): value is string => value !== undefined && value.length >= 4,
+    (value): value is string => value !== undefined,
   );
-  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join("***"), text);
   let client: PlatformClient | undefined;
   const connect = (): PlatformClient => {
     if (client !== undefined) return client;
@@ -51,11 +50,19 @@ export async function runCommand(
   } catch (err) {
     const message =
       err instanceof Refusal ? err.message : `failed: ${(err as Error)?.message ?? String(err)}`;
-    io.stderr(`${name}: ${scrub(message).split("\n")[0]}`);
+    io.stderr(`${name}: ${maskSecrets(message, secrets).split("\n")[0]}`);
     return 1;
   } finally {
     await client?.close();
   }
+}
+
+/**
+ * `text` with every occurrence of each secret replaced by `***`. A value shorter than four characters is left: masking
+ * it would mask every word that holds it, and it guards nothing.
+ */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  return secrets.filter((s) => s.length >= 4).reduce((t, s) => t.split(s).join("***"), text);
 }
 
 /** Runs `main` as the process's command when `module` is the entry point: the process's streams, its exit code. */

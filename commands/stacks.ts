@@ -13,11 +13,11 @@
  * A backend URL can carry a password (`postgres://user:password@host/db`): it is shown, and the engine's messages
  * are passed on, with it masked.
  *
- * May import: node built-ins, ./command (Refusal, pooled), ./states.
+ * May import: node built-ins, ./command (Refusal, maskSecrets, pooled), ./states.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import { Refusal, pooled } from "./command";
+import { Refusal, maskSecrets, pooled } from "./command";
 import { readState, type StateContents } from "./states";
 
 /** How `pulumi` is run: the real CLI, or a test's stand-in. */
@@ -110,7 +110,10 @@ export function displayUrl(url: string): string {
   return changed ? parsed.toString() : url;
 }
 
-/** Masks in any text the URL's credentials (and the URL itself, by its shown form). */
+/**
+ * Masks in any text the URL itself (by its shown form) and its credentials standing alone: its password, also
+ * decoded, and credential-like query values, which no rule on the text's URLs can find.
+ */
 function scrubberOf(url: string): (text: string) => string {
   const shown = displayUrl(url);
   const secrets: string[] = [];
@@ -122,11 +125,12 @@ function scrubberOf(url: string): (text: string) => string {
   } catch {
     // Not a URL: nothing in it to mask.
   }
-  return (text) =>
-    secrets
-      .filter((s) => s.length >= 4)
-      .reduce((t, s) => t.split(s).join("***"), text.split(url).join(shown));
+  return (text) => maskSecrets(text.split(url).join(shown), secrets);
 }
+
+// A URL's password, wherever a URL is written in a text: `scheme://user:PASSWORD@`. The password runs to the last `@`
+// before a blank, so one holding a raw `@` or `/` is masked whole (a few characters of the host beside it at worst).
+const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)\S*@/gi;
 
 // A `--stacks` pattern as a test of a stack's name: `*` is any run of characters but `/`, `**` any run, `?` one
 // character but `/`. A pattern with fewer parts than the name matches the name's last parts: `*/prod` is every
@@ -152,7 +156,10 @@ export function stackMatcher(pattern: string): (name: string) => boolean {
   return (name) => regex.test(name);
 }
 
-/** The engine's last words on a failure, on one line. */
+/**
+ * The engine's last words on a failure, on one line, the password of every URL in them masked: the engine may name a
+ * backend no one gave it (the one `pulumi login` stored), so this does not depend on knowing the URL.
+ */
 function said(result: { stdout: string; stderr: string }): string {
   const text = result.stderr.trim() || result.stdout.trim();
   return text
@@ -160,7 +167,8 @@ function said(result: { stdout: string; stderr: string }): string {
     .filter((l) => l.trim() !== "")
     .slice(-2)
     .join(" / ")
-    .replace(/^error: /, "");
+    .replace(/^error: /, "")
+    .replace(URL_PASSWORD, "$1***@");
 }
 
 /**

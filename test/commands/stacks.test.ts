@@ -8,6 +8,7 @@
  * manage it, exactly the hand-made ones unmanaged; the three kinds of conflict and their exit code; the review's
  * managing stack of each binding.
  */
+import fc from "fast-check";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -146,6 +147,32 @@ describe("reading the stacks of a backend", () => {
     nowhere.current = "";
     await expect(read(nowhere, { backend: true })).rejects.toThrow(
       /^no backend to read: .*give --backend URL/,
+    );
+  });
+
+  it("masks the password of any URL the engine names, the one it was given or not", async () => {
+    const char = fc.constantFrom(..."aZ09-._~!$&'()*+,;=:/?#[]@%\"`");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("postgres", "postgresql", "mysql", "https", "s3+http"),
+        fc.stringMatching(/^[a-z0-9._-]{0,8}$/),
+        fc.string({ unit: char, minLength: 1, maxLength: 24 }),
+        async (scheme, user, password) => {
+          const stored = `${scheme}://${user}:${password}@db.internal:5432/state`;
+          const shown = `${scheme}://${user}:***@db.internal:5432/state`;
+          // No PULUMI_BACKEND_URL: whoami fails, naming the backend pulumi login stored.
+          const engine = () => async () => ({
+            code: 255,
+            stdout: "",
+            stderr: `error: could not reach ${stored}\ncheck ${stored}: connection refused\n`,
+          });
+          await expect(readSources({ files: [], backend: true, env: {}, engine })).rejects.toThrow(
+            `no backend to read: pulumi whoami names none (could not reach ${shown} / check ${shown}: ` +
+              "connection refused); give --backend URL or run pulumi login",
+          );
+        },
+      ),
+      { seed: 20261127, numRuns: 200 },
     );
   });
 
