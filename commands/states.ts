@@ -224,6 +224,12 @@ export interface ScopeHolder extends Manager {
   scope: Scope;
 }
 
+/** An access resource with the bindings it declares (none when a secret hides them), for the conflicts. */
+export interface AccessHolder {
+  holder: ScopeHolder;
+  declared: readonly Binding[];
+}
+
 /** `platform:iam:RoleBinding::name` ... the resource's name: the URN's last part. */
 export function resourceName(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
@@ -242,7 +248,7 @@ export class Managers {
   private readonly underGroup = new Map<string, ScopeHolder[]>();
   private readonly ofIdentity = new Map<string, ScopeHolder[]>();
   /** Every access resource, in the order of the states. */
-  readonly holders: ScopeHolder[] = [];
+  readonly holders: AccessHolder[] = [];
 
   constructor(states: readonly { contents: StateContents }[]) {
     for (const { contents } of states) {
@@ -250,7 +256,7 @@ export class Managers {
         push(this.objects, `${m.kind} ${m.uid}`, { stack: m.state, urn: m.urn, type: m.token });
       for (const a of contents.access) {
         const holder: ScopeHolder = { stack: a.state, urn: a.urn, type: a.token, scope: a.scope };
-        this.holders.push(holder);
+        this.holders.push({ holder, declared: a.declared ?? [] });
         if (a.scope.kind === "identity") push(this.ofIdentity, a.scope.identityUid, holder);
         else push(a.scope.subtree ? this.underGroup : this.onGroup, a.scope.groupUid, holder);
       }

@@ -21,7 +21,7 @@
  */
 import { inScope, isAtOrBelow, type Binding, type Scope } from "../../provider/iam/access";
 import type { ListedKind } from "../kinds";
-import { Managers, type Manager, type ScopeHolder, type StateContents } from "../states";
+import type { AccessHolder, Managers, Manager, ScopeHolder, StateContents } from "../states";
 
 export type Conflict =
   | { conflict: "duplicate"; kind: ListedKind; uid: string; resources: Manager[] }
@@ -89,18 +89,14 @@ function innerOf(a: Extract<Scope, { kind: "group" }>, b: Extract<Scope, { kind:
   return undefined;
 }
 
-interface Holder extends ScopeHolder {
-  declared: readonly Binding[];
-}
-
 /** A set of bindings as one comparable string. */
 const setOf = (bindings: readonly Binding[]) =>
   [...new Set(bindings.map((x) => `${x.groupUid} ${x.identityUid} ${x.roleUid}`))].sort().join(",");
 
 /** Whether two access resources fight over bindings under `top` (`bindings`: the live ones there). */
-function overlap(a: Holder, b: Holder, top: string, bindings: readonly Binding[]): boolean {
-  const sa = a.scope;
-  const sb = b.scope;
+function overlap(a: AccessHolder, b: AccessHolder, top: string, bindings: readonly Binding[]): boolean {
+  const sa = a.holder.scope;
+  const sb = b.holder.scope;
   if (sa.kind === "group" && sb.kind === "group") {
     const inner = innerOf(sa, sb);
     return (
@@ -121,35 +117,25 @@ function overlap(a: Holder, b: Holder, top: string, bindings: readonly Binding[]
 }
 
 /** Pairs of access resources whose scopes overlap. */
-function overlappingScopes(
-  states: readonly { contents: StateContents }[],
-  bindings: readonly Binding[],
-  top: string,
-): Conflict[] {
-  const holders: Holder[] = states.flatMap(({ contents }) =>
-    contents.access.map((a) => ({
-      stack: a.state,
-      urn: a.urn,
-      type: a.token,
-      scope: a.scope,
-      declared: a.declared ?? [],
-    })),
-  );
+function overlappingScopes(managers: Managers, bindings: readonly Binding[], top: string): Conflict[] {
+  const holders = managers.holders;
   const out: Conflict[] = [];
   for (let i = 0; i < holders.length; i++)
     for (let j = i + 1; j < holders.length; j++) {
       const [a, b] = [holders[i]!, holders[j]!];
-      if (overlap(a, b, top, bindings)) {
-        const strip = ({ declared: _, ...holder }: Holder): ScopeHolder => holder;
-        out.push({ conflict: "overlapping-scopes", resources: [strip(a), strip(b)] });
-      }
+      if (overlap(a, b, top, bindings))
+        out.push({ conflict: "overlapping-scopes", resources: [a.holder, b.holder] });
     }
   return out;
 }
 
-/** Every conflict among the states' resources over what is at or under the group `top`. */
+/**
+ * Every conflict among the states' resources over what is at or under the group `top` (`managers`: what the
+ * same states manage).
+ */
 export function findConflicts(
   states: readonly { contents: StateContents }[],
+  managers: Managers,
   objects: readonly LiveObject[],
   top: string,
 ): Conflict[] {
@@ -157,11 +143,10 @@ export function findConflicts(
   const live = new Map<string, Binding>();
   for (const o of objects)
     if (o.kind === "roleBinding" && o.binding !== undefined) live.set(o.uid, o.binding);
-  const managers = new Managers(states);
   const key = (c: Conflict) => `${c.conflict} ${c.resources.map((r) => `${r.stack} ${r.urn}`).join(" ")}`;
   return [
     ...duplicates(states, managers, within),
     ...bindingsInScope(states, managers, live, within),
-    ...overlappingScopes(states, [...live.values()], top),
+    ...overlappingScopes(managers, [...live.values()], top),
   ].sort((a, b) => compare(key(a), key(b)));
 }

@@ -199,7 +199,7 @@ export async function reportUnmanaged(
     ],
     calls: listing.calls,
     coverage,
-    conflicts: findConflicts(states, live, groupUid),
+    conflicts: findConflicts(states, managers, live, groupUid),
     unmanaged: unmanagedFound.map(objectOf),
     missing,
     managed: objects.filter(isManaged).map((f) => ({
