@@ -17,7 +17,7 @@
  * May import: ../command, ../states, ./plan.
  */
 import { Refusal } from "../command";
-import { tokenOf } from "../states";
+import { resourceName, tokenOf } from "../states";
 import { UNKNOWN, isPlanKind, type PlanOperation, type PlannedResource } from "./plan";
 
 /** The engine's placeholder for a value not known until the update. */
@@ -66,9 +66,6 @@ function withUnknowns(value: unknown): unknown {
   return value;
 }
 
-/** The last segment of a URN: the program's name for the resource. */
-export const nameOfUrn = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
-
 /** Reads a PreviewDigest; throws Refusal (one line) for a text that is not one. */
 export function planOfPreview(text: string, source: string): PlannedResource[] {
   let parsed: unknown;
@@ -99,7 +96,7 @@ export function planOfPreview(text: string, source: string): PlannedResource[] {
       op === "delete" ? undefined : (withUnknowns(step.newState?.inputs ?? {}) as Record<string, unknown>);
     plan.push({
       key: urn,
-      name: nameOfUrn(urn),
+      name: resourceName(urn),
       kind,
       op,
       uid: uid === "" ? undefined : uid,
