@@ -17,7 +17,7 @@
  * BENCH_ADOPT_POSTGRES=1 (the same again on the engine's DIY PostgreSQL backend, a server started here: needs
  * Debian's postgresql package and root).
  *
- * May import: node built-ins, ../sdk, ../test/e2e/harness and postgres, ./cli-emulator.
+ * May import: node built-ins, ../sdk, ../test/e2e/harness and postgres, ./cli-emulator, ./main.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -27,6 +27,7 @@ import { PlatformClient } from "../sdk";
 import { PulumiStack, engineBinDir, testPassphrase } from "../test/e2e/harness";
 import { startPostgres } from "../test/e2e/postgres";
 import { startCliEmulator, type CliEmulator } from "./cli-emulator";
+import { runWhenMain } from "./main";
 
 const ROOT = join(__dirname, "..");
 const FOLDERS = Number(process.env.BENCH_ADOPT_FOLDERS ?? 1000);
@@ -264,9 +265,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenMain(module, "adopt", main);

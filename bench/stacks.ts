@@ -16,12 +16,13 @@
  * Env: BENCH_STACKS (50), BENCH_STACK_RESOURCES (100), BENCH_STACKS_POSTGRES=0 to skip PostgreSQL (it needs Debian's
  * postgresql package and root).
  *
- * May import: node built-ins, ../commands, ../sdk, ../test (harness, postgres, state fixtures), ./cli-emulator.
+ * May import: node built-ins, ../commands, ../sdk, ../test (harness, postgres, state fixtures), ./cli-emulator, ./main.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pooled } from "../commands/command";
 import type { Report } from "../commands/import/report";
 import { EXPORT_CONCURRENCY, pulumiCli, readSources, type RunPulumi } from "../commands/stacks";
 import { PlatformClient } from "../sdk";
@@ -29,6 +30,7 @@ import { stateExport, type StateEntry } from "../test/commands/fixtures";
 import { engineBinDir } from "../test/e2e/harness";
 import { startPostgres } from "../test/e2e/postgres";
 import { startCliEmulator, type CliEmulator } from "./cli-emulator";
+import { runWhenMain } from "./main";
 
 const ROOT = join(__dirname, "..");
 const STACKS = Number(process.env.BENCH_STACKS ?? 50);
@@ -37,15 +39,8 @@ const POSTGRES = process.env.BENCH_STACKS_POSTGRES !== "0";
 const HAND_MADE = 100;
 const VIEWER = "viewer";
 
-/** Runs `n` tasks, `width` at a time. */
-async function pool(n: number, width: number, task: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < n) await task(next++);
-    }),
-  );
-}
+/** 0, 1, ..., n - 1. */
+const upTo = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 
 /** The organization: per stack a folder, identities in it and bindings of them; and objects made by hand. */
 async function organization(emulator: CliEmulator): Promise<{ stacks: StateEntry[][]; handMade: string[] }> {
@@ -55,7 +50,7 @@ async function organization(emulator: CliEmulator): Promise<{ stacks: StateEntry
     const identities = Math.floor(RESOURCES / 2);
     const bindings = RESOURCES - 1 - identities;
     const stacks: StateEntry[][] = [];
-    await pool(STACKS, 4, async (s) => {
+    await pooled(upTo(STACKS), 4, async (s) => {
       const folder = await client.groups.create(emulator.orgUid, { name: `team-${s}` });
       const entries: StateEntry[] = [
         { front: "native", token: "platform:iam:Group", uid: folder.uid, name: `team-${s}` },
@@ -110,7 +105,8 @@ async function organization(emulator: CliEmulator): Promise<{ stacks: StateEntry
 function engineEnv(home: string, backend: string, path: string): Record<string, string> {
   return {
     ...(process.env as Record<string, string>),
-    PATH: `${path}:${engineBinDir()}:${process.env.PATH ?? ""}`,
+    // Only the non-empty entries: an empty one (a leading ':') means the current directory.
+    PATH: [path, engineBinDir(), ...(process.env.PATH ?? "").split(":")].filter((p) => p !== "").join(":"),
     PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
     PULUMI_PLATFORM_STATE_DIR: home,
     PULUMI_HOME: join(home, "home"),
@@ -164,7 +160,7 @@ async function load(stacks: StateEntry[][], backend: string, work: string): Prom
   // The first alone: the engine's PostgreSQL store creates its table on first use, and two processes doing that at
   // once collide (CREATE TABLE IF NOT EXISTS is not safe to run concurrently in PostgreSQL).
   await loadOne(0);
-  await pool(stacks.length - 1, 4, (s) => loadOne(s + 1));
+  await pooled(upTo(stacks.length - 1), 4, (s) => loadOne(s + 1));
 }
 
 /** A `pulumi` that logs each run to `log` and hands over to the engine. */
@@ -235,19 +231,12 @@ async function measure(
 
   const reading: BackendResult["reading"] = [];
   for (const concurrency of [1, EXPORT_CONCURRENCY, 8]) {
-    let invocationsHere = 0;
-    const engine = (e: Record<string, string | undefined>): RunPulumi => {
-      const cliRun = pulumiCli(work, e);
-      return (args, stdin) => {
-        invocationsHere++;
-        return cliRun(args, stdin);
-      };
-    };
+    const engine = (e: Record<string, string | undefined>): RunPulumi => pulumiCli(work, e);
     const t0 = process.hrtime.bigint();
     const sources = await readSources({ files: [], backend, env, engine, concurrency });
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     if (sources.states.length !== STACKS) throw new Error(`${name}: read ${sources.states.length} stacks`);
-    reading.push({ concurrency, seconds: s, invocations: invocationsHere });
+    reading.push({ concurrency, seconds: s, invocations: sources.invocations });
     process.stderr.write(`bench stacks: ${name}: reading at ${concurrency} at once: ${s.toFixed(2)} s\n`);
   }
   return {
@@ -324,9 +313,4 @@ async function main(): Promise<void> {
     }
 }
 
-if (require.main === module) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenMain(module, "stacks", main);
