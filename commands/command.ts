@@ -1,10 +1,12 @@
 /**
  * What the project's command-line tools (`platform-import`, `platform-access`) share around their own work: where
  * they print, one client made on first use from the environment, the one-line error (credentials masked) and the exit
- * code, how a module becomes the process's command, masking secrets in a text, and running work a few at a time.
+ * code, how a module becomes the process's command, masking secrets in a text, reading a file given on the command
+ * line, and running work a few at a time.
  *
- * May import: ../sdk.
+ * May import: node built-ins, ../sdk.
  */
+import * as fs from "node:fs";
 import { ConfigurationError, PlatformClient } from "../sdk";
 
 /** A refusal: one line, and nothing written. */
@@ -78,6 +80,15 @@ export function runAsMain(
   }).then((code) => {
     process.exitCode = code;
   });
+}
+
+/** The text of a file the caller named; one that cannot be read is a refusal naming it and why (ENOENT, EACCES). */
+export function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw new Refusal(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
 }
 
 /** Runs `work` over `items`, at most `limit` at a time, results in the items' order. */

@@ -13,11 +13,10 @@
  * A backend URL can carry a password (`postgres://user:password@host/db`): it is shown, and the engine's messages
  * are passed on, with it masked.
  *
- * May import: node built-ins, ./command (Refusal, maskSecrets, pooled), ./states.
+ * May import: node built-ins, ./command (Refusal, maskSecrets, pooled, readText), ./states.
  */
 import { spawn } from "node:child_process";
-import * as fs from "node:fs";
-import { Refusal, maskSecrets, pooled } from "./command";
+import { Refusal, maskSecrets, pooled, readText } from "./command";
 import { readState, type StateContents } from "./states";
 
 /** How `pulumi` is run: the real CLI, or a test's stand-in. */
@@ -267,15 +266,7 @@ export function sourcesSaid(sources: Sources, elapsedMs: number): string[] {
 
 /** Reads `--state` files (a file given twice is read once); a file that cannot be read is a refusal. */
 function readFiles(files: readonly string[]): NamedState[] {
-  return [...new Set(files)].map((file) => {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, "utf8");
-    } catch (err) {
-      throw new Refusal(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-    }
-    return { file, contents: readState(text, file) };
-  });
+  return [...new Set(files)].map((file) => ({ file, contents: readState(readText(file), file) }));
 }
 
 /** The states of the files, then of the backend's stacks when asked. Files are read first: a bad one refuses. */

@@ -35,7 +35,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Names, lineText } from "../../sdk/words";
-import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
+import { Refusal, readText, runAsMain, runCommand, type CommandIo } from "../command";
 import { readSources, sourcesSaid, type RunPulumi } from "../stacks";
 import { PAGE_SIZE } from "../reading";
 import { readPreviousReview, newPrivileged } from "./changes";
@@ -251,15 +251,7 @@ function writeWhole(file: string, text: string): void {
 }
 
 function readStates(files: string[]) {
-  return files.map((file) => {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, "utf8");
-    } catch (err) {
-      throw new Refusal(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-    }
-    return { file, text };
-  });
+  return files.map((file) => ({ file, text: readText(file) }));
 }
 
 function warnPartial(r: Review, io: Io): void {

@@ -35,7 +35,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PlatformClient } from "../../sdk";
-import { Refusal, runAsMain, runCommand, type CommandIo } from "../command";
+import { Refusal, readText, runAsMain, runCommand, type CommandIo } from "../command";
 import type { ImportDocument } from "./document";
 import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
 import { BINDINGS_FORMS, type BindingsForm } from "./bindings";
@@ -233,13 +233,7 @@ async function writeAdoption(
 
 /** `load`: the adoption file merged into the stack. */
 async function runLoad(args: LoadArgs, connect: () => PlatformClient, io: Io): Promise<number> {
-  let text: string;
-  try {
-    text = fs.readFileSync(args.file, "utf8");
-  } catch (err) {
-    throw new Refusal(`cannot read ${args.file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-  }
-  const adoption = readAdoptionFile(text, args.file);
+  const adoption = readAdoptionFile(readText(args.file), args.file);
   const cwd = io.cwd ?? process.cwd();
   const started = Date.now();
   const result = await loadAdoption(adoption, {
@@ -344,15 +338,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     let addresses: string[] = [];
     let scope: { scope: string; fingerprints: Record<string, string> } | undefined;
     if (args.terraformState !== undefined) {
-      let text: string;
-      try {
-        text = fs.readFileSync(args.terraformState, "utf8");
-      } catch (err) {
-        throw new Refusal(
-          `cannot read ${args.terraformState}: ${(err as NodeJS.ErrnoException).code ?? err}`,
-        );
-      }
-      const result = mapTerraformState(text, args.terraformState);
+      const result = mapTerraformState(readText(args.terraformState), args.terraformState);
       document = result.document;
       addresses = result.addresses;
       io.stderr(`${args.terraformState}: ${summary(result.counts) || "nothing to import"}`);
