@@ -69,6 +69,8 @@ export interface Sources {
   unreadable: UnreadableStack[];
   /** How many times the engine was run. */
   invocations: number;
+  /** How long the reading took, files and stacks. */
+  elapsedMs: number;
 }
 
 export interface SourceOptions {
@@ -255,11 +257,11 @@ async function readBackend(options: SourceOptions, counter: { invocations: numbe
 }
 
 /** What was read, for stderr: the backend's stacks and the engine's cost, and each stack it could not export. */
-export function sourcesSaid(sources: Sources, elapsedMs: number): string[] {
+export function sourcesSaid(sources: Sources): string[] {
   if (sources.backend === undefined) return [];
   return [
     `${sources.backend}: ${sources.stacks} stacks read, ${sources.unreadable.length} not ` +
-      `(${sources.invocations} engine invocations, ${elapsedMs} ms)`,
+      `(${sources.invocations} engine invocations, ${sources.elapsedMs} ms)`,
     ...sources.unreadable.map((u) => `not read: ${u.stack}: ${u.reason}`),
   ];
 }
@@ -271,9 +273,10 @@ function readFiles(files: readonly string[]): NamedState[] {
 
 /** The states of the files, then of the backend's stacks when asked. Files are read first: a bad one refuses. */
 export async function readSources(options: SourceOptions): Promise<Sources> {
+  const started = Date.now();
   const files = readFiles(options.files);
   if (options.backend === undefined && (options.patterns ?? []).length === 0)
-    return { states: files, stacks: 0, unreadable: [], invocations: 0 };
+    return { states: files, stacks: 0, unreadable: [], invocations: 0, elapsedMs: Date.now() - started };
   const counter = { invocations: 0 };
   const backend = await readBackend(options, counter);
   return {
@@ -282,5 +285,6 @@ export async function readSources(options: SourceOptions): Promise<Sources> {
     stacks: backend.states.length,
     unreadable: backend.unreadable,
     invocations: counter.invocations,
+    elapsedMs: Date.now() - started,
   };
 }

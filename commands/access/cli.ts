@@ -326,7 +326,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
           ? undefined
           : readPreviousReview(readStates([sinceFile])[0]!.text, sinceFile, group);
       const backend = one(p, "--backend");
-      const started = Date.now();
       const sources = await readSources({
         files: p.flags.get("--state") ?? [],
         ...(backend !== undefined ? { backend } : {}),
@@ -334,7 +333,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         env: io.env,
         ...(io.engine !== undefined ? { engine: io.engine } : {}),
       });
-      for (const line of sourcesSaid(sources, Date.now() - started)) io.stderr(line);
+      for (const line of sourcesSaid(sources)) io.stderr(line);
       const states = sources.states;
       const data = await read(group);
       const r = review(data, {

@@ -284,8 +284,8 @@ function writeWhole(file: string, text: string): void {
  * engine when asked, or when no file is given), then one listing.
  */
 async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io): Promise<number> {
-  const readStarted = Date.now();
-  const fromBackend = args.backend !== undefined || args.stacks.length > 0 || args.states.length === 0;
+  // With no --state, the backend is read even without --backend or --stacks (readSources reads it for either).
+  const fromBackend = args.backend !== undefined || args.states.length === 0;
   const sources = await readSources({
     files: args.states,
     ...(fromBackend ? { backend: args.backend ?? true } : {}),
@@ -293,7 +293,7 @@ async function runReport(args: ReportArgs, connect: () => PlatformClient, io: Io
     env: io.env,
     ...(io.engine !== undefined ? { engine: io.engine } : {}),
   });
-  for (const line of sourcesSaid(sources, Date.now() - readStarted)) io.stderr(line);
+  for (const line of sourcesSaid(sources)) io.stderr(line);
   const started = Date.now();
   const { report, document, labels, listing } = await reportUnmanaged(
     connect(),
