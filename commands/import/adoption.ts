@@ -35,8 +35,6 @@ import { listGroup, type Listing } from "./walk";
 /** The adoption file's format version: ./load refuses any other. */
 export const ADOPTION_FORMAT = 1;
 
-export { SIG_KEY, SECRET_SIG };
-
 type Props = Record<string, unknown>;
 
 /** One resource as `pulumi import` records it, less what only the stack knows (its URN, provider, times). */

@@ -40,11 +40,11 @@ import type { ImportDocument } from "./document";
 import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
 import { BINDINGS_FORMS, type BindingsForm } from "./bindings";
 import { reportText, reportUnmanaged } from "./report";
-import { readSources, sourcesSaid } from "../stacks";
+import { pulumiCli, readSources, sourcesSaid, type RunPulumi } from "../stacks";
 import { mapTerraformState } from "./terraform";
 import { walkGroup } from "./walk";
 import { fingerprints, listScope, readAdoption, scopeOf } from "./adoption";
-import { loadAdoption, pulumiCli, readAdoptionFile, type RunPulumi } from "./load";
+import { loadAdoption, readAdoptionFile } from "./load";
 
 const USAGE =
   "usage: platform-import <group uid> [--bindings FORM] [--out FILE]" +

@@ -19,26 +19,19 @@
  *   - anything under the adopted group changed since the state was read (listed again just before the import,
  *     compared by fingerprint).
  *
- * May import: node built-ins, ../../sdk (types), ../command (Refusal), ../stacks (how pulumi is run), ./adoption.
+ * May import: node built-ins, ../../sdk (types), ../command (Refusal), ../stacks (how pulumi is run), ../states (the
+ * secret signature), ./adoption.
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PlatformClient } from "../../sdk";
-import {
-  ADOPTION_FORMAT,
-  SECRET_SIG,
-  SIG_KEY,
-  listScope,
-  type AdoptedResource,
-  type AdoptionFile,
-} from "./adoption";
+import { ADOPTION_FORMAT, listScope, type AdoptedResource, type AdoptionFile } from "./adoption";
 import { Refusal } from "../command";
-import { pulumiCli, type RunPulumi } from "../stacks";
+import type { RunPulumi } from "../stacks";
+import { SECRET_SIG, SIG_KEY } from "../states";
 
 type Props = Record<string, unknown>;
-
-export { pulumiCli, type RunPulumi };
 
 /** A stack's resource as `pulumi stack export` writes it (the members this module reads or writes). */
 export interface StateResource {

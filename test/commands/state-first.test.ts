@@ -14,21 +14,10 @@ import fc from "fast-check";
 import { startEmulator, type Emulator } from "../../emulator";
 import { everyKind } from "./fixtures";
 import { main, type Io } from "../../commands/import/cli";
-import {
-  ADOPTION_FORMAT,
-  SECRET_SIG,
-  SIG_KEY,
-  fingerprint,
-  importRead,
-  type AdoptionFile,
-} from "../../commands/import/adoption";
-import {
-  changedSince,
-  mergeAdoption,
-  type Exported,
-  type RunPulumi,
-  type StateResource,
-} from "../../commands/import/load";
+import { ADOPTION_FORMAT, fingerprint, importRead, type AdoptionFile } from "../../commands/import/adoption";
+import { changedSince, mergeAdoption, type Exported, type StateResource } from "../../commands/import/load";
+import type { RunPulumi } from "../../commands/stacks";
+import { SECRET_SIG, SIG_KEY } from "../../commands/states";
 import { RESOURCES } from "../../provider/catalogue";
 
 const SEEDS = { seed: 35, numRuns: 150 };
