@@ -255,9 +255,12 @@ export function labelsOf(listing: Listing, objects: readonly Found[]): Map<strin
   return new Map(objects.map((f) => [keyOf(f), describe(f)]));
 }
 
+/** `platform:iam:GroupAccess` -> `GroupAccess`: a type token as a person reads it. */
+const typeText = (token: string): string => token.slice(token.lastIndexOf(":") + 1);
+
 /** A resource as a person reads it: its stack, its name, its type. */
 function resourceText(m: Manager): string {
-  return `${m.stack}: ${resourceName(m.urn)} (${m.type.slice(m.type.lastIndexOf(":") + 1)})`;
+  return `${m.stack}: ${resourceName(m.urn)} (${typeText(m.type)})`;
 }
 
 /** One conflict on one line: what is fought over, by which resources, and what the next up does. */
@@ -347,10 +350,11 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
   for (const o of report.managed)
     for (const m of o.managedBy) {
       const text = labels.get(keyOf(o)) ?? (o.name === undefined ? "" : nameText(o.name));
-      const type = m.type.slice(m.type.lastIndexOf(":") + 1);
       byStack
         .get(m.stack)
-        ?.push(`    ${KINDS[o.kind].label}  ${o.uid}  ${text}  [${resourceName(m.urn)}, ${type}]`);
+        ?.push(
+          `    ${KINDS[o.kind].label}  ${o.uid}  ${text}  [${resourceName(m.urn)}, ${typeText(m.type)}]`,
+        );
     }
   if (report.managed.length > 0) {
     lines.push("", `managed, by stack (${report.managed.length} objects):`);
