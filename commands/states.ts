@@ -131,26 +131,27 @@ function propsOf(resource: StateResource): Record<string, unknown> {
 }
 
 /** The scope an access resource holds, from its recorded properties (its id when they do not say). */
-function accessScope(description: AccessDescription, resource: StateResource): Scope | undefined {
-  return (
-    description.scopeOf(propsOf(resource)) ?? (resource.id ? description.scopeOfId(resource.id) : undefined)
-  );
-}
-
-/** The bindings an access resource declares, unless a secret hides them. */
-function declaredBindings(
+function accessScope(
   description: AccessDescription,
   resource: StateResource,
+  props: Record<string, unknown>,
+): Scope | undefined {
+  return description.scopeOf(props) ?? (resource.id ? description.scopeOfId(resource.id) : undefined);
+}
+
+/** The bindings an access resource declares (from its recorded properties), unless a secret hides them. */
+function declaredBindings(
+  description: AccessDescription,
+  props: Record<string, unknown>,
   scope: Scope,
 ): Binding[] | undefined {
-  const props = propsOf(resource);
   if (containsUnknown(props["bindings"])) return undefined;
   return description.declaredOf(props, scope);
 }
 
 /** A role binding's group, identity and role from its inputs, unless one of them is secret or missing. */
 function bindingOf(resource: StateResource): Binding | undefined {
-  const inputs = (masked(resource.inputs ?? {}) ?? {}) as Record<string, unknown>;
+  const inputs = masked(resource.inputs ?? {}) as Record<string, unknown>;
   const { groupUid, identityUid, roleUid } = inputs;
   const known = (v: unknown): v is string => typeof v === "string" && v !== "" && v !== UNKNOWN;
   return known(groupUid) && known(identityUid) && known(roleUid)
@@ -203,12 +204,13 @@ function readResource(resource: StateResource, state: string, contents: StateCon
   }
   const description = ACCESS.get(token);
   if (description === undefined) return;
-  const scope = accessScope(description, resource);
+  const props = propsOf(resource);
+  const scope = accessScope(description, resource, props);
   if (scope === undefined) {
     contents.unreadable.push({ urn, state, reason: "an access resource with no id whose scope is secret" });
     return;
   }
-  const declared = declaredBindings(description, resource, scope);
+  const declared = declaredBindings(description, props, scope);
   contents.access.push({ token, urn, state, scope, ...(declared ? { declared } : {}) });
 }
 
