@@ -179,9 +179,7 @@ function parseArgs(argv: string[]): Args {
 export interface Io extends CommandIo {
   /** The project directory for `load` (default the process's). */
   cwd?: string;
-  /** How `load` runs pulumi (default the CLI on PATH). */
-  pulumi?: RunPulumi;
-  /** How `report` runs the engine with a given environment (default the CLI on PATH). */
+  /** How `report` and `load` run the engine with a given environment (default the CLI on PATH). */
   engine?: (env: Record<string, string | undefined>) => RunPulumi;
 }
 
@@ -235,9 +233,10 @@ async function writeAdoption(
 async function runLoad(args: LoadArgs, connect: () => PlatformClient, io: Io): Promise<number> {
   const adoption = readAdoptionFile(readText(args.file), args.file);
   const cwd = io.cwd ?? process.cwd();
+  const engine = io.engine ?? ((env) => pulumiCli(cwd, env));
   const started = Date.now();
   const result = await loadAdoption(adoption, {
-    pulumi: io.pulumi ?? pulumiCli(cwd, io.env),
+    pulumi: engine(io.env),
     cwd,
     client: connect(),
     progress: (line) => io.stderr(line),

@@ -186,7 +186,7 @@ describe("--state-out and load against the emulator", () => {
         "aws:region": { value: "x", secret: false },
       },
     });
-    const { io: cli, out } = io(env, { cwd: dir, pulumi: pulumi.run });
+    const { io: cli, out } = io(env, { cwd: dir, engine: () => pulumi.run });
     expect(await main(["load", path.join(dir, "adopted.json")], cli)).toBe(0);
     expect(out.stderr.join("\n")).toMatch(/loaded 9 resources into the stack \(11 in all, with the default/);
     expect(pulumi.imported).toHaveLength(1);
@@ -217,7 +217,7 @@ describe("--state-out and load against the emulator", () => {
     const group = adoption.resources.find((r) => r.type === "platform:iam:Group" && r.parent !== undefined)!;
     await emulator.client.groups.update(group.id, { description: "changed meanwhile" });
     const pulumi = fakePulumi(emptyStack);
-    const { io: cli, out } = io(env, { cwd: dir, pulumi: pulumi.run });
+    const { io: cli, out } = io(env, { cwd: dir, engine: () => pulumi.run });
     expect(await main(["load", path.join(dir, "adopted.json")], cli)).toBe(1);
     expect(out.stderr.join("\n")).toContain(`group ${group.id} changed`);
     expect(pulumi.imported).toEqual([]);
@@ -235,7 +235,7 @@ describe("--state-out and load against the emulator", () => {
   ])("load refuses before any stack import: %j", async (options, state, message) => {
     await writeAdoption();
     const pulumi = fakePulumi(state, options);
-    const { io: cli, out } = io(env, { cwd: dir, pulumi: pulumi.run });
+    const { io: cli, out } = io(env, { cwd: dir, engine: () => pulumi.run });
     expect(await main(["load", path.join(dir, "adopted.json")], cli)).toBe(1);
     expect(out.stderr.join("\n")).toMatch(message);
     expect(pulumi.imported).toEqual([]);
@@ -248,7 +248,7 @@ describe("--state-out and load against the emulator", () => {
       ["load"],
       ["load", path.join(dir, "import.json")],
     ]) {
-      const { io: cli, out } = io(env, { cwd: dir, pulumi: fakePulumi(emptyStack).run });
+      const { io: cli, out } = io(env, { cwd: dir, engine: () => fakePulumi(emptyStack).run });
       expect(await main(argv, cli)).toBe(1);
       expect(out.stderr).toHaveLength(1);
     }
