@@ -5,11 +5,12 @@
  * its own process. The stacks' states are loaded with the engine's own `stack import` (running 50 programs would
  * measure the programs, not the report).
  *
- * Measured per backend: `platform-import report <org> --backend URL --json` as a user runs it (wall time, engine
- * invocations counted by a `pulumi` on PATH that logs each run before it hands over to the engine, API calls from
- * the emulator's log), and the reading alone (commands/stacks.ts readSources) at 1, 4 and 8 exports at once, which is
- * what the default of 4 is chosen from. Fails when the report runs the engine more than once per stack plus one, or
- * does not find exactly the hand-made objects unmanaged. Writes bench/results/stacks.json and prints the table.
+ * Measured per backend: `platform-import report <org> --json` as a user runs it, the backend in PULUMI_BACKEND_URL
+ * (wall time, engine invocations counted by a `pulumi` on PATH that logs each run before it hands over to the engine,
+ * API calls from the emulator's log), and the reading alone (commands/stacks.ts readSources) at 1, 4 and 8 exports
+ * at once, which is what the default of 4 is chosen from. Fails when the report runs the engine more than once per
+ * stack plus one, or does not find exactly the hand-made objects unmanaged. Writes bench/results/stacks.json and
+ * prints the table.
  *
  *   npx tsc -p tsconfig.build.json && TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/stacks.ts
  *
@@ -204,11 +205,7 @@ async function measure(
   await emulator.clearRequests();
   const cli = join(ROOT, "dist", "commands", "import", "cli.js");
   const started = process.hrtime.bigint();
-  const result = await run(
-    ["node", cli, "report", emulator.orgUid, "--backend", backend, "--json"],
-    work,
-    env,
-  );
+  const result = await run(["node", cli, "report", emulator.orgUid, "--json"], work, env);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const apiCalls = (await emulator.requests()).length;
   const invocations = readFileSync(log, "utf8").trim().split("\n").length;
