@@ -391,6 +391,33 @@ test("a v1 group update refuses each as a member of a v1 group", async () => {
   expect(api.emulator.snapshot()).toEqual(before);
 });
 
+/** The JSON type of a value, as a protobuf JSON parser tells them apart. */
+const jsonType = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+
+/**
+ * v1 output-only members, read from what a v1 get answers (every member but those a v1 update takes): echoed as read,
+ * each is accepted; of another JSON type, each is code 3 naming it and changes nothing, as on v2.
+ */
+test("a v1 group update ignores each v1 output-only member, and refuses one of the wrong JSON type naming it", async () => {
+  const path = `/iam/v1/groups/${folder}`;
+  const read = (await api.get(path)).body as Record<string, unknown>;
+  const outputOnly = Object.keys(read).filter((m) => m !== "name" && m !== "description");
+  expect(outputOnly).toEqual(expect.arrayContaining(["id", "createdAt", "updatedAt", "verified"]));
+  for (const method of ["PUT", "PATCH"]) {
+    const echoed = await api.call(method, path, { raw: JSON.stringify(read) });
+    expect([method, echoed.status, echoed.body?.name]).toEqual([method, 200, read.name]);
+  }
+  const before = api.emulator.snapshot();
+  for (const method of ["PUT", "PATCH"])
+    for (const member of outputOnly) {
+      const wrong = [{ a: 1 }, [1], 5, "x", true].find((v) => jsonType(v) !== jsonType(read[member]));
+      const body = { name: read.name, description: read.description, [member]: wrong };
+      expectRefused(await api.call(method, path, { raw: JSON.stringify(body) }), member);
+    }
+  expect(api.emulator.snapshot()).toEqual(before);
+});
+
 test("nested, a JavaScript-special name is an unknown member of a message too", async () => {
   for (const name of HOSTILE) {
     const raw = `{"name":"id","claimMatch":{"issuer":"https://i.example","subject":"s",${JSON.stringify(name)}:"x"}}`;
