@@ -128,7 +128,7 @@ const roleFact = (r: {
 });
 
 /** One organization's groups, roles and role bindings: three list calls (pages of 200), each scoped to it. */
-export async function readOrganization(client: PlatformClient, organization: string): Promise<LiveFacts> {
+async function readOrganization(client: PlatformClient, organization: string): Promise<LiveFacts> {
   const under = { descendantsOf: organization, pageSize: PAGE_SIZE };
   const [groups, roles, bindings] = await Promise.all([
     listed(client.groups.list(under)),
@@ -143,16 +143,17 @@ export async function readOrganization(client: PlatformClient, organization: str
   };
 }
 
+/** A built-in role is a root-level one: its uid has no parent. */
+const isBuiltin = (role: { uid: string }) => parentOf(role.uid) === undefined;
+
 /** The built-in roles (the root-level ones): one list call. */
-export async function readBuiltinRoles(client: PlatformClient): Promise<RoleFacts[]> {
+async function readBuiltinRoles(client: PlatformClient): Promise<RoleFacts[]> {
   const roles = await listed(client.roles.list({ inRoot: true, pageSize: PAGE_SIZE }));
-  return roles.filter((r) => !r.uid.includes("/")).map(roleFact);
+  return roles.filter(isBuiltin).map(roleFact);
 }
 
-const isBuiltin = (role: RoleFacts) => !role.uid.includes("/");
-
 /** Several sets of facts as one: each object once (by uid), the later set's version winning. */
-export function mergeFacts(sets: readonly LiveFacts[]): LiveFacts {
+function mergeFacts(sets: readonly LiveFacts[]): LiveFacts {
   const byUid = <T extends { uid: string }>(items: readonly T[]) => [
     ...new Map(items.map((item) => [item.uid, item])).values(),
   ];
@@ -164,14 +165,18 @@ export function mergeFacts(sets: readonly LiveFacts[]): LiveFacts {
   };
 }
 
-/** The facts of `organizations` and the built-in roles, read with `client` (no cache). */
-export async function readLiveFacts(
+/**
+ * One organization's facts as read with `client` (no cache), and the built-in roles when its list of roles leaves them
+ * out (`builtins` reads those: the cache shares one read among organizations).
+ */
+export async function readOrganizationFacts(
   client: PlatformClient,
-  organizations: readonly string[],
+  organization: string,
+  builtins: () => Promise<RoleFacts[]> = () => readBuiltinRoles(client),
 ): Promise<LiveFacts> {
-  const read = mergeFacts(await Promise.all(organizations.map((org) => readOrganization(client, org))));
+  const read = await readOrganization(client, organization);
   if (read.roles.some(isBuiltin)) return read;
-  return { ...read, roles: [...read.roles, ...(await readBuiltinRoles(client))] };
+  return { ...read, roles: [...read.roles, ...(await builtins())] };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -285,17 +290,14 @@ function organizationEntry(
   const client = clientFor(profile);
   const entry: OrganizationEntry = { ready: Promise.resolve() };
   entry.ready = (async () => {
-    const read = await readOrganization(client, organization);
-    let roles = read.roles;
-    if (!roles.some(isBuiltin)) {
+    entry.asRead = await readOrganizationFacts(client, organization, () => {
       const builtins = (state.builtins ??= readBuiltinRoles(client));
       // A failed read of the built-in roles is not remembered either.
       builtins.catch(() => {
         if (state.builtins === builtins) state.builtins = undefined;
       });
-      roles = [...roles, ...(await builtins)];
-    }
-    entry.asRead = { ...read, roles };
+      return builtins;
+    });
     entry.current = state.writes.reduce((facts, write) => write(facts), entry.asRead);
   })();
   // A failed read is not remembered: the next review tries again.
