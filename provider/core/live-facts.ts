@@ -104,6 +104,34 @@ async function listed<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/**
+ * The names of `uids` of one kind, looked up by uid: one list call per PAGE_SIZE uids (`uidp.ids`) rather than a get
+ * per object. What cannot be read (a page refused, a uid not found) stays unnamed: names are for the reader, and
+ * without them the uids alone do.
+ */
+export async function namesByUid(
+  client: PlatformClient,
+  kind: NamedKind,
+  uids: readonly string[],
+): Promise<Map<string, string>> {
+  const list = (ids: string[]) => {
+    const query = { ids, pageSize: PAGE_SIZE };
+    if (kind === "group") return client.groups.list(query);
+    if (kind === "identity") return client.identities.list(query);
+    return client.roles.list(query);
+  };
+  const names = new Map<string, string>();
+  for (let i = 0; i < uids.length; i += PAGE_SIZE) {
+    try {
+      for await (const found of list(uids.slice(i, i + PAGE_SIZE)))
+        if (typeof found.name === "string") names.set(found.uid, found.name);
+    } catch {
+      // Unnamed, as above.
+    }
+  }
+  return names;
+}
+
 /** A binding as the facts keep it, with the names it is hydrated with. */
 export function bindingFact(b: RoleBinding): LiveBinding {
   return {
@@ -353,37 +381,17 @@ export async function lookUpNames(
   const groups = pending(uids.groups);
   const identities = pending(uids.identities).filter((uid) => uid.includes("/"));
   const client = clientFor(profile);
-  type Named = { uid: string; name?: string | undefined };
-  const lookUp = async (kind: NamedKind, ids: string[], list: (ids: string[]) => AsyncIterable<Named>) => {
-    for (let i = 0; i < ids.length; i += PAGE_SIZE) {
-      try {
-        for await (const found of list(ids.slice(i, i + PAGE_SIZE)))
-          noteName(profile, kind, found.uid, found.name);
-      } catch {
-        // Names are for the reader: without them, the uids alone.
-      }
-    }
+  const lookUp = async (kind: NamedKind, ids: string[]) => {
+    for (const [uid, name] of await namesByUid(client, kind, ids)) noteName(profile, kind, uid, name);
   };
-  const started = [
-    ...(groups.length === 0
-      ? []
-      : [
-          {
-            uids: groups,
-            done: lookUp("group", groups, (ids) => client.groups.list({ ids, pageSize: PAGE_SIZE })),
-          },
-        ]),
-    ...(identities.length === 0
-      ? []
-      : [
-          {
-            uids: identities,
-            done: lookUp("identity", identities, (ids) =>
-              client.identities.list({ ids, pageSize: PAGE_SIZE }),
-            ),
-          },
-        ]),
-  ];
+  const started = (
+    [
+      ["group", groups],
+      ["identity", identities],
+    ] as const
+  )
+    .filter(([, ids]) => ids.length > 0)
+    .map(([kind, ids]) => ({ uids: ids, done: lookUp(kind, ids) }));
   for (const { uids: looked, done } of started) for (const uid of looked) state.lookups.set(uid, done);
   await Promise.all([...uids.groups, ...uids.identities].map((uid) => state.lookups.get(uid)));
 }

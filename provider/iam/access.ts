@@ -12,7 +12,8 @@
  * new set does not hold (a binding that stays is never deleted and re-created), and deletes the provider's own
  * identity's bindings last.
  *
- * May import: the SDK (and its words: names in lines), ../core (client, check, create: the recovery policy).
+ * May import: the SDK (and its words: names in lines), ../core (client, check, create: the recovery policy;
+ * live-facts: names looked up by uid).
  */
 import {
   NotFoundError,
@@ -26,7 +27,8 @@ import {
   type RoleBindingListQuery,
 } from "../../sdk";
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
-import { Names, resourceText } from "../../sdk/words";
+import { Names, resourceText, type NamedKind } from "../../sdk/words";
+import { namesByUid } from "../core/live-facts";
 import { parentOf } from "../../sdk/uidp";
 
 /** One grant: an identity holds a role on a group. */
@@ -151,45 +153,17 @@ export async function withNames(
     names.set(`identity ${b.identityUid}`, b.identityName);
     names.set(`role ${b.roleUid}`, b.roleName);
   }
-  const unnamed = (kind: string, uids: string[]) =>
+  const unnamed = (kind: NamedKind, uids: string[]) =>
     [...new Set(uids)].filter((uid) => names.get(`${kind} ${uid}`) === undefined);
-  type Named = { uid: string; name?: string | undefined };
-  const lookups: [string, string[], (ids: string[]) => AsyncIterable<Named>][] = [
-    [
-      "group",
-      unnamed(
-        "group",
-        bindings.map((b) => b.groupUid),
-      ),
-      (ids) => client.groups.list({ ids, pageSize: PAGE_SIZE }),
-    ],
-    [
-      "identity",
-      unnamed(
-        "identity",
-        bindings.map((b) => b.identityUid),
-      ),
-      (ids) => client.identities.list({ ids, pageSize: PAGE_SIZE }),
-    ],
-    [
-      "role",
-      unnamed(
-        "role",
-        bindings.map((b) => b.roleUid),
-      ),
-      (ids) => client.roles.list({ ids, pageSize: PAGE_SIZE }),
-    ],
-  ];
+  const uidsOf: Record<NamedKind, (b: Binding) => string> = {
+    group: (b) => b.groupUid,
+    identity: (b) => b.identityUid,
+    role: (b) => b.roleUid,
+  };
   await Promise.all(
-    lookups.map(async ([kind, uids, list]) => {
-      for (let i = 0; i < uids.length; i += PAGE_SIZE) {
-        try {
-          for await (const object of list(uids.slice(i, i + PAGE_SIZE)))
-            names.set(`${kind} ${object.uid}`, object.name);
-        } catch {
-          // Names are for the reader: without them, the uids alone.
-        }
-      }
+    (["group", "identity", "role"] as const).map(async (kind) => {
+      const found = await namesByUid(client, kind, unnamed(kind, bindings.map(uidsOf[kind])));
+      for (const [uid, name] of found) names.set(`${kind} ${uid}`, name);
     }),
   );
   return bindings.map((b) => ({
