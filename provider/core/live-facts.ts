@@ -132,18 +132,45 @@ export async function namesByUid(
   return names;
 }
 
-/** A binding as the facts keep it, with the names it is hydrated with. */
-export function bindingFact(b: RoleBinding): LiveBinding {
+/** A binding by the uids of what it joins, with their names where known: as the access resources hold one. */
+export interface NamedBinding {
+  uid: string;
+  groupUid: string;
+  identityUid: string;
+  roleUid: string;
+  groupName?: string | undefined;
+  identityName?: string | undefined;
+  roleName?: string | undefined;
+}
+
+/** A binding the service answered: its group from its uid where not hydrated, and the names it is hydrated with. */
+export function namedBinding(b: RoleBinding): NamedBinding {
   return {
     uid: b.uid,
-    group: b.group?.uid ?? parentOf(b.uid) ?? "",
-    identity: b.identity?.uid ?? "",
-    identityName: b.identity?.name,
+    groupUid: b.group?.uid ?? parentOf(b.uid) ?? "",
+    identityUid: b.identity?.uid ?? "",
+    roleUid: b.role?.uid ?? "",
     groupName: b.group?.name,
-    role: b.role?.uid ?? "",
+    identityName: b.identity?.name,
     roleName: b.role?.name,
   };
 }
+
+/** A binding as the facts keep it. */
+export function factOfBinding(b: NamedBinding): LiveBinding {
+  return {
+    uid: b.uid,
+    group: b.groupUid,
+    identity: b.identityUid,
+    identityName: b.identityName,
+    groupName: b.groupName,
+    role: b.roleUid,
+    roleName: b.roleName,
+  };
+}
+
+/** A binding the service answered, as the facts keep it, with the names it is hydrated with. */
+export const bindingFact = (b: RoleBinding): LiveBinding => factOfBinding(namedBinding(b));
 
 const roleFact = (r: {
   uid: string;

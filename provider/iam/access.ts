@@ -13,7 +13,7 @@
  * identity's bindings last.
  *
  * May import: the SDK (and its words: names in lines), ../core (client, check, create: the recovery policy;
- * live-facts: names looked up by uid).
+ * live-facts: how a listed binding reads, names looked up by uid).
  */
 import {
   NotFoundError,
@@ -23,13 +23,11 @@ import {
   sleep,
   withRetry,
   type PlatformClient,
-  type RoleBinding as ApiRoleBinding,
   type RoleBindingListQuery,
 } from "../../sdk";
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
 import { Names, resourceText, type NamedKind } from "../../sdk/words";
-import { namesByUid } from "../core/live-facts";
-import { parentOf } from "../../sdk/uidp";
+import { namedBinding, namesByUid, type NamedBinding } from "../core/live-facts";
 
 /** One grant: an identity holds a role on a group. */
 export interface Binding {
@@ -39,12 +37,7 @@ export interface Binding {
 }
 
 /** A binding as the service lists it: its uid, and the names of what it refers to (for messages). */
-export interface LiveBinding extends Binding {
-  uid: string;
-  groupName?: string | undefined;
-  identityName?: string | undefined;
-  roleName?: string | undefined;
-}
+export type LiveBinding = NamedBinding;
 
 /** What an authoritative resource governs. */
 export type Scope =
@@ -106,18 +99,6 @@ export function describeBinding(binding: Binding, names: Names = bindingNames([b
   return `${names.role(binding.roleUid)} of ${names.identity(binding.identityUid)} on ${names.group(binding.groupUid)}`;
 }
 
-function liveOf(binding: ApiRoleBinding): LiveBinding {
-  return {
-    uid: binding.uid,
-    groupUid: binding.group?.uid ?? parentOf(binding.uid) ?? "",
-    identityUid: binding.identity?.uid ?? "",
-    roleUid: binding.role?.uid ?? "",
-    groupName: binding.group?.name,
-    identityName: binding.identity?.name,
-    roleName: binding.role?.name,
-  };
-}
-
 /** Every binding in the scope, in pages of 200: one list call per 200 bindings. */
 export async function listScope(client: PlatformClient, scope: Scope): Promise<LiveBinding[]> {
   const query: RoleBindingListQuery =
@@ -128,7 +109,7 @@ export async function listScope(client: PlatformClient, scope: Scope): Promise<L
         : { group: scope.groupUid };
   const found: LiveBinding[] = [];
   for await (const binding of client.roleBindings.list({ ...query, pageSize: PAGE_SIZE })) {
-    const live = liveOf(binding);
+    const live = namedBinding(binding);
     if (inScope(scope, live)) found.push(live);
   }
   return found;
@@ -260,7 +241,7 @@ async function listGroup(client: PlatformClient, groupUid: string, roleUid: stri
     ...(roleUid !== undefined ? { role: roleUid } : {}),
   };
   for await (const binding of client.roleBindings.list({ ...query, pageSize: PAGE_SIZE }))
-    found.push(liveOf(binding));
+    found.push(namedBinding(binding));
   return found;
 }
 
@@ -292,7 +273,7 @@ export async function createBatch(
         })),
         role === undefined ? {} : { roleUid: role },
       );
-      for (const binding of made) onCreated(liveOf(binding));
+      for (const binding of made) onCreated(namedBinding(binding));
       return;
     } catch (err) {
       if (!isTransientFailure(err)) throw err;
