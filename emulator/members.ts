@@ -4,9 +4,10 @@
  * the same on create and on update, before anything else is checked. zod objects strip unknown keys when they
  * parse, so without this a nested member would be dropped silently while the answer said 200.
  *
- * May import: zod, ./errors, ../sdk/schemas/common (types).
+ * May import: zod, ./errors, ../sdk/schemas/common (types), ../sdk/words.
  */
 import type { z } from "zod";
+import { withArticle } from "../sdk/words";
 import { invalidArgument } from "./errors";
 
 /** The zod definition of a schema (zod 4 keeps it on `_zod.def`). */
@@ -89,15 +90,6 @@ export function unknownMembers(
     default:
       return [];
   }
-}
-
-/**
- * A noun with its indefinite article, by how it is said: "an identity", "an account association", "a group", "a
- * user" (a "u" said as "you": before a consonant and a vowel, or in "uid").
- */
-export function withArticle(noun: string): string {
-  const vowelSound = /^[aeio]/i.test(noun) || (/^u/i.test(noun) && !/^u(?:[^aeiou][aeiou]|id\b)/i.test(noun));
-  return `${vowelSound ? "an" : "a"} ${noun}`;
 }
 
 /** Where an unknown path belongs: "a group" or "an identity" at the top level, "oidc" for `oidc.bogus`. */

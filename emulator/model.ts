@@ -19,15 +19,6 @@ export const KINDS = [
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
-/**
- * Members a kind's objects hold the creation time in until the service moves them: an identity's lastSeenTime is
- * its creation time until a token exchange first assumes it (the spec's Identity table: returned on create and on
- * reads), so one whose lastSeenTime is not after its createTime has never federated.
- */
-export const CREATE_TIME_MEMBERS: ReadonlyMap<Kind, readonly string[]> = new Map([
-  ["identities", ["lastSeenTime"]],
-]);
-
 /** One stored resource. `fields` holds the resource members (including write-only ones such as secrets). */
 export interface StoredObject {
   uid: string;
@@ -49,4 +40,16 @@ export interface Meta {
   apiTokenJwk?: Record<string, unknown>;
   /** The emulator clock at the last write, and the real clock then: a restart resumes from there (clock.ts). */
   clock?: { emulatorMs: number; realMs: number };
+}
+
+/**
+ * An identity's lastSeenTime: its creation time until a token exchange first assumes it (./routes/sts.ts), then the
+ * last exchange's time; the spec's Identity table returns it on create and on reads, so one whose lastSeenTime is not
+ * after its createTime has never federated. Every stored identity holds it, so reads and sorting see one value: a
+ * new identity from its creation (./service.ts), one from a data file written before the emulator stored it from
+ * its load (./store.ts). Returns the identity with it, filled in from createTime where missing.
+ */
+export function withLastSeenTime(identity: StoredObject): StoredObject {
+  if (identity.fields.lastSeenTime !== undefined) return identity;
+  return { ...identity, fields: { ...identity.fields, lastSeenTime: identity.createTime } };
 }

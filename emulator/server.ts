@@ -272,7 +272,7 @@ function addRequestHooks(
   });
 }
 
-/** Every error a handler or fastify raises, and every unknown route or method, as an AIP-193 answer. */
+/** Every error a handler or fastify raises as an AIP-193 answer (unknown routes and methods: addRequestHooks). */
 function addErrorHandlers(app: FastifyInstance, options: ServerOptions): void {
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiFailure) return send(reply, error);
@@ -303,11 +303,8 @@ function addErrorHandlers(app: FastifyInstance, options: ServerOptions): void {
     return send(reply, internal("an unexpected error occurred in the emulator"));
   });
 
-  // Unrouted requests are answered in the onRequest hook; this is the same answer should fastify route one here.
-  const methodsOf = allowedMethods(options.routes);
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, unrouted(request.method, pathOf(request.url), methodsOf, reply)),
-  );
+  // No not-found handler: fastify runs the onRequest hooks before its own, and addRequestHooks answers every
+  // unrouted request there (404 or 405), so fastify's would never run.
 }
 
 /**

@@ -18,7 +18,7 @@ import type { FieldViolation } from "../sdk/schemas/common";
 import { Lister } from "./listing";
 import type { OidcIssuer } from "./oidc";
 import type { Kind, Store, StoredObject } from "./store";
-import { CREATE_TIME_MEMBERS } from "./model";
+import { withLastSeenTime } from "./model";
 
 export interface LoggedRequest {
   method: string;
@@ -105,7 +105,7 @@ export class Service {
     throw invalidArgument(violations.map((v) => v.description).join("; "), violations);
   }
 
-  /** Inserts a new object with server-set uid and times (and the kind's CREATE_TIME_MEMBERS, ./model.ts). */
+  /** Inserts a new object with server-set uid and times (and an identity's lastSeenTime, ./model.ts). */
   insert(
     kind: Kind,
     parent: string,
@@ -113,16 +113,14 @@ export class Service {
     options: { uid?: string; updateTime?: boolean } = {},
   ): StoredObject {
     const time = this.now();
-    const object: StoredObject = {
+    const made: StoredObject = {
       uid: options.uid ?? newUid(parent),
       parent,
-      fields: {
-        ...withoutUndefined(fields),
-        ...Object.fromEntries((CREATE_TIME_MEMBERS.get(kind) ?? []).map((member) => [member, time])),
-      },
+      fields: withoutUndefined(fields),
       createTime: time,
       ...(options.updateTime === false ? {} : { updateTime: time }),
     };
+    const object = kind === "identities" ? withLastSeenTime(made) : made;
     this.store.put(kind, object);
     return object;
   }

@@ -8,7 +8,7 @@
  * May import: node builtins, ./journal, ./model.
  */
 import { DataFiles, type JournalRecord } from "./journal";
-import { KINDS, type Kind, type Meta, type StoredObject } from "./model";
+import { KINDS, withLastSeenTime, type Kind, type Meta, type StoredObject } from "./model";
 
 /** Fewer bytes than any stored object takes in a journal record (a uid alone is 57 characters or more). */
 const MIN_OBJECT_BYTES = 64;
@@ -81,6 +81,11 @@ export class MemoryStore implements Store {
       this.meta = loaded.meta;
       for (const kind of KINDS) for (const object of loaded.objects[kind] ?? []) this.put(kind, object);
       for (const record of loaded.records) this.replay(record);
+      // An identity from a data file written before the emulator stored its lastSeenTime: filled in once, here.
+      for (const identity of [...this.all("identities")]) {
+        const filled = withLastSeenTime(identity);
+        if (filled !== identity) this.put("identities", filled);
+      }
     }
     this.dirty.clear();
     this.rememberMeta({ meta: this.meta as Record<string, unknown> });

@@ -238,3 +238,15 @@ export class Names {
 }
 
 const holderKey = (kind: NamedKind, uid: string, name: string) => `${nounOf(kind, uid)}\u0000${name}`;
+
+/** What an object of `kind` made under a group is called: "folder", "workload identity", "role". */
+export const nounUnder = (kind: NamedKind): string => NOUNS[kind].under;
+
+/**
+ * A noun with its indefinite article, by how it is said: "an identity", "an account association", "a group", "a
+ * user" (a "u" said as "you": before a consonant and a vowel, or in "uid").
+ */
+export function withArticle(noun: string): string {
+  const vowelSound = /^[aeio]/i.test(noun) || (/^u/i.test(noun) && !/^u(?:[^aeiou][aeiou]|id\b)/i.test(noun));
+  return `${vowelSound ? "an" : "a"} ${noun}`;
+}

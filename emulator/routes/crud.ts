@@ -14,7 +14,7 @@ import { notFound } from "../errors";
 import { checkQuery, type ListParams, type ParamRule, type Query } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
-import { outputOnlyOf, refuseUnknownFields, wireMessageOf, type WireMessage } from "./crud-bodies";
+import { outputOnlyOf, refuseUnknownFields, wireMessageOf } from "./crud-bodies";
 import type { RouteContext } from "./types";
 
 /**
@@ -52,12 +52,6 @@ export interface CollectionSpec {
      * create as the OpenAPI's output-only members are (AIP-203; ./crud-bodies.ts reads those from the OpenAPI).
      */
     ignored?: readonly string[];
-    /**
-     * The resource's whole wire message: an output-only member is still checked against its type there, since a
-     * wrong JSON type is a malformed request the service's parser refuses before any field is read (`verified: {}`).
-     * Default: the OpenAPI's message named after the kind (`wireMessageOf`).
-     */
-    wire?: WireMessage;
     /** Rules beyond the schema, named in the same answer as its violations (code 3). */
     check?: (input: Record<string, unknown>) => FieldViolation[];
     /** Validates references and returns the fields to store (may throw). Runs after access checks. */
@@ -72,8 +66,11 @@ export interface CollectionSpec {
       ctx: RouteContext,
     ) => Record<string, unknown>;
   };
-  /** PATCH: AIP-134 update masks (../update-mask.ts) over these rules. */
-  update?: UpdateRules & {
+  /**
+   * PATCH: AIP-134 update masks (../update-mask.ts) over these rules. Its output-only members are the OpenAPI's
+   * (./crud-bodies.ts), so a spec sets none.
+   */
+  update?: Omit<UpdateRules, "ignored"> & {
     /** As create.check, on the values after the update (so a PATCH cannot leave a broken object). */
     check?: (input: Record<string, unknown>) => FieldViolation[];
     /** Merges validated changes into stored fields (keeps write-only secrets); `paths` is the effective mask. */
@@ -156,22 +153,26 @@ export function getHandler(spec: CollectionSpec) {
 
 /**
  * A create body's members: those of the create schema, and output-only ones (the OpenAPI's, and `create.ignored`),
- * which are ignored if they have their type (./crud-bodies.ts); anything else is code 3 naming it.
+ * which are ignored if they have their type in the OpenAPI's message of the kind (./crud-bodies.ts); anything else
+ * is code 3 naming it. Read from the OpenAPI once, when the check is built, so a kind without its message fails at
+ * start rather than on a request.
  */
-export function refuseUnknownCreateFields(spec: CollectionSpec, body: unknown): void {
+export function createBodyCheck(spec: CollectionSpec): (body: unknown) => void {
   const create = spec.create!;
   const outputOnly = [...outputOnlyOf(spec.kind), ...(create.ignored ?? [])];
-  refuseUnknownFields(body, create.schema, spec.label, outputOnly, create.wire ?? wireMessageOf(spec.kind));
+  const wire = wireMessageOf(spec.kind);
+  return (body) => refuseUnknownFields(body, create.schema, spec.label, outputOnly, wire);
 }
 
 export function createHandler(spec: CollectionSpec) {
   const create = spec.create!;
+  const refuseUnknown = createBodyCheck(spec);
   return (ctx: RouteContext): Record<string, unknown> => {
     checkQuery(ctx.query, NO_PARAMS, `POST ${spec.prefix}/{uid}`);
     const parentUid = ctx.uid;
     loadParentGroup(spec, ctx, parentUid);
     spec.checkParent?.(parentUid, ctx);
-    refuseUnknownCreateFields(spec, ctx.body);
+    refuseUnknown(ctx.body);
     const body = ctx.svc.parseBody(create.schema, ctx.body, create.check) as Record<string, unknown>;
     const fields = create.fields ? create.fields(body, parentUid, ctx) : body;
     const object = ctx.svc.insert(spec.kind, parentUid, fields, {
@@ -186,21 +187,17 @@ export function createHandler(spec: CollectionSpec) {
 
 export function updateHandler(spec: CollectionSpec) {
   const update = spec.update!;
+  // As on create: unknown members are refused, output-only ones ignored if they have their type (AIP-203), also
+  // in a mask; those only the service's staff may change (`restricted`) are resolveUpdate's to judge. Read from the
+  // OpenAPI once, here.
+  const ignored = outputOnlyOf(spec.kind);
+  const accepted = [...ignored, ...Object.keys(update.restricted ?? {})];
+  const message = wireMessageOf(spec.kind);
   return (ctx: RouteContext): Record<string, unknown> => {
     checkQuery(ctx.query, UPDATE_PARAMS, `PATCH ${spec.prefix}/{uid}`);
     const object = loadVisible(spec, ctx, ctx.uid, "UPDATE");
     const wire = spec.toWire(object, ctx);
-    // As on create: unknown members are refused, output-only ones ignored if they have their type (AIP-203), also
-    // in a mask; those only the service's staff may change (`restricted`) are resolveUpdate's to judge.
-    const ignored = [...outputOnlyOf(spec.kind), ...(update.ignored ?? [])];
-    const restricted = Object.keys(update.restricted ?? {});
-    refuseUnknownFields(
-      ctx.body,
-      update.schema,
-      spec.label,
-      [...ignored, ...restricted],
-      wireMessageOf(spec.kind),
-    );
+    refuseUnknownFields(ctx.body, update.schema, spec.label, accepted, message);
     const { changes: merged, paths } = resolveUpdate(ctx.query, ctx.body, object.fields, wire, {
       ...update,
       ignored,

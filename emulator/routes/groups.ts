@@ -2,7 +2,7 @@
  * Groups (organizations and folders): the collection's rules, and the creation of an organization (a group with
  * no parent, owned by its creator).
  */
-import { GROUP_UPDATE_FIELDS, Group, GroupCreate, GroupUpdate } from "../../sdk/schemas";
+import { GROUP_UPDATE_FIELDS, GroupCreate, GroupUpdate } from "../../sdk/schemas";
 import { NOT_CLIENT_SETTABLE } from "../../sdk/rules";
 import { badField, failedPrecondition, permissionDenied } from "../errors";
 import { checkQuery } from "../listing";
@@ -12,8 +12,8 @@ import {
   applyChanges,
   baseWire,
   NO_PARAMS,
+  createBodyCheck,
   createHandler,
-  refuseUnknownCreateFields,
   type CollectionSpec,
 } from "./crud";
 import type { RouteContext } from "./types";
@@ -47,7 +47,6 @@ export const groups: CollectionSpec = {
   create: {
     schema: GroupCreate,
     ignored: NOT_CLIENT_SETTABLE.Group,
-    wire: Group,
     // Runs for subgroups only (an organization is created by createOrganization below).
     fields: (body) => {
       if (body.kind !== undefined) throw badField("kind", KIND_INHERITED);
@@ -121,13 +120,16 @@ export const groups: CollectionSpec = {
   },
 };
 
+const createSubgroup = createHandler(groups);
+const refuseUnknownGroupFields = createBodyCheck(groups);
+
 /**
  * POST /iam/v2beta1/groups (no parent): a new organization, owned by its creator. Root-level users may create
  * one; so may an assumed identity holding CAP_IAM_GROUPS_CREATE through a binding (a role such as owner or
  * editor), as the Terraform provider's own tests do with a nested identity.
  */
 export function createOrganization(ctx: RouteContext): unknown {
-  if (ctx.uid !== "") return createHandler(groups)(ctx);
+  if (ctx.uid !== "") return createSubgroup(ctx);
   checkQuery(ctx.query, NO_PARAMS, "POST /iam/v2beta1/groups");
   const rootUser = !ctx.caller.identityUid.includes("/");
   if (!rootUser && ctx.svc.access.grantRoots(ctx.caller, "CAP_IAM_GROUPS_CREATE").size === 0) {
@@ -135,7 +137,7 @@ export function createOrganization(ctx: RouteContext): unknown {
       "creating an organization needs CAP_IAM_GROUPS_CREATE through a role binding (e.g. owner or editor)",
     );
   }
-  refuseUnknownCreateFields(groups, ctx.body);
+  refuseUnknownGroupFields(ctx.body);
   const body = ctx.svc.parseBody(GroupCreate, ctx.body);
   const organization = ctx.svc.createOrganization(ctx.caller, body);
   // The organization and its creator's owner binding propagate like any new group and binding.

@@ -50,11 +50,9 @@ export const identities: CollectionSpec = {
     if (member === undefined) return undefined;
     return { key: member, test: (o) => o.fields[member] !== undefined };
   },
-  // lastSeenTime: the creation time until a token exchange assumes the identity, then the last exchange's time
-  // (../model.ts CREATE_TIME_MEMBERS, ./sts.ts); the spec's Identity table, which wins over the OpenAPI's "when the
-  // identity was last federated", returns it on create and on reads. An identity stored before the emulator set it
-  // at create reads its creation time too.
-  toWire: (o) => ({ description: "", ...baseWire(o), lastSeenTime: o.fields.lastSeenTime ?? o.createTime }),
+  // lastSeenTime is stored with every identity (../model.ts withLastSeenTime); the spec's Identity table, which wins
+  // over the OpenAPI's "when the identity was last federated", returns it on create and on reads.
+  toWire: (o) => ({ description: "", ...baseWire(o) }),
   create: {
     schema: IdentityCreate,
     check: (input) => claimMatchViolations(input.claimMatch, input),

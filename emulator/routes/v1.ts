@@ -7,6 +7,7 @@ import { z } from "zod";
 import { GROUP_NAME_PATTERN } from "../../sdk/rules";
 import { underAny } from "../access";
 import { UIDP_PATTERN } from "../../sdk/schemas/common";
+import { V1Group } from "../../sdk/schemas/v1";
 import { badField, notFound } from "../errors";
 import {
   UIDP_PARAMS,
@@ -201,8 +202,13 @@ export function v1LookupIdentity(ctx: RouteContext): Record<string, unknown> {
   return { id: uid, ...rest, createdAt: createTime, updatedAt: updateTime ?? createTime };
 }
 
-/** Members of a v1 group a read-modify-write client may echo in an update: output-only, ignored. */
-const V1_GROUP_OUTPUT_ONLY = ["id", "resourceLimits", "verified", "createdAt", "updatedAt"];
+/**
+ * Members of a v1 group a read-modify-write client may echo in an update: output-only, ignored, but of their type
+ * in the v1 wire form. They are the wire form's members an update does not take.
+ */
+const V1_GROUP_OUTPUT_ONLY = Object.keys(V1Group.shape).filter(
+  (member) => !Object.hasOwn(V1GroupPut.shape, member),
+);
 
 /**
  * v1 update: omitted fields are reset to their zero values (description → ""). A member that is no field of a
@@ -212,7 +218,7 @@ const V1_GROUP_OUTPUT_ONLY = ["id", "resourceLimits", "verified", "createdAt", "
 export function v1Update(ctx: RouteContext): Record<string, unknown> {
   checkQuery(ctx.query, NO_PARAMS, `${ctx.method} /iam/v1/groups/{id}`);
   const object = loadVisible(groups, ctx, ctx.uid, "UPDATE");
-  refuseUnknownFields(ctx.body, V1GroupPut, "group", V1_GROUP_OUTPUT_ONLY);
+  refuseUnknownFields(ctx.body, V1GroupPut, "group", V1_GROUP_OUTPUT_ONLY, V1Group);
   const body = ctx.svc.parseBody(V1GroupPut, ctx.body);
   const next: StoredObject = {
     ...object,

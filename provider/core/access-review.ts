@@ -544,14 +544,23 @@ export interface PlannedBinding {
   roleUid: string;
 }
 
+/** A binding's natural key: its group, identity and role (a uid holds no NUL). */
+const bindingKey = (group: string, identity: string, role: string) =>
+  `${group}\u0000${identity}\u0000${role}`;
+
 /** The effect of an authoritative resource's plan: each add a binding's create, each remove its delete. */
 export function bindingPlanEffect(
   adds: readonly PlannedBinding[],
   removes: readonly PlannedBinding[],
 ): AccessEffectOf {
+  const removed = new Set(removes.map((p) => bindingKey(p.groupUid, p.identityUid, p.roleUid)));
   return (_change, facts) => {
-    const same = (p: PlannedBinding) => (b: LiveBinding) =>
-      b.group === p.groupUid && b.identity === p.identityUid && b.role === p.roleUid;
+    // The first binding of each natural key, as a remove deletes it: one pass, not one per remove.
+    const byKey = new Map<string, LiveBinding>();
+    for (const b of facts.bindings) {
+      const key = bindingKey(b.group, b.identity, b.role);
+      if (!byKey.has(key)) byKey.set(key, b);
+    }
     const operations: Operation[] = [
       ...adds.map((p) => ({
         verb: "CREATE" as const,
@@ -564,10 +573,10 @@ export function bindingPlanEffect(
         verb: "DELETE" as const,
         collection: "roleBindings" as const,
         // A binding's position is its group (its uid's parent).
-        uid: facts.bindings.find(same(p))?.uid ?? `${p.groupUid}/-`,
+        uid: byKey.get(bindingKey(p.groupUid, p.identityUid, p.roleUid))?.uid ?? `${p.groupUid}/-`,
       })),
     ];
-    const kept = facts.bindings.filter((b) => !removes.some((p) => same(p)(b)));
+    const kept = facts.bindings.filter((b) => !removed.has(bindingKey(b.group, b.identity, b.role)));
     return {
       operations,
       needs: adds.flatMap((p) => referenceNeeds(p.roleUid, p.identityUid)),

@@ -8,10 +8,11 @@
  * "built-in role viewer"), quoted with escapes unless plain (a name cannot forge a line); its uid only when another
  * of the same kind shares the name, or when no name is known.
  *
- * May import: the SDK's access model (types, isPrivileged) and words, ./live-facts (types).
+ * May import: the SDK's access model (types, isPrivileged), uid helpers and words, ./live-facts (types).
  */
 import { isPrivileged, type Collection } from "../../sdk/access-model";
-import { Names, andFoldersUnder, nameText } from "../../sdk/words";
+import { parentOf } from "../../sdk/uidp";
+import { Names, andFoldersUnder, nameText, nounUnder, withArticle, type NamedKind } from "../../sdk/words";
 import type { KnownNames, LiveFacts } from "./live-facts";
 
 /** How many impact lines are named; the rest are counted. */
@@ -107,11 +108,17 @@ export interface PreflightFinding {
   role?: string | undefined;
 }
 
-/** What each collection's objects are called. */
-const NOUNS: Readonly<Record<Collection, string>> = {
-  groups: "folder",
-  identities: "workload identity",
-  roles: "role",
+/** The collections whose objects a person reads by name, and their kind in the shared words. */
+const NAMED_KINDS = { groups: "group", identities: "identity", roles: "role" } as const satisfies Partial<
+  Record<Collection, NamedKind>
+>;
+type NamedCollection = keyof typeof NAMED_KINDS;
+
+const isNamed = (collection: Collection): collection is NamedCollection =>
+  Object.hasOwn(NAMED_KINDS, collection);
+
+/** What the objects of each other collection are called (they have no names). */
+const NOUNS: Readonly<Record<Exclude<Collection, NamedCollection>, string>> = {
   roleBindings: "role binding",
   identityProviders: "identity provider",
   groupInvites: "invite",
@@ -121,16 +128,17 @@ const NOUNS: Readonly<Record<Collection, string>> = {
   advisories: "advisory",
 };
 
-const article = (noun: string) => (/^[aeiou]/.test(noun) ? "an" : "a");
+/** What an object of `collection` made under a group is called: "folder", "workload identity", "invite". */
+const nounUnderOf = (collection: Collection): string =>
+  isNamed(collection) ? nounUnder(NAMED_KINDS[collection]) : NOUNS[collection];
 
 /** An object of `collection` by its uid, named where the kind has names. */
 function objectWords(collection: Collection, uid: string, names: Names): string {
-  if (collection === "groups") return names.group(uid);
-  if (collection === "identities") return names.identity(uid);
-  if (collection === "roles") return names.role(uid);
-  const cut = uid.lastIndexOf("/");
+  if (isNamed(collection)) return names[NAMED_KINDS[collection]](uid);
+  const parent = parentOf(uid);
   // A binding is named by where it is: the object itself has no name.
-  if (collection === "roleBindings" && cut > 0) return `a role binding on ${names.group(uid.slice(0, cut))}`;
+  if (collection === "roleBindings" && parent !== undefined && parent !== "")
+    return `a role binding on ${names.group(parent)}`;
   return `${NOUNS[collection]} ${nameText(uid)}`;
 }
 
@@ -138,8 +146,7 @@ function objectWords(collection: Collection, uid: string, names: Names): string 
 export function describeReason(reason: NeedReason, names: Names): string {
   switch (reason.act) {
     case "create": {
-      const noun = NOUNS[reason.collection];
-      return `create ${article(noun)} ${noun} in ${names.group(reason.parent)}`;
+      return `create ${withArticle(nounUnderOf(reason.collection))} in ${names.group(reason.parent)}`;
     }
     case "grant":
       return `grant ${reason.what} (no escalation)`;

@@ -104,18 +104,73 @@ async function listed<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/** A binding as the facts keep it, with the names it is hydrated with. */
-export function bindingFact(b: RoleBinding): LiveBinding {
+/**
+ * The names of `uids` of one kind, looked up by uid: one list call per PAGE_SIZE uids (`uidp.ids`) rather than a get
+ * per object. What cannot be read (a page refused, a uid not found) stays unnamed: names are for the reader, and
+ * without them the uids alone do.
+ */
+export async function namesByUid(
+  client: PlatformClient,
+  kind: NamedKind,
+  uids: readonly string[],
+): Promise<Map<string, string>> {
+  const list = (ids: string[]) => {
+    const query = { ids, pageSize: PAGE_SIZE };
+    if (kind === "group") return client.groups.list(query);
+    if (kind === "identity") return client.identities.list(query);
+    return client.roles.list(query);
+  };
+  const names = new Map<string, string>();
+  for (let i = 0; i < uids.length; i += PAGE_SIZE) {
+    try {
+      for await (const found of list(uids.slice(i, i + PAGE_SIZE)))
+        if (typeof found.name === "string") names.set(found.uid, found.name);
+    } catch {
+      // Unnamed, as above.
+    }
+  }
+  return names;
+}
+
+/** A binding by the uids of what it joins, with their names where known: as the access resources hold one. */
+export interface NamedBinding {
+  uid: string;
+  groupUid: string;
+  identityUid: string;
+  roleUid: string;
+  groupName?: string | undefined;
+  identityName?: string | undefined;
+  roleName?: string | undefined;
+}
+
+/** A binding the service answered: its group from its uid where not hydrated, and the names it is hydrated with. */
+export function namedBinding(b: RoleBinding): NamedBinding {
   return {
     uid: b.uid,
-    group: b.group?.uid ?? parentOf(b.uid) ?? "",
-    identity: b.identity?.uid ?? "",
-    identityName: b.identity?.name,
+    groupUid: b.group?.uid ?? parentOf(b.uid) ?? "",
+    identityUid: b.identity?.uid ?? "",
+    roleUid: b.role?.uid ?? "",
     groupName: b.group?.name,
-    role: b.role?.uid ?? "",
+    identityName: b.identity?.name,
     roleName: b.role?.name,
   };
 }
+
+/** A binding as the facts keep it. */
+export function factOfBinding(b: NamedBinding): LiveBinding {
+  return {
+    uid: b.uid,
+    group: b.groupUid,
+    identity: b.identityUid,
+    identityName: b.identityName,
+    groupName: b.groupName,
+    role: b.roleUid,
+    roleName: b.roleName,
+  };
+}
+
+/** A binding the service answered, as the facts keep it, with the names it is hydrated with. */
+export const bindingFact = (b: RoleBinding): LiveBinding => factOfBinding(namedBinding(b));
 
 const roleFact = (r: {
   uid: string;
@@ -128,7 +183,7 @@ const roleFact = (r: {
 });
 
 /** One organization's groups, roles and role bindings: three list calls (pages of 200), each scoped to it. */
-export async function readOrganization(client: PlatformClient, organization: string): Promise<LiveFacts> {
+async function readOrganization(client: PlatformClient, organization: string): Promise<LiveFacts> {
   const under = { descendantsOf: organization, pageSize: PAGE_SIZE };
   const [groups, roles, bindings] = await Promise.all([
     listed(client.groups.list(under)),
@@ -143,16 +198,17 @@ export async function readOrganization(client: PlatformClient, organization: str
   };
 }
 
+/** A built-in role is a root-level one: its uid has no parent. */
+const isBuiltin = (role: { uid: string }) => parentOf(role.uid) === undefined;
+
 /** The built-in roles (the root-level ones): one list call. */
-export async function readBuiltinRoles(client: PlatformClient): Promise<RoleFacts[]> {
+async function readBuiltinRoles(client: PlatformClient): Promise<RoleFacts[]> {
   const roles = await listed(client.roles.list({ inRoot: true, pageSize: PAGE_SIZE }));
-  return roles.filter((r) => !r.uid.includes("/")).map(roleFact);
+  return roles.filter(isBuiltin).map(roleFact);
 }
 
-const isBuiltin = (role: RoleFacts) => !role.uid.includes("/");
-
 /** Several sets of facts as one: each object once (by uid), the later set's version winning. */
-export function mergeFacts(sets: readonly LiveFacts[]): LiveFacts {
+function mergeFacts(sets: readonly LiveFacts[]): LiveFacts {
   const byUid = <T extends { uid: string }>(items: readonly T[]) => [
     ...new Map(items.map((item) => [item.uid, item])).values(),
   ];
@@ -164,14 +220,18 @@ export function mergeFacts(sets: readonly LiveFacts[]): LiveFacts {
   };
 }
 
-/** The facts of `organizations` and the built-in roles, read with `client` (no cache). */
-export async function readLiveFacts(
+/**
+ * One organization's facts as read with `client` (no cache), and the built-in roles when its list of roles leaves them
+ * out (`builtins` reads those: the cache shares one read among organizations).
+ */
+export async function readOrganizationFacts(
   client: PlatformClient,
-  organizations: readonly string[],
+  organization: string,
+  builtins: () => Promise<RoleFacts[]> = () => readBuiltinRoles(client),
 ): Promise<LiveFacts> {
-  const read = mergeFacts(await Promise.all(organizations.map((org) => readOrganization(client, org))));
+  const read = await readOrganization(client, organization);
   if (read.roles.some(isBuiltin)) return read;
-  return { ...read, roles: [...read.roles, ...(await readBuiltinRoles(client))] };
+  return { ...read, roles: [...read.roles, ...(await builtins())] };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -285,17 +345,14 @@ function organizationEntry(
   const client = clientFor(profile);
   const entry: OrganizationEntry = { ready: Promise.resolve() };
   entry.ready = (async () => {
-    const read = await readOrganization(client, organization);
-    let roles = read.roles;
-    if (!roles.some(isBuiltin)) {
+    entry.asRead = await readOrganizationFacts(client, organization, () => {
       const builtins = (state.builtins ??= readBuiltinRoles(client));
       // A failed read of the built-in roles is not remembered either.
       builtins.catch(() => {
         if (state.builtins === builtins) state.builtins = undefined;
       });
-      roles = [...roles, ...(await builtins)];
-    }
-    entry.asRead = { ...read, roles };
+      return builtins;
+    });
     entry.current = state.writes.reduce((facts, write) => write(facts), entry.asRead);
   })();
   // A failed read is not remembered: the next review tries again.
@@ -351,37 +408,17 @@ export async function lookUpNames(
   const groups = pending(uids.groups);
   const identities = pending(uids.identities).filter((uid) => uid.includes("/"));
   const client = clientFor(profile);
-  type Named = { uid: string; name?: string | undefined };
-  const lookUp = async (kind: NamedKind, ids: string[], list: (ids: string[]) => AsyncIterable<Named>) => {
-    for (let i = 0; i < ids.length; i += PAGE_SIZE) {
-      try {
-        for await (const found of list(ids.slice(i, i + PAGE_SIZE)))
-          noteName(profile, kind, found.uid, found.name);
-      } catch {
-        // Names are for the reader: without them, the uids alone.
-      }
-    }
+  const lookUp = async (kind: NamedKind, ids: string[]) => {
+    for (const [uid, name] of await namesByUid(client, kind, ids)) noteName(profile, kind, uid, name);
   };
-  const started = [
-    ...(groups.length === 0
-      ? []
-      : [
-          {
-            uids: groups,
-            done: lookUp("group", groups, (ids) => client.groups.list({ ids, pageSize: PAGE_SIZE })),
-          },
-        ]),
-    ...(identities.length === 0
-      ? []
-      : [
-          {
-            uids: identities,
-            done: lookUp("identity", identities, (ids) =>
-              client.identities.list({ ids, pageSize: PAGE_SIZE }),
-            ),
-          },
-        ]),
-  ];
+  const started = (
+    [
+      ["group", groups],
+      ["identity", identities],
+    ] as const
+  )
+    .filter(([, ids]) => ids.length > 0)
+    .map(([kind, ids]) => ({ uids: ids, done: lookUp(kind, ids) }));
   for (const { uids: looked, done } of started) for (const uid of looked) state.lookups.set(uid, done);
   await Promise.all([...uids.groups, ...uids.identities].map((uid) => state.lookups.get(uid)));
 }

@@ -27,7 +27,7 @@ import { compact, type ResourceDiff, type ResourceOperations } from "../core/res
 import { propertyChanges } from "../core/diff";
 import { logInfo } from "../core/engine-log";
 import { bindingPlanEffect, PreflightError, reviewChange } from "../core/access-review";
-import { noteName, recordOwnWrite, withBinding, withoutBindings } from "../core/live-facts";
+import { factOfBinding, noteName, recordOwnWrite, withBinding, withoutBindings } from "../core/live-facts";
 import {
   applyPlan,
   callerIdentity,
@@ -89,16 +89,7 @@ function recordPlanWrites(
   if (removed.size + made.length === 0) return;
   recordOwnWrite(profile, (facts) =>
     made.reduce(
-      (f, b) =>
-        withBinding(f, {
-          uid: b.uid,
-          group: b.groupUid,
-          identity: b.identityUid,
-          role: b.roleUid,
-          groupName: b.groupName,
-          identityName: b.identityName,
-          roleName: b.roleName,
-        }),
+      (f, b) => withBinding(f, factOfBinding(b)),
       withoutBindings(facts, (b) => removed.has(b.uid)),
     ),
   );

@@ -12,7 +12,8 @@
  * new set does not hold (a binding that stays is never deleted and re-created), and deletes the provider's own
  * identity's bindings last.
  *
- * May import: the SDK (and its words: names in lines), ../core (client, check, create: the recovery policy).
+ * May import: the SDK (and its words: names in lines), ../core (client, check, create: the recovery policy;
+ * live-facts: how a listed binding reads, names looked up by uid).
  */
 import {
   NotFoundError,
@@ -22,12 +23,11 @@ import {
   sleep,
   withRetry,
   type PlatformClient,
-  type RoleBinding as ApiRoleBinding,
   type RoleBindingListQuery,
 } from "../../sdk";
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
-import { Names, resourceText } from "../../sdk/words";
-import { parentOf } from "../../sdk/uidp";
+import { Names, resourceText, type NamedKind } from "../../sdk/words";
+import { namedBinding, namesByUid, type NamedBinding } from "../core/live-facts";
 
 /** One grant: an identity holds a role on a group. */
 export interface Binding {
@@ -37,12 +37,7 @@ export interface Binding {
 }
 
 /** A binding as the service lists it: its uid, and the names of what it refers to (for messages). */
-export interface LiveBinding extends Binding {
-  uid: string;
-  groupName?: string | undefined;
-  identityName?: string | undefined;
-  roleName?: string | undefined;
-}
+export type LiveBinding = NamedBinding;
 
 /** What an authoritative resource governs. */
 export type Scope =
@@ -104,18 +99,6 @@ export function describeBinding(binding: Binding, names: Names = bindingNames([b
   return `${names.role(binding.roleUid)} of ${names.identity(binding.identityUid)} on ${names.group(binding.groupUid)}`;
 }
 
-function liveOf(binding: ApiRoleBinding): LiveBinding {
-  return {
-    uid: binding.uid,
-    groupUid: binding.group?.uid ?? parentOf(binding.uid) ?? "",
-    identityUid: binding.identity?.uid ?? "",
-    roleUid: binding.role?.uid ?? "",
-    groupName: binding.group?.name,
-    identityName: binding.identity?.name,
-    roleName: binding.role?.name,
-  };
-}
-
 /** Every binding in the scope, in pages of 200: one list call per 200 bindings. */
 export async function listScope(client: PlatformClient, scope: Scope): Promise<LiveBinding[]> {
   const query: RoleBindingListQuery =
@@ -126,7 +109,7 @@ export async function listScope(client: PlatformClient, scope: Scope): Promise<L
         : { group: scope.groupUid };
   const found: LiveBinding[] = [];
   for await (const binding of client.roleBindings.list({ ...query, pageSize: PAGE_SIZE })) {
-    const live = liveOf(binding);
+    const live = namedBinding(binding);
     if (inScope(scope, live)) found.push(live);
   }
   return found;
@@ -151,45 +134,17 @@ export async function withNames(
     names.set(`identity ${b.identityUid}`, b.identityName);
     names.set(`role ${b.roleUid}`, b.roleName);
   }
-  const unnamed = (kind: string, uids: string[]) =>
+  const unnamed = (kind: NamedKind, uids: string[]) =>
     [...new Set(uids)].filter((uid) => names.get(`${kind} ${uid}`) === undefined);
-  type Named = { uid: string; name?: string | undefined };
-  const lookups: [string, string[], (ids: string[]) => AsyncIterable<Named>][] = [
-    [
-      "group",
-      unnamed(
-        "group",
-        bindings.map((b) => b.groupUid),
-      ),
-      (ids) => client.groups.list({ ids, pageSize: PAGE_SIZE }),
-    ],
-    [
-      "identity",
-      unnamed(
-        "identity",
-        bindings.map((b) => b.identityUid),
-      ),
-      (ids) => client.identities.list({ ids, pageSize: PAGE_SIZE }),
-    ],
-    [
-      "role",
-      unnamed(
-        "role",
-        bindings.map((b) => b.roleUid),
-      ),
-      (ids) => client.roles.list({ ids, pageSize: PAGE_SIZE }),
-    ],
-  ];
+  const uidsOf: Record<NamedKind, (b: Binding) => string> = {
+    group: (b) => b.groupUid,
+    identity: (b) => b.identityUid,
+    role: (b) => b.roleUid,
+  };
   await Promise.all(
-    lookups.map(async ([kind, uids, list]) => {
-      for (let i = 0; i < uids.length; i += PAGE_SIZE) {
-        try {
-          for await (const object of list(uids.slice(i, i + PAGE_SIZE)))
-            names.set(`${kind} ${object.uid}`, object.name);
-        } catch {
-          // Names are for the reader: without them, the uids alone.
-        }
-      }
+    (["group", "identity", "role"] as const).map(async (kind) => {
+      const found = await namesByUid(client, kind, unnamed(kind, bindings.map(uidsOf[kind])));
+      for (const [uid, name] of found) names.set(`${kind} ${uid}`, name);
     }),
   );
   return bindings.map((b) => ({
@@ -286,7 +241,7 @@ async function listGroup(client: PlatformClient, groupUid: string, roleUid: stri
     ...(roleUid !== undefined ? { role: roleUid } : {}),
   };
   for await (const binding of client.roleBindings.list({ ...query, pageSize: PAGE_SIZE }))
-    found.push(liveOf(binding));
+    found.push(namedBinding(binding));
   return found;
 }
 
@@ -318,7 +273,7 @@ export async function createBatch(
         })),
         role === undefined ? {} : { roleUid: role },
       );
-      for (const binding of made) onCreated(liveOf(binding));
+      for (const binding of made) onCreated(namedBinding(binding));
       return;
     } catch (err) {
       if (!isTransientFailure(err)) throw err;

@@ -204,6 +204,48 @@ describe("journal", () => {
     }
   }, 30_000);
 
+  test("an identity from a data file without its lastSeenTime reads and sorts by its creation time", async () => {
+    const first = await start({ dataFile });
+    const org = first.emulator.orgUid;
+    const made: string[] = [];
+    for (const subject of ["a", "b", "c"]) {
+      const body = { name: `id-${subject}`, claimMatch: { issuer: "https://issuer.example", subject } };
+      made.push((await first.post(`/iam/v2beta1/identities/${org}`, body)).body.uid);
+      first.emulator.clock.advance(1_000);
+    }
+    await first.emulator.close();
+    // What a version that did not store lastSeenTime wrote: none on the first and last; the middle one as written
+    // since (its creation time, never federated).
+    const snapshot = JSON.parse(readFileSync(dataFile, "utf8")) as {
+      meta: unknown;
+      objects: Record<string, StoredObject[] | undefined>;
+    };
+    const objects = Object.fromEntries(KINDS.map((kind) => [kind, snapshot.objects[kind] ?? []]));
+    for (const identity of objects.identities!)
+      if (identity.uid !== made[1]) delete identity.fields.lastSeenTime;
+    writeFileSync(dataFile, JSON.stringify({ format: 1, meta: snapshot.meta, objects }));
+
+    const second = await start({ dataFile });
+    try {
+      for (const order of ["last_seen_time", "last_seen_time desc"]) {
+        const listed = (
+          await second.get(
+            `/iam/v2beta1/identities?uidp.children_of=${org}&order_by=${encodeURIComponent(order)}`,
+          )
+        ).body.identities as { uid: string; createTime: string; lastSeenTime: string }[];
+        const ascending = listed.map((i) => i.uid);
+        if (order.endsWith("desc")) ascending.reverse();
+        expect([order, ascending]).toEqual([order, made]);
+        for (const identity of listed) {
+          expect(identity.lastSeenTime).toBe(identity.createTime);
+          expect((await second.get(`/iam/v2beta1/identities/${identity.uid}`)).body).toEqual(identity);
+        }
+      }
+    } finally {
+      await second.emulator.close();
+    }
+  }, 30_000);
+
   test("an unknown format is refused", () => {
     writeFileSync(dataFile, JSON.stringify({ format: 3 }));
     expect(() => new MemoryStore(dataFile)).toThrow(/unknown format 3/);

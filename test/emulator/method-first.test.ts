@@ -91,3 +91,10 @@ test("a path the table does not have is 404 before its body is read", async () =
     expect([answer.status, answer.body?.code, answer.headers.get("allow")]).toEqual([404, 5, null]);
   }
 });
+
+test("a method outside the table's on a path it does not have is 404 in the envelope, as the table's methods are", async () => {
+  for (const method of ["OPTIONS", "PROPFIND", "SEARCH", "MKCOL"]) {
+    const answer = await api.call(method, "/iam/v2beta1/nothing-here", {});
+    expect([method, answer.status, answer.body?.code]).toEqual([method, 404, 5]);
+  }
+});

@@ -10,7 +10,7 @@
 import { captureLog } from "../../provider/core/engine-log";
 import { configureFromLookup } from "../../provider/core/client";
 import { forgetLiveFacts, preflight, type AccessEffect } from "../../provider/core/access-review";
-import { readLiveFacts, type LiveFacts } from "../../provider/core/live-facts";
+import { readOrganizationFacts, type LiveFacts } from "../../provider/core/live-facts";
 import * as group from "../../provider/iam/group.implementation";
 import * as identity from "../../provider/iam/identity.implementation";
 import * as role from "../../provider/iam/role.implementation";
@@ -318,7 +318,7 @@ describe("what a preview reads", () => {
         },
       }) as unknown as PlatformClient;
     const scoped = { descendantsOf: org, pageSize: 200 };
-    const without = await readLiveFacts(fake(false), [org]);
+    const without = await readOrganizationFacts(fake(false), org);
     expect(without.roles.map((r) => r.name).sort()).toEqual(["deployer", "viewer"]);
     expect(asked).toEqual([
       { groups: scoped },
@@ -327,7 +327,7 @@ describe("what a preview reads", () => {
       { roles: { inRoot: true, pageSize: 200 } },
     ]);
     asked.length = 0;
-    const listed = await readLiveFacts(fake(true), [org]);
+    const listed = await readOrganizationFacts(fake(true), org);
     expect(listed.roles.map((r) => r.name).sort()).toEqual(["deployer", "viewer"]);
     expect(asked).toHaveLength(3);
   });

@@ -9,7 +9,7 @@ import { configureFromLookup } from "../../provider/core/client";
 import { captureLog } from "../../provider/core/engine-log";
 import { forgetLiveFacts, impactOf } from "../../provider/core/access-review";
 import { describeImpact, namesOf } from "../../provider/core/access-words";
-import { readLiveFacts, type LiveFacts } from "../../provider/core/live-facts";
+import { readOrganizationFacts, type LiveFacts } from "../../provider/core/live-facts";
 import { preflightMode } from "../../provider/core/config";
 import * as group from "../../provider/iam/group.implementation";
 import * as role from "../../provider/iam/role.implementation";
@@ -328,7 +328,7 @@ describe("preflight", () => {
 describe("impact lines", () => {
   /** Effective access of every identity on every group, as the emulator now answers it (read as the owner). */
   async function effective(): Promise<{ facts: LiveFacts; access: Map<string, Set<string>> }> {
-    const facts = await readLiveFacts(h.emulator.client, [h.emulator.orgUid]);
+    const facts = await readOrganizationFacts(h.emulator.client, h.emulator.orgUid);
     const model = new AccessModel({ roles: facts.roles, bindings: facts.bindings });
     const access = new Map<string, Set<string>>();
     for (const identity of model.identities())

@@ -14,6 +14,7 @@ import {
   type NeedReason,
 } from "../../provider/core/access-words";
 import type { LiveFacts } from "../../provider/core/live-facts";
+import { COLLECTION_ACCESS, type Collection } from "../../sdk/access-model";
 import { nameText } from "../../sdk/words";
 import { RAW_DANGER } from "../hostile-names";
 
@@ -190,6 +191,28 @@ describe("preflight lines in words", () => {
     expect(describeRefusal(update, "x", USER, names)).toMatch(
       /^x: update role deployer needs CAP_IAM_ROLES_UPDATE on organization acme, which user alice .*; no listed role grants it$/,
     );
+  });
+
+  it("say what a create makes with the noun of each collection and its article", () => {
+    const made: Record<Collection, string> = {
+      groups: "a folder",
+      identities: "a workload identity",
+      roles: "a role",
+      roleBindings: "a role binding",
+      identityProviders: "an identity provider",
+      groupInvites: "an invite",
+      accountAssociations: "an account association",
+      repos: "a repo",
+      tags: "a tag",
+      advisories: "an advisory",
+    };
+    expect(Object.keys(made).sort()).toEqual(Object.keys(COLLECTION_ACCESS).sort());
+    for (const [collection, words] of Object.entries(made) as [Collection, string][]) {
+      const create = finding("CAP_X", FOLDER, { act: "create", collection, parent: FOLDER });
+      expect(describeUnverified(create, "x", names)).toBe(
+        `x: create ${words} in folder platform needs CAP_X on folder platform`,
+      );
+    }
   });
 
   it("say what could not be verified, and for whom", () => {
