@@ -14,6 +14,7 @@ import { isPrivileged } from "../../sdk/access-model";
 import {
   IDENTITY_NOUNS,
   andFoldersUnder,
+  capabilityText,
   countOf,
   identityKind,
   lineText,
@@ -99,7 +100,7 @@ function byBinding(grants: Grant[]) {
         inherited: t.inherited,
         caps: [],
       };
-      entry.caps.push(g.privileged ? `${g.capability}*` : g.capability);
+      entry.caps.push(g.privileged ? `${capabilityText(g.capability)}*` : capabilityText(g.capability));
       bindings.set(t.binding, entry);
     }
   return [...bindings];
@@ -314,8 +315,8 @@ export function grantsText(title: string, grants: Grant[], r: Review): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** A capability as text: a privileged one ends in `*`. */
-const capability = (c: string) => (isPrivileged(c) ? `${c}*` : c);
+/** A capability as text (`capabilityText`): a privileged one ends in `*`. */
+const capability = (c: string) => (isPrivileged(c) ? `${capabilityText(c)}*` : capabilityText(c));
 
 /** Where a change happens: "folder eng and the 3 folders under it", the group written by `write`. */
 export function whereWords(c: ChangedAccess, write: Writer): string {

@@ -6,11 +6,11 @@
  *
  * Every object is written as the text writes it, name and kind (../../sdk/words), then escaped as Markdown.
  *
- * May import: ../../sdk/access-model, ../../sdk/words (types), ../markdown, ../states (resource names), ./changes
+ * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ../states (resource names), ./changes
  * (types), ./format, ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import type { Names } from "../../sdk/words";
+import { capabilityText, type Names } from "../../sdk/words";
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
 import { resourceName } from "../states";
 import type { ChangedAccess, ReviewChanges } from "./changes";
@@ -31,9 +31,12 @@ const markdownWriter =
   (kind, uid) =>
     mdText(names.named(kind, uid));
 
-/** Capabilities as inline Markdown, privileged ones in bold. */
+/** Capabilities as inline Markdown (written as text writes them, escaped), privileged ones in bold. */
 function capabilitiesMd(capabilities: readonly string[]): string {
-  return capabilities.map((c) => (isPrivileged(c) ? mdBold(mdText(c)) : mdText(c))).join(", ");
+  return capabilities
+    .map((c) => mdText(capabilityText(c)))
+    .map((md, i) => (isPrivileged(capabilities[i]!) ? mdBold(md) : md))
+    .join(", ");
 }
 
 function readAsMd(at: string, caller: string | undefined, names: Names): string {

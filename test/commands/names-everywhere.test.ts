@@ -46,7 +46,8 @@ const BUILTIN = "e".repeat(40);
 const CAPS = ["CAP_IAM_ROLE_BINDINGS_CREATE", "CAP_REPO_LIST"];
 const VIEWER_CAPS = ["CAP_REPO_LIST", "CAP_IAM_GROUPS_LIST"];
 
-type Who = "org" | "folder" | "workload" | "user" | "role" | "builtin";
+/** The objects, and `cap`: a capability the custom role holds, a free string from the service like a name. */
+type Who = "org" | "folder" | "workload" | "user" | "role" | "builtin" | "cap";
 const OBJECTS: ReadonlyArray<[Who, NamedKind, string]> = [
   ["org", "group", ORG],
   ["folder", "group", FOLDER],
@@ -57,12 +58,15 @@ const OBJECTS: ReadonlyArray<[Who, NamedKind, string]> = [
 ];
 type World = Record<Who, string>;
 
-/** Six different hostile names, one per object (the same name twice would add a uid to tell them apart). */
+/**
+ * Seven different hostile names, one per object (the same name twice would add a uid to tell them apart) and one for
+ * a capability.
+ */
 const worlds: fc.Arbitrary<World> = fc
-  .shuffledSubarray([...HOSTILE_NAMES], { minLength: 6, maxLength: 6 })
+  .shuffledSubarray([...HOSTILE_NAMES], { minLength: 7, maxLength: 7 })
   .map(
-    ([org, folder, workload, user, role, builtin]) =>
-      ({ org, folder, workload, user, role, builtin }) as World,
+    ([org, folder, workload, user, role, builtin, cap]) =>
+      ({ org, folder, workload, user, role, builtin, cap }) as World,
   );
 
 const written = (w: World, who: Who) => {
@@ -198,10 +202,13 @@ function accessData(w: World, roleCaps: string[]): AccessData {
   } as unknown as AccessData;
 }
 
-/** The review, compared with an earlier one in which the custom role held less (so it has changes to say). */
+/**
+ * The review, compared with an earlier one in which the custom role held less (so it has changes to say): it gains
+ * a capability with a hostile name.
+ */
 function reviewed(w: World) {
   const before = review(accessData(w, ["CAP_REPO_LIST"]), { now: new Date(0) });
-  const data = accessData(w, CAPS);
+  const data = accessData(w, [...CAPS, w.cap]);
   const r = review(data, { now: new Date(1000), since: JSON.parse(JSON.stringify(before)) });
   return { r, data };
 }
@@ -330,7 +337,7 @@ it("the review page calls users and workload identities what every output calls 
   expect(PAGE_SCRIPT).toContain("data.kindWords[who.kind][0]");
   expect(PAGE_SCRIPT).not.toContain('label: "');
   expect(PAGE_SCRIPT).not.toContain("}, who.kind)");
-  const { r } = reviewed(Object.fromEntries(OBJECTS.map(([who]) => [who, who])) as World);
+  const { r } = reviewed({ ...Object.fromEntries(OBJECTS.map(([who]) => [who, who])), cap: "cap" } as World);
   expect(pageData(r).kindWords).toEqual({
     person: [IDENTITY_NOUNS.person, users],
     workload: [IDENTITY_NOUNS.workload, workloads],
