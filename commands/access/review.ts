@@ -284,7 +284,9 @@ function managersOf(data: AccessData, states: { contents: StateContents }[]) {
         roleUid: b.role,
       }),
     );
-    bindingsOf.set(b.identity, [...(bindingsOf.get(b.identity) ?? []), b.uid]);
+    const list = bindingsOf.get(b.identity);
+    if (list === undefined) bindingsOf.set(b.identity, [b.uid]);
+    else list.push(b.uid);
   }
   const binding = (uid: string) => ofBinding.get(uid) ?? [];
   const identity = (uid: string) => managers.of("identity", uid);
