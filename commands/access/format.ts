@@ -145,7 +145,8 @@ function header(r: Review, names: Names): string[] {
 
 /**
  * What manages a binding, in words written with `esc`: "managed by <stack>: <resource>, ...", "no stack", or "" when
- * no state was given (text, Markdown; the page's script says the same).
+ * no state was given (text, Markdown; the page's script says the same). Each resource is written already
+ * (./page-data `managerResource`: its type and quoted logical name), so that it reads as the program's resource.
  */
 export function managedWords(
   managedBy: readonly { stack: string; resource: string }[] | null,

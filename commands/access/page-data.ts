@@ -6,12 +6,17 @@
  * every group below it: 760,000 at 10,000 folders). References between them are indices into the lists. Also the
  * summary at the top of the page (what needs attention), worked out from the same data.
  *
- * May import: ../../sdk/access-model, ../../sdk/words, ../states (resource names), ./review (types).
+ * May import: ../../sdk/access-model, ../../sdk/words, ../states (resource names, types), ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import { IDENTITY_NOUNS, pluralOf, type IdentityKind } from "../../sdk/words";
-import { resourceName } from "../states";
+import { IDENTITY_NOUNS, pluralOf, resourceText, type IdentityKind } from "../../sdk/words";
+import { resourceName, type Manager } from "../states";
 import type { Review, ReviewedBinding } from "./review";
+
+/** A stack's resource that manages an object, as a person reads it: its type and logical name (sdk/words). */
+export function managerResource(m: Manager): string {
+  return resourceText(m.type, resourceName(m.urn));
+}
 
 export interface PageGroup {
   uid: string;
@@ -61,8 +66,8 @@ export interface PageBinding {
    */
   elsewhere?: { uid: string; name: string; above: boolean };
   /**
-   * The resources that manage it, each its stack (an index into `stacks`) and its resource's name: empty when no
-   * stack does; null when no state was given.
+   * The resources that manage it, each its stack (an index into `stacks`) and its resource, written
+   * (`managerResource`): empty when no stack does; null when no state was given.
    */
   managedBy: { stack: number; resource: string }[] | null;
 }
@@ -199,7 +204,7 @@ export function pageData(r: Review): PageData {
       identity: identityIndex.get(b.identity)!,
       role: roleIndex.get(b.role)!,
       ...place(b),
-      managedBy: b.managedBy?.map((m) => ({ stack: stack(m.stack), resource: resourceName(m.urn) })) ?? null,
+      managedBy: b.managedBy?.map((m) => ({ stack: stack(m.stack), resource: managerResource(m) })) ?? null,
     }))
     .sort(
       (a, b) =>

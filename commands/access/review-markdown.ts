@@ -6,13 +6,12 @@
  *
  * Every object is written as the text writes it, name and kind (../../sdk/words), then escaped as Markdown.
  *
- * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ../states (resource names), ./changes
- * (types), ./format, ./review (types).
+ * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ./changes (types), ./format, ./page-data,
+ * ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
 import { capabilityText, type Names } from "../../sdk/words";
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
-import { resourceName } from "../states";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import {
   changesSummary,
@@ -23,6 +22,7 @@ import {
   whereWords,
   type Writer,
 } from "./format";
+import { managerResource } from "./page-data";
 import type { Review } from "./review";
 
 /** Objects as Markdown: named as text names them, escaped. */
@@ -112,7 +112,7 @@ function bindingsTable(r: Review, names: Names): string {
   const rows = r.bindings.map((b) => {
     const role = roles.get(b.role);
     const privileged = role?.capabilities.filter(isPrivileged) ?? [];
-    const managers = b.managedBy?.map((m) => ({ stack: m.stack, resource: resourceName(m.urn) })) ?? null;
+    const managers = b.managedBy?.map((m) => ({ stack: m.stack, resource: managerResource(m) })) ?? null;
     return {
       privileged: privileged.length > 0,
       key: `${names.identity(b.identity)}\u0000${b.identity}\u0000${b.group}`,
