@@ -241,7 +241,7 @@ export function reviewText(r: Review): string {
   for (const i of data.identities.flatMap((x) => holding.get(x.uid) ?? [])) {
     const said = [
       ...(marks(i).length > 0 ? [marks(i).join(", ")] : []),
-      ...(i.kind === "workload" ? [`last seen ${i.lastSeenTime ?? "never"}`] : []),
+      ...(i.kind === "workload" ? [`last seen ${i.lastSeenTime === undefined ? "never" : lineText(i.lastSeenTime)}`] : []),
     ];
     lines.push(`  ${names.identity(i.uid)}${said.length === 0 ? "" : `: ${said.join("; ")}`}`);
   }

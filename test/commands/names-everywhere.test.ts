@@ -33,7 +33,7 @@ import { labelsOf, reportText, type Report } from "../../commands/import/report"
 import type { Found } from "../../commands/import/document";
 import type { Listing } from "../../commands/import/walk";
 import { LISTED_KINDS } from "../../commands/kinds";
-import { IDENTITY_NOUNS, nameText, nounOf, pluralOf, type NamedKind } from "../../sdk/words";
+import { IDENTITY_NOUNS, lineText, nameText, nounOf, pluralOf, type NamedKind } from "../../sdk/words";
 import { HOSTILE_NAMES, RAW_DANGER } from "../hostile-names";
 import { analyzerResources, previewJson, ref, type FixtureResource } from "./plan-fixtures";
 
@@ -46,8 +46,11 @@ const BUILTIN = "e".repeat(40);
 const CAPS = ["CAP_IAM_ROLE_BINDINGS_CREATE", "CAP_REPO_LIST"];
 const VIEWER_CAPS = ["CAP_REPO_LIST", "CAP_IAM_GROUPS_LIST"];
 
-/** The objects, and `cap`: a capability the custom role holds, a free string from the service like a name. */
-type Who = "org" | "folder" | "workload" | "user" | "role" | "builtin" | "cap";
+/**
+ * The objects, `cap`: a capability the custom role holds, and `seen`: when the workload identity was last seen, both
+ * free strings from the service like a name.
+ */
+type Who = "org" | "folder" | "workload" | "user" | "role" | "builtin" | "cap" | "seen";
 const OBJECTS: ReadonlyArray<[Who, NamedKind, string]> = [
   ["org", "group", ORG],
   ["folder", "group", FOLDER],
@@ -59,14 +62,14 @@ const OBJECTS: ReadonlyArray<[Who, NamedKind, string]> = [
 type World = Record<Who, string>;
 
 /**
- * Seven different hostile names, one per object (the same name twice would add a uid to tell them apart) and one for
- * a capability.
+ * Eight different hostile names, one per object (the same name twice would add a uid to tell them apart), one for a
+ * capability and one for a time.
  */
 const worlds: fc.Arbitrary<World> = fc
-  .shuffledSubarray([...HOSTILE_NAMES], { minLength: 7, maxLength: 7 })
+  .shuffledSubarray([...HOSTILE_NAMES], { minLength: 8, maxLength: 8 })
   .map(
-    ([org, folder, workload, user, role, builtin, cap]) =>
-      ({ org, folder, workload, user, role, builtin, cap }) as World,
+    ([org, folder, workload, user, role, builtin, cap, seen]) =>
+      ({ org, folder, workload, user, role, builtin, cap, seen }) as World,
   );
 
 const written = (w: World, who: Who) => {
@@ -177,7 +180,7 @@ function accessData(w: World, roleCaps: string[]): AccessData {
   return {
     top: group(ORG, w.org),
     groups: [group(ORG, w.org), group(FOLDER, w.folder)],
-    identities: [{ uid: WORKLOAD, name: w.workload }],
+    identities: [{ uid: WORKLOAD, name: w.workload, lastSeenTime: w.seen }],
     roles: [
       { uid: ROLE, name: w.role, capabilities: roleCaps },
       { uid: BUILTIN, name: w.builtin, capabilities: VIEWER_CAPS },
@@ -307,13 +310,16 @@ function outputs(w: World): Array<{ output: string; text: string; names: Who[] }
 it("every output writes each object it names the one way, nothing raw (fast-check)", () => {
   fc.assert(
     fc.property(worlds, (w) => {
+      // A time is our words with data in them (`lineText`), not a name: it must not be there raw either.
+      const named = (Object.keys(w) as Who[]).filter((who) => who !== "seen");
       const raw = (text: string) => {
         // Take out each name as written; what is left must hold no name raw.
         let rest = text;
-        for (const who of Object.keys(w) as Who[]) rest = rest.split(nameText(w[who])).join("\u0001");
-        return (Object.keys(w) as Who[]).filter(
-          (who) => nameText(w[who]) !== w[who] && rest.includes(w[who]),
-        );
+        for (const who of named) rest = rest.split(nameText(w[who])).join("\u0001");
+        return [
+          ...named.filter((who) => nameText(w[who]) !== w[who] && rest.includes(w[who])),
+          ...(lineText(w.seen) !== w.seen && text.includes(w.seen) ? ["seen"] : []),
+        ];
       };
       for (const { output, text, names } of outputs(w)) {
         // Line breaks are the output's own (a name's would be left raw, below); nothing else raw.
@@ -337,7 +343,11 @@ it("the review page calls users and workload identities what every output calls 
   expect(PAGE_SCRIPT).toContain("data.kindWords[who.kind][0]");
   expect(PAGE_SCRIPT).not.toContain('label: "');
   expect(PAGE_SCRIPT).not.toContain("}, who.kind)");
-  const { r } = reviewed({ ...Object.fromEntries(OBJECTS.map(([who]) => [who, who])), cap: "cap" } as World);
+  const { r } = reviewed({
+    ...Object.fromEntries(OBJECTS.map(([who]) => [who, who])),
+    cap: "cap",
+    seen: "seen",
+  } as World);
   expect(pageData(r).kindWords).toEqual({
     person: [IDENTITY_NOUNS.person, users],
     workload: [IDENTITY_NOUNS.workload, workloads],
