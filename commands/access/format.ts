@@ -39,10 +39,18 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return out;
 }
 
-/** What a review's changes name: gone identities and groups are known only from the earlier review. */
+/** The caller a review was read as, with its name when known (none when the caller is not known). */
+const callerOf = (r: { caller?: string | undefined; callerName?: string | undefined }) =>
+  r.caller === undefined ? [] : [{ uid: r.caller, name: r.callerName }];
+
+/**
+ * What a review's changes name: gone identities and groups are known only from the earlier review, and so is the
+ * caller it was read as.
+ */
 function changesSources(c: ReviewChanges): NameSources {
   return {
     identities: [
+      ...callerOf(c.since),
       ...c.access.map((a) => ({ uid: a.identity, name: a.identityName })),
       ...c.identities.new,
       ...c.identities.gone,
@@ -63,13 +71,17 @@ function changesSources(c: ReviewChanges): NameSources {
   };
 }
 
-/** The names a review's outputs use: its identities, groups and roles, those its bindings name, and its changes'. */
+/**
+ * The names a review's outputs use: its identities, groups and roles, those its bindings name, the caller it was read
+ * as, and its changes'.
+ */
 export function namesOf(r: Review): Names {
   const sources: NameSources = {
     identities: [
       ...r.identities.filter((i) => i.name !== i.uid),
       ...r.withoutAccess,
       ...r.bindings.map((b) => ({ uid: b.identity, name: b.identityName })),
+      ...callerOf(r),
     ],
     groups: [...r.groups, ...r.bindings.map((b) => ({ uid: b.group, name: b.groupName }))],
     roles: [...r.roles, ...r.bindings.map((b) => ({ uid: b.role, name: b.roleName }))],

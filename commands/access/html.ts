@@ -9,13 +9,14 @@
  * where this module writes it, text where the script does. Kinds are said in the words every output uses
  * (../../sdk/words); the data keeps the review's values (`person`, `workload`).
  *
- * May import: node:crypto, ../../sdk/words, ./changes-html, ./html-text, ./page-data, ./page-script, ./review
- * (types).
+ * May import: node:crypto, ../../sdk/words, ./changes-html, ./format, ./html-text, ./page-data, ./page-script,
+ * ./review (types).
  */
 import { createHash } from "node:crypto";
 import { IDENTITY_NOUNS, pluralOf } from "../../sdk/words";
 import { pageData, summaryOf, type PageData, type PageIdentity } from "./page-data";
 import { changesHtml } from "./changes-html";
+import { namesOf } from "./format";
 import { escapeHtml } from "./html-text";
 import { PAGE_SCRIPT } from "./page-script";
 import type { Review } from "./review";
@@ -164,11 +165,10 @@ const dataBlock = (data: PageData) =>
 
 const SCRIPT_HASH = createHash("sha256").update(PAGE_SCRIPT).digest("base64");
 
-/** " as <the caller's name>", with its uid as a tooltip; nothing when the caller is not known. */
-function caller(r: Review, data: PageData): string {
+/** " as <the caller's name>" (its uid where no name is known), with its uid as a tooltip; nothing when not known. */
+function caller(r: Review): string {
   if (r.caller === undefined) return "";
-  const known = data.identities.find((i) => i.uid === r.caller);
-  return ` as <span title="${escape(r.caller)}">${escape(known?.name ?? r.caller)}</span>`;
+  return ` as <span title="${escape(r.caller)}">${escape(namesOf(r).rawName("identity", r.caller))}</span>`;
 }
 
 /** The page. `options.sections` are shown under the summary (see ReviewPageOptions). */
@@ -190,7 +190,7 @@ export function reviewHtml(r: Review, options: ReviewPageOptions = {}): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'">
 <title>Access review: ${escape(r.group.name)}</title><style>${CSS}</style></head><body>
 <header><h1>Who can do what in ${escape(r.group.name)} <span class="uid">${escape(r.group.uid)}</span></h1>
-<p class="read">${count(data.groups.length, "group")}, ${count(people, IDENTITY_NOUNS.person)} and ${count(data.identities.length - people, IDENTITY_NOUNS.workload)} with access through ${count(data.bindings.length, "role binding")} of ${count(data.roles.length, "role")}. Read <time datetime="${escape(r.at)}" title="${escape(r.at)}">${escape(r.at.slice(0, 16).replace("T", " "))} UTC</time>${caller(r, data)} with ${count(r.calls, "API call")}; ${states}.</p></header>
+<p class="read">${count(data.groups.length, "group")}, ${count(people, IDENTITY_NOUNS.person)} and ${count(data.identities.length - people, IDENTITY_NOUNS.workload)} with access through ${count(data.bindings.length, "role binding")} of ${count(data.roles.length, "role")}. Read <time datetime="${escape(r.at)}" title="${escape(r.at)}">${escape(r.at.slice(0, 16).replace("T", " "))} UTC</time>${caller(r)} with ${count(r.calls, "API call")}; ${states}.</p></header>
 ${partial}
 ${attention(data)}
 ${sections}
