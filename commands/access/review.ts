@@ -14,7 +14,8 @@
  * ./changes), when it was read and as whom, names beside every uid, and enough to rebuild the access model from it
  * (bindings, roles with their capabilities, groups, identities), so that a later review can say what changed since.
  *
- * May import: ../../sdk (types), ../../sdk/access-model, ../../sdk/words, ../states, ./read, ./changes.
+ * May import: ../../sdk (types), ../../sdk/access-model, ../../sdk/uidp, ../../sdk/words, ../states, ./read,
+ * ./changes.
  */
 import {
   AccessModel,
@@ -33,6 +34,7 @@ import {
   type ReviewChanges,
   type ReviewFacts,
 } from "./changes";
+import { parentOf } from "../../sdk/uidp";
 import { identityKind, type IdentityKind } from "../../sdk/words";
 
 /** A binding through which a capability is held (in an expanded grant). */
@@ -402,7 +404,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
     groups: data.groups.map((g) => ({
       uid: g.uid,
       name: g.name,
-      ...(g.uid !== data.top.uid ? parentOf(g.uid, names) : {}),
+      ...(g.uid !== data.top.uid ? parentOfGroup(g.uid, names) : {}),
       depth: depthOf(g.uid),
     })),
     identities,
@@ -423,8 +425,9 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
 }
 
 /** A group's parent, uid and name (the name unless the caller may not read it). */
-function parentOf(uid: string, names: Names): { parent: string; parentName?: string } {
-  const parent = uid.slice(0, uid.lastIndexOf("/"));
+function parentOfGroup(uid: string, names: Names): { parent?: string; parentName?: string } {
+  const parent = parentOf(uid);
+  if (parent === undefined) return {};
   const name = names.groups.get(parent);
   return { parent, ...(name !== undefined ? { parentName: name } : {}) };
 }
