@@ -15,7 +15,7 @@
  * (bindings, roles with their capabilities, groups, identities), so that a later review can say what changed since.
  *
  * May import: ../../sdk (types), ../../sdk/access-model, ../../sdk/uidp, ../../sdk/words, ../states, ./read,
- * ./changes.
+ * ./changes, ./names.
  */
 import {
   AccessModel,
@@ -35,7 +35,8 @@ import {
   type ReviewFacts,
 } from "./changes";
 import { parentOf } from "../../sdk/uidp";
-import { identityKind, type IdentityKind } from "../../sdk/words";
+import { identityKind, type IdentityKind, type Names } from "../../sdk/words";
+import { namesFrom } from "./names";
 
 /** A binding through which a capability is held (in an expanded grant). */
 export interface Through {
@@ -182,17 +183,17 @@ function grantsHere(model: AccessModel, names: Names, identity: string, group: s
   for (const [capability, through] of grantsOn(model, identity, group)) {
     out.push({
       group,
-      groupName: names.groups.get(group) ?? "",
+      groupName: names.nameOf("group", group) ?? "",
       identity,
-      identityName: names.identities.get(identity) ?? "",
+      identityName: names.nameOf("identity", identity) ?? "",
       capability,
       privileged: isPrivileged(capability),
       through: through.map((b: BindingFacts) => ({
         binding: b.uid,
         role: b.role,
-        roleName: names.roles.get(b.role) ?? b.role,
+        roleName: names.nameOf("role", b.role) ?? b.role,
         boundOn: b.group,
-        boundOnName: names.groups.get(b.group) ?? b.group,
+        boundOnName: names.nameOf("group", b.group) ?? b.group,
         inherited: b.group !== group,
       })),
     });
@@ -200,26 +201,13 @@ function grantsHere(model: AccessModel, names: Names, identity: string, group: s
   return out.sort((a, b) => compare(a.capability, b.capability));
 }
 
-interface Names {
-  roles: Map<string, string>;
-  groups: Map<string, string>;
-  identities: Map<string, string>;
-}
-
-/** Names of roles, groups and identities: from the lists, and from the bindings (which name what they refer to). */
+/** Names of roles, groups and identities: from the lists first, then from the bindings (which name what they refer to). */
 function namesOf(data: AccessData): Names {
-  const roles = new Map<string, string>();
-  const groups = new Map<string, string>();
-  const identities = new Map<string, string>();
-  for (const b of data.bindings) {
-    if (b.role?.name) roles.set(b.role.uid, b.role.name);
-    if (b.group?.name) groups.set(b.group.uid, b.group.name);
-    if (b.identity?.name) identities.set(b.identity.uid, b.identity.name);
-  }
-  for (const r of data.roles) roles.set(r.uid, r.name);
-  for (const g of data.groups) groups.set(g.uid, g.name);
-  for (const i of data.identities) identities.set(i.uid, i.name);
-  return { roles, groups, identities };
+  return namesFrom(data, {
+    roles: data.bindings.flatMap((b) => b.role ?? []),
+    groups: data.bindings.flatMap((b) => b.group ?? []),
+    identities: data.bindings.flatMap((b) => b.identity ?? []),
+  });
 }
 
 /** Identities that hold a binding on each group of the subtree or above it: those to ask the model about. */
@@ -338,11 +326,11 @@ function bindingsOf(data: AccessData, names: Names, managed: ReturnType<typeof m
     const reviewed: ReviewedBinding = {
       uid: b.uid,
       group: b.group,
-      groupName: names.groups.get(b.group) ?? "",
+      groupName: names.nameOf("group", b.group) ?? "",
       identity: b.identity,
-      identityName: names.identities.get(b.identity) ?? "",
+      identityName: names.nameOf("identity", b.identity) ?? "",
       role: b.role,
-      roleName: names.roles.get(b.role) ?? "",
+      roleName: names.nameOf("role", b.role) ?? "",
       below: below(b.group),
       above: b.group !== data.top.uid && isAtOrBelow(data.top.uid, b.group),
       managedBy: managed?.binding(b.uid) ?? null,
@@ -377,7 +365,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
       found === undefined ? null : lastSeen === undefined ? true : Date.parse(lastSeen) < threshold;
     return {
       uid,
-      name: found?.name ?? names.identities.get(uid) ?? uid,
+      name: found?.name ?? names.nameOf("identity", uid) ?? uid,
       kind: identityKind(uid),
       ...(lastSeen !== undefined ? { lastSeenTime: lastSeen } : {}),
       unused,
@@ -389,7 +377,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
   const identities = [...holders].sort(compare).map(reviewed);
   const depthOf = (uid: string) => uid.split("/").length - data.top.uid.split("/").length;
   const usedRoles = new Set(data.bindings.map((b) => b.role?.uid ?? ""));
-  const callerName = data.caller === undefined ? undefined : names.identities.get(data.caller);
+  const callerName = data.caller === undefined ? undefined : names.nameOf("identity", data.caller);
   const r: Review = {
     format: REVIEW_FORMAT,
     formatVersion: REVIEW_FORMAT_VERSION,
@@ -428,7 +416,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
 function parentOfGroup(uid: string, names: Names): { parent?: string; parentName?: string } {
   const parent = parentOf(uid);
   if (parent === undefined) return {};
-  const name = names.groups.get(parent);
+  const name = names.nameOf("group", parent);
   return { parent, ...(name !== undefined ? { parentName: name } : {}) };
 }
 
