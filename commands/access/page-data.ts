@@ -178,7 +178,6 @@ export function pageData(r: Review): PageData {
     .sort(byName);
   const roleIndex = new Map(roles.map((role, i) => [role.uid, i]));
 
-  const top = groups[0]?.uid ?? r.group.uid;
   /** The nearest group of the tree at or above `uid`; the top when `uid` is above it. */
   const shownOn = (uid: string): number => {
     for (let at: string | undefined = uid; at !== undefined; at = parentOf(at)) {
@@ -190,8 +189,10 @@ export function pageData(r: Review): PageData {
   const place = (b: ReviewedBinding): Pick<PageBinding, "group" | "elsewhere"> => {
     const here = groupIndex.get(b.group);
     if (here !== undefined) return { group: here };
-    const above = !(b.group === top || b.group.startsWith(`${top}/`));
-    return { group: shownOn(b.group), elsewhere: { uid: b.group, name: b.groupName || b.group, above } };
+    return {
+      group: shownOn(b.group),
+      elsewhere: { uid: b.group, name: b.groupName || b.group, above: b.above },
+    };
   };
   const stacks: string[] = [];
   const stackIndex = new Map<string, number>();
