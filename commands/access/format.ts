@@ -78,7 +78,8 @@ function changesSources(c: ReviewChanges): NameSources {
 export function namesOf(r: Review): Names {
   const sources: NameSources = {
     identities: [
-      ...r.identities.filter((i) => i.name !== i.uid),
+      // An identity the review knows by uid alone has its uid as its name: Names takes that as none.
+      ...r.identities,
       ...r.withoutAccess,
       ...r.bindings.map((b) => ({ uid: b.identity, name: b.identityName })),
       ...callerOf(r),
