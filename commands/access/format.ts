@@ -125,8 +125,6 @@ const LEGEND =
   `privileged capability (one with which access can be granted). A ${IDENTITY_NOUNS.person} is a root-level ` +
   `identity (a person); a ${IDENTITY_NOUNS.workload} is an identity under a group.`;
 
-const count = countOf;
-
 /** "read <time> as <caller>" of a review or of the one it is compared with. */
 function readAs(at: string, caller: string | undefined, names: Names): string {
   return `read ${at}${caller === undefined ? "" : ` as ${names.identity(caller)}`}`;
@@ -143,9 +141,9 @@ function partialLines(r: Review): string[] {
 function header(r: Review, names: Names): string[] {
   const people = r.identities.filter((i) => i.kind === "person").length;
   return [
-    `access review of ${names.group(r.group.uid)}: ${count(r.groups.length, "group")}, ` +
-      `${count(people, IDENTITY_NOUNS.person)} and ${count(r.identities.length - people, IDENTITY_NOUNS.workload)} with access ` +
-      `through ${count(r.bindings.length, "role binding")} of ${count(r.roles.length, "role")} ` +
+    `access review of ${names.group(r.group.uid)}: ${countOf(r.groups.length, "group")}, ` +
+      `${countOf(people, IDENTITY_NOUNS.person)} and ${countOf(r.identities.length - people, IDENTITY_NOUNS.workload)} with access ` +
+      `through ${countOf(r.bindings.length, "role binding")} of ${countOf(r.roles.length, "role")} ` +
       `(${readAs(r.at, r.caller, names)}, ${r.calls} API calls)`,
     r.states.length > 0
       ? `states: ${r.states.map(lineText).join(", ")}`
@@ -209,7 +207,7 @@ function bindingsTree(r: Review, data: PageData, names: Names): string[] {
       );
     }
   });
-  if (hidden > 0) lines.push(`  (${count(hidden, "group")} with nothing bound on or below it not shown)`);
+  if (hidden > 0) lines.push(`  (${countOf(hidden, "group")} with nothing bound on or below it not shown)`);
   return lines;
 }
 
@@ -254,7 +252,9 @@ export function reviewText(r: Review): string {
   for (const i of data.identities.flatMap((x) => holding.get(x.uid) ?? [])) {
     const said = [
       ...(marks(i).length > 0 ? [marks(i).join(", ")] : []),
-      ...(i.kind === "workload" ? [`last seen ${i.lastSeenTime === undefined ? "never" : lineText(i.lastSeenTime)}`] : []),
+      ...(i.kind === "workload"
+        ? [`last seen ${i.lastSeenTime === undefined ? "never" : lineText(i.lastSeenTime)}`]
+        : []),
     ];
     lines.push(`  ${names.identity(i.uid)}${said.length === 0 ? "" : `: ${said.join("; ")}`}`);
   }
@@ -382,10 +382,10 @@ const groupList = (list: ChangedGroup[], names: Names) =>
 export function changesSummary(c: ReviewChanges): string {
   const privileged = c.access.filter((a) => a.privileged).length;
   return [
-    `${count(c.access.length, "change")} of access (${privileged} privileged)`,
-    `${count(c.identities.new.length, "identity")} new, ${c.identities.gone.length} gone`,
-    `${count(c.groups.new.length, "group")} new, ${c.groups.gone.length} gone`,
-    `${count(c.roles.length, "role")} changed`,
+    `${countOf(c.access.length, "change")} of access (${privileged} privileged)`,
+    `${countOf(c.identities.new.length, "identity")} new, ${c.identities.gone.length} gone`,
+    `${countOf(c.groups.new.length, "group")} new, ${c.groups.gone.length} gone`,
+    `${countOf(c.roles.length, "role")} changed`,
   ].join(", ");
 }
 
