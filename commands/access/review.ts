@@ -236,9 +236,12 @@ export function allGrants(data: AccessData, only?: string): Grant[] {
   const names = namesOf(data);
   const grants: Grant[] = [];
   const bound = boundAbove(data);
-  for (const g of data.groups)
-    for (const identity of [...(bound.get(g.uid) ?? [])].sort(compare))
-      if (only === undefined || identity === only) grants.push(...grantsHere(model, names, identity, g.uid));
+  for (const g of data.groups) {
+    const here = bound.get(g.uid) ?? new Set<string>();
+    // Of one identity: only it, and only where it is bound (no other identity's list sorted for nothing).
+    const identities = only === undefined ? [...here].sort(compare) : here.has(only) ? [only] : [];
+    for (const identity of identities) grants.push(...grantsHere(model, names, identity, g.uid));
+  }
   return grants;
 }
 
