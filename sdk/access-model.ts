@@ -318,6 +318,51 @@ export function isPrivileged(capability: string): boolean {
   return PRIVILEGED_CAPABILITIES.has(capability);
 }
 
+/** An organization at one time, as a change of access is read from it: roles with their capabilities, and role bindings. */
+export interface AccessSnapshot {
+  roles: Iterable<RoleFacts>;
+  bindings: readonly BindingFacts[];
+}
+
+const bindingKey = (b: BindingFacts) => `${b.uid}\u0000${b.group}\u0000${b.identity}\u0000${b.role}`;
+
+/** A role's capabilities as one comparable value: none for a role not there. */
+const capabilitySet = (capabilities: readonly string[] | undefined) =>
+  [...new Set(capabilities ?? [])].sort().join(",");
+
+/**
+ * Where effective access may differ between `before` and `after`: the positions (groups) where a binding appears or
+ * goes, or where a role whose capabilities changed is bound, and the identities of those bindings. Access differs
+ * only on and below these positions (rule 1), and only for these identities (rule 2), so `accessDiff` need look
+ * nowhere else.
+ */
+export function touchedBy(
+  before: AccessSnapshot,
+  after: AccessSnapshot,
+): { positions: Set<string>; identities: Set<string> } {
+  const positions = new Set<string>();
+  const identities = new Set<string>();
+  const mark = (b: BindingFacts) => {
+    positions.add(b.group);
+    identities.add(b.identity);
+  };
+  const was = new Set(before.bindings.map(bindingKey));
+  const is = new Set(after.bindings.map(bindingKey));
+  for (const b of before.bindings) if (!is.has(bindingKey(b))) mark(b);
+  for (const b of after.bindings) if (!was.has(bindingKey(b))) mark(b);
+  const capabilitiesOf = (facts: AccessSnapshot) =>
+    new Map([...facts.roles].map((r) => [r.uid, capabilitySet(r.capabilities)]));
+  const wasCaps = capabilitiesOf(before);
+  const isCaps = capabilitiesOf(after);
+  const changedRoles = new Set(
+    [...new Set([...wasCaps.keys(), ...isCaps.keys()])].filter(
+      (uid) => (wasCaps.get(uid) ?? "") !== (isCaps.get(uid) ?? ""),
+    ),
+  );
+  for (const b of [...before.bindings, ...after.bindings]) if (changedRoles.has(b.role)) mark(b);
+  return { positions, identities };
+}
+
 /** How effective access changes between two models, per identity and group. */
 export interface AccessChange {
   identity: string;

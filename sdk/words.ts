@@ -12,6 +12,7 @@
  *   `folder`; an identity is a `user` (root-level) or a `workload identity` (under a group); a role is a
  *   `built-in role` (root-level) or a `role`. The review's JSON keeps its data values for an identity's kind,
  *   `person` and `workload` (a versioned format): `IDENTITY_NOUNS` is the mapping.
+ * - **A capability** is written as it is when well formed, otherwise quoted like a name (`capabilityText`).
  * - **A program's resource** is its type and its logical name, always quoted (`resourceText`).
  * - **A uid** only tells apart two of a noun that share a name ("folder platform (<uid>)"), or stands where no name
  *   is known ("folder <uid>"): `Names`.
@@ -70,6 +71,17 @@ export function nameText(name: string): string {
 export function resourceText(type: string, name: string): string {
   return `${type} ${quoted(name)}`;
 }
+
+/**
+ * A capability as given: a well-formed one (`CAP_` and capitals, digits, underscores) as it is, anything else quoted
+ * like a name. The service returns capabilities as free strings and an earlier review's file can hold anything, so a
+ * capability is data until it has that shape.
+ */
+export function capabilityText(capability: string): string {
+  return WELL_FORMED_CAPABILITY.test(capability) ? capability : nameText(capability);
+}
+
+const WELL_FORMED_CAPABILITY = /^CAP_[A-Z0-9_]+$/;
 
 /** The exact name `nameText` (or `quoted`) wrote. */
 export function readName(text: string): string {

@@ -27,7 +27,7 @@ import {
 } from "../../sdk/access-model";
 import { Refusal } from "../command";
 import { accessDifference } from "./difference";
-import { identityKind, nameText, type IdentityKind, type Names } from "../../sdk/words";
+import { identityKind, lineText, nameText, type IdentityKind, type Names } from "../../sdk/words";
 import { namesFrom } from "./names";
 
 /** What the review JSON says it is, and the version of its shape this code writes and reads. */
@@ -280,10 +280,12 @@ const previousSchema = z.object({
 });
 
 /**
- * A previous review of `groupUid`, from the text of `file` (`review --json`). Refuses, in one line, what is not a
+ * A previous review of `groupUid`, from the text of the file at `path` (`review --json`). Refuses, in one line, what is not a
  * review, a format version this code does not read, and a review of another group.
  */
-export function readPreviousReview(text: string, file: string, groupUid: string): ReviewFacts {
+export function readPreviousReview(text: string, path: string, groupUid: string): ReviewFacts {
+  // The file's name and everything read from it are data: one line each, nothing raw.
+  const file = lineText(path);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -309,20 +311,20 @@ export function readPreviousReview(text: string, file: string, groupUid: string)
   const version = member("formatVersion");
   if (version !== REVIEW_FORMAT_VERSION)
     throw new Refusal(
-      `${file} is a review in format version ${JSON.stringify(version)}; this platform-access reads version ` +
+      `${file} is a review in format version ${lineText(JSON.stringify(version) ?? "undefined")}; this platform-access reads version ` +
         `${REVIEW_FORMAT_VERSION}`,
     );
   const parsed = previousSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Refusal(
-      `${file} is not a complete review: ${issue.path.map(String).join(".") || "(top)"}: ${issue.message}`,
+      `${file} is not a complete review: ${lineText(issue.path.map(String).join(".")) || "(top)"}: ${issue.message}`,
     );
   }
   const previous = parsed.data;
   if (previous.group.uid !== groupUid)
     throw new Refusal(
-      `${file} is a review of ${nameText(previous.group.name)} (${previous.group.uid}), not of ${groupUid}: ` +
+      `${file} is a review of ${nameText(previous.group.name)} (${lineText(previous.group.uid)}), not of ${lineText(groupUid)}: ` +
         `--since compares two reviews of the same group`,
     );
   return previous;

@@ -35,7 +35,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Names, lineText } from "../../sdk/words";
-import { Refusal, readText, runAsMain, runCommand, type CommandIo } from "../command";
+import { Refusal, pooled, readText, runAsMain, runCommand, type CommandIo } from "../command";
 import { readSources, sourcesSaid, type RunPulumi } from "../stacks";
 import { PAGE_SIZE } from "../reading";
 import { readPreviousReview, newPrivileged } from "./changes";
@@ -73,6 +73,12 @@ import {
   type ReviewedBinding,
 } from "./review";
 
+/**
+ * How many organizations what-can reads at once for a person: each read is itself four lists in parallel, so a few
+ * at a time keep a caller of many organizations quick without a burst of requests.
+ */
+const ORGANIZATIONS_AT_ONCE = 4;
+
 const USAGE =
   "usage: platform-access review <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]... [--unused-after 90d]" +
   " [--as-of TIME] [--since PREVIOUS.json] [--json | --csv | --markdown | --html FILE] [--expand]" +
@@ -104,6 +110,15 @@ function whatCanIn(data: AccessData, identity: string, expand: boolean): WhatCan
   };
 }
 
+/** The identity's name as the first answer that knows one gives it (each answer's names built only until then). */
+function nameIn(answers: readonly WhatCanAnswer[], identity: string): string | undefined {
+  for (const a of answers) {
+    const name = namesOf(a.review).nameOf("identity", identity);
+    if (name !== undefined) return name;
+  }
+  return undefined;
+}
+
 /**
  * what-can's answers as text, JSON or CSV, each naming its group by name: one answer (`--in`, or a workload's
  * organization) as `{identity, identityName, group, groupName, partial, bindings, roles}` (and `grants` when
@@ -131,9 +146,7 @@ function writeWhatCan(
   const text = (a: WhatCanAnswer) => whatCanText(identity, a.bindings, a.review);
   const csvOf = (a: WhatCanAnswer) =>
     a.grants !== undefined ? grantsCsv(a.grants, a.review) : bindingsCsv(a.bindings, a.review);
-  const identityName = answers
-    .map((a) => namesOf(a.review).nameOf("identity", identity))
-    .find((name) => name !== undefined);
+  const identityName = nameIn(answers, identity);
   const named = { identity, ...(identityName !== undefined ? { identityName } : {}) };
   if (!perOrganization) {
     const [a] = answers as [WhatCanAnswer];
@@ -360,8 +373,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         writeWhole(html!, reviewHtml(r));
         io.stderr(`wrote ${html} (${r.groups.length} groups, ${r.bindings.length} role bindings)`);
       } else io.stdout(reviewText(r));
-      const names = namesOf(r);
       if (p.flags.has("--fail-on-privileged-workload")) {
+        const names = namesOf(r);
         const findings = privilegedFindings(r);
         for (const f of findings)
           io.stderr(
@@ -372,6 +385,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       }
       if (p.flags.has("--fail-on-new-privileged") && r.changes !== undefined) {
         const found = newPrivileged(r.changes);
+        const names = namesOf(r);
         for (const c of found) io.stderr(`new privileged: ${changeLine(c, names)}`);
         if (found.length > 0) return EXIT_PRIVILEGED;
       }
@@ -411,8 +425,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const answers: WhatCanAnswer[] = [];
       if (scope !== undefined) answers.push(whatCanIn(await read(scope), identity, expand));
       else
-        for (const organization of await organizationsFor(identity))
-          answers.push(whatCanIn(await read(organization.uid), identity, expand));
+        answers.push(
+          ...(await pooled(await organizationsFor(identity), ORGANIZATIONS_AT_ONCE, async (organization) =>
+            whatCanIn(await read(organization.uid), identity, expand),
+          )),
+        );
       for (const a of answers) warnPartial(a.review, io);
       writeWhatCan(io, format, identity, answers, scope === undefined);
       return 0;

@@ -11,6 +11,7 @@
 import {
   AccessModel,
   accessDiff,
+  touchedBy,
   underAny,
   type AccessChange,
   type BindingFacts,
@@ -30,33 +31,6 @@ export interface AccessDifference {
   after: AccessModel;
 }
 
-const bindingKey = (b: BindingFacts) => `${b.uid}\u0000${b.group}\u0000${b.identity}\u0000${b.role}`;
-const capabilitySet = (r: RoleFacts | undefined) => [...new Set(r?.capabilities ?? [])].sort().join(",");
-
-/** The positions whose access may change: where a binding appears or goes, and where a changed role is bound. */
-function touched(
-  before: { roles: Map<string, RoleFacts>; bindings: BindingFacts[] },
-  after: { roles: Map<string, RoleFacts>; bindings: BindingFacts[] },
-): { positions: Set<string>; identities: Set<string> } {
-  const positions = new Set<string>();
-  const identities = new Set<string>();
-  const mark = (b: BindingFacts) => {
-    positions.add(b.group);
-    identities.add(b.identity);
-  };
-  const was = new Set(before.bindings.map(bindingKey));
-  const is = new Set(after.bindings.map(bindingKey));
-  for (const b of before.bindings) if (!is.has(bindingKey(b))) mark(b);
-  for (const b of after.bindings) if (!was.has(bindingKey(b))) mark(b);
-  const changedRoles = new Set(
-    [...new Set([...before.roles.keys(), ...after.roles.keys()])].filter(
-      (uid) => capabilitySet(before.roles.get(uid)) !== capabilitySet(after.roles.get(uid)),
-    ),
-  );
-  for (const b of [...before.bindings, ...after.bindings]) if (changedRoles.has(b.role)) mark(b);
-  return { positions, identities };
-}
-
 /**
  * `accessDiff` of the two states on `groups`: the same changes, in the same order, computed only for the identities
  * and groups a change can reach.
@@ -66,17 +40,14 @@ export function accessDifference(
   after: AccessState,
   groups: Iterable<string>,
 ): AccessDifference {
-  const facts = (s: AccessState) => ({
-    roles: new Map([...s.roles].map((r) => [r.uid, r])),
-    bindings: [...s.bindings],
-  });
+  const facts = (s: AccessState) => ({ roles: [...s.roles], bindings: [...s.bindings] });
   const was = facts(before);
   const is = facts(after);
-  const { positions, identities } = touched(was, is);
+  const { positions, identities } = touchedBy(was, is);
   // Nobody else's access can change: the models hold the bindings of the identities a change reaches.
   const model = (s: ReturnType<typeof facts>) =>
     new AccessModel({
-      roles: s.roles.values(),
+      roles: s.roles,
       bindings: s.bindings.filter((b) => identities.has(b.identity)),
     });
   const beforeModel = model(was);

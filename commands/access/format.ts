@@ -14,6 +14,7 @@ import { isPrivileged } from "../../sdk/access-model";
 import {
   IDENTITY_NOUNS,
   andFoldersUnder,
+  capabilityText,
   countOf,
   identityKind,
   lineText,
@@ -38,10 +39,18 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return out;
 }
 
-/** What a review's changes name: gone identities and groups are known only from the earlier review. */
+/** The caller a review was read as, with its name when known (none when the caller is not known). */
+const callerOf = (r: { caller?: string | undefined; callerName?: string | undefined }) =>
+  r.caller === undefined ? [] : [{ uid: r.caller, name: r.callerName }];
+
+/**
+ * What a review's changes name: gone identities and groups are known only from the earlier review, and so is the
+ * caller it was read as.
+ */
 function changesSources(c: ReviewChanges): NameSources {
   return {
     identities: [
+      ...callerOf(c.since),
       ...c.access.map((a) => ({ uid: a.identity, name: a.identityName })),
       ...c.identities.new,
       ...c.identities.gone,
@@ -62,13 +71,18 @@ function changesSources(c: ReviewChanges): NameSources {
   };
 }
 
-/** The names a review's outputs use: its identities, groups and roles, those its bindings name, and its changes'. */
+/**
+ * The names a review's outputs use: its identities, groups and roles, those its bindings name, the caller it was read
+ * as, and its changes'.
+ */
 export function namesOf(r: Review): Names {
   const sources: NameSources = {
     identities: [
-      ...r.identities.filter((i) => i.name !== i.uid),
+      // An identity the review knows by uid alone has its uid as its name: Names takes that as none.
+      ...r.identities,
       ...r.withoutAccess,
       ...r.bindings.map((b) => ({ uid: b.identity, name: b.identityName })),
+      ...callerOf(r),
     ],
     groups: [...r.groups, ...r.bindings.map((b) => ({ uid: b.group, name: b.groupName }))],
     roles: [...r.roles, ...r.bindings.map((b) => ({ uid: b.role, name: b.roleName }))],
@@ -99,7 +113,7 @@ function byBinding(grants: Grant[]) {
         inherited: t.inherited,
         caps: [],
       };
-      entry.caps.push(g.privileged ? `${g.capability}*` : g.capability);
+      entry.caps.push(g.privileged ? `${capabilityText(g.capability)}*` : capabilityText(g.capability));
       bindings.set(t.binding, entry);
     }
   return [...bindings];
@@ -110,8 +124,6 @@ const LEGEND =
   "each is shown once, under the group it is bound on, and each role's capabilities once, under roles. * marks a " +
   `privileged capability (one with which access can be granted). A ${IDENTITY_NOUNS.person} is a root-level ` +
   `identity (a person); a ${IDENTITY_NOUNS.workload} is an identity under a group.`;
-
-const count = countOf;
 
 /** "read <time> as <caller>" of a review or of the one it is compared with. */
 function readAs(at: string, caller: string | undefined, names: Names): string {
@@ -129,9 +141,9 @@ function partialLines(r: Review): string[] {
 function header(r: Review, names: Names): string[] {
   const people = r.identities.filter((i) => i.kind === "person").length;
   return [
-    `access review of ${names.group(r.group.uid)}: ${count(r.groups.length, "group")}, ` +
-      `${count(people, IDENTITY_NOUNS.person)} and ${count(r.identities.length - people, IDENTITY_NOUNS.workload)} with access ` +
-      `through ${count(r.bindings.length, "role binding")} of ${count(r.roles.length, "role")} ` +
+    `access review of ${names.group(r.group.uid)}: ${countOf(r.groups.length, "group")}, ` +
+      `${countOf(people, IDENTITY_NOUNS.person)} and ${countOf(r.identities.length - people, IDENTITY_NOUNS.workload)} with access ` +
+      `through ${countOf(r.bindings.length, "role binding")} of ${countOf(r.roles.length, "role")} ` +
       `(${readAs(r.at, r.caller, names)}, ${r.calls} API calls)`,
     r.states.length > 0
       ? `states: ${r.states.map(lineText).join(", ")}`
@@ -144,7 +156,8 @@ function header(r: Review, names: Names): string[] {
 
 /**
  * What manages a binding, in words written with `esc`: "managed by <stack>: <resource>, ...", "no stack", or "" when
- * no state was given (text, Markdown; the page's script says the same).
+ * no state was given (text, Markdown; the page's script says the same). Each resource is written already
+ * (./page-data `managerResource`: its type and quoted logical name), so that it reads as the program's resource.
  */
 export function managedWords(
   managedBy: readonly { stack: string; resource: string }[] | null,
@@ -194,7 +207,7 @@ function bindingsTree(r: Review, data: PageData, names: Names): string[] {
       );
     }
   });
-  if (hidden > 0) lines.push(`  (${count(hidden, "group")} with nothing bound on or below it not shown)`);
+  if (hidden > 0) lines.push(`  (${countOf(hidden, "group")} with nothing bound on or below it not shown)`);
   return lines;
 }
 
@@ -239,7 +252,9 @@ export function reviewText(r: Review): string {
   for (const i of data.identities.flatMap((x) => holding.get(x.uid) ?? [])) {
     const said = [
       ...(marks(i).length > 0 ? [marks(i).join(", ")] : []),
-      ...(i.kind === "workload" ? [`last seen ${i.lastSeenTime ?? "never"}`] : []),
+      ...(i.kind === "workload"
+        ? [`last seen ${i.lastSeenTime === undefined ? "never" : lineText(i.lastSeenTime)}`]
+        : []),
     ];
     lines.push(`  ${names.identity(i.uid)}${said.length === 0 ? "" : `: ${said.join("; ")}`}`);
   }
@@ -314,8 +329,8 @@ export function grantsText(title: string, grants: Grant[], r: Review): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** A capability as text: a privileged one ends in `*`. */
-const capability = (c: string) => (isPrivileged(c) ? `${c}*` : c);
+/** A capability as text (`capabilityText`): a privileged one ends in `*`. */
+const capability = (c: string) => (isPrivileged(c) ? `${capabilityText(c)}*` : capabilityText(c));
 
 /** Where a change happens: "folder eng and the 3 folders under it", the group written by `write`. */
 export function whereWords(c: ChangedAccess, write: Writer): string {
@@ -367,10 +382,10 @@ const groupList = (list: ChangedGroup[], names: Names) =>
 export function changesSummary(c: ReviewChanges): string {
   const privileged = c.access.filter((a) => a.privileged).length;
   return [
-    `${count(c.access.length, "change")} of access (${privileged} privileged)`,
-    `${count(c.identities.new.length, "identity")} new, ${c.identities.gone.length} gone`,
-    `${count(c.groups.new.length, "group")} new, ${c.groups.gone.length} gone`,
-    `${count(c.roles.length, "role")} changed`,
+    `${countOf(c.access.length, "change")} of access (${privileged} privileged)`,
+    `${countOf(c.identities.new.length, "identity")} new, ${c.identities.gone.length} gone`,
+    `${countOf(c.groups.new.length, "group")} new, ${c.groups.gone.length} gone`,
+    `${countOf(c.roles.length, "role")} changed`,
   ].join(", ");
 }
 

@@ -9,36 +9,29 @@
  * where this module writes it, text where the script does. Kinds are said in the words every output uses
  * (../../sdk/words); the data keeps the review's values (`person`, `workload`).
  *
- * May import: node:crypto, ../../sdk/words, ./changes-html, ./html-text, ./page-data, ./page-script, ./review
- * (types).
+ * May import: node:crypto, ../../sdk/words, ./changes-html, ./format, ./html-text, ./page-data, ./page-script,
+ * ./review (types).
  */
 import { createHash } from "node:crypto";
 import { IDENTITY_NOUNS, pluralOf } from "../../sdk/words";
 import { pageData, summaryOf, type PageData, type PageIdentity } from "./page-data";
 import { changesHtml } from "./changes-html";
+import { namesOf } from "./format";
 import { escapeHtml } from "./html-text";
 import { PAGE_SCRIPT } from "./page-script";
 import type { Review } from "./review";
 
-/** What a caller of `reviewHtml` puts into a section's HTML must go through it. */
-export { escapeHtml };
 const escape = escapeHtml;
-
-export interface ReviewPageOptions {
-  /**
-   * Sections shown under "What needs attention", before the filters, in order (e.g. what changed since the previous
-   * review): each the HTML of a whole `<section>` with its own heading, every name in it escaped (`escapeHtml`). It
-   * may use the page's classes (`cap`, `priv`, `mark`, `partial`, tables).
-   */
-  sections?: string[];
-}
 
 const number = new Intl.NumberFormat("en-US");
 /** "1,000 workload identities": a count of a noun, the number grouped. */
 const count = (n: number, noun: string) => `${number.format(n)} ${n === 1 ? noun : pluralOf(noun)}`;
 
-const USERS = pluralOf(IDENTITY_NOUNS.person);
-const WORKLOADS = pluralOf(IDENTITY_NOUNS.workload);
+/** What the page calls users and workload identities, many of them: the data's words (./page-data). */
+const plurals = (data: PageData) => ({
+  users: data.kindWords.person[1],
+  workloads: data.kindWords.workload[1],
+});
 
 const CSS = `
 :root{--line:#d0d7de;--muted:#59636e;--red:#a40e26}
@@ -122,13 +115,14 @@ const nameButton = (i: PageIdentity) =>
 function attention(data: PageData): string {
   const s = summaryOf(data);
   const days = `no token in ${data.unusedAfterDays} days, or never`;
+  const { users, workloads } = plurals(data);
   return `<section class="attention" aria-labelledby="attention"><h2 id="attention">What needs attention</h2><ul class="cards">
-${card(`privileged ${WORKLOADS}`, s.privilegedWorkloads, "privileged-workloads", data, { alert: true, names: true, note: `${WORKLOADS} that can grant access` })}
+${card(`privileged ${workloads}`, s.privilegedWorkloads, "privileged-workloads", data, { alert: true, names: true, note: `${workloads} that can grant access` })}
 ${card("privileged holders", s.privilegedHolders, "privileged", data, { alert: true, names: true, note: "identities that can grant access" })}
-${card(`unused ${WORKLOADS}`, s.unused, "unused", data, { alert: true, note: days })}
+${card(`unused ${workloads}`, s.unused, "unused", data, { alert: true, note: days })}
 ${card("unmanaged", s.unmanaged, "unmanaged", data, { alert: true, note: s.unmanaged === null ? "not checked: no stacks given" : "in no stack's state" })}
-${card(USERS, s.people, "people", data, { note: "root-level identities: people" })}
-${card(WORKLOADS, s.workloads, "workloads", data, { note: "under a group: CI, services" })}
+${card(users, s.people, "people", data, { note: "root-level identities: people" })}
+${card(workloads, s.workloads, "workloads", data, { note: "under a group: CI, services" })}
 </ul></section>`;
 }
 
@@ -136,11 +130,12 @@ function filters(data: PageData): string {
   const unmanaged = data.unmanagedKnown
     ? `<label><input type="checkbox" id="filter-unmanaged"> unmanaged</label>`
     : `<label title="no stacks given (--backend, --stacks, --state): nobody is marked unmanaged"><input type="checkbox" id="filter-unmanaged" disabled> unmanaged (no stacks given)</label>`;
+  const { users, workloads } = plurals(data);
   return `<div class="filters" role="search" aria-label="Filters">
 <label>Find by name <input type="search" id="filter-search" placeholder="identity, role or group"></label>
 <label>Identity <select id="filter-identity"><option value="">anyone</option></select></label>
 <label>Capability <select id="filter-capability"><option value="">any capability</option></select></label>
-<label>Who <select id="filter-kind"><option value="">${USERS} and ${WORKLOADS}</option><option value="person">${USERS}</option><option value="workload">${WORKLOADS}</option></select></label>
+<label>Who <select id="filter-kind"><option value="">${users} and ${workloads}</option><option value="person">${users}</option><option value="workload">${workloads}</option></select></label>
 <label><input type="checkbox" id="filter-privileged"> privileged</label>
 <label><input type="checkbox" id="filter-unused"> unused</label>
 ${unmanaged}
@@ -164,15 +159,14 @@ const dataBlock = (data: PageData) =>
 
 const SCRIPT_HASH = createHash("sha256").update(PAGE_SCRIPT).digest("base64");
 
-/** " as <the caller's name>", with its uid as a tooltip; nothing when the caller is not known. */
-function caller(r: Review, data: PageData): string {
+/** " as <the caller's name>" (its uid where no name is known), with its uid as a tooltip; nothing when not known. */
+function caller(r: Review): string {
   if (r.caller === undefined) return "";
-  const known = data.identities.find((i) => i.uid === r.caller);
-  return ` as <span title="${escape(r.caller)}">${escape(known?.name ?? r.caller)}</span>`;
+  return ` as <span title="${escape(r.caller)}">${escape(namesOf(r).rawName("identity", r.caller))}</span>`;
 }
 
-/** The page. `options.sections` are shown under the summary (see ReviewPageOptions). */
-export function reviewHtml(r: Review, options: ReviewPageOptions = {}): string {
+/** The page. */
+export function reviewHtml(r: Review): string {
   const data = pageData(r);
   const people = data.identities.filter((i) => i.kind === "person").length;
   const partial =
@@ -184,16 +178,16 @@ export function reviewHtml(r: Review, options: ReviewPageOptions = {}): string {
       ? `compared with the stacks' states ${r.states.map(escape).join(", ")}`
       : "no stack state given, so nobody is marked unmanaged";
   // What changed since an earlier review (--since) comes first, under the summary.
-  const sections = [changesHtml(r), ...(options.sections ?? [])].filter((s) => s !== "").join("\n");
+  const changes = changesHtml(r);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'">
 <title>Access review: ${escape(r.group.name)}</title><style>${CSS}</style></head><body>
 <header><h1>Who can do what in ${escape(r.group.name)} <span class="uid">${escape(r.group.uid)}</span></h1>
-<p class="read">${count(data.groups.length, "group")}, ${count(people, IDENTITY_NOUNS.person)} and ${count(data.identities.length - people, IDENTITY_NOUNS.workload)} with access through ${count(data.bindings.length, "role binding")} of ${count(data.roles.length, "role")}. Read <time datetime="${escape(r.at)}" title="${escape(r.at)}">${escape(r.at.slice(0, 16).replace("T", " "))} UTC</time>${caller(r, data)} with ${count(r.calls, "API call")}; ${states}.</p></header>
+<p class="read">${count(data.groups.length, "group")}, ${count(people, IDENTITY_NOUNS.person)} and ${count(data.identities.length - people, IDENTITY_NOUNS.workload)} with access through ${count(data.bindings.length, "role binding")} of ${count(data.roles.length, "role")}. Read <time datetime="${escape(r.at)}" title="${escape(r.at)}">${escape(r.at.slice(0, 16).replace("T", " "))} UTC</time>${caller(r)} with ${count(r.calls, "API call")}; ${states}.</p></header>
 ${partial}
 ${attention(data)}
-${sections}
+${changes}
 ${filters(data)}
 <div class="how">Each role binding is shown once, on the group it is bound on: it grants its role there and on every group below. <details><summary>How to read this page</summary>${legend(r.unusedAfterDays)}</details></div>
 <main id="tree" aria-label="Groups, by name"></main>

@@ -6,12 +6,19 @@
  * every group below it: 760,000 at 10,000 folders). References between them are indices into the lists. Also the
  * summary at the top of the page (what needs attention), worked out from the same data.
  *
- * May import: ../../sdk/access-model, ../../sdk/words, ../states (resource names), ./review (types).
+ * May import: ../../sdk/access-model, ../../sdk/uidp, ../../sdk/words, ../states (resource names, types), ./review
+ * (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import { IDENTITY_NOUNS, pluralOf, type IdentityKind } from "../../sdk/words";
-import { resourceName } from "../states";
+import { parentOf } from "../../sdk/uidp";
+import { IDENTITY_NOUNS, identityKind, pluralOf, resourceText, type IdentityKind } from "../../sdk/words";
+import { resourceName, type Manager } from "../states";
 import type { Review, ReviewedBinding } from "./review";
+
+/** A stack's resource that manages an object, as a person reads it: its type and logical name (sdk/words). */
+export function managerResource(m: Manager): string {
+  return resourceText(m.type, resourceName(m.urn));
+}
 
 export interface PageGroup {
   uid: string;
@@ -61,8 +68,8 @@ export interface PageBinding {
    */
   elsewhere?: { uid: string; name: string; above: boolean };
   /**
-   * The resources that manage it, each its stack (an index into `stacks`) and its resource's name: empty when no
-   * stack does; null when no state was given.
+   * The resources that manage it, each its stack (an index into `stacks`) and its resource, written
+   * (`managerResource`): empty when no stack does; null when no state was given.
    */
   managedBy: { stack: number; resource: string }[] | null;
 }
@@ -93,13 +100,12 @@ export function byName<T extends { name: string; uid: string }>(a: T, b: T): num
   return collator.compare(a.name, b.name) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
 }
 
-const parentUid = (uid: string) => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));
-
 /** The groups in tree order: each followed by its subtree, siblings by name. */
 function treeOrder(r: Review): PageGroup[] {
   const children = new Map<string, Review["groups"]>();
   for (const g of r.groups.slice(1)) {
-    const parent = g.parent ?? parentUid(g.uid);
+    // Every group but the top one is under another.
+    const parent = g.parent ?? parentOf(g.uid)!;
     const list = children.get(parent);
     if (list === undefined) children.set(parent, [g]);
     else list.push(g);
@@ -128,12 +134,13 @@ function identitiesOf(r: Review, groupIndex: Map<string, number>): PageIdentity[
   const add = (uid: string, name: string) => {
     if (all.has(uid)) return;
     const i = reviewed.get(uid);
-    const kind = i?.kind ?? (uid.includes("/") ? "workload" : "person");
+    const kind = i?.kind ?? identityKind(uid);
+    const parent = parentOf(uid);
     all.set(uid, {
       uid,
       name: i?.name || name || uid,
       kind,
-      home: kind === "workload" ? (groupIndex.get(parentUid(uid)) ?? -1) : -1,
+      home: kind === "workload" && parent !== undefined ? (groupIndex.get(parent) ?? -1) : -1,
       ...(i?.lastSeenTime !== undefined ? { lastSeenTime: i.lastSeenTime } : {}),
       unused: i?.unused ?? null,
       unmanaged: i?.unmanaged ?? null,
@@ -171,10 +178,9 @@ export function pageData(r: Review): PageData {
     .sort(byName);
   const roleIndex = new Map(roles.map((role, i) => [role.uid, i]));
 
-  const top = groups[0]?.uid ?? r.group.uid;
   /** The nearest group of the tree at or above `uid`; the top when `uid` is above it. */
   const shownOn = (uid: string): number => {
-    for (let at = uid; at !== ""; at = parentUid(at)) {
+    for (let at: string | undefined = uid; at !== undefined; at = parentOf(at)) {
       const i = groupIndex.get(at);
       if (i !== undefined) return i;
     }
@@ -183,8 +189,10 @@ export function pageData(r: Review): PageData {
   const place = (b: ReviewedBinding): Pick<PageBinding, "group" | "elsewhere"> => {
     const here = groupIndex.get(b.group);
     if (here !== undefined) return { group: here };
-    const above = !(b.group === top || b.group.startsWith(`${top}/`));
-    return { group: shownOn(b.group), elsewhere: { uid: b.group, name: b.groupName || b.group, above } };
+    return {
+      group: shownOn(b.group),
+      elsewhere: { uid: b.group, name: b.groupName || b.group, above: b.above },
+    };
   };
   const stacks: string[] = [];
   const stackIndex = new Map<string, number>();
@@ -199,7 +207,7 @@ export function pageData(r: Review): PageData {
       identity: identityIndex.get(b.identity)!,
       role: roleIndex.get(b.role)!,
       ...place(b),
-      managedBy: b.managedBy?.map((m) => ({ stack: stack(m.stack), resource: resourceName(m.urn) })) ?? null,
+      managedBy: b.managedBy?.map((m) => ({ stack: stack(m.stack), resource: managerResource(m) })) ?? null,
     }))
     .sort(
       (a, b) =>

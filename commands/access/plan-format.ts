@@ -13,7 +13,15 @@
  * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ./plan.
  */
 import { isPrivileged } from "../../sdk/access-model";
-import { Names, andFoldersUnder, countOf, nameText, nounOf, resourceText } from "../../sdk/words";
+import {
+  Names,
+  andFoldersUnder,
+  capabilityText,
+  countOf,
+  nameText,
+  nounOf,
+  resourceText,
+} from "../../sdk/words";
 import { mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
 import type { AccessPlan, Named, PlanChange, PlannedBinding, PlanNote } from "./plan";
 
@@ -98,10 +106,6 @@ const where = (c: PlanChange, style: Style) => `${style.name(c.group)}${andFolde
 
 const through = (c: PlanChange, style: Style) =>
   [...c.roles.map(style.name), ...c.bindings.map((b) => style.resource(b.resource!))].join(", ");
-
-/** A capability as given: a well-formed one as it is, anything else quoted like a name. */
-const capabilityText = (capability: string) =>
-  /^CAP_[A-Z0-9_]+$/.test(capability) ? capability : nameText(capability);
 
 function capabilityList(capabilities: readonly string[], mark: boolean, style: Style): string {
   return capabilities

@@ -6,13 +6,12 @@
  *
  * Every object is written as the text writes it, name and kind (../../sdk/words), then escaped as Markdown.
  *
- * May import: ../../sdk/access-model, ../../sdk/words (types), ../markdown, ../states (resource names), ./changes
- * (types), ./format, ./review (types).
+ * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ./changes (types), ./format, ./page-data,
+ * ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import type { Names } from "../../sdk/words";
+import { capabilityText, type Names } from "../../sdk/words";
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
-import { resourceName } from "../states";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import {
   changesSummary,
@@ -23,6 +22,7 @@ import {
   whereWords,
   type Writer,
 } from "./format";
+import { managerResource } from "./page-data";
 import type { Review } from "./review";
 
 /** Objects as Markdown: named as text names them, escaped. */
@@ -31,9 +31,12 @@ const markdownWriter =
   (kind, uid) =>
     mdText(names.named(kind, uid));
 
-/** Capabilities as inline Markdown, privileged ones in bold. */
+/** Capabilities as inline Markdown (written as text writes them, escaped), privileged ones in bold. */
 function capabilitiesMd(capabilities: readonly string[]): string {
-  return capabilities.map((c) => (isPrivileged(c) ? mdBold(mdText(c)) : mdText(c))).join(", ");
+  return capabilities
+    .map((c) => mdText(capabilityText(c)))
+    .map((md, i) => (isPrivileged(capabilities[i]!) ? mdBold(md) : md))
+    .join(", ");
 }
 
 function readAsMd(at: string, caller: string | undefined, names: Names): string {
@@ -109,7 +112,7 @@ function bindingsTable(r: Review, names: Names): string {
   const rows = r.bindings.map((b) => {
     const role = roles.get(b.role);
     const privileged = role?.capabilities.filter(isPrivileged) ?? [];
-    const managers = b.managedBy?.map((m) => ({ stack: m.stack, resource: resourceName(m.urn) })) ?? null;
+    const managers = b.managedBy?.map((m) => ({ stack: m.stack, resource: managerResource(m) })) ?? null;
     return {
       privileged: privileged.length > 0,
       key: `${names.identity(b.identity)}\u0000${b.identity}\u0000${b.group}`,

@@ -14,7 +14,8 @@
  * ./changes), when it was read and as whom, names beside every uid, and enough to rebuild the access model from it
  * (bindings, roles with their capabilities, groups, identities), so that a later review can say what changed since.
  *
- * May import: ../../sdk (types), ../../sdk/access-model, ../../sdk/words, ../states, ./read, ./changes.
+ * May import: ../../sdk (types), ../../sdk/access-model, ../../sdk/uidp, ../../sdk/words, ../states, ./read,
+ * ./changes, ./names.
  */
 import {
   AccessModel,
@@ -33,7 +34,9 @@ import {
   type ReviewChanges,
   type ReviewFacts,
 } from "./changes";
-import { identityKind, type IdentityKind } from "../../sdk/words";
+import { parentOf } from "../../sdk/uidp";
+import { identityKind, type IdentityKind, type Names } from "../../sdk/words";
+import { namesFrom } from "./names";
 
 /** A binding through which a capability is held (in an expanded grant). */
 export interface Through {
@@ -180,17 +183,17 @@ function grantsHere(model: AccessModel, names: Names, identity: string, group: s
   for (const [capability, through] of grantsOn(model, identity, group)) {
     out.push({
       group,
-      groupName: names.groups.get(group) ?? "",
+      groupName: names.nameOf("group", group) ?? "",
       identity,
-      identityName: names.identities.get(identity) ?? "",
+      identityName: names.nameOf("identity", identity) ?? "",
       capability,
       privileged: isPrivileged(capability),
       through: through.map((b: BindingFacts) => ({
         binding: b.uid,
         role: b.role,
-        roleName: names.roles.get(b.role) ?? b.role,
+        roleName: names.nameOf("role", b.role) ?? b.role,
         boundOn: b.group,
-        boundOnName: names.groups.get(b.group) ?? b.group,
+        boundOnName: names.nameOf("group", b.group) ?? b.group,
         inherited: b.group !== group,
       })),
     });
@@ -198,26 +201,13 @@ function grantsHere(model: AccessModel, names: Names, identity: string, group: s
   return out.sort((a, b) => compare(a.capability, b.capability));
 }
 
-interface Names {
-  roles: Map<string, string>;
-  groups: Map<string, string>;
-  identities: Map<string, string>;
-}
-
-/** Names of roles, groups and identities: from the lists, and from the bindings (which name what they refer to). */
+/** Names of roles, groups and identities: from the lists first, then from the bindings (which name what they refer to). */
 function namesOf(data: AccessData): Names {
-  const roles = new Map<string, string>();
-  const groups = new Map<string, string>();
-  const identities = new Map<string, string>();
-  for (const b of data.bindings) {
-    if (b.role?.name) roles.set(b.role.uid, b.role.name);
-    if (b.group?.name) groups.set(b.group.uid, b.group.name);
-    if (b.identity?.name) identities.set(b.identity.uid, b.identity.name);
-  }
-  for (const r of data.roles) roles.set(r.uid, r.name);
-  for (const g of data.groups) groups.set(g.uid, g.name);
-  for (const i of data.identities) identities.set(i.uid, i.name);
-  return { roles, groups, identities };
+  return namesFrom(data, {
+    roles: data.bindings.flatMap((b) => b.role ?? []),
+    groups: data.bindings.flatMap((b) => b.group ?? []),
+    identities: data.bindings.flatMap((b) => b.identity ?? []),
+  });
 }
 
 /** Identities that hold a binding on each group of the subtree or above it: those to ask the model about. */
@@ -246,9 +236,12 @@ export function allGrants(data: AccessData, only?: string): Grant[] {
   const names = namesOf(data);
   const grants: Grant[] = [];
   const bound = boundAbove(data);
-  for (const g of data.groups)
-    for (const identity of [...(bound.get(g.uid) ?? [])].sort(compare))
-      if (only === undefined || identity === only) grants.push(...grantsHere(model, names, identity, g.uid));
+  for (const g of data.groups) {
+    const here = bound.get(g.uid) ?? new Set<string>();
+    // Of one identity: only it, and only where it is bound (no other identity's list sorted for nothing).
+    const identities = only === undefined ? [...here].sort(compare) : here.has(only) ? [only] : [];
+    for (const identity of identities) grants.push(...grantsHere(model, names, identity, g.uid));
+  }
   return grants;
 }
 
@@ -284,7 +277,9 @@ function managersOf(data: AccessData, states: { contents: StateContents }[]) {
         roleUid: b.role,
       }),
     );
-    bindingsOf.set(b.identity, [...(bindingsOf.get(b.identity) ?? []), b.uid]);
+    const list = bindingsOf.get(b.identity);
+    if (list === undefined) bindingsOf.set(b.identity, [b.uid]);
+    else list.push(b.uid);
   }
   const binding = (uid: string) => ofBinding.get(uid) ?? [];
   const identity = (uid: string) => managers.of("identity", uid);
@@ -334,11 +329,11 @@ function bindingsOf(data: AccessData, names: Names, managed: ReturnType<typeof m
     const reviewed: ReviewedBinding = {
       uid: b.uid,
       group: b.group,
-      groupName: names.groups.get(b.group) ?? "",
+      groupName: names.nameOf("group", b.group) ?? "",
       identity: b.identity,
-      identityName: names.identities.get(b.identity) ?? "",
+      identityName: names.nameOf("identity", b.identity) ?? "",
       role: b.role,
-      roleName: names.roles.get(b.role) ?? "",
+      roleName: names.nameOf("role", b.role) ?? "",
       below: below(b.group),
       above: b.group !== data.top.uid && isAtOrBelow(data.top.uid, b.group),
       managedBy: managed?.binding(b.uid) ?? null,
@@ -373,7 +368,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
       found === undefined ? null : lastSeen === undefined ? true : Date.parse(lastSeen) < threshold;
     return {
       uid,
-      name: found?.name ?? names.identities.get(uid) ?? uid,
+      name: found?.name ?? names.nameOf("identity", uid) ?? uid,
       kind: identityKind(uid),
       ...(lastSeen !== undefined ? { lastSeenTime: lastSeen } : {}),
       unused,
@@ -385,7 +380,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
   const identities = [...holders].sort(compare).map(reviewed);
   const depthOf = (uid: string) => uid.split("/").length - data.top.uid.split("/").length;
   const usedRoles = new Set(data.bindings.map((b) => b.role?.uid ?? ""));
-  const callerName = data.caller === undefined ? undefined : names.identities.get(data.caller);
+  const callerName = data.caller === undefined ? undefined : names.nameOf("identity", data.caller);
   const r: Review = {
     format: REVIEW_FORMAT,
     formatVersion: REVIEW_FORMAT_VERSION,
@@ -400,7 +395,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
     groups: data.groups.map((g) => ({
       uid: g.uid,
       name: g.name,
-      ...(g.uid !== data.top.uid ? parentOf(g.uid, names) : {}),
+      ...(g.uid !== data.top.uid ? parentOfGroup(g.uid, names) : {}),
       depth: depthOf(g.uid),
     })),
     identities,
@@ -421,9 +416,10 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
 }
 
 /** A group's parent, uid and name (the name unless the caller may not read it). */
-function parentOf(uid: string, names: Names): { parent: string; parentName?: string } {
-  const parent = uid.slice(0, uid.lastIndexOf("/"));
-  const name = names.groups.get(parent);
+function parentOfGroup(uid: string, names: Names): { parent?: string; parentName?: string } {
+  const parent = parentOf(uid);
+  if (parent === undefined) return {};
+  const name = names.nameOf("group", parent);
   return { parent, ...(name !== undefined ? { parentName: name } : {}) };
 }
 

@@ -36,8 +36,8 @@ import {
   grantsOn,
   needsOf,
   capabilitiesOn,
+  touchedBy,
   underAny,
-  type BindingFacts,
   type Operation,
   type RoleFacts,
 } from "../../sdk/access-model";
@@ -130,21 +130,7 @@ const modelOf = (facts: LiveFacts) => new AccessModel({ roles: facts.roles, bind
 
 /** The groups whose effective access the change from `before` to `after` may alter: those under what it touches. */
 export function touchedGroups(before: LiveFacts, after: LiveFacts): string[] {
-  const positions = new Set<string>();
-  const key = (b: BindingFacts) => `${b.uid}\u0000${b.group}\u0000${b.identity}\u0000${b.role}`;
-  const beforeKeys = new Set(before.bindings.map(key));
-  const afterKeys = new Set(after.bindings.map(key));
-  for (const b of before.bindings) if (!afterKeys.has(key(b))) positions.add(b.group);
-  for (const b of after.bindings) if (!beforeKeys.has(key(b))) positions.add(b.group);
-  const capsOf = (facts: LiveFacts) =>
-    new Map(facts.roles.map((r) => [r.uid, [...new Set(r.capabilities)].sort().join(",")]));
-  const was = capsOf(before);
-  const is = capsOf(after);
-  const changedRoles = new Set(
-    [...new Set([...was.keys(), ...is.keys()])].filter((uid) => was.get(uid) !== is.get(uid)),
-  );
-  for (const b of [...before.bindings, ...after.bindings])
-    if (changedRoles.has(b.role)) positions.add(b.group);
+  const { positions } = touchedBy(before, after);
   if (positions.size === 0) return [];
   const all = new Set<string>();
   for (const facts of [before, after]) {

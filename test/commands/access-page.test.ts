@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { allGrants, review, type Review } from "../../commands/access/review";
 import { byName, pageData, summaryOf, type PageData } from "../../commands/access/page-data";
-import { escapeHtml, reviewHtml } from "../../commands/access/html";
+import { reviewHtml } from "../../commands/access/html";
+import { escapeHtml } from "../../commands/access/html-text";
 import { PAGE_SCRIPT } from "../../commands/access/page-script";
 import { isPrivileged } from "../../sdk/access-model";
 import { CAP_POOL } from "./access-fixtures";
@@ -201,13 +202,16 @@ describe("the access page", () => {
     for (const c of CAP_POOL) expect(html.split(c).length - 1).toBe(1);
   });
 
-  it("shows the sections it is given under the summary, before the filters", () => {
-    const r = review(accessData({ ...emptyPlan, parents: [-1] }), { now: NOW });
-    const changes = `<section class="changes"><h2>Changes since</h2><p>${escapeHtml("1 new binding <b>")}</p></section>`;
-    const html = reviewHtml(r, { sections: [changes] });
+  it("shows what changed since an earlier review under the summary, before the filters, names escaped", () => {
+    const hostile = "1 new binding <b>";
+    const data = accessData({ ...oneBinding, names: [hostile] });
+    // The earlier review: the same group, before the binding was made.
+    const before = { ...(JSON.parse(JSON.stringify(review(data, { now: NOW }))) as Review), bindings: [] };
+    const html = reviewHtml(review(data, { now: NOW, since: before }));
     const at = (s: string) => html.indexOf(s);
-    expect(at(changes)).toBeGreaterThan(at("What needs attention"));
-    expect(at(changes)).toBeLessThan(at('class="filters"'));
+    expect(at('<section class="changes"')).toBeGreaterThan(at("What needs attention"));
+    expect(at('<section class="changes"')).toBeLessThan(at('class="filters"'));
+    expect(html.slice(at('<section class="changes"'), at('class="filters"'))).toContain(escapeHtml(hostile));
     expect(html).not.toContain("<b>");
   });
 });

@@ -22,6 +22,8 @@ import { allGrants, review, whatCan, type Review } from "../../commands/access/r
 import { reviewMarkdown } from "../../commands/access/review-markdown";
 import type { StateContents } from "../../commands/states";
 import { isAtOrBelow, isPrivileged } from "../../sdk/access-model";
+import { mdText } from "../../commands/markdown";
+import { resourceText } from "../../sdk/words";
 import { accessData, NOW, oneBinding, plan } from "./access-data";
 
 /** "group identity capability" → the uids of the bindings granting it, as the model says (expanded, sorted). */
@@ -306,8 +308,10 @@ describe("what manages each binding, in every output", () => {
             i.uid,
             !r.bindings.some((b) => b.identity === i.uid && isManaged.has(b.uid)),
           ]);
+        // A program's resource is written as one (sdk/words), its logical name quoted, never bare.
+        const written = (uid: string) => resourceText("platform:iam:RoleBinding", resource(uid));
         const words = (uid: string) =>
-          isManaged.has(uid) ? `managed by ${stack}: ${resource(uid)}` : "no stack";
+          isManaged.has(uid) ? `managed by ${stack}: ${written(uid)}` : "no stack";
         // The text: each binding's line says it.
         const text = reviewText(r);
         const tree = text.slice(text.indexOf("\nrole bindings ("), text.indexOf("\nroles ("));
@@ -316,6 +320,8 @@ describe("what manages each binding, in every output", () => {
         expect(bindingLines.filter((l) => l.endsWith("[no stack]"))).toHaveLength(
           r.bindings.filter((b) => !isManaged.has(b.uid)).length,
         );
+        for (const uid of isManaged)
+          expect(bindingLines.filter((l) => l.endsWith(` [${words(uid)}]`))).toHaveLength(1);
         // The CSV: a column each.
         const rows = csvRecords(bindingsCsv(r.bindings, r), BINDINGS_CSV_COLUMNS);
         for (const row of rows)
@@ -329,6 +335,12 @@ describe("what manages each binding, in every output", () => {
         expect(table.split("\n").filter((l) => l.endsWith("| no stack |"))).toHaveLength(
           r.bindings.filter((b) => !isManaged.has(b.uid)).length,
         );
+        for (const uid of isManaged)
+          expect(
+            table
+              .split("\n")
+              .filter((l) => l.endsWith(`| managed by ${mdText(stack)}: ${mdText(written(uid))} |`)),
+          ).toHaveLength(1);
         // The page's data: the stack once, each binding's resource.
         const d = pageData(r);
         for (const b of d.bindings)

@@ -13,6 +13,7 @@ import MarkdownIt from "markdown-it";
 import { BUILTIN_ROLES, type Emulator } from "../../emulator";
 import {
   changesBetween,
+  readPreviousReview,
   REVIEW_FORMAT_VERSION,
   type ChangedAccess,
   type ReviewChanges,
@@ -26,6 +27,8 @@ import { mdTable, mdText } from "../../commands/markdown";
 import { lineText, nameText } from "../../sdk/words";
 import { AccessModel, accessDiff, isPrivileged } from "../../sdk/access-model";
 import { stringProblem } from "../../sdk/schemas/bounds";
+import { RAW_DANGER, hostileName as anyName } from "../hostile-names";
+import { accessData, NOW, oneBinding } from "./access-data";
 import { CAP_POOL, makeOrg, orgPlans, useAccessCli, type MadeOrg, type OrgPlan } from "./access-fixtures";
 
 jest.setTimeout(300_000);
@@ -92,6 +95,37 @@ const rendered = (inline: Token): string =>
 
 /** What mdText promises: the text itself, each character that could forge or hide a line escaped as text does. */
 const asShown = lineText;
+
+describe("--since's refusals", () => {
+  it("write the file's name and what they quote from it as one line each, nothing raw (fast-check)", () => {
+    const before = JSON.parse(
+      JSON.stringify(review(accessData({ ...oneBinding, people: 1 }), { now: NOW })),
+    ) as Review;
+    const refusal = (content: unknown, file: string) => {
+      try {
+        readPreviousReview(JSON.stringify(content), file, before.group.uid);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return undefined;
+    };
+    fc.assert(
+      fc.property(anyName, anyName, (file, data) => {
+        const refusals = [
+          refusal({ ...before, formatVersion: data }, file),
+          refusal({ ...before, group: { ...before.group, uid: `${before.group.uid}${data}` } }, file),
+          refusal({ ...before, format: 1 }, file),
+        ];
+        for (const message of refusals) {
+          expect(message).toEqual(expect.any(String));
+          expect(message).not.toMatch(RAW_DANGER);
+          expect(message).not.toMatch(/[\n\r]/);
+        }
+      }),
+      { seed: 20261127, numRuns: 300 },
+    );
+  });
+});
 
 describe("Markdown", () => {
   it("mdText keeps any text one cell of one row, rendered as itself", () => {

@@ -24,16 +24,17 @@ import { planAccess, type Organization } from "../../commands/access/plan";
 import { createdBindingLines, planMarkdown, planText } from "../../commands/access/plan-format";
 import { planOfPreview } from "../../commands/access/preview-json";
 import type { AccessData } from "../../commands/access/read";
-import { review, whatCan, whoCan } from "../../commands/access/review";
+import { review, whatCan, whoCan, type Review } from "../../commands/access/review";
 import { reviewMarkdown } from "../../commands/access/review-markdown";
 import { pageData } from "../../commands/access/page-data";
 import { PAGE_SCRIPT } from "../../commands/access/page-script";
 import { reviewHtml } from "../../commands/access/html";
+import { escapeHtml } from "../../commands/access/html-text";
 import { labelsOf, reportText, type Report } from "../../commands/import/report";
 import type { Found } from "../../commands/import/document";
 import type { Listing } from "../../commands/import/walk";
 import { LISTED_KINDS } from "../../commands/kinds";
-import { IDENTITY_NOUNS, nameText, nounOf, pluralOf, type NamedKind } from "../../sdk/words";
+import { IDENTITY_NOUNS, lineText, nameText, nounOf, pluralOf, type NamedKind } from "../../sdk/words";
 import { HOSTILE_NAMES, RAW_DANGER } from "../hostile-names";
 import { analyzerResources, previewJson, ref, type FixtureResource } from "./plan-fixtures";
 
@@ -43,10 +44,16 @@ const WORKLOAD = `${FOLDER}/00000000000000e1`;
 const USER = "d".repeat(40);
 const ROLE = `${ORG}/00000000000000a1`;
 const BUILTIN = "e".repeat(40);
+/** The user the earlier review was read as, gone since: known by the name that review gave it. */
+const FORMER = "f".repeat(40);
 const CAPS = ["CAP_IAM_ROLE_BINDINGS_CREATE", "CAP_REPO_LIST"];
 const VIEWER_CAPS = ["CAP_REPO_LIST", "CAP_IAM_GROUPS_LIST"];
 
-type Who = "org" | "folder" | "workload" | "user" | "role" | "builtin";
+/**
+ * The objects (`former`: the caller of the earlier review), `cap`: a capability the custom role holds, and `seen`: when the workload identity was last seen, both
+ * free strings from the service like a name.
+ */
+type Who = "org" | "folder" | "workload" | "user" | "role" | "builtin" | "former" | "cap" | "seen";
 const OBJECTS: ReadonlyArray<[Who, NamedKind, string]> = [
   ["org", "group", ORG],
   ["folder", "group", FOLDER],
@@ -54,15 +61,19 @@ const OBJECTS: ReadonlyArray<[Who, NamedKind, string]> = [
   ["user", "identity", USER],
   ["role", "role", ROLE],
   ["builtin", "role", BUILTIN],
+  ["former", "identity", FORMER],
 ];
 type World = Record<Who, string>;
 
-/** Six different hostile names, one per object (the same name twice would add a uid to tell them apart). */
+/**
+ * Nine different hostile names, one per object (the same name twice would add a uid to tell them apart), one for a
+ * capability and one for a time.
+ */
 const worlds: fc.Arbitrary<World> = fc
-  .shuffledSubarray([...HOSTILE_NAMES], { minLength: 6, maxLength: 6 })
+  .shuffledSubarray([...HOSTILE_NAMES], { minLength: 9, maxLength: 9 })
   .map(
-    ([org, folder, workload, user, role, builtin]) =>
-      ({ org, folder, workload, user, role, builtin }) as World,
+    ([org, folder, workload, user, role, builtin, former, cap, seen]) =>
+      ({ org, folder, workload, user, role, builtin, former, cap, seen }) as World,
   );
 
 const written = (w: World, who: Who) => {
@@ -173,7 +184,7 @@ function accessData(w: World, roleCaps: string[]): AccessData {
   return {
     top: group(ORG, w.org),
     groups: [group(ORG, w.org), group(FOLDER, w.folder)],
-    identities: [{ uid: WORKLOAD, name: w.workload }],
+    identities: [{ uid: WORKLOAD, name: w.workload, lastSeenTime: w.seen }],
     roles: [
       { uid: ROLE, name: w.role, capabilities: roleCaps },
       { uid: BUILTIN, name: w.builtin, capabilities: VIEWER_CAPS },
@@ -198,11 +209,15 @@ function accessData(w: World, roleCaps: string[]): AccessData {
   } as unknown as AccessData;
 }
 
-/** The review, compared with an earlier one in which the custom role held less (so it has changes to say). */
+/**
+ * The review, compared with an earlier one in which the custom role held less (so it has changes to say): it gains
+ * a capability with a hostile name. The earlier one was read as a user gone since.
+ */
 function reviewed(w: World) {
-  const before = review(accessData(w, ["CAP_REPO_LIST"]), { now: new Date(0) });
-  const data = accessData(w, CAPS);
-  const r = review(data, { now: new Date(1000), since: JSON.parse(JSON.stringify(before)) });
+  const before = review({ ...accessData(w, ["CAP_REPO_LIST"]), caller: FORMER }, { now: new Date(0) });
+  const since = { ...JSON.parse(JSON.stringify(before)), callerName: w.former } as Review;
+  const data = accessData(w, [...CAPS, w.cap]);
+  const r = review(data, { now: new Date(1000), since });
   return { r, data };
 }
 
@@ -264,6 +279,7 @@ function outputs(w: World): Array<{ output: string; text: string; names: Who[] }
   const { r, data } = reviewed(w);
   const p = plan(w);
   const everyone: Who[] = ["org", "folder", "workload", "user", "role", "builtin"];
+  const compared: Who[] = [...everyone, "former"];
   const planned: Who[] = ["folder", "workload", "role"];
   return [
     { output: "impact lines", text: impactLines(w).join("\n"), names: everyone },
@@ -273,8 +289,8 @@ function outputs(w: World): Array<{ output: string; text: string; names: Who[] }
       names: ["folder", "workload", "user", "role", "builtin"],
     },
     { output: "pack", text: packLines(w).join("\n"), names: planned },
-    { output: "review text", text: reviewText(r), names: everyone },
-    { output: "review Markdown", text: renderedMarkdown(reviewMarkdown(r)), names: everyone },
+    { output: "review text", text: reviewText(r), names: compared },
+    { output: "review Markdown", text: renderedMarkdown(reviewMarkdown(r)), names: compared },
     {
       output: "what-can",
       text: whatCanText(WORKLOAD, whatCan(r, WORKLOAD), r),
@@ -300,13 +316,16 @@ function outputs(w: World): Array<{ output: string; text: string; names: Who[] }
 it("every output writes each object it names the one way, nothing raw (fast-check)", () => {
   fc.assert(
     fc.property(worlds, (w) => {
+      // A time is our words with data in them (`lineText`), not a name: it must not be there raw either.
+      const named = (Object.keys(w) as Who[]).filter((who) => who !== "seen");
       const raw = (text: string) => {
         // Take out each name as written; what is left must hold no name raw.
         let rest = text;
-        for (const who of Object.keys(w) as Who[]) rest = rest.split(nameText(w[who])).join("\u0001");
-        return (Object.keys(w) as Who[]).filter(
-          (who) => nameText(w[who]) !== w[who] && rest.includes(w[who]),
-        );
+        for (const who of named) rest = rest.split(nameText(w[who])).join("\u0001");
+        return [
+          ...named.filter((who) => nameText(w[who]) !== w[who] && rest.includes(w[who])),
+          ...(lineText(w.seen) !== w.seen && text.includes(w.seen) ? ["seen"] : []),
+        ];
       };
       for (const { output, text, names } of outputs(w)) {
         // Line breaks are the output's own (a name's would be left raw, below); nothing else raw.
@@ -330,7 +349,11 @@ it("the review page calls users and workload identities what every output calls 
   expect(PAGE_SCRIPT).toContain("data.kindWords[who.kind][0]");
   expect(PAGE_SCRIPT).not.toContain('label: "');
   expect(PAGE_SCRIPT).not.toContain("}, who.kind)");
-  const { r } = reviewed(Object.fromEntries(OBJECTS.map(([who]) => [who, who])) as World);
+  const { r } = reviewed({
+    ...Object.fromEntries(OBJECTS.map(([who]) => [who, who])),
+    cap: "cap",
+    seen: "seen",
+  } as World);
   expect(pageData(r).kindWords).toEqual({
     person: [IDENTITY_NOUNS.person, users],
     workload: [IDENTITY_NOUNS.workload, workloads],
@@ -340,4 +363,24 @@ it("the review page calls users and workload identities what every output calls 
   expect(page).toContain(`<option value="workload">${workloads}</option>`);
   expect(page).toContain(`<span class="label">${users}</span>`);
   expect(page).toContain(`<span class="label">${workloads}</span>`);
+});
+
+it("the page says whom each review was read as by name, the uid only where no name is known", () => {
+  fc.assert(
+    fc.property(worlds, (w) => {
+      const { r } = reviewed(w);
+      const readAs = (page: string) =>
+        /Read <time[^>]*>[^<]*<\/time> as <span title="([^"]*)">([^<]*)<\/span>/.exec(page)?.slice(1);
+      expect(readAs(reviewHtml(r))).toEqual([USER, escapeHtml(w.user)]);
+      // The changes say the earlier review's caller by the name that review gave.
+      expect(reviewHtml(r)).toContain(`as ${IDENTITY_NOUNS.person} ${escapeHtml(w.former)}`);
+      // A review read as someone it names nowhere else (not compared): by the name it gave, else by uid.
+      const alone: Review = { ...r, caller: FORMER, callerName: w.former };
+      delete alone.changes;
+      expect(readAs(reviewHtml(alone))).toEqual([FORMER, escapeHtml(w.former)]);
+      delete alone.callerName;
+      expect(readAs(reviewHtml(alone))).toEqual([FORMER, FORMER]);
+    }),
+    { seed: 20261127, numRuns: 20 },
+  );
 });

@@ -600,7 +600,7 @@ describe("platform-import report and platform-access review over a backend's sta
     const text = Object.assign(capture(env), { engine: fakeEngine(o.backend()) });
     await accessMain(["review", org, "--backend", BACKEND], text);
     expect(text.out).toMatch(
-      /^ +workload identity a-ci: role deployer \[managed by organization\/team-a\/dev: a-ci-deploys, organization\/platform\/dev: team-a-access\]$/m,
+      /^ +workload identity a-ci: role deployer \[managed by organization\/team-a\/dev: platform:iam:RoleBinding "a-ci-deploys", organization\/platform\/dev: platform:iam:GroupAccess "team-a-access"\]$/m,
     );
     expect(text.out).toMatch(/^ +workload identity by-hand: built-in role viewer \[no stack\]$/m);
   });

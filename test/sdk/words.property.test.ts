@@ -10,6 +10,7 @@ import { mdText } from "../../commands/markdown";
 import {
   IDENTITY_NOUNS,
   Names,
+  capabilityText,
   identityKind,
   lineText,
   nameText,
@@ -55,6 +56,20 @@ describe("a name as every output writes it", () => {
     expect(nameText("ci\nx")).toBe('"ci\\nx"');
     expect(nameText('say "hi"')).toBe('"say \\"hi\\""');
     expect(nameText("𝒜")).toBe('"𝒜"');
+  });
+
+  it("writes a well-formed capability as it is and any other string as a name (fast-check)", () => {
+    expect(capabilityText("CAP_IAM_ROLES_CREATE")).toBe("CAP_IAM_ROLES_CREATE");
+    expect(capabilityText("CAP_A CAP_B")).toBe('"CAP_A CAP_B"');
+    fc.assert(
+      fc.property(hostileName, (capability) => {
+        const shown = capabilityText(capability);
+        expect(shown).toBe(nameText(capability));
+        expect(shown).not.toMatch(RAW_DANGER);
+        expect(readName(shown)).toBe(capability);
+      }),
+      { seed: 4243, numRuns: 500 },
+    );
   });
 
   it("keeps our own words with data in them one line, nothing raw (fast-check)", () => {
