@@ -237,7 +237,7 @@ describe("the access review page of an organization of 3,000 objects", () => {
     );
     expect(rows.find((r) => r.group === made.folders[2]!.uid)!.text).toMatch(
       new RegExp(
-        `^ci-3\\b[\\s\\S]*deployer[\\s\\S]*bound here, and the 5 groups below\\s+managed by ${state.replace(/[.]/g, "\\.")}: ci-3-deploys$`,
+        `^ci-3\\b[\\s\\S]*deployer[\\s\\S]*bound here, and the 5 groups below\\s+managed by ${state.replace(/[.]/g, "\\.")}: platform:iam:RoleBinding "ci-3-deploys"$`,
       ),
     );
     // Why: the binding is named in the row's tooltip.
