@@ -163,6 +163,8 @@ interface Manifest {
   repository: { url: string };
   /** The registry listing's publisher and logo, and where `pulumi plugin install` downloads the plugin from. */
   pulumiPackage: { publisher: string; logoUrl: string; pluginDownloadURL: string };
+  /** `@pulumi/pulumi`: a caret range from the oldest Pulumi version tested, `^3.x.y`. */
+  dependencies: { "@pulumi/pulumi": string };
 }
 
 /** The package.json of this package, found above this module (provider/ or dist/provider/). */
@@ -180,6 +182,18 @@ export function packageManifest(): Manifest {
 
 export function packageVersion(): string {
   return packageManifest().version;
+}
+
+/**
+ * The oldest Pulumi SDK the packages support, `3.x.y`: the floor of package.json's caret range for @pulumi/pulumi,
+ * which every SDK generated from the schema repeats in its own language's words (npm `^3.x.y`, PyPI
+ * `pulumi>=3.x.y,<4.0.0`), so that a user's program on any newer 3.x keeps one copy of the Pulumi SDK.
+ */
+export function oldestPulumiVersion(manifest: Manifest = packageManifest()): string {
+  const range = manifest.dependencies["@pulumi/pulumi"];
+  const floor = /^\^(3\.\d+\.\d+)$/.exec(range);
+  if (!floor) throw new Error(`package.json: @pulumi/pulumi must be a caret range ^3.x.y, not '${range}'`);
+  return floor[1]!;
 }
 
 /** The provider's configuration (stack config `platform:*`, or an explicit provider's inputs), secrets marked. */
@@ -261,7 +275,7 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
       nodejs: {
         packageName: "pulumi-platform-native",
         packageDescription: "Pulumi resources and data sources for the Platform Management API v2beta1.",
-        dependencies: { "@pulumi/pulumi": "^3.248.0" },
+        dependencies: { "@pulumi/pulumi": `^${oldestPulumiVersion(manifest)}` },
         respectSchemaVersion: true,
       },
       go: {
@@ -271,7 +285,11 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
         respectSchemaVersion: true,
       },
       // The version pins the plugin version the SDK's resources ask the engine for (else 0.0.0).
-      python: { packageName: "pulumi_platform_native", respectSchemaVersion: true },
+      python: {
+        packageName: "pulumi_platform_native",
+        requires: { pulumi: `>=${oldestPulumiVersion(manifest)},<4.0.0` },
+        respectSchemaVersion: true,
+      },
     },
   };
 }

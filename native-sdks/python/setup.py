@@ -39,7 +39,7 @@ setup(name='pulumi_platform_native',
       },
       install_requires=[
           'parver>=0.2.1',
-          'pulumi>=3.231.0,<4.0.0',
+          'pulumi>=3.248.0,<4.0.0',
           'semver>=2.8.1',
           'typing-extensions>=4.11,<5; python_version < "3.11"'
       ],
