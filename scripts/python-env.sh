@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Provides the Python side of the engine (our Python language host runs programs with it): a virtual environment
-# with the real `pulumi` package from the Python package index at the engine's version and the build tools (build,
+# with the real `pulumi` package from the Python package index at the engine's version (or the newest before it) and the build tools (build,
 # setuptools, wheel: what scripts/release.js builds the SDK's wheel and sdist with), cached outside the repo beside
 # the engine, and, with --sdk, the generated Python SDK (native-sdks/python) built as a wheel and installed in it. Nothing is installed outside that environment. Progress goes to stderr; the
 # LAST line on stdout is the virtual environment's directory (use it as Pulumi.yaml's runtime.options.virtualenv).
 #
-#   bash scripts/python-env.sh           # the environment with pulumi==<engine version>
+#   bash scripts/python-env.sh           # the environment with pulumi<=<engine version>, the newest such
 #   bash scripts/python-env.sh --sdk     # ... and the current native-sdks/python installed in it; the wheel is
 #                                        # left in <cache>/python/v<version>/dist (rebuilt when the SDK changes)
 #
@@ -30,7 +30,8 @@ command -v flock >/dev/null 2>&1 && flock 9
 
 # 1. The environment, the SDK runtime and the build tools, once per version and Python (a changed Python or tool
 #    list makes a new one).
-tools=("pulumi==$version" "build==1.6.1" "wheel==0.48.0" "setuptools>=65")
+# PyPI lags npm by a few releases (3.272.0 when npm had 3.276.0): the newest release up to the engine's version.
+tools=("pulumi<=$version" "build==1.6.1" "wheel==0.48.0" "setuptools>=65")
 want="${tools[*]} on $("$python" -c 'import sys; print(sys.version.split()[0])')"
 if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$want" ]; then
   rm -rf "$venv"
@@ -57,7 +58,7 @@ if [ "${1:-}" = --sdk ]; then
     # dependencies (parver, semver) from the index, with pulumi kept as pinned above.
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall \
       "$cache"/dist/*.whl >&2
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$cache"/dist/*.whl "pulumi==$version" >&2
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$cache"/dist/*.whl "pulumi<=$version" >&2
     echo "$stamp" > "$venv/.sdk-stamp"
     say "installed $(cd "$cache/dist" && ls -- *.whl) in $venv"
   fi

@@ -3,8 +3,24 @@
 # engine is available for the end-to-end suite, runs the unit and e2e jest suites, and ends with the ten slowest
 # test files and one line `tests: N passed, N failed`, read from jest's --json results. Exits non-zero on any
 # failure.
+#
+# Node.js and the Pulumi engine: everything runs on the current LTS, Node.js $suite_node (the script starts itself
+# again under it, from scripts/node.sh, when `node` on PATH is another version; whatever it starts, the Pulumi
+# programs included, finds that `node` first on PATH), with the newest engine (scripts/build-engine.sh's default: the
+# installed @pulumi/pulumi's version). Then the samples (test/e2e/samples.e2e.test.ts: the quick start, a TypeScript,
+# Go, Python and YAML program on the plugin, the command-line tools) run again on each of $sample_runs, a Node.js
+# major version and an engine: the other supported Node.js versions, and the oldest engine the packages declare
+# (package.json's @pulumi/pulumi range starts at it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+suite_node=24
+if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)" != "$suite_node" ]; then
+  exec bash scripts/node.sh "$suite_node" -- bash "$0" "$@"
+fi
+oldest_engine=$(node -p 'require("./package.json").dependencies["@pulumi/pulumi"].replace(/^\^/, "")')
+newest_engine=$(node -p 'require("@pulumi/pulumi/package.json").version')
+sample_runs=("22:$newest_engine" "20:$oldest_engine")
 
 npm run --silent build && npm run --silent typecheck && npm run --silent lint || { echo "tests: 0 passed, 1 failed"; exit 1; }
 
@@ -14,6 +30,10 @@ if ! engine_bin=$(bash scripts/build-engine.sh); then
   echo "tests: 0 passed, 1 failed"; exit 1
 fi
 export PULUMI_PLATFORM_ENGINE_BIN=$engine_bin
+if ! oldest_engine_bin=$(PULUMI_ENGINE_VERSION=$oldest_engine bash scripts/build-engine.sh); then
+  echo "test: could not build or find the Pulumi engine $oldest_engine (see above)" >&2
+  echo "tests: 0 passed, 1 failed"; exit 1
+fi
 
 # The access review page is checked in a real headless browser (test/e2e/access-review.e2e.test.ts): Debian's
 # chromium, installed once when missing (a fresh CI machine has none; needs root, as CI runs).
@@ -38,8 +58,21 @@ npx jest --selectProjects unit --testTimeout=60000 --json --outputFile="$results
 # that lives as long as the run (test/e2e/harness.ts, oncePerRun); dist/ was built above.
 mkdir "$results_dir/e2e-run"
 PULUMI_PLATFORM_E2E_RUN_DIR="$results_dir/e2e-run" PULUMI_PLATFORM_BUILT=1 \
-  npx jest --selectProjects e2e --runInBand --testTimeout=300000 --json --outputFile="$results_dir/e2e.json" "$@" ||
-  status=1
+  npx jest --selectProjects e2e --testPathIgnorePatterns /node_modules/ 'samples\.e2e\.test\.ts$' --runInBand \
+  --testTimeout=300000 --json --outputFile="$results_dir/e2e.json" "$@" || status=1
+# The samples on the other Node.js versions and the oldest engine; the run's shared set-up serves them too.
+results=("$results_dir/unit.json" "$results_dir/e2e.json")
+for run in "${sample_runs[@]}"; do
+  node_major=${run%%:*} engine=${run#*:}
+  bin=$engine_bin
+  [ "$engine" = "$oldest_engine" ] && bin=$oldest_engine_bin
+  echo "test: the samples on Node.js $node_major, engine $engine" >&2
+  results+=("$results_dir/samples-node$node_major-engine$engine.json")
+  PULUMI_PLATFORM_E2E_RUN_DIR="$results_dir/e2e-run" PULUMI_PLATFORM_BUILT=1 PULUMI_ENGINE_VERSION=$engine \
+    PULUMI_PLATFORM_ENGINE_BIN=$bin PULUMI_PLATFORM_SAMPLE_NODE=$node_major PULUMI_PLATFORM_SAMPLE_ENGINE=$engine \
+    bash scripts/node.sh "$node_major" -- npx jest --selectProjects e2e --runInBand --testTimeout=300000 --json \
+    --outputFile="${results[-1]}" --passWithNoTests test/e2e/samples.e2e.test.ts "$@" || status=1
+done
 node -e '
   const fs = require("fs");
   const path = require("path");
@@ -51,7 +84,9 @@ node -e '
     passed += r.numPassedTests;
     failed += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
     total += r.numTotalTests;
-    for (const t of r.testResults) files.push({ name: path.relative(process.cwd(), t.name), ms: t.endTime - t.startTime });
+    const run = /samples-(.*)\.json$/.exec(file);
+    for (const t of r.testResults)
+      files.push({ name: path.relative(process.cwd(), t.name) + (run ? ` (${run[1]})` : ""), ms: t.endTime - t.startTime });
   }
   // Where the suite spends its time: a test file that grows slow shows up here before CI hits its limit.
   files.sort((a, b) => b.ms - a.ms);
@@ -59,6 +94,6 @@ node -e '
   for (const f of files.slice(0, 10)) console.log(`  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.name}`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   if (total === 0 || failed > 0) process.exitCode = 1;
-' "$results_dir/unit.json" "$results_dir/e2e.json" || status=1
+' "${results[@]}" || status=1
 rm -rf "$results_dir"
 exit $status
