@@ -124,58 +124,85 @@ build_langhost() { # <command name>
 }
 for name in pulumi-language-nodejs pulumi-language-go pulumi-language-python; do build_langhost "$name"; done
 
-# 3b. The YAML host: upstream's (github.com/pulumi/pulumi-yaml IS served), built once per pair of versions through
-#     a wrapper module that pins its pkg/v3 and sdk/v3 to this engine's, as the CLI is built above. v1.37.0 was
-#     written against pkg/v3 v3.247.0 (not served), whose pcl.BindProgram took its schema loader as an option, and
-#     whose plugin host constructors took fewer arguments: scripts/engine/yaml/pulumi-yaml-v<yaml>-pkg-v<pkg>.patch
-#     adapts the three calls (in GenerateProgram and the YAML-to-PCL converter), applied to a copy of the module
-#     that the wrapper then `replace`s it with. A version pair without a patch is
-#     built unpatched. Most of what it links is already in Go's build cache from the CLI: minutes after it.
+# 3b. The YAML host: upstream's (github.com/pulumi/pulumi-yaml IS served), built through a wrapper module that pins
+#     its pkg/v3 and sdk/v3, as the CLI is built above. v1.37.0, the newest served, was written against pkg/v3
+#     v3.247.0 (not served), whose pcl.BindProgram took its schema loader as an option, and whose plugin host
+#     constructors took fewer arguments: scripts/engine/yaml/pulumi-yaml-v<yaml>-pkg-v<pkg>.patch adapts the three
+#     calls (in GenerateProgram and the YAML-to-PCL converter) to pkg/v3 <pkg>, applied to a copy of the module that
+#     the wrapper then `replace`s it with. pkg/v3 keeps moving (by v3.276.0 the plugin context had moved from pkg to
+#     sdk and BindProgram takes the loader as an argument again), so the host is built against the newest <pkg> that
+#     has a patch and is not newer than this engine (else this engine's, unpatched), once per pair in
+#     <cache>/yaml/, and copied beside every engine it serves: the engine talks to it over the plugin protocol only.
+#     Most of what it links is already in Go's build cache from the CLI: minutes after it.
 yaml_version=${PULUMI_YAML_VERSION:-1.37.0}
-yaml_patch=$here/scripts/engine/yaml/pulumi-yaml-v$yaml_version-pkg-v$version.patch
-yaml_stamp="yaml v$yaml_version, pulumi v$version, patch $( [ -f "$yaml_patch" ] && sha256sum < "$yaml_patch" | cut -c1-16)"
+yaml_pkg=$version
+newest_patched=""
+for patch in "$here"/scripts/engine/yaml/pulumi-yaml-v"$yaml_version"-pkg-v*.patch; do
+  [ -f "$patch" ] || continue
+  candidate=${patch##*-pkg-v}
+  candidate=${candidate%.patch}
+  # Not newer than this engine, and newer than the best so far (sort -V orders versions).
+  [ "$(printf '%s\n' "$candidate" "$version" | sort -V | tail -n 1)" = "$version" ] || continue
+  [ -z "$newest_patched" ] ||
+    [ "$(printf '%s\n' "$candidate" "$newest_patched" | sort -V | tail -n 1)" = "$candidate" ] || continue
+  newest_patched=$candidate
+done
+[ -z "$newest_patched" ] || yaml_pkg=$newest_patched
+yaml_patch=$here/scripts/engine/yaml/pulumi-yaml-v$yaml_version-pkg-v$yaml_pkg.patch
+yaml_patch_sum=none
+[ -f "$yaml_patch" ] && yaml_patch_sum=$(sha256sum < "$yaml_patch" | cut -c1-16)
+yaml_stamp="yaml v$yaml_version, pulumi v$yaml_pkg, patch $yaml_patch_sum"
 if [ "$(cat "$bin/.pulumi-language-yaml.stamp" 2>/dev/null)" != "$yaml_stamp" ] ||
    [ ! -x "$bin/pulumi-language-yaml" ]; then
-  need_go "pulumi-language-yaml"
-  work=$cache/yaml-src
-  rm -rf "$work"
-  mkdir -p "$work"
-  cat > "$work/go.mod" <<MOD
+  yaml_out=${PULUMI_PLATFORM_CACHE:-$HOME/.cache/pulumi-platform}/yaml/v$yaml_version-pkg-v$yaml_pkg
+  mkdir -p "$yaml_out"
+  exec 8>"$yaml_out/.lock"
+  command -v flock >/dev/null 2>&1 && flock 8
+  if [ "$(cat "$yaml_out/.stamp" 2>/dev/null)" != "$yaml_stamp" ] || [ ! -x "$yaml_out/pulumi-language-yaml" ]; then
+    need_go "pulumi-language-yaml"
+    work=$yaml_out/src
+    rm -rf "$work"
+    mkdir -p "$work"
+    cat > "$work/go.mod" <<MOD
 module pulumi-platform/engine/yaml
 
 go 1.25
 
 require github.com/pulumi/pulumi-yaml v$yaml_version
-require github.com/pulumi/pulumi/pkg/v3 v$version
-require github.com/pulumi/pulumi/sdk/v3 v$version
+require github.com/pulumi/pulumi/pkg/v3 v$yaml_pkg
+require github.com/pulumi/pulumi/sdk/v3 v$yaml_pkg
 
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 MOD
-  cat > "$work/tools.go" <<'GO'
+    cat > "$work/tools.go" <<'GO'
 //go:build tools
 
 package tools
 
 import _ "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"
 GO
-  say "resolving modules for pulumi-language-yaml v$yaml_version"
-  if [ -f "$yaml_patch" ]; then
-    yaml_dir=$(cd "$work" && go mod download -json "github.com/pulumi/pulumi-yaml@v$yaml_version" |
-      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-    [ -d "$yaml_dir" ] || { say "could not download github.com/pulumi/pulumi-yaml@v$yaml_version"; exit 1; }
-    cp -r "$yaml_dir" "$work/pulumi-yaml"
-    chmod -R u+w "$work/pulumi-yaml"
-    (cd "$work/pulumi-yaml" && git apply --verbose "$yaml_patch" >&2)
-    echo "replace github.com/pulumi/pulumi-yaml => ./pulumi-yaml" >> "$work/go.mod"
+    say "resolving modules for pulumi-language-yaml v$yaml_version on pkg/v3 v$yaml_pkg"
+    if [ -f "$yaml_patch" ]; then
+      yaml_dir=$(cd "$work" && go mod download -json "github.com/pulumi/pulumi-yaml@v$yaml_version" |
+        sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+      [ -d "$yaml_dir" ] || { say "could not download github.com/pulumi/pulumi-yaml@v$yaml_version"; exit 1; }
+      cp -r "$yaml_dir" "$work/pulumi-yaml"
+      chmod -R u+w "$work/pulumi-yaml"
+      (cd "$work/pulumi-yaml" && git apply --verbose "$yaml_patch" >&2)
+      echo "replace github.com/pulumi/pulumi-yaml => ./pulumi-yaml" >> "$work/go.mod"
+    fi
+    (cd "$work" && go mod tidy >&2)
+    say "compiling pulumi-language-yaml v$yaml_version (a few minutes after the CLI)"
+    (cd "$work" && go build -trimpath \
+      -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$yaml_version" \
+      -o "$yaml_out/pulumi-language-yaml.tmp" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml)
+    mv "$yaml_out/pulumi-language-yaml.tmp" "$yaml_out/pulumi-language-yaml"
+    echo "$yaml_stamp" > "$yaml_out/.stamp"
   fi
-  (cd "$work" && go mod tidy >&2)
-  say "compiling pulumi-language-yaml v$yaml_version (a few minutes after the CLI)"
-  (cd "$work" && go build -trimpath \
-    -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$yaml_version" \
-    -o "$bin/pulumi-language-yaml.tmp" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml)
+  cp "$yaml_out/pulumi-language-yaml" "$bin/pulumi-language-yaml.tmp"
   mv "$bin/pulumi-language-yaml.tmp" "$bin/pulumi-language-yaml"
   echo "$yaml_stamp" > "$bin/.pulumi-language-yaml.stamp"
-  say "built $bin/pulumi-language-yaml"
+  say "installed pulumi-language-yaml v$yaml_version (pkg/v3 v$yaml_pkg) in $bin"
 fi
 
 # 4. The dynamic-provider launcher: a copy, refreshed when the npm package changes. It resolves

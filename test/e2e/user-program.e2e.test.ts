@@ -3,7 +3,9 @@
  * own OUTSIDE this repository, configure it, `pulumi up`. docs/guide.md's "Using it in your own program" blocks are
  * run literally (placeholders replaced by the emulator's values), so the docs cannot drift from what works. The
  * program then type-checks with the `pulumi new typescript` tsconfig and with a stricter variant, and its state
- * stores the provider as a small require() of the installed package.
+ * stores the provider as a small require() of the installed package. The install line takes the newest
+ * @pulumi/pulumi beside the tarball: the project keeps one copy of it (`npm ls`), and the quick start
+ * (examples/quickstart/index.ts) runs from that project too.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -39,6 +41,27 @@ const PULUMI_NEW_TSCONFIG = {
   },
   files: ["index.ts"],
 };
+
+/** What `npm ls --all --json` prints: a tree of dependencies. */
+interface NpmTree {
+  version?: string;
+  dependencies?: Record<string, NpmTree>;
+}
+
+/** Every version of @pulumi/pulumi in the tree, deduplicated entries included. */
+function pulumiVersions(tree: NpmTree): string[] {
+  return Object.entries(tree.dependencies ?? {}).flatMap(([name, dependency]) => [
+    ...(name === "@pulumi/pulumi" && dependency.version ? [dependency.version] : []),
+    ...pulumiVersions(dependency),
+  ]);
+}
+
+/** Compares two `x.y.z` versions numerically. */
+function compareVersions(a: string, b: string): number {
+  const [pa, pb] = [a, b].map((v) => v.split(".").map(Number));
+  for (let i = 0; i < 3; i++) if (pa![i] !== pb![i]) return pa![i]! - pb![i]!;
+  return 0;
+}
 
 describe("a user's own program, outside the repository, set up as the README says", () => {
   let emulator: Emulator;
@@ -138,6 +161,49 @@ describe("a user's own program, outside the repository, set up as the README say
       name: "team-a",
       description: "Team A",
     });
+  });
+
+  it("the project holds one copy of @pulumi/pulumi, at least the newest the repository is tested with", async () => {
+    const tree = JSON.parse(await sh("npm ls @pulumi/pulumi --all --json", program)) as NpmTree;
+    const versions = new Set(pulumiVersions(tree));
+    expect([...versions]).toHaveLength(1);
+    const nested = path.join(program, "node_modules", "pulumi-platform", "node_modules", "@pulumi", "pulumi");
+    expect(fs.existsSync(nested)).toBe(false);
+    const locked = (
+      JSON.parse(fs.readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as {
+        packages: Record<string, { version: string }>;
+      }
+    ).packages["node_modules/@pulumi/pulumi"]!.version;
+    const [installed] = [...versions];
+    expect(compareVersions(installed!, locked)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("the quick start runs from the same project: up, a no-change preview, destroy", async () => {
+    const quickstart = path.join(work, "quickstart");
+    fs.mkdirSync(quickstart);
+    fs.writeFileSync(path.join(quickstart, "Pulumi.yaml"), "name: quickstart\nruntime: nodejs\n");
+    fs.copyFileSync(path.join(repoRoot, "examples/quickstart/index.ts"), path.join(quickstart, "index.ts"));
+    fs.symlinkSync(path.join(program, "node_modules"), path.join(quickstart, "node_modules"));
+    fs.copyFileSync(path.join(program, "package.json"), path.join(quickstart, "package.json"));
+    try {
+      await sh("pulumi stack init quickstart --non-interactive", quickstart);
+      await sh(`pulumi config set platform:apiUrl ${emulator.url} --stack quickstart`, quickstart);
+      await sh('pulumi config set organization "$ORGANIZATION_UID" --stack quickstart', quickstart);
+      await sh(
+        'pulumi config set --secret platform:token "$PLATFORM_TOKEN_VALUE" --stack quickstart',
+        quickstart,
+      );
+      const up = await sh("pulumi up --yes --skip-preview --non-interactive --stack quickstart", quickstart);
+      expect(up).toMatch(/\+ 7 created/);
+      await sh("pulumi preview --expect-no-changes --non-interactive --stack quickstart", quickstart);
+      const destroy = await sh("pulumi destroy --yes --non-interactive --stack quickstart", quickstart);
+      expect(destroy).toMatch(/- 7 deleted/);
+    } finally {
+      await sh("pulumi stack rm quickstart --yes --force --non-interactive", quickstart).catch(
+        () => undefined,
+      );
+      await sh("pulumi stack select dev --non-interactive", program).catch(() => undefined);
+    }
   });
 
   it("the package is installed as a real directory and the state stores a small require() of it", async () => {
