@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"runtime/debug"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -57,11 +58,29 @@ func (h *languageHost) GenerateProgram(
 	return generator.GenerateProgram(ctx, req)
 }
 
+// sdkModule is the Go SDK's module path.
+const sdkModule = "github.com/pulumi/pulumi/sdk/v3"
+
+// linkedSDKVersion is the version of the Go SDK this host is built against: scripts/engine/langhost/go.mod pins it
+// to the oldest Pulumi the packages support, and the generator's code is written for it. A generated go.mod requires
+// it as a minimum (as go.mod's requirements are), so a program on any newer 3.x keeps one copy, and the generated
+// SDK is the same whichever engine ran the generator.
+func linkedSDKVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == sdkModule && strings.HasPrefix(dep.Version, "v3.") {
+				return dep.Version
+			}
+		}
+	}
+	return "v3.30.0" // no build information: the generator's own minimum
+}
+
 // goModFile is the go.mod that makes the generated directory a module programs can `require` (or `replace` with a
 // local path). The generator writes one itself only for schemas with meta.supportPack; this one follows the same
 // rule for the module path (language.go.modulePath, else the import base path's parent, which is where the
-// generated package directory sits) so both cases give the same module. It requires the Go SDK of the engine this
-// host was built for.
+// generated package directory sits) so both cases give the same module. It requires the Go SDK this host is built
+// against (linkedSDKVersion), whichever engine runs it.
 func goModFile(pkg *schema.Package, localDependencies map[string]string) ([]byte, error) {
 	info, _ := pkg.Language["go"].(codegen.GoPackageInfo) // set by codegen.GeneratePackage
 	modulePath := info.ModulePath
@@ -72,13 +91,9 @@ func goModFile(pkg *schema.Package, localDependencies map[string]string) ([]byte
 		}
 		modulePath = path.Dir(importBase)
 	}
-	sdkVersion := version
-	if !strings.HasPrefix(sdkVersion, "v3.") {
-		sdkVersion = "v3.30.0" // a development build: the generator's own minimum
-	}
+	sdkVersion := linkedSDKVersion()
 
 	var gomod modfile.File
-	const sdkModule = "github.com/pulumi/pulumi/sdk/v3"
 	if err := gomod.AddModuleStmt(modulePath); err != nil {
 		return nil, fmt.Errorf("invalid Go module path %q for the generated SDK: %w", modulePath, err)
 	}

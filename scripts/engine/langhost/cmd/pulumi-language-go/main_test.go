@@ -5,6 +5,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"golang.org/x/mod/modfile"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -97,6 +99,26 @@ func TestParseRuntimeOptionsReadsAPrebuiltBinary(t *testing.T) {
 	}
 }
 
+func TestTheGeneratedGoModRequiresTheSDKTheHostLinks(t *testing.T) {
+	raw, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := modfile.Parse("go.mod", raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range mod.Require {
+		if req.Mod.Path == sdkModule {
+			if got := linkedSDKVersion(); got != req.Mod.Version {
+				t.Errorf("linkedSDKVersion() = %s, go.mod requires %s", got, req.Mod.Version)
+			}
+			return
+		}
+	}
+	t.Fatalf("go.mod does not require %s", sdkModule)
+}
+
 func TestGoModFileIsTheParentOfTheImportBasePath(t *testing.T) {
 	v := semver.MustParse("0.1.0")
 	pkg := &schema.Package{Name: "platform", Version: &v, Language: map[string]any{
@@ -111,7 +133,7 @@ func TestGoModFileIsTheParentOfTheImportBasePath(t *testing.T) {
 	text := string(raw)
 	for _, line := range []string{
 		"module github.com/pulumi-platform/native-sdks/go\n",
-		"require github.com/pulumi/pulumi/sdk/v3 v3.30.0\n", // a development build of the host
+		"require github.com/pulumi/pulumi/sdk/v3 " + linkedSDKVersion() + "\n",
 		"replace github.com/pulumi/pulumi/sdk/v3 => ../sdk\n",
 	} {
 		if !strings.Contains(text, line) {
