@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 
 suite_node=24
 if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)" != "$suite_node" ]; then
-  exec bash scripts/node.sh "$suite_node" -- bash "$0" "$@"
+  bash scripts/node.sh "$suite_node" >/dev/null || { echo "tests: 0 passed, 1 failed"; exit 1; }
+  exec bash scripts/node.sh "$suite_node" -- bash "$PWD/scripts/test.sh" "$@"
 fi
 oldest_engine=$(node -p 'require("./package.json").dependencies["@pulumi/pulumi"].replace(/^\^/, "")')
 newest_engine=$(node -p 'require("@pulumi/pulumi/package.json").version')
