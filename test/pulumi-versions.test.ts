@@ -48,13 +48,19 @@ test("the policy pack shares @pulumi/policy with the repository as a caret range
   expect(readJson("policy/package.json")["dependencies"]!["@pulumi/policy"]).toBe(range);
 });
 
-test("the generated Python SDK requires pulumi from the oldest up to 4", () => {
+test("the generated Python SDK and the Python example require pulumi from the oldest up to 4", () => {
   expect(read("native-sdks/python/setup.py")).toContain(`'pulumi>=${oldest},<4.0.0'`);
+  expect(read("examples/python/requirements.txt")).toMatch(
+    new RegExp(`^pulumi>=${oldest.replace(/\./g, "\\.")},<4\\.0\\.0$`, "m"),
+  );
 });
 
 test("the Go SDK and our language hosts need the oldest Go SDK (a minimum, as go.mod's requirements are)", () => {
   expect(read("native-sdks/go/go.mod")).toMatch(
     new RegExp(`^require github\\.com/pulumi/pulumi/sdk/v3 v${oldest.replace(/\./g, "\\.")}$`, "m"),
+  );
+  expect(read("examples/go/go.mod")).toMatch(
+    new RegExp(`github\\.com/pulumi/pulumi/sdk/v3 v${oldest.replace(/\./g, "\\.")}\\n`),
   );
   const hosts = read("scripts/engine/langhost/go.mod");
   for (const module of ["pkg", "sdk"])
