@@ -16,6 +16,10 @@
 # `pulumi`. A compatible pulumi already on PATH (same major.minor, all three plugins beside it) is
 # used as it is. Progress goes to stderr; the LAST line on stdout is the bin directory.
 #
+# Two engines are tested: the default, the newest (the locked @pulumi/pulumi is the newest on npm, and the Go module
+# proxy serves pkg/v3 at the same version), and the oldest the packages declare (PULUMI_ENGINE_VERSION=<the floor
+# of package.json's @pulumi/pulumi range>), each in its own cache directory; scripts/test.sh builds both.
+#
 # Environment: PULUMI_ENGINE_VERSION (default: the installed @pulumi/pulumi's version), PULUMI_PLATFORM_CACHE
 # (default ~/.cache/pulumi-platform), PULUMI_PLATFORM_BUILD_ENGINE=1 to ignore a pulumi found on PATH.
 set -euo pipefail
@@ -88,7 +92,12 @@ package tools
 import _ "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"
 GO
   say "resolving modules for pulumi v$version (first run downloads ~330 modules)"
-  (cd "$work" && go mod tidy >&2)
+  if ! (cd "$work" && go mod tidy >&2); then
+    # npm may publish a release before the module proxy serves its Go module.
+    say "could not resolve github.com/pulumi/pulumi/pkg/v3 v$version (above): if the Go module proxy does not serve it"
+    say "yet, set PULUMI_ENGINE_VERSION to the newest it does (go list -m -versions github.com/pulumi/pulumi/pkg/v3)"
+    exit 1
+  fi
   say "compiling pulumi v$version (several minutes on a cold cache)"
   (cd "$work" && go build -trimpath -ldflags "-s -w $ldflags_version" -o "$bin/pulumi.tmp" \
     github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
