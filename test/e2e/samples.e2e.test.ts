@@ -44,7 +44,6 @@ async function upPreviewDestroy(stack: PulumiStack, created: number): Promise<vo
 
 describe("the Node.js and the engine the samples run on", () => {
   it("the programs' `node` is this process's, and the engine is the one asked for", async () => {
-    const emulator = await startEmulator({ seed: seedFile });
     const stack = await PulumiStack.create({ programDir: "." });
     try {
       const node = await stack.shell("node -p process.versions.node");
@@ -60,7 +59,6 @@ describe("the Node.js and the engine the samples run on", () => {
       );
     } finally {
       await stack.cleanup();
-      await emulator.close();
     }
   });
 });
