@@ -9,13 +9,29 @@
  * The proto directory sits next to this file both in the sources and in dist/ (`npm run build` copies it), so
  * one path serves ts-jest, the built CLI and the installed package.
  */
-import { readdirSync } from "node:fs";
-import { join, posix, relative, sep } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { isAbsolute, join, posix, relative, sep } from "node:path";
 import * as protoLoader from "@grpc/proto-loader";
 import * as protobuf from "protobufjs";
 
 /** The include root: import lines ("google/api/annotations.proto", ...) resolve against it as upstream. */
 export const PROTO_DIR: string = join(__dirname, "proto");
+
+/**
+ * Where imports are looked up, in order: the root, then the v1 directories, whose files import their siblings by
+ * bare name ("role.platform.proto") because upstream builds each with its own directory on the include path.
+ */
+export const INCLUDE_DIRS: readonly string[] = Object.freeze([
+  PROTO_DIR,
+  ...["platform/iam/v1", "platform/registry/v1"].map((dir) => join(PROTO_DIR, dir)),
+]);
+
+/** The file an import names: the first include directory holding it. */
+export function resolveImport(target: string): string {
+  return (
+    INCLUDE_DIRS.map((dir) => join(dir, target)).find((path) => existsSync(path)) ?? join(PROTO_DIR, target)
+  );
+}
 
 /**
  * How messages become objects, chosen so a gRPC request reads like the REST body of the same call:
@@ -36,7 +52,7 @@ export const LOADER_OPTIONS: Readonly<protoLoader.Options> = Object.freeze({
   arrays: false,
   objects: false,
   oneofs: false,
-  includeDirs: [PROTO_DIR],
+  includeDirs: [...INCLUDE_DIRS],
 });
 
 /** Every .proto file under PROTO_DIR, relative to it with "/" separators, sorted. */
@@ -72,8 +88,9 @@ let root: protobuf.Root | undefined;
 export function loadProtoRoot(): protobuf.Root {
   if (root === undefined) {
     const loaded = new protobuf.Root();
-    // Imports resolve against PROTO_DIR only; the well-known google/protobuf files come with protobuf.js.
-    loaded.resolvePath = (_origin, target) => (target.startsWith("/") ? target : join(PROTO_DIR, target));
+    // Imports resolve as proto-loader resolves them; the well-known google/protobuf files come with protobuf.js
+    // (descriptor.proto registered by proto-loader, imported above).
+    loaded.resolvePath = (_origin, target) => (isAbsolute(target) ? target : resolveImport(target));
     loaded.loadSync(protoFiles(), { keepCase: true });
     loaded.resolveAll();
     root = loaded;
