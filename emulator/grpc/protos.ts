@@ -213,3 +213,64 @@ function asList(value: unknown): unknown[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
 }
+
+/**
+ * The route-table lines (../routes/table.ts spelling: "POST /iam/v2beta1/groups/{uid}", a custom method as
+ * ":verb") a binding answers, best match first: its path with the trailing `{field=**}` as `{uid}`; then, since
+ * `**` matches no segment too, the path without it ("POST /iam/v2beta1/groups" is CreateGroup with no parent).
+ * Only literal segments and one trailing `**` variable occur in the served protos; anything else throws, so a new
+ * kind of template is noticed rather than mismatched.
+ */
+export function routeLines(binding: HttpBinding): string[] {
+  const { segments, verb } = parseTemplate(binding.pathTemplate);
+  const suffix = verb === undefined ? "" : `:${verb}`;
+  const literals: string[] = [];
+  for (const [index, segment] of segments.entries()) {
+    if (!segment.startsWith("{")) {
+      literals.push(segment);
+      continue;
+    }
+    if (index !== segments.length - 1 || !/^\{[a-z_][a-z0-9_.]*=\*\*\}$/.test(segment)) {
+      throw new Error(
+        `${binding.method} ${binding.pathTemplate}: only a trailing {field=**} variable is supported`,
+      );
+    }
+    const prefix = `${binding.method} /${literals.join("/")}`;
+    return verb === undefined ? [`${prefix}/{uid}`, prefix] : [`${prefix}/{uid}${suffix}`];
+  }
+  return [`${binding.method} /${literals.join("/")}${suffix}`];
+}
+
+/** "/a/{b.c=**}:verb" → segments ["a", "{b.c=**}"] and verb "verb" (a ":" inside braces is no verb). */
+function parseTemplate(template: string): { segments: string[]; verb?: string } {
+  if (!template.startsWith("/")) throw new Error(`${template}: a path template starts with "/"`);
+  const segments: string[] = [];
+  let current = "";
+  let depth = 0;
+  let verb: string | undefined;
+  for (let i = 1; i < template.length; i++) {
+    const char = template[i]!;
+    if (char === "{") depth++;
+    if (char === "}") depth--;
+    if (depth === 0 && char === ":") {
+      verb = template.slice(i + 1);
+      break;
+    }
+    if (depth === 0 && char === "/") {
+      segments.push(current);
+      current = "";
+    } else current += char;
+  }
+  segments.push(current);
+  if (depth !== 0 || segments.some((s) => s === "") || verb === "") {
+    throw new Error(`${template}: malformed path template`);
+  }
+  return verb === undefined ? { segments } : { segments, verb };
+}
+
+/** A field's proto3 JSON name: its `json_name` option (Repo's "sync_config"), else its name in lowerCamelCase. */
+export function jsonNameOf(field: protobuf.Field): string {
+  const option = field.options?.json_name as unknown;
+  if (typeof option === "string") return option;
+  return field.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
