@@ -10,6 +10,7 @@ import {
   LOADER_OPTIONS,
   jsonNameOf,
   loadProtoRoot,
+  loadReflectionPackage,
   loadServicePackage,
   protoFiles,
   routeLines,
@@ -70,6 +71,24 @@ describe("the proto files", () => {
       expect(definition[m.requestType]).toBeDefined();
       expect(m.fullName).toBe(`${m.service}/${m.method}`);
     }
+  });
+
+  test("the reflection package describes the fields by their published names, at the same numbers", () => {
+    const describe = (pkg: protoLoader.PackageDefinition, type: string) => {
+      const message = (pkg[type] as protoLoader.MessageTypeDefinition<object, object>).type as {
+        field: { name: string; number: number }[];
+      };
+      return message.field.map((f) => [f.name, f.number]);
+    };
+    const type = "chainguard.platform.iam.v2beta1.ListGroupsRequest";
+    expect(describe(loadReflectionPackage(), type)).toEqual(
+      loadProtoRoot()
+        .lookupType(type)
+        .fieldsArray.map((f) => [f.name, f.id]),
+    );
+    expect(describe(loadReflectionPackage(), type)).toContainEqual(["page_size", 3]);
+    expect(describe(loadServicePackage(), type)).toContainEqual(["pageSize", 3]);
+    expect(Object.keys(loadReflectionPackage()).sort()).toEqual(Object.keys(loadServicePackage()).sort());
   });
 
   test("the (google.api.http) extension is MethodOptions field 72295728 of type HttpRule", () => {
