@@ -31,6 +31,9 @@ const platform = `${process.platform === "win32" ? "windows" : process.platform}
   process.arch === "x64" ? "amd64" : process.arch
 }`;
 
+/** How every README installs the plugin (here, from the release's archive for this machine). */
+const PLUGIN_INSTALL = `pulumi plugin install resource platform ${version} --file "$RELEASE/pulumi-resource-platform-v${version}-linux-amd64.tar.gz"`;
+
 /** What a run of one command gave. */
 interface Ran {
   output: string;
@@ -100,20 +103,27 @@ function filesUnder(dir: string, prefix = ""): string[] {
 }
 
 /**
- * How the template's README.md installs the language's dependencies, with Pulumi's own SDK held at the engine's
- * version (the templates ask for a range from it; the newest of that range is not what this engine is tested with).
+ * How each template's README.md (and the README's "Start from a template") installs the language's dependencies.
+ * The test runs them with Pulumi's own SDK held at the engine's version: the templates ask for a range from the
+ * oldest version tested, whose newest is not what this engine is.
  */
-function installDependencies(language: Language, release: string, pulumiVersion: string): string {
-  switch (language) {
-    case "typescript":
-      return `npm install --no-audit --no-fund @pulumi/pulumi@${pulumiVersion}`;
-    case "python":
-      return `python3 -m venv venv && venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt pulumi==${pulumiVersion}`;
-    case "go":
-      return `GOPROXY=file://${release}/goproxy,https://proxy.golang.org GONOSUMDB=github.com/pulumi-platform go mod tidy`;
-    case "yaml":
-      return "true";
-  }
+const DEPENDENCIES: Record<Language, string[]> = {
+  typescript: ["npm install"],
+  python: ["python3 -m venv venv", "venv/bin/pip install -r requirements.txt"],
+  go: [
+    "GOPROXY=file://$RELEASE/goproxy,https://proxy.golang.org GONOSUMDB=github.com/pulumi-platform go mod tidy",
+  ],
+  yaml: [],
+};
+
+function installDependencies(language: Language, pulumiVersion: string): string {
+  const pinned = (command: string) =>
+    command === "npm install"
+      ? `npm install --no-audit --no-fund @pulumi/pulumi@${pulumiVersion}`
+      : command.endsWith("pip install -r requirements.txt")
+        ? `${command} --quiet --disable-pip-version-check pulumi==${pulumiVersion}`
+        : command;
+  return ["true", ...DEPENDENCIES[language].map(pinned)].join(" && ");
 }
 
 describe("pulumi new templates, from the release folder, against the emulator", () => {
@@ -158,12 +168,33 @@ describe("pulumi new templates, from the release folder, against the emulator", 
     expect(sums).toContain(`  templates/typescript/pulumi-platform-native-${version}.tgz\n`);
   });
 
+  it("the README and each template's README.md give the commands this test runs", () => {
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    const section = readme.slice(
+      readme.indexOf("## Start from a template"),
+      readme.indexOf("## Where to read on"),
+    );
+    for (const language of languages) {
+      const own = fs.readFileSync(path.join(repoRoot, "templates", language, "README.md"), "utf8");
+      expect(section).toContain(`\`pulumi new "$RELEASE/templates/${language}"\``);
+      expect(section).toContain(`\`pulumi new "$CHECKOUT/templates/${language}"\``);
+      expect(section).toContain(DEPENDENCIES[language].join(" && ") || "nothing");
+      for (const command of DEPENDENCIES[language])
+        expect({ language, own }).toEqual({ language, own: expect.stringContaining(command) });
+      expect(own).toContain(PLUGIN_INSTALL);
+    }
+    expect(section).toContain(PLUGIN_INSTALL);
+    expect(section).toContain("pulumi config set --secret platform:token");
+    expect(section).toContain("pulumi preview --policy-pack");
+  });
+
   it.each(languages)("%s: pulumi new, preview with the policy pack, up, destroy", async (language) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `templates-${language}-`));
     scratch.push(dir);
     const project = path.join(dir, "project");
     fs.mkdirSync(project);
     const env = {
+      RELEASE: release,
       PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(),
       PULUMI_PLATFORM_STATE_DIR: dir,
       PULUMI_HOME: path.join(dir, "home"),
@@ -188,10 +219,7 @@ describe("pulumi new templates, from the release folder, against the emulator", 
       }
     }
 
-    await step(
-      "plugin install",
-      `pulumi plugin install resource platform ${version} --file "${release}/pulumi-resource-platform-v${version}-${platform}.tar.gz"`,
-    );
+    await step("plugin install", PLUGIN_INSTALL.replace("linux-amd64", platform));
     const created = await step(
       "pulumi new",
       [
@@ -210,7 +238,7 @@ describe("pulumi new templates, from the release folder, against the emulator", 
     expect(stackFile).not.toContain(emulator.token);
     made[language] = project;
 
-    await step("dependencies", installDependencies(language, release, pulumiVersion));
+    await step("dependencies", installDependencies(language, pulumiVersion));
 
     const preview = await step(
       "preview with the policy pack",
