@@ -12,15 +12,14 @@
  * `Managers` indexes what a set of states manage: the resources that hold an object by its uid, and the access
  * resources whose scope holds a binding.
  *
- * May import: ../provider/catalogue, ../provider/core/check (the unknown sentinel), ../provider/iam/access and
+ * May import: ../provider/catalogue (loaded when a state holds an access resource), ../provider/core/check (the unknown sentinel), ../provider/iam/access and
  * access-provider (types, scope tests), ../sdk/access-model (ancestors), ./kinds, ./command (Refusal).
  */
-import { RESOURCES } from "../provider/catalogue";
 import { UNKNOWN, containsUnknown } from "../provider/core/check";
 import { inScope, type Binding, type Scope } from "../provider/iam/access";
 import type { AccessDescription } from "../provider/iam/access-provider";
 import { ancestorsOrSelf } from "../sdk/access-model";
-import { KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
+import { ACCESS_KINDS, KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
 import { Refusal } from "./command";
 
 /** The key and values of the engine's special objects (sdk/go/common/resource/sig). */
@@ -118,12 +117,24 @@ export function tokenOf(resource: { type?: string; inputs?: Record<string, unkno
   return undefined;
 }
 
-/** The authoritative access resources of the catalogue, by token: they tell their scope from their state. */
-const ACCESS = new Map<string, AccessDescription>(
-  RESOURCES.filter(({ description }) => "scopeOf" in description && "scopeOfId" in description).map(
-    ({ declaration, description }) => [declaration.token, description as AccessDescription],
-  ),
-);
+let accessResources: Map<string, AccessDescription> | undefined;
+
+/**
+ * The authoritative access resources of the catalogue, by token: they tell their scope from their state. The
+ * catalogue (every implementation, and the Pulumi SDK) is loaded on the first state that holds one.
+ */
+function accessDescription(token: string): AccessDescription | undefined {
+  if (!ACCESS_KINDS.some((kind) => KINDS[kind].token === token)) return undefined;
+  if (accessResources === undefined) {
+    const { RESOURCES } = require("../provider/catalogue") as typeof import("../provider/catalogue");
+    accessResources = new Map(
+      RESOURCES.filter(({ description }) => "scopeOf" in description && "scopeOfId" in description).map(
+        ({ declaration, description }) => [declaration.token, description as AccessDescription],
+      ),
+    );
+  }
+  return accessResources.get(token);
+}
 
 /** The recorded properties, secrets masked. */
 function propsOf(resource: StateResource): Record<string, unknown> {
@@ -202,7 +213,7 @@ function readResource(resource: StateResource, state: string, contents: StateCon
     contents.managed.push({ kind, token, uid: resource.id, urn, state, ...(binding ? { binding } : {}) });
     return;
   }
-  const description = ACCESS.get(token);
+  const description = accessDescription(token);
   if (description === undefined) return;
   const props = propsOf(resource);
   const scope = accessScope(description, resource, props);
