@@ -12,14 +12,15 @@
  * `Managers` indexes what a set of states manage: the resources that hold an object by its uid, and the access
  * resources whose scope holds a binding.
  *
- * May import: ../provider/catalogue (loaded when a state holds an access resource), ../provider/core/check (the unknown sentinel), ../provider/iam/access and
- * access-provider (types, scope tests), ../sdk/access-model (ancestors), ./kinds, ./command (Refusal).
+ * May import: ../provider/catalogue (loaded when a state holds an access resource), ../provider/core/check (the
+ * unknown sentinel), ../provider/iam/access and access-provider (types, scope tests), ../sdk/access-model
+ * (ancestors), ./kinds (loaded with the first state read), ./command (Refusal).
  */
 import { UNKNOWN, containsUnknown } from "../provider/core/check";
 import { inScope, type Binding, type Scope } from "../provider/iam/access";
 import type { AccessDescription } from "../provider/iam/access-provider";
 import { ancestorsOrSelf } from "../sdk/access-model";
-import { ACCESS_KINDS, KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
+import type { ListedKind } from "./kinds";
 import { Refusal } from "./command";
 
 /** The key and values of the engine's special objects (sdk/go/common/resource/sig). */
@@ -77,7 +78,22 @@ const DYNAMIC_PLAIN = "pulumi-nodejs:dynamic:Resource";
 /** A saved provider of this package names its module: `.../provider/iam/role-binding.provider`. */
 const SAVED_PROVIDER = /provider\/(\w+)\/([a-z-]+)\.provider\b/;
 
-const byToken = new Map<string, ListedKind>(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind]));
+let tokens: { listed: Map<string, ListedKind>; access: Set<string> } | undefined;
+
+/**
+ * The kinds by type token: the service's objects, and the access resources. Made with the first state read (./kinds
+ * loads the declarations), so a review of no state never loads them.
+ */
+function kindsByToken(): { listed: Map<string, ListedKind>; access: Set<string> } {
+  if (tokens === undefined) {
+    const { ACCESS_KINDS, KINDS, LISTED_KINDS } = require("./kinds") as typeof import("./kinds");
+    tokens = {
+      listed: new Map(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind])),
+      access: new Set(ACCESS_KINDS.map((kind) => KINDS[kind].token)),
+    };
+  }
+  return tokens;
+}
 
 /** `role-binding` -> `RoleBinding`. */
 function className(stem: string): string {
@@ -124,7 +140,7 @@ let accessResources: Map<string, AccessDescription> | undefined;
  * catalogue (every implementation, and the Pulumi SDK) is loaded on the first state that holds one.
  */
 function accessDescription(token: string): AccessDescription | undefined {
-  if (!ACCESS_KINDS.some((kind) => KINDS[kind].token === token)) return undefined;
+  if (!kindsByToken().access.has(token)) return undefined;
   if (accessResources === undefined) {
     const { RESOURCES } = require("../provider/catalogue") as typeof import("../provider/catalogue");
     accessResources = new Map(
@@ -206,7 +222,7 @@ function readResource(resource: StateResource, state: string, contents: StateCon
       });
     return;
   }
-  const kind = byToken.get(token);
+  const kind = kindsByToken().listed.get(token);
   if (kind !== undefined) {
     if (!resource.id) return;
     const binding = kind === "roleBinding" ? bindingOf(resource) : undefined;
