@@ -318,6 +318,36 @@ export function isPrivileged(capability: string): boolean {
   return PRIVILEGED_CAPABILITIES.has(capability);
 }
 
+/** A role as a change of access is said by it: its uid and every capability it grants. */
+export interface RoleGrant {
+  uid: string;
+  capabilities: readonly string[];
+}
+
+/**
+ * How a change of access is said (every output asks this, none decides it): a role whose every capability changes
+ * hands with the change is said by its name ("becomes editor on folder apps", "is no longer viewer there"); the
+ * capabilities no such role covers (a role edited, two bindings overlapping, a role partly held already) are said one
+ * by one. `changed` is one side of a change (gained or lost), `roles` those of the bindings through which it is
+ * gained (after) or was held (before), with their capabilities on that side. A role that grants nothing is never
+ * whole (it changes nothing). Whole roles keep the order of `roles`, once each; `rest` keeps `changed`'s order.
+ */
+export function byWholeRoles<R extends RoleGrant>(
+  changed: readonly string[],
+  roles: Iterable<R>,
+): { whole: R[]; rest: string[] } {
+  const changing = new Set(changed);
+  const whole: R[] = [];
+  const covered = new Set<string>();
+  for (const role of roles) {
+    if (role.capabilities.length === 0 || whole.some((w) => w.uid === role.uid)) continue;
+    if (!role.capabilities.every((c) => changing.has(c))) continue;
+    whole.push(role);
+    for (const c of role.capabilities) covered.add(c);
+  }
+  return { whole, rest: changed.filter((c) => !covered.has(c)) };
+}
+
 /** An organization at one time, as a change of access is read from it: roles with their capabilities, and role bindings. */
 export interface AccessSnapshot {
   roles: Iterable<RoleFacts>;

@@ -11,7 +11,20 @@
 import { isPrivileged } from "../../sdk/access-model";
 import { IDENTITY_NOUNS, nounOf, type Names } from "../../sdk/words";
 import type { ChangedAccess, ReviewChanges } from "./changes";
-import { changesSummary, namesOf, throughWords, whereWords, type Writer } from "./format";
+import { sayAlike } from "./alike";
+import {
+  alikeWords,
+  changeParts,
+  changeShape,
+  changesSummary,
+  namesOf,
+  newnessOf,
+  partVerb,
+  roleSize,
+  whereWords,
+  type Newness,
+  type Writer,
+} from "./format";
 import { escapeHtml } from "./html-text";
 import type { Review } from "./review";
 
@@ -31,23 +44,73 @@ function capabilitiesHtml(capabilities: readonly string[]): string {
     .join("");
 }
 
-function throughHtml(c: ChangedAccess, names: Names): string {
-  return throughWords(c, htmlWriter(names), capabilitiesHtml)
-    .map((t) => `${t.change === "gained" ? "gains" : "loses"} ${t.words}`)
-    .join("<br>");
+/** A whole role's size: its count and privileged capabilities, every capability one click away. */
+const sizeHtml = (capabilities: readonly string[]) =>
+  `${roleSize(capabilities, (c) => capabilitiesHtml([c]), "")}` +
+  `<details><summary>every capability</summary>${capabilitiesHtml(capabilities)}</details>`;
+
+/** The cells of a change, each its fact (what changes; through which binding), as ./review-markdown says them. */
+function changeCells(c: ChangedAccess, names: Names): { what: string; through: string } {
+  const write = htmlWriter(names);
+  const parts = changeParts(c);
+  const where = (group: string) => (group === c.group ? "this group" : write("group", group));
+  return {
+    what: parts
+      .map((p) =>
+        p.through.whole
+          ? `${partVerb(p)} ${write("role", p.through.role)} (${sizeHtml(p.capabilities)})`
+          : `${partVerb(p)} ${capabilitiesHtml(p.capabilities)}`,
+      )
+      .join("<br>"),
+    through: parts
+      .map((p) =>
+        p.through.whole
+          ? `bound on ${where(p.through.boundOn)}`
+          : `${write("role", p.through.role)} bound on ${where(p.through.boundOn)}`,
+      )
+      .join("<br>"),
+  };
 }
 
-function accessTable(title: string, list: readonly ChangedAccess[], names: Names): string {
+const row = (c: ChangedAccess, cells: string[]) =>
+  `<tr class="change-row" data-identity="${escapeHtml(c.identity)}" data-privileged="${c.privileged}">` +
+  cells.map((cell) => `<td>${cell}</td>`).join("") +
+  `</tr>`;
+
+function accessRow(c: ChangedAccess, names: Names): string {
+  const cells = changeCells(c, names);
+  return row(c, [
+    identityHtml(names, c.identity, c.identityKind),
+    whereWords(c, htmlWriter(names)),
+    cells.what,
+    cells.through,
+  ]);
+}
+
+function accessTable(title: string, list: readonly ChangedAccess[], names: Names, newness?: Newness): string {
   if (list.length === 0) return "";
-  const rows = list.map(
-    (c) =>
-      `<tr class="change-row" data-identity="${escapeHtml(c.identity)}" data-privileged="${c.privileged}">` +
-      `<td>${identityHtml(names, c.identity, c.identityKind)}</td>` +
-      `<td>${whereWords(c, htmlWriter(names))}</td><td>${capabilitiesHtml(c.gained)}</td><td>${capabilitiesHtml(c.lost)}</td>` +
-      `<td>${throughHtml(c, names)}</td></tr>`,
-  );
+  const rows =
+    newness === undefined
+      ? list.map((c) => accessRow(c, names))
+      : sayAlike(list, (c) => changeShape(c, newness)).map((said) => {
+          if ("alone" in said) return accessRow(said.alone, names);
+          const w = alikeWords(
+            said.alike,
+            newness,
+            htmlWriter(names),
+            (kind, uid) => escapeHtml(names.rawName(kind, uid)),
+            capabilitiesHtml,
+            sizeHtml,
+          );
+          return row(said.alike[0]!, [
+            `${escapeHtml(w.who)}: ${w.names}`,
+            escapeHtml(w.where),
+            w.what,
+            changeCells(said.alike[0]!, names).through,
+          ]);
+        });
   return (
-    `<h3>${title}</h3><table><thead><tr><th>identity</th><th>on</th><th>gains</th><th>loses</th>` +
+    `<h3>${title}</h3><table><thead><tr><th>identity</th><th>on</th><th>change</th>` +
     `<th>through</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
   );
 }
@@ -87,6 +150,7 @@ function sectionOf(c: ReviewChanges, names: Names): string {
       "Other changes of access",
       c.access.filter((a) => !a.privileged),
       names,
+      newnessOf(c),
     ) +
     listHtml("Identities new and gone", [
       ...c.identities.new.map(identity("new")),

@@ -20,6 +20,7 @@
 import { z } from "zod";
 import {
   AccessModel,
+  byWholeRoles,
   collapseInherited,
   grantsOn,
   isPrivileged,
@@ -27,7 +28,14 @@ import {
 } from "../../sdk/access-model";
 import { Refusal } from "../command";
 import { accessDifference } from "./difference";
-import { identityKind, lineText, nameText, type IdentityKind, type Names } from "../../sdk/words";
+import {
+  compareNames,
+  identityKind,
+  lineText,
+  nameText,
+  type IdentityKind,
+  type Names,
+} from "../../sdk/words";
 import { namesFrom } from "./names";
 
 /** What the review JSON says it is, and the version of its shape this code writes and reads. */
@@ -60,6 +68,11 @@ export interface ChangedThrough {
   boundOnName: string;
   /** The capabilities of the change this binding grants (or granted). */
   capabilities: string[];
+  /**
+   * Its role changes hands whole: every capability the role grants is gained (or lost) with the change, so the
+   * change is said by the role's name (sdk/access-model `byWholeRoles`); `capabilities` is then the role's.
+   */
+  whole: boolean;
 }
 
 /** One identity's change of access on a group, and on the groups under it that change the same way. */
@@ -144,11 +157,19 @@ function throughOf(
         boundOn: b.group,
         boundOnName: names.nameOf("group", b.group) ?? "",
         capabilities: [],
+        whole: false,
       };
       entry.capabilities.push(capability);
       byBinding.set(b.uid, entry);
     }
-  return [...byBinding.values()];
+  const through = [...byBinding.values()];
+  const { whole } = byWholeRoles(
+    capabilities,
+    through.map((t) => ({ uid: t.role, capabilities: model.roleCapabilities(t.role) })),
+  );
+  const wholeRoles = new Set(whole.map((r) => r.uid));
+  for (const t of through) t.whole = wholeRoles.has(t.role);
+  return through;
 }
 
 /** Privileged gains first, then privileged losses, then the rest. */
@@ -179,8 +200,9 @@ function accessChanges(before: ReviewFacts, after: ReviewFacts, names: Names): C
   return changes.sort(
     (a, b) =>
       rank(a) - rank(b) ||
-      compare(names.rawName("identity", a.identity), names.rawName("identity", b.identity)) ||
+      compareNames(names.rawName("identity", a.identity), names.rawName("identity", b.identity)) ||
       compare(a.identity, b.identity) ||
+      compareNames(names.rawName("group", a.group), names.rawName("group", b.group)) ||
       compare(a.group, b.group),
   );
 }
@@ -220,12 +242,18 @@ function roleChanges(before: ReviewFacts, after: ReviewFacts): ChangedRole[] {
     const removed = [...old].filter((c) => !now.has(c)).sort();
     if (added.length > 0 || removed.length > 0) out.push({ uid: role.uid, name: role.name, added, removed });
   }
-  return out;
+  return out.sort((a, b) => compareNames(a.name || a.uid, b.name || b.uid) || compare(a.uid, b.uid));
 }
 
-/** Privileged first, then by name. */
+/** Privileged first, then by name (the uid where none is known) in the one order (../../sdk/words). */
 const byPrivilegeAndName = (a: ChangedIdentity, b: ChangedIdentity) =>
-  Number(b.privileged) - Number(a.privileged) || compare(a.name, b.name) || compare(a.uid, b.uid);
+  Number(b.privileged) - Number(a.privileged) ||
+  compareNames(a.name || a.uid, b.name || b.uid) ||
+  compare(a.uid, b.uid);
+
+/** Groups by name (the uid where none is known) in the one order. */
+const groupsByName = (a: ChangedGroup, b: ChangedGroup) =>
+  compareNames(a.name || a.uid, b.name || b.uid) || compare(a.uid, b.uid);
 
 /** What changed from `before` to `after` (two reviews of the same group). */
 export function changesBetween(before: ReviewFacts, after: ReviewFacts): ReviewChanges {
@@ -245,8 +273,8 @@ export function changesBetween(before: ReviewFacts, after: ReviewFacts): ReviewC
       gone: missingFrom(identitiesBefore, identitiesAfter).sort(byPrivilegeAndName),
     },
     groups: {
-      new: missingFrom(groupsOf(after, names), before.groups),
-      gone: missingFrom(groupsOf(before, names), after.groups),
+      new: missingFrom(groupsOf(after, names), before.groups).sort(groupsByName),
+      gone: missingFrom(groupsOf(before, names), after.groups).sort(groupsByName),
     },
     roles: roleChanges(before, after),
   };

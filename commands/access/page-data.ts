@@ -11,7 +11,14 @@
  */
 import { isPrivileged } from "../../sdk/access-model";
 import { parentOf } from "../../sdk/uidp";
-import { IDENTITY_NOUNS, identityKind, pluralOf, resourceText, type IdentityKind } from "../../sdk/words";
+import {
+  IDENTITY_NOUNS,
+  byName,
+  identityKind,
+  pluralOf,
+  resourceText,
+  type IdentityKind,
+} from "../../sdk/words";
 import { resourceName, type Manager } from "../states";
 import type { Review, ReviewedBinding } from "./review";
 
@@ -93,12 +100,6 @@ const KIND_WORDS: PageData["kindWords"] = {
   person: [IDENTITY_NOUNS.person, pluralOf(IDENTITY_NOUNS.person)],
   workload: [IDENTITY_NOUNS.workload, pluralOf(IDENTITY_NOUNS.workload)],
 };
-
-/** Names as people sort them: case aside, numbers by value (team-2 before team-10); the uid breaks ties. */
-const collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
-export function byName<T extends { name: string; uid: string }>(a: T, b: T): number {
-  return collator.compare(a.name, b.name) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
-}
 
 /** The groups in tree order: each followed by its subtree, siblings by name. */
 function treeOrder(r: Review): PageGroup[] {

@@ -10,16 +10,24 @@
  * ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import { capabilityText, type Names } from "../../sdk/words";
+import { byName, capabilityText, type Names } from "../../sdk/words";
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
+import { sayAlike } from "./alike";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import {
+  LISTED,
+  alikeWords,
+  changeParts,
+  changeShape,
   changesSummary,
   managedWords,
   marks,
   namesOf,
-  throughWords,
+  newnessOf,
+  partVerb,
+  roleSize,
   whereWords,
+  type Newness,
   type Writer,
 } from "./format";
 import { managerResource } from "./page-data";
@@ -43,22 +51,96 @@ function readAsMd(at: string, caller: string | undefined, names: Names): string 
   return `read ${mdText(at)}${caller === undefined ? "" : ` as ${mdText(names.identity(caller))}`}`;
 }
 
-function throughMd(c: ChangedAccess, names: Names): string {
-  return throughWords(c, markdownWriter(names), capabilitiesMd)
-    .map((t) => `${t.change === "gained" ? "gains" : "loses"} ${t.words}`)
-    .join("; ");
+/** A whole role's size in Markdown: its count, its privileged capabilities named in bold. */
+const sizeMd = (capabilities: readonly string[]) =>
+  roleSize(capabilities, (c) => mdBold(mdText(capabilityText(c))));
+
+/**
+ * The cells of one change, each its own fact: what changes ("becomes role editor (24 capabilities, 6 privileged:
+ * …)", "gains CAP_A, CAP_B"), and through which binding (a role said whole is not said again: only where it is
+ * bound; "this group" when on the group of the change).
+ */
+function changeCells(c: ChangedAccess, names: Names): { what: string; through: string } {
+  const write = markdownWriter(names);
+  const parts = changeParts(c);
+  const where = (group: string) => (group === c.group ? "this group" : write("group", group));
+  return {
+    what: parts
+      .map((p) =>
+        p.through.whole
+          ? `${partVerb(p)} ${write("role", p.through.role)} (${sizeMd(p.capabilities)})`
+          : `${partVerb(p)} ${capabilitiesMd(p.capabilities)}`,
+      )
+      .join("; "),
+    through: parts
+      .map((p) =>
+        p.through.whole
+          ? `bound on ${where(p.through.boundOn)}`
+          : `${write("role", p.through.role)} bound on ${where(p.through.boundOn)}`,
+      )
+      .join("; "),
+  };
+}
+
+const ACCESS_COLUMNS = ["identity", "on", "change", "through"];
+
+function accessRow(c: ChangedAccess, names: Names): string[] {
+  const cells = changeCells(c, names);
+  return [
+    mdText(names.identity(c.identity)),
+    whereWords(c, markdownWriter(names)),
+    cells.what,
+    cells.through,
+  ];
 }
 
 function accessTable(list: readonly ChangedAccess[], names: Names): string {
   return mdTable(
-    ["identity", "on", "gains", "loses", "through"],
-    list.map((c) => [
-      mdText(names.identity(c.identity)),
-      whereWords(c, markdownWriter(names)),
-      capabilitiesMd(c.gained),
-      capabilitiesMd(c.lost),
-      throughMd(c, names),
-    ]),
+    ACCESS_COLUMNS,
+    list.map((c) => accessRow(c, names)),
+  );
+}
+
+/** The other changes, like ones in one row (./alike): who and how many, where, what, the first few by name. */
+function othersTable(list: readonly ChangedAccess[], newness: Newness, names: Names): string {
+  const write = markdownWriter(names);
+  return mdTable(
+    ACCESS_COLUMNS,
+    sayAlike(list, (c) => changeShape(c, newness)).map((said) => {
+      if ("alone" in said) return accessRow(said.alone, names);
+      const w = alikeWords(
+        said.alike,
+        newness,
+        write,
+        (kind, uid) => mdText(names.name(kind, uid)),
+        capabilitiesMd,
+        sizeMd,
+      );
+      return [
+        `${mdText(w.who)}: ${w.names}`,
+        mdText(w.where),
+        w.what,
+        changeCells(said.alike[0]!, names).through,
+      ];
+    }),
+  );
+}
+
+/** Each role said whole in the changes, once, with every capability it grants: the list one step away. */
+function wholeRolesTable(c: ReviewChanges, names: Names): string {
+  const roles = new Map<string, string[]>();
+  for (const a of c.access)
+    for (const t of a.through) if (t.whole && !roles.has(t.role)) roles.set(t.role, t.capabilities);
+  if (roles.size === 0) return "";
+  const rows = [...roles]
+    .map(([uid, capabilities]) => ({ uid, name: names.rawName("role", uid), capabilities }))
+    .sort(byName);
+  return (
+    mdHeading(3, "Roles said by name") +
+    mdTable(
+      ["role", "capabilities"],
+      rows.map((r) => [mdText(names.role(r.uid)), capabilitiesMd([...r.capabilities].sort())]),
+    )
   );
 }
 
@@ -73,23 +155,28 @@ export function changesMarkdown(c: ReviewChanges, names: Names): string {
   const privileged = c.access.filter((a) => a.privileged);
   const others = c.access.filter((a) => !a.privileged);
   if (privileged.length > 0) out += mdHeading(3, "Privileged changes") + accessTable(privileged, names);
-  if (others.length > 0) out += mdHeading(3, "Other changes of access") + accessTable(others, names);
-  const identities = (["new", "gone"] as const).flatMap((change) =>
-    c.identities[change].map((i) => [
-      change,
-      mdText(names.identity(i.uid)),
-      i.privileged ? mdBold("privileged") : "",
-    ]),
-  );
+  if (others.length > 0)
+    out += mdHeading(3, "Other changes of access") + othersTable(others, newnessOf(c), names);
+  out += wholeRolesTable(c, names);
+  const more = (list: readonly unknown[]) => Math.max(0, list.length - LISTED);
+  const identities = (["new", "gone"] as const).flatMap((change) => [
+    ...c.identities[change]
+      .slice(0, LISTED)
+      .map((i) => [change, mdText(names.identity(i.uid)), i.privileged ? mdBold("privileged") : ""]),
+    ...(more(c.identities[change]) > 0 ? [[change, `and ${more(c.identities[change])} more`, ""]] : []),
+  ]);
   if (identities.length > 0)
     out += mdHeading(3, "Identities new and gone") + mdTable(["change", "identity", "marks"], identities);
-  const groups = (["new", "gone"] as const).flatMap((change) =>
-    c.groups[change].map((g) => [
-      change,
-      mdText(names.group(g.uid)),
-      g.parent === undefined ? "" : mdText(names.group(g.parent)),
-    ]),
-  );
+  const groups = (["new", "gone"] as const).flatMap((change) => [
+    ...c.groups[change]
+      .slice(0, LISTED)
+      .map((g) => [
+        change,
+        mdText(names.group(g.uid)),
+        g.parent === undefined ? "" : mdText(names.group(g.parent)),
+      ]),
+    ...(more(c.groups[change]) > 0 ? [[change, `and ${more(c.groups[change])} more`, ""]] : []),
+  ]);
   if (groups.length > 0)
     out += mdHeading(3, "Groups new and gone") + mdTable(["change", "group", "under"], groups);
   if (c.roles.length > 0)

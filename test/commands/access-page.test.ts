@@ -8,7 +8,8 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { allGrants, review, type Review } from "../../commands/access/review";
-import { byName, pageData, summaryOf, type PageData } from "../../commands/access/page-data";
+import { pageData, summaryOf, type PageData } from "../../commands/access/page-data";
+import { byName } from "../../sdk/words";
 import { reviewHtml } from "../../commands/access/html";
 import { escapeHtml } from "../../commands/access/html-text";
 import { PAGE_SCRIPT } from "../../commands/access/page-script";
