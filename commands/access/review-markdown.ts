@@ -10,7 +10,7 @@
  * ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import { byName, capabilityText, type Names } from "../../sdk/words";
+import { byName, capabilityText, compareNames, countOf, type Names } from "../../sdk/words";
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
 import { sayAlike } from "./alike";
 import type { ChangedAccess, ReviewChanges } from "./changes";
@@ -202,7 +202,8 @@ function bindingsTable(r: Review, names: Names): string {
     const managers = b.managedBy?.map((m) => ({ stack: m.stack, resource: managerResource(m) })) ?? null;
     return {
       privileged: privileged.length > 0,
-      key: `${names.identity(b.identity)}\u0000${b.identity}\u0000${b.group}`,
+      name: names.rawName("identity", b.identity),
+      key: `${b.identity}\u0000${b.group}`,
       cells: [
         mdText(names.identity(b.identity)),
         mdText(names.role(b.role)),
@@ -214,7 +215,10 @@ function bindingsTable(r: Review, names: Names): string {
     };
   });
   rows.sort(
-    (a, b) => Number(b.privileged) - Number(a.privileged) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    (a, b) =>
+      Number(b.privileged) - Number(a.privileged) ||
+      compareNames(a.name, b.name) ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   );
   return mdTable(
     [
@@ -225,8 +229,23 @@ function bindingsTable(r: Review, names: Names): string {
       "privileged capabilities",
       ...(managed ? ["managed by"] : []),
     ],
-    rows.map((row) => row.cells),
+    capped(
+      rows.map((row) => row.cells),
+      (n) => [`and ${countOf(n, "more binding")}`, ...Array<string>(managed ? 5 : 4).fill("")],
+    ),
   );
+}
+
+/**
+ * How many rows a table of the review names (privileged ones first); the rest are counted, in a row of their own.
+ * The JSON, the CSV and the page hold every one: a pull request's comment stays short.
+ */
+export const MARKDOWN_ROWS = 50;
+
+function capped(rows: string[][], more: (n: number) => string[]): string[][] {
+  return rows.length <= MARKDOWN_ROWS
+    ? rows
+    : [...rows.slice(0, MARKDOWN_ROWS), more(rows.length - MARKDOWN_ROWS)];
 }
 
 /** The review, and what changed since an earlier one, as GitHub-flavoured Markdown. */
@@ -248,15 +267,24 @@ export function reviewMarkdown(r: Review): string {
       ) + mdList(r.partial.map(mdText));
   if (r.changes !== undefined) out += changesMarkdown(r.changes, names);
   out += mdHeading(2, "Identities");
+  const identities = [...r.identities].sort(
+    (a, b) =>
+      Number(b.privileged) - Number(a.privileged) ||
+      compareNames(names.rawName("identity", a.uid), names.rawName("identity", b.uid)) ||
+      (a.uid < b.uid ? -1 : 1),
+  );
   out += mdTable(
     ["identity", "marks", "last seen"],
-    r.identities.map((i) => [
-      mdText(names.identity(i.uid)),
-      marks(i)
-        .map((m) => (m === "privileged" ? mdBold(m) : mdText(m)))
-        .join(", "),
-      i.kind === "workload" ? mdText(i.lastSeenTime ?? "never") : "",
-    ]),
+    capped(
+      identities.map((i) => [
+        mdText(names.identity(i.uid)),
+        marks(i)
+          .map((m) => (m === "privileged" ? mdBold(m) : mdText(m)))
+          .join(", "),
+        i.kind === "workload" ? mdText(i.lastSeenTime ?? "never") : "",
+      ]),
+      (n) => [`and ${countOf(n, "more identity")}`, "", ""],
+    ),
   );
   out += mdHeading(2, "Bindings");
   out += mdParagraph(

@@ -31,6 +31,7 @@
  */
 import {
   AccessModel,
+  byWholeRoles,
   accessDiff,
   collapseInherited,
   grantsOn,
@@ -150,10 +151,19 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
   const lines: ImpactLine[] = [];
   for (const c of changes) {
     const roles = new Set<string>();
-    const gainedGrants = grantsOn(afterModel, c.identity, c.group);
-    for (const cap of c.gained) for (const b of gainedGrants.get(cap) ?? []) roles.add(b.role);
-    const lostGrants = grantsOn(beforeModel, c.identity, c.group);
-    for (const cap of c.lost) for (const b of lostGrants.get(cap) ?? []) roles.add(b.role);
+    /** One side's roles, and those of them it gains or loses whole (said by name: sdk/access-model). */
+    const side = (model: AccessModel, capabilities: readonly string[]) => {
+      const grants = grantsOn(model, c.identity, c.group);
+      const mine = new Set<string>();
+      for (const cap of capabilities) for (const b of grants.get(cap) ?? []) mine.add(b.role);
+      for (const role of mine) roles.add(role);
+      return byWholeRoles(
+        capabilities,
+        [...mine].sort().map((uid) => ({ uid, capabilities: [...model.roleCapabilities(uid)].sort() })),
+      );
+    };
+    const gains = side(afterModel, c.gained);
+    const losses = side(beforeModel, c.lost);
     lines.push({
       identity: c.identity,
       group: c.group,
@@ -161,6 +171,11 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
       gained: c.gained,
       lost: c.lost,
       roles: [...roles].sort(),
+      wholeRoles: [
+        ...gains.whole.map((r) => ({ change: "gained" as const, role: r.uid, capabilities: r.capabilities })),
+        ...losses.whole.map((r) => ({ change: "lost" as const, role: r.uid, capabilities: r.capabilities })),
+      ],
+      rest: { gained: gains.rest, lost: losses.rest },
     });
   }
   return lines;

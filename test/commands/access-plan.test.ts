@@ -97,7 +97,8 @@ function firstPreview(organization: string): FixtureResource[] {
 
 const SUMMARY = [
   "access plan: this update grants 2 capabilities (1 privileged) to 1 identity and revokes none",
-  '  workload identity ci-robot (new) gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST on folder platform (new), through role deployer (new), RoleBinding "ci-robot-deployer"',
+  // The whole role gained: said by its name, with its count and its privileged capability.
+  '  workload identity ci-robot (new) becomes role deployer (new) (2 capabilities, 1 privileged: CAP_IAM_ROLE_BINDINGS_CREATE) on folder platform (new), through RoleBinding "ci-robot-deployer"',
 ].join("\n");
 const BINDING =
   'will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding "ci-robot-deployer")';
@@ -196,7 +197,7 @@ test("what the pack cannot name it shows by uid and says so; the command reads t
     },
   ];
   const pack = analyzerLines(plan, "native").map((l) => l.message);
-  expect(pack[0]).toContain(`on organization ${org.uid}, through built-in role viewer`);
+  expect(pack[0]).toContain(`becomes built-in role viewer (11 capabilities) on organization ${org.uid}, through`);
   expect(pack[0]).toMatch(
     /\n {2}shown by uid: 1 object whose name is not known here; the pack reads nothing; platform-access plan over pulumi preview --json reads their names$/,
   );
@@ -209,7 +210,7 @@ test("what the pack cannot name it shows by uid and says so; the command reads t
   // The organization holds the folders of the other tests: the change reaches them too.
   expect(live.out).toMatch(
     new RegExp(
-      `on organization ${await org.name()}( and the \\d+ folders? under it)?, through built-in role viewer`,
+      `becomes built-in role viewer \\(11 capabilities\\) on organization ${await org.name()}( and the \\d+ folders? under it)?, through`,
     ),
   );
   expect(live.out).not.toContain(org.uid);
@@ -250,7 +251,8 @@ test("an existing role gaining a capability and a binding deleted: the command n
   );
   const loss = lines.find((l) => l.includes(" on organization "))!;
   expect(loss).toMatch(
-    /^ {2}workload identity release-bot loses CAP_ADVISORIES_LIST, .* on organization \S+( and the \d+ folders? under it)?, through built-in role viewer, RoleBinding "bot-viewer"$/,
+    // The binding deleted: every capability of viewer is lost above the folder, said by the role's name.
+    /^ {2}workload identity release-bot is no longer built-in role viewer \(11 capabilities\) on organization \S+( and the \d+ folders? under it)?, through RoleBinding "bot-viewer"$/,
   );
   expect(loss).not.toContain(org.uid);
   expect(keep.uid).toBeDefined();
