@@ -9,8 +9,8 @@
  *                          [--unused-after 90d] [--as-of TIME] [--since PREVIOUS.json]
  *                          [--json | --csv | --markdown | --html FILE] [--expand] [--fail-on-privileged-workload]
  *                          [--fail-on-new-privileged]
- *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]
- *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv] [--expand]
+ *   platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv | --markdown]
+ *   platform-access what-can <identity uid> [--in <group uid>] [--json | --csv | --markdown] [--expand]
  *                          (a person without --in: each organization the caller may list, read once)
  *
  * `review` and `what-can` say each grant once, where it is bound (a role binding, its group and the groups below it,
@@ -18,7 +18,7 @@
  * and makes the CSV one row per grant (large: 760,000 grants at 10,000 folders).
  *   platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]
  *                          [--format yaml|typescript|json]
- *   platform-access plan [--markdown] [--offline] [FILE|-]   (the output of pulumi preview --json)
+ *   platform-access plan [--markdown] [--expand] [--offline] [FILE|-]   (the output of pulumi preview --json)
  *
  * Exit code 0; 2 when --fail-on-privileged-workload finds a privileged capability held by a workload identity or an
  * unmanaged one, or --fail-on-new-privileged a privileged capability newly held since the earlier review (for a
@@ -51,7 +51,7 @@ import {
   whatCanText,
 } from "./format";
 import { reviewHtml } from "./html";
-import { reviewMarkdown } from "./review-markdown";
+import { reviewMarkdown, whatCanMarkdown, whoCanMarkdown } from "./review-markdown";
 import {
   leastPrivilege,
   leastPrivilegeTypeScript,
@@ -83,11 +83,11 @@ const USAGE =
   "usage: platform-access review <group uid> [--backend URL] [--stacks PATTERN]... [--state FILE]... [--unused-after 90d]" +
   " [--as-of TIME] [--since PREVIOUS.json] [--json | --csv | --markdown | --html FILE] [--expand]" +
   " [--fail-on-privileged-workload] [--fail-on-new-privileged]" +
-  " | platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv]" +
-  " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv] [--expand]" +
+  " | platform-access who-can <CAPABILITY> --on <group uid> [--json | --csv | --markdown]" +
+  " | platform-access what-can <identity uid> [--in <group uid>] [--json | --csv | --markdown] [--expand]" +
   " | platform-access least-privilege --state FILE [--identity UID] [--need CAP@GROUP]... [--with-update]" +
   " [--format yaml|typescript|json]" +
-  " | platform-access plan [--markdown] [--offline] [FILE|-]";
+  " | platform-access plan [--markdown] [--expand] [--offline] [FILE|-]";
 
 /**
  * What an identity holds under one group (what-can): the group read, its review, the identity's bindings there (each
@@ -143,7 +143,10 @@ function writeWhatCan(
       ...(a.grants !== undefined ? { grants: a.grants } : {}),
     };
   };
-  const text = (a: WhatCanAnswer) => whatCanText(identity, a.bindings, a.review);
+  const text = (a: WhatCanAnswer) =>
+    format === "markdown"
+      ? whatCanMarkdown(identity, a.bindings, a.review)
+      : whatCanText(identity, a.bindings, a.review);
   const csvOf = (a: WhatCanAnswer) =>
     a.grants !== undefined ? grantsCsv(a.grants, a.review) : bindingsCsv(a.bindings, a.review);
   const identityName = nameIn(answers, identity);
@@ -392,7 +395,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     if (command === "who-can") {
-      const p = parse(rest, { "--on": true, "--json": false, "--csv": false });
+      const p = parse(rest, { "--on": true, "--json": false, "--csv": false, "--markdown": false });
       const capability = p.positional[0];
       if (p.positional.length !== 1 || capability === undefined)
         throw new Refusal(`who-can needs one capability; ${USAGE}`);
@@ -410,11 +413,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
           `${JSON.stringify({ capability, group: on, groupName: r.group.name, partial: r.partial, grants }, null, 2)}\n`,
         );
       else if (format === "csv") io.stdout(grantsCsv(grants, r));
+      else if (format === "markdown") io.stdout(whoCanMarkdown(capability, on, grants, r));
       else io.stdout(grantsText(`who holds ${capability} on ${namesOf(r).group(on)}:`, grants, r));
       return 0;
     }
     if (command === "what-can") {
-      const p = parse(rest, { "--in": true, "--json": false, "--csv": false, "--expand": false });
+      const p = parse(rest, {
+        "--in": true,
+        "--json": false,
+        "--csv": false,
+        "--markdown": false,
+        "--expand": false,
+      });
       const identity = p.positional[0];
       if (p.positional.length !== 1 || identity === undefined)
         throw new Refusal(`what-can needs one identity uid; ${USAGE}`);
@@ -474,12 +484,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     if (command === "plan") {
-      const p = parse(rest, { "--markdown": false, "--offline": false });
+      const p = parse(rest, { "--markdown": false, "--offline": false, "--expand": false });
       if (p.positional.length > 1)
         throw new Refusal(`plan takes one file (or - for standard input); ${USAGE}`);
       const source = p.positional[0] ?? "-";
       return runPlan(
-        { markdown: p.flags.has("--markdown"), offline: p.flags.has("--offline"), source },
+        {
+          markdown: p.flags.has("--markdown"),
+          offline: p.flags.has("--offline"),
+          expand: p.flags.has("--expand"),
+          source,
+        },
         io,
         connect,
       );

@@ -106,7 +106,7 @@ export function marks(i: ReviewedIdentity): string[] {
 }
 
 /** The bindings of a set of grants, each with the capabilities it grants: "role on group". */
-function byBinding(grants: Grant[]) {
+export function byBinding(grants: Grant[]) {
   const bindings = new Map<string, { role: string; boundOn: string; inherited: boolean; caps: string[] }>();
   for (const g of grants)
     for (const t of g.through) {
@@ -271,7 +271,7 @@ export function reviewText(r: Review): string {
  * acme, above it)"; for one on a group the caller may not list, that group and the folders under it the review
  * lists.
  */
-function reachWords(b: ReviewedBinding, r: Review, listed: ReadonlySet<string>, names: Names): string {
+export function reachWords(b: ReviewedBinding, r: Review, listed: ReadonlySet<string>, names: Names): string {
   const group = names.group(b.group);
   if (b.above)
     return `on ${names.group(r.group.uid)}${andFoldersUnder(b.below - 1)} (bound on ${group}, above it)`;

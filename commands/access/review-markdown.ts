@@ -21,8 +21,11 @@ import {
   changeShape,
   changesSummary,
   managedWords,
+  byBinding,
+  groupBy,
   marks,
   namesOf,
+  reachWords,
   newnessOf,
   partVerb,
   roleSize,
@@ -31,7 +34,7 @@ import {
   type Writer,
 } from "./format";
 import { managerResource } from "./page-data";
-import type { Review } from "./review";
+import type { Grant, Review, ReviewedBinding } from "./review";
 
 /** Objects as Markdown: named as text names them, escaped. */
 const markdownWriter =
@@ -301,4 +304,79 @@ export function reviewMarkdown(r: Review): string {
     ]),
   );
   return out;
+}
+
+/** What the caller may not list, as a paragraph and a list (nothing when the review is whole). */
+function partialMd(r: Review): string {
+  if (r.partial.length === 0) return "";
+  return (
+    mdParagraph(
+      `${mdBold("Partial:")} the caller may not list everything; what it cannot see is not shown:`,
+    ) + mdList(r.partial.map(mdText))
+  );
+}
+
+/**
+ * What an identity holds under a group (`what-can --markdown`), each binding once where it is bound: a heading with
+ * the identity's marks, a table of where each binding reaches and through which role, then each role once with its
+ * capabilities (privileged ones in bold). The text's words (./format `whatCanText`), as Markdown.
+ */
+export function whatCanMarkdown(identity: string, bindings: readonly ReviewedBinding[], r: Review): string {
+  const names = namesOf(r);
+  const i = r.identities.find((x) => x.uid === identity);
+  const marked = i === undefined ? [] : marks(i);
+  let out =
+    mdHeading(3, `What ${mdText(names.identity(identity))} holds under ${mdText(names.group(r.group.uid))}`) +
+    (marked.length === 0 ? "" : mdParagraph(marked.map(mdText).join(", "))) +
+    partialMd(r);
+  if (bindings.length === 0) return out + mdParagraph("Nothing.");
+  const listed = new Set(r.groups.map((g) => g.uid));
+  out += mdTable(
+    ["where", "role"],
+    bindings.map((b) => [mdText(reachWords(b, r, listed, names)), mdText(names.role(b.role))]),
+  );
+  const readable = new Map(r.roles.map((role) => [role.uid, role]));
+  const used = [...new Set(bindings.map((b) => b.role))]
+    .map((uid) => ({ uid, name: names.rawName("role", uid) }))
+    .sort(byName);
+  return (
+    out +
+    mdTable(
+      ["role", "capabilities"],
+      used.map(({ uid }) => {
+        const role = readable.get(uid);
+        return [
+          mdText(names.role(uid)),
+          role === undefined ? "not visible to the caller" : capabilitiesMd(role.capabilities) || "none",
+        ];
+      }),
+    )
+  );
+}
+
+/**
+ * Who holds a capability on a group (`who-can --markdown`): one row per identity, group and binding, the identity's
+ * marks beside it. The text's words (./format `grantsText`), as Markdown.
+ */
+export function whoCanMarkdown(capability: string, group: string, grants: Grant[], r: Review): string {
+  const names = namesOf(r);
+  const ids = new Map(r.identities.map((i) => [i.uid, i]));
+  let out =
+    mdHeading(3, `Who holds ${mdText(capabilityText(capability))} on ${mdText(names.group(group))}`) +
+    partialMd(r);
+  if (grants.length === 0) return out + mdParagraph("Nobody.");
+  const rows: string[][] = [];
+  for (const here of groupBy(grants, (g) => `${g.group}\u0000${g.identity}`).values()) {
+    const { group: on, identity } = here[0]!;
+    const marked = ids.has(identity) ? marks(ids.get(identity)!) : [];
+    for (const [, b] of byBinding(here))
+      rows.push([
+        mdText(names.identity(identity)),
+        marked.map((m) => (m === "privileged" ? mdBold(m) : mdText(m))).join(", "),
+        mdText(names.group(on)),
+        mdText(names.role(b.role)),
+        b.inherited ? `inherited from ${mdText(names.group(b.boundOn))}` : "bound on this group",
+      ]);
+  }
+  return out + mdTable(["identity", "marks", "on", "through", "bound"], rows);
 }
