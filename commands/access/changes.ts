@@ -40,7 +40,13 @@ import { namesFrom } from "./names";
 
 /** What the review JSON says it is, and the version of its shape this code writes and reads. */
 export const REVIEW_FORMAT = "platform-access review";
-export const REVIEW_FORMAT_VERSION = 2;
+export const REVIEW_FORMAT_VERSION = 3;
+
+/**
+ * The versions `--since` reads: 2 held an identity's uid as its name where no name was known; 3 leaves the name
+ * empty there (the uid is beside it). Both carry the same members.
+ */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [2, 3];
 
 /** The part of a review the changes are computed from: what its JSON carries (see REVIEW_FORMAT_VERSION). */
 export interface ReviewFacts {
@@ -337,10 +343,10 @@ export function readPreviousReview(text: string, path: string, groupUid: string)
     );
   }
   const version = member("formatVersion");
-  if (version !== REVIEW_FORMAT_VERSION)
+  if (typeof version !== "number" || !READABLE_FORMAT_VERSIONS.includes(version))
     throw new Refusal(
-      `${file} is a review in format version ${lineText(JSON.stringify(version) ?? "undefined")}; this platform-access reads version ` +
-        `${REVIEW_FORMAT_VERSION}`,
+      `${file} is a review in format version ${lineText(JSON.stringify(version) ?? "undefined")}; this platform-access reads versions ` +
+        `${READABLE_FORMAT_VERSIONS.join(" and ")}`,
     );
   const parsed = previousSchema.safeParse(value);
   if (!parsed.success) {
@@ -349,7 +355,12 @@ export function readPreviousReview(text: string, path: string, groupUid: string)
       `${file} is not a complete review: ${lineText(issue.path.map(String).join(".")) || "(top)"}: ${issue.message}`,
     );
   }
-  const previous = parsed.data;
+  // Version 2 wrote an identity's uid as its name where none was known: none, as version 3 writes it.
+  const previous = {
+    ...parsed.data,
+    identities: parsed.data.identities.map((i) => (i.name === i.uid ? { ...i, name: "" } : i)),
+    withoutAccess: parsed.data.withoutAccess.map((i) => (i.name === i.uid ? { ...i, name: "" } : i)),
+  };
   if (previous.group.uid !== groupUid)
     throw new Refusal(
       `${file} is a review of ${nameText(previous.group.name)} (${lineText(previous.group.uid)}), not of ${lineText(groupUid)}: ` +

@@ -706,7 +706,8 @@ function grantRows(grants: Grant[], r: Review): string[][] {
 /**
  * The columns of the changes CSV: one row per capability gained or lost and binding through which it is gained (in
  * the later review) or was held (the earlier one), said once on the group where it happens (`groups_under`: how
- * many groups under it change the same way); one row per identity and group new or gone; one per capability a role
+ * many groups under it change the same way; `whole_role`: the role changes hands whole, every capability it grants,
+ * so the other outputs say it by name); one row per identity and group new or gone; one per capability a role
  * gained or lost. Privileged changes first, as in every output.
  */
 export const CHANGES_CSV_COLUMNS = [
@@ -724,6 +725,8 @@ export const CHANGES_CSV_COLUMNS = [
   "binding",
   "bound_on",
   "bound_on_name",
+  // After the first columns, so that a script reading them by position still reads them.
+  "whole_role",
 ] as const;
 
 type ChangesRow = Partial<Record<(typeof CHANGES_CSV_COLUMNS)[number], string>>;
@@ -745,6 +748,7 @@ function accessRows(a: ChangedAccess): ChangesRow[] {
       binding: t.binding,
       bound_on: t.boundOn,
       bound_on_name: t.boundOnName,
+      whole_role: String(t.whole),
     })),
   );
 }

@@ -361,7 +361,7 @@ export function whatCanMarkdown(identity: string, bindings: readonly ReviewedBin
 export function whoCanMarkdown(capability: string, group: string, grants: Grant[], r: Review): string {
   const names = namesOf(r);
   const ids = new Map(r.identities.map((i) => [i.uid, i]));
-  let out =
+  const out =
     mdHeading(3, `Who holds ${mdText(capabilityText(capability))} on ${mdText(names.group(group))}`) +
     partialMd(r);
   if (grants.length === 0) return out + mdParagraph("Nobody.");

@@ -460,9 +460,9 @@ describe("platform-access review --since", () => {
           /is a review without a format version, written before reviews could be compared/,
         ],
         [
-          "v3.json",
-          { ...old, formatVersion: 3 },
-          /is a review in format version 3; this platform-access reads version 2/,
+          "v4.json",
+          { ...old, formatVersion: 4 },
+          /is a review in format version 4; this platform-access reads versions 2 and 3/,
         ],
         ["no-bindings.json", without("bindings"), /is not a complete review: bindings: /],
         [
