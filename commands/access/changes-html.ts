@@ -3,8 +3,9 @@
  * privileged changes first, each change of access once where it happens ("and the N groups under it"), with the
  * bindings it is gained or was held through; identities and groups new and gone; roles changed. A pure function of
  * the review, placed by the page at its top; it uses the page's classes (`cap`, `priv`, `mark`) and no style or
- * script of its own. Every name from the API is data: written as it is, HTML-escaped, as the rest of the page writes
- * it; each object's kind in the words every output uses (../../sdk/words).
+ * script of its own. Every name from the API is data: written as every output writes it (../../sdk/words: quoted
+ * with escapes when hard), then HTML-escaped, as the rest of the page writes it; each object's kind in the words
+ * every output uses.
  *
  * May import: ../../sdk/access-model, ../../sdk/words, ./changes (types), ./format, ./html-text, ./review (types).
  */
@@ -32,11 +33,11 @@ import type { Review } from "./review";
 const htmlWriter =
   (names: Names): Writer =>
   (kind, uid) =>
-    `${nounOf(kind, uid)} ${escapeHtml(names.rawName(kind, uid))}`;
+    `${nounOf(kind, uid)} ${escapeHtml(names.name(kind, uid))}`;
 
 /** An identity's name in bold, its kind beside it as a mark. */
 const identityHtml = (names: Names, uid: string, kind: keyof typeof IDENTITY_NOUNS) =>
-  `<strong>${escapeHtml(names.rawName("identity", uid))}</strong> <span class="mark">${IDENTITY_NOUNS[kind]}</span>`;
+  `<strong>${escapeHtml(names.name("identity", uid))}</strong> <span class="mark">${IDENTITY_NOUNS[kind]}</span>`;
 
 function capabilitiesHtml(capabilities: readonly string[]): string {
   return capabilities
@@ -98,7 +99,7 @@ function accessTable(title: string, list: readonly ChangedAccess[], names: Names
             said.alike,
             newness,
             htmlWriter(names),
-            (kind, uid) => escapeHtml(names.rawName(kind, uid)),
+            (kind, uid) => escapeHtml(names.name(kind, uid)),
             capabilitiesHtml,
             sizeHtml,
           );
@@ -127,11 +128,11 @@ function sectionOf(c: ReviewChanges, names: Names): string {
     `${change}: ${identityHtml(names, i.uid, i.kind)}` +
     (i.privileged ? ` <span class="mark privileged">privileged</span>` : "");
   const group = (change: string) => (g: ReviewChanges["groups"]["new"][number]) =>
-    `${change}: ${nounOf("group", g.uid)} <strong>${escapeHtml(names.rawName("group", g.uid))}</strong>` +
+    `${change}: ${nounOf("group", g.uid)} <strong>${escapeHtml(names.name("group", g.uid))}</strong>` +
     (g.parent === undefined ? "" : ` under ${htmlWriter(names)("group", g.parent)}`);
   const roles = c.roles.map(
     (r) =>
-      `${nounOf("role", r.uid)} <strong>${escapeHtml(names.rawName("role", r.uid))}</strong>` +
+      `${nounOf("role", r.uid)} <strong>${escapeHtml(names.name("role", r.uid))}</strong>` +
       (r.added.length > 0 ? ` gains ${capabilitiesHtml(r.added)}` : "") +
       (r.removed.length > 0 ? ` loses ${capabilitiesHtml(r.removed)}` : ""),
   );

@@ -15,6 +15,7 @@ import {
   IDENTITY_NOUNS,
   byName,
   identityKind,
+  nameText,
   pluralOf,
   resourceText,
   type IdentityKind,
@@ -192,7 +193,7 @@ export function pageData(r: Review): PageData {
     if (here !== undefined) return { group: here };
     return {
       group: shownOn(b.group),
-      elsewhere: { uid: b.group, name: b.groupName || b.group, above: b.above },
+      elsewhere: { uid: b.group, name: nameText(b.groupName || b.group), above: b.above },
     };
   };
   const stacks: string[] = [];
@@ -218,10 +219,13 @@ export function pageData(r: Review): PageData {
         (a.uid < b.uid ? -1 : 1),
     );
 
+  // Sorted by the names as the service gave them (the one order), written as every output writes them: a hard name
+  // (a space, a bidi override, a zero-width character) in quotes with its escapes, as the text and Markdown say it.
+  const written = <T extends { name: string }>(x: T): T => ({ ...x, name: nameText(x.name) });
   return {
-    groups,
-    identities,
-    roles,
+    groups: groups.map(written),
+    identities: identities.map(written),
+    roles: roles.map(written),
     capabilities: capabilityNames.map((name) => ({ name, privileged: isPrivileged(name) })),
     bindings,
     stacks,

@@ -19,6 +19,8 @@ import { BUILTIN_ROLES } from "../../emulator";
 import { expanded, sayAlike } from "../../commands/access/alike";
 import { changesBetween, readPreviousReview, type ReviewChanges } from "../../commands/access/changes";
 import { changesHtml } from "../../commands/access/changes-html";
+import { reviewHtml } from "../../commands/access/html";
+import { escapeHtml } from "../../commands/access/html-text";
 import {
   CHANGES_CSV_COLUMNS,
   changeShape,
@@ -31,7 +33,7 @@ import { review, type Review } from "../../commands/access/review";
 import { reviewMarkdown } from "../../commands/access/review-markdown";
 import { describeImpactLine, type ImpactLine } from "../../provider/core/access-words";
 import { byWholeRoles, isPrivileged } from "../../sdk/access-model";
-import { Names, compareNames } from "../../sdk/words";
+import { Names, compareNames, nameText } from "../../sdk/words";
 import { accessData, NOW, plan as orgPlan, type Plan } from "./access-data";
 import { CAP_POOL } from "./access-fixtures";
 import { DEPLOYER, EDITOR_FOLDERS, LARGE_ORG, largePlan, largeReview } from "./large-changes";
@@ -419,4 +421,29 @@ test("a version-2 review with a uid for a name reads as nameless; version 3 writ
   const read = readPreviousReview(JSON.stringify(v2), "v2.json", LARGE_ORG);
   expect(read.identities.map((i) => i.name)).toEqual([""]);
   expect(changesBetween(read, r).identities).toEqual({ new: [], gone: [] });
+});
+
+test("the page quotes a hard name as the text does: no bidi or zero-width character raw", () => {
+  const hard = "ci\u202Eexe.sh\u200B";
+  const hex = (n: number) => n.toString(16).padStart(16, "0");
+  const folder = { uid: `${LARGE_ORG}/${hex(1)}`, name: hard };
+  const bot = { uid: `${folder.uid}/${hex(2)}`, name: hard };
+  const r = review(
+    {
+      top: { uid: LARGE_ORG, name: "acme" },
+      groups: [{ uid: LARGE_ORG, name: "acme" }, folder],
+      identities: [bot],
+      roles: [DEPLOYER],
+      bindings: [{ uid: `${folder.uid}/${hex(3)}`, group: folder, identity: bot, role: DEPLOYER }],
+      caller: undefined,
+      partial: [],
+      calls: 0,
+    } as unknown as Parameters<typeof review>[0],
+    { now: NOW },
+  );
+  const page = reviewHtml(r);
+  expect(page).not.toMatch(/[\u202E\u200B]/);
+  // The page's data (JSON in the page, drawn by its script as text) holds the name as the text writes it.
+  expect(page).toContain(JSON.stringify(nameText(hard)).slice(1, -1));
+  expect(reviewText(r)).toContain(`workload identity ${nameText(hard)}`);
 });
