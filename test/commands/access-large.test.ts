@@ -20,7 +20,6 @@ import { expanded, sayAlike } from "../../commands/access/alike";
 import { changesBetween, readPreviousReview, type ReviewChanges } from "../../commands/access/changes";
 import { changesHtml } from "../../commands/access/changes-html";
 import { reviewHtml } from "../../commands/access/html";
-import { escapeHtml } from "../../commands/access/html-text";
 import {
   CHANGES_CSV_COLUMNS,
   changeShape,
