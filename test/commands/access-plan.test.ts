@@ -197,7 +197,9 @@ test("what the pack cannot name it shows by uid and says so; the command reads t
     },
   ];
   const pack = analyzerLines(plan, "native").map((l) => l.message);
-  expect(pack[0]).toContain(`becomes built-in role viewer (11 capabilities) on organization ${org.uid}, through`);
+  expect(pack[0]).toContain(
+    `becomes built-in role viewer (11 capabilities) on organization ${org.uid}, through`,
+  );
   expect(pack[0]).toMatch(
     /\n {2}shown by uid: 1 object whose name is not known here; the pack reads nothing; platform-access plan over pulumi preview --json reads their names$/,
   );

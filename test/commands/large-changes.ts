@@ -27,13 +27,25 @@ const OWNER = `${"0".repeat(39)}1`;
 /** The organization with `folders` folders, each with `ci-N` bound to deployer (or editor, for `editors`). */
 function organization(folders: number, editors: ReadonlySet<number>): AccessData {
   const top = { uid: LARGE_ORG, name: "acme" };
-  const groups = Array.from({ length: folders }, (_, i) => ({ uid: `${LARGE_ORG}/${hex(i + 1)}`, name: `team-${i}` }));
+  const groups = Array.from({ length: folders }, (_, i) => ({
+    uid: `${LARGE_ORG}/${hex(i + 1)}`,
+    name: `team-${i}`,
+  }));
   const identities = groups.map((g, i) => ({ uid: `${g.uid}/${hex(0x100000 + i)}`, name: `ci-${i}` }));
   const editor = builtin("editor");
   const ownerRole = builtin("owner");
-  const roles = [DEPLOYER, editor, ownerRole].map((r) => ({ uid: r.uid, name: r.name, capabilities: r.capabilities }));
+  const roles = [DEPLOYER, editor, ownerRole].map((r) => ({
+    uid: r.uid,
+    name: r.name,
+    capabilities: r.capabilities,
+  }));
   const bindings = [
-    { uid: `${LARGE_ORG}/${hex(0xb0000)}`, group: top, identity: { uid: OWNER, name: "alice" }, role: ownerRole },
+    {
+      uid: `${LARGE_ORG}/${hex(0xb0000)}`,
+      group: top,
+      identity: { uid: OWNER, name: "alice" },
+      role: ownerRole,
+    },
     ...identities.map((identity, i) => {
       const role = editors.has(i) ? editor : DEPLOYER;
       return {
@@ -72,7 +84,12 @@ export function largePlan(folders = 1000): AccessPlan {
   for (let i = 0; i < folders; i++) {
     resources.push(
       { kind: "Group", name: `team-${i}`, op: "create", inputs: { parentUid: LARGE_ORG, name: `team-${i}` } },
-      { kind: "Identity", name: `ci-${i}`, op: "create", inputs: { parentUid: ref(`team-${i}`), name: `ci-${i}` } },
+      {
+        kind: "Identity",
+        name: `ci-${i}`,
+        op: "create",
+        inputs: { parentUid: ref(`team-${i}`), name: `ci-${i}` },
+      },
       {
         kind: "RoleBinding",
         name: `ci-${i}-deployer`,
@@ -85,8 +102,13 @@ export function largePlan(folders = 1000): AccessPlan {
     listed: true,
     groups: [{ uid: LARGE_ORG, name: "acme" }],
     identities: [{ uid: OWNER, name: "alice" }],
-    roles: [DEPLOYER, ...BUILTIN_ROLES.map((r) => ({ uid: r.uid, name: r.name, capabilities: r.capabilities }))],
-    bindings: [{ uid: `${LARGE_ORG}/${hex(0xb0000)}`, group: LARGE_ORG, identity: OWNER, role: builtin("owner").uid }],
+    roles: [
+      DEPLOYER,
+      ...BUILTIN_ROLES.map((r) => ({ uid: r.uid, name: r.name, capabilities: r.capabilities })),
+    ],
+    bindings: [
+      { uid: `${LARGE_ORG}/${hex(0xb0000)}`, group: LARGE_ORG, identity: OWNER, role: builtin("owner").uid },
+    ],
   };
   return planAccess(planOfPreview(previewJson(resources, "native"), "preview.json"), live);
 }
