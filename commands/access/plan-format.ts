@@ -139,7 +139,10 @@ const where = (c: PlanChange, style: Style) => `${style.name(c.group)}${andFolde
 const through = (c: PlanChange, style: Style) => {
   const whole = new Set(c.wholeRoles.map((w) => w.role.uid));
   return [
-    ...c.roles.filter((r) => !whole.has(r.uid)).map(style.name),
+    ...c.roles
+      .filter((r) => !whole.has(r.uid))
+      .sort((a, b) => compareNames(sortName(a), sortName(b)))
+      .map(style.name),
     ...c.bindings.map((b) => style.resource(b.resource!)),
   ].join(", ");
 };

@@ -297,11 +297,18 @@ export function reviewMarkdown(r: Review): string {
   out += mdHeading(2, "Roles");
   out += mdTable(
     ["role", "capabilities", "privileged capabilities"],
-    r.roles.map((role) => [
-      mdText(names.role(role.uid)),
-      String(role.capabilities.length),
-      capabilitiesMd(role.capabilities.filter(isPrivileged)),
-    ]),
+    [...r.roles]
+      .sort((a, b) =>
+        byName(
+          { name: names.rawName("role", a.uid), uid: a.uid },
+          { name: names.rawName("role", b.uid), uid: b.uid },
+        ),
+      )
+      .map((role) => [
+        mdText(names.role(role.uid)),
+        String(role.capabilities.length),
+        capabilitiesMd(role.capabilities.filter(isPrivileged)),
+      ]),
   );
   return out;
 }

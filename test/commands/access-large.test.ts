@@ -28,12 +28,13 @@ import {
   reviewText,
 } from "../../commands/access/format";
 import { planMarkdown, planText } from "../../commands/access/plan-format";
-import { review, type Review } from "../../commands/access/review";
-import { reviewMarkdown } from "../../commands/access/review-markdown";
+import { review, whatCan, whoCan, type Review } from "../../commands/access/review";
+import { reviewMarkdown, whatCanMarkdown, whoCanMarkdown } from "../../commands/access/review-markdown";
+import { escapeHtml } from "../../commands/access/html-text";
 import { describeImpactLine, type ImpactLine } from "../../provider/core/access-words";
 import { byWholeRoles, isPrivileged } from "../../sdk/access-model";
 import { Names, compareNames, nameText } from "../../sdk/words";
-import { accessData, NOW, plan as orgPlan, type Plan } from "./access-data";
+import { accessData, NOW, oneBinding, plan as orgPlan, type Plan } from "./access-data";
 import { CAP_POOL } from "./access-fixtures";
 import { DEPLOYER, EDITOR_FOLDERS, LARGE_ORG, largePlan, largeReview } from "./large-changes";
 
@@ -445,4 +446,23 @@ test("the page quotes a hard name as the text does: no bidi or zero-width charac
   // The page's data (JSON in the page, drawn by its script as text) holds the name as the text writes it.
   expect(page).toContain(JSON.stringify(nameText(hard)).slice(1, -1));
   expect(reviewText(r)).toContain(`workload identity ${nameText(hard)}`);
+});
+
+test("who-can and what-can --markdown: a heading and tables, the text's words", () => {
+  const data = accessData({ ...oneBinding, names: ["team|<b>x</b>"] });
+  const r = review(data, { now: NOW });
+  const team = data.groups[1]!.uid;
+  const workload = data.identities[0]!.uid;
+  const who = whoCanMarkdown("CAP_REPO_LIST", team, whoCan(data, "CAP_REPO_LIST", team), r);
+  const what = whatCanMarkdown(workload, whatCan(r, workload), r);
+  for (const text of [who, what]) {
+    const tokens = md.parse(text, {});
+    expect(tokens.filter((t) => t.type === "heading_open")).toHaveLength(1);
+    expect(tokens.some((t) => t.type === "table_open")).toBe(true);
+    // A name is text: no markup of its own, the table not broken.
+    expect(tokens.flatMap((t) => [t, ...(t.children ?? [])]).map((t) => t.type)).not.toContain("html_inline");
+  }
+  expect(md.render(who)).toContain(`<td>workload identity wl-0</td>`);
+  expect(md.render(who)).toContain(`folder ${escapeHtml(nameText("team|<b>x</b>"))}`);
+  expect(md.render(what)).toContain(`<td>role role-0</td>`);
 });
