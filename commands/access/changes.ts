@@ -145,6 +145,7 @@ function namesOf(before: ReviewFacts, after: ReviewFacts): Names {
 /** The bindings of `model` through which `identity` holds `capabilities` on `group`, each with those it grants. */
 function throughOf(
   model: AccessModel,
+  other: AccessModel,
   names: Names,
   change: ChangedThrough["change"],
   identity: string,
@@ -169,12 +170,18 @@ function throughOf(
       byBinding.set(b.uid, entry);
     }
   const through = [...byBinding.values()];
+  // A binding in both reviews changes hands only in part (its role was edited): never said as the whole role.
+  const kept = new Set(other.bindingsOf(identity).map((b) => b.uid));
   const { whole } = byWholeRoles(
     capabilities,
-    through.map((t) => ({ uid: t.role, capabilities: model.roleCapabilities(t.role) })),
+    through.map((t) => ({
+      uid: t.role,
+      capabilities: model.roleCapabilities(t.role),
+      kept: kept.has(t.binding),
+      through: t,
+    })),
   );
-  const wholeRoles = new Set(whole.map((r) => r.uid));
-  for (const t of through) t.whole = wholeRoles.has(t.role);
+  for (const w of whole) w.through.whole = true;
   return through;
 }
 
@@ -199,8 +206,8 @@ function accessChanges(before: ReviewFacts, after: ReviewFacts, names: Names): C
     lost: c.lost,
     privileged: [...c.gained, ...c.lost].some(isPrivileged),
     through: [
-      ...throughOf(is, names, "gained", c.identity, c.group, c.gained),
-      ...throughOf(was, names, "lost", c.identity, c.group, c.lost),
+      ...throughOf(is, was, names, "gained", c.identity, c.group, c.gained),
+      ...throughOf(was, is, names, "lost", c.identity, c.group, c.lost),
     ],
   }));
   return changes.sort(

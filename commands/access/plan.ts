@@ -573,21 +573,26 @@ export function planAccess(
   const changes = collapseInherited(diff).map((c): PlanChange => {
     const through = new Map<string, BindingFacts>();
     /** One side of the change: the bindings it comes through, and the roles it gains or loses whole. */
-    const side = (model: typeof afterModel, capabilities: readonly string[]) => {
+    const side = (model: typeof afterModel, other: typeof afterModel, capabilities: readonly string[]) => {
       const grants = grantsOn(model, c.identity, c.group);
-      const roles = new Set<string>();
+      const kept = new Set(other.bindingsOf(c.identity).map((b) => b.uid));
+      const roles = new Map<string, BindingFacts>();
       for (const cap of capabilities)
         for (const b of grants.get(cap) ?? []) {
           through.set(b.uid, b);
-          roles.add(b.role);
+          roles.set(b.uid, b);
         }
       return byWholeRoles(
         capabilities,
-        [...roles].map((uid) => ({ uid, capabilities: [...model.roleCapabilities(uid)].sort() })),
+        [...roles.values()].map((b) => ({
+          uid: b.role,
+          capabilities: [...model.roleCapabilities(b.role)].sort(),
+          kept: kept.has(b.uid),
+        })),
       );
     };
-    const gains = side(afterModel, c.gained);
-    const losses = side(beforeModel, c.lost);
+    const gains = side(afterModel, beforeModel, c.gained);
+    const losses = side(beforeModel, afterModel, c.lost);
     const bindings = [...through.values()];
     return {
       identity: named.identity(c.identity),

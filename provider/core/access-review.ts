@@ -39,6 +39,7 @@ import {
   capabilitiesOn,
   touchedBy,
   underAny,
+  type BindingFacts,
   type Operation,
   type RoleFacts,
 } from "../../sdk/access-model";
@@ -152,18 +153,25 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
   for (const c of changes) {
     const roles = new Set<string>();
     /** One side's roles, and those of them it gains or loses whole (said by name: sdk/access-model). */
-    const side = (model: AccessModel, capabilities: readonly string[]) => {
+    const side = (model: AccessModel, other: AccessModel, capabilities: readonly string[]) => {
       const grants = grantsOn(model, c.identity, c.group);
-      const mine = new Set<string>();
-      for (const cap of capabilities) for (const b of grants.get(cap) ?? []) mine.add(b.role);
-      for (const role of mine) roles.add(role);
+      const kept = new Set(other.bindingsOf(c.identity).map((b) => b.uid));
+      const through = new Map<string, BindingFacts>();
+      for (const cap of capabilities) for (const b of grants.get(cap) ?? []) through.set(b.uid, b);
+      for (const b of through.values()) roles.add(b.role);
       return byWholeRoles(
         capabilities,
-        [...mine].sort().map((uid) => ({ uid, capabilities: [...model.roleCapabilities(uid)].sort() })),
+        [...through.values()]
+          .sort((a, b) => (a.role < b.role ? -1 : a.role > b.role ? 1 : 0))
+          .map((b) => ({
+            uid: b.role,
+            capabilities: [...model.roleCapabilities(b.role)].sort(),
+            kept: kept.has(b.uid),
+          })),
       );
     };
-    const gains = side(afterModel, c.gained);
-    const losses = side(beforeModel, c.lost);
+    const gains = side(afterModel, beforeModel, c.gained);
+    const losses = side(beforeModel, afterModel, c.lost);
     lines.push({
       identity: c.identity,
       group: c.group,

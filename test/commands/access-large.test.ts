@@ -306,17 +306,17 @@ const pairs: fc.Arbitrary<[Plan, Plan]> = orgPlan.chain((a) =>
     }),
 );
 
-function compared([a, b]: [Plan, Plan]): { changes: ReviewChanges; r: Review } {
+function compared([a, b]: [Plan, Plan]): { changes: ReviewChanges; r: Review; before: Review } {
   const before = JSON.parse(JSON.stringify(review(accessData(a), { now: NOW }))) as Review;
   const r = review(accessData(b), { now: NOW, since: before });
-  return { changes: r.changes!, r };
+  return { changes: r.changes!, r, before };
 }
 
 test("like changes said together expand to exactly the model's difference (fast-check)", () => {
   let grouped = 0;
   fc.assert(
     fc.property(pairs, fc.integer({ min: 2, max: 5 }), (pair, least) => {
-      const { changes } = compared(pair);
+      const { changes, r, before } = compared(pair);
       const newness = newnessOf(changes);
       const shape = (c: (typeof changes.access)[number]) => changeShape(c, newness);
       const said = sayAlike(changes.access, shape, least);
@@ -336,10 +336,15 @@ test("like changes said together expand to exactly the model's difference (fast-
           expect(c.through.every((t) => t.whole)).toBe(true);
         }
       }
-      // Whole roles: each said whole is gained (or lost) entire with the change.
+      // Whole roles: each said whole is gained (or lost) entire with the change, through a binding the change
+      // makes (or removes); a binding in both reviews (its role edited) gives or takes only part of it.
+      const bound = (x: Review) => new Set(x.bindings.map((b) => `${b.uid} ${b.identity}`));
+      const [then, now] = [bound(before), bound(r)];
       for (const c of changes.access)
-        for (const t of c.through.filter((x) => x.whole))
+        for (const t of c.through.filter((x) => x.whole)) {
           for (const cap of t.capabilities) expect(t.change === "gained" ? c.gained : c.lost).toContain(cap);
+          expect((t.change === "gained" ? then : now).has(`${t.binding} ${c.identity}`)).toBe(false);
+        }
       if (said.some((x) => "alike" in x)) grouped++;
     }),
     { seed: 4601, numRuns: 150 },
