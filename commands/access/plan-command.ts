@@ -12,7 +12,7 @@ import type { PlatformClient } from "../../sdk";
 import { Names, lineText } from "../../sdk/words";
 import { Refusal, type CommandIo } from "../command";
 import { NO_ORGANIZATION, planAccess, type AccessPlan, type Organization } from "./plan";
-import { UNNAMED_HINT, createdBindingLines, planMarkdown, planText } from "./plan-format";
+import { UNNAMED_HINT, createdBindingsText, planMarkdown, planText } from "./plan-format";
 import { organizationsOf, planOfPreview } from "./preview-json";
 import { bindingFacts, callerOf, readAccess } from "./read";
 
@@ -99,9 +99,6 @@ export async function runPlan(
   const hint = options.offline ? OFFLINE_HINT : UNNAMED_HINT;
   const expand = options.expand === true;
   if (options.markdown) io.stdout(planMarkdown(plan, hint, expand));
-  else
-    io.stdout(
-      [...planText(plan, hint, expand), ...createdBindingLines(plan).map((b) => b.line)].join("\n") + "\n",
-    );
+  else io.stdout([...planText(plan, hint, expand), ...createdBindingsText(plan)].join("\n") + "\n");
   return 0;
 }

@@ -310,6 +310,58 @@ export function createdBindingLines(plan: AccessPlan): Array<{ key: string; line
     .map((b) => ({ key: b.resource.key, line: `${bindingText(b, style)} (${bindingAt(b, style)})` }));
 }
 
+/**
+ * What makes bindings the update creates alike (./alike): the same role, the same kinds of identity and group, new
+ * or not, the identity under the group or not; only the names differ.
+ */
+function bindingShape(b: PlannedBinding): string | undefined {
+  if (b.identity === undefined || b.role === undefined || b.group === undefined) return undefined;
+  return JSON.stringify([
+    b.role.uid,
+    nounOf("identity", b.identity.uid),
+    b.identity.isNew,
+    nounOf("group", b.group.uid),
+    b.group.isNew,
+    parentUid(b.identity.uid) === b.group.uid,
+    b.resource.kind,
+  ]);
+}
+
+/** Like bindings in words: "each of 1000 new workload identities", the role, where, the first few by name. */
+function alikeBindings(alike: readonly PlannedBinding[], style: Style) {
+  const first = alike[0]!;
+  const fresh = (n: Named) => (n.isNew ? "new " : "");
+  const own = parentUid(first.identity!.uid) === first.group!.uid;
+  const groupNoun = `${fresh(first.group!)}${nounOf("group", first.group!.uid)}`;
+  return {
+    resources: countOf(alike.length, `${first.resource.kind} resource`),
+    who: `each of ${countOf(alike.length, `${fresh(first.identity!)}${nounOf("identity", first.identity!.uid)}`)}`,
+    role: style.name(first.role!),
+    where: own ? `its own ${groupNoun}` : `a ${groupNoun}`,
+    names: firstNames(
+      alike,
+      (b) => `${style.bare(b.identity!)} ${own ? "in" : "on"} ${style.bare(b.group!)}`,
+    ),
+  };
+}
+
+/**
+ * The bindings the update creates, as `platform-access plan` prints them after the summary: one line each, like
+ * ones in one line ("will bind each of 1000 new workload identities to role deployer on its own new folder: …").
+ * The pack prints one line per resource instead (`createdBindingLines`), each its resource's.
+ */
+export function createdBindingsText(plan: AccessPlan): string[] {
+  const style = textStyle(plan);
+  return sayAlike(
+    plan.created.filter((b) => b.hadUnknown),
+    bindingShape,
+  ).map((said) => {
+    if ("alone" in said) return `${bindingText(said.alone, style)} (${bindingAt(said.alone, style)})`;
+    const w = alikeBindings(said.alike, style);
+    return `will bind ${w.who} to ${w.role} on ${w.where}: ${w.names} (${w.resources})`;
+  });
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // GitHub-flavoured Markdown.
 
@@ -351,20 +403,28 @@ export function planMarkdown(plan: AccessPlan, hint = UNNAMED_HINT, expand = fal
   ];
   const rest = plan.changes.length - shown.reduce((n, s) => n + ("alone" in s ? 1 : s.alike.length), 0);
   if (rest > 0) out += mdParagraph(`And ${countOf(rest, "more change")}.`);
+  const createdSaid = sayAlike(plan.created, bindingShape);
   section(
     "Bindings this update creates",
     ["Resource", "Identity", "Role", "On"],
-    plan.created
-      .slice(0, NAMED_CHANGES)
-      .map((b) => [
-        bindingAt(b, style),
-        refText(b.identity, "identity", style),
-        refText(b.role, "role", style),
-        refText(b.group, "group", style),
-      ]),
+    createdSaid.slice(0, NAMED_CHANGES).map((said) => {
+      if ("alone" in said) {
+        const b = said.alone;
+        return [
+          bindingAt(b, style),
+          refText(b.identity, "identity", style),
+          refText(b.role, "role", style),
+          refText(b.group, "group", style),
+        ];
+      }
+      const w = alikeBindings(said.alike, style);
+      return [mdText(w.resources), `${mdText(w.who)}: ${w.names}`, w.role, mdText(w.where)];
+    }),
   );
-  if (plan.created.length > NAMED_CHANGES)
-    out += mdParagraph(`And ${countOf(plan.created.length - NAMED_CHANGES, "more binding")}.`);
+  const createdRest = createdSaid
+    .slice(NAMED_CHANGES)
+    .reduce((n, said) => n + ("alone" in said ? 1 : said.alike.length), 0);
+  if (createdRest > 0) out += mdParagraph(`And ${countOf(createdRest, "more binding")}.`);
   const unnamed = unnamedLine(plan, hint);
   if (plan.notes.length > 0 || unnamed !== undefined)
     out +=

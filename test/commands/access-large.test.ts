@@ -27,7 +27,7 @@ import {
   newnessOf,
   reviewText,
 } from "../../commands/access/format";
-import { planMarkdown, planText } from "../../commands/access/plan-format";
+import { createdBindingsText, planMarkdown, planText } from "../../commands/access/plan-format";
 import { review, whatCan, whoCan, type Review } from "../../commands/access/review";
 import { reviewMarkdown, whatCanMarkdown, whoCanMarkdown } from "../../commands/access/review-markdown";
 import { escapeHtml } from "../../commands/access/html-text";
@@ -95,7 +95,15 @@ describe("300 new folders reviewed --since, 1,000 in a plan", () => {
         "ci-0 in team-0, ci-1 in team-1, ci-2 in team-2 and 997 more",
     ]);
     expect(p.changes).toHaveLength(1000);
+    // What the command prints after the summary: the bindings it creates, like ones in one line.
+    expect(createdBindingsText(p)).toEqual([
+      "will bind each of 1000 new workload identities to role deployer on its own new folder: " +
+        "ci-0 in team-0, ci-1 in team-1, ci-2 in team-2 and 997 more (1000 RoleBinding resources)",
+    ]);
     const text = planMarkdown(p);
+    expect(text).toContain(
+      "| 1000 RoleBinding resources | each of 1000 new workload identities: ci\\-0 in team\\-0",
+    );
     expect(Buffer.byteLength(text)).toBeLessThan(20 * 1024);
     const { headings, tables } = structure(text);
     expect(headings.length).toBeGreaterThanOrEqual(2);

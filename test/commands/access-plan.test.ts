@@ -17,7 +17,12 @@ import MarkdownIt from "markdown-it";
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { main } from "../../commands/access/cli";
 import { planAccess } from "../../commands/access/plan";
-import { createdBindingLines, planMarkdown, planText } from "../../commands/access/plan-format";
+import {
+  createdBindingLines,
+  createdBindingsText,
+  planMarkdown,
+  planText,
+} from "../../commands/access/plan-format";
 import { planOfPreview } from "../../commands/access/preview-json";
 import { POLICIES } from "../../policy/rules";
 import { useOrganization } from "../organization";
@@ -381,13 +386,16 @@ test("both adapters say the same thing over random first previews, and no name f
         const analyzer = analyzerLines(plan, front).map((l) => l.message.replace(/^\[access-plan\] /, ""));
         const offline = await command(plan, front, ["--offline"]);
         const live = await command(plan, front);
-        expect(offline.out).toBe(`${analyzer.join("\n")}\n`);
-        expect(live.out).toBe(offline.out);
-        // One line per change, one for the headline, one per binding made: names never add one.
         const access = planAccess(planOfPreview(previewJson(plan, front), "plan"));
-        expect(analyzer.join("\n").split("\n")).toHaveLength(
-          1 + access.changes.length + access.created.length,
-        );
+        // The same summary; then the pack says each binding made on its resource, the command like ones together.
+        const [summary, ...perResource] = analyzer;
+        expect(offline.out).toBe(`${[summary, ...createdBindingsText(access)].join("\n")}\n`);
+        expect(live.out).toBe(offline.out);
+        expect(perResource).toEqual(createdBindingLines(access).map((b) => b.line));
+        // One line for the headline, one per change or like changes, one per binding made: names never add one.
+        expect(summary!.split("\n")).toHaveLength(planText(access).length);
+        expect(planText(access).length).toBeLessThanOrEqual(1 + access.changes.length);
+        expect(perResource).toHaveLength(access.created.length);
         expect(access.notes).toEqual([]);
         expectWellFormedMarkdown(md, planMarkdown(access), access);
       },
@@ -425,9 +433,13 @@ function expectWellFormedMarkdown(
     if (t.type === "tr_close" && row) rows.push(row);
   }
   expect(rows.every((r) => r.length === 4)).toBe(true);
-  const textLines = [...planText(access), ...createdBindingLines(access).map((b) => b.line)].join("\n");
+  const textLines = [...planText(access), ...createdBindingsText(access)].join("\n");
   for (const r of rows.filter((r) => r[0] !== "Identity" && r[0] !== "Resource")) {
-    expect(textLines).toContain(r[0]!.startsWith("RoleBinding") ? `(${r[0]!})` : `${r[0]!} `);
+    // A binding's resource, or like bindings' count of resources, as the text says it.
+    if (/^(RoleBinding|\d+ \w+ resources?$)/.test(r[0]!)) expect(textLines).toContain(`(${r[0]!}`);
+    // Like changes: who they are, as the text says them.
+    else if (r[0]!.startsWith("each of ")) expect(textLines).toContain(r[0]!.slice(0, r[0]!.indexOf(":")));
+    else expect(textLines).toContain(`${r[0]!} `);
   }
 }
 
