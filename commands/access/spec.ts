@@ -13,6 +13,10 @@ export const EXIT_PRIVILEGED = 2;
 
 const json: OptionSpec = { name: "--json", help: "print JSON instead of text" };
 const csv: OptionSpec = { name: "--csv", help: "print CSV instead of text (one of --json, --csv)" };
+const markdown: OptionSpec = {
+  name: "--markdown",
+  help: "print GitHub-flavoured Markdown, for a CI job's summary",
+};
 const expand: OptionSpec = {
   name: "--expand",
   help: "with --json or --csv, also every (identity, capability, group) the bindings imply (large)",
@@ -66,7 +70,7 @@ export const ACCESS_TOOL: ToolSpec = {
         },
         json,
         { name: "--csv", help: "print CSV: the role bindings (with --since, the changes)" },
-        { name: "--markdown", help: "print GitHub-flavoured Markdown, for a CI job's summary" },
+        markdown,
         {
           name: "--html",
           value: "FILE",
@@ -88,7 +92,7 @@ export const ACCESS_TOOL: ToolSpec = {
       summary: "who holds a capability on a group, and through which binding",
       args: [{ name: "<CAPABILITY>", help: "a capability, e.g. CAP_IAM_GROUPS_LIST" }],
       argsRule: "who-can needs one capability",
-      options: [{ name: "--on", value: "GROUP_UID", help: "the group (required)" }, json, csv],
+      options: [{ name: "--on", value: "GROUP_UID", help: "the group (required)" }, json, csv, markdown],
     },
     {
       name: "what-can",
@@ -105,6 +109,7 @@ export const ACCESS_TOOL: ToolSpec = {
         },
         json,
         csv,
+        markdown,
         expand,
       ],
     },
@@ -149,6 +154,7 @@ export const ACCESS_TOOL: ToolSpec = {
       options: [
         { name: "--markdown", help: "print Markdown, for a pull request's comment" },
         { name: "--offline", help: "read nothing: say what the plan alone tells" },
+        { name: "--expand", help: "list each role said by its name capability by capability" },
       ],
     },
   ],

@@ -9,7 +9,12 @@ import type { RunCommand } from "./shared";
 
 export const run: RunCommand = (p, io, connect) =>
   runPlan(
-    { markdown: p.has("--markdown"), offline: p.has("--offline"), source: p.args[0] ?? "-" },
+    {
+      markdown: p.has("--markdown"),
+      offline: p.has("--offline"),
+      expand: p.has("--expand"),
+      source: p.args[0] ?? "-",
+    },
     io,
     connect,
   );

@@ -3,7 +3,8 @@
  * binding: under one group (--in, or a workload identity's organization), or for a person without --in, under each
  * organization the caller may list (each read once).
  *
- * May import: ../../../sdk (types), ../../command, ../format, ../read, ../review, ./shared.
+ * May import: ../../../sdk (types), ../../command, ../format, ../read, ../review, ../review-markdown (for
+ * --markdown only), ./shared.
  */
 import type { PlatformClient } from "../../../sdk";
 import { Refusal, pooled } from "../../command";
@@ -72,7 +73,14 @@ function writeWhatCan(
       ...(a.grants !== undefined ? { grants: a.grants } : {}),
     };
   };
-  const text = (a: WhatCanAnswer) => whatCanText(identity, a.bindings, a.review);
+  const text = (a: WhatCanAnswer) =>
+    format === "markdown"
+      ? (require("../review-markdown") as typeof import("../review-markdown")).whatCanMarkdown(
+          identity,
+          a.bindings,
+          a.review,
+        )
+      : whatCanText(identity, a.bindings, a.review);
   const csvOf = (a: WhatCanAnswer) =>
     a.grants !== undefined ? grantsCsv(a.grants, a.review) : bindingsCsv(a.bindings, a.review);
   const identityName = nameIn(answers, identity);

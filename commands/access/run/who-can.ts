@@ -2,7 +2,7 @@
  * `platform-access who-can <CAPABILITY> --on <group uid>`: who holds the capability on the group, and through which
  * binding.
  *
- * May import: ../../command, ../format, ../review, ./shared.
+ * May import: ../../command, ../format, ../review, ../review-markdown (loaded for --markdown only), ./shared.
  */
 import { Refusal } from "../../command";
 import { grantsCsv, grantsText, namesOf } from "../format";
@@ -27,6 +27,9 @@ export const run: RunCommand = async (p, io, connect) => {
       `${JSON.stringify({ capability, group: on, groupName: r.group.name, partial: r.partial, grants }, null, 2)}\n`,
     );
   else if (format === "csv") io.stdout(grantsCsv(grants, r));
-  else io.stdout(grantsText(`who holds ${capability} on ${namesOf(r).group(on)}:`, grants, r));
+  else if (format === "markdown") {
+    const { whoCanMarkdown } = require("../review-markdown") as typeof import("../review-markdown");
+    io.stdout(whoCanMarkdown(capability, on, grants, r));
+  } else io.stdout(grantsText(`who holds ${capability} on ${namesOf(r).group(on)}:`, grants, r));
   return 0;
 };
