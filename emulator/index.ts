@@ -11,6 +11,7 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createClock } from "./clock";
+import { createDispatcher } from "./dispatch";
 import { Faults, validateFaultRule, type FaultRule } from "./faults";
 import { OidcIssuer, type MintOptions } from "./oidc";
 import type { Control } from "./routes/control";
@@ -154,7 +155,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let url = "";
   const app = buildServer({
     svc,
-    faults,
+    dispatcher: createDispatcher(svc, faults, () => url),
     routes: routeTable(control),
     onRequestLogged: (entry) => {
       log.push(entry);
