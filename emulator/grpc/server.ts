@@ -200,7 +200,7 @@ function authorization(metadata: grpc.Metadata): string | undefined {
  * A dropped request: the call's HTTP/2 stream is reset (RST_STREAM, INTERNAL_ERROR) with no status, as a proxy
  * that loses its upstream does; the client sees the reset (grpc-js and grpc-go: INTERNAL, "RST_STREAM"), and the
  * connection and its other calls go on. grpc-js gives a handler no way to reset its stream, so this reaches the
- * stream through the call object (grpc-js 1.x); ./grpc-face tests prove the reset happens.
+ * stream through the call object (grpc-js 1.x); test/emulator/grpc-face.test.ts proves the reset happens.
  */
 function resetStream(call: UnaryCall): void {
   const stream = (call as unknown as { call?: { stream?: ServerHttp2Stream } }).call?.stream;
@@ -208,7 +208,8 @@ function resetStream(call: UnaryCall): void {
     throw new Error(
       "the gRPC call's HTTP/2 stream is not reachable: grpc-js changed; a drop cannot be injected",
     );
-  stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+  // A call its client already gave up on (deadline, cancellation) has no stream left to reset.
+  if (!stream.closed && !stream.destroyed) stream.close(http2.NGHTTP2_INTERNAL_ERROR);
 }
 
 /** The HTTP/2 client preface: what a gRPC client (h2c, prior knowledge) sends first. */

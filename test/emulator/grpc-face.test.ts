@@ -417,3 +417,16 @@ test("every served method's http rule leads to a route of the table", () => {
     if (method.http[0]!.pathTemplate.includes("{")) expect(call.uid).toBe(uid);
   }
 });
+
+test("closing the emulator ends its gRPC connections: close resolves, the client's next call is UNAVAILABLE", async () => {
+  const other = await start();
+  const client = grpcClient(other.emulator.url, other.emulator.token);
+  expect(ok(await client.call(`${GROUPS}/GetGroup`, { uid: other.emulator.orgUid })).name).toBe("demo-org");
+  const began = Date.now();
+  await other.emulator.close();
+  expect(Date.now() - began).toBeLessThan(2000);
+  expect(
+    (await client.call(`${GROUPS}/GetGroup`, { uid: other.emulator.orgUid }, { deadlineMs: 2000 })).code,
+  ).toBe(grpc.status.UNAVAILABLE);
+  client.close();
+});
