@@ -9,6 +9,7 @@
  * files. May import: @bufbuild/protobuf, @grpc/proto-loader.
  */
 import {
+  clone,
   create,
   createFileRegistry,
   fromBinary,
@@ -21,6 +22,13 @@ import {
   type Registry,
 } from "@bufbuild/protobuf";
 import {
+  file_google_protobuf_any,
+  file_google_protobuf_duration,
+  file_google_protobuf_empty,
+  file_google_protobuf_field_mask,
+  file_google_protobuf_struct,
+  file_google_protobuf_timestamp,
+  file_google_protobuf_wrappers,
   FileDescriptorProtoSchema,
   FileDescriptorSetSchema,
   type DescriptorProto,
@@ -30,24 +38,61 @@ import type { PackageDefinition } from "@grpc/proto-loader";
 
 export type { JsonValue } from "@bufbuild/protobuf";
 
-/** The messages and enums of a package definition, by full name, for encoding, decoding and the JSON mapping. */
-export function messageRegistry(pkg: PackageDefinition): Registry {
+/** The well-known types' own files (what google/protobuf/*.proto the protos import). */
+const WELL_KNOWN_FILES = [
+  file_google_protobuf_any,
+  file_google_protobuf_duration,
+  file_google_protobuf_empty,
+  file_google_protobuf_field_mask,
+  file_google_protobuf_struct,
+  file_google_protobuf_timestamp,
+  file_google_protobuf_wrappers,
+];
+
+/**
+ * The package definition's files as descriptors a strict reader accepts (protoc's form): protobuf.js, under
+ * proto-loader, writes them loosely (see `repair`). Services and options are kept; extension declarations
+ * (`google.api.http`, which extend google/protobuf/descriptor.proto, not among the files) are left out.
+ */
+export function descriptorFiles(pkg: PackageDefinition): FileDescriptorProto[] {
   const buffers = new Map<string, Uint8Array>();
   for (const definition of Object.values(pkg)) {
     const files = (definition as { fileDescriptorProtos?: Uint8Array[] }).fileDescriptorProtos;
     for (const file of files ?? []) buffers.set(Buffer.from(file).toString("base64"), file);
   }
-  const files = [...buffers.values()].map((buffer) => fromBinary(FileDescriptorProtoSchema, buffer));
+  // protobuf.js merges google/protobuf's files into one, marked proto3 though descriptor.proto's part is proto2:
+  // the published files of the well-known types stand in for it.
+  const files = [
+    ...WELL_KNOWN_FILES.map((file) => clone(FileDescriptorProtoSchema, file.proto)),
+    ...[...buffers.values()]
+      .map((buffer) => fromBinary(FileDescriptorProtoSchema, buffer))
+      .filter((file) => file.package !== "google.protobuf"),
+  ];
   qualifyTypeNames(files);
-  declareDependencies(files);
-  // Only messages and enums are needed here; options and services (served by grpc-js from the package) are not,
-  // and their extensions name google/protobuf/descriptor.proto, which the package does not carry.
   for (const file of files) {
     file.extension = [];
-    file.service = [];
+    if (file.package === "google.protobuf") continue;
     dropExtensionFields(file.messageType);
+    exclusiveReservedEnds(file.messageType);
+    protocMapEntryNames(file.messageType, file.package === "" ? "" : `.${file.package}`);
   }
-  return createFileRegistry(create(FileDescriptorSetSchema, { file: dependenciesFirst(files) }));
+  declareDependencies(files);
+  return dependenciesFirst(files);
+}
+
+/** The files as server reflection serves them: a package definition of their encodings (@grpc/reflection). */
+export function reflectionPackage(files: FileDescriptorProto[]): PackageDefinition {
+  const fileDescriptorProtos = files.map((file) => toBinary(FileDescriptorProtoSchema, file));
+  return {
+    files: { format: "Protocol Buffer 3 FileDescriptorProto", fileDescriptorProtos },
+  } as unknown as PackageDefinition;
+}
+
+/** The messages and enums of the files, by full name, for encoding, decoding and the JSON mapping. */
+export function messageRegistry(files: FileDescriptorProto[]): Registry {
+  // Services are served by grpc-js from servedMethods(); the registry needs messages and enums only.
+  const messagesOnly = files.map((file) => ({ ...file, service: [] }));
+  return createFileRegistry(create(FileDescriptorSetSchema, { file: messagesOnly }));
 }
 
 /** The files ordered so that each comes after the files it depends on (the registry reads them in order). */
@@ -104,6 +149,32 @@ function qualifyTypeNames(files: FileDescriptorProto[]): void {
 }
 
 /**
+ * A map field's entry message is named as protoc names it (`app_installations` → `AppInstallationsEntry`), which a
+ * strict reader checks; protobuf.js names it after the field as spelt (`App_installationsEntry`).
+ */
+function protocMapEntryNames(messages: DescriptorProto[], scope: string): void {
+  for (const message of messages) {
+    const name = `${scope}.${message.name}`;
+    for (const entry of message.nestedType) {
+      if (entry.options?.mapEntry !== true) continue;
+      const field = message.field.find((f) => f.typeName === `${name}.${entry.name}`);
+      if (field === undefined) continue;
+      entry.name = `${field.name.replace(/(?:^|_)([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Entry`;
+      field.typeName = `${name}.${entry.name}`;
+    }
+    protocMapEntryNames(message.nestedType, name);
+  }
+}
+
+/** protobuf.js writes a message's reserved range with its last number as `end`; a descriptor's `end` is exclusive. */
+function exclusiveReservedEnds(messages: DescriptorProto[]): void {
+  for (const message of messages) {
+    for (const range of message.reservedRange) range.end += 1;
+    exclusiveReservedEnds(message.nestedType);
+  }
+}
+
+/**
  * protobuf.js lists an extension (`(chainguard.capabilities.name)`) among the extended message's own fields, and
  * writes an empty json_name.
  */
@@ -119,7 +190,10 @@ function dropExtensionFields(messages: DescriptorProto[]): void {
   }
 }
 
-/** Each file's `dependency` list: the files that declare the types its fields name (protobuf.js leaves it out). */
+/**
+ * Each file's `dependency` list: the files that declare the types its fields and methods name (protobuf.js leaves
+ * it out; a strict reader, such as grpcurl's, resolves no name outside a file's declared dependencies).
+ */
 function declareDependencies(files: FileDescriptorProto[]): void {
   const fileOf = new Map<string, string>();
   const declare = (file: FileDescriptorProto, scope: string, messages: DescriptorProto[]): void => {
@@ -137,8 +211,12 @@ function declareDependencies(files: FileDescriptorProto[]): void {
   }
   const fieldsOf = (messages: DescriptorProto[]): string[] =>
     messages.flatMap((m) => [...m.field.map((f) => f.typeName), ...fieldsOf(m.nestedType)]);
+  const methodsOf = (file: FileDescriptorProto): string[] =>
+    file.service.flatMap((service) => service.method.flatMap((m) => [m.inputType, m.outputType]));
   for (const file of files) {
-    const needed = new Set(fieldsOf(file.messageType).map((name) => fileOf.get(name)));
+    const needed = new Set(
+      [...fieldsOf(file.messageType), ...methodsOf(file)].map((name) => fileOf.get(name)),
+    );
     needed.delete(file.name);
     needed.delete(undefined);
     file.dependency = [...needed].filter((name): name is string => name !== undefined).sort();

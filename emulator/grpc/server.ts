@@ -22,7 +22,14 @@ import { ApiFailure, internal, invalidArgument } from "../errors";
 import type { LoggedRequest, Service } from "../service";
 import type { Route } from "../routes/types";
 import type { Registry } from "@bufbuild/protobuf";
-import { messageCodec, messageRegistry, type JsonValue, type MessageCodec } from "./json";
+import {
+  descriptorFiles,
+  messageCodec,
+  messageRegistry,
+  reflectionPackage,
+  type JsonValue,
+  type MessageCodec,
+} from "./json";
 import { LOADER_OPTIONS, protoFiles, servedMethods, type ServedMethod } from "./protos";
 import { grpcStatus } from "./status";
 import { routeFinder, transcoder, type Transcoder } from "./transcode";
@@ -65,12 +72,12 @@ let schema: FaceSchema | undefined;
  */
 function faceSchema(): FaceSchema {
   if (schema === undefined) {
-    const pkg = loadSync(protoFiles(), { ...LOADER_OPTIONS, keepCase: true });
-    const registry = messageRegistry(pkg);
+    const files = descriptorFiles(loadSync(protoFiles(), { ...LOADER_OPTIONS, keepCase: true }));
+    const registry = messageRegistry(files);
     schema = {
       registry,
       statusCodec: messageCodec(registry, "google.rpc.Status"),
-      reflection: new ReflectionService(pkg),
+      reflection: new ReflectionService(reflectionPackage(files)),
       methods: servedMethods().map((method) => ({
         method,
         request: messageCodec(registry, method.requestType),

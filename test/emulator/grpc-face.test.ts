@@ -7,10 +7,11 @@ import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import * as protobuf from "protobufjs";
+import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema, type DescriptorProto } from "@bufbuild/protobuf/wkt";
 import { loadProtoRoot, servedMethods } from "../../emulator/grpc/protos";
 import { transcoder, routeFinder } from "../../emulator/grpc/transcode";
-import { messageRegistry } from "../../emulator/grpc/json";
+import { descriptorFiles, messageRegistry } from "../../emulator/grpc/json";
 import { loadServicePackage } from "../../emulator/grpc/protos";
 import { routeTable } from "../../emulator/routes/table";
 import type { Control } from "../../emulator/routes/control";
@@ -215,9 +216,9 @@ function statusDetails(result: GrpcResult): unknown {
     details: status.details.map((any) => ({
       "@type": any.type_url,
       ...(camel(
-        (root.lookupType(any.type_url.split("/")[1]!) as protobuf.Type).toObject(
-          (root.lookupType(any.type_url.split("/")[1]!) as protobuf.Type).decode(any.value),
-        ),
+        root
+          .lookupType(any.type_url.split("/")[1]!)
+          .toObject(root.lookupType(any.type_url.split("/")[1]!).decode(any.value)),
       ) as object),
     })),
   };
@@ -374,29 +375,43 @@ describe("reflection", () => {
       };
       const names = listed.service.map((s) => s.name);
       for (const service of new Set(servedMethods().map((m) => m.service))) expect(names).toContain(service);
-      // The files name fields as the .proto does (grpcurl shows and accepts these names).
-      const files = (await ask({ file_containing_symbol: `${IAM}.CreateGroupRequest` }))
+      // Each service's files, as a strict reader (grpcurl's) needs them: every name resolved within the file's
+      // declared dependencies, reserved ranges with an exclusive end, map entries named as protoc names them.
+      for (const service of new Set(servedMethods().map((m) => m.service))) {
+        const answer = (await ask({ file_containing_symbol: service })).file_descriptor_response as {
+          file_descriptor_proto: Buffer[];
+        };
+        const files = new Map(
+          answer.file_descriptor_proto
+            .map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes))
+            .map((file) => [file.name, file]),
+        );
+        const own = [...files.values()].find((file) =>
+          file.service.some((s) => service.endsWith(`.${s.name}`)),
+        );
+        expect(() => createFileRegistry(own!, (name) => files.get(name))).not.toThrow();
+        const messages = (list: DescriptorProto[]): DescriptorProto[] =>
+          list.flatMap((m) => [m, ...messages(m.nestedType)]);
+        for (const message of [...files.values()].flatMap((file) => messages(file.messageType))) {
+          for (const range of message.reservedRange) expect(range.end).toBeGreaterThan(range.start);
+          for (const entry of message.nestedType.filter((n) => n.options?.mapEntry === true))
+            expect(entry.name).toMatch(/^[A-Z][A-Za-z0-9]*Entry$/);
+        }
+      }
+      // The fields keep the .proto's own names (grpcurl shows and accepts these).
+      const answer = (await ask({ file_containing_symbol: `${IAM}.UpdateGroupRequest` }))
         .file_descriptor_response as { file_descriptor_proto: Buffer[] };
-      const descriptor = protobuf.Root.fromJSON(
-        require("protobufjs/google/protobuf/descriptor.json"),
-      ).lookupType("google.protobuf.FileDescriptorProto");
-      const messages = files.file_descriptor_proto.flatMap(
-        (bytes) =>
-          (
-            descriptor.toObject(descriptor.decode(bytes)) as {
-              messageType?: { name: string; field?: { name: string }[] }[];
-            }
-          ).messageType ?? [],
-      );
-      const request = messages.find((m) => m.name === "UpdateGroupRequest");
-      expect(request?.field?.map((f) => f.name)).toEqual(["group", "update_mask"]);
+      const request = answer.file_descriptor_proto
+        .flatMap((bytes) => fromBinary(FileDescriptorProtoSchema, bytes).messageType)
+        .find((m) => m.name === "UpdateGroupRequest");
+      expect(request?.field.map((f) => f.name)).toEqual(["group", "update_mask"]);
       client.close();
     });
   }
 });
 
 test("every served method's http rule leads to a route of the table", () => {
-  const registry = messageRegistry(loadServicePackage());
+  const registry = messageRegistry(descriptorFiles(loadServicePackage()));
   const routes = routeFinder(routeTable({} as Control));
   for (const method of servedMethods()) {
     const face = transcoder(method, registry, routes);
