@@ -7,11 +7,12 @@
  * Per call: the request's bytes decoded (a malformed message or a field the schema lacks is INVALID_ARGUMENT),
  * transcoded by the method's http rule (./transcode.ts), dispatched with the `authorization` metadata as the
  * bearer token, and the answer's JSON encoded as the response message (./json.ts); a failure is its gRPC status
- * with the AIP-193 details (./status.ts). Server reflection v1 and v1alpha serve the same package.
+ * with the AIP-193 details (./status.ts). Server reflection v1 and v1alpha serve the same files (./descriptors.ts).
  *
- * May import: @grpc/grpc-js, @grpc/proto-loader, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors, ../service,
- * ../server (the body limit), ./json, ./protos, ./status, ./transcode.
+ * May import: @grpc/grpc-js, @grpc/proto-loader, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors,
+ * ../service, ../routes/types, ./descriptors, ./json, ./protos, ./status, ./transcode.
  */
+import type { Registry } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
@@ -21,15 +22,8 @@ import { logEntry, type Dispatch, type Dispatcher } from "../dispatch";
 import { ApiFailure, internal, invalidArgument } from "../errors";
 import type { LoggedRequest, Service } from "../service";
 import type { Route } from "../routes/types";
-import type { Registry } from "@bufbuild/protobuf";
-import {
-  descriptorFiles,
-  messageCodec,
-  messageRegistry,
-  reflectionPackage,
-  type JsonValue,
-  type MessageCodec,
-} from "./json";
+import { descriptorFiles, reflectionPackage } from "./descriptors";
+import { messageCodec, messageRegistry, type JsonValue, type MessageCodec } from "./json";
 import { LOADER_OPTIONS, protoFiles, servedMethods, type ServedMethod } from "./protos";
 import { grpcStatus } from "./status";
 import { routeFinder, transcoder, type Transcoder } from "./transcode";
