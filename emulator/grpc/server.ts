@@ -9,12 +9,11 @@
  * bearer token, and the answer's JSON encoded as the response message (./json.ts); a failure is its gRPC status
  * with the AIP-193 details (./status.ts). Server reflection v1 and v1alpha serve the same files (./descriptors.ts).
  *
- * May import: @grpc/grpc-js, @grpc/proto-loader, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors,
+ * May import: @grpc/grpc-js, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors,
  * ../service, ../routes/types, ./descriptors, ./json, ./protos, ./status, ./transcode.
  */
 import type { Registry } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { loadSync } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 import { constants as http2, type ServerHttp2Stream } from "node:http2";
 import type { Server as NetServer, Socket } from "node:net";
@@ -24,7 +23,7 @@ import type { LoggedRequest, Service } from "../service";
 import type { Route } from "../routes/types";
 import { descriptorFiles, reflectionPackage } from "./descriptors";
 import { messageCodec, messageRegistry, type JsonValue, type MessageCodec } from "./json";
-import { LOADER_OPTIONS, protoFiles, servedMethods, type ServedMethod } from "./protos";
+import { loadReflectionPackage, servedMethods, type ServedMethod } from "./protos";
 import { grpcStatus } from "./status";
 import { routeFinder, transcoder, type Transcoder } from "./transcode";
 
@@ -60,13 +59,12 @@ interface FaceSchema {
 let schema: FaceSchema | undefined;
 
 /**
- * Built once per process. The proto files are loaded here with the fields' own names (`account_association`,
- * its JSON name `accountAssociation`), which reflection serves and grpcurl shows and accepts, where the package of
- * ./protos.ts, loaded for clients' object shapes, names them camelCased.
+ * Built once per process, from the files with the fields' own names (`account_association`, its JSON name
+ * `accountAssociation`: ./protos.ts `loadReflectionPackage`), which reflection serves and grpcurl accepts.
  */
 function faceSchema(): FaceSchema {
   if (schema === undefined) {
-    const files = descriptorFiles(loadSync(protoFiles(), { ...LOADER_OPTIONS, keepCase: true }));
+    const files = descriptorFiles(loadReflectionPackage());
     const registry = messageRegistry(files);
     schema = {
       registry,
