@@ -132,21 +132,33 @@ async function serve(
     const rest = face.transcoder.toRest(decodeRequest(face.request, call.request));
     dispatch = { ...rest, authorization: authorization(call.metadata), signal: abort.signal };
     const outcome = await options.dispatcher.call(dispatch);
-    if (outcome.kind === "drop") {
-      resetStream(call);
-      return;
-    }
+    // A dropped call is not logged, as a dropped REST request is not.
+    if (outcome.kind === "drop") return resetStream(call);
     callback(null, encodeResponse(face, outcome.value, rpc, options));
   } catch (error) {
     const failure = error instanceof ApiFailure ? error : unexpected(error, rpc, options);
     status = failure.status;
     callback(grpcStatus(failure, statusCodec));
   }
-  if (dispatch === undefined) return;
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  options.logLine?.(`${dispatch.method} ${dispatch.path} ${status} ${ms.toFixed(1)}ms (gRPC ${rpc})`);
-  const entry = { method: dispatch.method, path: dispatch.path, query: { ...dispatch.query }, status, rpc };
-  options.onRequestLogged(logEntry(options.svc, entry, options.dispatcher.identityOf(dispatch), ms));
+  logCall(options, rpc, dispatch, status, Number(process.hrtime.bigint() - started) / 1e6);
+}
+
+/**
+ * A call in the request log and the log lines: as its REST request, plus `rpc`; one that never became a REST
+ * request (a malformed message) as what it is on the wire, a POST of the method's gRPC path.
+ */
+function logCall(
+  options: GrpcFaceOptions,
+  rpc: string,
+  dispatch: Dispatch | undefined,
+  status: number,
+  ms: number,
+): void {
+  const request = dispatch ?? { method: "POST", path: `/${rpc}`, query: {} };
+  options.logLine?.(`${request.method} ${request.path} ${status} ${ms.toFixed(1)}ms (gRPC ${rpc})`);
+  const entry = { method: request.method, path: request.path, query: { ...request.query }, status, rpc };
+  const identityUid = dispatch === undefined ? undefined : options.dispatcher.identityOf(dispatch);
+  options.onRequestLogged(logEntry(options.svc, entry, identityUid, ms));
 }
 
 /** The request message's JSON; a message that is not one, or carries fields the schema lacks, is refused. */

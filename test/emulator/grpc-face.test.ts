@@ -302,6 +302,15 @@ describe("errors as the real service sends them", () => {
     ]);
     expect((await raw(Buffer.alloc(BODY_LIMIT_BYTES + 1, 0)))?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     client.close();
+    // Logged as what they are on the wire: a POST of the method's gRPC path.
+    expect(api.emulator.requestLog().at(-1)).toEqual(
+      expect.objectContaining({
+        method: "POST",
+        path: `/${GROUPS}/GetGroup`,
+        status: 400,
+        rpc: `${GROUPS}/GetGroup`,
+      }),
+    );
     expect(ok(await rpc.call(`${GROUPS}/GetGroup`, { uid: org })).name).toBe("demo-org");
   });
 });
