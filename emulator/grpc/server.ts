@@ -201,10 +201,17 @@ function unexpected(error: unknown, rpc: string, options: GrpcFaceOptions): ApiF
   return internal("an unexpected error occurred in the emulator");
 }
 
-/** The `authorization` metadata, as the REST face reads the Authorization header (the first, if repeated). */
+/**
+ * The `authorization` metadata as the Authorization header the REST face reads. The service's Go SDK sends the
+ * bare token (chainguard.dev/sdk auth: `Authorization: <token>`, no scheme) for API tokens and ID tokens alike;
+ * grpc-gateway, grpcurl users and most clients send `Bearer <token>`. The service takes both, so a bare token is
+ * read as a bearer token. The first value counts when the key is repeated.
+ */
 function authorization(metadata: grpc.Metadata): string | undefined {
   const [value] = metadata.get("authorization");
-  return typeof value === "string" ? value : undefined;
+  if (typeof value !== "string") return undefined;
+  const token = value.trim();
+  return /^\S+$/.test(token) && !/^bearer$/i.test(token) ? `Bearer ${token}` : value;
 }
 
 /**

@@ -172,6 +172,13 @@ describe("each kind of call", () => {
       ),
     );
     expect(exchanged.token).toEqual(expect.any(String));
+    // The Go SDK sends the ID token bare, with no scheme (chainguard.dev/sdk auth.NewFromToken).
+    const bare = await rpc.call(
+      "chainguard.platform.oidc.SecurityTokenService/Exchange",
+      { aud: [api.emulator.url], identity },
+      { token: null, metadata: { authorization: idToken } },
+    );
+    expect(ok(bare).token).toEqual(expect.any(String));
     expect(Number(exchanged.expiry.seconds) * 1000).toBeGreaterThan(api.emulator.clock.now().getTime());
     expect((await api.get(`/iam/v2beta1/groups/${org}`, exchanged.token)).status).toBe(200);
     // The API token is no ID token: the exchange refuses it as the REST face does.
@@ -257,6 +264,21 @@ describe("errors as the real service sends them", () => {
       expect([result.code, result.details]).toEqual([rest.body.code, rest.body.message]);
       expect(statusDetails(result)).toEqual(rest.body);
     }
+  });
+
+  test("a bare token in `authorization`, as the Go SDK sends it, is a bearer token", async () => {
+    const bare = await rpc.call(
+      `${GROUPS}/GetGroup`,
+      { uid: org },
+      { token: null, metadata: { authorization: api.emulator.token } },
+    );
+    expect(ok(bare).name).toBe("demo-org");
+    const scheme = await rpc.call(
+      `${GROUPS}/GetGroup`,
+      { uid: org },
+      { token: null, metadata: { authorization: "Bearer" } },
+    );
+    expect(scheme.code).toBe(grpc.status.UNAUTHENTICATED);
   });
 
   test("no token is UNAUTHENTICATED; an unknown method UNIMPLEMENTED", async () => {
