@@ -252,6 +252,7 @@ export function shareListener(server: NetServer, face: GrpcFace): { close(): voi
     const decide = (grpcFace: boolean): void => {
       socket.off("data", onData);
       socket.off("end", onEnd);
+      socket.off("error", onError);
       undecided.delete(socket);
       socket.pause();
       if (seen.length > 0) socket.unshift(seen);
@@ -272,8 +273,15 @@ export function shareListener(server: NetServer, face: GrpcFace): { close(): voi
       else if (seen.length >= HTTP2_PREFACE.length) decide(true);
     };
     const onEnd = (): void => decide(false);
+    // Until a face takes the socket, its errors are ours: a client that resets the connection (ECONNRESET) before
+    // its first bytes would otherwise be an unhandled 'error' event, which ends the process.
+    const onError = (): void => {
+      undecided.delete(socket);
+      socket.destroy();
+    };
     socket.on("data", onData);
     socket.on("end", onEnd);
+    socket.on("error", onError);
     socket.once("close", () => undecided.delete(socket));
   });
   return {

@@ -81,6 +81,20 @@ describe("one port", () => {
     expect(answer.toString("latin1")).not.toContain("HTTP/1.1");
   });
 
+  test("a client that resets its connection before or amid the preface leaves the emulator answering", async () => {
+    const { port } = new URL(api.emulator.url);
+    for (const first of ["", "PRI * HT", "GET /"]) {
+      const socket = connect(Number(port), "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      if (first !== "") socket.write(first);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      socket.resetAndDestroy(); // RST: the server's read fails with ECONNRESET
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await api.get("/_emulator/health", null)).status).toBe(200);
+    expect(ok(await rpc.call(`${GROUPS}/GetGroup`, { uid: org })).name).toBe("demo-org");
+  });
+
   test("HTTP/1 garbage, and a preface that turns into something else, still get the REST face's 400", async () => {
     for (const bytes of ["GARBAGE\r\n\r\n", "PRI * HTTP/2.1\r\n\r\n", "PRI"]) {
       const answer = (await rawExchange([Buffer.from(bytes, "latin1")], 300)).toString("latin1");
