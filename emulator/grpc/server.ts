@@ -100,7 +100,14 @@ export function createGrpcFace(options: GrpcFaceOptions): GrpcFace {
   reflection.addToServer(server);
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   return {
-    inject: (socket) => injector.injectConnection(socket),
+    inject: (socket) => {
+      // A connection that arrives while the emulator closes finds the server gone: it is closed too.
+      try {
+        injector.injectConnection(socket);
+      } catch {
+        socket.destroy();
+      }
+    },
     close: () => {
       injector.destroy();
       server.forceShutdown();
