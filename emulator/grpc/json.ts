@@ -6,7 +6,7 @@
  *
  * @bufbuild/protobuf does the mapping (it passes the protobuf conformance suite, well-known types included);
  * its registry is built from the descriptors @grpc/proto-loader made of our .proto files, so both read the same
- * files. May import: @bufbuild/protobuf, @grpc/proto-loader.
+ * files. May import: @bufbuild/protobuf, @grpc/proto-loader, protobufjs, ./protos.
  */
 import {
   create,
@@ -27,6 +27,8 @@ import {
   type FileDescriptorProto,
 } from "@bufbuild/protobuf/wkt";
 import type { PackageDefinition } from "@grpc/proto-loader";
+import * as protobuf from "protobufjs";
+import { jsonNameOf, loadProtoRoot } from "./protos";
 
 export type { JsonValue } from "@bufbuild/protobuf";
 
@@ -46,6 +48,7 @@ export function messageRegistry(pkg: PackageDefinition): Registry {
     file.extension = [];
     file.service = [];
     dropExtensionFields(file.messageType);
+    publishedJsonNames(file.package, file.messageType);
   }
   return createFileRegistry(create(FileDescriptorSetSchema, { file: dependenciesFirst(files) }));
 }
@@ -104,18 +107,34 @@ function qualifyTypeNames(files: FileDescriptorProto[]): void {
 }
 
 /**
- * protobuf.js lists an extension (`(chainguard.capabilities.name)`) among the extended message's own fields, and
- * writes an empty json_name.
+ * protobuf.js lists an extension (`(chainguard.capabilities.name)`) among the extended message's own fields.
  */
 function dropExtensionFields(messages: DescriptorProto[]): void {
   for (const message of messages) {
     message.field = message.field.filter((field) => !field.name.startsWith(".") && field.extendee === "");
-    // protobuf.js writes an empty json_name; protoc writes the lowerCamelCase one the JSON mapping uses.
-    for (const field of message.field)
-      if (field.jsonName === "")
-        field.jsonName = field.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
     message.extension = [];
     dropExtensionFields(message.nestedType);
+  }
+}
+
+/**
+ * Each field's JSON name as protoc writes it: its `json_name` option (Repo's `sync_config`), else its name in
+ * lowerCamelCase. protobuf.js writes an empty json_name and drops the option from the descriptor, so the option is
+ * read from the parsed files (./protos.ts), by message and field number.
+ */
+function publishedJsonNames(scope: string, messages: DescriptorProto[]): void {
+  for (const message of messages) {
+    const name = scope === "" ? message.name : `${scope}.${message.name}`;
+    const parsed = loadProtoRoot().lookup(name);
+    for (const field of message.field) {
+      if (field.jsonName !== "") continue;
+      const published = parsed instanceof protobuf.Type ? parsed.fieldsById[field.number] : undefined;
+      field.jsonName =
+        published !== undefined
+          ? jsonNameOf(published)
+          : field.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    }
+    publishedJsonNames(name, message.nestedType);
   }
 }
 
