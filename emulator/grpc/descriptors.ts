@@ -5,7 +5,7 @@
  * google/protobuf merged into one proto3 file, extensions listed as the extended message's fields, reserved ranges
  * with an inclusive end, map entries named after the field as spelt. `descriptorFiles` mends each of them.
  *
- * May import: @bufbuild/protobuf, @grpc/proto-loader (its types).
+ * May import: @bufbuild/protobuf, @grpc/proto-loader (its types), protobufjs, ./protos.
  */
 import { clone, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
@@ -21,6 +21,8 @@ import {
   type FileDescriptorProto,
 } from "@bufbuild/protobuf/wkt";
 import type { PackageDefinition } from "@grpc/proto-loader";
+import * as protobuf from "protobufjs";
+import { jsonNameOf, loadProtoRoot } from "./protos";
 
 /** The well-known types' own files (what google/protobuf/*.proto the protos import). */
 const WELL_KNOWN_FILES = [
@@ -57,6 +59,7 @@ export function descriptorFiles(pkg: PackageDefinition): FileDescriptorProto[] {
     file.extension = [];
     if (file.package === "google.protobuf") continue;
     dropExtensionFields(file.messageType);
+    publishedJsonNames(file.package, file.messageType);
     exclusiveReservedEnds(file.messageType);
     protocMapEntryNames(file.messageType, file.package === "" ? "" : `.${file.package}`);
   }
@@ -152,18 +155,34 @@ function exclusiveReservedEnds(messages: DescriptorProto[]): void {
 }
 
 /**
- * protobuf.js lists an extension (`(chainguard.capabilities.name)`) among the extended message's own fields, and
- * writes an empty json_name.
+ * protobuf.js lists an extension (`(chainguard.capabilities.name)`) among the extended message's own fields.
  */
 function dropExtensionFields(messages: DescriptorProto[]): void {
   for (const message of messages) {
     message.field = message.field.filter((field) => !field.name.startsWith(".") && field.extendee === "");
-    // protobuf.js writes an empty json_name; protoc writes the lowerCamelCase one the JSON mapping uses.
-    for (const field of message.field)
-      if (field.jsonName === "")
-        field.jsonName = field.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
     message.extension = [];
     dropExtensionFields(message.nestedType);
+  }
+}
+
+/**
+ * Each field's JSON name as protoc writes it: its `json_name` option (Repo's `sync_config`), else its name in
+ * lowerCamelCase. protobuf.js writes an empty json_name and drops the option from the descriptor, so the option is
+ * read from the parsed files (./protos.ts), by message and field number.
+ */
+function publishedJsonNames(scope: string, messages: DescriptorProto[]): void {
+  for (const message of messages) {
+    const name = scope === "" ? message.name : `${scope}.${message.name}`;
+    const parsed = loadProtoRoot().lookup(name);
+    for (const field of message.field) {
+      if (field.jsonName !== "") continue;
+      const published = parsed instanceof protobuf.Type ? parsed.fieldsById[field.number] : undefined;
+      field.jsonName =
+        published !== undefined
+          ? jsonNameOf(published)
+          : field.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    }
+    publishedJsonNames(name, message.nestedType);
   }
 }
 

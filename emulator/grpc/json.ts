@@ -37,10 +37,10 @@ export interface MessageCodec {
   /** Wire bytes → JSON; throws on a malformed message. `unknown` lists field numbers the schema lacks. */
   decode(bytes: Uint8Array): { json: JsonValue; unknown: string[] };
   /**
-   * JSON → wire bytes; throws when a member's value does not fit its field (a wrong type). Members the message
-   * lacks are refused, or with `dropUnknown` left out (a REST answer's members beyond the published message).
+   * JSON → wire bytes; throws when the JSON does not fit the message (a member it lacks, a wrong type). A REST
+   * answer's members the spec keeps beyond a v1 message are left out before (./rest-only.ts), and no others.
    */
-  encode(json: JsonValue, options?: { dropUnknown?: boolean }): Uint8Array;
+  encode(json: JsonValue): Uint8Array;
 }
 
 export function messageCodec(registry: Registry, typeName: string): MessageCodec {
@@ -52,11 +52,7 @@ export function messageCodec(registry: Registry, typeName: string): MessageCodec
       const message = fromBinary(schema, bytes, { readUnknownFields: true });
       return { json: toJson(schema, message, { registry }), unknown: unknownFields(schema, message) };
     },
-    encode: (json, options = {}) =>
-      toBinary(
-        schema,
-        fromJson(schema, json, { registry, ignoreUnknownFields: options.dropUnknown === true }),
-      ),
+    encode: (json) => toBinary(schema, fromJson(schema, json, { registry, ignoreUnknownFields: false })),
   };
 }
 

@@ -190,12 +190,13 @@ function decodeRequest(codec: MessageCodec, bytes: Buffer): { [name: string]: Js
 }
 
 /**
- * The REST answer as the response message. Members the message lacks are not sent (the v1 lists' REST answers
- * carry `createdAt`, which the published v1 messages do not); a member of the wrong type is the emulator's bug.
+ * The REST answer as the response message. The spec's REST-only members of a v1 answer (./rest-only.ts) are left
+ * out by the transcoder; any other member the message lacks, or of the wrong type, is the emulator's bug (INTERNAL),
+ * never dropped silently.
  */
 function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: GrpcFaceOptions): Uint8Array {
   try {
-    return face.response.encode(face.transcoder.fromRest(value), { dropUnknown: true });
+    return face.response.encode(face.transcoder.fromRest(value));
   } catch (error) {
     throw unexpected(error, rpc, options);
   }

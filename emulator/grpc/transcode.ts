@@ -3,13 +3,14 @@
  * grpc-gateway reads it): the path template's variables filled from the request's fields, `body: "x"` → that
  * field's JSON as the body, `body: "*"` → every field the path does not carry, the remaining fields → query
  * parameters (JSON names, nested fields dotted, repeated fields repeated). Then the route of the table the REST
- * face would route that method and path to. May import: ../routes/types, ../errors, ./protos, @bufbuild/protobuf.
+ * face would route that method and path to. May import: ../routes/types, ../errors, ./protos, ./rest-only, @bufbuild/protobuf.
  */
 import type { DescField, DescMessage, JsonObject, JsonValue, Registry } from "@bufbuild/protobuf";
 import { invalidArgument, unimplemented } from "../errors";
 import type { Query } from "../listing";
 import type { Route } from "../routes/types";
 import type { HttpBinding, ServedMethod } from "./protos";
+import { withoutRestOnly } from "./rest-only";
 
 /** The REST request a gRPC call is, routed. */
 export interface RestCall {
@@ -92,7 +93,9 @@ export function transcoder(method: ServedMethod, registry: Registry, routes: Rou
     fromRest: (answer) => {
       const value = (answer ?? {}) as JsonValue;
       const field = bindings[0]?.responseBody ?? "";
-      return field === "" ? value : { [field]: value };
+      // The spec's REST-only members of a v1 answer (./rest-only.ts) are not sent; any other member the
+      // response message lacks stays, and its encoding fails.
+      return withoutRestOnly(responseSchema, field === "" ? value : { [field]: value });
     },
   };
 }
