@@ -4,10 +4,13 @@
  * code, how a module becomes the process's command, masking secrets in a text, reading a file given on the command
  * line, and running work a few at a time.
  *
- * May import: node built-ins, ../sdk.
+ * Loaded before a tool knows what it will do (for `--help` too), so the API client (../sdk, its schemas) is loaded
+ * on first use, by `connect`.
+ *
+ * May import: node built-ins, ../sdk (loaded when a command first connects).
  */
 import * as fs from "node:fs";
-import { ConfigurationError, PlatformClient } from "../sdk";
+import type { PlatformClient } from "../sdk";
 
 /** A refusal: one line, and nothing written. */
 export class Refusal extends Error {
@@ -40,6 +43,7 @@ export async function runCommand(
   let client: PlatformClient | undefined;
   const connect = (): PlatformClient => {
     if (client !== undefined) return client;
+    const { ConfigurationError, PlatformClient } = require("../sdk") as typeof import("../sdk");
     try {
       return (client = new PlatformClient({ env: io.env }));
     } catch (err) {

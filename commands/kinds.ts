@@ -1,32 +1,40 @@
 /**
  * The one table from the API's kinds (and the Terraform provider's resource types) to this provider's resources.
- * Each kind names its resource's stem; the type token and declaration come from the provider's catalogue, so a
- * kind cannot name a type the plugin does not serve. Everything else in importer/ reads it.
+ * Each kind names its resource's declaration (provider/iam/*.declaration, the same object the catalogue's
+ * implementation carries: test/commands/cli.test.ts checks each is in the catalogue, so a kind cannot name a type the
+ * plugin does not serve), whose type token it takes. Everything else in importer/ reads it.
  *
- * May import: ../provider/catalogue, ../provider/core/declaration (types).
+ * Declarations only, not the catalogue: the catalogue loads every implementation and the Pulumi SDK, which the
+ * command-line tools load only for the commands that need them.
+ *
+ * May import: ../provider/iam/*.declaration, ../provider/core/declaration (types).
  */
-import { RESOURCES } from "../provider/catalogue";
 import type { ResourceDeclaration } from "../provider/core/declaration";
+import { ACCOUNT_ASSOCIATION } from "../provider/iam/account-association.declaration";
+import { GROUP_ACCESS } from "../provider/iam/group-access.declaration";
+import { GROUP_INVITE } from "../provider/iam/group-invite.declaration";
+import { GROUP } from "../provider/iam/group.declaration";
+import { IDENTITY_ACCESS } from "../provider/iam/identity-access.declaration";
+import { IDENTITY_PROVIDER } from "../provider/iam/identity-provider.declaration";
+import { IDENTITY } from "../provider/iam/identity.declaration";
+import { ROLE_BINDING } from "../provider/iam/role-binding.declaration";
+import { ROLE } from "../provider/iam/role.declaration";
 
-function kind<S extends string>(stem: S, label: string, terraform: string | undefined) {
-  const declaration: ResourceDeclaration | undefined = RESOURCES.find(
-    (r) => r.declaration.stem === stem,
-  )?.declaration;
-  if (declaration === undefined) throw new Error(`the catalogue has no resource ${stem}`);
+function kind(declaration: ResourceDeclaration, label: string, terraform: string | undefined) {
   return { token: declaration.token, declaration, label, terraform };
 }
 
 export const KINDS = {
-  group: kind("group", "group", "chainguard_group"),
-  identity: kind("identity", "identity", "chainguard_identity"),
-  role: kind("role", "role", "chainguard_role"),
-  roleBinding: kind("role-binding", "role binding", "chainguard_rolebinding"),
+  group: kind(GROUP, "group", "chainguard_group"),
+  identity: kind(IDENTITY, "identity", "chainguard_identity"),
+  role: kind(ROLE, "role", "chainguard_role"),
+  roleBinding: kind(ROLE_BINDING, "role binding", "chainguard_rolebinding"),
   // Not kinds of the service: one resource holding many role bindings (platform-import --bindings).
-  groupAccess: kind("group-access", "group access", undefined),
-  identityAccess: kind("identity-access", "identity access", undefined),
-  identityProvider: kind("identity-provider", "identity provider", "chainguard_identity_provider"),
-  groupInvite: kind("group-invite", "invite", "chainguard_group_invite"),
-  accountAssociation: kind("account-association", "account association", "chainguard_account_associations"),
+  groupAccess: kind(GROUP_ACCESS, "group access", undefined),
+  identityAccess: kind(IDENTITY_ACCESS, "identity access", undefined),
+  identityProvider: kind(IDENTITY_PROVIDER, "identity provider", "chainguard_identity_provider"),
+  groupInvite: kind(GROUP_INVITE, "invite", "chainguard_group_invite"),
+  accountAssociation: kind(ACCOUNT_ASSOCIATION, "account association", "chainguard_account_associations"),
 };
 
 export type Kind = keyof typeof KINDS;

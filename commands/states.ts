@@ -12,15 +12,15 @@
  * `Managers` indexes what a set of states manage: the resources that hold an object by its uid, and the access
  * resources whose scope holds a binding.
  *
- * May import: ../provider/catalogue, ../provider/core/check (the unknown sentinel), ../provider/iam/access and
- * access-provider (types, scope tests), ../sdk/access-model (ancestors), ./kinds, ./command (Refusal).
+ * May import: ../provider/catalogue (loaded when a state holds an access resource), ../provider/core/check (the
+ * unknown sentinel), ../provider/iam/access and access-provider (types, scope tests), ../sdk/access-model
+ * (ancestors), ./kinds (loaded with the first state read), ./command (Refusal).
  */
-import { RESOURCES } from "../provider/catalogue";
 import { UNKNOWN, containsUnknown } from "../provider/core/check";
 import { inScope, type Binding, type Scope } from "../provider/iam/access";
 import type { AccessDescription } from "../provider/iam/access-provider";
 import { ancestorsOrSelf } from "../sdk/access-model";
-import { KINDS, LISTED_KINDS, type ListedKind } from "./kinds";
+import type { ListedKind } from "./kinds";
 import { Refusal } from "./command";
 
 /** The key and values of the engine's special objects (sdk/go/common/resource/sig). */
@@ -78,7 +78,22 @@ const DYNAMIC_PLAIN = "pulumi-nodejs:dynamic:Resource";
 /** A saved provider of this package names its module: `.../provider/iam/role-binding.provider`. */
 const SAVED_PROVIDER = /provider\/(\w+)\/([a-z-]+)\.provider\b/;
 
-const byToken = new Map<string, ListedKind>(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind]));
+let tokens: { listed: Map<string, ListedKind>; access: Set<string> } | undefined;
+
+/**
+ * The kinds by type token: the service's objects, and the access resources. Made with the first state read (./kinds
+ * loads the declarations), so a review of no state never loads them.
+ */
+function kindsByToken(): { listed: Map<string, ListedKind>; access: Set<string> } {
+  if (tokens === undefined) {
+    const { ACCESS_KINDS, KINDS, LISTED_KINDS } = require("./kinds") as typeof import("./kinds");
+    tokens = {
+      listed: new Map(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind])),
+      access: new Set(ACCESS_KINDS.map((kind) => KINDS[kind].token)),
+    };
+  }
+  return tokens;
+}
 
 /** `role-binding` -> `RoleBinding`. */
 function className(stem: string): string {
@@ -118,12 +133,24 @@ export function tokenOf(resource: { type?: string; inputs?: Record<string, unkno
   return undefined;
 }
 
-/** The authoritative access resources of the catalogue, by token: they tell their scope from their state. */
-const ACCESS = new Map<string, AccessDescription>(
-  RESOURCES.filter(({ description }) => "scopeOf" in description && "scopeOfId" in description).map(
-    ({ declaration, description }) => [declaration.token, description as AccessDescription],
-  ),
-);
+let accessResources: Map<string, AccessDescription> | undefined;
+
+/**
+ * The authoritative access resources of the catalogue, by token: they tell their scope from their state. The
+ * catalogue (every implementation, and the Pulumi SDK) is loaded on the first state that holds one.
+ */
+function accessDescription(token: string): AccessDescription | undefined {
+  if (!kindsByToken().access.has(token)) return undefined;
+  if (accessResources === undefined) {
+    const { RESOURCES } = require("../provider/catalogue") as typeof import("../provider/catalogue");
+    accessResources = new Map(
+      RESOURCES.filter(({ description }) => "scopeOf" in description && "scopeOfId" in description).map(
+        ({ declaration, description }) => [declaration.token, description as AccessDescription],
+      ),
+    );
+  }
+  return accessResources.get(token);
+}
 
 /** The recorded properties, secrets masked. */
 function propsOf(resource: StateResource): Record<string, unknown> {
@@ -195,14 +222,14 @@ function readResource(resource: StateResource, state: string, contents: StateCon
       });
     return;
   }
-  const kind = byToken.get(token);
+  const kind = kindsByToken().listed.get(token);
   if (kind !== undefined) {
     if (!resource.id) return;
     const binding = kind === "roleBinding" ? bindingOf(resource) : undefined;
     contents.managed.push({ kind, token, uid: resource.id, urn, state, ...(binding ? { binding } : {}) });
     return;
   }
-  const description = ACCESS.get(token);
+  const description = accessDescription(token);
   if (description === undefined) return;
   const props = propsOf(resource);
   const scope = accessScope(description, resource, props);

@@ -1,32 +1,21 @@
 /**
- * The HTTP adapter: one route table registered on fastify, one place that authenticates, applies faults,
- * writes values as JSON and errors as AIP-193 bodies (unknown routes, malformed JSON, oversized bodies and
- * unexpected exceptions included), and logs requests without their Authorization header.
- *
- * Every request body and query is checked against the bounds of ./bounds.ts before its handler runs, and every
- * handler runs in a store transaction: a request that fails changes nothing. Control endpoints answer only what
+ * The HTTP adapter (the REST face): one route table registered on fastify, each route handed to the shared call
+ * path of ./dispatch.ts (faults, authentication, bounds, the handler in a store transaction), values written as
+ * JSON and errors as AIP-193 bodies (unknown routes, malformed JSON, oversized bodies and unexpected exceptions
+ * included), and requests logged without their Authorization header. Control endpoints answer only what
  * a script on this machine sends, never what a browser page could (see `controlRefusal`). Garbage that is not
  * HTTP still gets an AIP-193 body (`clientErrorHandler`).
  *
- * May import: fastify, ./errors, ./service, ./faults, ./routes.
+ * May import: fastify, ./dispatch, ./errors, ./service, ./routes.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Socket } from "node:net";
-import {
-  MAX_TIME_MS,
-  MAX_API_COLLECTION,
-  MAX_CONTROL_COLLECTION,
-  boundViolations,
-  queryViolations,
-  throwViolations,
-} from "./bounds";
-import { ApiFailure, internal, invalidArgument, notFound, permissionDenied, unauthenticated } from "./errors";
-import type { FaultRule, Faults } from "./faults";
+import { InjectedFailure, logEntry, type Dispatch, type Dispatcher, type Outcome } from "./dispatch";
+import { ApiFailure, internal, invalidArgument, notFound, permissionDenied } from "./errors";
 import type { Query } from "./listing";
 import type { LoggedRequest, Service } from "./service";
 import { CONTROL_PREFIX } from "./routes/control";
-import { FormBody, type Route, type RouteContext } from "./routes/types";
-import type { Caller } from "./access";
+import { FormBody, type Route } from "./routes/types";
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const CONTROL_BODY_LIMIT_BYTES = 256 * 1024 * 1024;
@@ -34,7 +23,8 @@ export const CONTROL_BODY_LIMIT_BYTES = 256 * 1024 * 1024;
 export interface ServerOptions {
   svc: Service;
   routes: Route[];
-  faults: Faults;
+  /** The shared call path (../dispatch.ts) every route goes through. */
+  dispatcher: Dispatcher;
   /** Called with each finished API request (not control requests). */
   onRequestLogged: (entry: LoggedRequest) => void;
   /** One line per request (method, path, status, ms), or silent. */
@@ -109,21 +99,8 @@ function pathOf(url: string): string {
 }
 
 function send(reply: FastifyReply, failure: ApiFailure): FastifyReply {
-  if (failure.code === 14) reply.header("retry-after", "0");
+  if (failure.code === 14 || failure instanceof InjectedFailure) reply.header("retry-after", "0");
   return reply.status(failure.status).type("application/json").send(failure.toBody());
-}
-
-function authenticate(svc: Service, authorization: string | undefined): Caller {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  if (match?.[1] === undefined) throw unauthenticated("missing bearer token in the Authorization header");
-  const verified = svc.tokens.verify(match[1]);
-  if ("reason" in verified) throw unauthenticated(verified.reason);
-  // Revocation: a signed, unexpired token is worth nothing once its identity is gone (removed bindings take
-  // effect through the access checks, which read the live bindings on every request).
-  const identityUid = verified.claims.sub;
-  if (svc.store.get("identities", identityUid) === undefined)
-    throw unauthenticated("the token's identity no longer exists");
-  return { identityUid };
 }
 
 /**
@@ -151,6 +128,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   addBodyParsers(app);
   addRequestHooks(app, options, identities);
   addErrorHandlers(app, options);
+  const dispatcher = options.dispatcher;
   for (const route of options.routes) {
     const isControl = route.url.startsWith(CONTROL_PREFIX);
     app.route({
@@ -158,7 +136,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       url: route.url,
       // Seeding large data sets (50,000 groups) goes through the control path in one request.
       ...(isControl ? { bodyLimit: CONTROL_BODY_LIMIT_BYTES } : {}),
-      handler: routeHandler(route, options, identities),
+      handler: routeHandler(route, options, dispatcher, identities),
     });
   }
   return app;
@@ -259,16 +237,14 @@ function addRequestHooks(
     const path = pathOf(request.url);
     options.logLine?.(`${request.method} ${path} ${reply.statusCode} ${ms.toFixed(1)}ms`);
     if (path.startsWith(CONTROL_PREFIX)) return;
-    const identityUid = identities.get(request);
-    options.onRequestLogged({
-      method: request.method,
-      path,
-      query: { ...(request.query as Query) },
-      status: reply.statusCode,
-      ...(identityUid !== undefined ? { identityUid } : {}),
-      time: options.svc.now(),
-      durationMs: Math.round(ms * 10) / 10,
-    });
+    options.onRequestLogged(
+      logEntry(
+        options.svc,
+        { method: request.method, path, query: { ...(request.query as Query) }, status: reply.statusCode },
+        identities.get(request),
+        ms,
+      ),
+    );
   });
 }
 
@@ -324,118 +300,39 @@ function unrouted(
 }
 
 /**
- * One route's handler: an injected fault first, then the body's form, the caller, the bounds, and the route's own
- * handler in a store transaction; the value it returns is the 200 answer.
+ * One route's handler: the request as a `Dispatch` for the shared call path (../dispatch.ts); its value is the
+ * 200 answer, a drop destroys the connection unanswered.
  */
 function routeHandler(
   route: Route,
   options: ServerOptions,
+  dispatcher: Dispatcher,
   identities: WeakMap<FastifyRequest, string>,
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
-  const { svc, faults } = options;
-  const isControl = route.url.startsWith(CONTROL_PREFIX);
   return async (request, reply) => {
-    const path = pathOf(request.url);
-    const fault = isControl ? undefined : faults.pick(request.method, path);
-    if (await applyFault(fault, svc, request, reply)) return reply;
-    if (request.body instanceof FormBody && route.formBody !== true) {
-      return send(
-        reply,
-        invalidArgument("this endpoint takes a JSON body, not application/x-www-form-urlencoded", [
-          { field: "body", description: "must be JSON (Content-Type application/json)" },
-        ]),
-      );
-    }
-    const authorization = request.headers.authorization;
-    const ctx: RouteContext = {
-      svc,
+    const call: Dispatch = {
+      route,
       method: request.method,
-      path,
+      path: pathOf(request.url),
       uid: decodeUid((request.params as Record<string, string | undefined>)["*"]),
       query: request.query as Query,
       body: request.body,
-      caller: { identityUid: "" },
-      authorization,
-      url: options.url(),
+      authorization: request.headers.authorization,
     };
-    if (route.auth !== false) {
-      ctx.caller = authenticate(svc, authorization);
-      identities.set(request, ctx.caller.identityUid);
+    let outcome: Outcome;
+    try {
+      outcome = await dispatcher.call(call);
+    } finally {
+      const identityUid = dispatcher.identityOf(call);
+      if (identityUid !== undefined) identities.set(request, identityUid);
     }
-    const result = await runInTransaction(route, ctx, isControl);
-    if (fault?.action === "applyThenDrop") {
+    if (outcome.kind === "drop") {
       reply.hijack();
       request.raw.socket.destroy();
       return reply;
     }
-    return reply
-      .status(200)
-      .type("application/json")
-      .send(result ?? {});
+    return reply.status(200).type("application/json").send(outcome.value);
   };
-}
-
-/**
- * An injected fault before the handler: a status or a dropped connection answers the request (true, and the
- * handler must stop there); a stall waits and a clock jump advances the clock, and the request goes on (false).
- * A boolean, not the reply: a fastify reply is a thenable, so an async function returning it resolves to
- * `undefined` and the refused request would go on to be applied.
- */
-async function applyFault(
-  fault: FaultRule | undefined,
-  svc: Service,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<boolean> {
-  if (fault?.action === "status") {
-    const status = fault.status ?? 503;
-    const code = status === 503 ? 14 : status === 429 ? 8 : status >= 500 ? 13 : 3;
-    reply.header("retry-after", "0");
-    void send(reply, new ApiFailure(code, `injected fault (HTTP ${status})`, [], [], status));
-    return true;
-  }
-  if (fault?.action === "drop") {
-    reply.hijack();
-    request.raw.socket.destroy();
-    return true;
-  }
-  if (fault?.action === "stall") await new Promise((resolve) => setTimeout(resolve, fault.stallMs ?? 1000));
-  if (fault?.action === "advanceClock") advanceClock(svc, fault.advanceMs ?? 0);
-  return false;
-}
-
-/**
- * The route's handler, after the query's and body's bounds, in a store transaction (all or nothing: a handler
- * that throws leaves the store as it found it), then persisted.
- */
-async function runInTransaction(route: Route, ctx: RouteContext, isControl: boolean): Promise<unknown> {
-  const { svc } = ctx;
-  throwViolations(queryViolations(ctx.query));
-  const bodyViolations = boundViolations(ctx.body, isControl ? MAX_CONTROL_COLLECTION : MAX_API_COLLECTION);
-  if (route.parsesBody !== true) throwViolations(bodyViolations);
-  // An async handler (token exchange) runs its checks first and writes only after its last await, outside this
-  // synchronous section.
-  const { result: pending } = svc.store.transaction(() => {
-    svc.pendingBodyViolations = bodyViolations;
-    try {
-      const result = route.handler(ctx);
-      // A body-parsing handler that finished without parsing still may not act on an unbounded body.
-      throwViolations(svc.pendingBodyViolations);
-      return { result };
-    } finally {
-      svc.pendingBodyViolations = [];
-    }
-  });
-  const result = await pending;
-  svc.persist();
-  return result;
-}
-
-/** An advanceClock fault: the clock jumps (never past the year 9999), and the data file saves the new reading. */
-function advanceClock(svc: Service, ms: number): void {
-  const room = MAX_TIME_MS - svc.clock.now().getTime();
-  svc.clock.advance(Math.max(0, Math.min(ms, room)));
-  svc.store.markChanged();
 }
 
 function decodeUid(raw: string | undefined): string {

@@ -19,9 +19,11 @@
 #   6. bench/adopt.ts: adoption of 3,003 objects, state-first against pulumi import --file -> bench/results/adopt.json;
 #      bench/stacks.ts: platform-import report over 50 stacks of 100 resources, file and PostgreSQL backends: wall
 #      time and engine invocations -> bench/results/stacks.json;
-#   7. merges emulator.json and stack.json into bench/results/latest.json and prints the tables.
+#   7. bench/cli-startup.ts: start-up of each built tool: --help of each tool and command, and platform-access review
+#      of the quick start's organization (wall and CPU seconds; fails over 0.3 s / 0.6 s) -> bench/results/cli-startup.json;
+#   8. merges emulator.json and stack.json into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 / BENCH_SKIP_STACKS=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 / BENCH_SKIP_STACKS=1 / BENCH_SKIP_CLI_STARTUP=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -89,6 +91,11 @@ fi
 if [ "${BENCH_SKIP_STACKS:-0}" != 1 ]; then
   say "many stacks: bench/stacks.ts (the report over 50 stacks of 100 resources, file and PostgreSQL backends)"
   npx ts-node bench/stacks.ts || status=$?
+fi
+
+if [ "${BENCH_SKIP_CLI_STARTUP:-0}" != 1 ]; then
+  say "command-line start-up: bench/cli-startup.ts (--help of every command, a review of the quick start's organization)"
+  npx ts-node bench/cli-startup.ts || status=$?
 fi
 
 npx ts-node bench/report.ts

@@ -40,6 +40,12 @@ const GENERATORS = [
     writes: "the resource classes, provider modules and data-source functions under provider/<module>/",
   },
   { name: "docs", script: "generate-docs.js", writes: "docs/reference.md and the registry pages in docs/" },
+  {
+    name: "cli",
+    script: "generate-cli-docs.js",
+    writes:
+      "the command-line tools' options in docs/access-review.md, docs/adopting.md and emulator/README.md",
+  },
   { name: "sdks", script: "gen-sdks.js", writes: "native-sdks/", engine: true },
 ];
 

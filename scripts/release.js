@@ -18,6 +18,11 @@
  *                                                            package.json, the bundle dist/index.js, README.md
  *                                                            (docs/policy-pack.md); `npm install` in it, then
  *                                                            `pulumi preview --policy-pack <dir>`
+ *   templates/<language>/                                    the `pulumi new` templates (templates/: typescript,
+ *                                                            python, go, yaml), their tracked files; typescript's
+ *                                                            carries the TypeScript SDK's tarball and python's the
+ *                                                            wheel, which their dependency files name by a path in
+ *                                                            the project itself (`pulumi new` copies them into it)
  *   schema.json                                              the plugin's schema
  *   SHA256SUMS                                               `sha256sum -c SHA256SUMS` in the folder checks them all
  *
@@ -317,6 +322,30 @@ function pythonSdk(out, mtime) {
   }
 }
 
+/**
+ * The `pulumi new` templates: each tracked file of templates/<language>, and the SDK files a template's dependency
+ * file names by a path in the project itself (`file:pulumi-platform-native-<v>.tgz`, requirements.txt's
+ * `--find-links .`), which `pulumi new` copies into the project with the rest. Go's module comes from the release's
+ * goproxy/ (GOPROXY), YAML needs none. Only tracked files: a checkout's node_modules/, venv/ or stack files never
+ * get in.
+ */
+function templates(out, sdkFiles) {
+  const listed = run("git", ["ls-files", "-z", "--", "templates"])
+    .split("\0")
+    .filter((f) => f !== "");
+  if (listed.length === 0) throw new Error("no tracked file under templates/");
+  for (const file of listed) {
+    const target = path.join(out, file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.copyFileSync(path.join(root, file), target);
+  }
+  for (const [language, files] of Object.entries(sdkFiles)) {
+    const dir = path.join(out, "templates", language);
+    if (!fs.existsSync(path.join(dir, "Pulumi.yaml"))) throw new Error(`no template templates/${language}`);
+    for (const file of files) fs.copyFileSync(file, path.join(dir, path.basename(file)));
+  }
+}
+
 /** SHA256SUMS over every file in `out` (paths relative to it, sorted), in `sha256sum -c`'s format. */
 function checksums(out) {
   const lines = filesUnder(out)
@@ -346,9 +375,10 @@ async function main() {
     dynamicPackage(out);
     await pluginArchives(out, work, mtime);
     await policyPackArchive(out, work, mtime);
-    typescriptSdk(out, work);
+    const typescript = typescriptSdk(out, work);
     goModule(out, mtime);
-    pythonSdk(out, mtime);
+    const python = pythonSdk(out, mtime);
+    templates(out, { typescript: [typescript], python });
     fs.copyFileSync(path.join(root, "schema.json"), path.join(out, "schema.json"));
     checksums(out);
   } finally {

@@ -318,6 +318,43 @@ export function isPrivileged(capability: string): boolean {
   return PRIVILEGED_CAPABILITIES.has(capability);
 }
 
+/** A role through which one side of a change comes: its uid, every capability it grants, and its binding's fate. */
+export interface RoleGrant {
+  uid: string;
+  capabilities: readonly string[];
+  /**
+   * The binding is there before and after the change (its role was edited): what changes hands through it is part of
+   * the role, never the role.
+   */
+  kept?: boolean;
+}
+
+/**
+ * How a change of access is said (every output asks this, none decides it): a role whose every capability changes
+ * hands with the change, through a binding made (or removed) by it, is said by its name ("becomes editor on folder
+ * apps", "is no longer viewer there"); the capabilities no such role covers (a role edited, two bindings
+ * overlapping, a role partly held already) are said one by one. `changed` is one side of a change (gained or lost),
+ * `roles` those of the bindings through which it is gained (after) or was held (before), with their capabilities on
+ * that side. A role that grants nothing is never whole (it changes nothing). Whole roles keep the order of `roles`,
+ * once each; `rest` keeps `changed`'s order.
+ */
+export function byWholeRoles<R extends RoleGrant>(
+  changed: readonly string[],
+  roles: Iterable<R>,
+): { whole: R[]; rest: string[] } {
+  const changing = new Set(changed);
+  const whole: R[] = [];
+  const covered = new Set<string>();
+  for (const role of roles) {
+    if (role.kept === true || role.capabilities.length === 0 || whole.some((w) => w.uid === role.uid))
+      continue;
+    if (!role.capabilities.every((c) => changing.has(c))) continue;
+    whole.push(role);
+    for (const c of role.capabilities) covered.add(c);
+  }
+  return { whole, rest: changed.filter((c) => !covered.has(c)) };
+}
+
 /** An organization at one time, as a change of access is read from it: roles with their capabilities, and role bindings. */
 export interface AccessSnapshot {
   roles: Iterable<RoleFacts>;

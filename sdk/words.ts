@@ -97,6 +97,25 @@ export function lineText(text: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Order.
+
+const NAME_ORDER = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
+
+/**
+ * The one order of names in every list of every output: as people sort them, case aside, numbers by value (`team-2`
+ * before `team-10`); two names the collator holds equal are then ordered by their code units, so the order is total
+ * and the same everywhere.
+ */
+export function compareNames(a: string, b: string): number {
+  return NAME_ORDER.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** Objects by name (`compareNames`), the uid breaking ties. */
+export function byName<T extends { name: string; uid: string }>(a: T, b: T): number {
+  return compareNames(a.name, b.name) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Kinds.
 
 /** The kinds of object a person reads by name. */

@@ -3,15 +3,29 @@
  * privileged changes first, each change of access once where it happens ("and the N groups under it"), with the
  * bindings it is gained or was held through; identities and groups new and gone; roles changed. A pure function of
  * the review, placed by the page at its top; it uses the page's classes (`cap`, `priv`, `mark`) and no style or
- * script of its own. Every name from the API is data: written as it is, HTML-escaped, as the rest of the page writes
- * it; each object's kind in the words every output uses (../../sdk/words).
+ * script of its own. Every name from the API is data: written as every output writes it (../../sdk/words: quoted
+ * with escapes when hard), then HTML-escaped, as the rest of the page writes it; each object's kind in the words
+ * every output uses.
  *
  * May import: ../../sdk/access-model, ../../sdk/words, ./changes (types), ./format, ./html-text, ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
 import { IDENTITY_NOUNS, nounOf, type Names } from "../../sdk/words";
 import type { ChangedAccess, ReviewChanges } from "./changes";
-import { changesSummary, namesOf, throughWords, whereWords, type Writer } from "./format";
+import { sayAlike } from "./alike";
+import {
+  alikeWords,
+  changeParts,
+  changeShape,
+  changesSummary,
+  namesOf,
+  newnessOf,
+  partVerb,
+  roleSize,
+  whereWords,
+  type Newness,
+  type Writer,
+} from "./format";
 import { escapeHtml } from "./html-text";
 import type { Review } from "./review";
 
@@ -19,11 +33,11 @@ import type { Review } from "./review";
 const htmlWriter =
   (names: Names): Writer =>
   (kind, uid) =>
-    `${nounOf(kind, uid)} ${escapeHtml(names.rawName(kind, uid))}`;
+    `${nounOf(kind, uid)} ${escapeHtml(names.name(kind, uid))}`;
 
 /** An identity's name in bold, its kind beside it as a mark. */
 const identityHtml = (names: Names, uid: string, kind: keyof typeof IDENTITY_NOUNS) =>
-  `<strong>${escapeHtml(names.rawName("identity", uid))}</strong> <span class="mark">${IDENTITY_NOUNS[kind]}</span>`;
+  `<strong>${escapeHtml(names.name("identity", uid))}</strong> <span class="mark">${IDENTITY_NOUNS[kind]}</span>`;
 
 function capabilitiesHtml(capabilities: readonly string[]): string {
   return capabilities
@@ -31,23 +45,73 @@ function capabilitiesHtml(capabilities: readonly string[]): string {
     .join("");
 }
 
-function throughHtml(c: ChangedAccess, names: Names): string {
-  return throughWords(c, htmlWriter(names), capabilitiesHtml)
-    .map((t) => `${t.change === "gained" ? "gains" : "loses"} ${t.words}`)
-    .join("<br>");
+/** A whole role's size: its count and privileged capabilities, every capability one click away. */
+const sizeHtml = (capabilities: readonly string[]) =>
+  `${roleSize(capabilities, (c) => capabilitiesHtml([c]), "")}` +
+  `<details><summary>every capability</summary>${capabilitiesHtml(capabilities)}</details>`;
+
+/** The cells of a change, each its fact (what changes; through which binding), as ./review-markdown says them. */
+function changeCells(c: ChangedAccess, names: Names): { what: string; through: string } {
+  const write = htmlWriter(names);
+  const parts = changeParts(c);
+  const where = (group: string) => (group === c.group ? "this group" : write("group", group));
+  return {
+    what: parts
+      .map((p) =>
+        p.through.whole
+          ? `${partVerb(p)} ${write("role", p.through.role)} (${sizeHtml(p.capabilities)})`
+          : `${partVerb(p)} ${capabilitiesHtml(p.capabilities)}`,
+      )
+      .join("<br>"),
+    through: parts
+      .map((p) =>
+        p.through.whole
+          ? `bound on ${where(p.through.boundOn)}`
+          : `${write("role", p.through.role)} bound on ${where(p.through.boundOn)}`,
+      )
+      .join("<br>"),
+  };
 }
 
-function accessTable(title: string, list: readonly ChangedAccess[], names: Names): string {
+const row = (c: ChangedAccess, cells: string[]) =>
+  `<tr class="change-row" data-identity="${escapeHtml(c.identity)}" data-privileged="${c.privileged}">` +
+  cells.map((cell) => `<td>${cell}</td>`).join("") +
+  `</tr>`;
+
+function accessRow(c: ChangedAccess, names: Names): string {
+  const cells = changeCells(c, names);
+  return row(c, [
+    identityHtml(names, c.identity, c.identityKind),
+    whereWords(c, htmlWriter(names)),
+    cells.what,
+    cells.through,
+  ]);
+}
+
+function accessTable(title: string, list: readonly ChangedAccess[], names: Names, newness?: Newness): string {
   if (list.length === 0) return "";
-  const rows = list.map(
-    (c) =>
-      `<tr class="change-row" data-identity="${escapeHtml(c.identity)}" data-privileged="${c.privileged}">` +
-      `<td>${identityHtml(names, c.identity, c.identityKind)}</td>` +
-      `<td>${whereWords(c, htmlWriter(names))}</td><td>${capabilitiesHtml(c.gained)}</td><td>${capabilitiesHtml(c.lost)}</td>` +
-      `<td>${throughHtml(c, names)}</td></tr>`,
-  );
+  const rows =
+    newness === undefined
+      ? list.map((c) => accessRow(c, names))
+      : sayAlike(list, (c) => changeShape(c, newness)).map((said) => {
+          if ("alone" in said) return accessRow(said.alone, names);
+          const w = alikeWords(
+            said.alike,
+            newness,
+            htmlWriter(names),
+            (kind, uid) => escapeHtml(names.name(kind, uid)),
+            capabilitiesHtml,
+            sizeHtml,
+          );
+          return row(said.alike[0]!, [
+            `${escapeHtml(w.who)}: ${w.names}`,
+            escapeHtml(w.where),
+            w.what,
+            changeCells(said.alike[0]!, names).through,
+          ]);
+        });
   return (
-    `<h3>${title}</h3><table><thead><tr><th>identity</th><th>on</th><th>gains</th><th>loses</th>` +
+    `<h3>${title}</h3><table><thead><tr><th>identity</th><th>on</th><th>change</th>` +
     `<th>through</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
   );
 }
@@ -64,11 +128,11 @@ function sectionOf(c: ReviewChanges, names: Names): string {
     `${change}: ${identityHtml(names, i.uid, i.kind)}` +
     (i.privileged ? ` <span class="mark privileged">privileged</span>` : "");
   const group = (change: string) => (g: ReviewChanges["groups"]["new"][number]) =>
-    `${change}: ${nounOf("group", g.uid)} <strong>${escapeHtml(names.rawName("group", g.uid))}</strong>` +
+    `${change}: ${nounOf("group", g.uid)} <strong>${escapeHtml(names.name("group", g.uid))}</strong>` +
     (g.parent === undefined ? "" : ` under ${htmlWriter(names)("group", g.parent)}`);
   const roles = c.roles.map(
     (r) =>
-      `${nounOf("role", r.uid)} <strong>${escapeHtml(names.rawName("role", r.uid))}</strong>` +
+      `${nounOf("role", r.uid)} <strong>${escapeHtml(names.name("role", r.uid))}</strong>` +
       (r.added.length > 0 ? ` gains ${capabilitiesHtml(r.added)}` : "") +
       (r.removed.length > 0 ? ` loses ${capabilitiesHtml(r.removed)}` : ""),
   );
@@ -87,6 +151,7 @@ function sectionOf(c: ReviewChanges, names: Names): string {
       "Other changes of access",
       c.access.filter((a) => !a.privileged),
       names,
+      newnessOf(c),
     ) +
     listHtml("Identities new and gone", [
       ...c.identities.new.map(identity("new")),

@@ -20,6 +20,7 @@
 import { z } from "zod";
 import {
   AccessModel,
+  byWholeRoles,
   collapseInherited,
   grantsOn,
   isPrivileged,
@@ -27,12 +28,25 @@ import {
 } from "../../sdk/access-model";
 import { Refusal } from "../command";
 import { accessDifference } from "./difference";
-import { identityKind, lineText, nameText, type IdentityKind, type Names } from "../../sdk/words";
+import {
+  compareNames,
+  identityKind,
+  lineText,
+  nameText,
+  type IdentityKind,
+  type Names,
+} from "../../sdk/words";
 import { namesFrom } from "./names";
 
 /** What the review JSON says it is, and the version of its shape this code writes and reads. */
 export const REVIEW_FORMAT = "platform-access review";
-export const REVIEW_FORMAT_VERSION = 2;
+export const REVIEW_FORMAT_VERSION = 3;
+
+/**
+ * The versions `--since` reads: 2 held an identity's uid as its name where no name was known; 3 leaves the name
+ * empty there (the uid is beside it). Both carry the same members.
+ */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [2, 3];
 
 /** The part of a review the changes are computed from: what its JSON carries (see REVIEW_FORMAT_VERSION). */
 export interface ReviewFacts {
@@ -60,6 +74,11 @@ export interface ChangedThrough {
   boundOnName: string;
   /** The capabilities of the change this binding grants (or granted). */
   capabilities: string[];
+  /**
+   * Its role changes hands whole: every capability the role grants is gained (or lost) with the change, so the
+   * change is said by the role's name (sdk/access-model `byWholeRoles`); `capabilities` is then the role's.
+   */
+  whole: boolean;
 }
 
 /** One identity's change of access on a group, and on the groups under it that change the same way. */
@@ -126,6 +145,7 @@ function namesOf(before: ReviewFacts, after: ReviewFacts): Names {
 /** The bindings of `model` through which `identity` holds `capabilities` on `group`, each with those it grants. */
 function throughOf(
   model: AccessModel,
+  other: AccessModel,
   names: Names,
   change: ChangedThrough["change"],
   identity: string,
@@ -144,11 +164,25 @@ function throughOf(
         boundOn: b.group,
         boundOnName: names.nameOf("group", b.group) ?? "",
         capabilities: [],
+        whole: false,
       };
       entry.capabilities.push(capability);
       byBinding.set(b.uid, entry);
     }
-  return [...byBinding.values()];
+  const through = [...byBinding.values()];
+  // A binding in both reviews changes hands only in part (its role was edited): never said as the whole role.
+  const kept = new Set(other.bindingsOf(identity).map((b) => b.uid));
+  const { whole } = byWholeRoles(
+    capabilities,
+    through.map((t) => ({
+      uid: t.role,
+      capabilities: model.roleCapabilities(t.role),
+      kept: kept.has(t.binding),
+      through: t,
+    })),
+  );
+  for (const w of whole) w.through.whole = true;
+  return through;
 }
 
 /** Privileged gains first, then privileged losses, then the rest. */
@@ -172,15 +206,16 @@ function accessChanges(before: ReviewFacts, after: ReviewFacts, names: Names): C
     lost: c.lost,
     privileged: [...c.gained, ...c.lost].some(isPrivileged),
     through: [
-      ...throughOf(is, names, "gained", c.identity, c.group, c.gained),
-      ...throughOf(was, names, "lost", c.identity, c.group, c.lost),
+      ...throughOf(is, was, names, "gained", c.identity, c.group, c.gained),
+      ...throughOf(was, is, names, "lost", c.identity, c.group, c.lost),
     ],
   }));
   return changes.sort(
     (a, b) =>
       rank(a) - rank(b) ||
-      compare(names.rawName("identity", a.identity), names.rawName("identity", b.identity)) ||
+      compareNames(names.rawName("identity", a.identity), names.rawName("identity", b.identity)) ||
       compare(a.identity, b.identity) ||
+      compareNames(names.rawName("group", a.group), names.rawName("group", b.group)) ||
       compare(a.group, b.group),
   );
 }
@@ -220,12 +255,18 @@ function roleChanges(before: ReviewFacts, after: ReviewFacts): ChangedRole[] {
     const removed = [...old].filter((c) => !now.has(c)).sort();
     if (added.length > 0 || removed.length > 0) out.push({ uid: role.uid, name: role.name, added, removed });
   }
-  return out;
+  return out.sort((a, b) => compareNames(a.name || a.uid, b.name || b.uid) || compare(a.uid, b.uid));
 }
 
-/** Privileged first, then by name. */
+/** Privileged first, then by name (the uid where none is known) in the one order (../../sdk/words). */
 const byPrivilegeAndName = (a: ChangedIdentity, b: ChangedIdentity) =>
-  Number(b.privileged) - Number(a.privileged) || compare(a.name, b.name) || compare(a.uid, b.uid);
+  Number(b.privileged) - Number(a.privileged) ||
+  compareNames(a.name || a.uid, b.name || b.uid) ||
+  compare(a.uid, b.uid);
+
+/** Groups by name (the uid where none is known) in the one order. */
+const groupsByName = (a: ChangedGroup, b: ChangedGroup) =>
+  compareNames(a.name || a.uid, b.name || b.uid) || compare(a.uid, b.uid);
 
 /** What changed from `before` to `after` (two reviews of the same group). */
 export function changesBetween(before: ReviewFacts, after: ReviewFacts): ReviewChanges {
@@ -245,8 +286,8 @@ export function changesBetween(before: ReviewFacts, after: ReviewFacts): ReviewC
       gone: missingFrom(identitiesBefore, identitiesAfter).sort(byPrivilegeAndName),
     },
     groups: {
-      new: missingFrom(groupsOf(after, names), before.groups),
-      gone: missingFrom(groupsOf(before, names), after.groups),
+      new: missingFrom(groupsOf(after, names), before.groups).sort(groupsByName),
+      gone: missingFrom(groupsOf(before, names), after.groups).sort(groupsByName),
     },
     roles: roleChanges(before, after),
   };
@@ -309,10 +350,10 @@ export function readPreviousReview(text: string, path: string, groupUid: string)
     );
   }
   const version = member("formatVersion");
-  if (version !== REVIEW_FORMAT_VERSION)
+  if (typeof version !== "number" || !READABLE_FORMAT_VERSIONS.includes(version))
     throw new Refusal(
-      `${file} is a review in format version ${lineText(JSON.stringify(version) ?? "undefined")}; this platform-access reads version ` +
-        `${REVIEW_FORMAT_VERSION}`,
+      `${file} is a review in format version ${lineText(JSON.stringify(version) ?? "undefined")}; this platform-access reads versions ` +
+        `${READABLE_FORMAT_VERSIONS.join(" and ")}`,
     );
   const parsed = previousSchema.safeParse(value);
   if (!parsed.success) {
@@ -321,7 +362,12 @@ export function readPreviousReview(text: string, path: string, groupUid: string)
       `${file} is not a complete review: ${lineText(issue.path.map(String).join(".")) || "(top)"}: ${issue.message}`,
     );
   }
-  const previous = parsed.data;
+  // Version 2 wrote an identity's uid as its name where none was known: none, as version 3 writes it.
+  const previous = {
+    ...parsed.data,
+    identities: parsed.data.identities.map((i) => (i.name === i.uid ? { ...i, name: "" } : i)),
+    withoutAccess: parsed.data.withoutAccess.map((i) => (i.name === i.uid ? { ...i, name: "" } : i)),
+  };
   if (previous.group.uid !== groupUid)
     throw new Refusal(
       `${file} is a review of ${nameText(previous.group.name)} (${lineText(previous.group.uid)}), not of ${lineText(groupUid)}: ` +

@@ -18,10 +18,13 @@ import {
   countOf,
   identityKind,
   lineText,
+  nounOf,
+  withArticle,
   type NamedKind,
   type Names,
 } from "../../sdk/words";
-import type { ChangedAccess, ChangedGroup, ChangedIdentity, ReviewChanges } from "./changes";
+import { firstNames, sayAlike } from "./alike";
+import type { ChangedAccess, ChangedGroup, ChangedIdentity, ChangedThrough, ReviewChanges } from "./changes";
 import { namesFrom, type NameSources } from "./names";
 import { resourceName } from "../states";
 import { pageData, type PageBinding, type PageData } from "./page-data";
@@ -103,7 +106,7 @@ export function marks(i: ReviewedIdentity): string[] {
 }
 
 /** The bindings of a set of grants, each with the capabilities it grants: "role on group". */
-function byBinding(grants: Grant[]) {
+export function byBinding(grants: Grant[]) {
   const bindings = new Map<string, { role: string; boundOn: string; inherited: boolean; caps: string[] }>();
   for (const g of grants)
     for (const t of g.through) {
@@ -268,7 +271,7 @@ export function reviewText(r: Review): string {
  * acme, above it)"; for one on a group the caller may not list, that group and the folders under it the review
  * lists.
  */
-function reachWords(b: ReviewedBinding, r: Review, listed: ReadonlySet<string>, names: Names): string {
+export function reachWords(b: ReviewedBinding, r: Review, listed: ReadonlySet<string>, names: Names): string {
   const group = names.group(b.group);
   if (b.above)
     return `on ${names.group(r.group.uid)}${andFoldersUnder(b.below - 1)} (bound on ${group}, above it)`;
@@ -338,42 +341,167 @@ export function whereWords(c: ChangedAccess, write: Writer): string {
 }
 
 /**
- * Each binding of a change: "CAP_A CAP_B through role deployer bound on folder eng", with its side (gained or lost);
- * objects written by `write`, capabilities by `caps`.
+ * What a change says, binding by binding: a role changing hands whole (`whole`: said by its name; the decision is
+ * the model's, ./changes), then the other bindings with the capabilities only they give or took (those a whole role
+ * of the same side covers are said by the role). Gains first.
  */
-export function throughWords(
+export function changeParts(c: ChangedAccess): { through: ChangedThrough; capabilities: string[] }[] {
+  const parts: { through: ChangedThrough; capabilities: string[] }[] = [];
+  for (const change of ["gained", "lost"] as const) {
+    const side = c.through.filter((t) => t.change === change);
+    const covered = new Set(side.filter((t) => t.whole).flatMap((t) => t.capabilities));
+    const wholeRoles = new Set<string>();
+    for (const t of side.filter((x) => x.whole))
+      if (!wholeRoles.has(t.role)) {
+        wholeRoles.add(t.role);
+        parts.push({ through: t, capabilities: t.capabilities });
+      }
+    for (const t of side.filter((x) => !x.whole)) {
+      const own = t.capabilities.filter((cap) => !covered.has(cap));
+      if (own.length > 0) parts.push({ through: t, capabilities: own });
+    }
+  }
+  return parts;
+}
+
+/**
+ * A whole role's size, as every output says it: "3 capabilities", "24 capabilities, 6 privileged: A, B, …" (the
+ * privileged ones named, written by `cap`, joined by `join`).
+ */
+export function roleSize(
+  capabilities: readonly string[],
+  cap: (capability: string) => string,
+  join = ", ",
+): string {
+  const privileged = capabilities.filter(isPrivileged);
+  return (
+    countOf(capabilities.length, "capability") +
+    (privileged.length === 0 ? "" : `, ${privileged.length} privileged: ${privileged.map(cap).join(join)}`)
+  );
+}
+
+/** The verb of a part: a whole role is become or left, capabilities are gained or lost. */
+export function partVerb(part: { through: ChangedThrough }): string {
+  if (part.through.whole) return part.through.change === "gained" ? "becomes" : "is no longer";
+  return part.through.change === "gained" ? "gains" : "loses";
+}
+
+/**
+ * Each part of a change in words: "becomes role deployer (3 capabilities)" (", bound on folder eng" where the
+ * binding is on another group than the change's), "gains CAP_A CAP_B through role deployer bound on folder eng";
+ * objects written by `write`, a role's size by `size`, capabilities by `caps`.
+ */
+export function partWords(
   c: ChangedAccess,
   write: Writer,
   caps: (capabilities: readonly string[]) => string,
-): { change: "gained" | "lost"; words: string }[] {
-  return c.through.map((t) => ({
-    change: t.change,
-    words: `${caps(t.capabilities)} through ${write("role", t.role)} bound on ${write("group", t.boundOn)}`,
-  }));
+  size: (capabilities: readonly string[]) => string,
+): string[] {
+  return changeParts(c).map((part) => {
+    const t = part.through;
+    if (t.whole)
+      return (
+        `${partVerb(part)} ${write("role", t.role)} (${size(t.capabilities)})` +
+        (t.boundOn === c.group ? "" : `, bound on ${write("group", t.boundOn)}`)
+      );
+    return `${partVerb(part)} ${caps(part.capabilities)} through ${write("role", t.role)} bound on ${write("group", t.boundOn)}`;
+  });
 }
 
 const capabilitiesText = (list: readonly string[]) => list.map(capability).join(" ");
+const sizeText = (list: readonly string[]) => roleSize(list, capabilityText, " ");
 
-/** One change of access in words: who, where, what is gained and lost, and through which bindings. */
+/** One change of access in words: who, where, which roles it becomes (or leaves) and which capabilities. */
 export function changeLine(c: ChangedAccess, names: Names): string {
   const write: Writer = (kind, uid) => names.named(kind, uid);
-  const through = throughWords(c, write, capabilitiesText);
-  const side = (change: "gained" | "lost") =>
-    through
-      .filter((t) => t.change === change)
-      .map((t) => t.words)
-      .join("; ");
-  const what = [
-    ...(c.gained.length > 0 ? [`gains ${side("gained")}`] : []),
-    ...(c.lost.length > 0 ? [`loses ${side("lost")}`] : []),
-  ];
-  return `${names.identity(c.identity)} on ${whereWords(c, write)}: ${what.join("; ")}`;
+  return `${names.identity(c.identity)} on ${whereWords(c, write)}: ${partWords(c, write, capabilitiesText, sizeText).join("; ")}`;
 }
 
-const identityList = (list: ChangedIdentity[], names: Names) =>
+/** Which identities and groups of a comparison are new (a change's shape says so). */
+export interface Newness {
+  identities: ReadonlySet<string>;
+  groups: ReadonlySet<string>;
+}
+
+export const newnessOf = (c: ReviewChanges): Newness => ({
+  identities: new Set(c.identities.new.map((i) => i.uid)),
+  groups: new Set(c.groups.new.map((g) => g.uid)),
+});
+
+const parentUid = (uid: string) => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));
+
+/**
+ * What makes changes of access alike (./alike): everything but the names of the identity and the group. A
+ * privileged change, or one said capability by capability, is said alone.
+ */
+export function changeShape(c: ChangedAccess, newness: Newness): string | undefined {
+  if (c.privileged || c.through.some((t) => !t.whole)) return undefined;
+  return JSON.stringify([
+    c.identityKind,
+    newness.identities.has(c.identity),
+    newness.groups.has(c.group),
+    parentUid(c.identity) === c.group,
+    c.under.length,
+    changeParts(c).map((p) => [
+      p.through.change,
+      p.through.role,
+      p.through.boundOn === c.group ? "" : p.through.boundOn,
+    ]),
+  ]);
+}
+
+/**
+ * How like changes are said together (./alike): who ("each of 297 new workload identities"), what (the first
+ * change's parts: alike, they say the same), where ("its own new folder") and the first few by name.
+ */
+export function alikeWords(
+  alike: readonly ChangedAccess[],
+  newness: Newness,
+  write: Writer,
+  name: (kind: NamedKind, uid: string) => string,
+  caps: (capabilities: readonly string[]) => string,
+  size: (capabilities: readonly string[]) => string,
+): { who: string; what: string; where: string; names: string } {
+  const first = alike[0]!;
+  const fresh = (isNew: boolean) => (isNew ? "new " : "");
+  const own = parentUid(first.identity) === first.group;
+  const groupNoun = `${fresh(newness.groups.has(first.group))}${nounOf("group", first.group)}`;
+  const identityNoun = `${fresh(newness.identities.has(first.identity))}${IDENTITY_NOUNS[first.identityKind]}`;
+  return {
+    who: `each of ${countOf(alike.length, identityNoun)}`,
+    what: partWords(first, write, caps, size).join("; "),
+    where: `${own ? `its own ${groupNoun}` : withArticle(groupNoun)}${andFoldersUnder(first.under.length)}`,
+    names: firstNames(
+      alike,
+      (c) => `${name("identity", c.identity)} ${own ? "in" : "on"} ${name("group", c.group)}`,
+    ),
+  };
+}
+
+/** How many identities and groups new or gone the text and Markdown name; the JSON and CSV hold every one. */
+export const LISTED = 10;
+
+/** The changes of access that are not privileged, like ones said together (./alike). */
+function othersLines(others: readonly ChangedAccess[], newness: Newness, names: Names): string[] {
+  const write: Writer = (kind, uid) => names.named(kind, uid);
+  return sayAlike(others, (a) => changeShape(a, newness)).map((said) => {
+    if ("alone" in said) return `    ${changeLine(said.alone, names)}`;
+    const w = alikeWords(
+      said.alike,
+      newness,
+      write,
+      (kind, uid) => names.name(kind, uid),
+      capabilitiesText,
+      sizeText,
+    );
+    return `    ${w.who} ${w.what} on ${w.where}: ${w.names}`;
+  });
+}
+
+const identityList = (list: readonly ChangedIdentity[], names: Names) =>
   list.map((i) => names.identity(i.uid) + (i.privileged ? " [privileged]" : "")).join(", ");
 
-const groupList = (list: ChangedGroup[], names: Names) =>
+const groupList = (list: readonly ChangedGroup[], names: Names) =>
   list
     .map((g) => names.group(g.uid) + (g.parent === undefined ? "" : ` (under ${names.group(g.parent)})`))
     .join(", ");
@@ -402,12 +530,17 @@ function changesLines(c: ReviewChanges, names: Names): string[] {
   const others = c.access.filter((a) => !a.privileged);
   if (privileged.length > 0)
     lines.push("  privileged:", ...privileged.map((a) => `    ${changeLine(a, names)}`));
-  if (others.length > 0) lines.push("  access:", ...others.map((a) => `    ${changeLine(a, names)}`));
-  if (c.identities.new.length > 0) lines.push(`  identities new: ${identityList(c.identities.new, names)}`);
-  if (c.identities.gone.length > 0)
-    lines.push(`  identities gone: ${identityList(c.identities.gone, names)}`);
-  if (c.groups.new.length > 0) lines.push(`  groups new: ${groupList(c.groups.new, names)}`);
-  if (c.groups.gone.length > 0) lines.push(`  groups gone: ${groupList(c.groups.gone, names)}`);
+  if (others.length > 0) lines.push("  access:", ...othersLines(others, newnessOf(c), names));
+  const listed = <T>(title: string, list: readonly T[], write: (items: readonly T[]) => string) => {
+    if (list.length === 0) return;
+    const shown = list.slice(0, LISTED);
+    const more = list.length - shown.length;
+    lines.push(`  ${title} (${list.length}): ${write(shown)}${more > 0 ? ` and ${more} more` : ""}`);
+  };
+  listed("identities new", c.identities.new, (l) => identityList(l, names));
+  listed("identities gone", c.identities.gone, (l) => identityList(l, names));
+  listed("groups new", c.groups.new, (l) => groupList(l, names));
+  listed("groups gone", c.groups.gone, (l) => groupList(l, names));
   for (const role of c.roles) {
     const what = [
       ...(role.added.length > 0 ? [`gains ${capabilitiesText(role.added)}`] : []),
@@ -573,7 +706,8 @@ function grantRows(grants: Grant[], r: Review): string[][] {
 /**
  * The columns of the changes CSV: one row per capability gained or lost and binding through which it is gained (in
  * the later review) or was held (the earlier one), said once on the group where it happens (`groups_under`: how
- * many groups under it change the same way); one row per identity and group new or gone; one per capability a role
+ * many groups under it change the same way; `whole_role`: the role changes hands whole, every capability it grants,
+ * so the other outputs say it by name); one row per identity and group new or gone; one per capability a role
  * gained or lost. Privileged changes first, as in every output.
  */
 export const CHANGES_CSV_COLUMNS = [
@@ -591,6 +725,8 @@ export const CHANGES_CSV_COLUMNS = [
   "binding",
   "bound_on",
   "bound_on_name",
+  // After the first columns, so that a script reading them by position still reads them.
+  "whole_role",
 ] as const;
 
 type ChangesRow = Partial<Record<(typeof CHANGES_CSV_COLUMNS)[number], string>>;
@@ -612,6 +748,7 @@ function accessRows(a: ChangedAccess): ChangesRow[] {
       binding: t.binding,
       bound_on: t.boundOn,
       bound_on_name: t.boundOnName,
+      whole_role: String(t.whole),
     })),
   );
 }

@@ -13,7 +13,7 @@
  * ./review (types).
  */
 import { createHash } from "node:crypto";
-import { IDENTITY_NOUNS, pluralOf } from "../../sdk/words";
+import { IDENTITY_NOUNS, nameText, pluralOf } from "../../sdk/words";
 import { pageData, summaryOf, type PageData, type PageIdentity } from "./page-data";
 import { changesHtml } from "./changes-html";
 import { namesOf } from "./format";
@@ -162,7 +162,7 @@ const SCRIPT_HASH = createHash("sha256").update(PAGE_SCRIPT).digest("base64");
 /** " as <the caller's name>" (its uid where no name is known), with its uid as a tooltip; nothing when not known. */
 function caller(r: Review): string {
   if (r.caller === undefined) return "";
-  return ` as <span title="${escape(r.caller)}">${escape(namesOf(r).rawName("identity", r.caller))}</span>`;
+  return ` as <span title="${escape(r.caller)}">${escape(namesOf(r).name("identity", r.caller))}</span>`;
 }
 
 /** The page. */
@@ -182,8 +182,8 @@ export function reviewHtml(r: Review): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'">
-<title>Access review: ${escape(r.group.name)}</title><style>${CSS}</style></head><body>
-<header><h1>Who can do what in ${escape(r.group.name)} <span class="uid">${escape(r.group.uid)}</span></h1>
+<title>Access review: ${escape(nameText(r.group.name))}</title><style>${CSS}</style></head><body>
+<header><h1>Who can do what in ${escape(nameText(r.group.name))} <span class="uid">${escape(r.group.uid)}</span></h1>
 <p class="read">${count(data.groups.length, "group")}, ${count(people, IDENTITY_NOUNS.person)} and ${count(data.identities.length - people, IDENTITY_NOUNS.workload)} with access through ${count(data.bindings.length, "role binding")} of ${count(data.roles.length, "role")}. Read <time datetime="${escape(r.at)}" title="${escape(r.at)}">${escape(r.at.slice(0, 16).replace("T", " "))} UTC</time>${caller(r)} with ${count(r.calls, "API call")}; ${states}.</p></header>
 ${partial}
 ${attention(data)}

@@ -11,7 +11,15 @@
  */
 import { isPrivileged } from "../../sdk/access-model";
 import { parentOf } from "../../sdk/uidp";
-import { IDENTITY_NOUNS, identityKind, pluralOf, resourceText, type IdentityKind } from "../../sdk/words";
+import {
+  IDENTITY_NOUNS,
+  byName,
+  identityKind,
+  nameText,
+  pluralOf,
+  resourceText,
+  type IdentityKind,
+} from "../../sdk/words";
 import { resourceName, type Manager } from "../states";
 import type { Review, ReviewedBinding } from "./review";
 
@@ -93,12 +101,6 @@ const KIND_WORDS: PageData["kindWords"] = {
   person: [IDENTITY_NOUNS.person, pluralOf(IDENTITY_NOUNS.person)],
   workload: [IDENTITY_NOUNS.workload, pluralOf(IDENTITY_NOUNS.workload)],
 };
-
-/** Names as people sort them: case aside, numbers by value (team-2 before team-10); the uid breaks ties. */
-const collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
-export function byName<T extends { name: string; uid: string }>(a: T, b: T): number {
-  return collator.compare(a.name, b.name) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
-}
 
 /** The groups in tree order: each followed by its subtree, siblings by name. */
 function treeOrder(r: Review): PageGroup[] {
@@ -191,7 +193,7 @@ export function pageData(r: Review): PageData {
     if (here !== undefined) return { group: here };
     return {
       group: shownOn(b.group),
-      elsewhere: { uid: b.group, name: b.groupName || b.group, above: b.above },
+      elsewhere: { uid: b.group, name: nameText(b.groupName || b.group), above: b.above },
     };
   };
   const stacks: string[] = [];
@@ -217,10 +219,13 @@ export function pageData(r: Review): PageData {
         (a.uid < b.uid ? -1 : 1),
     );
 
+  // Sorted by the names as the service gave them (the one order), written as every output writes them: a hard name
+  // (a space, a bidi override, a zero-width character) in quotes with its escapes, as the text and Markdown say it.
+  const written = <T extends { name: string }>(x: T): T => ({ ...x, name: nameText(x.name) });
   return {
-    groups,
-    identities,
-    roles,
+    groups: groups.map(written),
+    identities: identities.map(written),
+    roles: roles.map(written),
     capabilities: capabilityNames.map((name) => ({ name, privileged: isPrivileged(name) })),
     bindings,
     stacks,

@@ -12,7 +12,7 @@ import type { PlatformClient } from "../../sdk";
 import { Names, lineText } from "../../sdk/words";
 import { Refusal, type CommandIo } from "../command";
 import { NO_ORGANIZATION, planAccess, type AccessPlan, type Organization } from "./plan";
-import { UNNAMED_HINT, createdBindingLines, planMarkdown, planText } from "./plan-format";
+import { UNNAMED_HINT, createdBindingsText, planMarkdown, planText } from "./plan-format";
 import { organizationsOf, planOfPreview } from "./preview-json";
 import { bindingFacts, callerOf, readAccess } from "./read";
 
@@ -22,6 +22,8 @@ export const OFFLINE_HINT = "without --offline, platform-access plan reads their
 export interface PlanOptions {
   markdown: boolean;
   offline: boolean;
+  /** Every capability of a role said whole, not only its count and privileged ones. */
+  expand?: boolean;
   /** A file, or "-" for standard input. */
   source: string;
 }
@@ -95,8 +97,8 @@ export async function runPlan(
 ): Promise<number> {
   const plan = await accessPlanOf(options, io, connect);
   const hint = options.offline ? OFFLINE_HINT : UNNAMED_HINT;
-  if (options.markdown) io.stdout(planMarkdown(plan, hint));
-  else
-    io.stdout([...planText(plan, hint), ...createdBindingLines(plan).map((b) => b.line)].join("\n") + "\n");
+  const expand = options.expand === true;
+  if (options.markdown) io.stdout(planMarkdown(plan, hint, expand));
+  else io.stdout([...planText(plan, hint, expand), ...createdBindingsText(plan)].join("\n") + "\n");
   return 0;
 }

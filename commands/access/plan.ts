@@ -16,6 +16,7 @@
  * May import: ../../sdk/access-model, ./difference.
  */
 import {
+  byWholeRoles,
   collapseInherited,
   grantsOn,
   isAtOrBelow,
@@ -109,6 +110,12 @@ export interface PlanChange {
   /** The roles, and the bindings of the plan, granting the gains after the update or the losses before it. */
   roles: Named[];
   bindings: Named[];
+  /**
+   * The roles gained or lost whole (every capability they grant changes hands: sdk/access-model `byWholeRoles`),
+   * each with its capabilities, said by name; `rest` is what no such role covers, said capability by capability.
+   */
+  wholeRoles: { change: "gained" | "lost"; role: Named; capabilities: string[] }[];
+  rest: { gained: string[]; lost: string[] };
 }
 
 /** A binding the plan creates, as its resource will make it. */
@@ -565,10 +572,27 @@ export function planAccess(
   const named = namer(before, after, reader);
   const changes = collapseInherited(diff).map((c): PlanChange => {
     const through = new Map<string, BindingFacts>();
-    const gains = grantsOn(afterModel, c.identity, c.group);
-    for (const cap of c.gained) for (const b of gains.get(cap) ?? []) through.set(b.uid, b);
-    const losses = grantsOn(beforeModel, c.identity, c.group);
-    for (const cap of c.lost) for (const b of losses.get(cap) ?? []) through.set(b.uid, b);
+    /** One side of the change: the bindings it comes through, and the roles it gains or loses whole. */
+    const side = (model: typeof afterModel, other: typeof afterModel, capabilities: readonly string[]) => {
+      const grants = grantsOn(model, c.identity, c.group);
+      const kept = new Set(other.bindingsOf(c.identity).map((b) => b.uid));
+      const roles = new Map<string, BindingFacts>();
+      for (const cap of capabilities)
+        for (const b of grants.get(cap) ?? []) {
+          through.set(b.uid, b);
+          roles.set(b.uid, b);
+        }
+      return byWholeRoles(
+        capabilities,
+        [...roles.values()].map((b) => ({
+          uid: b.role,
+          capabilities: [...model.roleCapabilities(b.role)].sort(),
+          kept: kept.has(b.uid),
+        })),
+      );
+    };
+    const gains = side(afterModel, beforeModel, c.gained);
+    const losses = side(beforeModel, afterModel, c.lost);
     const bindings = [...through.values()];
     return {
       identity: named.identity(c.identity),
@@ -584,6 +608,19 @@ export function planAccess(
         bindings.map((b) => named.binding(b.uid)).filter((b): b is Named => b !== undefined),
         (b) => b.uid,
       ),
+      wholeRoles: [
+        ...gains.whole.map((r) => ({
+          change: "gained" as const,
+          role: named.role(r.uid),
+          capabilities: r.capabilities,
+        })),
+        ...losses.whole.map((r) => ({
+          change: "lost" as const,
+          role: named.role(r.uid),
+          capabilities: r.capabilities,
+        })),
+      ],
+      rest: { gained: gains.rest, lost: losses.rest },
     };
   });
   return {

@@ -10,20 +10,31 @@
  * ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import { capabilityText, type Names } from "../../sdk/words";
+import { byName, capabilityText, compareNames, countOf, type Names } from "../../sdk/words";
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
+import { sayAlike } from "./alike";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import {
+  LISTED,
+  alikeWords,
+  changeParts,
+  changeShape,
   changesSummary,
   managedWords,
+  byBinding,
+  groupBy,
   marks,
   namesOf,
-  throughWords,
+  reachWords,
+  newnessOf,
+  partVerb,
+  roleSize,
   whereWords,
+  type Newness,
   type Writer,
 } from "./format";
 import { managerResource } from "./page-data";
-import type { Review } from "./review";
+import type { Grant, Review, ReviewedBinding } from "./review";
 
 /** Objects as Markdown: named as text names them, escaped. */
 const markdownWriter =
@@ -43,22 +54,96 @@ function readAsMd(at: string, caller: string | undefined, names: Names): string 
   return `read ${mdText(at)}${caller === undefined ? "" : ` as ${mdText(names.identity(caller))}`}`;
 }
 
-function throughMd(c: ChangedAccess, names: Names): string {
-  return throughWords(c, markdownWriter(names), capabilitiesMd)
-    .map((t) => `${t.change === "gained" ? "gains" : "loses"} ${t.words}`)
-    .join("; ");
+/** A whole role's size in Markdown: its count, its privileged capabilities named in bold. */
+const sizeMd = (capabilities: readonly string[]) =>
+  roleSize(capabilities, (c) => mdBold(mdText(capabilityText(c))));
+
+/**
+ * The cells of one change, each its own fact: what changes ("becomes role editor (24 capabilities, 6 privileged:
+ * …)", "gains CAP_A, CAP_B"), and through which binding (a role said whole is not said again: only where it is
+ * bound; "this group" when on the group of the change).
+ */
+function changeCells(c: ChangedAccess, names: Names): { what: string; through: string } {
+  const write = markdownWriter(names);
+  const parts = changeParts(c);
+  const where = (group: string) => (group === c.group ? "this group" : write("group", group));
+  return {
+    what: parts
+      .map((p) =>
+        p.through.whole
+          ? `${partVerb(p)} ${write("role", p.through.role)} (${sizeMd(p.capabilities)})`
+          : `${partVerb(p)} ${capabilitiesMd(p.capabilities)}`,
+      )
+      .join("; "),
+    through: parts
+      .map((p) =>
+        p.through.whole
+          ? `bound on ${where(p.through.boundOn)}`
+          : `${write("role", p.through.role)} bound on ${where(p.through.boundOn)}`,
+      )
+      .join("; "),
+  };
+}
+
+const ACCESS_COLUMNS = ["identity", "on", "change", "through"];
+
+function accessRow(c: ChangedAccess, names: Names): string[] {
+  const cells = changeCells(c, names);
+  return [
+    mdText(names.identity(c.identity)),
+    whereWords(c, markdownWriter(names)),
+    cells.what,
+    cells.through,
+  ];
 }
 
 function accessTable(list: readonly ChangedAccess[], names: Names): string {
   return mdTable(
-    ["identity", "on", "gains", "loses", "through"],
-    list.map((c) => [
-      mdText(names.identity(c.identity)),
-      whereWords(c, markdownWriter(names)),
-      capabilitiesMd(c.gained),
-      capabilitiesMd(c.lost),
-      throughMd(c, names),
-    ]),
+    ACCESS_COLUMNS,
+    list.map((c) => accessRow(c, names)),
+  );
+}
+
+/** The other changes, like ones in one row (./alike): who and how many, where, what, the first few by name. */
+function othersTable(list: readonly ChangedAccess[], newness: Newness, names: Names): string {
+  const write = markdownWriter(names);
+  return mdTable(
+    ACCESS_COLUMNS,
+    sayAlike(list, (c) => changeShape(c, newness)).map((said) => {
+      if ("alone" in said) return accessRow(said.alone, names);
+      const w = alikeWords(
+        said.alike,
+        newness,
+        write,
+        (kind, uid) => mdText(names.name(kind, uid)),
+        capabilitiesMd,
+        sizeMd,
+      );
+      return [
+        `${mdText(w.who)}: ${w.names}`,
+        mdText(w.where),
+        w.what,
+        changeCells(said.alike[0]!, names).through,
+      ];
+    }),
+  );
+}
+
+/** Each role said whole in the changes, once, with every capability it grants: the list one step away. */
+function wholeRolesTable(c: ReviewChanges, names: Names): string {
+  const roles = new Map<string, string[]>();
+  for (const a of c.access)
+    for (const t of a.through) if (t.whole && !roles.has(t.role)) roles.set(t.role, t.capabilities);
+  if (roles.size === 0) return "";
+  const rows = [...roles]
+    .map(([uid, capabilities]) => ({ uid, name: names.rawName("role", uid), capabilities }))
+    .sort(byName);
+  return (
+    mdHeading(3, "Roles said by name") +
+    mdTable(
+      ["role", "capabilities"],
+      rows.map((r) => [mdText(names.role(r.uid)), capabilitiesMd([...r.capabilities].sort())]),
+    )
   );
 }
 
@@ -73,23 +158,28 @@ export function changesMarkdown(c: ReviewChanges, names: Names): string {
   const privileged = c.access.filter((a) => a.privileged);
   const others = c.access.filter((a) => !a.privileged);
   if (privileged.length > 0) out += mdHeading(3, "Privileged changes") + accessTable(privileged, names);
-  if (others.length > 0) out += mdHeading(3, "Other changes of access") + accessTable(others, names);
-  const identities = (["new", "gone"] as const).flatMap((change) =>
-    c.identities[change].map((i) => [
-      change,
-      mdText(names.identity(i.uid)),
-      i.privileged ? mdBold("privileged") : "",
-    ]),
-  );
+  if (others.length > 0)
+    out += mdHeading(3, "Other changes of access") + othersTable(others, newnessOf(c), names);
+  out += wholeRolesTable(c, names);
+  const more = (list: readonly unknown[]) => Math.max(0, list.length - LISTED);
+  const identities = (["new", "gone"] as const).flatMap((change) => [
+    ...c.identities[change]
+      .slice(0, LISTED)
+      .map((i) => [change, mdText(names.identity(i.uid)), i.privileged ? mdBold("privileged") : ""]),
+    ...(more(c.identities[change]) > 0 ? [[change, `and ${more(c.identities[change])} more`, ""]] : []),
+  ]);
   if (identities.length > 0)
     out += mdHeading(3, "Identities new and gone") + mdTable(["change", "identity", "marks"], identities);
-  const groups = (["new", "gone"] as const).flatMap((change) =>
-    c.groups[change].map((g) => [
-      change,
-      mdText(names.group(g.uid)),
-      g.parent === undefined ? "" : mdText(names.group(g.parent)),
-    ]),
-  );
+  const groups = (["new", "gone"] as const).flatMap((change) => [
+    ...c.groups[change]
+      .slice(0, LISTED)
+      .map((g) => [
+        change,
+        mdText(names.group(g.uid)),
+        g.parent === undefined ? "" : mdText(names.group(g.parent)),
+      ]),
+    ...(more(c.groups[change]) > 0 ? [[change, `and ${more(c.groups[change])} more`, ""]] : []),
+  ]);
   if (groups.length > 0)
     out += mdHeading(3, "Groups new and gone") + mdTable(["change", "group", "under"], groups);
   if (c.roles.length > 0)
@@ -115,7 +205,8 @@ function bindingsTable(r: Review, names: Names): string {
     const managers = b.managedBy?.map((m) => ({ stack: m.stack, resource: managerResource(m) })) ?? null;
     return {
       privileged: privileged.length > 0,
-      key: `${names.identity(b.identity)}\u0000${b.identity}\u0000${b.group}`,
+      name: names.rawName("identity", b.identity),
+      key: `${b.identity}\u0000${b.group}`,
       cells: [
         mdText(names.identity(b.identity)),
         mdText(names.role(b.role)),
@@ -127,7 +218,10 @@ function bindingsTable(r: Review, names: Names): string {
     };
   });
   rows.sort(
-    (a, b) => Number(b.privileged) - Number(a.privileged) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    (a, b) =>
+      Number(b.privileged) - Number(a.privileged) ||
+      compareNames(a.name, b.name) ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   );
   return mdTable(
     [
@@ -138,8 +232,23 @@ function bindingsTable(r: Review, names: Names): string {
       "privileged capabilities",
       ...(managed ? ["managed by"] : []),
     ],
-    rows.map((row) => row.cells),
+    capped(
+      rows.map((row) => row.cells),
+      (n) => [`and ${countOf(n, "more binding")}`, ...Array<string>(managed ? 5 : 4).fill("")],
+    ),
   );
+}
+
+/**
+ * How many rows a table of the review names (privileged ones first); the rest are counted, in a row of their own.
+ * The JSON, the CSV and the page hold every one: a pull request's comment stays short.
+ */
+export const MARKDOWN_ROWS = 50;
+
+function capped(rows: string[][], more: (n: number) => string[]): string[][] {
+  return rows.length <= MARKDOWN_ROWS
+    ? rows
+    : [...rows.slice(0, MARKDOWN_ROWS), more(rows.length - MARKDOWN_ROWS)];
 }
 
 /** The review, and what changed since an earlier one, as GitHub-flavoured Markdown. */
@@ -161,15 +270,24 @@ export function reviewMarkdown(r: Review): string {
       ) + mdList(r.partial.map(mdText));
   if (r.changes !== undefined) out += changesMarkdown(r.changes, names);
   out += mdHeading(2, "Identities");
+  const identities = [...r.identities].sort(
+    (a, b) =>
+      Number(b.privileged) - Number(a.privileged) ||
+      compareNames(names.rawName("identity", a.uid), names.rawName("identity", b.uid)) ||
+      (a.uid < b.uid ? -1 : 1),
+  );
   out += mdTable(
     ["identity", "marks", "last seen"],
-    r.identities.map((i) => [
-      mdText(names.identity(i.uid)),
-      marks(i)
-        .map((m) => (m === "privileged" ? mdBold(m) : mdText(m)))
-        .join(", "),
-      i.kind === "workload" ? mdText(i.lastSeenTime ?? "never") : "",
-    ]),
+    capped(
+      identities.map((i) => [
+        mdText(names.identity(i.uid)),
+        marks(i)
+          .map((m) => (m === "privileged" ? mdBold(m) : mdText(m)))
+          .join(", "),
+        i.kind === "workload" ? mdText(i.lastSeenTime ?? "never") : "",
+      ]),
+      (n) => [`and ${countOf(n, "more identity")}`, "", ""],
+    ),
   );
   out += mdHeading(2, "Bindings");
   out += mdParagraph(
@@ -179,11 +297,93 @@ export function reviewMarkdown(r: Review): string {
   out += mdHeading(2, "Roles");
   out += mdTable(
     ["role", "capabilities", "privileged capabilities"],
-    r.roles.map((role) => [
-      mdText(names.role(role.uid)),
-      String(role.capabilities.length),
-      capabilitiesMd(role.capabilities.filter(isPrivileged)),
-    ]),
+    [...r.roles]
+      .sort((a, b) =>
+        byName(
+          { name: names.rawName("role", a.uid), uid: a.uid },
+          { name: names.rawName("role", b.uid), uid: b.uid },
+        ),
+      )
+      .map((role) => [
+        mdText(names.role(role.uid)),
+        String(role.capabilities.length),
+        capabilitiesMd(role.capabilities.filter(isPrivileged)),
+      ]),
   );
   return out;
+}
+
+/** What the caller may not list, as a paragraph and a list (nothing when the review is whole). */
+function partialMd(r: Review): string {
+  if (r.partial.length === 0) return "";
+  return (
+    mdParagraph(
+      `${mdBold("Partial:")} the caller may not list everything; what it cannot see is not shown:`,
+    ) + mdList(r.partial.map(mdText))
+  );
+}
+
+/**
+ * What an identity holds under a group (`what-can --markdown`), each binding once where it is bound: a heading with
+ * the identity's marks, a table of where each binding reaches and through which role, then each role once with its
+ * capabilities (privileged ones in bold). The text's words (./format `whatCanText`), as Markdown.
+ */
+export function whatCanMarkdown(identity: string, bindings: readonly ReviewedBinding[], r: Review): string {
+  const names = namesOf(r);
+  const i = r.identities.find((x) => x.uid === identity);
+  const marked = i === undefined ? [] : marks(i);
+  let out =
+    mdHeading(3, `What ${mdText(names.identity(identity))} holds under ${mdText(names.group(r.group.uid))}`) +
+    (marked.length === 0 ? "" : mdParagraph(marked.map(mdText).join(", "))) +
+    partialMd(r);
+  if (bindings.length === 0) return out + mdParagraph("Nothing.");
+  const listed = new Set(r.groups.map((g) => g.uid));
+  out += mdTable(
+    ["where", "role"],
+    bindings.map((b) => [mdText(reachWords(b, r, listed, names)), mdText(names.role(b.role))]),
+  );
+  const readable = new Map(r.roles.map((role) => [role.uid, role]));
+  const used = [...new Set(bindings.map((b) => b.role))]
+    .map((uid) => ({ uid, name: names.rawName("role", uid) }))
+    .sort(byName);
+  return (
+    out +
+    mdTable(
+      ["role", "capabilities"],
+      used.map(({ uid }) => {
+        const role = readable.get(uid);
+        return [
+          mdText(names.role(uid)),
+          role === undefined ? "not visible to the caller" : capabilitiesMd(role.capabilities) || "none",
+        ];
+      }),
+    )
+  );
+}
+
+/**
+ * Who holds a capability on a group (`who-can --markdown`): one row per identity, group and binding, the identity's
+ * marks beside it. The text's words (./format `grantsText`), as Markdown.
+ */
+export function whoCanMarkdown(capability: string, group: string, grants: Grant[], r: Review): string {
+  const names = namesOf(r);
+  const ids = new Map(r.identities.map((i) => [i.uid, i]));
+  const out =
+    mdHeading(3, `Who holds ${mdText(capabilityText(capability))} on ${mdText(names.group(group))}`) +
+    partialMd(r);
+  if (grants.length === 0) return out + mdParagraph("Nobody.");
+  const rows: string[][] = [];
+  for (const here of groupBy(grants, (g) => `${g.group}\u0000${g.identity}`).values()) {
+    const { group: on, identity } = here[0]!;
+    const marked = ids.has(identity) ? marks(ids.get(identity)!) : [];
+    for (const [, b] of byBinding(here))
+      rows.push([
+        mdText(names.identity(identity)),
+        marked.map((m) => (m === "privileged" ? mdBold(m) : mdText(m))).join(", "),
+        mdText(names.group(on)),
+        mdText(names.role(b.role)),
+        b.inherited ? `inherited from ${mdText(names.group(b.boundOn))}` : "bound on this group",
+      ]);
+  }
+  return out + mdTable(["identity", "marks", "on", "through", "bound"], rows);
 }

@@ -63,6 +63,7 @@ export interface Grant {
 
 export interface ReviewedIdentity {
   uid: string;
+  /** Its name; empty where no name is known (format version 3; version 2 held the uid there). */
   name: string;
   /** Root-level users (no parent) are people; identities under a group are workloads. */
   kind: IdentityKind;
@@ -368,7 +369,8 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
       found === undefined ? null : lastSeen === undefined ? true : Date.parse(lastSeen) < threshold;
     return {
       uid,
-      name: found?.name ?? names.nameOf("identity", uid) ?? uid,
+      // Empty where no name is known (the uid is beside it): a uid is not a name.
+      name: found?.name ?? names.nameOf("identity", uid) ?? "",
       kind: identityKind(uid),
       ...(lastSeen !== undefined ? { lastSeenTime: lastSeen } : {}),
       unused,

@@ -1,7 +1,10 @@
 /**
  * The v1 endpoints the Terraform provider still calls, over the same data as v2beta1: groups (list, get, update),
  * repos, the identity lookup, and the lists its delete checks read (identities, roles, role bindings, group
- * invites, account associations, identity providers).
+ * invites, account associations, identity providers). Each answer is its published v1 message (chainguard-dev/sdk
+ * proto/platform/{iam,registry}/v1, ../grpc/proto) in the proto3 JSON grpc-gateway renders, plus the members the
+ * spec keeps on v1 that a message has no field for: ../grpc/rest-only.ts lists those, and
+ * test/emulator/v1-wire.test.ts holds every answer to its message.
  */
 import { z } from "zod";
 import { GROUP_NAME_PATTERN } from "../../sdk/rules";
@@ -175,12 +178,111 @@ export function v1List(
   };
 }
 
-/** The v1 form of a v2 object: `id` for uid, createdAt / updatedAt for createTime / updateTime. */
+/**
+ * The v1 form of a v2 object: `id` for uid, createdAt / updatedAt for createTime / updateTime (the spec's v1
+ * members, spec/README.md). An object v2 gives no updateTime (invites, role bindings) has no updatedAt. Every
+ * other member is the v2 one: where v1 names it otherwise (the published v1 messages), the kind's own form
+ * below renames it, and test/emulator/v1-wire.test.ts fails on any member the v1 message does not have.
+ */
 export function v1Item(spec: CollectionSpec) {
-  return (o: StoredObject, ctx: RouteContext): Record<string, unknown> => {
-    const { uid, createTime, updateTime, ...rest } = spec.toWire(o, ctx);
-    return { id: uid, ...rest, createdAt: createTime, updatedAt: updateTime ?? createTime };
+  return (o: StoredObject, ctx: RouteContext): Record<string, unknown> => v1Form(spec.toWire(o, ctx));
+}
+
+function v1Form(wire: Record<string, unknown>): Record<string, unknown> {
+  const { uid, createTime, updateTime, ...rest } = wire;
+  return {
+    id: uid,
+    ...rest,
+    createdAt: createTime,
+    ...(updateTime !== undefined ? { updatedAt: updateTime } : {}),
   };
+}
+
+/** A nested v2 reference ({uid, name, ...}) in the v1 form: `id` for uid (v1 Group and Role messages). */
+function v1Reference(reference: unknown): Record<string, unknown> {
+  const { uid, ...rest } = reference as Record<string, unknown>;
+  return { id: uid, ...rest };
+}
+
+/**
+ * A v2 enum value by its v1 name: v2 prefixes the enum's name (`SERVICE_PRINCIPAL_COSIGNED`, `CATALOG_TIER_BASE`),
+ * v1 does not (`COSIGNED`, `BASE`); v2's zero value is v1's `UNKNOWN`, the proto3 default, so it is not sent.
+ */
+function v1Enum(value: unknown, prefix: string): string | undefined {
+  if (typeof value !== "string" || value === `${prefix}UNSPECIFIED`) return undefined;
+  return value.startsWith(prefix) ? value.slice(prefix.length) : value;
+}
+
+/**
+ * A v1 identity (chainguard.platform.iam.Identity): `lastSeen` for lastSeenTime, `static` for staticKeys with
+ * `expiration` for its expirationTime, servicePrincipal by its v1 name; createdAt / updatedAt are fields of this
+ * message too.
+ */
+function v1Identity(o: StoredObject, ctx: RouteContext): Record<string, unknown> {
+  const { lastSeenTime, staticKeys, servicePrincipal, ...rest } = v1Form(identities.toWire(o, ctx));
+  const form: Record<string, unknown> = { ...rest };
+  const principal = v1Enum(servicePrincipal, "SERVICE_PRINCIPAL_");
+  if (principal !== undefined) form.servicePrincipal = principal;
+  if (staticKeys !== undefined) {
+    const { expirationTime, ...keys } = staticKeys as Record<string, unknown>;
+    form.static = { ...keys, ...(expirationTime !== undefined ? { expiration: expirationTime } : {}) };
+  }
+  if (lastSeenTime !== undefined) form.lastSeen = lastSeenTime;
+  return form;
+}
+
+/**
+ * A v1 role binding (RoleBindingList.Binding): the identity by uid, the group and the role as v1 Group and Role
+ * objects with what the caller may see of them (the Terraform provider reads `group.id` and `role.id`), the
+ * identity's claim-match issuer and subject as `claimMatchIssuer` / `claimMatchSubject` when the caller sees them.
+ */
+function v1RoleBinding(o: StoredObject, ctx: RouteContext): Record<string, unknown> {
+  const { identity, group, role, ...rest } = v1Form(roleBindings.toWire(o, ctx));
+  const { uid: identityUid, issuer, subject } = identity as Record<string, unknown>;
+  return {
+    ...rest,
+    identity: identityUid,
+    group: v1Reference(group),
+    role: v1Reference(role),
+    ...(typeof issuer === "string" && issuer !== "" ? { claimMatchIssuer: issuer } : {}),
+    ...(typeof subject === "string" && subject !== "" ? { claimMatchSubject: subject } : {}),
+  };
+}
+
+/**
+ * A v1 group invite (StoredGroupInvite): `expiration` for expirationTime, the role as a v1 Role object (`id`;
+ * the uid alone when the caller may not see the role), no `roleUid` (the message has none; the role's id is it).
+ */
+function v1GroupInvite(o: StoredObject, ctx: RouteContext): Record<string, unknown> {
+  const { roleUid, role, expirationTime, ...rest } = v1Form(groupInvites.toWire(o, ctx));
+  return {
+    ...rest,
+    role: role !== undefined ? v1Reference(role) : { id: roleUid },
+    ...(expirationTime !== undefined ? { expiration: expirationTime } : {}),
+  };
+}
+
+/**
+ * A v1 repo (chainguard.platform.registry.Repo): the v2 repo's members, with `createTime` (a field of the v1
+ * message) besides the spec's createdAt / updatedAt, `sync_config.expiration` for its expirationTime, and
+ * catalogTier by its v1 name.
+ */
+function v1Repo(o: StoredObject, ctx: RouteContext): Record<string, unknown> {
+  const wire = repos.toWire(o, ctx);
+  const { sync_config: syncConfig, catalogTier, ...rest } = v1Form(wire);
+  const form: Record<string, unknown> = {
+    description: "",
+    ...rest,
+    createTime: wire.createTime,
+    updatedAt: wire.updateTime ?? wire.createTime,
+  };
+  const tier = v1Enum(catalogTier, "CATALOG_TIER_");
+  if (tier !== undefined) form.catalogTier = tier;
+  if (syncConfig !== undefined) {
+    const { expirationTime, ...config } = syncConfig as Record<string, unknown>;
+    form.sync_config = { ...config, ...(expirationTime !== undefined ? { expiration: expirationTime } : {}) };
+  }
+  return form;
 }
 
 const V1GroupPut = z.object({
@@ -197,9 +299,7 @@ const V1GroupPut = z.object({
 export function v1LookupIdentity(ctx: RouteContext): Record<string, unknown> {
   const { issuer, subject, found } = lookupIdentity(ctx);
   if (found === undefined) throw notFound(`identity with issuer ${issuer} and subject ${subject}`);
-  const { uid, ...wire } = identities.toWire(found, ctx);
-  const { createTime, updateTime, ...rest } = wire;
-  return { id: uid, ...rest, createdAt: createTime, updatedAt: updateTime ?? createTime };
+  return v1Identity(found, ctx);
 }
 
 /**
@@ -239,32 +339,19 @@ export function v1GetGroup(ctx: RouteContext): Record<string, unknown> {
 }
 
 /** GET /registry/v1/repos. */
-export const v1ListRepos = v1List(repos, "/registry/v1/repos", (o) => ({
-  id: o.uid,
-  name: o.fields.name,
-  description: (o.fields.description as string | undefined) ?? "",
-  createdAt: o.createTime,
-  updatedAt: o.updateTime ?? o.createTime,
-}));
+export const v1ListRepos = v1List(repos, "/registry/v1/repos", v1Repo);
 
 /** GET /iam/v1/identities. */
-export const v1ListIdentities = v1List(identities, "/iam/v1/identities");
+export const v1ListIdentities = v1List(identities, "/iam/v1/identities", v1Identity);
 
 /** GET /iam/v1/roles: the roles the caller may list and the built-in ones (RoleFilter.parent "/" selects these). */
 export const v1ListRoles = v1List(roles, "/iam/v1/roles");
 
-/** GET /iam/v1/rolebindings: v1 names the identity, group and role by uid. */
-export const v1ListRoleBindings = v1List(roleBindings, "/iam/v1/rolebindings", (o) => ({
-  id: o.uid,
-  identity: o.fields.identityUid,
-  group: o.parent,
-  role: o.fields.roleUid,
-  createdAt: o.createTime,
-  updatedAt: o.updateTime ?? o.createTime,
-}));
+/** GET /iam/v1/rolebindings. */
+export const v1ListRoleBindings = v1List(roleBindings, "/iam/v1/rolebindings", v1RoleBinding);
 
 /** GET /iam/v1/group_invites. */
-export const v1ListGroupInvites = v1List(groupInvites, "/iam/v1/group_invites");
+export const v1ListGroupInvites = v1List(groupInvites, "/iam/v1/group_invites", v1GroupInvite);
 
 /** GET /iam/v1/account_associations: one per group, whose uid it carries as `id` and `group`. */
 export const v1ListAccountAssociations = v1List(

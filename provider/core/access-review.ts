@@ -31,6 +31,7 @@
  */
 import {
   AccessModel,
+  byWholeRoles,
   accessDiff,
   collapseInherited,
   grantsOn,
@@ -38,6 +39,7 @@ import {
   capabilitiesOn,
   touchedBy,
   underAny,
+  type BindingFacts,
   type Operation,
   type RoleFacts,
 } from "../../sdk/access-model";
@@ -150,10 +152,26 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
   const lines: ImpactLine[] = [];
   for (const c of changes) {
     const roles = new Set<string>();
-    const gainedGrants = grantsOn(afterModel, c.identity, c.group);
-    for (const cap of c.gained) for (const b of gainedGrants.get(cap) ?? []) roles.add(b.role);
-    const lostGrants = grantsOn(beforeModel, c.identity, c.group);
-    for (const cap of c.lost) for (const b of lostGrants.get(cap) ?? []) roles.add(b.role);
+    /** One side's roles, and those of them it gains or loses whole (said by name: sdk/access-model). */
+    const side = (model: AccessModel, other: AccessModel, capabilities: readonly string[]) => {
+      const grants = grantsOn(model, c.identity, c.group);
+      const kept = new Set(other.bindingsOf(c.identity).map((b) => b.uid));
+      const through = new Map<string, BindingFacts>();
+      for (const cap of capabilities) for (const b of grants.get(cap) ?? []) through.set(b.uid, b);
+      for (const b of through.values()) roles.add(b.role);
+      return byWholeRoles(
+        capabilities,
+        [...through.values()]
+          .sort((a, b) => (a.role < b.role ? -1 : a.role > b.role ? 1 : 0))
+          .map((b) => ({
+            uid: b.role,
+            capabilities: [...model.roleCapabilities(b.role)].sort(),
+            kept: kept.has(b.uid),
+          })),
+      );
+    };
+    const gains = side(afterModel, beforeModel, c.gained);
+    const losses = side(beforeModel, afterModel, c.lost);
     lines.push({
       identity: c.identity,
       group: c.group,
@@ -161,6 +179,11 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
       gained: c.gained,
       lost: c.lost,
       roles: [...roles].sort(),
+      wholeRoles: [
+        ...gains.whole.map((r) => ({ change: "gained" as const, role: r.uid, capabilities: r.capabilities })),
+        ...losses.whole.map((r) => ({ change: "lost" as const, role: r.uid, capabilities: r.capabilities })),
+      ],
+      rest: { gained: gains.rest, lost: losses.rest },
     });
   }
   return lines;

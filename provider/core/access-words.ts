@@ -12,7 +12,15 @@
  */
 import { isPrivileged, type Collection } from "../../sdk/access-model";
 import { parentOf } from "../../sdk/uidp";
-import { Names, andFoldersUnder, nameText, nounUnder, withArticle, type NamedKind } from "../../sdk/words";
+import {
+  Names,
+  andFoldersUnder,
+  compareNames,
+  nameText,
+  nounUnder,
+  withArticle,
+  type NamedKind,
+} from "../../sdk/words";
 import type { KnownNames, LiveFacts } from "./live-facts";
 
 /** How many impact lines are named; the rest are counted. */
@@ -58,6 +66,12 @@ export interface ImpactLine {
   lost: string[];
   /** The uids of the roles that grant the gains after the change, or granted the losses before it. */
   roles: string[];
+  /**
+   * The roles gained or lost whole, with their capabilities: said by name (sdk/access-model `byWholeRoles`
+   * decides); `rest` is what no such role covers, said capability by capability.
+   */
+  wholeRoles?: { change: "gained" | "lost"; role: string; capabilities: readonly string[] }[];
+  rest?: { gained: string[]; lost: string[] };
 }
 
 /** "CAP_A (privileged!), CAP_B": each privileged capability marked so it stands out. */
@@ -65,19 +79,38 @@ function capabilityList(capabilities: readonly string[], markPrivileged: boolean
   return capabilities.map((c) => (markPrivileged && isPrivileged(c) ? `${c} (privileged!)` : c)).join(", ");
 }
 
+/** A role said whole: "3 capabilities", "24 capabilities, 6 privileged: CAP_A, CAP_B, …". */
+function roleSize(capabilities: readonly string[]): string {
+  const privileged = capabilities.filter(isPrivileged);
+  const count = `${capabilities.length} ${capabilities.length === 1 ? "capability" : "capabilities"}`;
+  return privileged.length === 0
+    ? count
+    : `${count}, ${privileged.length} privileged: ${privileged.join(", ")}`;
+}
+
 /** "role deployer, built-in role viewer": each role with its kind, sorted. */
 function throughRoles(roles: readonly string[], names: Names): string {
-  return [...new Set(roles.map((uid) => names.role(uid)))].sort().join(", ");
+  return [...new Set(roles.map((uid) => names.role(uid)))].sort(compareNames).join(", ");
 }
 
 /** One impact line in words, naming the resource whose change it is (`label`). */
 export function describeImpactLine(line: ImpactLine, label: string, names: Names): string {
+  const wholeRoles = line.wholeRoles ?? [];
+  const rest = line.rest ?? { gained: line.gained, lost: line.lost };
+  const whole = (change: "gained" | "lost", verb: string) =>
+    wholeRoles
+      .filter((w) => w.change === change)
+      .map((w) => `${verb} ${names.role(w.role)} (${roleSize(w.capabilities)})`);
   const what = [
-    ...(line.gained.length > 0 ? [`gains ${capabilityList(line.gained, true)}`] : []),
-    ...(line.lost.length > 0 ? [`loses ${capabilityList(line.lost, false)}`] : []),
+    ...whole("gained", "becomes"),
+    ...(rest.gained.length > 0 ? [`gains ${capabilityList(rest.gained, true)}`] : []),
+    ...whole("lost", "is no longer"),
+    ...(rest.lost.length > 0 ? [`loses ${capabilityList(rest.lost, false)}`] : []),
   ].join(" and ");
   const under = andFoldersUnder(line.inheritedBy);
-  const through = line.roles.length === 0 ? "" : `, through ${throughRoles(line.roles, names)}`;
+  const said = new Set(wholeRoles.map((w) => w.role));
+  const others = line.roles.filter((r) => !said.has(r));
+  const through = others.length === 0 ? "" : `, through ${throughRoles(others, names)}`;
   return `access: ${names.identity(line.identity)} ${what} on ${names.group(line.group)}${under}${through} (${label})`;
 }
 

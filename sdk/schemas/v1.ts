@@ -22,13 +22,18 @@ export const V1Group = V1Object.extend({
 });
 export type V1Group = z.infer<typeof V1Group>;
 
-export const V1Repo = V1Object;
+/** v1 repo: also the published message's `createTime` (registry v1 Repo), besides the spec's createdAt. */
+export const V1Repo = V1Object.extend({ createTime: z.string().optional() });
 export type V1Repo = z.infer<typeof V1Repo>;
 
-/** v1 identity (GET /iam/v1/identities/lookup): `id` for uid, createdAt/updatedAt. */
+/**
+ * v1 identity (GET /iam/v1/identities/lookup): `id` for uid, createdAt/updatedAt, and `lastSeen` (the published
+ * v1 Identity message's name for v2's lastSeenTime).
+ */
 export const V1Identity = V1Object.extend({
   name: z.string().optional(),
   claimMatch: z.record(z.string(), z.unknown()).optional(),
+  lastSeen: z.string().optional(),
 });
 export type V1Identity = z.infer<typeof V1Identity>;
 

@@ -8,7 +8,8 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { allGrants, review, type Review } from "../../commands/access/review";
-import { byName, pageData, summaryOf, type PageData } from "../../commands/access/page-data";
+import { pageData, summaryOf, type PageData } from "../../commands/access/page-data";
+import { byName, nameText } from "../../sdk/words";
 import { reviewHtml } from "../../commands/access/html";
 import { escapeHtml } from "../../commands/access/html-text";
 import { PAGE_SCRIPT } from "../../commands/access/page-script";
@@ -54,7 +55,11 @@ describe("the access page's data", () => {
           expect(d.roles[shown.role]!.name).toBe(b.roleName);
           if (shown.elsewhere === undefined) expect(d.groups[shown.group]!.uid).toBe(b.group);
           else
-            expect(shown.elsewhere).toEqual({ uid: b.group, name: b.groupName || b.group, above: b.above });
+            expect(shown.elsewhere).toEqual({
+              uid: b.group,
+              name: nameText(b.groupName || b.group),
+              above: b.above,
+            });
         }
         // Said once, they still mean what the access model says is held on each group.
         expect(expand(d)).toEqual(

@@ -17,7 +17,12 @@ import MarkdownIt from "markdown-it";
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { main } from "../../commands/access/cli";
 import { planAccess } from "../../commands/access/plan";
-import { createdBindingLines, planMarkdown, planText } from "../../commands/access/plan-format";
+import {
+  createdBindingLines,
+  createdBindingsText,
+  planMarkdown,
+  planText,
+} from "../../commands/access/plan-format";
 import { planOfPreview } from "../../commands/access/preview-json";
 import { POLICIES } from "../../policy/rules";
 import { useOrganization } from "../organization";
@@ -97,7 +102,8 @@ function firstPreview(organization: string): FixtureResource[] {
 
 const SUMMARY = [
   "access plan: this update grants 2 capabilities (1 privileged) to 1 identity and revokes none",
-  '  workload identity ci-robot (new) gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST on folder platform (new), through role deployer (new), RoleBinding "ci-robot-deployer"',
+  // The whole role gained: said by its name, with its count and its privileged capability.
+  '  workload identity ci-robot (new) becomes role deployer (new) (2 capabilities, 1 privileged: CAP_IAM_ROLE_BINDINGS_CREATE) on folder platform (new), through RoleBinding "ci-robot-deployer"',
 ].join("\n");
 const BINDING =
   'will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding "ci-robot-deployer")';
@@ -196,7 +202,9 @@ test("what the pack cannot name it shows by uid and says so; the command reads t
     },
   ];
   const pack = analyzerLines(plan, "native").map((l) => l.message);
-  expect(pack[0]).toContain(`on organization ${org.uid}, through built-in role viewer`);
+  expect(pack[0]).toContain(
+    `becomes built-in role viewer (11 capabilities) on organization ${org.uid}, through`,
+  );
   expect(pack[0]).toMatch(
     /\n {2}shown by uid: 1 object whose name is not known here; the pack reads nothing; platform-access plan over pulumi preview --json reads their names$/,
   );
@@ -209,7 +217,7 @@ test("what the pack cannot name it shows by uid and says so; the command reads t
   // The organization holds the folders of the other tests: the change reaches them too.
   expect(live.out).toMatch(
     new RegExp(
-      `on organization ${await org.name()}( and the \\d+ folders? under it)?, through built-in role viewer`,
+      `becomes built-in role viewer \\(11 capabilities\\) on organization ${await org.name()}( and the \\d+ folders? under it)?, through`,
     ),
   );
   expect(live.out).not.toContain(org.uid);
@@ -250,7 +258,8 @@ test("an existing role gaining a capability and a binding deleted: the command n
   );
   const loss = lines.find((l) => l.includes(" on organization "))!;
   expect(loss).toMatch(
-    /^ {2}workload identity release-bot loses CAP_ADVISORIES_LIST, .* on organization \S+( and the \d+ folders? under it)?, through built-in role viewer, RoleBinding "bot-viewer"$/,
+    // The binding deleted: every capability of viewer is lost above the folder, said by the role's name.
+    /^ {2}workload identity release-bot is no longer built-in role viewer \(11 capabilities\) on organization \S+( and the \d+ folders? under it)?, through RoleBinding "bot-viewer"$/,
   );
   expect(loss).not.toContain(org.uid);
   expect(keep.uid).toBeDefined();
@@ -377,13 +386,16 @@ test("both adapters say the same thing over random first previews, and no name f
         const analyzer = analyzerLines(plan, front).map((l) => l.message.replace(/^\[access-plan\] /, ""));
         const offline = await command(plan, front, ["--offline"]);
         const live = await command(plan, front);
-        expect(offline.out).toBe(`${analyzer.join("\n")}\n`);
-        expect(live.out).toBe(offline.out);
-        // One line per change, one for the headline, one per binding made: names never add one.
         const access = planAccess(planOfPreview(previewJson(plan, front), "plan"));
-        expect(analyzer.join("\n").split("\n")).toHaveLength(
-          1 + access.changes.length + access.created.length,
-        );
+        // The same summary; then the pack says each binding made on its resource, the command like ones together.
+        const [summary, ...perResource] = analyzer;
+        expect(offline.out).toBe(`${[summary, ...createdBindingsText(access)].join("\n")}\n`);
+        expect(live.out).toBe(offline.out);
+        expect(perResource).toEqual(createdBindingLines(access).map((b) => b.line));
+        // One line for the headline, one per change or like changes, one per binding made: names never add one.
+        expect(summary!.split("\n")).toHaveLength(planText(access).length);
+        expect(planText(access).length).toBeLessThanOrEqual(1 + access.changes.length);
+        expect(perResource).toHaveLength(access.created.length);
         expect(access.notes).toEqual([]);
         expectWellFormedMarkdown(md, planMarkdown(access), access);
       },
@@ -421,9 +433,13 @@ function expectWellFormedMarkdown(
     if (t.type === "tr_close" && row) rows.push(row);
   }
   expect(rows.every((r) => r.length === 4)).toBe(true);
-  const textLines = [...planText(access), ...createdBindingLines(access).map((b) => b.line)].join("\n");
+  const textLines = [...planText(access), ...createdBindingsText(access)].join("\n");
   for (const r of rows.filter((r) => r[0] !== "Identity" && r[0] !== "Resource")) {
-    expect(textLines).toContain(r[0]!.startsWith("RoleBinding") ? `(${r[0]!})` : `${r[0]!} `);
+    // A binding's resource, or like bindings' count of resources, as the text says it.
+    if (/^(RoleBinding|\d+ \w+ resources?$)/.test(r[0]!)) expect(textLines).toContain(`(${r[0]!}`);
+    // Like changes: who they are, as the text says them.
+    else if (r[0]!.startsWith("each of ")) expect(textLines).toContain(r[0]!.slice(0, r[0]!.indexOf(":")));
+    else expect(textLines).toContain(`${r[0]!} `);
   }
 }
 

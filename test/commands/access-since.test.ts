@@ -208,7 +208,7 @@ describe("Markdown", () => {
         ]);
         const tables = tablesOf(tokens);
         expect(tables.map((t) => [t.header.map(rendered), t.rows.length])).toEqual([
-          [["identity", "on", "gains", "loses", "through"], 1],
+          [["identity", "on", "change", "through"], 1],
           [["role", "gains", "loses"], 1],
           [["identity", "marks", "last seen"], 1],
           [["identity", "role", "bound on", "groups under it", "privileged capabilities"], 1],
@@ -221,7 +221,9 @@ describe("Markdown", () => {
           `workload identity ${nameText(name)}`,
           `organization ${nameText(name)}`,
         ]);
-        expect(rendered(change![2]!)).toBe("CAP_IAM_ROLE_BINDINGS_CREATE");
+        // The role was edited: only part of it changes hands, said capability by capability.
+        expect(rendered(change![2]!)).toBe("gains CAP_IAM_ROLE_BINDINGS_CREATE");
+        expect(rendered(change![3]!)).toBe(`role ${nameText(name)} bound on this group`);
         expect(rendered(tables[2]!.rows[0]![0]!)).toBe(`workload identity ${nameText(name)}`);
       }),
       { numRuns: 100, seed: 38 },
@@ -368,8 +370,8 @@ describe("platform-access review --since", () => {
       expect(lines[start + 2]).toMatch(
         /^ {4}workload identity wl0 on folder g0 and the 1 folder under it: gains .*CAP_IAM_ROLE_BINDINGS_CREATE\* .*through built-in role editor bound on folder g0/,
       );
-      expect(lines).toContain("  identities new: workload identity newcomer");
-      expect(lines).toContain("  groups new: folder archive (under folder g2)");
+      expect(lines).toContain("  identities new (1): workload identity newcomer");
+      expect(lines).toContain("  groups new (1): folder archive (under folder g2)");
       expect(lines).toContain("  role role0 gains CAP_TAG_LIST");
       expect(lines.indexOf("  access:")).toBeGreaterThan(start + 2);
       expect(lines.slice(start, lines.indexOf("identities (4):"))).not.toContainEqual(
@@ -458,9 +460,9 @@ describe("platform-access review --since", () => {
           /is a review without a format version, written before reviews could be compared/,
         ],
         [
-          "v3.json",
-          { ...old, formatVersion: 3 },
-          /is a review in format version 3; this platform-access reads version 2/,
+          "v4.json",
+          { ...old, formatVersion: 4 },
+          /is a review in format version 4; this platform-access reads versions 2 and 3/,
         ],
         ["no-bindings.json", without("bindings"), /is not a complete review: bindings: /],
         [

@@ -414,9 +414,11 @@ describe("platform-access", () => {
       expect(emulator.requestLog()).toEqual([]);
       expect((await run(["frobnicate"])).code).toBe(1);
       const help = await run(["--help"]);
-      expect([help.code, help.out]).toEqual([
+      expect([help.code, help.out]).toEqual([0, expect.stringContaining("who-can [options] <CAPABILITY>")]);
+      const whoCanHelp = await run(["who-can", "--help"]);
+      expect([whoCanHelp.code, whoCanHelp.out]).toEqual([
         0,
-        expect.stringContaining("platform-access who-can <CAPABILITY>"),
+        expect.stringContaining("Usage: platform-access who-can [options] <CAPABILITY>"),
       ]);
     });
   });

@@ -365,19 +365,19 @@ it("the review page calls users and workload identities what every output calls 
   expect(page).toContain(`<span class="label">${workloads}</span>`);
 });
 
-it("the page says whom each review was read as by name, the uid only where no name is known", () => {
+it("the page says whom each review was read as by name (quoted when hard, as the text), the uid only where no name is known", () => {
   fc.assert(
     fc.property(worlds, (w) => {
       const { r } = reviewed(w);
       const readAs = (page: string) =>
         /Read <time[^>]*>[^<]*<\/time> as <span title="([^"]*)">([^<]*)<\/span>/.exec(page)?.slice(1);
-      expect(readAs(reviewHtml(r))).toEqual([USER, escapeHtml(w.user)]);
+      expect(readAs(reviewHtml(r))).toEqual([USER, escapeHtml(nameText(w.user))]);
       // The changes say the earlier review's caller by the name that review gave.
-      expect(reviewHtml(r)).toContain(`as ${IDENTITY_NOUNS.person} ${escapeHtml(w.former)}`);
+      expect(reviewHtml(r)).toContain(`as ${IDENTITY_NOUNS.person} ${escapeHtml(nameText(w.former))}`);
       // A review read as someone it names nowhere else (not compared): by the name it gave, else by uid.
       const alone: Review = { ...r, caller: FORMER, callerName: w.former };
       delete alone.changes;
-      expect(readAs(reviewHtml(alone))).toEqual([FORMER, escapeHtml(w.former)]);
+      expect(readAs(reviewHtml(alone))).toEqual([FORMER, escapeHtml(nameText(w.former))]);
       delete alone.callerName;
       expect(readAs(reviewHtml(alone))).toEqual([FORMER, FORMER]);
     }),

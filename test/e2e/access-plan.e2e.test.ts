@@ -32,7 +32,7 @@ const cli = path.join(repoRoot, "dist", "commands", "access", "cli.js");
 
 const SUMMARY = [
   "access plan: this update grants 2 capabilities (1 privileged) to 1 identity and revokes none",
-  'workload identity ci-robot (new) gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST on folder platform (new), through role deployer (new), RoleBinding "ci-robot-deployer"',
+  'workload identity ci-robot (new) becomes role deployer (new) (2 capabilities, 1 privileged: CAP_IAM_ROLE_BINDINGS_CREATE) on folder platform (new), through RoleBinding "ci-robot-deployer"',
 ];
 const BINDING =
   'will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding "ci-robot-deployer")';
@@ -135,12 +135,7 @@ describe.each([
     const markdown = await platformAccess(["plan", "--markdown", "-"], json, env);
     const tokens = new MarkdownIt().parse(markdown, {});
     const headings = tokens.flatMap((t, i) => (t.type === "heading_open" ? [tokens[i + 1]!.content] : []));
-    expect(headings).toEqual([
-      "Access changes",
-      "Privileged gains",
-      "Other gains",
-      "Bindings this update creates",
-    ]);
+    expect(headings).toEqual(["Access changes", "Privileged gains", "Bindings this update creates"]);
     const cells = (from: number) => {
       const row: string[] = [];
       for (let i = from; tokens[i]!.type !== "tr_close"; i++)
@@ -158,15 +153,9 @@ describe.each([
     expect(rows).toEqual([
       [
         "workload identity ci-robot (new)",
-        "CAP_IAM_ROLE_BINDINGS_CREATE",
+        "becomes role deployer (new) (2 capabilities, 1 privileged: CAP_IAM_ROLE_BINDINGS_CREATE)",
         "folder platform (new)",
-        'role deployer (new), RoleBinding "ci-robot-deployer"',
-      ],
-      [
-        "workload identity ci-robot (new)",
-        "CAP_REPO_LIST",
-        "folder platform (new)",
-        'role deployer (new), RoleBinding "ci-robot-deployer"',
+        'RoleBinding "ci-robot-deployer"',
       ],
       [
         'RoleBinding "ci-robot-deployer"',
@@ -188,8 +177,8 @@ describe.each([
     const resource = `platform:iam:RoleBinding${yaml ? ' "ci-robot-deployer"' : ""}`;
     const lines = accessLines(up);
     expect(lines).toEqual([
-      "access: workload identity ci-robot gains CAP_IAM_ROLE_BINDINGS_CREATE (privileged!), CAP_REPO_LIST " +
-        `on folder platform, through role deployer (${resource})`,
+      "access: workload identity ci-robot becomes role deployer (2 capabilities, 1 privileged: " +
+        `CAP_IAM_ROLE_BINDINGS_CREATE) on folder platform (${resource})`,
     ]);
     const uids = [
       emulator.orgUid,

@@ -5,7 +5,8 @@
  * subcommand that exists with flags it takes, a `go` command names a go subcommand, `npx platform-access` and
  * `npx platform-import` a subcommand and flags their usage lists, and the "Using it in your own
  * program" section is run in full by user-program.e2e.test.ts, "Bring an existing organization" by
- * adopt.e2e.test.ts, "Your first hour, in each language" by first-hour.e2e.test.ts. A command no rule knows fails
+ * adopt.e2e.test.ts, "Your first hour, in each language" by first-hour.e2e.test.ts, "Start from a template" by
+ * templates.e2e.test.ts (its pulumi commands are checked here too). A command no rule knows fails
  * the test, so a new kind of command in the README gets a check when it is written.
  */
 import { spawn } from "node:child_process";
@@ -112,6 +113,11 @@ describe("the README's shell commands", () => {
       // Run in full, in order, by adopt.e2e.test.ts (they need an organization and a Terraform state).
       return;
     }
+    if (section === "Start from a template" && !command.startsWith("pulumi ")) {
+      // templates.e2e.test.ts runs each template the way this section says (the project's files, installs and
+      // the token on stdin) and checks the section's commands; its pulumi commands are checked below.
+      return;
+    }
     if (/^npm (ci|test|install)\b/.test(command)) return; // what CI itself runs, and plain installs
     const npmRun = /^npm run ([\w:-]+)/.exec(command);
     if (npmRun) {
@@ -148,7 +154,7 @@ describe("the README's shell commands", () => {
     if (accessCommand) {
       // Run for real by test/commands/access.test.ts; here: the subcommand and every flag the docs give it exist.
       let usage = "";
-      const code = await accessMain(["--help"], {
+      const code = await accessMain([accessCommand[1]!, "--help"], {
         env: {},
         stdout: (text) => void (usage += text),
         stderr: () => undefined,
@@ -161,13 +167,17 @@ describe("the README's shell commands", () => {
     const importCommand = /^npx platform-import(?: ([a-z][a-z-]*))?/.exec(command);
     if (importCommand) {
       // Run for real by test/commands and adopt.e2e.test.ts; here: the subcommand and every flag the docs give it
-      // exist (the usage is what --help refuses with).
+      // exist (in the command's own --help, or the tool's without a command).
       let usage = "";
-      await importMain(["--help"], {
-        env: {},
-        stdout: (text) => void (usage += text),
-        stderr: (line) => void (usage += line),
-      });
+      const code = await importMain(
+        importCommand[1] !== undefined ? [importCommand[1], "--help"] : ["--help"],
+        {
+          env: {},
+          stdout: (text) => void (usage += text),
+          stderr: () => undefined,
+        },
+      );
+      expect(code).toBe(0);
       if (importCommand[1] !== undefined) expect(usage).toContain(`platform-import ${importCommand[1]} `);
       for (const flag of command.match(/ --[a-z][\w-]*/g) ?? []) expect(usage).toContain(flag.trim());
       return;

@@ -1,6 +1,7 @@
 /** The one adapter: an unexpected exception in a handler still yields an AIP-193 code 13 body, and is logged. */
 import type { AddressInfo } from "node:net";
 import { createClock } from "../../emulator/clock";
+import { createDispatcher } from "../../emulator/dispatch";
 import { Faults } from "../../emulator/faults";
 import { OidcIssuer } from "../../emulator/oidc";
 import { buildServer } from "../../emulator/server";
@@ -14,7 +15,7 @@ test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash
   const svc = new Service(store, clock, await OidcIssuer.create(store, clock));
   const app = buildServer({
     svc,
-    faults: new Faults(),
+    dispatcher: createDispatcher(svc, new Faults(), () => ""),
     routes: [
       {
         method: "GET",

@@ -78,7 +78,8 @@ describe("own writes", () => {
       ),
     );
     expect(lines).toEqual([
-      'access: workload identity ci-robot gains CAP_REPO_LIST, CAP_TAG_LIST on folder platform, through role deployer (platform:iam:RoleBinding "ci-deploys")',
+      // A new binding gives the whole role: said by its name.
+      'access: workload identity ci-robot becomes role deployer (2 capabilities) on folder platform (platform:iam:RoleBinding "ci-deploys")',
     ]);
     // Everything it names was known from this run: no read at all.
     expect(h.emulator.requestLog().slice(mark)).toEqual([]);
@@ -173,7 +174,7 @@ describe("names", () => {
     const lines = await accessLines(() => roleBinding.resource.check({}, binding));
     expect(lines).toEqual([
       expect.stringMatching(
-        /^access: workload identity fresh-robot gains .* on organization demo-org, through built-in role viewer/,
+        /^access: workload identity fresh-robot becomes built-in role viewer \(11 capabilities\) on organization demo-org /,
       ),
     ]);
     expect(lines[0]).not.toContain(robot.uid);
@@ -216,8 +217,8 @@ describe("names", () => {
       roleBinding.resource.check({}, { groupUid: org, identityUid: robot.id, roleUid: custom.id }),
     );
     expect(lines).toEqual([
-      'access: workload identity "ci\\u2028access: user root gains CAP_IAM_ROLES_CREATE (privileged!)" gains ' +
-        'CAP_REPO_LIST on organization demo-org, through role "a \\"role\\"\\u202e" (platform:iam:RoleBinding)',
+      'access: workload identity "ci\\u2028access: user root gains CAP_IAM_ROLES_CREATE (privileged!)" becomes ' +
+        'role "a \\"role\\"\\u202e" (1 capability) on organization demo-org (platform:iam:RoleBinding)',
     ]);
   });
 });
