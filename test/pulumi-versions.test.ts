@@ -2,8 +2,9 @@
  * Which Pulumi the packages work with is said once: package.json's caret range for @pulumi/pulumi, `^3.x.y`, from
  * the oldest version tested. Everything a user's program shares with Pulumi repeats that floor as a range, so a
  * project on any newer 3.x keeps one copy of each SDK: the policy pack's package.json, the examples', the
- * generated SDKs (npm `^3.x.y`, PyPI `pulumi>=3.x.y,<4.0.0`, the Go module's minimum `sdk/v3 v3.x.y`, which is
- * the Go SDK our language hosts are built against), and the oldest engine scripts/build-engine.sh builds.
+ * templates', the generated SDKs (npm `^3.x.y`, PyPI `pulumi>=3.x.y,<4.0.0`, the Go module's minimum
+ * `sdk/v3 v3.x.y`, which is the Go SDK our language hosts are built against), and the oldest engine
+ * scripts/build-engine.sh builds.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -38,6 +39,7 @@ test.each([
   ["examples/quickstart/package.json", "@pulumi/pulumi"],
   ["examples/access/package.json", "@pulumi/pulumi"],
   ["native-sdks/nodejs/package.json", "@pulumi/pulumi"],
+  ["templates/typescript/package.json", "@pulumi/pulumi"],
 ])("%s depends on %s as ^oldest", (file, name) => {
   expect(readJson(file)["dependencies"]![name]).toBe(`^${oldest}`);
 });
@@ -48,8 +50,11 @@ test("the policy pack shares @pulumi/policy with the repository as a caret range
   expect(readJson("policy/package.json")["dependencies"]!["@pulumi/policy"]).toBe(range);
 });
 
-test("the generated Python SDK and the Python example require pulumi from the oldest up to 4", () => {
+test("the generated Python SDK, the Python example and template require pulumi from the oldest up to 4", () => {
   expect(read("native-sdks/python/setup.py")).toContain(`'pulumi>=${oldest},<4.0.0'`);
+  expect(read("templates/python/requirements.txt")).toMatch(
+    new RegExp(`^pulumi>=${oldest.replace(/\./g, "\\.")},<4\\.0\\.0$`, "m"),
+  );
   expect(read("examples/python/requirements.txt")).toMatch(
     new RegExp(`^pulumi>=${oldest.replace(/\./g, "\\.")},<4\\.0\\.0$`, "m"),
   );
@@ -59,9 +64,10 @@ test("the Go SDK and our language hosts need the oldest Go SDK (a minimum, as go
   expect(read("native-sdks/go/go.mod")).toMatch(
     new RegExp(`^require github\\.com/pulumi/pulumi/sdk/v3 v${oldest.replace(/\./g, "\\.")}$`, "m"),
   );
-  expect(read("examples/go/go.mod")).toMatch(
-    new RegExp(`github\\.com/pulumi/pulumi/sdk/v3 v${oldest.replace(/\./g, "\\.")}\\n`),
-  );
+  for (const file of ["examples/go/go.mod", "templates/go/go.mod"])
+    expect(read(file)).toMatch(
+      new RegExp(`github\\.com/pulumi/pulumi/sdk/v3 v${oldest.replace(/\./g, "\\.")}\\n`),
+    );
   const hosts = read("scripts/engine/langhost/go.mod");
   for (const module of ["pkg", "sdk"])
     expect(hosts).toMatch(
