@@ -119,9 +119,11 @@ const DEPENDENCIES: Record<Language, string[]> = {
 function installDependencies(language: Language, pulumiVersion: string): string {
   const pinned = (command: string) =>
     command === "npm install"
-      ? `npm install --no-audit --no-fund @pulumi/pulumi@${pulumiVersion}`
+      ? // The engine's SDK, leaving package.json's range as the template wrote it.
+        `npm install --no-audit --no-fund --no-save @pulumi/pulumi@${pulumiVersion}`
       : command.endsWith("pip install -r requirements.txt")
-        ? `${command} --quiet --disable-pip-version-check pulumi==${pulumiVersion}`
+        ? // PyPI lags npm by a few releases: the newest up to the engine's version.
+          `${command} --quiet --disable-pip-version-check "pulumi<=${pulumiVersion}"`
         : command;
   return ["true", ...DEPENDENCIES[language].map(pinned)].join(" && ");
 }
@@ -293,7 +295,10 @@ describe("pulumi new templates, from the release folder, against the emulator", 
       expect(fromRelease).toBeDefined();
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), `templates-repo-${language}-`));
       scratch.push(dir);
-      const env = { PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(), PULUMI_PLATFORM_STATE_DIR: dir };
+      // Pulumi's home (where `pulumi new` writes its log) outside the directory compared.
+      const state = fs.mkdtempSync(path.join(os.tmpdir(), `templates-repo-state-${language}-`));
+      scratch.push(state);
+      const env = { PULUMI_PLATFORM_ENGINE_BIN: engineBinDir(), PULUMI_PLATFORM_STATE_DIR: state };
       const script =
         `pulumi new "${path.join(repoRoot, "templates", language)}" --generate-only --yes --force ` +
         `--non-interactive --name tmpl-${language}`;
