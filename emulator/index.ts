@@ -16,7 +16,8 @@ import { Faults, validateFaultRule, type FaultRule } from "./faults";
 import { OidcIssuer, type MintOptions } from "./oidc";
 import type { Control } from "./routes/control";
 import { routeTable } from "./routes/table";
-import { buildServer } from "./server";
+import { createGrpcFace, shareListener } from "./grpc/server";
+import { BODY_LIMIT_BYTES, buildServer } from "./server";
 import { Service, type LoggedRequest, type SeedCounts } from "./service";
 import { KINDS, MemoryStore, type Kind, type StoredObject } from "./store";
 
@@ -153,17 +154,30 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
 
   let url = "";
+  const dispatcher = createDispatcher(svc, faults, () => url);
+  const table = routeTable(control);
+  const onRequestLogged = (entry: LoggedRequest): void => {
+    log.push(entry);
+    if (log.length > 10_000) log.splice(0, log.length - 10_000);
+  };
   const app = buildServer({
     svc,
-    dispatcher: createDispatcher(svc, faults, () => url),
-    routes: routeTable(control),
-    onRequestLogged: (entry) => {
-      log.push(entry);
-      if (log.length > 10_000) log.splice(0, log.length - 10_000);
-    },
+    dispatcher,
+    routes: table,
+    onRequestLogged,
     ...(options.logger !== undefined ? { logLine: options.logger, onUnexpectedError: options.logger } : {}),
     url: () => url,
   });
+  // The gRPC face answers on the same port: a connection that opens with the HTTP/2 preface is its.
+  const grpcFace = createGrpcFace({
+    svc,
+    routes: table,
+    dispatcher,
+    maxMessageBytes: BODY_LIMIT_BYTES,
+    onRequestLogged,
+    ...(options.logger !== undefined ? { logLine: options.logger, onUnexpectedError: options.logger } : {}),
+  });
+  const sharedListener = shareListener(app.server, grpcFace);
   await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -238,6 +252,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     close: async () => {
       await client?.close();
+      sharedListener.close();
+      grpcFace.close();
       await app.close();
       store.markChanged(); // the clock reading at close is the one a restart resumes from
       svc.persist();

@@ -28,6 +28,11 @@ export interface LoggedRequest {
   identityUid?: string;
   time: string;
   durationMs: number;
+  /**
+   * For a call through the gRPC face, its method ("chainguard.platform.iam.v2beta1.GroupsService/GetGroup");
+   * `method`, `path` and `query` are then the REST request of its http rule, and `status` that request's HTTP status.
+   */
+  rpc?: string;
 }
 
 export function randomHex(bytes: number): string {

@@ -9,13 +9,29 @@
  * The proto directory sits next to this file both in the sources and in dist/ (`npm run build` copies it), so
  * one path serves ts-jest, the built CLI and the installed package.
  */
-import { readdirSync } from "node:fs";
-import { join, posix, relative, sep } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { isAbsolute, join, posix, relative, sep } from "node:path";
 import * as protoLoader from "@grpc/proto-loader";
 import * as protobuf from "protobufjs";
 
 /** The include root: import lines ("google/api/annotations.proto", ...) resolve against it as upstream. */
 export const PROTO_DIR: string = join(__dirname, "proto");
+
+/**
+ * Where imports are looked up, in order: the root, then the v1 directories, whose files import their siblings by
+ * bare name ("role.platform.proto") because upstream builds each with its own directory on the include path.
+ */
+export const INCLUDE_DIRS: readonly string[] = Object.freeze([
+  PROTO_DIR,
+  ...["platform/iam/v1", "platform/registry/v1"].map((dir) => join(PROTO_DIR, dir)),
+]);
+
+/** The file an import names: the first include directory holding it. */
+export function resolveImport(target: string): string {
+  return (
+    INCLUDE_DIRS.map((dir) => join(dir, target)).find((path) => existsSync(path)) ?? join(PROTO_DIR, target)
+  );
+}
 
 /**
  * How messages become objects, chosen so a gRPC request reads like the REST body of the same call:
@@ -36,7 +52,7 @@ export const LOADER_OPTIONS: Readonly<protoLoader.Options> = Object.freeze({
   arrays: false,
   objects: false,
   oneofs: false,
-  includeDirs: [PROTO_DIR],
+  includeDirs: [...INCLUDE_DIRS],
 });
 
 /** Every .proto file under PROTO_DIR, relative to it with "/" separators, sorted. */
@@ -72,8 +88,9 @@ let root: protobuf.Root | undefined;
 export function loadProtoRoot(): protobuf.Root {
   if (root === undefined) {
     const loaded = new protobuf.Root();
-    // Imports resolve against PROTO_DIR only; the well-known google/protobuf files come with protobuf.js.
-    loaded.resolvePath = (_origin, target) => (target.startsWith("/") ? target : join(PROTO_DIR, target));
+    // Imports resolve as proto-loader resolves them; the well-known google/protobuf files come with protobuf.js
+    // (descriptor.proto registered by proto-loader, imported above).
+    loaded.resolvePath = (_origin, target) => (isAbsolute(target) ? target : resolveImport(target));
     loaded.loadSync(protoFiles(), { keepCase: true });
     loaded.resolveAll();
     root = loaded;
@@ -195,4 +212,65 @@ function asRecord(value: unknown, method: protobuf.Method): Record<string, unkno
 function asList(value: unknown): unknown[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * The route-table lines (../routes/table.ts spelling: "POST /iam/v2beta1/groups/{uid}", a custom method as
+ * ":verb") a binding answers, best match first: its path with the trailing `{field=**}` as `{uid}`; then, since
+ * `**` matches no segment too, the path without it ("POST /iam/v2beta1/groups" is CreateGroup with no parent).
+ * Only literal segments and one trailing `**` variable occur in the served protos; anything else throws, so a new
+ * kind of template is noticed rather than mismatched.
+ */
+export function routeLines(binding: HttpBinding): string[] {
+  const { segments, verb } = parseTemplate(binding.pathTemplate);
+  const suffix = verb === undefined ? "" : `:${verb}`;
+  const literals: string[] = [];
+  for (const [index, segment] of segments.entries()) {
+    if (!segment.startsWith("{")) {
+      literals.push(segment);
+      continue;
+    }
+    if (index !== segments.length - 1 || !/^\{[a-z_][a-z0-9_.]*=\*\*\}$/.test(segment)) {
+      throw new Error(
+        `${binding.method} ${binding.pathTemplate}: only a trailing {field=**} variable is supported`,
+      );
+    }
+    const prefix = `${binding.method} /${literals.join("/")}`;
+    return verb === undefined ? [`${prefix}/{uid}`, prefix] : [`${prefix}/{uid}${suffix}`];
+  }
+  return [`${binding.method} /${literals.join("/")}${suffix}`];
+}
+
+/** "/a/{b.c=**}:verb" → segments ["a", "{b.c=**}"] and verb "verb" (a ":" inside braces is no verb). */
+function parseTemplate(template: string): { segments: string[]; verb?: string } {
+  if (!template.startsWith("/")) throw new Error(`${template}: a path template starts with "/"`);
+  const segments: string[] = [];
+  let current = "";
+  let depth = 0;
+  let verb: string | undefined;
+  for (let i = 1; i < template.length; i++) {
+    const char = template[i]!;
+    if (char === "{") depth++;
+    if (char === "}") depth--;
+    if (depth === 0 && char === ":") {
+      verb = template.slice(i + 1);
+      break;
+    }
+    if (depth === 0 && char === "/") {
+      segments.push(current);
+      current = "";
+    } else current += char;
+  }
+  segments.push(current);
+  if (depth !== 0 || segments.some((s) => s === "") || verb === "") {
+    throw new Error(`${template}: malformed path template`);
+  }
+  return verb === undefined ? { segments } : { segments, verb };
+}
+
+/** A field's proto3 JSON name: its `json_name` option (Repo's "sync_config"), else its name in lowerCamelCase. */
+export function jsonNameOf(field: protobuf.Field): string {
+  const option = field.options?.json_name as unknown;
+  if (typeof option === "string") return option;
+  return field.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }

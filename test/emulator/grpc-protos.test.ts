@@ -1,16 +1,25 @@
 /**
  * The gRPC face's wire contract (emulator/grpc/proto, loaded by emulator/grpc/protos.ts): every file loads on its
- * own, the package definition serves every service, and the Google messages the face sends sit at Google's field
- * numbers, which the real clients decode by.
+ * own; the Google messages the face sends sit at Google's field numbers, which the real clients decode by; the
+ * RPCs and the REST route table correspond one to one through the RPCs' `google.api.http` rules; the Capability
+ * enum and every served message hold all the OpenAPI names, so nothing REST speaks is unreachable over gRPC.
  */
 import * as protoLoader from "@grpc/proto-loader";
+import * as protobuf from "protobufjs";
 import {
   LOADER_OPTIONS,
+  jsonNameOf,
   loadProtoRoot,
   loadServicePackage,
   protoFiles,
+  routeLines,
   servedMethods,
+  type HttpBinding,
 } from "../../emulator/grpc/protos";
+import type { Control } from "../../emulator/routes/control";
+import { routeTable } from "../../emulator/routes/table";
+import { CapabilityValues } from "../../sdk/schemas/openapi.generated";
+import { spec } from "./openapi";
 
 /** A message's fields as "name=number:type" (repeated/map marked), for comparing with published numbers. */
 function fieldsOf(typeName: string): string[] {
@@ -101,5 +110,200 @@ describe("the proto files", () => {
         expect(b.pathTemplate).toMatch(/^\//);
       }
     }
+  });
+});
+
+/** The table's lines, back from fastify's spelling ("/*" is the final {uid}, "::" an escaped ":"). */
+const tableLines = routeTable({} as Control).map(
+  (r) => `${r.method} ${r.url.replace(/\/\*$/, "/{uid}").replace(/::/g, ":")}`,
+);
+
+/** Routes with no RPC by nature: the emulator's control endpoints and its test OIDC issuer's documents. */
+const NOT_RPCS = /^(\w+ \/_emulator\/|GET \/oidc\/)/;
+
+/**
+ * Served over REST with no published RPC behind them (v1 has no Get and updates by PUT only): the Terraform
+ * provider's v1 REST habits, which no gRPC client can call.
+ */
+const REST_ONLY = ["GET /iam/v1/groups/{uid}", "PATCH /iam/v1/groups/{uid}"];
+
+interface Bound {
+  rpc: string;
+  binding: HttpBinding;
+}
+
+/** Each route line → the binding that answers it: the best-ranked match (see routeLines), which must be unique. */
+function answering(lines: string[]): Map<string, Bound[]> {
+  const candidates = new Map<string, { bound: Bound; rank: number }[]>();
+  for (const m of servedMethods()) {
+    for (const binding of m.http) {
+      routeLines(binding).forEach((line, rank) => {
+        const list = candidates.get(line) ?? [];
+        list.push({ bound: { rpc: m.fullName, binding }, rank });
+        candidates.set(line, list);
+      });
+    }
+  }
+  const result = new Map<string, Bound[]>();
+  for (const line of lines) {
+    const found = candidates.get(line) ?? [];
+    const best = Math.min(...found.map((c) => c.rank));
+    result.set(
+      line,
+      found.filter((c) => c.rank === best).map((c) => c.bound),
+    );
+  }
+  return result;
+}
+
+describe("the RPCs and the REST route table", () => {
+  const served = tableLines.filter((line) => !NOT_RPCS.test(line));
+  const byLine = answering(served);
+
+  test("every served route is exactly one RPC's binding, but the REST-only ones, which are none", () => {
+    const unmatched = served.filter((line) => byLine.get(line)!.length === 0);
+    expect(unmatched).toEqual(REST_ONLY);
+    const ambiguous = served.filter((line) => byLine.get(line)!.length > 1);
+    expect(ambiguous).toEqual([]);
+  });
+
+  test("every RPC binding answers at least one served route", () => {
+    const key = (b: Bound) => `${b.rpc}: ${b.binding.method} ${b.binding.pathTemplate}`;
+    const used = new Set([...byLine.values()].flat().map(key));
+    const unused = servedMethods()
+      .flatMap((m) => m.http.map((binding) => key({ rpc: m.fullName, binding })))
+      .filter((k) => !used.has(k));
+    expect(unused).toEqual([]);
+  });
+
+  test("the routes read by other names are the RPCs the real clients call", () => {
+    const rpcOf = (line: string) => byLine.get(line)!.map((b) => b.rpc);
+    expect(rpcOf("POST /iam/v2beta1/groups")).toEqual([
+      "chainguard.platform.iam.v2beta1.GroupsService/CreateGroup",
+    ]);
+    expect(rpcOf("GET /iam/v2beta1/groups")).toEqual([
+      "chainguard.platform.iam.v2beta1.GroupsService/ListGroups",
+    ]);
+    expect(rpcOf("GET /iam/v2beta1/identities:lookupIdentity")).toEqual([
+      "chainguard.platform.iam.v2beta1.IdentitiesService/LookupIdentity",
+    ]);
+    expect(rpcOf("GET /sts/exchange")).toEqual(["chainguard.platform.oidc.SecurityTokenService/Exchange"]);
+    expect(rpcOf("POST /sts/exchange")).toEqual(["chainguard.platform.oidc.SecurityTokenService/Exchange"]);
+    expect(rpcOf("GET /iam/v1/groups")).toEqual(["chainguard.platform.iam.Groups/List"]);
+    expect(rpcOf("PUT /iam/v1/groups/{uid}")).toEqual(["chainguard.platform.iam.Groups/Update"]);
+    expect(rpcOf("GET /iam/v1/identities/lookup")).toEqual(["chainguard.platform.iam.Identities/Lookup"]);
+  });
+
+  test("a route added without its RPC, or an RPC without its route, is caught", () => {
+    const extra = answering([...served, "GET /iam/v2beta1/widgets"]);
+    expect(extra.get("GET /iam/v2beta1/widgets")).toEqual([]);
+    const fewer = answering(served.filter((line) => line !== "GET /registry/v2beta1/tags"));
+    const used = new Set([...fewer.values()].flat().map((b) => b.rpc));
+    expect(used.has("chainguard.platform.registry.v2beta1.TagsService/ListTags")).toBe(false);
+  });
+});
+
+describe("routeLines", () => {
+  const binding = (method: string, pathTemplate: string): HttpBinding => ({
+    method,
+    pathTemplate,
+    body: "",
+    responseBody: "",
+  });
+
+  test("a trailing ** variable is the table's {uid}, and matches no segment too", () => {
+    expect(routeLines(binding("PATCH", "/iam/v2beta1/groups/{group.uid=**}"))).toEqual([
+      "PATCH /iam/v2beta1/groups/{uid}",
+      "PATCH /iam/v2beta1/groups",
+    ]);
+    expect(routeLines(binding("POST", "/x/{uid=**}:verb"))).toEqual(["POST /x/{uid}:verb"]);
+    expect(routeLines(binding("GET", "/iam/v2beta1/identities:lookupIdentity"))).toEqual([
+      "GET /iam/v2beta1/identities:lookupIdentity",
+    ]);
+  });
+
+  test("templates the table cannot spell are refused, naming the template", () => {
+    for (const template of ["/a/{id}", "/a/{id=*}", "/a/{id=**}/b", "a/b", "/a//b", "/a/{id=**", "/a:"]) {
+      expect(() => routeLines(binding("GET", template))).toThrow(template);
+    }
+  });
+});
+
+/** Capabilities in the SDK's protos that the OpenAPI of the spec does not list yet (added upstream after it). */
+const CAPABILITIES_NEWER_THAN_OPENAPI = [
+  "CAP_LIBRARIES_REMOTE_REGISTRIES_CREATE",
+  "CAP_LIBRARIES_REMOTE_REGISTRIES_LIST",
+  "CAP_LIBRARIES_REMOTE_REGISTRIES_DELETE",
+];
+
+describe("the Capability enum", () => {
+  const capability = loadProtoRoot().lookupEnum("chainguard.capabilities.Capability");
+  const names = Object.keys(capability.values);
+
+  test("holds every capability the OpenAPI names, and only the known newer ones besides", () => {
+    expect(CapabilityValues.filter((name) => !names.includes(name))).toEqual([]);
+    expect(names.filter((name) => !(CapabilityValues as readonly string[]).includes(name))).toEqual(
+      CAPABILITIES_NEWER_THAN_OPENAPI,
+    );
+  });
+
+  test("roles carry capabilities as this enum over gRPC", () => {
+    for (const type of [
+      "chainguard.platform.iam.v2beta1.Role",
+      "chainguard.platform.iam.v2beta1.GroupInviteRole",
+    ]) {
+      const field = loadProtoRoot().lookupType(type).fields.capabilities!;
+      field.resolve();
+      expect([type, field.repeated, field.resolvedType]).toEqual([type, true, capability]);
+    }
+  });
+
+  test("each value is a distinct number; UNKNOWN is 0", () => {
+    const numbers = Object.values(capability.values);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    expect(capability.values.UNKNOWN).toBe(0);
+  });
+});
+
+/** OpenAPI objects with no message here: their RPCs are not served (see emulator/grpc/proto/README.md). */
+const OPENAPI_ONLY: Record<string, string> = {
+  "platform.iam.v2beta1.LookupGroupResponse": "GroupsService/LookupGroup is not served",
+  "platform.oidc.TokenPair": "SecurityTokenService/ExchangeRefreshToken is not served",
+};
+
+describe("the served messages and the OpenAPI objects", () => {
+  const schemas = spec.components.schemas as Record<string, { properties?: Record<string, unknown> }>;
+  const objects = Object.entries(schemas).filter(
+    ([name, schema]) => schema.properties !== undefined && !name.startsWith("google.protobuf."),
+  );
+  /** "platform.iam.v2beta1.Group" → chainguard.platform.iam.v2beta1.Group; google.rpc.* as named. */
+  const messageOf = (name: string): protobuf.Type | undefined => {
+    const found = loadProtoRoot().lookup(name.startsWith("platform.") ? `chainguard.${name}` : name);
+    return found instanceof protobuf.Type ? found : undefined;
+  };
+
+  test("every OpenAPI object has its message, but those of RPCs not served", () => {
+    const missing = objects.map(([name]) => name).filter((name) => messageOf(name) === undefined);
+    expect(missing).toEqual(Object.keys(OPENAPI_ONLY));
+  });
+
+  test("each message has a field of every member's JSON name", () => {
+    expect(objects.length).toBeGreaterThan(40);
+    const unreachable: string[] = [];
+    for (const [name, schema] of objects) {
+      const message = messageOf(name);
+      if (message === undefined) continue;
+      const jsonNames = new Set(message.fieldsArray.map(jsonNameOf));
+      for (const member of Object.keys(schema.properties!)) {
+        if (!jsonNames.has(member)) unreachable.push(`${name}.${member}`);
+      }
+    }
+    expect(unreachable).toEqual([]);
+  });
+
+  test("JSON names follow proto3: lowerCamelCase, or the json_name option", () => {
+    const repo = loadProtoRoot().lookupType("chainguard.platform.registry.v2beta1.Repo");
+    expect(jsonNameOf(repo.fields.sync_config!)).toBe("sync_config");
+    expect(jsonNameOf(repo.fields.active_tags!)).toBe("activeTags");
   });
 });
