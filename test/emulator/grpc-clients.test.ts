@@ -222,7 +222,7 @@ const CASES: Record<string, Case> = {
   },
   "POST /iam/v2beta1/identityProviders/{uid}": {
     request: async () =>
-      post(`/iam/v2beta1/identityProviders/${f.folder}`, {
+      post(`/iam/v2beta1/identityProviders/${f.org}`, {
         name: "sso2",
         defaultRole: f.viewer,
         oidc: { issuer: "https://sso2.example.com", clientId: "cid", clientSecret: "s3cret" },
@@ -235,7 +235,7 @@ const CASES: Record<string, Case> = {
   "DELETE /iam/v2beta1/identityProviders/{uid}": {
     request: async () =>
       del(
-        `/iam/v2beta1/identityProviders/${await throwaway("/iam/v2beta1/identityProviders", f.folder, {
+        `/iam/v2beta1/identityProviders/${await throwaway("/iam/v2beta1/identityProviders", f.org, {
           name: "gone",
           defaultRole: f.viewer,
           oidc: { issuer: "https://gone.example.com", clientId: "cid" },
@@ -264,7 +264,7 @@ const CASES: Record<string, Case> = {
   },
   "POST /iam/v2beta1/accountAssociations/{uid}": {
     request: async () =>
-      post(`/iam/v2beta1/accountAssociations/${f.org}`, { name: "gcp", google: { projectId: "p" } }),
+      post(`/iam/v2beta1/accountAssociations/${f.org}`, { name: "gcp", google: { projectId: "p", projectNumber: "42" } }),
   },
   "PATCH /iam/v2beta1/accountAssociations/{uid}": {
     request: async () =>
@@ -400,7 +400,7 @@ describe("every served RPC answers once", () => {
 describe("errors", () => {
   test("the error trailer decodes to the AIP-193 body REST sends for the same request", async () => {
     const cases: HttpRequest[] = [
-      post(`/iam/v2beta1/groups/${f.org}`, { name: "x" }), // too short
+      post(`/iam/v2beta1/groups/${f.org}`, { description: "no name" }), // name is required
       get("/iam/v2beta1/groups/0123456789abcdef0123456789abcdef01234567"), // not found
       patch(`/iam/v2beta1/groups/${f.folder}`, { name: "folder" }, "bogus"), // bad mask path
       post(`/iam/v2beta1/identities/${f.folder}`, {
@@ -417,7 +417,7 @@ describe("errors", () => {
       const rest = await api.call(http.method, query === "" ? http.path : `${http.path}?${query}`, {
         ...(http.body !== undefined ? { body: http.body } : {}),
       });
-      expect(rest.status).toBeGreaterThanOrEqual(400);
+      expect([`${http.method} ${http.path}`, rest.status >= 400]).toEqual([`${http.method} ${http.path}`, true]);
       const t = transcode(http);
       const answer = await wire.call(
         t.served.path,
@@ -560,7 +560,9 @@ describe("server reflection", () => {
     message ListServiceResponse { repeated ServiceResponse service = 1; }
     message ServiceResponse { string name = 1; }
     message ErrorResponse { int32 error_code = 1; string error_message = 2; }
-  `).root;
+  `,
+    { keepCase: true },
+  ).root;
   const Request = reflection.lookupType("reflection.ServerReflectionRequest");
   const Response = reflection.lookupType("reflection.ServerReflectionResponse");
 
