@@ -23,6 +23,7 @@ import {
   GrpcWire,
   HexMap,
   messageType,
+  protoBody,
   transcode,
   Untranslatable,
   type GrpcAnswer,
@@ -33,7 +34,7 @@ import {
 jest.setTimeout(600_000);
 
 const SEEDS = [20261128, 7, 424242];
-const RUNS_PER_SEED = Number(process.env.PARITY_RUNS ?? 8);
+const RUNS_PER_SEED = Number(process.env.PARITY_RUNS ?? 25);
 const MAX_OPS = 30;
 const START = new Date("2030-01-01T00:00:00.000Z");
 const SEED_DATA = {
@@ -103,10 +104,10 @@ const hostileUid = fc.constantFrom(
   "__proto__",
 );
 const target = (kind: Kind) =>
-  fc.oneof({ weight: 6, arbitrary: ref(kind) }, { weight: 1, arbitrary: hostileUid });
+  fc.oneof({ weight: 12, arbitrary: ref(kind) }, { weight: 1, arbitrary: hostileUid });
 
 const name = fc.oneof(
-  { weight: 5, arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{2,20}$/) },
+  { weight: 12, arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{2,20}$/) },
   {
     weight: 1,
     arbitrary: fc.constantFrom("", "ab", "x".repeat(64), "__proto__", "constructor", "bad name!", "ünï-code"),
@@ -121,18 +122,21 @@ const outputOnly = fc.option(
     { createTime: "2001-02-03T04:05:06Z" },
     { updateTime: "2001-02-03T04:05:06.123456Z" },
   ),
-  { nil: undefined },
+  { nil: undefined, freq: 2 },
 );
 /** What a protobuf message cannot carry: an unknown member, a JSON value of the wrong type. */
-const malformed = fc.option(
-  fc.constantFrom<Record<string, Json>>(
-    { bogus: 1 },
-    { __proto__x: "x" },
-    { name: 5 },
-    { description: { nested: true } },
-    { createTime: 5 },
-  ),
-  { nil: undefined, freq: 6 },
+const malformed = fc.oneof(
+  { weight: 8, arbitrary: fc.constant(undefined) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Record<string, Json>>(
+      { bogus: 1 },
+      { __proto__x: "x" },
+      { name: 5 },
+      { description: { nested: true } },
+      { createTime: 5 },
+    ),
+  },
 );
 
 function body(...parts: (Record<string, Json> | undefined)[]): Json {
@@ -257,7 +261,7 @@ const update = fc.constantFrom(...UPDATABLE).chain((kind) =>
 
 function caller(): fc.Arbitrary<Caller> {
   return fc.oneof(
-    { weight: 8, arbitrary: fc.constant("owner" as const) },
+    { weight: 14, arbitrary: fc.constant("owner" as const) },
     { weight: 1, arbitrary: fc.constant("stranger" as const) },
     { weight: 1, arbitrary: fc.constant("none" as const) },
   );
@@ -327,7 +331,7 @@ const del = fc.constantFrom(...WRITABLE).chain((kind) =>
 );
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: create },
+  { weight: 8, arbitrary: create },
   { weight: 3, arbitrary: update },
   { weight: 3, arbitrary: list },
   { weight: 2, arbitrary: get },
@@ -439,7 +443,7 @@ function bodyFieldNumber(http: HttpRequest): number | undefined {
 }
 
 /** An unknown field (number 1000, varint 1) or a varint where a message is due: what a JSON body that no message carries becomes. */
-function nearestWireForm(http: HttpRequest, reason: string): { path: string; bytes: Uint8Array } | undefined {
+function nearestWireForm(http: HttpRequest, reason: string): { path: string; rpc: string; bytes: Uint8Array } | undefined {
   let base;
   try {
     base = transcode({ ...http, query: [], body: undefined });
@@ -452,7 +456,7 @@ function nearestWireForm(http: HttpRequest, reason: string): { path: string; byt
     /no such field/.test(reason) || fieldNumber === undefined
       ? Buffer.from([0xc0, 0x3e, 0x01]) // field 1000, wire type 0, value 1
       : Buffer.from([(fieldNumber << 3) | 0, 0x05]); // a varint where a message is due
-  return { path: base.served.path, bytes: Buffer.concat([encoded, suffix]) };
+  return { path: base.served.path, rpc: base.served.fullName, bytes: Buffer.concat([encoded, suffix]) };
 }
 
 interface Step {
@@ -545,7 +549,11 @@ function compare(step: Step, state: State): string | undefined {
   const body = restAnswer.body as { code?: number; message?: string; details?: Json[] } | undefined;
   if (body === undefined || typeof body.code !== "number")
     return `REST ${restAnswer.status} without an AIP-193 body`;
-  if (grpcAnswer.code !== body.code)
+  // A request with no protobuf form is sent as a malformed message: the face may refuse it as malformed before
+  // the check REST failed it on (grpc-gateway would too: it decodes before it calls), never accept it.
+  const codeAgrees =
+    grpcAnswer.code === body.code || (!step.translatable && grpcAnswer.code === 3 /* INVALID_ARGUMENT */);
+  if (!codeAgrees)
     return `codes differ: REST ${body.code} (HTTP ${restAnswer.status}), gRPC ${grpcAnswer.code}`;
   // 413 is the one status the REST face sets beside the mapping (a body over its size limit).
   if (restAnswer.status !== HTTP_STATUS_BY_CODE[body.code] && restAnswer.status !== 413)
@@ -582,13 +590,22 @@ function normaliseDetails(details: Json[]): Json[] {
 
 async function runStep(op: Op, state: State): Promise<Step> {
   jest.setSystemTime(new Date(Date.now() + 1000));
-  const body = resolveJson(op.body, state);
+  const resolved = resolveJson(op.body, state);
   const http: HttpRequest = {
     method: op.method,
     path: pathOf(op, state),
     query: op.query.map(([k, v]) => [k, resolve(v, state)]),
-    ...(body !== undefined ? { body } : {}),
+    ...(resolved !== undefined ? { body: resolved } : {}),
   };
+  // REST gets the body a gateway would hand the service: the message's proto3 JSON (where it has one), so an
+  // empty string is "not sent" on both faces; a body with no protobuf form goes as written.
+  try {
+    const normal = protoBody(http);
+    if (normal !== undefined) http.body = normal;
+  } catch (e) {
+    if (!(e instanceof Untranslatable)) throw e;
+  }
+  const body = http.body;
   const token = (side: Side): string | null =>
     op.caller === "owner" ? side.api.emulator.token : op.caller === "stranger" ? side.stranger : null;
   const restAnswer = await rest.api.call(op.method, restUrlPath(http), {
@@ -626,7 +643,7 @@ async function runStep(op: Op, state: State): Promise<Step> {
     }
     path = nearest.path;
     bytes = nearest.bytes;
-    step.rpc = `${path} (nearest wire form: ${e.message})`;
+    step.rpc = `${nearest.rpc} (nearest wire form: ${e.message})`;
   }
   step.grpcAnswer = await grpc.wire!.call(path, bytes, token(grpc));
   return step;
@@ -667,7 +684,7 @@ const tally: Tally = { steps: 0, errors: 0, untranslatable: 0, byRpc: new Map() 
 describe("gRPC and REST faces agree step by step", () => {
   test.each(SEEDS)("seed %i", async (seed) => {
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: MAX_OPS }), async (ops) => {
+      fc.asyncProperty(fc.array(op, { minLength: 3, maxLength: MAX_OPS, size: "max" }), async (ops) => {
         const state = await freshState();
         for (const [i, o] of ops.entries()) {
           const step = await runStep(o, state);

@@ -700,6 +700,53 @@ function convertQueryValue(field: protobuf.Field, value: unknown, path: string):
   return field.repeated ? [one(value)] : one(value);
 }
 
+/**
+ * The HTTP body as proto3 JSON of the message grpc-gateway builds from it: what the service behind a gateway
+ * sees. proto3 has no presence for scalars, so `""`, `0`, `false` and `[]` read as "not sent".
+ */
+export function protoBody(http: HttpRequest): Json | undefined {
+  if (http.body === undefined) return undefined;
+  const t = transcode(http);
+  const binding = t.served.http.find((b) => b.method === http.method.toUpperCase())!;
+  const type = messageType(t.served.requestType);
+  if (binding.body === "*") return toJson(type, withoutDefaults(type, t.request));
+  const field = fieldByName(type, binding.body);
+  if (field === undefined || !(field.resolvedType instanceof protobuf.Type)) return http.body;
+  const value = Object.hasOwn(t.request, field.name) ? t.request[field.name] : {};
+  return toJson(field.resolvedType, withoutDefaults(field.resolvedType, value));
+}
+
+/** A protobuf.js object without the members proto3 does not tell from absent (defaults of fields without presence). */
+function withoutDefaults(type: protobuf.Type, value: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+    const field = fieldByName(type, key);
+    if (field === undefined) continue;
+    field.resolve();
+    const resolved = field.resolvedType;
+    const isMessage = resolved instanceof protobuf.Type;
+    const wellKnown = isMessage && /^\.google\.protobuf\./.test(resolved.fullName);
+    let kept: unknown = member;
+    if (field.map) {
+      const entries = Object.entries(member as object);
+      if (entries.length === 0) continue;
+      kept = Object.fromEntries(
+        entries.map(([k, v]) => [k, isMessage && !wellKnown ? withoutDefaults(resolved, v) : v]),
+      );
+    } else if (field.repeated) {
+      if ((member as unknown[]).length === 0) continue;
+      kept = isMessage && !wellKnown ? (member as unknown[]).map((v) => withoutDefaults(resolved, v)) : member;
+    } else if (isMessage) {
+      kept = wellKnown ? member : withoutDefaults(resolved, member);
+    } else if (!hasPresence(field)) {
+      const enumZero = resolved instanceof protobuf.Enum && (member === 0 || resolved.values[member as string] === 0);
+      if (member === "" || member === 0 || member === "0" || member === false || enumZero) continue;
+    }
+    define(out, field.name, kept);
+  }
+  return out;
+}
+
 /** The RPC and request message grpc-gateway builds from `http`, or Untranslatable. */
 export function transcode(http: HttpRequest): Transcoded {
   const rawPath = http.path;
