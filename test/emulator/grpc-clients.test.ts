@@ -264,7 +264,10 @@ const CASES: Record<string, Case> = {
   },
   "POST /iam/v2beta1/accountAssociations/{uid}": {
     request: async () =>
-      post(`/iam/v2beta1/accountAssociations/${f.org}`, { name: "gcp", google: { projectId: "p", projectNumber: "42" } }),
+      post(`/iam/v2beta1/accountAssociations/${f.org}`, {
+        name: "gcp",
+        google: { projectId: "p", projectNumber: "42" },
+      }),
   },
   "PATCH /iam/v2beta1/accountAssociations/{uid}": {
     request: async () =>
@@ -417,7 +420,10 @@ describe("errors", () => {
       const rest = await api.call(http.method, query === "" ? http.path : `${http.path}?${query}`, {
         ...(http.body !== undefined ? { body: http.body } : {}),
       });
-      expect([`${http.method} ${http.path}`, rest.status >= 400]).toEqual([`${http.method} ${http.path}`, true]);
+      expect([`${http.method} ${http.path}`, rest.status >= 400]).toEqual([
+        `${http.method} ${http.path}`,
+        true,
+      ]);
       const t = transcode(http);
       const answer = await wire.call(
         t.served.path,
@@ -536,7 +542,8 @@ describe("clients made from loadServicePackage(), as generated code", () => {
 
 describe("server reflection", () => {
   // The reflection messages, written from grpc's reflection.proto (v1 and v1alpha share them field for field).
-  const reflection = protobuf.parse(`
+  const reflection = protobuf.parse(
+    `
     syntax = "proto3";
     package reflection;
     message ServerReflectionRequest {

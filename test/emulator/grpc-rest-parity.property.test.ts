@@ -425,6 +425,10 @@ function pathOf(op: Op, state: State): string {
   return resolve(op.path, state);
 }
 
+function lowerCamelPath(path: string): string {
+  return path.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
 function restUrlPath(http: HttpRequest): string {
   const query = new URLSearchParams(http.query).toString();
   return query === "" ? http.path : `${http.path}?${query}`;
@@ -443,7 +447,10 @@ function bodyFieldNumber(http: HttpRequest): number | undefined {
 }
 
 /** An unknown field (number 1000, varint 1) or a varint where a message is due: what a JSON body that no message carries becomes. */
-function nearestWireForm(http: HttpRequest, reason: string): { path: string; rpc: string; bytes: Uint8Array } | undefined {
+function nearestWireForm(
+  http: HttpRequest,
+  reason: string,
+): { path: string; rpc: string; bytes: Uint8Array } | undefined {
   let base;
   try {
     base = transcode({ ...http, query: [], body: undefined });
@@ -552,7 +559,7 @@ function compare(step: Step, state: State): string | undefined {
   // A request with no protobuf form is sent as a malformed message: the face may refuse it as malformed before
   // the check REST failed it on (grpc-gateway would too: it decodes before it calls), never accept it.
   const codeAgrees =
-    grpcAnswer.code === body.code || (!step.translatable && grpcAnswer.code === 3 /* INVALID_ARGUMENT */);
+    grpcAnswer.code === body.code || (!step.translatable && grpcAnswer.code === 3); /* INVALID_ARGUMENT */
   if (!codeAgrees)
     return `codes differ: REST ${body.code} (HTTP ${restAnswer.status}), gRPC ${grpcAnswer.code}`;
   // 413 is the one status the REST face sets beside the mapping (a body over its size limit).
@@ -594,7 +601,13 @@ async function runStep(op: Op, state: State): Promise<Step> {
   const http: HttpRequest = {
     method: op.method,
     path: pathOf(op, state),
-    query: op.query.map(([k, v]) => [k, resolve(v, state)]),
+    // Parameters in their proto3 JSON spelling (`page_size` → `pageSize`): a refusal names a parameter as it was
+    // sent, and a gRPC request has no spelling but the field's.
+    // An update mask's paths too, as proto3 JSON writes a FieldMask.
+    query: op.query.map(([k, v]) => {
+      const key = lowerCamelPath(k);
+      return [key, key === "updateMask" ? lowerCamelPath(v) : resolve(v, state)];
+    }),
     ...(resolved !== undefined ? { body: resolved } : {}),
   };
   // REST gets the body a gateway would hand the service: the message's proto3 JSON (where it has one), so an

@@ -735,11 +735,13 @@ function withoutDefaults(type: protobuf.Type, value: unknown): Record<string, un
       );
     } else if (field.repeated) {
       if ((member as unknown[]).length === 0) continue;
-      kept = isMessage && !wellKnown ? (member as unknown[]).map((v) => withoutDefaults(resolved, v)) : member;
+      kept =
+        isMessage && !wellKnown ? (member as unknown[]).map((v) => withoutDefaults(resolved, v)) : member;
     } else if (isMessage) {
       kept = wellKnown ? member : withoutDefaults(resolved, member);
     } else if (!hasPresence(field)) {
-      const enumZero = resolved instanceof protobuf.Enum && (member === 0 || resolved.values[member as string] === 0);
+      const enumZero =
+        resolved instanceof protobuf.Enum && (member === 0 || resolved.values[member as string] === 0);
       if (member === "" || member === 0 || member === "0" || member === false || enumZero) continue;
     }
     define(out, field.name, kept);
