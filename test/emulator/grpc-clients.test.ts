@@ -467,6 +467,59 @@ describe("errors", () => {
   });
 });
 
+describe("faults apply to the REST path each RPC maps to", () => {
+  const getGroup = () => servedMethods().find((m) => m.fullName.endsWith("GroupsService/GetGroup"))!;
+
+  afterEach(() => api.emulator.faults.clear());
+
+  test.each([
+    [503, grpc.status.UNAVAILABLE],
+    [429, grpc.status.RESOURCE_EXHAUSTED],
+  ])("a %i fault is gRPC code %i, with the AIP-193 details", async (status, code) => {
+    api.emulator.faults.add({ path: "^/iam/v2beta1/groups/", action: "status", status, times: 1 });
+    const served = getGroup();
+    const answer = await wire.call(
+      served.path,
+      encodeMessage(served.requestType, { uid: f.folder }),
+      api.emulator.token,
+    );
+    expect(answer.code).toBe(code);
+    expect(answer.status?.code).toBe(code);
+    // Used once: the next call is answered.
+    expect(
+      (await wire.call(served.path, encodeMessage(served.requestType, { uid: f.folder }), api.emulator.token))
+        .code,
+    ).toBe(0);
+  });
+
+  test("a dropped request resets the call's stream: no status from the server, the channel goes on", async () => {
+    api.emulator.faults.add({ path: "^/iam/v2beta1/groups/", action: "drop", times: 1 });
+    const served = getGroup();
+    const answer = await wire.call(
+      served.path,
+      encodeMessage(served.requestType, { uid: f.folder }),
+      api.emulator.token,
+    );
+    expect(answer.code).toBe(grpc.status.INTERNAL);
+    expect(answer.status).toBeUndefined();
+    expect(
+      (await wire.call(served.path, encodeMessage(served.requestType, { uid: f.folder }), api.emulator.token))
+        .code,
+    ).toBe(0);
+  });
+});
+
+describe("the request log", () => {
+  test("a gRPC call is one logged API request naming its route", async () => {
+    api.emulator.clearRequestLog();
+    const served = servedMethods().find((m) => m.fullName.endsWith("GroupsService/GetGroup"))!;
+    await wire.call(served.path, encodeMessage(served.requestType, { uid: f.folder }), api.emulator.token);
+    expect(api.emulator.requestLog()).toEqual([
+      expect.objectContaining({ method: "GET", path: `/iam/v2beta1/groups/${f.folder}`, status: 200 }),
+    ]);
+  });
+});
+
 describe("token exchange over gRPC", () => {
   test("the exchanged token is accepted by the REST face", async () => {
     const served = servedMethods().find((m) => m.fullName.endsWith("SecurityTokenService/Exchange"));
