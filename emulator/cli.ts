@@ -3,7 +3,7 @@
  * platform-emulator [--port N] [--data FILE [--data-sync]] [--seed FILE] [--quiet] [--propagation-delay-ms N]
  *                   [--token-lifetime-ms N]
  *
- * Starts the emulator on 127.0.0.1, prints the base URL (token exchange is on the same host), the organization
+ * Starts the emulator on 127.0.0.1, prints the base URL (token exchange and gRPC are on the same host), the organization
  * uid and the bootstrap token, then machine-readable PLATFORM_API_URL= / PLATFORM_TOKEN= / PLATFORM_ORG_UID=
  * lines. Logs one line per request (method, path, status, ms; never the Authorization header). Stops on
  * SIGINT/SIGTERM. --quiet drops the per-request lines (benchmarks). --data-sync waits for the disk before answering
@@ -79,6 +79,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       `platform-emulator listening on ${emulator.url} (token exchange: ${emulator.authUrl}/sts/exchange)`,
+      `gRPC on the same address (plaintext HTTP/2): ${new URL(emulator.url).host}`,
       `organization: ${emulator.orgUid} (demo-org)`,
       `bootstrap token (emulator only): ${emulator.token}`,
       `PLATFORM_API_URL=${emulator.url}`,

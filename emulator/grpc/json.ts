@@ -158,8 +158,11 @@ export interface MessageCodec {
   readonly typeName: string;
   /** Wire bytes → JSON; throws on a malformed message. `unknown` lists field numbers the schema lacks. */
   decode(bytes: Uint8Array): { json: JsonValue; unknown: string[] };
-  /** JSON → wire bytes; throws when the JSON does not fit the message (a member it lacks, a wrong type). */
-  encode(json: JsonValue): Uint8Array;
+  /**
+   * JSON → wire bytes; throws when a member's value does not fit its field (a wrong type). Members the message
+   * lacks are refused, or with `dropUnknown` left out (a REST answer's members beyond the published message).
+   */
+  encode(json: JsonValue, options?: { dropUnknown?: boolean }): Uint8Array;
 }
 
 export function messageCodec(registry: Registry, typeName: string): MessageCodec {
@@ -171,7 +174,11 @@ export function messageCodec(registry: Registry, typeName: string): MessageCodec
       const message = fromBinary(schema, bytes, { readUnknownFields: true });
       return { json: toJson(schema, message, { registry }), unknown: unknownFields(schema, message) };
     },
-    encode: (json) => toBinary(schema, fromJson(schema, json, { registry, ignoreUnknownFields: false })),
+    encode: (json, options = {}) =>
+      toBinary(
+        schema,
+        fromJson(schema, json, { registry, ignoreUnknownFields: options.dropUnknown === true }),
+      ),
   };
 }
 

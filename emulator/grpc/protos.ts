@@ -79,6 +79,19 @@ export function loadServicePackage(): protoLoader.PackageDefinition {
   return packageDefinition;
 }
 
+let reflectionPackage: protoLoader.PackageDefinition | undefined;
+
+/**
+ * The same files with their fields named as published (`page_size`, not `pageSize`), for server reflection.
+ * protobuf.js renames fields when it parses them with keepCase off, and its descriptors carry that name, so the
+ * package above describes `pageSize`; a reflection client (grpcurl) then knows no `page_size` and takes JSON by
+ * the camelCase name only. Field numbers and types, all the wire depends on, are the same in both. Loaded once.
+ */
+export function loadReflectionPackage(): protoLoader.PackageDefinition {
+  reflectionPackage ??= protoLoader.loadSync(protoFiles(), { ...LOADER_OPTIONS, keepCase: true });
+  return reflectionPackage;
+}
+
 let root: protobuf.Root | undefined;
 
 /**

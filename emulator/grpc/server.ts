@@ -9,10 +9,11 @@
  * bearer token, and the answer's JSON encoded as the response message (./json.ts); a failure is its gRPC status
  * with the AIP-193 details (./status.ts). Server reflection v1 and v1alpha serve the same package.
  *
- * May import: @grpc/grpc-js, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors, ../service,
+ * May import: @grpc/grpc-js, @grpc/proto-loader, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors, ../service,
  * ../server (the body limit), ./json, ./protos, ./status, ./transcode.
  */
 import * as grpc from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 import { constants as http2, type ServerHttp2Stream } from "node:http2";
 import type { Server as NetServer, Socket } from "node:net";
@@ -20,8 +21,9 @@ import { logEntry, type Dispatch, type Dispatcher } from "../dispatch";
 import { ApiFailure, internal, invalidArgument } from "../errors";
 import type { LoggedRequest, Service } from "../service";
 import type { Route } from "../routes/types";
+import type { Registry } from "@bufbuild/protobuf";
 import { messageCodec, messageRegistry, type JsonValue, type MessageCodec } from "./json";
-import { loadServicePackage, servedMethods } from "./protos";
+import { LOADER_OPTIONS, protoFiles, servedMethods, type ServedMethod } from "./protos";
 import { grpcStatus } from "./status";
 import { routeFinder, transcoder, type Transcoder } from "./transcode";
 
@@ -46,30 +48,57 @@ export interface GrpcFace {
 type UnaryCall = grpc.ServerUnaryCall<Buffer, Uint8Array>;
 type Callback = grpc.sendUnaryData<Uint8Array>;
 
+/** What every emulator's gRPC face shares: the proto files as descriptors, codecs and reflection. */
+interface FaceSchema {
+  registry: Registry;
+  statusCodec: MessageCodec;
+  reflection: ReflectionService;
+  methods: { method: ServedMethod; request: MessageCodec; response: MessageCodec }[];
+}
+
+let schema: FaceSchema | undefined;
+
+/**
+ * Built once per process. The proto files are loaded here with the fields' own names (`account_association`,
+ * its JSON name `accountAssociation`), which reflection serves and grpcurl shows and accepts, where the package of
+ * ./protos.ts, loaded for clients' object shapes, names them camelCased.
+ */
+function faceSchema(): FaceSchema {
+  if (schema === undefined) {
+    const pkg = loadSync(protoFiles(), { ...LOADER_OPTIONS, keepCase: true });
+    const registry = messageRegistry(pkg);
+    schema = {
+      registry,
+      statusCodec: messageCodec(registry, "google.rpc.Status"),
+      reflection: new ReflectionService(pkg),
+      methods: servedMethods().map((method) => ({
+        method,
+        request: messageCodec(registry, method.requestType),
+        response: messageCodec(registry, method.responseType),
+      })),
+    };
+  }
+  return schema;
+}
+
 export function createGrpcFace(options: GrpcFaceOptions): GrpcFace {
-  const pkg = loadServicePackage();
-  const registry = messageRegistry(pkg);
-  const statusCodec = messageCodec(registry, "google.rpc.Status");
+  const { registry, statusCodec, reflection, methods } = faceSchema();
   const routes = routeFinder(options.routes);
   const server = new grpc.Server({
     "grpc.max_receive_message_length": options.maxMessageBytes,
   });
-  for (const method of servedMethods()) {
-    const face: MethodFace = {
-      transcoder: transcoder(method, registry, routes),
-      request: messageCodec(registry, method.requestType),
-      response: messageCodec(registry, method.responseType),
-    };
+  for (const { method, request, response } of methods) {
+    const face: MethodFace = { transcoder: transcoder(method, registry, routes), request, response };
     // Bytes in, bytes out: decoding is ours (./json.ts), so a malformed message is INVALID_ARGUMENT, not INTERNAL.
     server.register<Buffer, Uint8Array>(
       method.path,
       (call: UnaryCall, callback: Callback) => void serve(face, call, callback, options, statusCodec),
-      (response) => Buffer.from(response),
-      (request) => request,
+      (message) => Buffer.from(message),
+      (message) => message,
       "unary",
     );
   }
-  new ReflectionService(pkg).addToServer(server);
+  reflection.addToServer(server);
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   return {
     inject: (socket) => injector.injectConnection(socket),
@@ -142,10 +171,13 @@ function decodeRequest(codec: MessageCodec, bytes: Buffer): { [name: string]: Js
   return decoded.json as { [name: string]: JsonValue };
 }
 
-/** The REST answer as the response message; an answer the message cannot carry is the emulator's bug. */
+/**
+ * The REST answer as the response message. Members the message lacks are not sent (the v1 lists' REST answers
+ * carry `createdAt`, which the published v1 messages do not); a member of the wrong type is the emulator's bug.
+ */
 function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: GrpcFaceOptions): Uint8Array {
   try {
-    return face.response.encode(face.transcoder.fromRest(value));
+    return face.response.encode(face.transcoder.fromRest(value), { dropUnknown: true });
   } catch (error) {
     throw unexpected(error, rpc, options);
   }
@@ -168,7 +200,7 @@ function authorization(metadata: grpc.Metadata): string | undefined {
  * A dropped request: the call's HTTP/2 stream is reset (RST_STREAM, INTERNAL_ERROR) with no status, as a proxy
  * that loses its upstream does; the client sees the reset (grpc-js and grpc-go: INTERNAL, "RST_STREAM"), and the
  * connection and its other calls go on. grpc-js gives a handler no way to reset its stream, so this reaches the
- * stream through the call object (grpc-js 1.x); ./grpc-face tests prove the reset happens.
+ * stream through the call object (grpc-js 1.x); test/emulator/grpc-face.test.ts proves the reset happens.
  */
 function resetStream(call: UnaryCall): void {
   const stream = (call as unknown as { call?: { stream?: ServerHttp2Stream } }).call?.stream;
@@ -176,7 +208,8 @@ function resetStream(call: UnaryCall): void {
     throw new Error(
       "the gRPC call's HTTP/2 stream is not reachable: grpc-js changed; a drop cannot be injected",
     );
-  stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+  // A call its client already gave up on (deadline, cancellation) has no stream left to reset.
+  if (!stream.closed && !stream.destroyed) stream.close(http2.NGHTTP2_INTERNAL_ERROR);
 }
 
 /** The HTTP/2 client preface: what a gRPC client (h2c, prior knowledge) sends first. */

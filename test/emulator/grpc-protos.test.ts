@@ -10,14 +10,28 @@ import {
   LOADER_OPTIONS,
   jsonNameOf,
   loadProtoRoot,
+  loadReflectionPackage,
   loadServicePackage,
   protoFiles,
   routeLines,
   servedMethods,
   type HttpBinding,
 } from "../../emulator/grpc/protos";
+import { accountAssociations } from "../../emulator/routes/account-associations";
+import { advisories } from "../../emulator/routes/advisories";
 import type { Control } from "../../emulator/routes/control";
+import type { CollectionSpec } from "../../emulator/routes/crud";
+import { listParameters } from "../../emulator/routes/crud-list";
+import { groupInvites } from "../../emulator/routes/group-invites";
+import { groups } from "../../emulator/routes/groups";
+import { identities } from "../../emulator/routes/identities";
+import { identityProviders } from "../../emulator/routes/identity-providers";
+import { repos } from "../../emulator/routes/repos";
+import { roleBindings } from "../../emulator/routes/role-bindings";
+import { roles } from "../../emulator/routes/roles";
 import { routeTable } from "../../emulator/routes/table";
+import { tags } from "../../emulator/routes/tags";
+import { V1_LISTS } from "../../emulator/routes/v1";
 import { CapabilityValues } from "../../sdk/schemas/openapi.generated";
 import { spec } from "./openapi";
 
@@ -57,6 +71,24 @@ describe("the proto files", () => {
       expect(definition[m.requestType]).toBeDefined();
       expect(m.fullName).toBe(`${m.service}/${m.method}`);
     }
+  });
+
+  test("the reflection package describes the fields by their published names, at the same numbers", () => {
+    const describe = (pkg: protoLoader.PackageDefinition, type: string) => {
+      const message = (pkg[type] as protoLoader.MessageTypeDefinition<object, object>).type as {
+        field: { name: string; number: number }[];
+      };
+      return message.field.map((f) => [f.name, f.number]);
+    };
+    const type = "chainguard.platform.iam.v2beta1.ListGroupsRequest";
+    expect(describe(loadReflectionPackage(), type)).toEqual(
+      loadProtoRoot()
+        .lookupType(type)
+        .fieldsArray.map((f) => [f.name, f.id]),
+    );
+    expect(describe(loadReflectionPackage(), type)).toContainEqual(["page_size", 3]);
+    expect(describe(loadServicePackage(), type)).toContainEqual(["pageSize", 3]);
+    expect(Object.keys(loadReflectionPackage()).sort()).toEqual(Object.keys(loadServicePackage()).sort());
   });
 
   test("the (google.api.http) extension is MethodOptions field 72295728 of type HttpRule", () => {
@@ -130,7 +162,15 @@ const REST_ONLY = ["GET /iam/v1/groups/{uid}", "PATCH /iam/v1/groups/{uid}"];
 interface Bound {
   rpc: string;
   binding: HttpBinding;
+  /** Matched with its trailing `**` variable taking no segment (routeLines' second line). */
+  empty: boolean;
 }
+
+/**
+ * Routes a binding answers with its `**` variable empty. Allowed only where meant, so a list route whose List RPC
+ * went missing is not silently taken for its Get with an empty uid.
+ */
+const EMPTY_VARIABLE = ["POST /iam/v2beta1/groups"];
 
 /** Each route line → the binding that answers it: the best-ranked match (see routeLines), which must be unique. */
 function answering(lines: string[]): Map<string, Bound[]> {
@@ -139,7 +179,7 @@ function answering(lines: string[]): Map<string, Bound[]> {
     for (const binding of m.http) {
       routeLines(binding).forEach((line, rank) => {
         const list = candidates.get(line) ?? [];
-        list.push({ bound: { rpc: m.fullName, binding }, rank });
+        list.push({ bound: { rpc: m.fullName, binding, empty: rank > 0 }, rank });
         candidates.set(line, list);
       });
     }
@@ -160,15 +200,21 @@ describe("the RPCs and the REST route table", () => {
   const served = tableLines.filter((line) => !NOT_RPCS.test(line));
   const byLine = answering(served);
 
-  test("every served route is exactly one RPC's binding, but the REST-only ones, which are none", () => {
+  test("every served route is exactly one RPC's binding (but the REST-only ones)", () => {
     const unmatched = served.filter((line) => byLine.get(line)!.length === 0);
     expect(unmatched).toEqual(REST_ONLY);
     const ambiguous = served.filter((line) => byLine.get(line)!.length > 1);
     expect(ambiguous).toEqual([]);
   });
 
+  test("a binding answers with its ** variable empty only where that is meant (an organization's create)", () => {
+    const empty = served.filter((line) => byLine.get(line)!.some((b) => b.empty));
+    expect(empty).toEqual(EMPTY_VARIABLE);
+  });
+
   test("every RPC binding answers at least one served route", () => {
-    const key = (b: Bound) => `${b.rpc}: ${b.binding.method} ${b.binding.pathTemplate}`;
+    const key = (b: Pick<Bound, "rpc" | "binding">) =>
+      `${b.rpc}: ${b.binding.method} ${b.binding.pathTemplate}`;
     const used = new Set([...byLine.values()].flat().map(key));
     const unused = servedMethods()
       .flatMap((m) => m.http.map((binding) => key({ rpc: m.fullName, binding })))
@@ -306,4 +352,59 @@ describe("the served messages and the OpenAPI objects", () => {
     expect(jsonNameOf(repo.fields.sync_config!)).toBe("sync_config");
     expect(jsonNameOf(repo.fields.active_tags!)).toBe("activeTags");
   });
+});
+
+/** A request message's scalar field paths by JSON name, a nested message's as "uidp.childrenOf". */
+function fieldPaths(typeName: string, prefix = ""): string[] {
+  return loadProtoRoot()
+    .lookupType(typeName)
+    .fieldsArray.flatMap((field) => {
+      field.resolve();
+      const path = prefix + jsonNameOf(field);
+      const nested = field.resolvedType;
+      return nested instanceof protobuf.Type && nested.fullName !== ".google.protobuf.Timestamp"
+        ? fieldPaths(nested.fullName.slice(1), `${path}.`)
+        : [path];
+    });
+}
+
+/** The RPC whose GET binding is exactly this path: a list. */
+function listRpc(path: string) {
+  const found = servedMethods().filter((m) =>
+    m.http.some((b) => b.method === "GET" && b.pathTemplate === path),
+  );
+  expect([path, found.length]).toEqual([path, 1]);
+  return found[0]!;
+}
+
+describe("the lists' query parameters and their request messages", () => {
+  const collections: CollectionSpec[] = [
+    groups,
+    identities,
+    roles,
+    roleBindings,
+    identityProviders,
+    groupInvites,
+    accountAssociations,
+    repos,
+    tags,
+    advisories,
+  ];
+
+  test.each(collections.map((spec) => [spec.prefix, spec] as const))(
+    "GET %s takes exactly its request message's fields",
+    (_prefix, spec) => {
+      const rpc = listRpc(spec.prefix);
+      expect(Object.keys(listParameters(spec)).sort()).toEqual(fieldPaths(rpc.requestType).sort());
+    },
+  );
+
+  test.each(V1_LISTS.map((list) => [list.path, list] as const))(
+    "v1 GET %s takes exactly the fields of the message it cites",
+    (_path, list) => {
+      const rpc = listRpc(list.path);
+      expect(rpc.requestType.split(".").pop()).toBe(list.message);
+      expect(Object.keys(list.params).sort()).toEqual(fieldPaths(rpc.requestType).sort());
+    },
+  );
 });

@@ -1,0 +1,432 @@
+/**
+ * The gRPC face's mechanism: one port for both faces, each kind of call once, errors with their AIP-193 details,
+ * what a gRPC client expects of a server (UNIMPLEMENTED, UNAUTHENTICATED, deadlines, size limits, reflection),
+ * faults, the request log. The cross-face property test and the hostile-input test live in their own files.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import * as protobuf from "protobufjs";
+import { loadProtoRoot, servedMethods } from "../../emulator/grpc/protos";
+import { transcoder, routeFinder } from "../../emulator/grpc/transcode";
+import { messageRegistry } from "../../emulator/grpc/json";
+import { loadServicePackage } from "../../emulator/grpc/protos";
+import { routeTable } from "../../emulator/routes/table";
+import type { Control } from "../../emulator/routes/control";
+import { BODY_LIMIT_BYTES } from "../../emulator/server";
+import { grpcClient, type GrpcClient, type GrpcResult } from "./grpc-client";
+import { start, type Api } from "./helpers";
+
+const IAM = "chainguard.platform.iam.v2beta1";
+const GROUPS = `${IAM}.GroupsService`;
+
+let api: Api;
+let rpc: GrpcClient;
+let org: string;
+
+beforeAll(async () => {
+  api = await start();
+  org = api.emulator.orgUid;
+  rpc = grpcClient(api.emulator.url, api.emulator.token);
+});
+afterAll(async () => {
+  rpc.close();
+  await api.emulator.close();
+});
+afterEach(() => api.emulator.faults.clear());
+
+function ok(result: GrpcResult) {
+  if (!result.ok) throw new Error(`expected OK, got ${result.code}: ${result.details}`);
+  return result.value;
+}
+
+/** A raw connection: what it receives until the server closes it or `ms` pass. */
+async function rawExchange(chunks: Buffer[], ms = 1000): Promise<Buffer> {
+  const { port } = new URL(api.emulator.url);
+  const socket: Socket = connect(Number(port), "127.0.0.1");
+  const received: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => received.push(chunk));
+  await new Promise((resolve) => socket.once("connect", resolve));
+  for (const chunk of chunks) {
+    socket.write(chunk);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await new Promise((resolve) => {
+    socket.once("close", resolve);
+    setTimeout(resolve, ms);
+  });
+  socket.destroy();
+  return Buffer.concat(received);
+}
+
+describe("one port", () => {
+  test("REST and gRPC calls interleaved on the one address get the same answers", async () => {
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      i % 2 === 0
+        ? api.get(`/iam/v2beta1/groups/${org}`).then((r) => r.body.name)
+        : rpc.call(`${GROUPS}/GetGroup`, { uid: org }).then((r) => ok(r).name),
+    );
+    expect(await Promise.all(calls)).toEqual(Array(6).fill("demo-org"));
+  });
+
+  test("a preface split across writes is still gRPC: the server answers with HTTP/2 SETTINGS", async () => {
+    const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+    const settings = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]); // an empty SETTINGS frame
+    const answer = await rawExchange([preface.subarray(0, 5), preface.subarray(5), settings], 500);
+    expect(answer.length).toBeGreaterThanOrEqual(9);
+    expect(answer[3]).toBe(4); // the first frame the server sends is its SETTINGS
+    expect(answer.toString("latin1")).not.toContain("HTTP/1.1");
+  });
+
+  test("HTTP/1 garbage, and a preface that turns into something else, still get the REST face's 400", async () => {
+    for (const bytes of ["GARBAGE\r\n\r\n", "PRI * HTTP/2.1\r\n\r\n", "PRI"]) {
+      const answer = (await rawExchange([Buffer.from(bytes, "latin1")], 300)).toString("latin1");
+      if (bytes === "PRI") {
+        // Three bytes agree with the preface: the connection waits for more, then the client's close decides.
+        expect(answer).toBe("");
+        continue;
+      }
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).code).toBe(3);
+    }
+    expect((await api.get(`/iam/v2beta1/groups/${org}`)).status).toBe(200);
+  });
+});
+
+describe("each kind of call", () => {
+  test("create, get, list with paging, update with a mask, delete", async () => {
+    const created = await Promise.all(
+      ["page-a", "page-b", "page-c"].map(async (name) =>
+        ok(await rpc.call(`${GROUPS}/CreateGroup`, { parent: org, group: { name, description: "d" } })),
+      ),
+    );
+    expect(created.map((g) => g.uid)).toEqual(
+      created.map(() => expect.stringMatching(`^${org}/[0-9a-f]{16}$`)),
+    );
+    // Timestamps arrive as google.protobuf.Timestamp, equal to the REST face's RFC 3339 text.
+    const rest = (await api.get(`/iam/v2beta1/groups/${created[0].uid}`)).body;
+    const got = ok(await rpc.call(`${GROUPS}/GetGroup`, { uid: created[0].uid }));
+    expect(got).toEqual(
+      expect.objectContaining({
+        uid: rest.uid,
+        name: "page-a",
+        description: "d",
+        createTime: expect.anything(),
+      }),
+    );
+    const millis = Number(got.createTime.seconds) * 1000 + got.createTime.nanos / 1e6;
+    expect(new Date(millis).toISOString()).toBe(rest.createTime);
+
+    const first = ok(await rpc.call(`${GROUPS}/ListGroups`, { uidp: { childrenOf: org }, pageSize: 2 }));
+    expect(first.groups).toHaveLength(2);
+    expect(first.nextPageToken).toEqual(expect.any(String));
+    const second = ok(
+      await rpc.call(`${GROUPS}/ListGroups`, {
+        uidp: { childrenOf: org },
+        pageSize: 2,
+        pageToken: first.nextPageToken,
+      }),
+    );
+    const names = [...first.groups, ...second.groups].map((g: { name: string }) => g.name).sort();
+    expect(names).toEqual(["page-a", "page-b", "page-c"]);
+
+    // Only the masked field changes: the name sent beside it is ignored, as over REST.
+    const updated = ok(
+      await rpc.call(`${GROUPS}/UpdateGroup`, {
+        group: { uid: created[0].uid, name: "ignored", description: "new" },
+        updateMask: { paths: ["description"] },
+      }),
+    );
+    expect([updated.name, updated.description]).toEqual(["page-a", "new"]);
+    expect(api.emulator.requestLog().at(-1)).toEqual(
+      expect.objectContaining({
+        method: "PATCH",
+        query: { updateMask: "description" },
+        rpc: `${GROUPS}/UpdateGroup`,
+      }),
+    );
+
+    for (const group of created)
+      expect(ok(await rpc.call(`${GROUPS}/DeleteGroup`, { uid: group.uid }))).toEqual({});
+    expect((await api.get(`/iam/v2beta1/groups/${created[1].uid}`)).status).toBe(404);
+  });
+
+  test("token exchange: the workload's ID token in `authorization`, a token the REST face accepts", async () => {
+    const ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
+    const identity = (
+      await api.post(`/iam/v2beta1/identities/${org}`, {
+        name: "grpc-workload",
+        claimMatch: { issuer: `${api.emulator.url}/oidc`, subject: "grpc-ci" },
+      })
+    ).body.uid;
+    await api.post(`/iam/v2beta1/roleBindings/${org}`, { identityUid: identity, roleUid: ownerRole });
+    const idToken = await api.emulator.mintIdToken({ subject: "grpc-ci" });
+    const exchanged = ok(
+      await rpc.call(
+        "chainguard.platform.oidc.SecurityTokenService/Exchange",
+        { aud: [api.emulator.url], identity },
+        { token: idToken },
+      ),
+    );
+    expect(exchanged.token).toEqual(expect.any(String));
+    expect(Number(exchanged.expiry.seconds) * 1000).toBeGreaterThan(api.emulator.clock.now().getTime());
+    expect((await api.get(`/iam/v2beta1/groups/${org}`, exchanged.token)).status).toBe(200);
+    // The API token is no ID token: the exchange refuses it as the REST face does.
+    const refused = await rpc.call("chainguard.platform.oidc.SecurityTokenService/Exchange", {
+      aud: [api.emulator.url],
+      identity,
+    });
+    expect(refused.code).toBe(
+      (
+        await api.call(
+          "GET",
+          `/sts/exchange?aud=${encodeURIComponent(api.emulator.url)}&identity=${identity}`,
+        )
+      ).body.code,
+    );
+  });
+});
+
+/** The google.rpc.Status in a status's trailer, decoded with protobuf.js (not the face's own codec). */
+function statusDetails(result: GrpcResult): unknown {
+  if (result.ok) throw new Error("expected an error status");
+  const [bytes] = result.metadata.get("grpc-status-details-bin");
+  const root = loadProtoRoot();
+  const status = root.lookupType("google.rpc.Status").decode(bytes as Buffer) as unknown as {
+    code: number;
+    message: string;
+    details: { type_url: string; value: Uint8Array }[];
+  };
+  const camel = (object: unknown): unknown =>
+    Array.isArray(object)
+      ? object.map(camel)
+      : object !== null && typeof object === "object"
+        ? Object.fromEntries(
+            Object.entries(object).map(([k, v]) => [
+              k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
+              camel(v),
+            ]),
+          )
+        : object;
+  return {
+    code: status.code,
+    message: status.message,
+    details: status.details.map((any) => ({
+      "@type": any.type_url,
+      ...(camel(
+        (root.lookupType(any.type_url.split("/")[1]!) as protobuf.Type).toObject(
+          (root.lookupType(any.type_url.split("/")[1]!) as protobuf.Type).decode(any.value),
+        ),
+      ) as object),
+    })),
+  };
+}
+
+describe("errors as the real service sends them", () => {
+  test("the status and its grpc-status-details-bin equal the REST face's AIP-193 body", async () => {
+    const cases: { rpc: string; request: object; method: string; path: string; body?: object }[] = [
+      {
+        rpc: `${GROUPS}/CreateGroup`,
+        request: { parent: org, group: { name: "Bad Name!" } },
+        method: "POST",
+        path: `/iam/v2beta1/groups/${org}`,
+        body: { name: "Bad Name!" },
+      },
+      {
+        rpc: `${GROUPS}/GetGroup`,
+        request: { uid: `${org}/0123456789abcdef` },
+        method: "GET",
+        path: `/iam/v2beta1/groups/${org}/0123456789abcdef`,
+      },
+      {
+        rpc: `${GROUPS}/UpdateGroup`,
+        request: { group: { uid: org }, updateMask: { paths: ["nosuch"] } },
+        method: "PATCH",
+        path: `/iam/v2beta1/groups/${org}?updateMask=nosuch`,
+        body: { uid: org },
+      },
+    ];
+    for (const c of cases) {
+      const rest = await api.call(c.method, c.path, c.body !== undefined ? { body: c.body } : {});
+      const result = await rpc.call(c.rpc, c.request);
+      expect(result.ok).toBe(false);
+      if (result.ok) continue;
+      expect([result.code, result.details]).toEqual([rest.body.code, rest.body.message]);
+      expect(statusDetails(result)).toEqual(rest.body);
+    }
+  });
+
+  test("no token is UNAUTHENTICATED; an unknown method UNIMPLEMENTED", async () => {
+    const anonymous = await rpc.call(`${GROUPS}/ListGroups`, {}, { token: null });
+    expect(anonymous.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(statusDetails(anonymous)).toEqual((await api.get("/iam/v2beta1/groups", null)).body);
+    const client = new grpc.Client(new URL(api.emulator.url).host, grpc.credentials.createInsecure());
+    const code = await new Promise<number>((resolve) =>
+      client.makeUnaryRequest(
+        `/${GROUPS}/NoSuchMethod`,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.alloc(0),
+        (error) => resolve(error?.code ?? 0),
+      ),
+    );
+    client.close();
+    expect(code).toBe(grpc.status.UNIMPLEMENTED);
+  });
+
+  test("a malformed message is INVALID_ARGUMENT, an oversized one RESOURCE_EXHAUSTED; the emulator answers on", async () => {
+    const client = new grpc.Client(new URL(api.emulator.url).host, grpc.credentials.createInsecure());
+    const raw = (bytes: Buffer) =>
+      new Promise<grpc.ServiceError | null>((resolve) => {
+        const metadata = new grpc.Metadata();
+        metadata.set("authorization", `Bearer ${api.emulator.token}`);
+        client.makeUnaryRequest(
+          `/${GROUPS}/GetGroup`,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          bytes,
+          metadata,
+          (error) => resolve(error),
+        );
+      });
+    // Field 1 (uid) as a length-delimited string claiming 100 bytes, with 1 present.
+    expect((await raw(Buffer.from([0x0a, 100, 0x41])))?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    // Field 15, which GetGroupRequest lacks: refused, never dropped silently.
+    const unknown = await raw(Buffer.from([0x78, 0x01]));
+    expect([unknown?.code, unknown?.details]).toEqual([
+      grpc.status.INVALID_ARGUMENT,
+      expect.stringContaining("#15"),
+    ]);
+    expect((await raw(Buffer.alloc(BODY_LIMIT_BYTES + 1, 0)))?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    client.close();
+    expect(ok(await rpc.call(`${GROUPS}/GetGroup`, { uid: org })).name).toBe("demo-org");
+  });
+});
+
+describe("faults", () => {
+  test("a status fault: 503 is UNAVAILABLE, 429 RESOURCE_EXHAUSTED, with the REST body's details", async () => {
+    api.emulator.faults.add({ path: "^/iam/v2beta1/groups$", action: "status", status: 503, times: 1 });
+    const unavailable = await rpc.call(`${GROUPS}/ListGroups`, {});
+    expect(unavailable.code).toBe(grpc.status.UNAVAILABLE);
+    api.emulator.faults.add({ path: "^/iam/v2beta1/groups$", action: "status", status: 429, times: 1 });
+    expect((await rpc.call(`${GROUPS}/ListGroups`, {})).code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  test("drop resets the call's stream unapplied; applyThenDrop applies first; the connection lives on", async () => {
+    api.emulator.faults.add({ method: "POST", action: "drop", times: 1 });
+    const dropped = await rpc.call(`${GROUPS}/CreateGroup`, { parent: org, group: { name: "dropped" } });
+    expect([dropped.code, dropped.ok ? "" : dropped.details]).toEqual([
+      grpc.status.INTERNAL,
+      expect.stringContaining("RST_STREAM"),
+    ]);
+    api.emulator.faults.add({ method: "POST", action: "applyThenDrop", times: 1 });
+    const applied = await rpc.call(`${GROUPS}/CreateGroup`, { parent: org, group: { name: "applied" } });
+    expect(applied.code).toBe(grpc.status.INTERNAL);
+    const names = async (name: string) => ok(await rpc.call(`${GROUPS}/ListGroups`, { name })).groups ?? [];
+    expect(await names("dropped")).toHaveLength(0);
+    expect(await names("applied")).toHaveLength(1);
+  });
+
+  test("a stall past the client's deadline is DEADLINE_EXCEEDED, unapplied, and the emulator goes on", async () => {
+    api.emulator.faults.add({ method: "POST", action: "stall", stallMs: 600, times: 1 });
+    const late = await rpc.call(
+      `${GROUPS}/CreateGroup`,
+      { parent: org, group: { name: "late" } },
+      { deadlineMs: 150 },
+    );
+    expect(late.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(ok(await rpc.call(`${GROUPS}/ListGroups`, { name: "late" })).groups ?? []).toHaveLength(0);
+  });
+});
+
+describe("reflection", () => {
+  const reflectionProto = (version: string) =>
+    join(require.resolve("@grpc/reflection"), `../../proto/grpc/reflection/${version}/reflection.proto`);
+
+  for (const version of ["v1", "v1alpha"]) {
+    test(`${version} lists every served service and describes their files`, async () => {
+      const pkg = grpc.loadPackageDefinition(loadSync(reflectionProto(version), { keepCase: true }));
+      const Reflection = `grpc.reflection.${version}.ServerReflection`
+        .split(".")
+        .reduce<unknown>(
+          (at, name) => (at as Record<string, unknown>)[name],
+          pkg,
+        ) as grpc.ServiceClientConstructor;
+      const client = new Reflection(new URL(api.emulator.url).host, grpc.credentials.createInsecure());
+      const ask = (request: object) =>
+        new Promise<Record<string, unknown>>((resolve, reject) => {
+          const stream = (
+            client as unknown as {
+              ServerReflectionInfo(): grpc.ClientDuplexStream<object, Record<string, unknown>>;
+            }
+          ).ServerReflectionInfo();
+          stream.on("data", (response) => {
+            resolve(response);
+            stream.end();
+          });
+          stream.on("error", reject);
+          stream.write(request);
+        });
+      const listed = (await ask({ list_services: "" })).list_services_response as {
+        service: { name: string }[];
+      };
+      const names = listed.service.map((s) => s.name);
+      for (const service of new Set(servedMethods().map((m) => m.service))) expect(names).toContain(service);
+      // The files name fields as the .proto does (grpcurl shows and accepts these names).
+      const files = (await ask({ file_containing_symbol: `${IAM}.CreateGroupRequest` }))
+        .file_descriptor_response as { file_descriptor_proto: Buffer[] };
+      const descriptor = protobuf.Root.fromJSON(
+        require("protobufjs/google/protobuf/descriptor.json"),
+      ).lookupType("google.protobuf.FileDescriptorProto");
+      const messages = files.file_descriptor_proto.flatMap(
+        (bytes) =>
+          (
+            descriptor.toObject(descriptor.decode(bytes)) as {
+              messageType?: { name: string; field?: { name: string }[] }[];
+            }
+          ).messageType ?? [],
+      );
+      const request = messages.find((m) => m.name === "UpdateGroupRequest");
+      expect(request?.field?.map((f) => f.name)).toEqual(["group", "update_mask"]);
+      client.close();
+    });
+  }
+});
+
+test("every served method's http rule leads to a route of the table", () => {
+  const registry = messageRegistry(loadServicePackage());
+  const routes = routeFinder(routeTable({} as Control));
+  for (const method of servedMethods()) {
+    const face = transcoder(method, registry, routes);
+    // Path variables filled with a uid: the rule's path is a route's, with the uid as the route's {uid}.
+    const uid = `${"a".repeat(40)}/0123456789abcdef`;
+    const request = Object.fromEntries(
+      [...method.http[0]!.pathTemplate.matchAll(/\{([^}=.]+)(?:\.([^}=]+))?/g)].map(([, field, inner]) => [
+        field!.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
+        inner === undefined ? uid : { [inner]: uid },
+      ]),
+    );
+    const call = face.toRest(request);
+    expect([method.fullName, call.method, call.path.replace(uid, "{uid}")]).toEqual([
+      method.fullName,
+      method.http[0]!.method,
+      method.http[0]!.pathTemplate.replace(/\{[^}]+\}/, "{uid}"),
+    ]);
+    if (method.http[0]!.pathTemplate.includes("{")) expect(call.uid).toBe(uid);
+  }
+});
+
+test("closing the emulator ends its gRPC connections: close resolves, the client's next call is UNAVAILABLE", async () => {
+  const other = await start();
+  const client = grpcClient(other.emulator.url, other.emulator.token);
+  expect(ok(await client.call(`${GROUPS}/GetGroup`, { uid: other.emulator.orgUid })).name).toBe("demo-org");
+  const began = Date.now();
+  await other.emulator.close();
+  expect(Date.now() - began).toBeLessThan(2000);
+  expect(
+    (await client.call(`${GROUPS}/GetGroup`, { uid: other.emulator.orgUid }, { deadlineMs: 2000 })).code,
+  ).toBe(grpc.status.UNAVAILABLE);
+  client.close();
+});
