@@ -394,7 +394,12 @@ describe("every served RPC answers once", () => {
         /^(Get|Create|Update)/.test(served.method) &&
         served.responseType.endsWith(served.method.replace(/^(Get|Create|Update)/, ""))
       ) {
-        expect(typeof response.uid === "string" && response.uid !== "").toBe(true);
+        // v2beta1 objects name themselves by `uid`, v1 objects by `id`.
+        const self = response.uid ?? response.id;
+        expect({ rpc: served.fullName, named: typeof self === "string" && self !== "" }).toEqual({
+          rpc: served.fullName,
+          named: true,
+        });
       }
     },
   );
