@@ -472,6 +472,23 @@ describe("errors", () => {
   });
 });
 
+describe("CreateGroup with no parent", () => {
+  test("creates an organization, as POST /iam/v2beta1/groups does", async () => {
+    // `{parent=**}` matches no segment too: the binding of an empty parent is POST /iam/v2beta1/groups.
+    const served = servedMethods().find((m) => m.fullName.endsWith("GroupsService/CreateGroup"))!;
+    const rest = await api.post("/iam/v2beta1/groups", { name: "org-over-rest" });
+    expect(rest.status).toBe(200);
+    const answer = await wire.call(
+      served.path,
+      encodeMessage(served.requestType, { group: { name: "org-over-grpc" } }),
+      api.emulator.token,
+    );
+    expect({ code: answer.code, message: answer.message }).toEqual({ code: 0, message: "" });
+    const created = decodeMessage(served.responseType, answer.response!);
+    expect(created.uid).toMatch(/^[0-9a-f]{40}$/);
+  });
+});
+
 describe("faults apply to the REST path each RPC maps to", () => {
   const getGroup = () => servedMethods().find((m) => m.fullName.endsWith("GroupsService/GetGroup"))!;
 

@@ -375,7 +375,7 @@ describe("bytes that are no HTTP/2", () => {
         expect(hasGoaway(result.received)).toBe(true);
         closes.goaway++;
       }),
-      { seed: SEED, numRuns: Math.ceil(RUNS / 4), endOnFailure: true },
+      { seed: SEED, numRuns: Math.ceil(RUNS / 8), endOnFailure: true },
     );
     console.log(
       `after the preface: ${closes.goaway} GOAWAY and close, ${closes.waiting} waiting for more bytes`,
