@@ -1,5 +1,5 @@
 /**
- * Merges bench/results/emulator.json, bench/results/storage.json and bench/results/stack.json into bench/results/latest.json and prints the
+ * Merges bench/results/emulator.json, bench/results/storage.json, bench/results/grpc.json and bench/results/stack.json into bench/results/latest.json and prints the
  * tables (the form the README's performance section and bench/README.md use).
  *
  *   TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/report.ts
@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallCheck, Row, StateFigures } from "./stack";
+import { grpcTable, type GrpcResults } from "./grpc";
 import { storageTable, type StorageRow } from "./storage";
 
 const RESULTS = join(__dirname, "results");
@@ -136,9 +137,10 @@ if (require.main === module) {
   const stack = load<StackResults>("stack.json");
   const emulator = load<EmulatorResults>("emulator.json");
   const storage = load<{ creates: number; rows: StorageRow[] }>("storage.json");
+  const grpcFaces = load<GrpcResults>("grpc.json");
   writeFileSync(
     join(RESULTS, "latest.json"),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, stack, emulator, storage }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, stack, emulator, storage, grpc: grpcFaces }, null, 2)}\n`,
   );
   const text = [
     ...(stack?.rows ? stackTables(stack) : []),
@@ -148,6 +150,8 @@ if (require.main === module) {
     ...(storage
       ? [`emulator storage: ${storage.creates} sequential creates`, "", ...storageTable(storage.rows)]
       : []),
+    "",
+    ...(grpcFaces ? grpcTable(grpcFaces) : []),
   ];
   process.stdout.write(`\n${text.join("\n")}\n\nwritten: bench/results/latest.json\n`);
 }

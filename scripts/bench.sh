@@ -3,6 +3,8 @@
 #   1. builds the package (tsc) and installs it into bench/stack (scripts/install-local.sh);
 #   2. bench/emulator.ts: emulator requests/s and latency over 50,000 groups, ms per create of an identity with its
 #      binding at 1,000 / 5,000 / 20,000 -> bench/results/emulator.json;
+#      bench/grpc.ts: the same get, list of 200 and create through the gRPC face and its REST twin, with the ratio
+#      -> bench/results/grpc.json;
 #      bench/storage.ts: ms per create in memory vs --data at 1,000 / 20,000 / 50,000 groups -> bench/results/storage.json;
 #   3. bench/stack.ts: API calls per operation; up / no-op up / refresh / destroy at 0, 50 and 150 ms of API latency,
 #      wall and CPU per process, pulumi-platform vs the reference minimal provider (bench/minimal) vs the raw SDK;
@@ -23,7 +25,7 @@
 #      of the quick start's organization (wall and CPU seconds; fails over 0.3 s / 0.6 s) -> bench/results/cli-startup.json;
 #   8. merges emulator.json and stack.json into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 / BENCH_SKIP_STACKS=1 / BENCH_SKIP_CLI_STARTUP=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_GRPC=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 / BENCH_SKIP_STACKS=1 / BENCH_SKIP_CLI_STARTUP=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -35,12 +37,18 @@ say "building (npx tsc -p tsconfig.build.json)"
 # Type errors in files under development elsewhere do not stop tsc from emitting; a missing dist/ does.
 npx tsc -p tsconfig.build.json >/dev/null || say "tsc reported errors (dist/ emitted anyway; see npm run typecheck)"
 [ -f dist/provider/index.js ] && [ -f dist/emulator/cli.js ] || { say "dist/ was not built"; exit 1; }
+# The gRPC face serves the .proto files beside its compiled loader; tsc does not copy them (npm run build does).
+node scripts/copy-protos.js
 
 export TS_NODE_TRANSPILE_ONLY=1
 status=0
 if [ "${BENCH_SKIP_EMULATOR:-0}" != 1 ]; then
   say "emulator: bench/emulator.ts"
   BENCH_BUILD=0 npx ts-node bench/emulator.ts || status=$?
+fi
+if [ "${BENCH_SKIP_GRPC:-0}" != 1 ]; then
+  say "gRPC vs REST: bench/grpc.ts (get, list of 200, create through each face of one emulator)"
+  BENCH_BUILD=0 npx ts-node bench/grpc.ts || status=$?
 fi
 if [ "${BENCH_SKIP_STORAGE:-0}" != 1 ]; then
   say "emulator storage: bench/storage.ts (npm run bench:storage runs it alone)"

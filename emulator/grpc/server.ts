@@ -25,7 +25,7 @@ import { descriptorFiles, reflectionPackage } from "./descriptors";
 import { messageCodec, messageRegistry, type JsonValue, type MessageCodec } from "./json";
 import { loadReflectionPackage, servedMethods, type ServedMethod } from "./protos";
 import { grpcStatus } from "./status";
-import { routeFinder, transcoder, type Transcoder } from "./transcode";
+import { exactRouteLines, routeFinder, transcoder, type Transcoder } from "./transcode";
 
 export interface GrpcFaceOptions {
   svc: Service;
@@ -83,11 +83,16 @@ function faceSchema(): FaceSchema {
 export function createGrpcFace(options: GrpcFaceOptions): GrpcFace {
   const { registry, statusCodec, reflection, methods } = faceSchema();
   const routes = routeFinder(options.routes);
+  const exactLines = exactRouteLines(methods.map((m) => m.method));
   const server = new grpc.Server({
     "grpc.max_receive_message_length": options.maxMessageBytes,
   });
   for (const { method, request, response } of methods) {
-    const face: MethodFace = { transcoder: transcoder(method, registry, routes), request, response };
+    const face: MethodFace = {
+      transcoder: transcoder(method, registry, routes, exactLines),
+      request,
+      response,
+    };
     // Bytes in, bytes out: decoding is ours (./json.ts), so a malformed message is INVALID_ARGUMENT, not INTERNAL.
     server.register<Buffer, Uint8Array>(
       method.path,

@@ -9,7 +9,7 @@ import type { DescField, DescMessage, JsonObject, JsonValue, Registry } from "@b
 import { invalidArgument, unimplemented } from "../errors";
 import type { Query } from "../listing";
 import type { Route } from "../routes/types";
-import type { HttpBinding, ServedMethod } from "./protos";
+import { routeLines, type HttpBinding, type ServedMethod } from "./protos";
 import { withoutRestOnly } from "./rest-only";
 
 /** The REST request a gRPC call is, routed. */
@@ -33,6 +33,12 @@ interface Variable {
 interface CompiledBinding {
   binding: HttpBinding;
   variables: Variable[];
+  /**
+   * The path when its trailing `{field=**}` is empty: `**` matches no segment too, so CreateGroup with no parent is
+   * `POST /iam/v2beta1/groups`. Only where no other method's rule is that path (an empty GetGroup uid is not
+   * ListGroups): undefined there, and the empty variable stays an empty segment, as REST reads it.
+   */
+  zeroSegmentPath?: string;
   /** The body field's JSON name, "*" or "". */
   body: string;
   /** The response field's JSON name, or "" for the whole response. */
@@ -74,12 +80,25 @@ export interface Transcoder {
   fromRest(answer: unknown): JsonValue;
 }
 
-export function transcoder(method: ServedMethod, registry: Registry, routes: RouteFinder): Transcoder {
+/**
+ * The route lines every served method's rules name exactly (their first `routeLines`): a path one method's rule
+ * reaches only through an empty `**` must not be one of these.
+ */
+export function exactRouteLines(methods: readonly ServedMethod[]): Set<string> {
+  return new Set(methods.flatMap((m) => m.http.map((binding) => routeLines(binding)[0]!)));
+}
+
+export function transcoder(
+  method: ServedMethod,
+  registry: Registry,
+  routes: RouteFinder,
+  exactLines: ReadonlySet<string>,
+): Transcoder {
   const schema = registry.getMessage(method.requestType);
   const responseSchema = registry.getMessage(method.responseType);
   if (schema === undefined || responseSchema === undefined)
     throw new Error(`${method.fullName}: its messages are not in the proto files`);
-  const bindings = method.http.map((binding) => compile(binding, schema, responseSchema, method));
+  const bindings = method.http.map((binding) => compile(binding, schema, responseSchema, method, exactLines));
   return {
     method,
     toRest: (request) => {
@@ -105,6 +124,7 @@ function compile(
   schema: DescMessage,
   responseSchema: DescMessage,
   method: ServedMethod,
+  exactLines: ReadonlySet<string>,
 ): CompiledBinding {
   const variables: Variable[] = [];
   for (const match of binding.pathTemplate.matchAll(/\{([^}=]+)(=[^}]*)?\}/g)) {
@@ -114,7 +134,18 @@ function compile(
     binding.body === "" || binding.body === "*" ? binding.body : jsonName(schema, binding.body, method);
   const responseBody =
     binding.responseBody === "" ? "" : jsonName(responseSchema, binding.responseBody, method);
-  return { binding, variables, body, responseBody };
+  const zeroSegment = routeLines(binding)[1];
+  const zeroSegmentPath =
+    zeroSegment !== undefined && !exactLines.has(zeroSegment)
+      ? zeroSegment.slice(binding.method.length + 1)
+      : undefined;
+  return {
+    binding,
+    variables,
+    body,
+    responseBody,
+    ...(zeroSegmentPath !== undefined ? { zeroSegmentPath } : {}),
+  };
 }
 
 /** A field path in proto names (`group.uid`) → the same path in JSON names, through the message's fields. */
@@ -153,7 +184,11 @@ function restCall(compiled: CompiledBinding, request: JsonObject): Omit<RestCall
       typeof value !== "boolean"
     )
       throw invalidArgument(`${variable.fields.join(".")} cannot be a path parameter`);
-    path = path.replace(variable.text, value === undefined ? "" : String(value));
+    const text = value === undefined ? "" : String(value);
+    path =
+      text === "" && compiled.zeroSegmentPath !== undefined && path.endsWith(`/${variable.text}`)
+        ? compiled.zeroSegmentPath
+        : path.replace(variable.text, text);
   }
   if (compiled.body === "*") return { method: compiled.binding.method, path, query: {}, body: rest };
   if (compiled.body === "")

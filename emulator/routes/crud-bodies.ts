@@ -61,17 +61,29 @@ export function refuseUnknownFields(
   wire?: WireMessage,
 ): void {
   refuseUnknownMembers(body, schema, label, outputOnly);
-  if (wire === undefined || typeof body !== "object" || body === null || Array.isArray(body)) return;
-  for (const member of outputOnly) {
+  if (wire !== undefined)
+    refuseMistypedMembers(body, wire, outputOnly, (member) => `${member} is output-only`);
+}
+
+/**
+ * Each of `members` the body carries has its type in the kind's message, as the service's parser reads every member
+ * of a body whatever the update mask says (grpc-gateway unmarshals the whole body first): a wrong JSON type is code 3
+ * naming it. `said` words the member in the error ("name is outside the update mask").
+ */
+export function refuseMistypedMembers(
+  body: unknown,
+  wire: WireMessage,
+  members: readonly string[],
+  said: (member: string) => string,
+): void {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return;
+  for (const member of members) {
     const value = Object.hasOwn(body, member) ? (body as Record<string, unknown>)[member] : undefined;
     const type = Object.hasOwn(wire.shape, member) ? wire.shape[member] : undefined;
     // null is any member's default in protobuf JSON, so it is no wrong type.
     const parsed =
       type === undefined || value === undefined || value === null ? undefined : type.safeParse(value);
     if (parsed === undefined || parsed.success) continue;
-    throw badField(
-      member,
-      `${member} is output-only, but must be of its type: ${parsed.error.issues[0]?.message}`,
-    );
+    throw badField(member, `${said(member)}, but must be of its type: ${parsed.error.issues[0]?.message}`);
   }
 }

@@ -14,7 +14,7 @@ import { notFound } from "../errors";
 import { checkQuery, type ListParams, type ParamRule, type Query } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
 import type { Kind, StoredObject } from "../store";
-import { outputOnlyOf, refuseUnknownFields, wireMessageOf } from "./crud-bodies";
+import { outputOnlyOf, refuseMistypedMembers, refuseUnknownFields, wireMessageOf } from "./crud-bodies";
 import type { RouteContext } from "./types";
 
 /**
@@ -202,6 +202,10 @@ export function updateHandler(spec: CollectionSpec) {
       ...update,
       ignored,
     });
+    // Members the mask leaves out are not applied, but are still read: each must have its type.
+    const masked = new Set(paths.map((path) => path.split(".")[0]!));
+    const unmasked = Object.keys(ctx.body ?? {}).filter((member) => !masked.has(member));
+    refuseMistypedMembers(ctx.body, message, unmasked, (member) => `${member} is outside the update mask`);
     // Nothing to change (no body, null, {}, or only output-only members): a true no-op, updateTime included.
     if (paths.length === 0) return wire;
     // The values after the update are validated whole, so a nested change cannot leave an invalid message.

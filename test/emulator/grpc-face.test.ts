@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, type DescriptorProto } from "@bufbuild/protobuf/wkt";
 import { loadProtoRoot, loadReflectionPackage, servedMethods } from "../../emulator/grpc/protos";
-import { transcoder, routeFinder } from "../../emulator/grpc/transcode";
+import { exactRouteLines, routeFinder, transcoder } from "../../emulator/grpc/transcode";
 import { descriptorFiles } from "../../emulator/grpc/descriptors";
 import { messageCodec, messageRegistry } from "../../emulator/grpc/json";
 import { loadServicePackage } from "../../emulator/grpc/protos";
@@ -460,7 +460,7 @@ test("every served method's http rule leads to a route of the table", () => {
   const registry = messageRegistry(descriptorFiles(loadServicePackage()));
   const routes = routeFinder(routeTable({} as Control));
   for (const method of servedMethods()) {
-    const face = transcoder(method, registry, routes);
+    const face = transcoder(method, registry, routes, exactRouteLines(servedMethods()));
     // Path variables filled with a uid: the rule's path is a route's, with the uid as the route's {uid}.
     const uid = `${"a".repeat(40)}/0123456789abcdef`;
     const request = Object.fromEntries(

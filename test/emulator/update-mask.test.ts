@@ -232,3 +232,33 @@ describe("output-only fields", () => {
     expect([r.body.code, details(r.body).fieldViolations.map((v) => v.field)]).toEqual([3, ["colour"]]);
   });
 });
+
+describe("members outside the mask", () => {
+  // What each writable member is not: a JSON value of another type than the OpenAPI gives it.
+  const WRONG: [string, unknown][] = [
+    ["name", 5],
+    ["description", { nested: true }],
+    ["name", ["a"]],
+    ["description", false],
+  ];
+
+  test("still have their type: a wrong one is code 3 naming it, whatever the mask names, and nothing changes", async () => {
+    const kinds = await everyKind();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...kinds),
+        fc.constantFrom(...WRONG),
+        fc.constantFrom("createTime", "updateTime", "description", "name"),
+        async ({ path }, [member, value], mask) => {
+          fc.pre(mask !== member);
+          const before = (await api.get(path)).body;
+          const r = await api.patch(`${path}?updateMask=${mask}`, { [member]: value, [mask]: before[mask] });
+          expect([path, member, mask, r.status, r.body.code]).toEqual([path, member, mask, 400, 3]);
+          expect(details(r.body).fieldViolations.map((v) => v.field)).toEqual([member]);
+          expect((await api.get(path)).body).toEqual(before);
+        },
+      ),
+      { seed: 20261128, numRuns: 40 },
+    );
+  });
+});

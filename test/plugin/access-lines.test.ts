@@ -63,7 +63,7 @@ it("up names the binding of a role, an identity and a folder created earlier in 
   );
   expect(lines).toEqual([
     {
-      line: 'access: workload identity ci-robot gains CAP_REPO_LIST, CAP_TAG_LIST on folder platform, through role deployer (platform:iam:RoleBinding "test")',
+      line: 'access: workload identity ci-robot becomes role deployer (2 capabilities) on folder platform (platform:iam:RoleBinding "test")',
       urn: urnOf("platform:iam:RoleBinding"),
     },
   ]);

@@ -1,0 +1,328 @@
+/**
+ * gRPC against REST on the emulator: the same three calls through each face of one CLI-built emulator
+ * (dist/emulator/cli.js, one address for both), at the emulator bench's settings (BENCH_REQUESTS per face and
+ * scenario, BENCH_CONCURRENCY calls in flight), and the ratio of the two:
+ *   - GetGroup        vs GET /iam/v2beta1/groups/{uid}             (one of 200 groups, by uid)
+ *   - ListGroups      vs GET /iam/v2beta1/groups?uidp.children_of= (the folder's 200 groups, one page of 200)
+ *   - CreateGroup     vs POST /iam/v2beta1/groups/{parent}         (a new group under a folder of its own per face)
+ * The faces take turns in rounds (REST, gRPC, REST, ...) so a burst of load on a shared machine hits both alike;
+ * compare the ratios, not seconds across runs. REST goes over undici with BENCH_CONCURRENCY connections, gRPC over
+ * one @grpc/grpc-js channel (HTTP/2 streams on one connection, as gRPC clients do), each message encoded and decoded
+ * with the project's protos (emulator/grpc/protos.ts) as JSON is parsed on the REST side.
+ * Each round's calls are counted in the emulator's request log (one entry per call, whichever face); a call that
+ * is not exactly one logged API request fails the bench. Writes bench/results/grpc.json and prints a table.
+ *
+ *   npx tsc -p tsconfig.build.json && node scripts/copy-protos.js && TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/grpc.ts
+ *
+ * Env: BENCH_REQUESTS (2000 per face and scenario), BENCH_CONCURRENCY (8), BENCH_GRPC_ROUNDS (4).
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { Pool } from "undici";
+import { loadProtoRoot, servedMethods, type ServedMethod } from "../emulator/grpc/protos";
+import { startCliEmulator, type CliEmulator } from "./cli-emulator";
+
+const ROOT = join(__dirname, "..");
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const ROUNDS = Number(process.env.BENCH_GRPC_ROUNDS ?? 4);
+const LIST_SIZE = 200;
+
+type Face = "REST" | "gRPC";
+
+interface Figures {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+export interface GrpcResults {
+  requests: number;
+  concurrency: number;
+  rounds: number;
+  rows: Row[];
+}
+
+/** The table of a run (also printed by bench/report.ts from bench/results/grpc.json). */
+export function grpcTable(results: GrpcResults): string[] {
+  return [
+    `gRPC vs REST on one emulator (CLI, loopback): ${results.requests} calls per face and scenario in ${results.rounds} alternating rounds, concurrency ${results.concurrency}`,
+    "",
+    "| scenario | RPC | REST req/s | gRPC req/s | gRPC/REST req/s | REST p50 / p95 / p99 ms | gRPC p50 / p95 / p99 ms | gRPC/REST p50 | logged per call (REST, gRPC) |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...results.rows.map(
+      (r) =>
+        `| ${r.scenario} | ${r.rpc} | ${r.rest.rps} | ${r.grpc.rps} | ${r.rpsRatio} | ${r.rest.p50} / ${r.rest.p95} / ${r.rest.p99} | ${r.grpc.p50} / ${r.grpc.p95} / ${r.grpc.p99} | ${r.p50Ratio} | ${r.loggedPerCall.rest}, ${r.loggedPerCall.grpc} |`,
+    ),
+    "",
+  ];
+}
+
+export interface Row {
+  scenario: string;
+  rpc: string;
+  rest: Figures;
+  grpc: Figures;
+  /** gRPC's requests per second over REST's: above 1, gRPC is faster. */
+  rpsRatio: number;
+  /** gRPC's p50 over REST's: below 1, gRPC is faster. */
+  p50Ratio: number;
+  /** API requests in the emulator's request log per call, per face (1 is the only right answer). */
+  loggedPerCall: { rest: number; grpc: number };
+}
+
+/** One call of a scenario on one face: resolves when the answer is read and decoded; throws on an error. */
+type Call = (i: number) => Promise<void>;
+
+interface Scenario {
+  name: string;
+  rpc: string;
+  rest: Call;
+  grpc: Call;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+/** `count` calls, CONCURRENCY in flight; the latencies (ms) and the wall time (s). */
+async function drive(
+  call: Call,
+  count: number,
+  offset: number,
+): Promise<{ latencies: number[]; seconds: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const begin = process.hrtime.bigint();
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const i = offset + next++;
+      const start = process.hrtime.bigint();
+      await call(i);
+      latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { latencies, seconds: Number(process.hrtime.bigint() - begin) / 1e9 };
+}
+
+function figures(latencies: number[], seconds: number): Figures {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    requests: sorted.length,
+    seconds: round2(seconds),
+    rps: Math.round(sorted.length / seconds),
+    p50: round2(percentile(sorted, 50)),
+    p95: round2(percentile(sorted, 95)),
+    p99: round2(percentile(sorted, 99)),
+  };
+}
+
+/** The two faces in turns: warm-up (untimed), then ROUNDS rounds each; every timed call counted in the log. */
+async function measure(emulator: CliEmulator, scenario: Scenario): Promise<Row> {
+  let offset = 0;
+  for (const face of ["REST", "gRPC"] as Face[]) {
+    await drive(face === "REST" ? scenario.rest : scenario.grpc, Math.ceil(REQUESTS / 4), offset);
+    offset += REQUESTS;
+  }
+  const per = Math.ceil(REQUESTS / ROUNDS);
+  const collected: Record<Face, { latencies: number[]; seconds: number; logged: number }> = {
+    REST: { latencies: [], seconds: 0, logged: 0 },
+    gRPC: { latencies: [], seconds: 0, logged: 0 },
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    const order: Face[] = r % 2 === 0 ? ["REST", "gRPC"] : ["gRPC", "REST"];
+    for (const face of order) {
+      await emulator.clearRequests();
+      const { latencies, seconds } = await drive(
+        face === "REST" ? scenario.rest : scenario.grpc,
+        per,
+        offset,
+      );
+      offset += per;
+      collected[face].latencies.push(...latencies);
+      collected[face].seconds += seconds;
+      collected[face].logged += (await emulator.requests()).length;
+    }
+  }
+  const rest = figures(collected.REST.latencies, collected.REST.seconds);
+  const grpcFigures = figures(collected.gRPC.latencies, collected.gRPC.seconds);
+  return {
+    scenario: scenario.name,
+    rpc: scenario.rpc,
+    rest,
+    grpc: grpcFigures,
+    rpsRatio: round2(grpcFigures.rps / rest.rps),
+    p50Ratio: round2(grpcFigures.p50 / rest.p50),
+    loggedPerCall: {
+      rest: round2(collected.REST.logged / rest.requests),
+      grpc: round2(collected.gRPC.logged / grpcFigures.requests),
+    },
+  };
+}
+
+/** A unary gRPC call of `served` on `client`: the request encoded, the answer decoded, as generated code does. */
+function grpcCall(
+  client: grpc.Client,
+  served: ServedMethod,
+  token: string,
+): (request: object) => Promise<unknown> {
+  const root = loadProtoRoot();
+  const requestType = root.lookupType(served.requestType);
+  const responseType = root.lookupType(served.responseType);
+  return (request) =>
+    new Promise((resolve, reject) => {
+      const metadata = new grpc.Metadata();
+      metadata.set("authorization", `Bearer ${token}`);
+      client.makeUnaryRequest<object, unknown>(
+        served.path,
+        (message) => Buffer.from(requestType.encode(requestType.fromObject(message)).finish()),
+        (bytes: Buffer) =>
+          responseType.toObject(responseType.decode(bytes), { longs: String, enums: String }),
+        request,
+        metadata,
+        {},
+        (error, response) =>
+          error ? reject(new Error(`${served.fullName}: ${error.code} ${error.details}`)) : resolve(response),
+      );
+    });
+}
+
+function rpc(name: string): ServedMethod {
+  const served = servedMethods().find((m) => m.fullName === name);
+  if (served === undefined) throw new Error(`${name} is not served (emulator/grpc/protos.ts)`);
+  return served;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, "dist", "emulator", "cli.js")) || process.env.BENCH_BUILD !== "0") {
+    spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
+  }
+  // The CLI serves its gRPC face from the protos beside its compiled loader (tsc does not copy them).
+  spawnSync(process.execPath, [join(ROOT, "scripts", "copy-protos.js")], { cwd: ROOT, stdio: "inherit" });
+  const emulator = await startCliEmulator(ROOT);
+  const pool = new Pool(emulator.url, { connections: CONCURRENCY, pipelining: 1 });
+  const client = new grpc.Client(new URL(emulator.url).host, grpc.credentials.createInsecure());
+  try {
+    const hex16 = (): string => randomBytes(8).toString("hex");
+    const folder = `${emulator.orgUid}/${hex16()}`;
+    const restParent = `${emulator.orgUid}/${hex16()}`;
+    const grpcParent = `${emulator.orgUid}/${hex16()}`;
+    const children = Array.from({ length: LIST_SIZE }, (_, i) => ({
+      uid: `${folder}/${hex16()}`,
+      parent: folder,
+      name: `group-${String(i).padStart(3, "0")}`,
+    }));
+    await emulator.seed({
+      groups: [
+        { uid: folder, name: "listed" },
+        { uid: restParent, name: "rest-creates" },
+        { uid: grpcParent, name: "grpc-creates" },
+        ...children,
+      ],
+    });
+
+    const rest = async (method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> => {
+      const response = await pool.request({
+        method,
+        path,
+        headers: {
+          authorization: `Bearer ${emulator.token}`,
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await response.body.text();
+      if (response.statusCode !== 200)
+        throw new Error(`${method} ${path}: ${response.statusCode} ${text.slice(0, 200)}`);
+      return JSON.parse(text) as unknown;
+    };
+    const getGroup = grpcCall(
+      client,
+      rpc("chainguard.platform.iam.v2beta1.GroupsService/GetGroup"),
+      emulator.token,
+    );
+    const listGroups = grpcCall(
+      client,
+      rpc("chainguard.platform.iam.v2beta1.GroupsService/ListGroups"),
+      emulator.token,
+    );
+    const createGroup = grpcCall(
+      client,
+      rpc("chainguard.platform.iam.v2beta1.GroupsService/CreateGroup"),
+      emulator.token,
+    );
+    const pick = (i: number): string => children[(i * 7919) % children.length]!.uid;
+    const listed = (body: unknown, member: string): void => {
+      const n = ((body as Record<string, unknown[]>)[member] ?? []).length;
+      if (n !== LIST_SIZE) throw new Error(`a list of ${LIST_SIZE} gave ${n}`);
+    };
+
+    const scenarios: Scenario[] = [
+      {
+        name: "get a group by uid",
+        rpc: "GetGroup",
+        rest: async (i) => void (await rest("GET", `/iam/v2beta1/groups/${pick(i)}`)),
+        grpc: async (i) => void (await getGroup({ uid: pick(i) })),
+      },
+      {
+        name: `list ${LIST_SIZE} groups (children_of, page_size ${LIST_SIZE})`,
+        rpc: "ListGroups",
+        rest: async () =>
+          listed(
+            await rest(
+              "GET",
+              `/iam/v2beta1/groups?uidp.children_of=${encodeURIComponent(folder)}&page_size=${LIST_SIZE}`,
+            ),
+            "groups",
+          ),
+        grpc: async () =>
+          listed(await listGroups({ uidp: { children_of: folder }, page_size: LIST_SIZE }), "groups"),
+      },
+      {
+        name: "create a group",
+        rpc: "CreateGroup",
+        rest: async (i) =>
+          void (await rest("POST", `/iam/v2beta1/groups/${restParent}`, { name: `made-${i}` })),
+        grpc: async (i) => void (await createGroup({ parent: grpcParent, group: { name: `made-${i}` } })),
+      },
+    ];
+    const rows: Row[] = [];
+    for (const scenario of scenarios) rows.push(await measure(emulator, scenario));
+
+    const results: GrpcResults = { requests: REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS, rows };
+    process.stdout.write(`${grpcTable(results).join("\n")}\n`);
+    mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+    writeFileSync(
+      join(ROOT, "bench", "results", "grpc.json"),
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...results }, null, 2)}\n`,
+    );
+    const miscounted = rows.filter((r) => r.loggedPerCall.rest !== 1 || r.loggedPerCall.grpc !== 1);
+    if (miscounted.length > 0) {
+      process.stderr.write(
+        `bench: a call is not one logged API request: ${miscounted.map((r) => `${r.scenario} (REST ${r.loggedPerCall.rest}, gRPC ${r.loggedPerCall.grpc})`).join("; ")}\n`,
+      );
+      process.exitCode = 1;
+    }
+  } finally {
+    client.close();
+    await pool.close();
+    await emulator.stop();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
