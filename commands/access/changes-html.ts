@@ -14,13 +14,12 @@ import { IDENTITY_NOUNS, nounOf, type Names } from "../../sdk/words";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import { sayAlike } from "./alike";
 import {
+  changeCells,
   alikeWords,
-  changeParts,
   changeShape,
   changesSummary,
   namesOf,
   newnessOf,
-  partVerb,
   roleSize,
   whereWords,
   type Newness,
@@ -50,27 +49,9 @@ const sizeHtml = (capabilities: readonly string[]) =>
   `${roleSize(capabilities, (c) => capabilitiesHtml([c]), "")}` +
   `<details><summary>every capability</summary>${capabilitiesHtml(capabilities)}</details>`;
 
-/** The cells of a change, each its fact (what changes; through which binding), as ./review-markdown says them. */
-function changeCells(c: ChangedAccess, names: Names): { what: string; through: string } {
-  const write = htmlWriter(names);
-  const parts = changeParts(c);
-  const where = (group: string) => (group === c.group ? "this group" : write("group", group));
-  return {
-    what: parts
-      .map((p) =>
-        p.through.whole
-          ? `${partVerb(p)} ${write("role", p.through.role)} (${sizeHtml(p.capabilities)})`
-          : `${partVerb(p)} ${capabilitiesHtml(p.capabilities)}`,
-      )
-      .join("<br>"),
-    through: parts
-      .map((p) =>
-        p.through.whole
-          ? `bound on ${where(p.through.boundOn)}`
-          : `${write("role", p.through.role)} bound on ${where(p.through.boundOn)}`,
-      )
-      .join("<br>"),
-  };
+/** The cells of a change (./format's changeCells), written as the page's HTML. */
+function cellsOf(c: ChangedAccess, names: Names): { what: string; through: string } {
+  return changeCells(c, htmlWriter(names), capabilitiesHtml, sizeHtml, "<br>");
 }
 
 const row = (c: ChangedAccess, cells: string[]) =>
@@ -79,7 +60,7 @@ const row = (c: ChangedAccess, cells: string[]) =>
   `</tr>`;
 
 function accessRow(c: ChangedAccess, names: Names): string {
-  const cells = changeCells(c, names);
+  const cells = cellsOf(c, names);
   return row(c, [
     identityHtml(names, c.identity, c.identityKind),
     whereWords(c, htmlWriter(names)),
@@ -107,7 +88,7 @@ function accessTable(title: string, list: readonly ChangedAccess[], names: Names
             `${escapeHtml(w.who)}: ${w.names}`,
             escapeHtml(w.where),
             w.what,
-            changeCells(said.alike[0]!, names).through,
+            cellsOf(said.alike[0]!, names).through,
           ]);
         });
   return (

@@ -408,6 +408,39 @@ export function partWords(
   });
 }
 
+/**
+ * The cells of one change in a table, each its own fact: what changes ("becomes role editor (24 capabilities, 6
+ * privileged: …)", "gains CAP_A, CAP_B") and through which binding (a role said whole is not said again: only where
+ * it is bound; "this group" when on the group of the change). Objects written by `write`, a role's size by `size`,
+ * capabilities by `caps`, the parts of a cell joined by `separator`: the Markdown and the page say them alike.
+ */
+export function changeCells(
+  c: ChangedAccess,
+  write: Writer,
+  caps: (capabilities: readonly string[]) => string,
+  size: (capabilities: readonly string[]) => string,
+  separator: string,
+): { what: string; through: string } {
+  const parts = changeParts(c);
+  const where = (group: string) => (group === c.group ? "this group" : write("group", group));
+  return {
+    what: parts
+      .map((p) =>
+        p.through.whole
+          ? `${partVerb(p)} ${write("role", p.through.role)} (${size(p.capabilities)})`
+          : `${partVerb(p)} ${caps(p.capabilities)}`,
+      )
+      .join(separator),
+    through: parts
+      .map((p) =>
+        p.through.whole
+          ? `bound on ${where(p.through.boundOn)}`
+          : `${write("role", p.through.role)} bound on ${where(p.through.boundOn)}`,
+      )
+      .join(separator),
+  };
+}
+
 const capabilitiesText = (list: readonly string[]) => list.map(capability).join(" ");
 const sizeText = (list: readonly string[]) => roleSize(list, capabilityText, " ");
 

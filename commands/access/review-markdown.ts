@@ -15,9 +15,9 @@ import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../mark
 import { sayAlike } from "./alike";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import {
+  changeCells,
   LISTED,
   alikeWords,
-  changeParts,
   changeShape,
   changesSummary,
   managedWords,
@@ -27,7 +27,6 @@ import {
   namesOf,
   reachWords,
   newnessOf,
-  partVerb,
   roleSize,
   whereWords,
   type Newness,
@@ -58,37 +57,15 @@ function readAsMd(at: string, caller: string | undefined, names: Names): string 
 const sizeMd = (capabilities: readonly string[]) =>
   roleSize(capabilities, (c) => mdBold(mdText(capabilityText(c))));
 
-/**
- * The cells of one change, each its own fact: what changes ("becomes role editor (24 capabilities, 6 privileged:
- * …)", "gains CAP_A, CAP_B"), and through which binding (a role said whole is not said again: only where it is
- * bound; "this group" when on the group of the change).
- */
-function changeCells(c: ChangedAccess, names: Names): { what: string; through: string } {
-  const write = markdownWriter(names);
-  const parts = changeParts(c);
-  const where = (group: string) => (group === c.group ? "this group" : write("group", group));
-  return {
-    what: parts
-      .map((p) =>
-        p.through.whole
-          ? `${partVerb(p)} ${write("role", p.through.role)} (${sizeMd(p.capabilities)})`
-          : `${partVerb(p)} ${capabilitiesMd(p.capabilities)}`,
-      )
-      .join("; "),
-    through: parts
-      .map((p) =>
-        p.through.whole
-          ? `bound on ${where(p.through.boundOn)}`
-          : `${write("role", p.through.role)} bound on ${where(p.through.boundOn)}`,
-      )
-      .join("; "),
-  };
+/** The cells of a change (./format's changeCells), written as Markdown. */
+function cellsOf(c: ChangedAccess, names: Names): { what: string; through: string } {
+  return changeCells(c, markdownWriter(names), capabilitiesMd, sizeMd, "; ");
 }
 
 const ACCESS_COLUMNS = ["identity", "on", "change", "through"];
 
 function accessRow(c: ChangedAccess, names: Names): string[] {
-  const cells = changeCells(c, names);
+  const cells = cellsOf(c, names);
   return [
     mdText(names.identity(c.identity)),
     whereWords(c, markdownWriter(names)),
@@ -123,7 +100,7 @@ function othersTable(list: readonly ChangedAccess[], newness: Newness, names: Na
         `${mdText(w.who)}: ${w.names}`,
         mdText(w.where),
         w.what,
-        changeCells(said.alike[0]!, names).through,
+        cellsOf(said.alike[0]!, names).through,
       ];
     }),
   );
