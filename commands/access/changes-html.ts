@@ -14,6 +14,7 @@ import { IDENTITY_NOUNS, nounOf, type Names } from "../../sdk/words";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import { sayAlike } from "./alike";
 import {
+  LISTED,
   changeCells,
   alikeWords,
   changeShape,
@@ -44,14 +45,17 @@ function capabilitiesHtml(capabilities: readonly string[]): string {
     .join("");
 }
 
-/** A whole role's size: its count and privileged capabilities, every capability one click away. */
+/** A whole role's size: its count and privileged capabilities. */
 const sizeHtml = (capabilities: readonly string[]) =>
-  `${roleSize(capabilities, (c) => capabilitiesHtml([c]), "")}` +
+  roleSize(capabilities, (c) => capabilitiesHtml([c]), "");
+
+/** After a whole role's size: every capability, one click away. */
+const everyCapabilityHtml = (capabilities: readonly string[]) =>
   `<details><summary>every capability</summary>${capabilitiesHtml(capabilities)}</details>`;
 
 /** The cells of a change (./format's changeCells), written as the page's HTML. */
 function cellsOf(c: ChangedAccess, names: Names): { what: string; through: string } {
-  return changeCells(c, htmlWriter(names), capabilitiesHtml, sizeHtml, "<br>");
+  return changeCells(c, htmlWriter(names), capabilitiesHtml, sizeHtml, "<br>", everyCapabilityHtml);
 }
 
 const row = (c: ChangedAccess, cells: string[]) =>
@@ -84,11 +88,13 @@ function accessTable(title: string, list: readonly ChangedAccess[], names: Names
             capabilitiesHtml,
             sizeHtml,
           );
+          // What changes and through which binding as the first of them says it, as a row of its own would.
+          const cells = cellsOf(said.alike[0]!, names);
           return row(said.alike[0]!, [
             `${escapeHtml(w.who)}: ${w.names}`,
             escapeHtml(w.where),
-            w.what,
-            cellsOf(said.alike[0]!, names).through,
+            cells.what,
+            cells.through,
           ]);
         });
   return (
@@ -97,8 +103,15 @@ function accessTable(title: string, list: readonly ChangedAccess[], names: Names
   );
 }
 
+/** A list with its first LISTED items shown, as the text and Markdown name them, and the rest one click away. */
 function listHtml(title: string, items: readonly string[]): string {
-  return items.length === 0 ? "" : `<h3>${title}</h3><ul>${items.map((i) => `<li>${i}</li>`).join("")}</ul>`;
+  if (items.length === 0) return "";
+  const ul = (some: readonly string[]) => `<ul>${some.map((i) => `<li>${i}</li>`).join("")}</ul>`;
+  const rest = items.slice(LISTED);
+  return (
+    `<h3>${title}</h3>${ul(items.slice(0, LISTED))}` +
+    (rest.length === 0 ? "" : `<details><summary>and ${rest.length} more</summary>${ul(rest)}</details>`)
+  );
 }
 
 function sectionOf(c: ReviewChanges, names: Names): string {

@@ -412,7 +412,8 @@ export function partWords(
  * The cells of one change in a table, each its own fact: what changes ("becomes role editor (24 capabilities, 6
  * privileged: …)", "gains CAP_A, CAP_B") and through which binding (a role said whole is not said again: only where
  * it is bound; "this group" when on the group of the change). Objects written by `write`, a role's size by `size`,
- * capabilities by `caps`, the parts of a cell joined by `separator`: the Markdown and the page say them alike.
+ * capabilities by `caps`, the parts of a cell joined by `separator`, and after a whole role's size what `expand`
+ * adds (the page: every capability, one click away): the Markdown and the page say them alike.
  */
 export function changeCells(
   c: ChangedAccess,
@@ -420,6 +421,7 @@ export function changeCells(
   caps: (capabilities: readonly string[]) => string,
   size: (capabilities: readonly string[]) => string,
   separator: string,
+  expand: (capabilities: readonly string[]) => string = () => "",
 ): { what: string; through: string } {
   const parts = changeParts(c);
   const where = (group: string) => (group === c.group ? "this group" : write("group", group));
@@ -427,7 +429,7 @@ export function changeCells(
     what: parts
       .map((p) =>
         p.through.whole
-          ? `${partVerb(p)} ${write("role", p.through.role)} (${size(p.capabilities)})`
+          ? `${partVerb(p)} ${write("role", p.through.role)} (${size(p.capabilities)})${expand(p.capabilities)}`
           : `${partVerb(p)} ${caps(p.capabilities)}`,
       )
       .join(separator),

@@ -21,6 +21,7 @@ import { changesBetween, readPreviousReview, type ReviewChanges } from "../../co
 import { changesHtml } from "../../commands/access/changes-html";
 import { reviewHtml } from "../../commands/access/html";
 import {
+  LISTED,
   CHANGES_CSV_COLUMNS,
   changeShape,
   changesCsv,
@@ -213,9 +214,25 @@ describe("a role gained whole is said by its name, one gained in part by its cap
   test("page", () => {
     const html = changesHtml(r);
     expect(html).toContain("becomes built-in role editor (24 capabilities, 6 privileged: ");
-    expect(html).toContain("<details><summary>every capability</summary>");
+    // The size in its parentheses, every capability one click away after them (a block inside would break the line).
+    expect(html).toMatch(
+      /becomes built-in role editor \(24 capabilities, 6 privileged: [^()]*\)<details><summary>every capability<\/summary>/,
+    );
     expect(html).toMatch(/gains <span class="cap">CAP_/);
     expect(html).not.toContain("becomes built-in role viewer");
+  });
+
+  test("page at 300 folders: the like changes in one row, new names listed as the text lists them", () => {
+    const html = changesHtml(largeReview());
+    const section = (title: string) => html.slice(html.indexOf(`<h3>${title}</h3>`)).split("<h3>")[1]!;
+    const others = section("Other changes of access");
+    expect(others.match(/<tr class="change-row"/g)).toHaveLength(1);
+    expect(others).toMatch(/\(3 capabilities\)<details><summary>every capability<\/summary>/);
+    const identities = section("Identities new and gone");
+    const [shown, folded] = identities.split("<details>");
+    expect(shown!.match(/<li>/g)).toHaveLength(LISTED);
+    expect(folded).toContain(`<summary>and ${300 - LISTED} more</summary>`);
+    expect(identities.match(/<li>/g)).toHaveLength(300);
   });
 
   test("the provider's impact lines", () => {
