@@ -3,24 +3,19 @@
  * grpc-gateway reads it): the path template's variables filled from the request's fields, `body: "x"` → that
  * field's JSON as the body, `body: "*"` → every field the path does not carry, the remaining fields → query
  * parameters (JSON names, nested fields dotted, repeated fields repeated). Then the route of the table the REST
- * face would route that method and path to. May import: ../routes/types, ../errors, ./protos, ./rest-only, @bufbuild/protobuf.
+ * face would route that method and path to. May import: ../dispatch (types), ../routes/types, ../errors, ./protos,
+ * ./rest-only, @bufbuild/protobuf.
  */
 import type { DescField, DescMessage, JsonObject, JsonValue, Registry } from "@bufbuild/protobuf";
 import { invalidArgument, unimplemented } from "../errors";
+import type { Dispatch } from "../dispatch";
 import type { Query } from "../listing";
 import type { Route } from "../routes/types";
 import { routeLines, type HttpBinding, type ServedMethod } from "./protos";
 import { withoutRestOnly } from "./rest-only";
 
-/** The REST request a gRPC call is, routed. */
-export interface RestCall {
-  route: Route;
-  method: string;
-  path: string;
-  uid: string;
-  query: Query;
-  body: unknown;
-}
+/** The REST request a gRPC call is, routed: a dispatch but for the caller's credentials and signal. */
+export type RestCall = Omit<Dispatch, "authorization" | "signal">;
 
 /** One variable of a path template: `{group.uid=**}` → the JSON path ["group", "uid"]. */
 interface Variable {

@@ -14,6 +14,7 @@
  * over gRPC as its nearest wire form (an unknown field, a wrong wire type) and only the codes are compared.
  */
 import fc from "fast-check";
+import type { Kind } from "../../emulator/model";
 import { HTTP_STATUS_BY_CODE } from "../../sdk/schemas/common";
 import { start, type Api, type WireResponse } from "./helpers";
 import {
@@ -45,18 +46,6 @@ const SEED_DATA = {
 // ---------------------------------------------------------------------------------------------------------
 // The operations, as data (fast-check prints and shrinks them); "@kind:n" strings are references resolved when
 // the step runs: the n-th object of that kind made so far (modulo), or a well-formed uid nobody has.
-
-type Kind =
-  | "groups"
-  | "identities"
-  | "roles"
-  | "roleBindings"
-  | "identityProviders"
-  | "groupInvites"
-  | "accountAssociations"
-  | "repos"
-  | "tags"
-  | "advisories";
 
 const COLLECTION: Record<Kind, string> = {
   groups: "/iam/v2beta1/groups",
