@@ -1,10 +1,14 @@
 /**
  * The one call path behind both faces (REST in ./server.ts, gRPC in ./grpc/server.ts): a request already routed
- * to a route of the table goes through an injected fault, the body's form, the caller (from the bearer token),
- * the bounds, and the route's handler in a store transaction, then is persisted. A face only turns its wire form
- * into a `Dispatch` and the `Outcome` back into its wire form; it never validates, authorizes or logs on its own.
+ * to a route of the table goes through an injected fault, the body's form, the route's awaited preparation (an ID
+ * token's signature), then, in one synchronous section, the caller (from the bearer token), the bounds and the
+ * route's handler in a store transaction, and is persisted. The edge both faces share is written here once: the
+ * credentials (RFC 6750 `Bearer`, `bearerToken`), the request size limit and its answer (`requestTooLarge`), what is
+ * a control path (`isControlPath`), the report of an unexpected error (`unexpected`) and the request log with its
+ * log lines (`record`); the retry hint is the failure's own (../errors.ts `retryDelaySeconds`). A face only turns
+ * its wire form into a `Dispatch` and the `Outcome` back into its wire form.
  *
- * May import: ./errors, ./bounds, ./faults, ./service, ./routes/types, ./access, ./listing.
+ * May import: ./errors, ./bounds, ./faults, ./service, ./routes/types, ./routes/control, ./access, ./listing.
  */
 import {
   MAX_API_COLLECTION,
@@ -15,12 +19,40 @@ import {
   throwViolations,
 } from "./bounds";
 import type { Caller } from "./access";
-import { ApiFailure, invalidArgument, unauthenticated } from "./errors";
+import { ApiFailure, internal, invalidArgument, unauthenticated } from "./errors";
 import type { FaultRule, Faults } from "./faults";
 import type { Query } from "./listing";
 import type { LoggedRequest, Service } from "./service";
 import { CONTROL_PREFIX } from "./routes/control";
-import { FormBody, type Route, type RouteContext } from "./routes/types";
+import { FormBody, StalePreparation, type Route, type RouteContext } from "./routes/types";
+
+/** The largest request an API route takes, in bytes (a REST body, a gRPC request message). */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+/** The largest control request (a seed of tens of thousands of objects goes in one). */
+export const MAX_CONTROL_REQUEST_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The answer to a request over the size limit, on both faces: RESOURCE_EXHAUSTED (8), which grpc-gateway maps to
+ * HTTP 429 (runtime/errors.go HTTPStatusFromCode) and which a gRPC server answers to a message over its limit.
+ */
+export function requestTooLarge(limit: number): ApiFailure {
+  return new ApiFailure(8, `the request is larger than the emulator takes (at most ${limit} bytes)`);
+}
+
+/** Whether a path is a control path (`/_emulator/...`): loopback scripts only, never logged, never faulted. */
+export function isControlPath(path: string): boolean {
+  return path.startsWith(CONTROL_PREFIX);
+}
+
+/**
+ * The bearer token of an `Authorization` value (the REST header or the gRPC metadata, the same rule): RFC 6750's
+ * `credentials = "Bearer" 1*SP b64token`, the scheme case-insensitive (RFC 9110 11.1), surrounding whitespace not
+ * part of the value (RFC 9110 5.5); undefined for anything else (a bare token, another scheme, no token).
+ */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  const match = /^[ \t]*bearer +([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i.exec(authorization ?? "");
+  return match?.[1];
+}
 
 /** One request, routed: what either face read from its wire. */
 export interface Dispatch {
@@ -50,10 +82,50 @@ export interface Dispatcher {
   call(request: Dispatch): Promise<Outcome>;
   /** The identity a request acted as, once authenticated (for the request log even when the handler fails). */
   identityOf(request: Dispatch): string | undefined;
+  /**
+   * One finished request, as either face saw it: a log line, and (not for a control path) an entry of the request
+   * log. A call no route answers (UNIMPLEMENTED, a message that could not be read) is logged as what it was.
+   */
+  record(request: FinishedRequest): void;
+  /** Reports an exception no handler meant (with where it happened) and gives the INTERNAL answer to send. */
+  unexpected(error: unknown, where: string): ApiFailure;
 }
 
-/** A status answered by an injected fault (the REST face adds `Retry-After: 0` to it). */
-export class InjectedFailure extends ApiFailure {}
+/** What the request log says of a finished request. */
+export interface FinishedRequest {
+  method: string;
+  path: string;
+  query: Query;
+  /** The HTTP status answered, or the one grpc-gateway maps the gRPC code to. */
+  status: number;
+  /** The full gRPC method name, for a call over gRPC. */
+  rpc?: string;
+  identityUid?: string;
+  ms: number;
+}
+
+export interface DispatcherOptions {
+  svc: Service;
+  faults: Faults;
+  /** The base URL, known once listening. */
+  url: () => string;
+  /** Called with each finished API request (not control requests). */
+  onRequestLogged: (entry: LoggedRequest) => void;
+  /** One line per request (method, path, status, ms), or silent. */
+  logLine?: (line: string) => void;
+  /** Where unexpected exceptions are reported (default: a process warning). */
+  onUnexpectedError?: (report: string) => void;
+}
+
+/** How often a staged route is prepared again when what it relied on changed meanwhile, before it gives up. */
+const MAX_PREPARATIONS = 5;
+
+/** A status answered by an injected fault: worth a retry at once (`Retry-After: 0`, `RetryInfo` of 0 s). */
+export class InjectedFailure extends ApiFailure {
+  override get retryDelaySeconds(): number {
+    return 0;
+  }
+}
 
 /** The gRPC code of an injected status fault, as the REST face answers it: 503 → 14, 429 → 8, 5xx → 13, else 3. */
 export function faultCode(status: number): number {
@@ -61,45 +133,72 @@ export function faultCode(status: number): number {
 }
 
 export function isControlRoute(route: Route): boolean {
-  return route.url.startsWith(CONTROL_PREFIX);
+  return isControlPath(route.url);
 }
 
-export function createDispatcher(svc: Service, faults: Faults, url: () => string): Dispatcher {
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { svc, faults } = options;
   const identities = new WeakMap<Dispatch, string>();
+  const unexpected = (error: unknown, where: string): ApiFailure => {
+    const report = `platform-emulator: unexpected error on ${where}: ${(error as Error).stack ?? String(error)}`;
+    if (options.onUnexpectedError !== undefined) options.onUnexpectedError(report);
+    else process.emitWarning(report);
+    return internal("an unexpected error occurred in the emulator");
+  };
+  const call = async (request: Dispatch): Promise<Outcome> => {
+    const { route } = request;
+    const isControl = isControlRoute(route);
+    const fault = isControl ? undefined : faults.pick(request.method, request.path);
+    const faulted = await applyFault(fault, svc);
+    if (faulted !== undefined) return faulted;
+    if (request.signal?.aborted === true) return { kind: "drop", applied: false };
+    if (request.body instanceof FormBody && route.formBody !== true) {
+      throw invalidArgument("this endpoint takes a JSON body, not application/x-www-form-urlencoded", [
+        { field: "body", description: "must be JSON (Content-Type application/json)" },
+      ]);
+    }
+    const ctx: RouteContext = {
+      svc,
+      method: request.method,
+      path: request.path,
+      uid: request.uid,
+      query: request.query,
+      body: request.body,
+      caller: { identityUid: "" },
+      bearer: bearerToken(request.authorization),
+      prepared: undefined,
+      url: options.url(),
+    };
+    const value = await prepareAndRun(route, ctx, isControl, () => {
+      // In the same synchronous section as the handler: an identity deleted while the request was prepared is gone.
+      if (route.auth === false) return;
+      ctx.caller = authenticate(svc, ctx.bearer);
+      identities.set(request, ctx.caller.identityUid);
+    });
+    const identityUid = identities.get(request);
+    const who = identityUid !== undefined ? { identityUid } : {};
+    if (fault?.action === "applyThenDrop") return { kind: "drop", applied: true, ...who };
+    return { kind: "value", value: value ?? {}, ...who };
+  };
   return {
     identityOf: (request) => identities.get(request),
+    unexpected,
     call: async (request) => {
-      const { route } = request;
-      const isControl = isControlRoute(route);
-      const fault = isControl ? undefined : faults.pick(request.method, request.path);
-      const faulted = await applyFault(fault, svc);
-      if (faulted !== undefined) return faulted;
-      if (request.signal?.aborted === true) return { kind: "drop", applied: false };
-      if (request.body instanceof FormBody && route.formBody !== true) {
-        throw invalidArgument("this endpoint takes a JSON body, not application/x-www-form-urlencoded", [
-          { field: "body", description: "must be JSON (Content-Type application/json)" },
-        ]);
+      try {
+        return await call(request);
+      } catch (error) {
+        if (error instanceof ApiFailure) throw error;
+        throw unexpected(error, `${request.method} ${request.path}`);
       }
-      const ctx: RouteContext = {
-        svc,
-        method: request.method,
-        path: request.path,
-        uid: request.uid,
-        query: request.query,
-        body: request.body,
-        caller: { identityUid: "" },
-        authorization: request.authorization,
-        url: url(),
-      };
-      if (route.auth !== false) {
-        ctx.caller = authenticate(svc, request.authorization);
-        identities.set(request, ctx.caller.identityUid);
-      }
-      const value = await runInTransaction(route, ctx, isControl);
-      const identityUid = identities.get(request);
-      const who = identityUid !== undefined ? { identityUid } : {};
-      if (fault?.action === "applyThenDrop") return { kind: "drop", applied: true, ...who };
-      return { kind: "value", value: value ?? {}, ...who };
+    },
+    record: (request) => {
+      const via = request.rpc === undefined ? "" : ` (gRPC ${request.rpc})`;
+      options.logLine?.(
+        `${request.method} ${request.path} ${request.status} ${request.ms.toFixed(1)}ms${via}`,
+      );
+      if (isControlPath(request.path)) return;
+      const { ms, identityUid, ...fields } = request;
+      options.onRequestLogged(logEntry(svc, { ...fields, query: { ...fields.query } }, identityUid, ms));
     },
   };
 }
@@ -119,10 +218,9 @@ export function logEntry(
   };
 }
 
-function authenticate(svc: Service, authorization: string | undefined): Caller {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  if (match?.[1] === undefined) throw unauthenticated("missing bearer token in the Authorization header");
-  const verified = svc.tokens.verify(match[1]);
+function authenticate(svc: Service, bearer: string | undefined): Caller {
+  if (bearer === undefined) throw unauthenticated("missing bearer token in the Authorization header");
+  const verified = svc.tokens.verify(bearer);
   if ("reason" in verified) throw unauthenticated(verified.reason);
   // Revocation: a signed, unexpired token is worth nothing once its identity is gone (removed bindings take
   // effect through the access checks, which read the live bindings on every request).
@@ -148,28 +246,50 @@ async function applyFault(fault: FaultRule | undefined, svc: Service): Promise<O
 }
 
 /**
- * The route's handler, after the query's and body's bounds, in a store transaction (all or nothing: a handler
- * that throws leaves the store as it found it), then persisted.
+ * The route's awaited preparation, if it has one (prepared again, a few times, when the handler finds what it relied
+ * on changed), then, with nothing awaited in between, `authenticate` and the handler in the transaction.
  */
-async function runInTransaction(route: Route, ctx: RouteContext, isControl: boolean): Promise<unknown> {
-  const { svc } = ctx;
+async function prepareAndRun(
+  route: Route,
+  ctx: RouteContext,
+  isControl: boolean,
+  authenticate: () => void,
+): Promise<unknown> {
   throwViolations(queryViolations(ctx.query));
   const bodyViolations = boundViolations(ctx.body, isControl ? MAX_CONTROL_COLLECTION : MAX_API_COLLECTION);
   if (route.parsesBody !== true) throwViolations(bodyViolations);
-  // An async handler (token exchange) runs its checks first and writes only after its last await, outside this
-  // synchronous section.
-  const { result: pending } = svc.store.transaction(() => {
+  for (let attempt = 1; ; attempt++) {
+    if (route.prepare !== undefined) ctx.prepared = await route.prepare(ctx);
+    try {
+      authenticate();
+      return runInTransaction(route, ctx, bodyViolations);
+    } catch (error) {
+      if (!(error instanceof StalePreparation) || attempt >= MAX_PREPARATIONS) throw error;
+    }
+  }
+}
+
+/**
+ * The route's handler in a store transaction (all or nothing: a handler that throws leaves the store as it found
+ * it), then persisted. Synchronous: nothing else runs between what the handler reads and what it writes.
+ */
+function runInTransaction(
+  route: Route,
+  ctx: RouteContext,
+  bodyViolations: ReturnType<typeof boundViolations>,
+): unknown {
+  const { svc } = ctx;
+  const result = svc.store.transaction(() => {
     svc.pendingBodyViolations = bodyViolations;
     try {
-      const result = route.handler(ctx);
+      const answer = route.handler(ctx);
       // A body-parsing handler that finished without parsing still may not act on an unbounded body.
       throwViolations(svc.pendingBodyViolations);
-      return { result };
+      return answer;
     } finally {
       svc.pendingBodyViolations = [];
     }
   });
-  const result = await pending;
   svc.persist();
   return result;
 }

@@ -18,6 +18,9 @@ import {
   type PreconditionViolation,
 } from "../sdk/schemas/common";
 
+/** The type URL of google.rpc.RetryInfo (google/rpc/error_details.proto), as an `Any` names it. */
+export const RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo";
+
 /** ErrorInfo.domain: `iam.<service_domain>`. */
 export const ERROR_DOMAIN = "iam.platform.local";
 
@@ -27,7 +30,7 @@ export class ApiFailure extends Error {
     readonly detail: string,
     readonly fieldViolations: FieldViolation[] = [],
     readonly preconditionViolations: PreconditionViolation[] = [],
-    /** Overrides the gRPC-mapped HTTP status (e.g. 413 for an oversized body). */
+    /** Overrides the gRPC-mapped HTTP status (405 for a method a path lacks, a REST-only answer). */
     readonly httpStatus?: number,
   ) {
     super(`${MESSAGE_PREFIX_BY_CODE[code] ?? "Error:"} ${detail}`);
@@ -35,6 +38,14 @@ export class ApiFailure extends Error {
 
   get status(): number {
     return this.httpStatus ?? HTTP_STATUS_BY_CODE[this.code] ?? 500;
+  }
+
+  /**
+   * The retry hint, in seconds, when a repeat may succeed: an unavailable service (14) at once. Both faces carry it
+   * from here: `Retry-After` on REST, and on both a `google.rpc.RetryInfo` detail (grpc-status-details-bin on gRPC).
+   */
+  get retryDelaySeconds(): number | undefined {
+    return this.code === GrpcCode.UNAVAILABLE ? 0 : undefined;
   }
 
   toBody(): ErrorBody {
@@ -46,6 +57,8 @@ export class ApiFailure extends Error {
     if (this.preconditionViolations.length > 0) {
       details.push({ "@type": PRECONDITION_FAILURE_TYPE, violations: this.preconditionViolations });
     }
+    const retryDelay = this.retryDelaySeconds;
+    if (retryDelay !== undefined) details.push({ "@type": RETRY_INFO_TYPE, retryDelay: `${retryDelay}s` });
     return { code: this.code, message: this.message, details };
   }
 }

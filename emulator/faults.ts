@@ -26,6 +26,12 @@ export interface FaultRule {
   times?: number;
 }
 
+/** A rule as listed: the rule as added, how often it has fired, and whether it is spent (fired all its `times`). */
+export interface ListedFault extends FaultRule {
+  fired: number;
+  spent: boolean;
+}
+
 /** mulberry32: small, fast, good enough to make fault runs repeatable. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -101,7 +107,7 @@ export function validateFaultRule(rule: unknown): FaultRule {
 }
 
 export class Faults {
-  private rules: { rule: FaultRule; pattern?: RE2JS; remaining: number }[] = [];
+  private rules: { rule: FaultRule; pattern?: RE2JS; remaining: number; fired: number }[] = [];
   private random: () => number;
 
   constructor(private readonly seed = 1) {
@@ -114,6 +120,7 @@ export class Faults {
       rule: checked,
       ...(checked.path !== undefined ? { pattern: RE2JS.compile(checked.path) } : {}),
       remaining: checked.times ?? Number.POSITIVE_INFINITY,
+      fired: 0,
     });
   }
 
@@ -122,8 +129,9 @@ export class Faults {
     this.random = seededRandom(this.seed);
   }
 
-  list(): FaultRule[] {
-    return this.rules.map((r) => r.rule);
+  /** Every rule added since the last clear, in order, spent ones included (shown as spent, never as live). */
+  list(): ListedFault[] {
+    return this.rules.map((r) => ({ ...r.rule, fired: r.fired, spent: r.remaining <= 0 }));
   }
 
   /** The first rule that matches and fires for this request, if any. */
@@ -135,6 +143,7 @@ export class Faults {
       if (entry.pattern !== undefined && !entry.pattern.matcher(path).find()) continue;
       if (this.random() >= (entry.rule.rate ?? 1)) continue;
       entry.remaining--;
+      entry.fired++;
       return entry.rule;
     }
     return undefined;

@@ -11,18 +11,18 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createClock } from "./clock";
-import { createDispatcher } from "./dispatch";
-import { Faults, validateFaultRule, type FaultRule } from "./faults";
+import { MAX_REQUEST_BYTES, createDispatcher } from "./dispatch";
+import { Faults, validateFaultRule, type FaultRule, type ListedFault } from "./faults";
 import { OidcIssuer, type MintOptions } from "./oidc";
 import type { Control } from "./routes/control";
 import { routeTable } from "./routes/table";
 import { createGrpcFace, shareListener } from "./grpc/server";
-import { BODY_LIMIT_BYTES, buildServer } from "./server";
+import { buildServer } from "./server";
 import { Service, type LoggedRequest, type SeedCounts } from "./service";
 import { KINDS, MemoryStore, type Kind, type StoredObject } from "./store";
 
 export type { LoggedRequest, SeedCounts } from "./service";
-export type { FaultRule, FaultAction } from "./faults";
+export type { FaultRule, FaultAction, ListedFault } from "./faults";
 export type { Kind, StoredObject } from "./store";
 export type { MintOptions } from "./oidc";
 export { BUILTIN_ROLES } from "./access";
@@ -93,7 +93,8 @@ export interface Emulator {
    * prove it changed nothing (or exactly what it should). Changing the copy changes nothing stored.
    */
   snapshot(): Record<Kind, StoredObject[]>;
-  faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };
+  /** Fault rules; `list` shows each with how often it fired and whether it is spent. */
+  faults: { add(rule: FaultRule): void; clear(): void; list(): ListedFault[] };
   mintIdToken(options: MintOptions): Promise<string>;
   /** Another root-level user identity with its own token, a JWT (for access tests). */
   createUser(name?: string): { uid: string; token: string };
@@ -154,29 +155,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
 
   let url = "";
-  const dispatcher = createDispatcher(svc, faults, () => url);
-  const table = routeTable(control);
   const onRequestLogged = (entry: LoggedRequest): void => {
     log.push(entry);
     if (log.length > 10_000) log.splice(0, log.length - 10_000);
   };
-  const app = buildServer({
+  const dispatcher = createDispatcher({
     svc,
-    dispatcher,
-    routes: table,
-    onRequestLogged,
-    ...(options.logger !== undefined ? { logLine: options.logger, onUnexpectedError: options.logger } : {}),
+    faults,
     url: () => url,
-  });
-  // The gRPC face answers on the same port: a connection that opens with the HTTP/2 preface is its.
-  const grpcFace = createGrpcFace({
-    svc,
-    routes: table,
-    dispatcher,
-    maxMessageBytes: BODY_LIMIT_BYTES,
     onRequestLogged,
     ...(options.logger !== undefined ? { logLine: options.logger, onUnexpectedError: options.logger } : {}),
   });
+  const table = routeTable(control);
+  const app = buildServer({ dispatcher, routes: table, url: () => url });
+  // The gRPC face answers on the same port: a connection that opens with the HTTP/2 preface is its.
+  const grpcFace = createGrpcFace({ routes: table, dispatcher, maxMessageBytes: MAX_REQUEST_BYTES });
   const sharedListener = shareListener(app.server, grpcFace);
   await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address() as AddressInfo;

@@ -1,8 +1,9 @@
 /**
  * The HTTP adapter (the REST face): one route table registered on fastify, each route handed to the shared call
- * path of ./dispatch.ts (faults, authentication, bounds, the handler in a store transaction), values written as
- * JSON and errors as AIP-193 bodies (unknown routes, malformed JSON, oversized bodies and unexpected exceptions
- * included), and requests logged without their Authorization header. Control endpoints answer only what
+ * path of ./dispatch.ts (faults, credentials, bounds, the handler in a store transaction, the size limit's answer,
+ * the report of unexpected errors, the request log), values written as JSON and errors as AIP-193 bodies (unknown
+ * routes, malformed JSON, oversized bodies and unexpected exceptions included) with the failure's retry hint as
+ * `Retry-After`, and requests logged without their Authorization header. Control endpoints answer only what
  * a script on this machine sends, never what a browser page could (see `controlRefusal`). Garbage that is not
  * HTTP still gets an AIP-193 body (`clientErrorHandler`).
  *
@@ -10,27 +11,26 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Socket } from "node:net";
-import { InjectedFailure, logEntry, type Dispatch, type Dispatcher, type Outcome } from "./dispatch";
-import { ApiFailure, internal, invalidArgument, notFound, permissionDenied } from "./errors";
+import {
+  MAX_CONTROL_REQUEST_BYTES,
+  MAX_REQUEST_BYTES,
+  isControlPath,
+  requestTooLarge,
+  type Dispatch,
+  type Dispatcher,
+  type Outcome,
+} from "./dispatch";
+import { ApiFailure, invalidArgument, notFound, permissionDenied } from "./errors";
 import type { Query } from "./listing";
-import type { LoggedRequest, Service } from "./service";
-import { CONTROL_PREFIX } from "./routes/control";
 import { FormBody, type Route } from "./routes/types";
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const CONTROL_BODY_LIMIT_BYTES = 256 * 1024 * 1024;
+/** The REST body limit: the call path's request limit (./dispatch.ts), for the tests and tools that name it here. */
+export const BODY_LIMIT_BYTES = MAX_REQUEST_BYTES;
 
 export interface ServerOptions {
-  svc: Service;
   routes: Route[];
-  /** The shared call path (../dispatch.ts) every route goes through. */
+  /** The shared call path (../dispatch.ts) every route goes through; it also logs and reports. */
   dispatcher: Dispatcher;
-  /** Called with each finished API request (not control requests). */
-  onRequestLogged: (entry: LoggedRequest) => void;
-  /** One line per request (method, path, status, ms), or silent. */
-  logLine?: (line: string) => void;
-  /** Where unexpected handler exceptions are reported (default: a process warning). */
-  onUnexpectedError?: (report: string) => void;
   /** The base URL, known once listening. */
   url: () => string;
 }
@@ -99,7 +99,8 @@ function pathOf(url: string): string {
 }
 
 function send(reply: FastifyReply, failure: ApiFailure): FastifyReply {
-  if (failure.code === 14 || failure instanceof InjectedFailure) reply.header("retry-after", "0");
+  const retryDelay = failure.retryDelaySeconds;
+  if (retryDelay !== undefined) reply.header("retry-after", String(retryDelay));
   return reply.status(failure.status).type("application/json").send(failure.toBody());
 }
 
@@ -127,16 +128,15 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const identities = new WeakMap<FastifyRequest, string>();
   addBodyParsers(app);
   addRequestHooks(app, options, identities);
-  addErrorHandlers(app, options);
+  addErrorHandlers(app, options.dispatcher);
   const dispatcher = options.dispatcher;
   for (const route of options.routes) {
-    const isControl = route.url.startsWith(CONTROL_PREFIX);
     app.route({
       method: route.method,
       url: route.url,
       // Seeding large data sets (50,000 groups) goes through the control path in one request.
-      ...(isControl ? { bodyLimit: CONTROL_BODY_LIMIT_BYTES } : {}),
-      handler: routeHandler(route, options, dispatcher, identities),
+      ...(isControlPath(route.url) ? { bodyLimit: MAX_CONTROL_REQUEST_BYTES } : {}),
+      handler: routeHandler(route, dispatcher, identities),
     });
   }
   return app;
@@ -146,7 +146,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
 function newFastify(): FastifyInstance {
   return Fastify({
     logger: false,
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: MAX_REQUEST_BYTES,
     forceCloseConnections: true,
     routerOptions: { maxParamLength: 4096 },
     // Errors raised before routing (a path that is not valid percent-encoding) get the same envelope.
@@ -224,7 +224,7 @@ function addRequestHooks(
     // The method and path decide first: a method a path lacks is 405 whatever its query, body or headers say.
     if (request.is404) return send(reply, unrouted(request.method, pathOf(request.url), methodsOf, reply));
     // Before the body is read: a refused control request is not parsed, let alone applied.
-    if (pathOf(request.url).startsWith(CONTROL_PREFIX)) {
+    if (isControlPath(pathOf(request.url))) {
       const refusal = controlRefusal(request, options.url());
       if (refusal !== undefined) return send(reply, refusal);
     }
@@ -234,33 +234,28 @@ function addRequestHooks(
   app.addHook("onResponse", async (request, reply) => {
     const begin = started.get(request);
     const ms = begin === undefined ? 0 : Number(process.hrtime.bigint() - begin) / 1e6;
-    const path = pathOf(request.url);
-    options.logLine?.(`${request.method} ${path} ${reply.statusCode} ${ms.toFixed(1)}ms`);
-    if (path.startsWith(CONTROL_PREFIX)) return;
-    options.onRequestLogged(
-      logEntry(
-        options.svc,
-        { method: request.method, path, query: { ...(request.query as Query) }, status: reply.statusCode },
-        identities.get(request),
-        ms,
-      ),
-    );
+    const identityUid = identities.get(request);
+    options.dispatcher.record({
+      method: request.method,
+      path: pathOf(request.url),
+      query: (request.query ?? {}) as Query,
+      status: reply.statusCode,
+      ...(identityUid !== undefined ? { identityUid } : {}),
+      ms,
+    });
   });
 }
 
 /** Every error a handler or fastify raises as an AIP-193 answer (unknown routes and methods: addRequestHooks). */
-function addErrorHandlers(app: FastifyInstance, options: ServerOptions): void {
+function addErrorHandlers(app: FastifyInstance, dispatcher: Dispatcher): void {
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiFailure) return send(reply, error);
     const fastifyError = error as { code?: string; statusCode?: number; message?: string };
     if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      const path = pathOf(request.url);
       return send(
         reply,
-        invalidArgument(
-          `the request body exceeds ${BODY_LIMIT_BYTES} bytes`,
-          [{ field: "body", description: `must be at most ${BODY_LIMIT_BYTES} bytes` }],
-          413,
-        ),
+        requestTooLarge(isControlPath(path) ? MAX_CONTROL_REQUEST_BYTES : MAX_REQUEST_BYTES),
       );
     }
     if (
@@ -273,10 +268,7 @@ function addErrorHandlers(app: FastifyInstance, options: ServerOptions): void {
         invalidArgument(`the request could not be read (${fastifyError.message ?? "bad request"})`),
       );
     }
-    const report = `platform-emulator: unexpected error on ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? String(error)}`;
-    if (options.onUnexpectedError !== undefined) options.onUnexpectedError(report);
-    else process.emitWarning(report);
-    return send(reply, internal("an unexpected error occurred in the emulator"));
+    return send(reply, dispatcher.unexpected(error, `${request.method} ${pathOf(request.url)}`));
   });
 
   // No not-found handler: fastify runs the onRequest hooks before its own, and addRequestHooks answers every
@@ -305,7 +297,6 @@ function unrouted(
  */
 function routeHandler(
   route: Route,
-  options: ServerOptions,
   dispatcher: Dispatcher,
   identities: WeakMap<FastifyRequest, string>,
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {

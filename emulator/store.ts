@@ -15,6 +15,12 @@ const MIN_OBJECT_BYTES = 64;
 
 export { KINDS, type Kind, type Meta, type StoredObject } from "./model";
 
+/**
+ * `T` when it is not a promise, else `never`: a callback typed to return `Synchronous<T>` does not compile when it
+ * returns a promise (or is async), so nothing it awaits can run between its reads and its writes.
+ */
+export type Synchronous<T> = T & (T extends PromiseLike<unknown> ? never : unknown);
+
 export interface Store {
   readonly version: number;
   meta: Meta;
@@ -37,9 +43,10 @@ export interface Store {
   markChanged(): void;
   /**
    * Runs `change` all or nothing: if it throws, every object, token and meta change it made is undone and the
-   * error rethrown. `change` must be synchronous (nothing else runs in between).
+   * error rethrown. `change` is synchronous, by its type (a promise-returning one does not compile) and at run
+   * time: nothing else runs between what it reads and what it writes.
    */
-  transaction<T>(change: () => T): T;
+  transaction<T>(change: () => Synchronous<T>): T;
   /**
    * Makes every change since the last flush durable when a data file is configured (one journal record, written
    * before this returns: safe from any kill of the process; with `sync`, on disk), and does nothing otherwise or
@@ -192,7 +199,7 @@ export class MemoryStore implements Store {
     this.changes++;
   }
 
-  transaction<T>(change: () => T): T {
+  transaction<T>(change: () => Synchronous<T>): T {
     if (this.journal !== undefined) return change(); // nested: the outer transaction undoes everything
     const journal: (() => void)[] = [];
     const meta = structuredClone(this.meta);
@@ -200,8 +207,9 @@ export class MemoryStore implements Store {
     this.journal = journal;
     this.newlyDirty = newlyDirty;
     try {
-      const result = change();
-      if (result instanceof Promise) throw new Error("a store transaction must be synchronous");
+      const result: T = change();
+      // A callback typed `unknown` slips past the type: a promise is refused (and its writes undone) here too.
+      if (isPromiseLike(result)) throw new Error("a store transaction must be synchronous");
       return result;
     } catch (error) {
       this.journal = undefined;
@@ -350,4 +358,12 @@ function addToFieldIndex(
   let objects = byValue.get(value);
   if (objects === undefined) byValue.set(value, (objects = new Map()));
   objects.set(object.uid, object);
+}
+
+function isPromiseLike(value: unknown): boolean {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }

@@ -6,8 +6,9 @@
  *
  * Per call: the request's bytes decoded (a malformed message or a field the schema lacks is INVALID_ARGUMENT),
  * transcoded by the method's http rule (./transcode.ts), dispatched with the `authorization` metadata as the
- * bearer token, and the answer's JSON encoded as the response message (./json.ts); a failure is its gRPC status
- * with the AIP-193 details (./status.ts). Server reflection v1 and v1alpha serve the same files (./descriptors.ts).
+ * Authorization header (read by the call path, as REST's), and the answer's JSON encoded as the response message
+ * (./json.ts); a failure is its gRPC status with the AIP-193 details (./status.ts). Logging and the report of an
+ * unexpected error are the call path's (../dispatch.ts `record`, `unexpected`). Server reflection v1 and v1alpha serve the same files (./descriptors.ts).
  *
  * May import: @grpc/grpc-js, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors,
  * ../service, ../routes/types, ./descriptors, ./json, ./protos, ./status, ./transcode.
@@ -17,9 +18,8 @@ import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import { constants as http2, type ServerHttp2Stream } from "node:http2";
 import type { Server as NetServer, Socket } from "node:net";
-import { logEntry, type Dispatch, type Dispatcher } from "../dispatch";
-import { ApiFailure, internal, invalidArgument } from "../errors";
-import type { LoggedRequest, Service } from "../service";
+import type { Dispatch, Dispatcher } from "../dispatch";
+import { ApiFailure, invalidArgument } from "../errors";
 import type { Route } from "../routes/types";
 import { descriptorFiles, reflectionPackage } from "./descriptors";
 import { messageCodec, messageRegistry, type JsonValue, type MessageCodec } from "./json";
@@ -28,14 +28,10 @@ import { grpcStatus } from "./status";
 import { exactRouteLines, routeFinder, transcoder, type Transcoder } from "./transcode";
 
 export interface GrpcFaceOptions {
-  svc: Service;
   routes: Route[];
   dispatcher: Dispatcher;
-  /** The largest request message, in bytes (a larger one is RESOURCE_EXHAUSTED). */
+  /** The largest request message, in bytes (a larger one is RESOURCE_EXHAUSTED, as ../dispatch.ts answers it). */
   maxMessageBytes: number;
-  onRequestLogged: (entry: LoggedRequest) => void;
-  logLine?: (line: string) => void;
-  onUnexpectedError?: (report: string) => void;
 }
 
 export interface GrpcFace {
@@ -148,7 +144,7 @@ async function serve(
     if (outcome.kind === "drop") return resetStream(call);
     callback(null, encodeResponse(face, outcome.value, rpc, options));
   } catch (error) {
-    const failure = error instanceof ApiFailure ? error : unexpected(error, rpc, options);
+    const failure = error instanceof ApiFailure ? error : options.dispatcher.unexpected(error, `gRPC ${rpc}`);
     status = failure.status;
     callback(grpcStatus(failure, statusCodec));
   }
@@ -167,10 +163,17 @@ function logCall(
   ms: number,
 ): void {
   const request = dispatch ?? { method: "POST", path: `/${rpc}`, query: {} };
-  options.logLine?.(`${request.method} ${request.path} ${status} ${ms.toFixed(1)}ms (gRPC ${rpc})`);
-  const entry = { method: request.method, path: request.path, query: { ...request.query }, status, rpc };
   const identityUid = dispatch === undefined ? undefined : options.dispatcher.identityOf(dispatch);
-  options.onRequestLogged(logEntry(options.svc, entry, identityUid, ms));
+  const { method, path, query } = request;
+  options.dispatcher.record({
+    method,
+    path,
+    query,
+    status,
+    rpc,
+    ...(identityUid !== undefined ? { identityUid } : {}),
+    ms,
+  });
 }
 
 /** The request message's JSON; a message that is not one, or carries fields the schema lacks, is refused. */
@@ -203,28 +206,19 @@ function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: 
   try {
     return face.response.encode(face.transcoder.fromRest(value));
   } catch (error) {
-    throw unexpected(error, rpc, options);
+    throw options.dispatcher.unexpected(error, `gRPC ${rpc}`);
   }
 }
 
-function unexpected(error: unknown, rpc: string, options: GrpcFaceOptions): ApiFailure {
-  const report = `platform-emulator: unexpected error on gRPC ${rpc}: ${(error as Error).stack ?? String(error)}`;
-  if (options.onUnexpectedError !== undefined) options.onUnexpectedError(report);
-  else process.emitWarning(report);
-  return internal("an unexpected error occurred in the emulator");
-}
-
 /**
- * The `authorization` metadata as the Authorization header the REST face reads. The service's Go SDK sends the
- * bare token (chainguard.dev/sdk auth: `Authorization: <token>`, no scheme) for API tokens and ID tokens alike;
- * grpc-gateway, grpcurl users and most clients send `Bearer <token>`. The service takes both, so a bare token is
- * read as a bearer token. The first value counts when the key is repeated.
+ * The `authorization` metadata, as it came: the Authorization header the call path reads (../dispatch.ts
+ * `bearerToken`, the same rule as over REST). The service's clients send `Bearer <token>` (chainguard.dev/sdk
+ * `sts.Exchange`, the Terraform provider: `auth.NewFromToken(ctx, "Bearer "+token, ...)`). The first value counts
+ * when the key is repeated, as node keeps the first Authorization header.
  */
 function authorization(metadata: grpc.Metadata): string | undefined {
   const [value] = metadata.get("authorization");
-  if (typeof value !== "string") return undefined;
-  const token = value.trim();
-  return /^\S+$/.test(token) && !/^bearer$/i.test(token) ? `Bearer ${token}` : value;
+  return typeof value === "string" ? value : undefined;
 }
 
 /**

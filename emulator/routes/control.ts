@@ -5,10 +5,13 @@
  */
 import { MAX_TIME_MS, boundedInteger, stringProblem } from "../bounds";
 import { badField, invalidArgument } from "../errors";
-import { FaultRuleError, type FaultRule } from "../faults";
+import { FaultRuleError, type FaultRule, type ListedFault } from "../faults";
 import type { MintOptions } from "../oidc";
 import type { LoggedRequest } from "../service";
-import type { RouteContext } from "./types";
+import { staged, type RouteContext } from "./types";
+
+/** The answer a `prepare` already made (a route whose only work is awaited and writes nothing). */
+const answerPrepared = (_ctx: RouteContext, prepared: unknown): unknown => prepared;
 
 export const CONTROL_PREFIX = "/_emulator/";
 
@@ -21,7 +24,7 @@ export interface Control {
   clearRequestLog(): void;
   addFaults(rules: FaultRule[]): void;
   clearFaults(): void;
-  listFaults(): FaultRule[];
+  listFaults(): ListedFault[];
   /** Throws a FaultRuleError when a rule is invalid (adds nothing). */
   validate(rule: unknown): void;
   createUser(name: string): { uid: string; token: string };
@@ -51,7 +54,8 @@ export function controlHandlers(control: Control) {
     health: (): unknown => ({ status: "ok" }),
     reset: (): unknown => (control.reset(), {}),
     seed: (ctx: RouteContext): unknown => control.seed(ctx.body),
-    mint: async (ctx: RouteContext): Promise<unknown> => {
+    // Signing is awaited: done before the (empty) transaction, which only answers.
+    mint: staged(async (ctx: RouteContext): Promise<unknown> => {
       const body = object(ctx.body);
       only(body, ["subject", "audience", "expiresInSeconds", "claims"]);
       if (typeof body.subject !== "string" || body.subject === "")
@@ -76,7 +80,7 @@ export function controlHandlers(control: Control) {
         options.claims = body.claims as Record<string, unknown>;
       }
       return { idToken: await control.mintIdToken(options) };
-    },
+    }, answerPrepared),
     advanceClock: (ctx: RouteContext): unknown => {
       const body = object(ctx.body);
       only(body, ["ms"]);

@@ -18,7 +18,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } fro
 import { claimMatchAccepts } from "../claim-match";
 import { badField, permissionDenied, unauthenticated } from "../errors";
 import type { Query } from "../listing";
-import { FormBody, type RouteContext } from "./types";
+import { FormBody, StalePreparation, staged, type RouteContext } from "./types";
 
 /**
  * Is `aud` this service's own audience: its URL (the emulator's issuer URL), with or without a trailing slash, or
@@ -91,8 +91,23 @@ function staticKeysAccept(
     : audiences.some((a) => sameService(a, url));
 }
 
-/** GET and POST /sts/exchange. */
-export async function exchange(ctx: RouteContext): Promise<Record<string, unknown>> {
+/** What an exchange's preparation verified, before its transaction. */
+interface Verified {
+  params: ExchangeParameters;
+  /** The identity's `staticKeys` as the preparation read them (JSON; undefined without), and what they verified. */
+  staticKeysJson: string | undefined;
+  keyed: JWTPayload | undefined;
+  /** The token verified by the emulator's issuer, when the identity's own keys did not verify it. */
+  issued: JWTPayload | undefined;
+}
+
+interface ExchangeParameters {
+  identityUid: string;
+  auds: string[];
+}
+
+/** The exchange's parameters, checked: no narrowing parameter, one identity, every `aud` this service. */
+function checkedParameters(ctx: RouteContext): ExchangeParameters {
   const params = exchangeParameters(ctx);
   for (const name of UNSUPPORTED_PARAMETERS) {
     if ((params.get(name) ?? []).some((v) => v !== ""))
@@ -106,30 +121,61 @@ export async function exchange(ctx: RouteContext): Promise<Record<string, unknow
   const auds = (params.get("aud") ?? []).filter((v) => v !== "");
   for (const aud of auds)
     if (!sameService(aud, ctx.url)) throw permissionDenied(`aud ${aud} is not this service`);
-  const match = /^Bearer\s+(\S+)$/i.exec(ctx.authorization ?? "");
-  if (match?.[1] === undefined)
+  return { identityUid, auds };
+}
+
+function staticKeysOf(ctx: RouteContext, identityUid: string): Record<string, unknown> | undefined {
+  return ctx.svc.store.get("identities", identityUid)?.fields.staticKeys as
+    Record<string, unknown> | undefined;
+}
+
+/**
+ * The exchange's awaited half, before any transaction: the parameters, and the ID token's signature checked
+ * against the identity's own keys (as they are now) or the emulator's issuer. It writes nothing.
+ */
+async function verifyExchange(ctx: RouteContext): Promise<Verified> {
+  const params = checkedParameters(ctx);
+  const bearer = ctx.bearer;
+  if (bearer === undefined)
     throw unauthenticated("token exchange needs an OIDC ID token as the bearer token");
-  const bearer = match[1];
   const now = ctx.svc.clock.now();
-  const identity = ctx.svc.store.get("identities", identityUid);
-  const staticKeys = identity?.fields.staticKeys as Record<string, unknown> | undefined;
-  const denied = () => permissionDenied(`the presented token may not assume identity ${identityUid}`);
+  const staticKeys = staticKeysOf(ctx, params.identityUid);
   const keyed = staticKeys === undefined ? undefined : await verifyWithStaticKeys(staticKeys, bearer, now);
-  if (keyed !== undefined) {
-    if (!staticKeysAccept(staticKeys!, keyed, now, ctx.url)) throw denied();
-  } else {
-    let payload: JWTPayload;
+  let issued: JWTPayload | undefined;
+  if (keyed === undefined) {
     try {
-      payload = await ctx.svc.issuer.verify(bearer);
+      issued = await ctx.svc.issuer.verify(bearer);
     } catch {
       throw unauthenticated("the presented ID token is not a valid, unexpired token from a trusted issuer");
     }
+  }
+  return { params, staticKeysJson: staticKeys && JSON.stringify(staticKeys), keyed, issued };
+}
+
+/**
+ * The exchange's synchronous half, in the transaction: the identity re-read (an identity deleted or changed while
+ * the token was verified is judged as it is now), its rules applied, the API token minted and `lastSeenTime` set
+ * on the identity as it is now.
+ */
+function completeExchange(ctx: RouteContext, verified: Verified): Record<string, unknown> {
+  const { identityUid, auds } = verified.params;
+  const identity = ctx.svc.store.get("identities", identityUid);
+  const staticKeys = identity?.fields.staticKeys as Record<string, unknown> | undefined;
+  // The keys the signature was checked against were replaced meanwhile: check it again against the new ones.
+  if ((staticKeys && JSON.stringify(staticKeys)) !== verified.staticKeysJson) throw new StalePreparation();
+  const denied = () => permissionDenied(`the presented token may not assume identity ${identityUid}`);
+  const now = ctx.svc.clock.now();
+  if (verified.keyed !== undefined) {
+    if (!staticKeysAccept(staticKeys!, verified.keyed, now, ctx.url)) throw denied();
+  } else {
     // A static-keys identity accepts only tokens signed by its own keys.
     const claimMatch = identity?.fields.claimMatch as Record<string, unknown> | undefined;
     if (
       identity === undefined ||
       staticKeys !== undefined ||
-      !claimMatchAccepts(claimMatch, payload as Record<string, unknown>, (aud) => sameService(aud, ctx.url))
+      !claimMatchAccepts(claimMatch, verified.issued as Record<string, unknown>, (aud) =>
+        sameService(aud, ctx.url),
+      )
     )
       throw denied();
   }
@@ -145,3 +191,6 @@ export async function exchange(ctx: RouteContext): Promise<Record<string, unknow
   });
   return { token, expiry: new Date(expiresAt).toISOString() };
 }
+
+/** GET and POST /sts/exchange: the token verified first (awaited), then the identity judged and touched at once. */
+export const exchange = staged(verifyExchange, completeExchange);

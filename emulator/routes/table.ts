@@ -18,7 +18,7 @@ import { batchCreateRoleBindings, roleBindings } from "./role-bindings";
 import { deleteRole, getRole, roles, updateRole } from "./roles";
 import { exchange } from "./sts";
 import { tags } from "./tags";
-import type { Route } from "./types";
+import type { Route, RouteContext, Staged, Synchronous } from "./types";
 import {
   v1GetGroup,
   v1ListAccountAssociations,
@@ -49,16 +49,21 @@ const ANONYMOUS: Flags = { anonymous: true };
 
 /**
  * "PATCH /iam/v2beta1/identities/{uid}" → a fastify route: `{uid}` (last segment only) captures the rest of the
- * path, a custom method's ":" is escaped as "::".
+ * path, a custom method's ":" is escaped as "::". The work is a synchronous handler (an async one does not
+ * compile: it runs in one store transaction), or a `Staged` one whose awaited half comes first.
  */
-export function route(line: `${Method} /${string}`, handler: Route["handler"], flags: Flags = {}): Route {
+export function route<R>(
+  line: `${Method} /${string}`,
+  work: ((ctx: RouteContext) => Synchronous<R>) | Staged,
+  flags: Flags = {},
+): Route {
   const [method, path] = line.split(" ") as [Method, string];
   const url = path.replace(/:/g, "::").replace(/\/\{uid\}$/, "/*");
   if (/[{}]/.test(url)) throw new Error(`route ${line}: only a final {uid} is supported`);
   return {
     method,
     url,
-    handler,
+    ...(typeof work === "function" ? { handler: work } : { handler: work.handler, prepare: work.prepare }),
     ...(flags.anonymous === true ? { auth: false } : {}),
     ...(flags.parsesBody === true ? { parsesBody: true } : {}),
     ...(flags.formBody === true ? { formBody: true } : {}),

@@ -14,8 +14,13 @@ test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash
   const clock = createClock();
   const svc = new Service(store, clock, await OidcIssuer.create(store, clock));
   const app = buildServer({
-    svc,
-    dispatcher: createDispatcher(svc, new Faults(), () => ""),
+    dispatcher: createDispatcher({
+      svc,
+      faults: new Faults(),
+      url: () => "",
+      onRequestLogged: () => undefined,
+      onUnexpectedError: (report) => warnings.push(report),
+    }),
     routes: [
       {
         method: "GET",
@@ -26,8 +31,6 @@ test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash
         },
       },
     ],
-    onRequestLogged: () => undefined,
-    onUnexpectedError: (report) => warnings.push(report),
     url: () => "",
   });
   await app.listen({ port: 0, host: "127.0.0.1" });

@@ -112,6 +112,27 @@ describe("control endpoints", () => {
     expect([limited.status, limited.body.code, limited.headers.get("retry-after")]).toEqual([429, 8, "0"]);
   });
 
+  test("a rule that has fired all its times is listed as spent, one still live as live", async () => {
+    await api.post(
+      "/_emulator/faults",
+      { path: "^/iam/v2beta1/roles$", action: "status", status: 503, times: 1 },
+      null,
+    );
+    await api.post("/_emulator/faults", { path: "^/never$", action: "drop", times: 2 }, null);
+    const before = (await api.get("/_emulator/faults", null)).body.faults;
+    expect(before.map((f: { fired: number; spent: boolean }) => [f.fired, f.spent])).toEqual([
+      [0, false],
+      [0, false],
+    ]);
+    expect((await api.get("/iam/v2beta1/roles")).status).toBe(503);
+    expect((await api.get("/iam/v2beta1/roles")).status).toBe(200);
+    const after = (await api.get("/_emulator/faults", null)).body.faults;
+    expect(after).toEqual([
+      { path: "^/iam/v2beta1/roles$", action: "status", status: 503, times: 1, fired: 1, spent: true },
+      { path: "^/never$", action: "drop", times: 2, fired: 0, spent: false },
+    ]);
+  });
+
   test("drop destroys the socket without a response", async () => {
     await api.post("/_emulator/faults", { path: "groups", action: "drop", times: 1 }, null);
     await expect(api.get("/iam/v2beta1/groups")).rejects.toThrow();

@@ -55,14 +55,16 @@ describe("errors", () => {
     expect(nonObject.body.code).toBe(3);
   });
 
-  test("an oversized body gets HTTP 413 with an AIP-193 code 3 body", async () => {
+  test("an oversized body is RESOURCE_EXHAUSTED (8), HTTP 429 as grpc-gateway maps it, as over gRPC", async () => {
     const r = await api.post(`/iam/v2beta1/groups/${org}`, {
       name: "big",
       description: "x".repeat(1024 * 1024 + 10),
     });
-    expect(r.status).toBe(413);
-    expect(r.body.code).toBe(3);
-    expect(r.body.message).toMatch(/^Invalid argument: .*exceeds/);
+    expect([r.status, r.body.code]).toEqual([429, 8]);
+    expect(r.body.message).toMatch(/at most 1048576 bytes/);
+    // Not worth a retry as it is: no retry hint.
+    expect(r.headers.get("retry-after")).toBeNull();
+    expect(api.emulator.snapshot().groups.some((g) => g.fields.name === "big")).toBe(false);
   });
 
   test("unknown routes are code 5; a known path with an unsupported method is code 12", async () => {

@@ -186,13 +186,13 @@ describe("each kind of call", () => {
       ),
     );
     expect(exchanged.token).toEqual(expect.any(String));
-    // The Go SDK sends the ID token bare, with no scheme (chainguard.dev/sdk auth.NewFromToken).
+    // chainguard.dev/sdk's sts.Exchange sends `Bearer <ID token>`; a bare one is refused, as over REST.
     const bare = await rpc.call(
       "chainguard.platform.oidc.SecurityTokenService/Exchange",
       { aud: [api.emulator.url], identity },
       { token: null, metadata: { authorization: idToken } },
     );
-    expect(ok(bare).token).toEqual(expect.any(String));
+    expect(bare.code).toBe(grpc.status.UNAUTHENTICATED);
     expect(Number(exchanged.expiry.seconds) * 1000).toBeGreaterThan(api.emulator.clock.now().getTime());
     expect((await api.get(`/iam/v2beta1/groups/${org}`, exchanged.token)).status).toBe(200);
     // The API token is no ID token: the exchange refuses it as the REST face does.
@@ -235,14 +235,20 @@ function statusDetails(result: GrpcResult): unknown {
   return {
     code: status.code,
     message: status.message,
-    details: status.details.map((any) => ({
-      "@type": any.type_url,
-      ...(camel(
-        root
-          .lookupType(any.type_url.split("/")[1]!)
-          .toObject(root.lookupType(any.type_url.split("/")[1]!).decode(any.value)),
-      ) as object),
-    })),
+    details: status.details.map((any) => {
+      const type = root.lookupType(any.type_url.split("/")[1]!);
+      const fields = camel(type.toObject(type.decode(any.value), { longs: Number })) as Record<
+        string,
+        unknown
+      >;
+      // google.rpc.RetryInfo's Duration in its proto3 JSON form ("0s"), as the REST body writes it (a zero
+      // Duration is an empty message on the wire).
+      if (type.name === "RetryInfo") {
+        const { seconds = 0, nanos = 0 } = (fields.retryDelay ?? {}) as { seconds?: number; nanos?: number };
+        fields.retryDelay = `${seconds + nanos / 1e9}s`;
+      }
+      return { "@type": any.type_url, ...fields };
+    }),
   };
 }
 
@@ -280,19 +286,21 @@ describe("errors as the real service sends them", () => {
     }
   });
 
-  test("a bare token in `authorization`, as the Go SDK sends it, is a bearer token", async () => {
-    const bare = await rpc.call(
-      `${GROUPS}/GetGroup`,
-      { uid: org },
-      { token: null, metadata: { authorization: api.emulator.token } },
-    );
-    expect(ok(bare).name).toBe("demo-org");
-    const scheme = await rpc.call(
-      `${GROUPS}/GetGroup`,
-      { uid: org },
-      { token: null, metadata: { authorization: "Bearer" } },
-    );
-    expect(scheme.code).toBe(grpc.status.UNAUTHENTICATED);
+  test("`authorization` is read as over REST: RFC 6750's Bearer scheme, any case; a bare token is refused", async () => {
+    const get = (authorization: string) =>
+      rpc.call(`${GROUPS}/GetGroup`, { uid: org }, { token: null, metadata: { authorization } });
+    const token = api.emulator.token;
+    for (const accepted of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`])
+      expect(ok(await get(accepted)).name).toBe("demo-org");
+    for (const refused of [token, "Bearer", `Basic ${token}`, `Bearer ${token} extra`]) {
+      const answer = await get(refused);
+      expect(answer.code).toBe(grpc.status.UNAUTHENTICATED);
+      const rest = await api.call("GET", `/iam/v2beta1/groups/${org}`, {
+        token: null,
+        headers: { authorization: refused },
+      });
+      expect([rest.status, rest.body.code]).toEqual([401, answer.code]);
+    }
   });
 
   test("no token is UNAUTHENTICATED; an unknown method UNIMPLEMENTED", async () => {
@@ -358,6 +366,23 @@ describe("faults", () => {
     expect(unavailable.code).toBe(grpc.status.UNAVAILABLE);
     api.emulator.faults.add({ path: "^/iam/v2beta1/groups$", action: "status", status: 429, times: 1 });
     expect((await rpc.call(`${GROUPS}/ListGroups`, {})).code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  test("the retry hint: RetryInfo in the status details, as REST's body carries it beside Retry-After", async () => {
+    for (const status of [503, 429]) {
+      api.emulator.faults.add({ path: "^/iam/v2beta1/groups$", action: "status", status, times: 2 });
+      const answer = await rpc.call(`${GROUPS}/ListGroups`, {});
+      const rest = await api.get("/iam/v2beta1/groups");
+      expect(rest.headers.get("retry-after")).toBe("0");
+      expect(rest.body.details).toContainEqual({
+        "@type": "type.googleapis.com/google.rpc.RetryInfo",
+        retryDelay: "0s",
+      });
+      expect(statusDetails(answer)).toEqual(rest.body);
+    }
+    // No hint where a repeat cannot help.
+    const refused = await rpc.call(`${GROUPS}/GetGroup`, { uid: org }, { token: null });
+    expect(JSON.stringify(statusDetails(refused))).not.toContain("RetryInfo");
   });
 
   test("drop resets the call's stream unapplied; applyThenDrop applies first; the connection lives on", async () => {
