@@ -264,7 +264,10 @@ async function prepareAndRun(
       authenticate();
       return runInTransaction(route, ctx, bodyViolations);
     } catch (error) {
-      if (!(error instanceof StalePreparation) || attempt >= MAX_PREPARATIONS) throw error;
+      if (!(error instanceof StalePreparation)) throw error;
+      // Changed under it every time: nothing was applied, and a repeat may succeed (UNAVAILABLE, retry at once).
+      if (attempt >= MAX_PREPARATIONS)
+        throw new ApiFailure(14, "what the request relies on changed while it was being verified; retry it");
     }
   }
 }

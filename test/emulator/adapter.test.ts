@@ -7,6 +7,7 @@ import { OidcIssuer } from "../../emulator/oidc";
 import { buildServer } from "../../emulator/server";
 import { Service } from "../../emulator/service";
 import { MemoryStore } from "../../emulator/store";
+import { StalePreparation } from "../../emulator/routes/types";
 
 test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash or a bare 500", async () => {
   const warnings: string[] = [];
@@ -43,6 +44,53 @@ test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash
     expect(body.message).not.toContain("kaboom"); // no internals in the answer
     expect(body.details[0]?.reason).toBe("INTERNAL");
     expect(warnings.some((w) => w.includes("GET /boom") && w.includes("kaboom"))).toBe(true);
+  } finally {
+    await app.close();
+  }
+});
+
+test("a staged route is prepared again while what it relied on changes, then refused as retryable", async () => {
+  const store = new MemoryStore();
+  const clock = createClock();
+  const svc = new Service(store, clock, await OidcIssuer.create(store, clock));
+  let preparations = 0;
+  let staleFor = 0;
+  const handler = (): unknown => {
+    // What the preparation saw is stale `staleFor` times; its write is undone each time.
+    store.put("groups", { uid: `g${preparations}`, parent: "", createTime: "", fields: {} });
+    if (preparations <= staleFor) throw new StalePreparation();
+    return { preparations };
+  };
+  const route = {
+    method: "GET" as const,
+    url: "/staged",
+    auth: false,
+    prepare: async () => ++preparations,
+    handler,
+  };
+  const app = buildServer({
+    dispatcher: createDispatcher({
+      svc,
+      faults: new Faults(),
+      url: () => "",
+      onRequestLogged: () => undefined,
+    }),
+    routes: [route],
+    url: () => "",
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/staged`;
+  try {
+    staleFor = 2;
+    expect(await (await fetch(url)).json()).toEqual({ preparations: 3 });
+    expect([...store.all("groups")].map((g) => g.uid)).toEqual(["g3"]);
+    preparations = 0;
+    staleFor = Infinity;
+    const refused = await fetch(url);
+    expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "0"]);
+    expect(((await refused.json()) as { code: number }).code).toBe(14);
+    expect(preparations).toBe(5);
+    expect([...store.all("groups")].map((g) => g.uid)).toEqual(["g3"]);
   } finally {
     await app.close();
   }
