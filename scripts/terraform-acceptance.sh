@@ -35,7 +35,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$PROVIDER" ] || { echo "--provider DIR is required" >&2; usage >&2; exit 2; }
-[ -f "$PROVIDER/go.mod" ] || { echo "$PROVIDER is not a checkout of terraform-provider-chainguard (no go.mod)" >&2; exit 2; }
+if [ ! -f "$PROVIDER/go.mod" ]; then
+  echo "$PROVIDER is not a checkout of terraform-provider-chainguard (no go.mod)" >&2
+  exit 2
+fi
 for tool in node npm go curl jq; do
   command -v "$tool" > /dev/null || { echo "$tool is needed and not on PATH" >&2; exit 2; }
 done
@@ -152,6 +155,7 @@ echo "$LISTS list calls, $REFUSED of them not answered 200; $UNAUTHENTICATED cal
 passed=$(grep -E '^--- PASS: ' "$WORK/suite.log" | awk '{print $3}' | sort)
 failed=$(grep -E '^--- FAIL: ' "$WORK/suite.log" | awk '{print $3}' | sort)
 skipped=$(grep -E '^--- SKIP: ' "$WORK/suite.log" | awk '{print $3}' | sort)
+count() { printf '%s\n' "$1" | grep -c . || true; }
 ran=$(printf '%s\n' "$passed" "$failed" "$skipped" | grep -c . || true)
 in_scope_failed=$(printf '%s\n' "$failed" | grep -v -x -F -f <(out_of_scope) | grep . || true)
 in_scope_skipped=$(printf '%s\n' "$skipped" | grep -v -x -F -f <(out_of_scope) | grep . || true)
@@ -163,7 +167,7 @@ expected (terraform-provider-chainguard 5085c9f, July 2026: 28 ^TestAcc tests): 
   out of scope:
 $(printf '    %s\n' "${OUT_OF_SCOPE[@]}")
   and every list the destroy checks send answered 200 (none unauthenticated).
-got: $ran tests run: $(printf '%s\n' "$passed" | grep -c . || true) passed, $(printf '%s\n' "$failed" | grep -c . || true) failed, $(printf '%s\n' "$skipped" | grep -c . || true) skipped; $in_scope in scope
+got: $ran tests run: $(count "$passed") passed, $(count "$failed") failed, $(count "$skipped") skipped; $in_scope in scope
 EOF
 status=0
 if [ -n "$in_scope_failed" ]; then echo "in scope and failed:"; printf '  %s\n' $in_scope_failed; status=1; fi

@@ -8,10 +8,11 @@
  * transcoded by the method's http rule (./transcode.ts), dispatched with the `authorization` metadata as the
  * Authorization header (read by the call path, as REST's), and the answer's JSON encoded as the response message
  * (./json.ts); a failure is its gRPC status with the AIP-193 details (./status.ts). Logging and the report of an
- * unexpected error are the call path's (../dispatch.ts `record`, `unexpected`). Server reflection v1 and v1alpha serve the same files (./descriptors.ts).
+ * unexpected error are the call path's (../dispatch.ts `record`, `unexpected`). Server reflection v1 and v1alpha
+ * serve the same files (./descriptors.ts).
  *
  * May import: @grpc/grpc-js, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors,
- * ../service, ../routes/types, ./descriptors, ./json, ./protos, ./status, ./transcode.
+ * ../routes/types, ./descriptors, ./json, ./protos, ./status, ./transcode.
  */
 import type { Registry } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
