@@ -5,7 +5,7 @@
  * May import: node built-ins.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface LoggedRequest {
@@ -22,7 +22,25 @@ export interface CliEmulator {
   requests(): Promise<LoggedRequest[]>;
   clearRequests(): Promise<void>;
   seed(data: unknown): Promise<Record<string, number>>;
+  /**
+   * The emulator process's CPU time so far, in milliseconds, all its threads (the event loop, GC, libuv's pool):
+   * from /proc/<pid>/task/<tid>/schedstat, nanosecond counters (Linux; /proc/<pid>/stat's 10 ms ticks are too coarse).
+   */
+  cpuMs(): number;
   stop(): Promise<void>;
+}
+
+/** The process's CPU time in ms: the sum of its threads' run time (the first schedstat field, in ns). */
+export function processCpuMs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // A thread that ended between the listing and the read ran no more.
+    }
+  }
+  return ns / 1e6;
 }
 
 /** Starts the emulator's CLI; `args` are more of its options (e.g. `--data FILE`). */
@@ -61,6 +79,7 @@ export async function startCliEmulator(root: string, args: string[] = []): Promi
     requests: async () => ((await control("GET", "requests")) as { requests: LoggedRequest[] }).requests,
     clearRequests: async () => void (await control("DELETE", "requests")),
     seed: async (data) => (await control("POST", "seed", data)) as Record<string, number>,
+    cpuMs: () => processCpuMs(child.pid!),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -28,6 +28,8 @@ export interface Dispatch {
   /** The HTTP method and path of the request (for gRPC: those of the method's HTTP rule, filled in). */
   method: string;
   path: string;
+  /** The RPC a gRPC call is ("chainguard.platform.iam.v2beta1.GroupsService/GetGroup"); absent over REST. */
+  rpc?: string;
   /** The uid the path carries (the route's final `{uid}`, slashes kept), "" when it has none. */
   uid: string;
   query: Query;
@@ -71,7 +73,7 @@ export function createDispatcher(svc: Service, faults: Faults, url: () => string
     call: async (request) => {
       const { route } = request;
       const isControl = isControlRoute(route);
-      const fault = isControl ? undefined : faults.pick(request.method, request.path);
+      const fault = isControl ? undefined : faults.pick(request.method, request.path, request.rpc);
       const faulted = await applyFault(fault, svc);
       if (faulted !== undefined) return faulted;
       if (request.signal?.aborted === true) return { kind: "drop", applied: false };

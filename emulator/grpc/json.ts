@@ -4,32 +4,32 @@
  * paths, Empty as {}. The REST face speaks exactly this JSON, so a gRPC request becomes the REST request of the
  * same call and a REST answer the gRPC response.
  *
- * @bufbuild/protobuf does the mapping (it passes the protobuf conformance suite, well-known types included); its
- * registry is built from the descriptors of ./descriptors.ts, which reflection serves too, so both read the same
- * files. May import: @bufbuild/protobuf.
+ * Requests (small) are read by @bufbuild/protobuf (`fromBinary`, `toJson`: it passes the protobuf conformance
+ * suite). Answers (a list of hundreds of objects) are written straight from the REST answer's JSON to the wire by
+ * an encoder compiled once per message from its descriptor (`jsonEncoder`): no message objects in between, which
+ * is where the time of `fromJson` + `toBinary` went. It writes the bytes `toBinary(fromJson(json))` writes
+ * (test/emulator/grpc-codec.property.test.ts holds it to that), refuses the JSON `fromJson` refuses (a member
+ * the message lacks, a value of the wrong type), and leaves out only the REST-only members of ./rest-only.ts.
+ * Well-known types other than Timestamp and Empty go through @bufbuild/protobuf. May import: @bufbuild/protobuf,
+ * ./rest-only.
  */
 import {
-  create,
-  createFileRegistry,
   fromBinary,
   fromJson,
+  ScalarType,
   toBinary,
   toJson,
+  type DescEnum,
+  type DescField,
   type DescMessage,
   type JsonValue,
   type Message,
   type Registry,
 } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { base64Decode, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { REST_ONLY_MEMBERS } from "./rest-only";
 
 export type { JsonValue } from "@bufbuild/protobuf";
-
-/** The messages and enums of the files, by full name, for encoding, decoding and the JSON mapping. */
-export function messageRegistry(files: FileDescriptorProto[]): Registry {
-  // Services are served by grpc-js from servedMethods(); the registry needs messages and enums only.
-  const messagesOnly = files.map((file) => ({ ...file, service: [] }));
-  return createFileRegistry(create(FileDescriptorSetSchema, { file: messagesOnly }));
-}
 
 /** One message's codec: wire bytes ↔ proto3 JSON, with the registry resolving nested and `Any` types. */
 export interface MessageCodec {
@@ -38,7 +38,7 @@ export interface MessageCodec {
   decode(bytes: Uint8Array): { json: JsonValue; unknown: string[] };
   /**
    * JSON → wire bytes; throws when the JSON does not fit the message (a member it lacks, a wrong type). A REST
-   * answer's members the spec keeps beyond a v1 message are left out before (./rest-only.ts), and no others.
+   * answer's members the spec keeps beyond a v1 message (./rest-only.ts) are left out, and no others.
    */
   encode(json: JsonValue): Uint8Array;
 }
@@ -46,13 +46,18 @@ export interface MessageCodec {
 export function messageCodec(registry: Registry, typeName: string): MessageCodec {
   const schema = registry.getMessage(typeName);
   if (schema === undefined) throw new Error(`message ${typeName} is not in the proto files`);
+  const encoder = jsonEncoder(schema, registry);
   return {
     typeName,
     decode: (bytes) => {
       const message = fromBinary(schema, bytes, { readUnknownFields: true });
       return { json: toJson(schema, message, { registry }), unknown: unknownFields(schema, message) };
     },
-    encode: (json) => toBinary(schema, fromJson(schema, json, { registry, ignoreUnknownFields: false })),
+    encode: (json) => {
+      const writer = new BinaryWriter();
+      encoder(writer, json, typeName);
+      return writer.finish();
+    },
   };
 }
 
@@ -75,4 +80,387 @@ function unknownFields(schema: DescMessage, message: Message, prefix = ""): stri
     }
   }
   return found;
+}
+
+/** Writes one message's JSON as its fields (no tag, no length: the caller frames it). `at` names it in errors. */
+type Encoder = (writer: BinaryWriter, json: JsonValue, at: string) => void;
+
+/** A JSON object's members as `fromJson` reads them: only a plain object is a message. */
+function members(json: JsonValue, at: string, typeName: string): { [member: string]: JsonValue } {
+  if (json === null || typeof json !== "object" || Array.isArray(json))
+    throw new Error(`cannot encode ${at}: ${typeName} takes a JSON object, got ${describe(json)}`);
+  return json;
+}
+
+function describe(json: JsonValue): string {
+  return json === null ? "null" : Array.isArray(json) ? "an array" : typeof json;
+}
+
+/**
+ * The encoder of one message, compiled from its descriptor once (nested messages' encoders compiled on first
+ * use, so recursive messages work).
+ */
+export function jsonEncoder(schema: DescMessage, registry: Registry): Encoder {
+  const cache = new Map<string, Encoder>();
+  const of = (message: DescMessage): Encoder => {
+    let encoder = cache.get(message.typeName);
+    if (encoder === undefined) {
+      // Registered before it is built: a field of its own type finds it.
+      let built: Encoder | undefined;
+      encoder = (writer, json, at) => (built ??= compileMessage(message, registry, of))(writer, json, at);
+      cache.set(message.typeName, encoder);
+    }
+    return encoder;
+  };
+  return of(schema);
+}
+
+function compileMessage(
+  schema: DescMessage,
+  registry: Registry,
+  of: (message: DescMessage) => Encoder,
+): Encoder {
+  const special = wellKnown(schema, registry);
+  if (special !== undefined) return special;
+  // No prototype: a member named `__proto__` or `constructor` is looked up as data, and found missing.
+  const byMember = new Map<string, (writer: BinaryWriter, value: JsonValue, at: string) => void>();
+  for (const field of schema.fields) {
+    const write = fieldWriter(field, registry, of);
+    byMember.set(field.jsonName, write);
+    byMember.set(field.name, write);
+  }
+  const restOnly = new Set(
+    Object.hasOwn(REST_ONLY_MEMBERS, schema.typeName) ? REST_ONLY_MEMBERS[schema.typeName]!.members : [],
+  );
+  return (writer, json, at) => {
+    const object = members(json, at, schema.typeName);
+    for (const member in object) {
+      if (!Object.hasOwn(object, member)) continue;
+      const write = byMember.get(member);
+      if (write === undefined) {
+        if (restOnly.has(member)) continue;
+        throw new Error(`cannot encode ${at}: ${schema.typeName} has no field "${member}"`);
+      }
+      const value = object[member]!;
+      // null is "not set" in proto3 JSON.
+      if (value !== null) write(writer, value, `${at}.${member}`);
+    }
+  };
+}
+
+/** Timestamp and Empty written directly; the other well-known types through @bufbuild/protobuf. */
+function wellKnown(schema: DescMessage, registry: Registry): Encoder | undefined {
+  if (schema.typeName === "google.protobuf.Timestamp") return timestampEncoder;
+  if (schema.typeName === "google.protobuf.Empty")
+    return (_writer, json, at) => void members(json, at, schema.typeName);
+  if (!schema.typeName.startsWith("google.protobuf.")) return undefined;
+  return (writer, json) => writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
+}
+
+/** The earliest and latest instants a Timestamp holds (0001-01-01T00:00:00Z, 9999-12-31T23:59:59Z). */
+const MIN_SECONDS = -62135596800;
+const MAX_SECONDS = 253402300799;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
+
+const timestampEncoder: Encoder = (writer, json, at) => {
+  const match = typeof json === "string" ? RFC3339.exec(json) : null;
+  if (match === null)
+    throw new Error(
+      `cannot encode ${at}: a google.protobuf.Timestamp is an RFC 3339 string, got ${String(json)}`,
+    );
+  const [, year, month, day, hour, minute, second, fraction, zone] = match;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
+  let seconds = date.getTime() / 1000;
+  if (zone!.toUpperCase() !== "Z") {
+    const sign = zone!.startsWith("-") ? -1 : 1;
+    seconds -= sign * (Number(zone!.slice(1, 3)) * 3600 + Number(zone!.slice(4, 6)) * 60);
+  }
+  if (
+    date.getUTCDate() !== Number(day) ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 59 ||
+    seconds < MIN_SECONDS ||
+    seconds > MAX_SECONDS
+  )
+    throw new Error(`cannot encode ${at}: ${String(json)} is not a valid google.protobuf.Timestamp`);
+  const nanos = fraction === undefined ? 0 : Number(fraction.padEnd(9, "0"));
+  if (seconds !== 0) writer.tag(1, WireType.Varint).int64(seconds);
+  if (nanos !== 0) writer.tag(2, WireType.Varint).int32(nanos);
+};
+
+/** How one field's JSON value is written, tag included; a zero scalar without presence is not written. */
+function fieldWriter(
+  field: DescField,
+  registry: Registry,
+  of: (message: DescMessage) => Encoder,
+): (writer: BinaryWriter, value: JsonValue, at: string) => void {
+  const no = field.number;
+  switch (field.fieldKind) {
+    case "message": {
+      const encode = of(field.message);
+      return (writer, value, at) => {
+        writer.tag(no, WireType.LengthDelimited).fork();
+        encode(writer, value, at);
+        writer.join();
+      };
+    }
+    case "scalar": {
+      const write = scalarWriter(field.scalar, field.name);
+      const always = field.presence !== IMPLICIT || field.oneof !== undefined;
+      return (writer, value, at) => write(writer, no, value, at, always);
+    }
+    case "enum": {
+      const number = enumReader(field.enum);
+      const always = field.presence !== IMPLICIT || field.oneof !== undefined;
+      return (writer, value, at) => {
+        const n = number(value, at);
+        if (n !== 0 || always) writer.tag(no, WireType.Varint).int32(n);
+      };
+    }
+    case "list":
+      return listWriter(field, registry, of);
+    case "map":
+      return mapWriter(field, registry, of);
+  }
+}
+
+/** Implicit presence (proto3 without `optional`): a zero value is not on the wire. */
+const IMPLICIT = 2;
+
+function listWriter(
+  field: DescField & { fieldKind: "list" },
+  registry: Registry,
+  of: (message: DescMessage) => Encoder,
+): (writer: BinaryWriter, value: JsonValue, at: string) => void {
+  const no = field.number;
+  const items = (value: JsonValue, at: string): JsonValue[] => {
+    if (!Array.isArray(value)) throw new Error(`cannot encode ${at}: a repeated field takes an array`);
+    return value;
+  };
+  if (field.listKind === "message") {
+    const encode = of(field.message);
+    return (writer, value, at) => {
+      for (const [i, item] of items(value, at).entries()) {
+        writer.tag(no, WireType.LengthDelimited).fork();
+        encode(writer, item, `${at}[${i}]`);
+        writer.join();
+      }
+    };
+  }
+  if (field.listKind === "enum") {
+    const number = enumReader(field.enum);
+    return (writer, value, at) => {
+      const list = items(value, at);
+      if (list.length === 0) return;
+      writer.tag(no, WireType.LengthDelimited).fork();
+      for (const [i, item] of list.entries()) writer.int32(number(item, `${at}[${i}]`));
+      writer.join();
+    };
+  }
+  const write = scalarWriter(field.scalar, field.name);
+  const packable = field.scalar !== ScalarType.STRING && field.scalar !== ScalarType.BYTES;
+  if (!packable || !field.packed)
+    return (writer, value, at) => {
+      for (const [i, item] of items(value, at).entries()) write(writer, no, item, `${at}[${i}]`, true);
+    };
+  const raw = scalarValueWriter(field.scalar);
+  return (writer, value, at) => {
+    const list = items(value, at);
+    if (list.length === 0) return;
+    writer.tag(no, WireType.LengthDelimited).fork();
+    for (const [i, item] of list.entries()) raw(writer, scalarValue(field.scalar, item, `${at}[${i}]`));
+    writer.join();
+  };
+}
+
+function mapWriter(
+  field: DescField & { fieldKind: "map" },
+  registry: Registry,
+  of: (message: DescMessage) => Encoder,
+): (writer: BinaryWriter, value: JsonValue, at: string) => void {
+  const no = field.number;
+  const key = scalarWriter(field.mapKey, "key");
+  let value: (writer: BinaryWriter, json: JsonValue, at: string) => void;
+  if (field.mapKind === "message") {
+    const encode = of(field.message);
+    value = (writer, json, at) => {
+      writer.tag(2, WireType.LengthDelimited).fork();
+      encode(writer, json, at);
+      writer.join();
+    };
+  } else if (field.mapKind === "enum") {
+    const number = enumReader(field.enum);
+    value = (writer, json, at) => void writer.tag(2, WireType.Varint).int32(number(json, at));
+  } else {
+    const write = scalarWriter(field.scalar, "value");
+    value = (writer, json, at) => write(writer, 2, json, at, true);
+  }
+  const keyText = mapKeyJson(field.mapKey);
+  return (writer, json, at) => {
+    const entries = members(json, at, "map");
+    for (const name in entries) {
+      if (!Object.hasOwn(entries, name)) continue;
+      writer.tag(no, WireType.LengthDelimited).fork();
+      key(writer, 1, keyText(name, at), at, true);
+      value(writer, entries[name]!, `${at}["${name}"]`);
+      writer.join();
+    }
+  };
+}
+
+/** A map key's JSON text as the JSON value of its scalar type ("true" → true for bool keys). */
+function mapKeyJson(type: ScalarType): (name: string, at: string) => JsonValue {
+  if (type === ScalarType.BOOL)
+    return (name, at) => {
+      if (name !== "true" && name !== "false")
+        throw new Error(`cannot encode ${at}: a bool map key, got ${name}`);
+      return name === "true";
+    };
+  return (name) => name;
+}
+
+function enumReader(desc: DescEnum): (value: JsonValue, at: string) => number {
+  const byName = new Map(desc.values.map((v) => [v.name, v.number]));
+  return (value, at) => {
+    if (typeof value === "string") {
+      const n = byName.get(value);
+      if (n !== undefined) return n;
+    } else if (typeof value === "number" && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31)
+      return value;
+    throw new Error(`cannot encode ${at}: ${String(value)} is not a value of ${desc.typeName}`);
+  };
+}
+
+type ScalarValue = string | number | boolean | bigint | Uint8Array;
+
+/** The wire type each scalar is written with. */
+function wireTypeOf(type: ScalarType): WireType {
+  switch (type) {
+    case ScalarType.STRING:
+    case ScalarType.BYTES:
+      return WireType.LengthDelimited;
+    case ScalarType.DOUBLE:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return WireType.Bit64;
+    case ScalarType.FLOAT:
+    case ScalarType.FIXED32:
+    case ScalarType.SFIXED32:
+      return WireType.Bit32;
+    default:
+      return WireType.Varint;
+  }
+}
+
+/** Writes a scalar field (tag and value), its zero value only when `always`. */
+function scalarWriter(
+  type: ScalarType,
+  _name: string,
+): (writer: BinaryWriter, no: number, value: JsonValue, at: string, always: boolean) => void {
+  const wire = wireTypeOf(type);
+  const raw = scalarValueWriter(type);
+  return (writer, no, json, at, always) => {
+    const value = scalarValue(type, json, at);
+    if (!always && isZero(value)) return;
+    raw(writer.tag(no, wire), value);
+  };
+}
+
+function isZero(value: ScalarValue): boolean {
+  if (value instanceof Uint8Array) return value.length === 0;
+  return value === "" || value === 0 || value === false || value === BigInt(0) || Object.is(value, -0);
+}
+
+function scalarValueWriter(type: ScalarType): (writer: BinaryWriter, value: ScalarValue) => void {
+  switch (type) {
+    case ScalarType.STRING:
+      return (w, v) => w.string(v as string);
+    case ScalarType.BOOL:
+      return (w, v) => w.bool(v as boolean);
+    case ScalarType.DOUBLE:
+      return (w, v) => w.double(v as number);
+    case ScalarType.FLOAT:
+      return (w, v) => w.float(v as number);
+    case ScalarType.INT32:
+      return (w, v) => w.int32(v as number);
+    case ScalarType.UINT32:
+      return (w, v) => w.uint32(v as number);
+    case ScalarType.SINT32:
+      return (w, v) => w.sint32(v as number);
+    case ScalarType.FIXED32:
+      return (w, v) => w.fixed32(v as number);
+    case ScalarType.SFIXED32:
+      return (w, v) => w.sfixed32(v as number);
+    case ScalarType.INT64:
+      return (w, v) => w.int64(v as bigint);
+    case ScalarType.UINT64:
+      return (w, v) => w.uint64(v as bigint);
+    case ScalarType.SINT64:
+      return (w, v) => w.sint64(v as bigint);
+    case ScalarType.FIXED64:
+      return (w, v) => w.fixed64(v as bigint);
+    case ScalarType.SFIXED64:
+      return (w, v) => w.sfixed64(v as bigint);
+    case ScalarType.BYTES:
+      return (w, v) => w.bytes(v as Uint8Array);
+  }
+}
+
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+const UINT32 = { min: 0, max: 2 ** 32 - 1 };
+const INT64 = { min: -(BigInt(2) ** BigInt(63)), max: BigInt(2) ** BigInt(63) - BigInt(1) };
+const UINT64 = { min: BigInt(0), max: BigInt(2) ** BigInt(64) - BigInt(1) };
+
+/** A scalar's JSON value, checked as `fromJson` checks it, as the value the writer takes. */
+function scalarValue(type: ScalarType, json: JsonValue, at: string): ScalarValue {
+  const refuse = (): never => {
+    throw new Error(`cannot encode ${at}: ${JSON.stringify(json)} is not a valid ${ScalarType[type]}`);
+  };
+  switch (type) {
+    case ScalarType.STRING:
+      return typeof json === "string" ? json : refuse();
+    case ScalarType.BOOL:
+      return typeof json === "boolean" ? json : refuse();
+    case ScalarType.BYTES:
+      if (typeof json !== "string") return refuse();
+      try {
+        return base64Decode(json);
+      } catch {
+        return refuse();
+      }
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT: {
+      if (typeof json === "number") return json;
+      if (json === "NaN") return NaN;
+      if (json === "Infinity") return Infinity;
+      if (json === "-Infinity") return -Infinity;
+      const n = typeof json === "string" && json.trim() !== "" ? Number(json) : NaN;
+      return Number.isFinite(n) ? n : refuse();
+    }
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32: {
+      const range = type === ScalarType.UINT32 || type === ScalarType.FIXED32 ? UINT32 : INT32;
+      const n =
+        typeof json === "number" ? json : typeof json === "string" && json.trim() !== "" ? Number(json) : NaN;
+      return Number.isInteger(n) && n >= range.min && n <= range.max ? n : refuse();
+    }
+    default: {
+      const range = type === ScalarType.UINT64 || type === ScalarType.FIXED64 ? UINT64 : INT64;
+      let n: bigint;
+      try {
+        if (typeof json === "number" && Number.isInteger(json)) n = BigInt(json);
+        else if (typeof json === "string" && /^-?\d+$/.test(json)) n = BigInt(json);
+        else return refuse();
+      } catch {
+        return refuse();
+      }
+      return n >= range.min && n <= range.max ? n : refuse();
+    }
+  }
 }
