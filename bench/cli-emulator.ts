@@ -47,7 +47,9 @@ export function processCpuMs(pid: number): number {
 export async function startCliEmulator(root: string, args: string[] = []): Promise<CliEmulator> {
   const cli = join(root, "dist", "emulator", "cli.js");
   if (!existsSync(cli)) throw new Error("dist/emulator/cli.js is missing: npx tsc -p tsconfig.build.json");
-  const child = spawn(process.execPath, [cli, "--port", "0", "--quiet", ...args], {
+  // BENCH_EMULATOR_NODE_ARGS: Node options for the emulator alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_EMULATOR_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+  const child = spawn(process.execPath, [...nodeArgs, cli, "--port", "0", "--quiet", ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

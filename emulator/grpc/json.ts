@@ -11,7 +11,7 @@
  * (test/emulator/grpc-codec.property.test.ts holds it to that), refuses the JSON `fromJson` refuses (a member
  * the message lacks, a value of the wrong type), and leaves out only the REST-only members of ./rest-only.ts.
  * Well-known types other than Timestamp and Empty go through @bufbuild/protobuf. May import: @bufbuild/protobuf,
- * ./rest-only.
+ * ./rest-only, ./wire-writer.
  */
 import {
   fromBinary,
@@ -26,8 +26,9 @@ import {
   type Message,
   type Registry,
 } from "@bufbuild/protobuf";
-import { base64Decode, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { base64Decode } from "@bufbuild/protobuf/wire";
 import { REST_ONLY_MEMBERS } from "./rest-only";
+import { Wire as WireType, WireWriter as BinaryWriter } from "./wire-writer";
 
 export type { JsonValue } from "@bufbuild/protobuf";
 
@@ -122,37 +123,79 @@ function compileMessage(
 ): Encoder {
   const special = wellKnown(schema, registry);
   if (special !== undefined) return special;
-  // No prototype: a member named `__proto__` or `constructor` is looked up as data, and found missing.
-  const byMember = new Map<string, (writer: BinaryWriter, value: JsonValue, at: string) => void>();
-  for (const field of schema.fields) {
-    const write = fieldWriter(field, registry, of);
-    byMember.set(field.jsonName, write);
-    byMember.set(field.name, write);
-  }
+  // In field-number order, as @bufbuild/protobuf writes them; a member by its JSON name or its proto name.
+  const fields = [...schema.fields]
+    .sort((a, b) => a.number - b.number)
+    .map((field) => ({
+      json: field.jsonName,
+      name: field.name,
+      write: fieldWriter(field, registry, of),
+    }));
+  const known = new Set(schema.fields.flatMap((field) => [field.jsonName, field.name]));
   const restOnly = new Set(
     Object.hasOwn(REST_ONLY_MEMBERS, schema.typeName) ? REST_ONLY_MEMBERS[schema.typeName]!.members : [],
   );
+  const oneofOf = new Map<string, string>();
+  for (const field of schema.fields) {
+    if (field.oneof === undefined) continue;
+    oneofOf.set(field.jsonName, field.oneof.name);
+    oneofOf.set(field.name, field.oneof.name);
+  }
   return (writer, json, at) => {
     const object = members(json, at, schema.typeName);
-    for (const member in object) {
-      if (!Object.hasOwn(object, member)) continue;
-      const write = byMember.get(member);
-      if (write === undefined) {
-        if (restOnly.has(member)) continue;
-        throw new Error(`cannot encode ${at}: ${schema.typeName} has no field "${member}"`);
+    const keys = Object.keys(object);
+    let found = 0;
+    for (const field of fields) {
+      let member = field.json;
+      if (!Object.hasOwn(object, member)) {
+        if (field.name === member || !Object.hasOwn(object, field.name)) continue;
+        member = field.name;
       }
+      found++;
       const value = object[member]!;
       // null is "not set" in proto3 JSON.
-      if (value !== null) write(writer, value, `${at}.${member}`);
+      if (value !== null) field.write(writer, value, `${at}.${member}`);
     }
+    // Every member is a field, or one of the REST-only members this message leaves out.
+    if (found !== keys.length) {
+      for (const member of keys) {
+        if (known.has(member)) continue;
+        if (!restOnly.has(member))
+          throw new Error(`cannot encode ${at}: ${schema.typeName} has no field "${member}"`);
+      }
+      if (keys.filter((member) => known.has(member)).length !== found)
+        throw new Error(
+          `cannot encode ${at}: a field of ${schema.typeName} is given twice, by both its names`,
+        );
+    }
+    if (oneofOf.size > 0) oneMemberPerOneof(object, oneofOf, at, schema.typeName);
   };
+}
+
+/** A oneof takes one member at most, as `fromJson` says (a null member is not set). */
+function oneMemberPerOneof(
+  object: { [member: string]: JsonValue },
+  oneofOf: Map<string, string>,
+  at: string,
+  typeName: string,
+): void {
+  const set = new Set<string>();
+  for (const member of Object.keys(object)) {
+    const oneof = oneofOf.get(member);
+    if (oneof === undefined || object[member] === null) continue;
+    if (set.has(oneof)) throw new Error(`cannot encode ${at}: ${typeName}.${oneof} takes one member`);
+    set.add(oneof);
+  }
 }
 
 /** Timestamp and Empty written directly; the other well-known types through @bufbuild/protobuf. */
 function wellKnown(schema: DescMessage, registry: Registry): Encoder | undefined {
   if (schema.typeName === "google.protobuf.Timestamp") return timestampEncoder;
   if (schema.typeName === "google.protobuf.Empty")
-    return (_writer, json, at) => void members(json, at, schema.typeName);
+    return (_writer, json, at) => {
+      if (Object.keys(members(json, at, schema.typeName)).length > 0)
+        throw new Error(`cannot encode ${at}: google.protobuf.Empty has no fields`);
+    };
   if (!schema.typeName.startsWith("google.protobuf.")) return undefined;
   return (writer, json) => writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
 }
@@ -162,7 +205,20 @@ const MIN_SECONDS = -62135596800;
 const MAX_SECONDS = 253402300799;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
 
+/** What Date#toISOString writes (every time the emulator sends): read by Date.parse, exactly. */
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 const timestampEncoder: Encoder = (writer, json, at) => {
+  if (typeof json === "string" && json.length === 24 && ISO_MILLIS.test(json)) {
+    const ms = Date.parse(json);
+    if (ms >= 0 && ms <= MAX_SECONDS * 1000 + 999) {
+      const seconds = Math.floor(ms / 1000);
+      const nanos = (ms - seconds * 1000) * 1_000_000;
+      if (seconds !== 0) writer.tag(1, WireType.Varint).safeUint(seconds);
+      if (nanos !== 0) writer.tag(2, WireType.Varint).uint32(nanos);
+      return;
+    }
+  }
   const match = typeof json === "string" ? RFC3339.exec(json) : null;
   if (match === null)
     throw new Error(
@@ -187,7 +243,7 @@ const timestampEncoder: Encoder = (writer, json, at) => {
   )
     throw new Error(`cannot encode ${at}: ${String(json)} is not a valid google.protobuf.Timestamp`);
   const nanos = fraction === undefined ? 0 : Number(fraction.padEnd(9, "0"));
-  if (seconds !== 0) writer.tag(1, WireType.Varint).int64(seconds);
+  if (seconds !== 0) writer.tag(1, WireType.Varint).int64(BigInt(seconds));
   if (nanos !== 0) writer.tag(2, WireType.Varint).int32(nanos);
 };
 
@@ -301,8 +357,7 @@ function mapWriter(
   const keyText = mapKeyJson(field.mapKey);
   return (writer, json, at) => {
     const entries = members(json, at, "map");
-    for (const name in entries) {
-      if (!Object.hasOwn(entries, name)) continue;
+    for (const name of Object.keys(entries)) {
       writer.tag(no, WireType.LengthDelimited).fork();
       key(writer, 1, keyText(name, at), at, true);
       value(writer, entries[name]!, `${at}["${name}"]`);
