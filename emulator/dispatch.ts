@@ -37,7 +37,7 @@ export interface Dispatch {
   /** The `Authorization` header, or the gRPC `authorization` metadata. */
   authorization: string | undefined;
   /** Aborted when the client gives up (a gRPC deadline or cancellation): a stalled request then stops unapplied. */
-  signal?: AbortSignal;
+  signal?: { readonly aborted: boolean };
 }
 
 /**

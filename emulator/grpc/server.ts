@@ -267,11 +267,14 @@ function respondStatus(stream: ServerHttp2Stream, trailers: Record<string, strin
   );
 }
 
+/** The trailers of every call answered OK (no message to send). */
+const OK_TRAILERS = Object.freeze({ "grpc-status": "0" });
+
 /** A call answered by one message and OK. */
 function respondMessage(stream: ServerHttp2Stream, message: Uint8Array): void {
   if (stream.destroyed || stream.closed) return;
   stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
-  stream.once("wantTrailers", () => stream.sendTrailers(statusTrailers(Code.OK, "")));
+  stream.once("wantTrailers", () => stream.sendTrailers(OK_TRAILERS));
   stream.end(frame(message));
 }
 
@@ -284,24 +287,26 @@ function timeoutMs(headers: IncomingHttpHeaders): number | undefined {
 }
 
 /**
- * A call's cancellation: the client resetting its stream, or its deadline passing (then DEADLINE_EXCEEDED is
- * answered at once, as grpc-js and grpc-go servers do, and a late answer is not sent).
+ * A call's cancellation: the client resetting its stream before the answer, or its deadline passing (then
+ * DEADLINE_EXCEEDED is answered at once, as grpc-js and grpc-go servers do, and a late answer is not sent). A
+ * plain flag the dispatch reads, not an AbortController: one per call costs an EventTarget, and its abort an
+ * AbortError with a stack.
  */
-function cancellation(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): AbortController {
-  const abort = new AbortController();
+function cancellation(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): { aborted: boolean } {
+  const signal = { aborted: false };
   const ms = timeoutMs(headers);
   const timer =
     ms === undefined
       ? undefined
       : setTimeout(() => {
-          abort.abort();
+          signal.aborted = true;
           respondStatus(stream, statusTrailers(Code.DEADLINE_EXCEEDED, "Deadline exceeded"));
         }, ms);
   stream.once("close", () => {
     if (timer !== undefined) clearTimeout(timer);
-    abort.abort();
+    if (!stream.headersSent) signal.aborted = true;
   });
-  return abort;
+  return signal;
 }
 
 /** The whole request of a unary call: its one message (or a protocol failure). */
@@ -315,17 +320,22 @@ function readUnary(
     if (encoding !== undefined && !SUPPORTED_ENCODINGS.has(encoding))
       return reject(new GrpcError(Code.UNIMPLEMENTED, `the message encoding ${encoding} is not supported`));
     const reader = new FrameReader(maxBytes, encoding);
-    const messages: Uint8Array[] = [];
+    let messages: Uint8Array[] = [];
+    let settled = false;
     stream.on("data", (chunk: Buffer) => {
       try {
-        messages.push(...reader.push(chunk));
+        const read = reader.push(chunk);
+        messages = messages.length === 0 ? read : messages.concat(read);
       } catch (error) {
         stream.removeAllListeners("data");
         stream.resume();
+        settled = true;
         reject(error);
       }
     });
     stream.once("end", () => {
+      if (settled) return;
+      settled = true;
       if (messages.length === 1 && reader.pending === 0) resolve(messages[0]!);
       else if (messages.length === 0 && reader.pending === 0)
         reject(new GrpcError(Code.UNIMPLEMENTED, "received no request message"));
@@ -339,7 +349,9 @@ function readUnary(
           ),
         );
     });
-    stream.once("close", () => reject(new GrpcError(Code.CANCELLED, "the client cancelled the call")));
+    stream.once("close", () => {
+      if (!settled) reject(new GrpcError(Code.CANCELLED, "the client cancelled the call"));
+    });
   });
 }
 
@@ -353,13 +365,13 @@ async function serveUnary(
 ): Promise<void> {
   const started = process.hrtime.bigint();
   const rpc = face.binding.method.fullName;
-  const abort = cancellation(stream, headers);
+  const signal = cancellation(stream, headers);
   let dispatch: Dispatch | undefined;
   let status = 200;
   try {
     const bytes = await readUnary(stream, headers, options.maxMessageBytes);
     const rest = face.binding.toRest(decodeRequest(face.request, bytes));
-    dispatch = { ...rest, rpc, authorization: authorization(headers), signal: abort.signal };
+    dispatch = { ...rest, rpc, authorization: authorization(headers), signal };
     const outcome = await options.dispatcher.call(dispatch);
     // A dropped call is not logged, as a dropped REST request is not.
     if (outcome.kind === "drop") return resetStream(stream);
