@@ -362,6 +362,23 @@ describe("faults", () => {
     expect((await rpc.call(`${GROUPS}/ListGroups`, {})).code).toBe(grpc.status.RESOURCE_EXHAUSTED);
   });
 
+  test("a rule keyed by RPC name fires for that RPC only, never for its REST twin", async () => {
+    api.emulator.faults.add({ rpc: "GroupsService/ListGroups$", action: "status", status: 503, times: 2 });
+    expect((await api.get("/iam/v2beta1/groups")).status).toBe(200);
+    expect((await rpc.call(`${GROUPS}/GetGroup`, { uid: org })).code).toBe(grpc.status.OK);
+    expect((await rpc.call(`${GROUPS}/ListGroups`, {})).code).toBe(grpc.status.UNAVAILABLE);
+    // A path rule still matches the RPC through its route.
+    api.emulator.faults.clear();
+    api.emulator.faults.add({
+      path: "^/iam/v2beta1/groups$",
+      rpc: "GetGroup",
+      action: "status",
+      status: 503,
+    });
+    expect((await rpc.call(`${GROUPS}/ListGroups`, {})).code).toBe(grpc.status.OK);
+    expect(() => api.emulator.faults.add({ rpc: "(", action: "drop" })).toThrow(/rpc/);
+  });
+
   test("drop resets the call's stream unapplied; applyThenDrop applies first; the connection lives on", async () => {
     api.emulator.faults.add({ method: "POST", action: "drop", times: 1 });
     const dropped = await rpc.call(`${GROUPS}/CreateGroup`, { parent: org, group: { name: "dropped" } });
