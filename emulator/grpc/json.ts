@@ -10,8 +10,8 @@
  * is where the time of `fromJson` + `toBinary` went. It writes the bytes `toBinary(fromJson(json))` writes
  * (test/emulator/grpc-codec.property.test.ts holds it to that), refuses the JSON `fromJson` refuses (a member
  * the message lacks, a value of the wrong type), and leaves out only the REST-only members of ./rest-only.ts.
- * Well-known types other than Timestamp and Empty go through @bufbuild/protobuf. May import: @bufbuild/protobuf,
- * ./rest-only, ./wire-writer.
+ * Well-known types other than Empty and the emulator's own Timestamps go through @bufbuild/protobuf.
+ * May import: @bufbuild/protobuf, ./rest-only, ./wire-writer.
  */
 import {
   fromBinary,
@@ -190,7 +190,7 @@ function oneMemberPerOneof(
 
 /** Timestamp and Empty written directly; the other well-known types through @bufbuild/protobuf. */
 function wellKnown(schema: DescMessage, registry: Registry): Encoder | undefined {
-  if (schema.typeName === "google.protobuf.Timestamp") return timestampEncoder;
+  if (schema.typeName === "google.protobuf.Timestamp") return timestampEncoder(schema, registry);
   if (schema.typeName === "google.protobuf.Empty")
     return (_writer, json, at) => {
       if (Object.keys(members(json, at, schema.typeName)).length > 0)
@@ -200,52 +200,64 @@ function wellKnown(schema: DescMessage, registry: Registry): Encoder | undefined
   return (writer, json) => writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
 }
 
-/** The earliest and latest instants a Timestamp holds (0001-01-01T00:00:00Z, 9999-12-31T23:59:59Z). */
-const MIN_SECONDS = -62135596800;
+/** The latest instant a Timestamp holds: 9999-12-31T23:59:59Z. */
 const MAX_SECONDS = 253402300799;
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
 
-/** What Date#toISOString writes (every time the emulator sends): read by Date.parse, exactly. */
+/** "2026-11-28T23:55:50.123Z" (checked against ISO_MILLIS) as milliseconds since the epoch, digit by digit. */
+function isoMillis(text: string): number {
+  const digits = (from: number, to: number): number => {
+    let n = 0;
+    for (let i = from; i < to; i++) n = n * 10 + (text.charCodeAt(i) - 48);
+    return n;
+  };
+  const year = digits(0, 4);
+  // Before 1970 (and Date.UTC's reading of years 0..99 as 19xx) is left to the general path.
+  if (year < 1970) return NaN;
+  const month = digits(5, 7);
+  const day = digits(8, 10);
+  // A date that does not exist (February 30th) is left to the general path, which refuses it.
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return NaN;
+  const hours = digits(11, 13);
+  const minutes = digits(14, 16);
+  const seconds = digits(17, 19);
+  if (hours > 23 || minutes > 59 || seconds > 59) return NaN;
+  return Date.UTC(year, month - 1, day, hours, minutes, seconds, digits(20, 23));
+}
+
+function daysIn(year: number, month: number): number {
+  return month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(month)
+      ? 30
+      : 31;
+}
+
+/** What Date#toISOString writes (every time the emulator sends): read digit by digit. */
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const timestampEncoder: Encoder = (writer, json, at) => {
-  if (typeof json === "string" && json.length === 24 && ISO_MILLIS.test(json)) {
-    const ms = Date.parse(json);
-    if (ms >= 0 && ms <= MAX_SECONDS * 1000 + 999) {
-      const seconds = Math.floor(ms / 1000);
-      const nanos = (ms - seconds * 1000) * 1_000_000;
-      if (seconds !== 0) writer.tag(1, WireType.Varint).safeUint(seconds);
-      if (nanos !== 0) writer.tag(2, WireType.Varint).uint32(nanos);
-      return;
+/**
+ * A Timestamp: the emulator's own (toISOString's form, a real date from 1970) read digit by digit; any other form
+ * through @bufbuild/protobuf, which decides what it accepts.
+ */
+function timestampEncoder(schema: DescMessage, registry: Registry): Encoder {
+  const general: Encoder = (writer, json) =>
+    writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
+  return (writer, json, at) => {
+    if (typeof json === "string" && json.length === 24 && ISO_MILLIS.test(json)) {
+      const ms = isoMillis(json);
+      if (ms >= 0 && ms <= MAX_SECONDS * 1000 + 999) {
+        const seconds = Math.floor(ms / 1000);
+        const nanos = (ms - seconds * 1000) * 1_000_000;
+        if (seconds !== 0) writer.tag(1, WireType.Varint).safeUint(seconds);
+        if (nanos !== 0) writer.tag(2, WireType.Varint).uint32(nanos);
+        return;
+      }
     }
-  }
-  const match = typeof json === "string" ? RFC3339.exec(json) : null;
-  if (match === null)
-    throw new Error(
-      `cannot encode ${at}: a google.protobuf.Timestamp is an RFC 3339 string, got ${String(json)}`,
-    );
-  const [, year, month, day, hour, minute, second, fraction, zone] = match;
-  const date = new Date(0);
-  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
-  let seconds = date.getTime() / 1000;
-  if (zone!.toUpperCase() !== "Z") {
-    const sign = zone!.startsWith("-") ? -1 : 1;
-    seconds -= sign * (Number(zone!.slice(1, 3)) * 3600 + Number(zone!.slice(4, 6)) * 60);
-  }
-  if (
-    date.getUTCDate() !== Number(day) ||
-    Number(hour) > 23 ||
-    Number(minute) > 59 ||
-    Number(second) > 59 ||
-    seconds < MIN_SECONDS ||
-    seconds > MAX_SECONDS
-  )
-    throw new Error(`cannot encode ${at}: ${String(json)} is not a valid google.protobuf.Timestamp`);
-  const nanos = fraction === undefined ? 0 : Number(fraction.padEnd(9, "0"));
-  if (seconds !== 0) writer.tag(1, WireType.Varint).int64(BigInt(seconds));
-  if (nanos !== 0) writer.tag(2, WireType.Varint).int32(nanos);
-};
+    general(writer, json, at);
+  };
+}
 
 /** How one field's JSON value is written, tag included; a zero scalar without presence is not written. */
 function fieldWriter(
@@ -264,8 +276,16 @@ function fieldWriter(
       };
     }
     case "scalar": {
-      const write = scalarWriter(field.scalar, field.name);
       const always = field.presence !== IMPLICIT || field.oneof !== undefined;
+      if (field.scalar === ScalarType.STRING) {
+        // The most common field, written without the general scalar path.
+        const tag = (no << 3) | WireType.LengthDelimited;
+        return (writer, value, at) => {
+          if (typeof value !== "string") scalarValue(ScalarType.STRING, value, at);
+          else if (value !== "" || always) writer.uint32(tag).string(value);
+        };
+      }
+      const write = scalarWriter(field.scalar, field.name);
       return (writer, value, at) => write(writer, no, value, at, always);
     }
     case "enum": {

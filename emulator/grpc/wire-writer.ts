@@ -128,8 +128,24 @@ export class WireWriter {
 
   /** A string's UTF-8 bytes after their length. */
   string(value: string): this {
-    this.ensure(5 + value.length * 3);
-    // Most strings are short ASCII: their length is known before writing, and one byte.
+    const length = value.length;
+    this.ensure(5 + length * 3);
+    // Most strings are short ASCII (uids, names): copied here, a native call costs more than the loop.
+    if (length < 0x80) {
+      const buf = this.buf;
+      let at = this.pos + 1;
+      let i = 0;
+      for (; i < length; i++) {
+        const code = value.charCodeAt(i);
+        if (code >= 0x80) break;
+        buf[at++] = code;
+      }
+      if (i === length) {
+        buf[this.pos] = length;
+        this.pos = at;
+        return this;
+      }
+    }
     const start = this.pos + 1;
     const written = this.buf.write(value, start, "utf8");
     return this.closeAt(start, written);

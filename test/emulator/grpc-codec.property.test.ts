@@ -192,7 +192,17 @@ describe("the compiled encoder writes what @bufbuild/protobuf writes", () => {
       fc.dictionary(
         fc.constantFrom("__proto__", "constructor", "nosuch", "uid", "name", "createTime", "groups"),
         fc.oneof(
-          fc.constantFrom<JsonValue>(1, "x", true, [], {}, "2020-13-01T00:00:00Z", "1e3"),
+          fc.constantFrom<JsonValue>(
+            1,
+            "x",
+            true,
+            [],
+            {},
+            "2020-13-01T00:00:00Z",
+            "2021-02-29T00:00:00.000Z",
+            "2020-02-29T23:59:60.000Z",
+            "1e3",
+          ),
           fc.string(),
         ),
         { maxKeys: 3 },
