@@ -56,7 +56,12 @@ export function messageCodec(registry: Registry, typeName: string): MessageCodec
     },
     encode: (json) => {
       const writer = new BinaryWriter();
-      encoder(writer, json, typeName);
+      try {
+        encoder(writer, json);
+      } catch (error) {
+        if (!(error instanceof EncodeError)) throw error;
+        throw new Error(`cannot encode ${typeName}${error.path}: ${error.message}`);
+      }
       return writer.finish();
     },
   };
@@ -83,13 +88,30 @@ function unknownFields(schema: DescMessage, message: Message, prefix = ""): stri
   return found;
 }
 
-/** Writes one message's JSON as its fields (no tag, no length: the caller frames it). `at` names it in errors. */
-type Encoder = (writer: BinaryWriter, json: JsonValue, at: string) => void;
+/** Writes one message's JSON as its fields (no tag, no length: the caller frames it). Throws an EncodeError. */
+type Encoder = (writer: BinaryWriter, json: JsonValue) => void;
+
+/** JSON that does not fit its message: the reason, and where (`.groups[3].name`, prefixed as it propagates). */
+class EncodeError extends Error {
+  path = "";
+}
+
+/** An error from inside a member or item, its path prefixed with the step into it. */
+function within(error: unknown, step: string): unknown {
+  if (error instanceof EncodeError) error.path = `${step}${error.path}`;
+  else if (error instanceof Error) {
+    // @bufbuild/protobuf's refusals (a well-known type's JSON) get a path too.
+    const wrapped = new EncodeError(error.message);
+    wrapped.path = step;
+    return wrapped;
+  }
+  return error;
+}
 
 /** A JSON object's members as `fromJson` reads them: only a plain object is a message. */
-function members(json: JsonValue, at: string, typeName: string): { [member: string]: JsonValue } {
+function members(json: JsonValue, typeName: string): { [member: string]: JsonValue } {
   if (json === null || typeof json !== "object" || Array.isArray(json))
-    throw new Error(`cannot encode ${at}: ${typeName} takes a JSON object, got ${describe(json)}`);
+    throw new EncodeError(`${typeName} takes a JSON object, got ${describe(json)}`);
   return json;
 }
 
@@ -108,7 +130,7 @@ export function jsonEncoder(schema: DescMessage, registry: Registry): Encoder {
     if (encoder === undefined) {
       // Registered before it is built: a field of its own type finds it.
       let built: Encoder | undefined;
-      encoder = (writer, json, at) => (built ??= compileMessage(message, registry, of))(writer, json, at);
+      encoder = (writer, json) => (built ??= compileMessage(message, registry, of))(writer, json);
       cache.set(message.typeName, encoder);
     }
     return encoder;
@@ -141,8 +163,8 @@ function compileMessage(
     oneofOf.set(field.jsonName, field.oneof.name);
     oneofOf.set(field.name, field.oneof.name);
   }
-  return (writer, json, at) => {
-    const object = members(json, at, schema.typeName);
+  return (writer, json) => {
+    const object = members(json, schema.typeName);
     const keys = Object.keys(object);
     let found = 0;
     for (const field of fields) {
@@ -154,21 +176,23 @@ function compileMessage(
       found++;
       const value = object[member]!;
       // null is "not set" in proto3 JSON.
-      if (value !== null) field.write(writer, value, `${at}.${member}`);
+      if (value === null) continue;
+      try {
+        field.write(writer, value);
+      } catch (error) {
+        throw within(error, `.${member}`);
+      }
     }
     // Every member is a field, or one of the REST-only members this message leaves out.
     if (found !== keys.length) {
       for (const member of keys) {
         if (known.has(member)) continue;
-        if (!restOnly.has(member))
-          throw new Error(`cannot encode ${at}: ${schema.typeName} has no field "${member}"`);
+        if (!restOnly.has(member)) throw new EncodeError(`${schema.typeName} has no field "${member}"`);
       }
       if (keys.filter((member) => known.has(member)).length !== found)
-        throw new Error(
-          `cannot encode ${at}: a field of ${schema.typeName} is given twice, by both its names`,
-        );
+        throw new EncodeError(`a field of ${schema.typeName} is given twice, by both its names`);
     }
-    if (oneofOf.size > 0) oneMemberPerOneof(object, oneofOf, at, schema.typeName);
+    if (oneofOf.size > 0) oneMemberPerOneof(object, oneofOf, schema.typeName);
   };
 }
 
@@ -176,14 +200,13 @@ function compileMessage(
 function oneMemberPerOneof(
   object: { [member: string]: JsonValue },
   oneofOf: Map<string, string>,
-  at: string,
   typeName: string,
 ): void {
   const set = new Set<string>();
   for (const member of Object.keys(object)) {
     const oneof = oneofOf.get(member);
     if (oneof === undefined || object[member] === null) continue;
-    if (set.has(oneof)) throw new Error(`cannot encode ${at}: ${typeName}.${oneof} takes one member`);
+    if (set.has(oneof)) throw new EncodeError(`${typeName}.${oneof} takes one member`);
     set.add(oneof);
   }
 }
@@ -192,9 +215,9 @@ function oneMemberPerOneof(
 function wellKnown(schema: DescMessage, registry: Registry): Encoder | undefined {
   if (schema.typeName === "google.protobuf.Timestamp") return timestampEncoder(schema, registry);
   if (schema.typeName === "google.protobuf.Empty")
-    return (_writer, json, at) => {
-      if (Object.keys(members(json, at, schema.typeName)).length > 0)
-        throw new Error(`cannot encode ${at}: google.protobuf.Empty has no fields`);
+    return (_writer, json) => {
+      if (Object.keys(members(json, schema.typeName)).length > 0)
+        throw new EncodeError(`google.protobuf.Empty has no fields`);
     };
   if (!schema.typeName.startsWith("google.protobuf.")) return undefined;
   return (writer, json) => writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
@@ -244,7 +267,7 @@ const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 function timestampEncoder(schema: DescMessage, registry: Registry): Encoder {
   const general: Encoder = (writer, json) =>
     writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
-  return (writer, json, at) => {
+  return (writer, json) => {
     if (typeof json === "string" && json.length === 24 && ISO_MILLIS.test(json)) {
       const ms = isoMillis(json);
       if (ms >= 0 && ms <= MAX_SECONDS * 1000 + 999) {
@@ -255,7 +278,7 @@ function timestampEncoder(schema: DescMessage, registry: Registry): Encoder {
         return;
       }
     }
-    general(writer, json, at);
+    general(writer, json);
   };
 }
 
@@ -264,14 +287,14 @@ function fieldWriter(
   field: DescField,
   registry: Registry,
   of: (message: DescMessage) => Encoder,
-): (writer: BinaryWriter, value: JsonValue, at: string) => void {
+): (writer: BinaryWriter, value: JsonValue) => void {
   const no = field.number;
   switch (field.fieldKind) {
     case "message": {
       const encode = of(field.message);
-      return (writer, value, at) => {
+      return (writer, value) => {
         writer.tag(no, WireType.LengthDelimited).fork();
-        encode(writer, value, at);
+        encode(writer, value);
         writer.join();
       };
     }
@@ -280,19 +303,19 @@ function fieldWriter(
       if (field.scalar === ScalarType.STRING) {
         // The most common field, written without the general scalar path.
         const tag = (no << 3) | WireType.LengthDelimited;
-        return (writer, value, at) => {
-          if (typeof value !== "string") scalarValue(ScalarType.STRING, value, at);
+        return (writer, value) => {
+          if (typeof value !== "string") scalarValue(ScalarType.STRING, value);
           else if (value !== "" || always) writer.uint32(tag).string(value);
         };
       }
       const write = scalarWriter(field.scalar, field.name);
-      return (writer, value, at) => write(writer, no, value, at, always);
+      return (writer, value) => write(writer, no, value, always);
     }
     case "enum": {
       const number = enumReader(field.enum);
       const always = field.presence !== IMPLICIT || field.oneof !== undefined;
-      return (writer, value, at) => {
-        const n = number(value, at);
+      return (writer, value) => {
+        const n = number(value);
         if (n !== 0 || always) writer.tag(no, WireType.Varint).int32(n);
       };
     }
@@ -310,44 +333,49 @@ function listWriter(
   field: DescField & { fieldKind: "list" },
   registry: Registry,
   of: (message: DescMessage) => Encoder,
-): (writer: BinaryWriter, value: JsonValue, at: string) => void {
+): (writer: BinaryWriter, value: JsonValue) => void {
   const no = field.number;
-  const items = (value: JsonValue, at: string): JsonValue[] => {
-    if (!Array.isArray(value)) throw new Error(`cannot encode ${at}: a repeated field takes an array`);
+  const items = (value: JsonValue): JsonValue[] => {
+    if (!Array.isArray(value)) throw new EncodeError(`a repeated field takes an array`);
     return value;
   };
   if (field.listKind === "message") {
     const encode = of(field.message);
-    return (writer, value, at) => {
-      for (const [i, item] of items(value, at).entries()) {
+    return (writer, value) => {
+      const list = items(value);
+      for (let i = 0; i < list.length; i++) {
         writer.tag(no, WireType.LengthDelimited).fork();
-        encode(writer, item, `${at}[${i}]`);
+        try {
+          encode(writer, list[i]!);
+        } catch (error) {
+          throw within(error, `[${i}]`);
+        }
         writer.join();
       }
     };
   }
   if (field.listKind === "enum") {
     const number = enumReader(field.enum);
-    return (writer, value, at) => {
-      const list = items(value, at);
+    return (writer, value) => {
+      const list = items(value);
       if (list.length === 0) return;
       writer.tag(no, WireType.LengthDelimited).fork();
-      for (const [i, item] of list.entries()) writer.int32(number(item, `${at}[${i}]`));
+      for (const item of list) writer.int32(number(item));
       writer.join();
     };
   }
   const write = scalarWriter(field.scalar, field.name);
   const packable = field.scalar !== ScalarType.STRING && field.scalar !== ScalarType.BYTES;
   if (!packable || !field.packed)
-    return (writer, value, at) => {
-      for (const [i, item] of items(value, at).entries()) write(writer, no, item, `${at}[${i}]`, true);
+    return (writer, value) => {
+      for (const item of items(value)) write(writer, no, item, true);
     };
   const raw = scalarValueWriter(field.scalar);
-  return (writer, value, at) => {
-    const list = items(value, at);
+  return (writer, value) => {
+    const list = items(value);
     if (list.length === 0) return;
     writer.tag(no, WireType.LengthDelimited).fork();
-    for (const [i, item] of list.entries()) raw(writer, scalarValue(field.scalar, item, `${at}[${i}]`));
+    for (const item of list) raw(writer, scalarValue(field.scalar, item));
     writer.join();
   };
 }
@@ -356,56 +384,59 @@ function mapWriter(
   field: DescField & { fieldKind: "map" },
   registry: Registry,
   of: (message: DescMessage) => Encoder,
-): (writer: BinaryWriter, value: JsonValue, at: string) => void {
+): (writer: BinaryWriter, value: JsonValue) => void {
   const no = field.number;
   const key = scalarWriter(field.mapKey, "key");
-  let value: (writer: BinaryWriter, json: JsonValue, at: string) => void;
+  let value: (writer: BinaryWriter, json: JsonValue) => void;
   if (field.mapKind === "message") {
     const encode = of(field.message);
-    value = (writer, json, at) => {
+    value = (writer, json) => {
       writer.tag(2, WireType.LengthDelimited).fork();
-      encode(writer, json, at);
+      encode(writer, json);
       writer.join();
     };
   } else if (field.mapKind === "enum") {
     const number = enumReader(field.enum);
-    value = (writer, json, at) => void writer.tag(2, WireType.Varint).int32(number(json, at));
+    value = (writer, json) => void writer.tag(2, WireType.Varint).int32(number(json));
   } else {
     const write = scalarWriter(field.scalar, "value");
-    value = (writer, json, at) => write(writer, 2, json, at, true);
+    value = (writer, json) => write(writer, 2, json, true);
   }
   const keyText = mapKeyJson(field.mapKey);
-  return (writer, json, at) => {
-    const entries = members(json, at, "map");
+  return (writer, json) => {
+    const entries = members(json, "map");
     for (const name of Object.keys(entries)) {
       writer.tag(no, WireType.LengthDelimited).fork();
-      key(writer, 1, keyText(name, at), at, true);
-      value(writer, entries[name]!, `${at}["${name}"]`);
+      key(writer, 1, keyText(name), true);
+      try {
+        value(writer, entries[name]!);
+      } catch (error) {
+        throw within(error, `[${JSON.stringify(name)}]`);
+      }
       writer.join();
     }
   };
 }
 
 /** A map key's JSON text as the JSON value of its scalar type ("true" → true for bool keys). */
-function mapKeyJson(type: ScalarType): (name: string, at: string) => JsonValue {
+function mapKeyJson(type: ScalarType): (name: string) => JsonValue {
   if (type === ScalarType.BOOL)
-    return (name, at) => {
-      if (name !== "true" && name !== "false")
-        throw new Error(`cannot encode ${at}: a bool map key, got ${name}`);
+    return (name) => {
+      if (name !== "true" && name !== "false") throw new EncodeError(`a bool map key, got ${name}`);
       return name === "true";
     };
   return (name) => name;
 }
 
-function enumReader(desc: DescEnum): (value: JsonValue, at: string) => number {
+function enumReader(desc: DescEnum): (value: JsonValue) => number {
   const byName = new Map(desc.values.map((v) => [v.name, v.number]));
-  return (value, at) => {
+  return (value) => {
     if (typeof value === "string") {
       const n = byName.get(value);
       if (n !== undefined) return n;
     } else if (typeof value === "number" && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31)
       return value;
-    throw new Error(`cannot encode ${at}: ${String(value)} is not a value of ${desc.typeName}`);
+    throw new EncodeError(`${String(value)} is not a value of ${desc.typeName}`);
   };
 }
 
@@ -434,11 +465,11 @@ function wireTypeOf(type: ScalarType): WireType {
 function scalarWriter(
   type: ScalarType,
   _name: string,
-): (writer: BinaryWriter, no: number, value: JsonValue, at: string, always: boolean) => void {
+): (writer: BinaryWriter, no: number, value: JsonValue, always: boolean) => void {
   const wire = wireTypeOf(type);
   const raw = scalarValueWriter(type);
-  return (writer, no, json, at, always) => {
-    const value = scalarValue(type, json, at);
+  return (writer, no, json, always) => {
+    const value = scalarValue(type, json);
     if (!always && isZero(value)) return;
     raw(writer.tag(no, wire), value);
   };
@@ -490,9 +521,9 @@ const INT64 = { min: -(BigInt(2) ** BigInt(63)), max: BigInt(2) ** BigInt(63) - 
 const UINT64 = { min: BigInt(0), max: BigInt(2) ** BigInt(64) - BigInt(1) };
 
 /** A scalar's JSON value, checked as `fromJson` checks it, as the value the writer takes. */
-function scalarValue(type: ScalarType, json: JsonValue, at: string): ScalarValue {
+function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
   const refuse = (): never => {
-    throw new Error(`cannot encode ${at}: ${JSON.stringify(json)} is not a valid ${ScalarType[type]}`);
+    throw new EncodeError(`${JSON.stringify(json)} is not a valid ${ScalarType[type]}`);
   };
   switch (type) {
     case ScalarType.STRING:
