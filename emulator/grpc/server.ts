@@ -292,8 +292,8 @@ function timeoutMs(headers: IncomingHttpHeaders): number | undefined {
  * plain flag the dispatch reads, not an AbortController: one per call costs an EventTarget, and its abort an
  * AbortError with a stack.
  */
-function cancellation(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): { aborted: boolean } {
-  const signal = { aborted: false };
+function cancellation(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): CallState {
+  const signal: CallState = { aborted: false };
   const ms = timeoutMs(headers);
   const timer =
     ms === undefined
@@ -305,8 +305,15 @@ function cancellation(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): 
   stream.once("close", () => {
     if (timer !== undefined) clearTimeout(timer);
     if (!stream.headersSent) signal.aborted = true;
+    signal.onClose?.();
   });
   return signal;
+}
+
+/** A call's cancellation flag, and what else its stream's one 'close' listener does (the request's reading). */
+interface CallState {
+  aborted: boolean;
+  onClose?: () => void;
 }
 
 /** The whole request of a unary call: its one message (or a protocol failure). */
@@ -314,6 +321,7 @@ function readUnary(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   maxBytes: number,
+  state: CallState,
 ): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const encoding = headers["grpc-encoding"] as string | undefined;
@@ -349,9 +357,9 @@ function readUnary(
           ),
         );
     });
-    stream.once("close", () => {
+    state.onClose = () => {
       if (!settled) reject(new GrpcError(Code.CANCELLED, "the client cancelled the call"));
-    });
+    };
   });
 }
 
@@ -369,7 +377,7 @@ async function serveUnary(
   let dispatch: Dispatch | undefined;
   let status = 200;
   try {
-    const bytes = await readUnary(stream, headers, options.maxMessageBytes);
+    const bytes = await readUnary(stream, headers, options.maxMessageBytes, signal);
     const rest = face.binding.toRest(decodeRequest(face.request, bytes));
     dispatch = { ...rest, rpc, authorization: authorization(headers), signal };
     const outcome = await options.dispatcher.call(dispatch);
