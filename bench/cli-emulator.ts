@@ -5,7 +5,7 @@
  * May import: node built-ins.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface LoggedRequest {
@@ -22,14 +22,34 @@ export interface CliEmulator {
   requests(): Promise<LoggedRequest[]>;
   clearRequests(): Promise<void>;
   seed(data: unknown): Promise<Record<string, number>>;
+  /**
+   * The emulator process's CPU time so far, in milliseconds, all its threads (the event loop, GC, libuv's pool):
+   * from /proc/<pid>/task/<tid>/schedstat, nanosecond counters (Linux; /proc/<pid>/stat's 10 ms ticks are too coarse).
+   */
+  cpuMs(): number;
   stop(): Promise<void>;
+}
+
+/** The process's CPU time in ms: the sum of its threads' run time (the first schedstat field, in ns). */
+export function processCpuMs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // A thread that ended between the listing and the read ran no more.
+    }
+  }
+  return ns / 1e6;
 }
 
 /** Starts the emulator's CLI; `args` are more of its options (e.g. `--data FILE`). */
 export async function startCliEmulator(root: string, args: string[] = []): Promise<CliEmulator> {
   const cli = join(root, "dist", "emulator", "cli.js");
   if (!existsSync(cli)) throw new Error("dist/emulator/cli.js is missing: npx tsc -p tsconfig.build.json");
-  const child = spawn(process.execPath, [cli, "--port", "0", "--quiet", ...args], {
+  // BENCH_EMULATOR_NODE_ARGS: Node options for the emulator alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_EMULATOR_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+  const child = spawn(process.execPath, [...nodeArgs, cli, "--port", "0", "--quiet", ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -61,6 +81,7 @@ export async function startCliEmulator(root: string, args: string[] = []): Promi
     requests: async () => ((await control("GET", "requests")) as { requests: LoggedRequest[] }).requests,
     clearRequests: async () => void (await control("DELETE", "requests")),
     seed: async (data) => (await control("POST", "seed", data)) as Record<string, number>,
+    cpuMs: () => processCpuMs(child.pid!),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -5,14 +5,17 @@
  *   - GetGroup        vs GET /iam/v2beta1/groups/{uid}             (one of 200 groups, by uid)
  *   - ListGroups      vs GET /iam/v2beta1/groups?uidp.children_of= (the folder's 200 groups, one page of 200)
  *   - CreateGroup     vs POST /iam/v2beta1/groups/{parent}         (a new group under a folder of its own per face)
+ * The same number of connections on each face: BENCH_CONCURRENCY undici connections for REST, as many gRPC channels
+ * (each its own HTTP/2 connection: a local subchannel pool), one call in flight on each. The figure that decides is
+ * the emulator process's own CPU time per call (all its threads, read from /proc around each timed round: the
+ * bench's client work is not in it), beside throughput and latency, which the client shares the machine with.
  * The faces take turns in rounds (REST, gRPC, REST, ...) so a burst of load on a shared machine hits both alike;
- * compare the ratios, not seconds across runs. REST goes over undici with BENCH_CONCURRENCY connections, gRPC over
- * one @grpc/grpc-js channel (HTTP/2 streams on one connection, as gRPC clients do), each message encoded and decoded
- * with the project's protos (emulator/grpc/protos.ts) as JSON is parsed on the REST side.
+ * compare the ratios, not seconds across runs. Each message is encoded and decoded with the project's protos on
+ * the gRPC side as JSON is parsed on the REST side.
  * Each round's calls are counted in the emulator's request log (one entry per call, whichever face); a call that
  * is not exactly one logged API request fails the bench. Writes bench/results/grpc.json and prints a table.
  *
- *   npx tsc -p tsconfig.build.json && node scripts/copy-protos.js && TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/grpc.ts
+ *   npx tsc -p tsconfig.build.json && TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/grpc.ts
  *
  * Env: BENCH_REQUESTS (2000 per face and scenario), BENCH_CONCURRENCY (8), BENCH_GRPC_ROUNDS (4).
  */
@@ -22,7 +25,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Pool } from "undici";
-import { loadProtoRoot, servedMethods, type ServedMethod } from "../emulator/grpc/protos";
+import { fromBinary, fromJson, toBinary, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { messageSchema, protoRegistry, servedMethods, type ServedMethod } from "../emulator/grpc/protos";
 import { startCliEmulator, type CliEmulator } from "./cli-emulator";
 
 const ROOT = join(__dirname, "..");
@@ -30,12 +34,16 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ROUNDS = Number(process.env.BENCH_GRPC_ROUNDS ?? 4);
 const LIST_SIZE = 200;
+/** The most the emulator's CPU per call over gRPC may be, as a multiple of its REST twin's (issue 49). */
+export const CPU_GOAL = 1.1;
 
 type Face = "REST" | "gRPC";
 
 interface Figures {
   requests: number;
   seconds: number;
+  /** The emulator process's CPU milliseconds per call. */
+  cpuMsPerCall: number;
   rps: number;
   p50: number;
   p95: number;
@@ -52,13 +60,13 @@ export interface GrpcResults {
 /** The table of a run (also printed by bench/report.ts from bench/results/grpc.json). */
 export function grpcTable(results: GrpcResults): string[] {
   return [
-    `gRPC vs REST on one emulator (CLI, loopback): ${results.requests} calls per face and scenario in ${results.rounds} alternating rounds, concurrency ${results.concurrency}`,
+    `gRPC vs REST on one emulator (CLI, loopback): ${results.requests} calls per face and scenario in ${results.rounds} alternating rounds, ${results.concurrency} connections per face, one call in flight on each`,
     "",
-    "| scenario | RPC | REST req/s | gRPC req/s | gRPC/REST req/s | REST p50 / p95 / p99 ms | gRPC p50 / p95 / p99 ms | gRPC/REST p50 | logged per call (REST, gRPC) |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| scenario | RPC | emulator CPU ms/call REST | gRPC | gRPC/REST CPU | REST req/s | gRPC req/s | gRPC/REST req/s | REST p50 / p95 / p99 ms | gRPC p50 / p95 / p99 ms | logged per call (REST, gRPC) |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...results.rows.map(
       (r) =>
-        `| ${r.scenario} | ${r.rpc} | ${r.rest.rps} | ${r.grpc.rps} | ${r.rpsRatio} | ${r.rest.p50} / ${r.rest.p95} / ${r.rest.p99} | ${r.grpc.p50} / ${r.grpc.p95} / ${r.grpc.p99} | ${r.p50Ratio} | ${r.loggedPerCall.rest}, ${r.loggedPerCall.grpc} |`,
+        `| ${r.scenario} | ${r.rpc} | ${r.rest.cpuMsPerCall} | ${r.grpc.cpuMsPerCall} | ${r.cpuRatio}${r.cpuRatio > CPU_GOAL ? ` (over ${CPU_GOAL})` : ""} | ${r.rest.rps} | ${r.grpc.rps} | ${r.rpsRatio} | ${r.rest.p50} / ${r.rest.p95} / ${r.rest.p99} | ${r.grpc.p50} / ${r.grpc.p95} / ${r.grpc.p99} | ${r.loggedPerCall.rest}, ${r.loggedPerCall.grpc} |`,
     ),
     "",
   ];
@@ -69,6 +77,8 @@ export interface Row {
   rpc: string;
   rest: Figures;
   grpc: Figures;
+  /** The emulator's CPU per call over gRPC over REST's: the figure that decides (at most CPU_GOAL). */
+  cpuRatio: number;
   /** gRPC's requests per second over REST's: above 1, gRPC is faster. */
   rpsRatio: number;
   /** gRPC's p50 over REST's: below 1, gRPC is faster. */
@@ -77,8 +87,11 @@ export interface Row {
   loggedPerCall: { rest: number; grpc: number };
 }
 
-/** One call of a scenario on one face: resolves when the answer is read and decoded; throws on an error. */
-type Call = (i: number) => Promise<void>;
+/**
+ * One call of a scenario on one face, the i-th, on connection `lane` (0 .. CONCURRENCY-1, one call in flight on
+ * each): resolves when the answer is read and decoded; throws on an error.
+ */
+type Call = (i: number, lane: number) => Promise<void>;
 
 interface Scenario {
   name: string;
@@ -103,23 +116,24 @@ async function drive(
   const latencies: number[] = [];
   let next = 0;
   const begin = process.hrtime.bigint();
-  const worker = async (): Promise<void> => {
+  const worker = async (lane: number): Promise<void> => {
     while (next < count) {
       const i = offset + next++;
       const start = process.hrtime.bigint();
-      await call(i);
+      await call(i, lane);
       latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: CONCURRENCY }, (_, lane) => worker(lane)));
   return { latencies, seconds: Number(process.hrtime.bigint() - begin) / 1e9 };
 }
 
-function figures(latencies: number[], seconds: number): Figures {
+function figures(latencies: number[], seconds: number, cpuMs: number): Figures {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     requests: sorted.length,
     seconds: round2(seconds),
+    cpuMsPerCall: Math.round((cpuMs / sorted.length) * 1000) / 1000,
     rps: Math.round(sorted.length / seconds),
     p50: round2(percentile(sorted, 50)),
     p95: round2(percentile(sorted, 95)),
@@ -135,32 +149,36 @@ async function measure(emulator: CliEmulator, scenario: Scenario): Promise<Row> 
     offset += REQUESTS;
   }
   const per = Math.ceil(REQUESTS / ROUNDS);
-  const collected: Record<Face, { latencies: number[]; seconds: number; logged: number }> = {
-    REST: { latencies: [], seconds: 0, logged: 0 },
-    gRPC: { latencies: [], seconds: 0, logged: 0 },
+  const collected: Record<Face, { latencies: number[]; seconds: number; cpuMs: number; logged: number }> = {
+    REST: { latencies: [], seconds: 0, cpuMs: 0, logged: 0 },
+    gRPC: { latencies: [], seconds: 0, cpuMs: 0, logged: 0 },
   };
   for (let r = 0; r < ROUNDS; r++) {
     const order: Face[] = r % 2 === 0 ? ["REST", "gRPC"] : ["gRPC", "REST"];
     for (const face of order) {
       await emulator.clearRequests();
+      // The control calls around the round are outside the CPU window.
+      const cpuBefore = emulator.cpuMs();
       const { latencies, seconds } = await drive(
         face === "REST" ? scenario.rest : scenario.grpc,
         per,
         offset,
       );
+      collected[face].cpuMs += emulator.cpuMs() - cpuBefore;
       offset += per;
       collected[face].latencies.push(...latencies);
       collected[face].seconds += seconds;
       collected[face].logged += (await emulator.requests()).length;
     }
   }
-  const rest = figures(collected.REST.latencies, collected.REST.seconds);
-  const grpcFigures = figures(collected.gRPC.latencies, collected.gRPC.seconds);
+  const rest = figures(collected.REST.latencies, collected.REST.seconds, collected.REST.cpuMs);
+  const grpcFigures = figures(collected.gRPC.latencies, collected.gRPC.seconds, collected.gRPC.cpuMs);
   return {
     scenario: scenario.name,
     rpc: scenario.rpc,
     rest,
     grpc: grpcFigures,
+    cpuRatio: round2(grpcFigures.cpuMsPerCall / rest.cpuMsPerCall),
     rpsRatio: round2(grpcFigures.rps / rest.rps),
     p50Ratio: round2(grpcFigures.p50 / rest.p50),
     loggedPerCall: {
@@ -170,24 +188,27 @@ async function measure(emulator: CliEmulator, scenario: Scenario): Promise<Row> 
   };
 }
 
-/** A unary gRPC call of `served` on `client`: the request encoded, the answer decoded, as generated code does. */
+/**
+ * A unary gRPC call of `served` on the lane's channel: the request encoded, the answer decoded, as generated code
+ * does.
+ */
 function grpcCall(
-  client: grpc.Client,
+  channels: grpc.Client[],
   served: ServedMethod,
   token: string,
-): (request: object) => Promise<unknown> {
-  const root = loadProtoRoot();
-  const requestType = root.lookupType(served.requestType);
-  const responseType = root.lookupType(served.responseType);
-  return (request) =>
+): (request: object, lane: number) => Promise<unknown> {
+  const registry = protoRegistry();
+  const requestType = messageSchema(served.requestType);
+  const responseType = messageSchema(served.responseType);
+  return (request, lane) =>
     new Promise((resolve, reject) => {
       const metadata = new grpc.Metadata();
       metadata.set("authorization", `Bearer ${token}`);
-      client.makeUnaryRequest<object, unknown>(
+      channels[lane]!.makeUnaryRequest<object, unknown>(
         served.path,
-        (message) => Buffer.from(requestType.encode(requestType.fromObject(message)).finish()),
-        (bytes: Buffer) =>
-          responseType.toObject(responseType.decode(bytes), { longs: String, enums: String }),
+        (message) =>
+          Buffer.from(toBinary(requestType, fromJson(requestType, message as JsonValue, { registry }))),
+        (bytes: Buffer) => toJson(responseType, fromBinary(responseType, bytes), { registry }),
         request,
         metadata,
         {},
@@ -207,11 +228,16 @@ async function main(): Promise<void> {
   if (!existsSync(join(ROOT, "dist", "emulator", "cli.js")) || process.env.BENCH_BUILD !== "0") {
     spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
   }
-  // The CLI serves its gRPC face from the protos beside its compiled loader (tsc does not copy them).
-  spawnSync(process.execPath, [join(ROOT, "scripts", "copy-protos.js")], { cwd: ROOT, stdio: "inherit" });
   const emulator = await startCliEmulator(ROOT);
   const pool = new Pool(emulator.url, { connections: CONCURRENCY, pipelining: 1 });
-  const client = new grpc.Client(new URL(emulator.url).host, grpc.credentials.createInsecure());
+  // A channel per lane, each on its own connection (grpc-js shares one subchannel between channels otherwise).
+  const channels = Array.from(
+    { length: CONCURRENCY },
+    () =>
+      new grpc.Client(new URL(emulator.url).host, grpc.credentials.createInsecure(), {
+        "grpc.use_local_subchannel_pool": 1,
+      }),
+  );
   try {
     const hex16 = (): string => randomBytes(8).toString("hex");
     const folder = `${emulator.orgUid}/${hex16()}`;
@@ -247,17 +273,17 @@ async function main(): Promise<void> {
       return JSON.parse(text) as unknown;
     };
     const getGroup = grpcCall(
-      client,
+      channels,
       rpc("chainguard.platform.iam.v2beta1.GroupsService/GetGroup"),
       emulator.token,
     );
     const listGroups = grpcCall(
-      client,
+      channels,
       rpc("chainguard.platform.iam.v2beta1.GroupsService/ListGroups"),
       emulator.token,
     );
     const createGroup = grpcCall(
-      client,
+      channels,
       rpc("chainguard.platform.iam.v2beta1.GroupsService/CreateGroup"),
       emulator.token,
     );
@@ -272,7 +298,7 @@ async function main(): Promise<void> {
         name: "get a group by uid",
         rpc: "GetGroup",
         rest: async (i) => void (await rest("GET", `/iam/v2beta1/groups/${pick(i)}`)),
-        grpc: async (i) => void (await getGroup({ uid: pick(i) })),
+        grpc: async (i, lane) => void (await getGroup({ uid: pick(i) }, lane)),
       },
       {
         name: `list ${LIST_SIZE} groups (children_of, page_size ${LIST_SIZE})`,
@@ -285,15 +311,16 @@ async function main(): Promise<void> {
             ),
             "groups",
           ),
-        grpc: async () =>
-          listed(await listGroups({ uidp: { children_of: folder }, page_size: LIST_SIZE }), "groups"),
+        grpc: async (_i, lane) =>
+          listed(await listGroups({ uidp: { children_of: folder }, page_size: LIST_SIZE }, lane), "groups"),
       },
       {
         name: "create a group",
         rpc: "CreateGroup",
         rest: async (i) =>
           void (await rest("POST", `/iam/v2beta1/groups/${restParent}`, { name: `made-${i}` })),
-        grpc: async (i) => void (await createGroup({ parent: grpcParent, group: { name: `made-${i}` } })),
+        grpc: async (i, lane) =>
+          void (await createGroup({ parent: grpcParent, group: { name: `made-${i}` } }, lane)),
       },
     ];
     const rows: Row[] = [];
@@ -314,7 +341,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   } finally {
-    client.close();
+    for (const channel of channels) channel.close();
     await pool.close();
     await emulator.stop();
   }

@@ -60,6 +60,8 @@ export interface Dispatch {
   /** The HTTP method and path of the request (for gRPC: those of the method's HTTP rule, filled in). */
   method: string;
   path: string;
+  /** The RPC a gRPC call is ("chainguard.platform.iam.v2beta1.GroupsService/GetGroup"); absent over REST. */
+  rpc?: string;
   /** The uid the path carries (the route's final `{uid}`, slashes kept), "" when it has none. */
   uid: string;
   query: Query;
@@ -67,7 +69,7 @@ export interface Dispatch {
   /** The `Authorization` header, or the gRPC `authorization` metadata. */
   authorization: string | undefined;
   /** Aborted when the client gives up (a gRPC deadline or cancellation): a stalled request then stops unapplied. */
-  signal?: AbortSignal;
+  signal?: { readonly aborted: boolean };
 }
 
 /**
@@ -148,7 +150,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const call = async (request: Dispatch): Promise<Outcome> => {
     const { route } = request;
     const isControl = isControlRoute(route);
-    const fault = isControl ? undefined : faults.pick(request.method, request.path);
+    const fault = isControl ? undefined : faults.pick(request.method, request.path, request.rpc);
     const faulted = await applyFault(fault, svc);
     if (faulted !== undefined) return faulted;
     if (request.signal?.aborted === true) return { kind: "drop", applied: false };

@@ -1,6 +1,6 @@
 /**
- * Fault injection for resilience tests: rules matched by method and path regex, fired with a seeded PRNG so a
- * run is repeatable. Paths are RE2 patterns (re2js: linear time, so a rule cannot stall the emulator), searched
+ * Fault injection for resilience tests: rules matched by method and path regex, and by RPC name for a gRPC call,
+ * fired with a seeded PRNG so a run is repeatable. Paths and RPC names are RE2 patterns (re2js: linear time, so a rule cannot stall the emulator), searched
  * anywhere in the path as before (anchor with ^ and $). May import: re2js.
  */
 import { RE2JS } from "re2js";
@@ -10,6 +10,11 @@ export interface FaultRule {
   method?: string;
   /** A regular expression tested against the request path (without query). */
   path?: string;
+  /**
+   * A regular expression tested against a gRPC call's RPC ("chainguard.platform.iam.v2beta1.GroupsService/GetGroup"):
+   * a rule with one never fires for a REST request. A gRPC call is matched by its route's method and path too.
+   */
+  rpc?: string;
   /** Probability in 0..1; default 1. */
   rate?: number;
   action: FaultAction;
@@ -54,7 +59,17 @@ export class FaultRuleError extends Error {
   }
 }
 
-const RULE_MEMBERS = new Set(["method", "path", "rate", "action", "status", "stallMs", "advanceMs", "times"]);
+const RULE_MEMBERS = new Set([
+  "method",
+  "path",
+  "rpc",
+  "rate",
+  "action",
+  "status",
+  "stallMs",
+  "advanceMs",
+  "times",
+]);
 const ACTIONS = ["status", "stall", "drop", "applyThenDrop", "advanceClock"];
 /** Longest stall: a minute (clients time out long before). */
 export const MAX_STALL_MS = 60_000;
@@ -82,15 +97,17 @@ export function validateFaultRule(rule: unknown): FaultRule {
     throw new FaultRuleError("rate", "rate must be a number in 0..1");
   if (r.method !== undefined && (typeof r.method !== "string" || !/^[A-Za-z]{1,16}$/.test(r.method)))
     throw new FaultRuleError("method", "method must be an HTTP method name");
-  if (r.path !== undefined) {
-    if (typeof r.path !== "string")
-      throw new FaultRuleError("path", "path must be a regular expression string");
+  for (const field of ["path", "rpc"] as const) {
+    const pattern = r[field];
+    if (pattern === undefined) continue;
+    if (typeof pattern !== "string")
+      throw new FaultRuleError(field, `${field} must be a regular expression string`);
     try {
-      RE2JS.compile(r.path);
+      RE2JS.compile(pattern);
     } catch (error) {
       throw new FaultRuleError(
-        "path",
-        `path is not a valid RE2 regular expression (${(error as Error).message})`,
+        field,
+        `${field} is not a valid RE2 regular expression (${(error as Error).message})`,
       );
     }
   }
@@ -107,7 +124,13 @@ export function validateFaultRule(rule: unknown): FaultRule {
 }
 
 export class Faults {
-  private rules: { rule: FaultRule; pattern?: RE2JS; remaining: number; fired: number }[] = [];
+  private rules: {
+    rule: FaultRule;
+    pattern?: RE2JS;
+    rpcPattern?: RE2JS;
+    remaining: number;
+    fired: number;
+  }[] = [];
   private random: () => number;
 
   constructor(private readonly seed = 1) {
@@ -119,6 +142,7 @@ export class Faults {
     this.rules.push({
       rule: checked,
       ...(checked.path !== undefined ? { pattern: RE2JS.compile(checked.path) } : {}),
+      ...(checked.rpc !== undefined ? { rpcPattern: RE2JS.compile(checked.rpc) } : {}),
       remaining: checked.times ?? Number.POSITIVE_INFINITY,
       fired: 0,
     });
@@ -134,13 +158,15 @@ export class Faults {
     return this.rules.map((r) => ({ ...r.rule, fired: r.fired, spent: r.remaining <= 0 }));
   }
 
-  /** The first rule that matches and fires for this request, if any. */
-  pick(method: string, path: string): FaultRule | undefined {
+  /** The first rule that matches and fires for this request (`rpc`: a gRPC call's), if any. */
+  pick(method: string, path: string, rpc?: string): FaultRule | undefined {
     for (const entry of this.rules) {
       if (entry.remaining <= 0) continue;
       if (entry.rule.method !== undefined && entry.rule.method.toUpperCase() !== method.toUpperCase())
         continue;
       if (entry.pattern !== undefined && !entry.pattern.matcher(path).find()) continue;
+      if (entry.rpcPattern !== undefined && (rpc === undefined || !entry.rpcPattern.matcher(rpc).find()))
+        continue;
       if (this.random() >= (entry.rule.rate ?? 1)) continue;
       entry.remaining--;
       entry.fired++;

@@ -37,8 +37,6 @@ say "building (npx tsc -p tsconfig.build.json)"
 # Type errors in files under development elsewhere do not stop tsc from emitting; a missing dist/ does.
 npx tsc -p tsconfig.build.json >/dev/null || say "tsc reported errors (dist/ emitted anyway; see npm run typecheck)"
 [ -f dist/provider/index.js ] && [ -f dist/emulator/cli.js ] || { say "dist/ was not built"; exit 1; }
-# The gRPC face serves the .proto files beside its compiled loader; tsc does not copy them (npm run build does).
-node scripts/copy-protos.js
 
 export TS_NODE_TRANSPILE_ONLY=1
 status=0

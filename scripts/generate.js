@@ -28,6 +28,11 @@ const path = require("node:path");
  */
 const GENERATORS = [
   {
+    name: "protos",
+    script: "generate-protos.js",
+    writes: "emulator/grpc/descriptor-set.generated.ts (from emulator/grpc/proto, with buf)",
+  },
+  {
     name: "wire",
     script: "generate-wire.js",
     writes: "sdk/schemas/openapi.generated.ts (from spec/openapi-v2beta1.json)",

@@ -1,43 +1,77 @@
 /**
- * `npm run build` puts the gRPC face's .proto files beside the compiled loader (dist/emulator/grpc/proto), which
- * tsc alone does not: without them the built emulator and the installed package cannot load their services.
+ * The gRPC face's descriptors are compiled at build time (scripts/generate-protos.js, buf from npm) into
+ * emulator/grpc/descriptor-set.generated.ts, checked in: the emulator parses no .proto file at run time, so the
+ * built package needs none beside it. The generator's check fails when a .proto file changes without the file
+ * being regenerated, and regenerating brings it back in line.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { protoFiles } from "../emulator/grpc/protos";
 
 const root = join(__dirname, "..");
-const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-  scripts: Record<string, string>;
-};
+const GENERATED = join("emulator", "grpc", "descriptor-set.generated.ts");
 
-describe("the build copies the proto files", () => {
-  test("the build script runs the copy after tsc", () => {
-    const steps = manifest.scripts.build!.split(" && ");
-    expect(steps[0]).toMatch(/^tsc -p tsconfig\.build\.json$/);
-    expect(steps).toContain("node scripts/copy-protos.js");
+describe("the compiled descriptors", () => {
+  test("the build copies no .proto file, and the run-time code reads none", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+      dependencies: Record<string, string>;
+    };
+    expect(manifest.scripts.build).not.toMatch(/proto/);
+    // One protobuf runtime: neither protobuf.js nor proto-loader is a run-time dependency.
+    expect(Object.keys(manifest.dependencies)).not.toEqual(expect.arrayContaining(["protobufjs"]));
+    expect(Object.keys(manifest.dependencies)).not.toContain("@grpc/proto-loader");
+    const grpcDir = join(root, "emulator", "grpc");
+    for (const file of readdirSync(grpcDir).filter((f) => f.endsWith(".ts"))) {
+      const source = readFileSync(join(grpcDir, file), "utf8");
+      expect([file, /node:fs|protobufjs|proto-loader|\.proto["'`]/.test(source)]).toEqual([file, false]);
+    }
   });
 
-  test("every .proto lands under dist/emulator/grpc/proto, and a stale one is removed", () => {
+  test("a changed .proto is drift until regenerated", () => {
     const dir = mkdtempSync(join(tmpdir(), "protos-"));
     try {
-      const source = join(dir, "emulator", "grpc", "proto");
-      for (const file of protoFiles()) {
-        mkdirSync(join(source, file, ".."), { recursive: true });
-        writeFileSync(join(source, file), `// ${file}\n`);
-      }
-      const stale = join(dir, "dist", "emulator", "grpc", "proto", "old", "gone.proto");
-      mkdirSync(join(stale, ".."), { recursive: true });
-      writeFileSync(stale, "// removed upstream\n");
-      execFileSync(process.execPath, [join(root, "scripts", "copy-protos.js"), dir]);
-      for (const file of protoFiles()) {
-        expect(readFileSync(join(dir, "dist", "emulator", "grpc", "proto", file), "utf8")).toBe(
-          `// ${file}\n`,
-        );
-      }
-      expect(existsSync(stale)).toBe(false);
+      for (const part of ["buf.yaml", "proto", "reflection", "descriptor-set.generated.ts"])
+        cpSync(join(root, "emulator", "grpc", part), join(dir, "emulator", "grpc", part), {
+          recursive: true,
+        });
+      mkdirSync(join(dir, "scripts"));
+      cpSync(join(root, "scripts", "generate-protos.js"), join(dir, "scripts", "generate-protos.js"));
+      symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+      const script = join(dir, "scripts", "generate-protos.js");
+      const check = () => spawnSync(process.execPath, [script, "--check"], { encoding: "utf8" });
+      expect(check().status).toBe(0);
+
+      const proto = join(
+        dir,
+        "emulator",
+        "grpc",
+        "proto",
+        "chainguard",
+        "platform",
+        "iam",
+        "v2beta1",
+        "groups.proto",
+      );
+      writeFileSync(proto, `${readFileSync(proto, "utf8")}\nmessage DriftProbe { string probe = 1; }\n`);
+      const drifted = check();
+      expect([drifted.status, drifted.stderr]).toEqual([1, expect.stringContaining(GENERATED)]);
+
+      execFileSync(process.execPath, [script]);
+      expect(check().status).toBe(0);
+      expect(readFileSync(join(dir, GENERATED), "utf8")).not.toBe(
+        readFileSync(join(root, GENERATED), "utf8"),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,32 +4,33 @@
  * paths, Empty as {}. The REST face speaks exactly this JSON, so a gRPC request becomes the REST request of the
  * same call and a REST answer the gRPC response.
  *
- * @bufbuild/protobuf does the mapping (it passes the protobuf conformance suite, well-known types included); its
- * registry is built from the descriptors of ./descriptors.ts, which reflection serves too, so both read the same
- * files. May import: @bufbuild/protobuf.
+ * Requests (small) are read by @bufbuild/protobuf (`fromBinary`, `toJson`: it passes the protobuf conformance
+ * suite). Answers (a list of hundreds of objects) are written straight from the REST answer's JSON to the wire by
+ * an encoder compiled once per message from its descriptor (`jsonEncoder`): no message objects in between, which
+ * is where the time of `fromJson` + `toBinary` went. It writes the bytes `toBinary(fromJson(json))` writes
+ * (test/emulator/grpc-codec.property.test.ts holds it to that), refuses the JSON `fromJson` refuses (a member
+ * the message lacks, a value of the wrong type), and leaves out only the REST-only members of ./rest-only.ts.
+ * Well-known types other than Empty and the emulator's own Timestamps go through @bufbuild/protobuf.
+ * May import: @bufbuild/protobuf, ./rest-only, ./wire-writer.
  */
 import {
-  create,
-  createFileRegistry,
   fromBinary,
   fromJson,
+  ScalarType,
   toBinary,
   toJson,
+  type DescEnum,
+  type DescField,
   type DescMessage,
   type JsonValue,
   type Message,
   type Registry,
 } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { base64Decode } from "@bufbuild/protobuf/wire";
+import { REST_ONLY_MEMBERS } from "./rest-only";
+import { Wire as WireType, WireWriter as BinaryWriter } from "./wire-writer";
 
 export type { JsonValue } from "@bufbuild/protobuf";
-
-/** The messages and enums of the files, by full name, for encoding, decoding and the JSON mapping. */
-export function messageRegistry(files: FileDescriptorProto[]): Registry {
-  // Services are served by grpc-js from servedMethods(); the registry needs messages and enums only.
-  const messagesOnly = files.map((file) => ({ ...file, service: [] }));
-  return createFileRegistry(create(FileDescriptorSetSchema, { file: messagesOnly }));
-}
 
 /** One message's codec: wire bytes ↔ proto3 JSON, with the registry resolving nested and `Any` types. */
 export interface MessageCodec {
@@ -38,7 +39,7 @@ export interface MessageCodec {
   decode(bytes: Uint8Array): { json: JsonValue; unknown: string[] };
   /**
    * JSON → wire bytes; throws when the JSON does not fit the message (a member it lacks, a wrong type). A REST
-   * answer's members the spec keeps beyond a v1 message are left out before (./rest-only.ts), and no others.
+   * answer's members the spec keeps beyond a v1 message (./rest-only.ts) are left out, and no others.
    */
   encode(json: JsonValue): Uint8Array;
 }
@@ -46,13 +47,23 @@ export interface MessageCodec {
 export function messageCodec(registry: Registry, typeName: string): MessageCodec {
   const schema = registry.getMessage(typeName);
   if (schema === undefined) throw new Error(`message ${typeName} is not in the proto files`);
+  const encoder = jsonEncoder(schema, registry);
   return {
     typeName,
     decode: (bytes) => {
       const message = fromBinary(schema, bytes, { readUnknownFields: true });
       return { json: toJson(schema, message, { registry }), unknown: unknownFields(schema, message) };
     },
-    encode: (json) => toBinary(schema, fromJson(schema, json, { registry, ignoreUnknownFields: false })),
+    encode: (json) => {
+      const writer = new BinaryWriter();
+      try {
+        encoder(writer, json);
+      } catch (error) {
+        if (!(error instanceof EncodeError)) throw error;
+        throw new Error(`cannot encode ${typeName}${error.path}: ${error.message}`);
+      }
+      return writer.finish();
+    },
   };
 }
 
@@ -75,4 +86,487 @@ function unknownFields(schema: DescMessage, message: Message, prefix = ""): stri
     }
   }
   return found;
+}
+
+/** Writes one message's JSON as its fields (no tag, no length: the caller frames it). Throws an EncodeError. */
+type Encoder = (writer: BinaryWriter, json: JsonValue) => void;
+
+/** JSON that does not fit its message: the reason, and where (`.groups[3].name`, prefixed as it propagates). */
+class EncodeError extends Error {
+  path = "";
+}
+
+/** An error from inside a member or item, its path prefixed with the step into it. */
+function within(error: unknown, step: string): unknown {
+  if (error instanceof EncodeError) error.path = `${step}${error.path}`;
+  else if (error instanceof Error) {
+    // @bufbuild/protobuf's refusals (a well-known type's JSON) get a path too.
+    const wrapped = new EncodeError(error.message);
+    wrapped.path = step;
+    return wrapped;
+  }
+  return error;
+}
+
+/** A JSON object's members as `fromJson` reads them: only a plain object is a message. */
+function members(json: JsonValue, typeName: string): { [member: string]: JsonValue } {
+  if (json === null || typeof json !== "object" || Array.isArray(json))
+    throw new EncodeError(`${typeName} takes a JSON object, got ${describe(json)}`);
+  return json;
+}
+
+function describe(json: JsonValue): string {
+  return json === null ? "null" : Array.isArray(json) ? "an array" : typeof json;
+}
+
+/**
+ * The encoder of one message, compiled from its descriptor once (nested messages' encoders compiled on first
+ * use, so recursive messages work).
+ */
+export function jsonEncoder(schema: DescMessage, registry: Registry): Encoder {
+  const cache = new Map<string, Encoder>();
+  const of = (message: DescMessage): Encoder => {
+    let encoder = cache.get(message.typeName);
+    if (encoder === undefined) {
+      // Registered before it is built: a field of its own type finds it.
+      let built: Encoder | undefined;
+      encoder = (writer, json) => (built ??= compileMessage(message, registry, of))(writer, json);
+      cache.set(message.typeName, encoder);
+    }
+    return encoder;
+  };
+  return of(schema);
+}
+
+function compileMessage(
+  schema: DescMessage,
+  registry: Registry,
+  of: (message: DescMessage) => Encoder,
+): Encoder {
+  const special = wellKnown(schema, registry);
+  if (special !== undefined) return special;
+  // In field-number order, as @bufbuild/protobuf writes them; a member by its JSON name or its proto name.
+  const fields = [...schema.fields]
+    .sort((a, b) => a.number - b.number)
+    .map((field) => ({
+      json: field.jsonName,
+      name: field.name,
+      write: fieldWriter(field, registry, of),
+    }));
+  const known = new Set(schema.fields.flatMap((field) => [field.jsonName, field.name]));
+  const restOnly = new Set(
+    Object.hasOwn(REST_ONLY_MEMBERS, schema.typeName) ? REST_ONLY_MEMBERS[schema.typeName]!.members : [],
+  );
+  const oneofOf = new Map<string, string>();
+  for (const field of schema.fields) {
+    if (field.oneof === undefined) continue;
+    oneofOf.set(field.jsonName, field.oneof.name);
+    oneofOf.set(field.name, field.oneof.name);
+  }
+  return (writer, json) => {
+    const object = members(json, schema.typeName);
+    const keys = Object.keys(object);
+    let found = 0;
+    for (const field of fields) {
+      let member = field.json;
+      if (!Object.hasOwn(object, member)) {
+        if (field.name === member || !Object.hasOwn(object, field.name)) continue;
+        member = field.name;
+      }
+      found++;
+      const value = object[member]!;
+      // null is "not set" in proto3 JSON.
+      if (value === null) continue;
+      try {
+        field.write(writer, value);
+      } catch (error) {
+        throw within(error, `.${member}`);
+      }
+    }
+    // Every member is a field, or one of the REST-only members this message leaves out.
+    if (found !== keys.length) {
+      for (const member of keys) {
+        if (known.has(member)) continue;
+        if (!restOnly.has(member)) throw new EncodeError(`${schema.typeName} has no field "${member}"`);
+      }
+      if (keys.filter((member) => known.has(member)).length !== found)
+        throw new EncodeError(`a field of ${schema.typeName} is given twice, by both its names`);
+    }
+    if (oneofOf.size > 0) oneMemberPerOneof(object, oneofOf, schema.typeName);
+  };
+}
+
+/** A oneof takes one member at most, as `fromJson` says (a null member is not set). */
+function oneMemberPerOneof(
+  object: { [member: string]: JsonValue },
+  oneofOf: Map<string, string>,
+  typeName: string,
+): void {
+  const set = new Set<string>();
+  for (const member of Object.keys(object)) {
+    const oneof = oneofOf.get(member);
+    if (oneof === undefined || object[member] === null) continue;
+    if (set.has(oneof)) throw new EncodeError(`${typeName}.${oneof} takes one member`);
+    set.add(oneof);
+  }
+}
+
+/** Timestamp and Empty written directly; the other well-known types through @bufbuild/protobuf. */
+function wellKnown(schema: DescMessage, registry: Registry): Encoder | undefined {
+  if (schema.typeName === "google.protobuf.Timestamp") return timestampEncoder(schema, registry);
+  if (schema.typeName === "google.protobuf.Empty")
+    return (_writer, json) => {
+      if (Object.keys(members(json, schema.typeName)).length > 0)
+        throw new EncodeError(`google.protobuf.Empty has no fields`);
+    };
+  if (!schema.typeName.startsWith("google.protobuf.")) return undefined;
+  return (writer, json) => writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
+}
+
+/** The latest instant a Timestamp holds: 9999-12-31T23:59:59Z. */
+const MAX_SECONDS = 253402300799;
+
+/** "2026-11-28T23:55:50.123Z" (checked against ISO_MILLIS) as milliseconds since the epoch, digit by digit. */
+function isoMillis(text: string): number {
+  const digits = (from: number, to: number): number => {
+    let n = 0;
+    for (let i = from; i < to; i++) n = n * 10 + (text.charCodeAt(i) - 48);
+    return n;
+  };
+  const year = digits(0, 4);
+  // Before 1970 (and Date.UTC's reading of years 0..99 as 19xx) is left to the general path.
+  if (year < 1970) return NaN;
+  const month = digits(5, 7);
+  const day = digits(8, 10);
+  // A date that does not exist (February 30th) is left to the general path, which refuses it.
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return NaN;
+  const hours = digits(11, 13);
+  const minutes = digits(14, 16);
+  const seconds = digits(17, 19);
+  if (hours > 23 || minutes > 59 || seconds > 59) return NaN;
+  return Date.UTC(year, month - 1, day, hours, minutes, seconds, digits(20, 23));
+}
+
+function daysIn(year: number, month: number): number {
+  return month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(month)
+      ? 30
+      : 31;
+}
+
+/** What Date#toISOString writes (every time the emulator sends): read digit by digit. */
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * A Timestamp: the emulator's own (toISOString's form, a real date from 1970) read digit by digit; any other form
+ * through @bufbuild/protobuf, which decides what it accepts.
+ */
+function timestampEncoder(schema: DescMessage, registry: Registry): Encoder {
+  const general: Encoder = (writer, json) =>
+    writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
+  return (writer, json) => {
+    if (typeof json === "string" && json.length === 24 && ISO_MILLIS.test(json)) {
+      const ms = isoMillis(json);
+      if (ms >= 0 && ms <= MAX_SECONDS * 1000 + 999) {
+        const seconds = Math.floor(ms / 1000);
+        const nanos = (ms - seconds * 1000) * 1_000_000;
+        if (seconds !== 0) writer.tag(1, WireType.Varint).safeUint(seconds);
+        if (nanos !== 0) writer.tag(2, WireType.Varint).uint32(nanos);
+        return;
+      }
+    }
+    general(writer, json);
+  };
+}
+
+/** How one field's JSON value is written, tag included; a zero scalar without presence is not written. */
+function fieldWriter(
+  field: DescField,
+  registry: Registry,
+  of: (message: DescMessage) => Encoder,
+): (writer: BinaryWriter, value: JsonValue) => void {
+  const no = field.number;
+  switch (field.fieldKind) {
+    case "message": {
+      const encode = of(field.message);
+      return (writer, value) => {
+        writer.tag(no, WireType.LengthDelimited).fork();
+        encode(writer, value);
+        writer.join();
+      };
+    }
+    case "scalar": {
+      const always = field.presence !== IMPLICIT || field.oneof !== undefined;
+      if (field.scalar === ScalarType.STRING) {
+        // The most common field, written without the general scalar path.
+        const tag = (no << 3) | WireType.LengthDelimited;
+        return (writer, value) => {
+          if (typeof value !== "string") scalarValue(ScalarType.STRING, value);
+          else if (value !== "" || always) writer.uint32(tag).string(value);
+        };
+      }
+      const write = scalarWriter(field.scalar, field.name);
+      return (writer, value) => write(writer, no, value, always);
+    }
+    case "enum": {
+      const number = enumReader(field.enum);
+      const always = field.presence !== IMPLICIT || field.oneof !== undefined;
+      return (writer, value) => {
+        const n = number(value);
+        if (n !== 0 || always) writer.tag(no, WireType.Varint).int32(n);
+      };
+    }
+    case "list":
+      return listWriter(field, registry, of);
+    case "map":
+      return mapWriter(field, registry, of);
+  }
+}
+
+/** Implicit presence (proto3 without `optional`): a zero value is not on the wire. */
+const IMPLICIT = 2;
+
+function listWriter(
+  field: DescField & { fieldKind: "list" },
+  registry: Registry,
+  of: (message: DescMessage) => Encoder,
+): (writer: BinaryWriter, value: JsonValue) => void {
+  const no = field.number;
+  const items = (value: JsonValue): JsonValue[] => {
+    if (!Array.isArray(value)) throw new EncodeError(`a repeated field takes an array`);
+    return value;
+  };
+  if (field.listKind === "message") {
+    const encode = of(field.message);
+    return (writer, value) => {
+      const list = items(value);
+      for (let i = 0; i < list.length; i++) {
+        writer.tag(no, WireType.LengthDelimited).fork();
+        try {
+          encode(writer, list[i]!);
+        } catch (error) {
+          throw within(error, `[${i}]`);
+        }
+        writer.join();
+      }
+    };
+  }
+  if (field.listKind === "enum") {
+    const number = enumReader(field.enum);
+    return (writer, value) => {
+      const list = items(value);
+      if (list.length === 0) return;
+      writer.tag(no, WireType.LengthDelimited).fork();
+      for (const item of list) writer.int32(number(item));
+      writer.join();
+    };
+  }
+  const write = scalarWriter(field.scalar, field.name);
+  const packable = field.scalar !== ScalarType.STRING && field.scalar !== ScalarType.BYTES;
+  if (!packable || !field.packed)
+    return (writer, value) => {
+      for (const item of items(value)) write(writer, no, item, true);
+    };
+  const raw = scalarValueWriter(field.scalar);
+  return (writer, value) => {
+    const list = items(value);
+    if (list.length === 0) return;
+    writer.tag(no, WireType.LengthDelimited).fork();
+    for (const item of list) raw(writer, scalarValue(field.scalar, item));
+    writer.join();
+  };
+}
+
+function mapWriter(
+  field: DescField & { fieldKind: "map" },
+  registry: Registry,
+  of: (message: DescMessage) => Encoder,
+): (writer: BinaryWriter, value: JsonValue) => void {
+  const no = field.number;
+  const key = scalarWriter(field.mapKey, "key");
+  let value: (writer: BinaryWriter, json: JsonValue) => void;
+  if (field.mapKind === "message") {
+    const encode = of(field.message);
+    value = (writer, json) => {
+      writer.tag(2, WireType.LengthDelimited).fork();
+      encode(writer, json);
+      writer.join();
+    };
+  } else if (field.mapKind === "enum") {
+    const number = enumReader(field.enum);
+    value = (writer, json) => void writer.tag(2, WireType.Varint).int32(number(json));
+  } else {
+    const write = scalarWriter(field.scalar, "value");
+    value = (writer, json) => write(writer, 2, json, true);
+  }
+  const keyText = mapKeyJson(field.mapKey);
+  return (writer, json) => {
+    const entries = members(json, "map");
+    for (const name of Object.keys(entries)) {
+      writer.tag(no, WireType.LengthDelimited).fork();
+      key(writer, 1, keyText(name), true);
+      try {
+        value(writer, entries[name]!);
+      } catch (error) {
+        throw within(error, `[${JSON.stringify(name)}]`);
+      }
+      writer.join();
+    }
+  };
+}
+
+/** A map key's JSON text as the JSON value of its scalar type ("true" → true for bool keys). */
+function mapKeyJson(type: ScalarType): (name: string) => JsonValue {
+  if (type === ScalarType.BOOL)
+    return (name) => {
+      if (name !== "true" && name !== "false") throw new EncodeError(`a bool map key, got ${name}`);
+      return name === "true";
+    };
+  return (name) => name;
+}
+
+function enumReader(desc: DescEnum): (value: JsonValue) => number {
+  const byName = new Map(desc.values.map((v) => [v.name, v.number]));
+  return (value) => {
+    if (typeof value === "string") {
+      const n = byName.get(value);
+      if (n !== undefined) return n;
+    } else if (typeof value === "number" && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31)
+      return value;
+    throw new EncodeError(`${String(value)} is not a value of ${desc.typeName}`);
+  };
+}
+
+type ScalarValue = string | number | boolean | bigint | Uint8Array;
+
+/** The wire type each scalar is written with. */
+function wireTypeOf(type: ScalarType): WireType {
+  switch (type) {
+    case ScalarType.STRING:
+    case ScalarType.BYTES:
+      return WireType.LengthDelimited;
+    case ScalarType.DOUBLE:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return WireType.Bit64;
+    case ScalarType.FLOAT:
+    case ScalarType.FIXED32:
+    case ScalarType.SFIXED32:
+      return WireType.Bit32;
+    default:
+      return WireType.Varint;
+  }
+}
+
+/** Writes a scalar field (tag and value), its zero value only when `always`. */
+function scalarWriter(
+  type: ScalarType,
+  _name: string,
+): (writer: BinaryWriter, no: number, value: JsonValue, always: boolean) => void {
+  const wire = wireTypeOf(type);
+  const raw = scalarValueWriter(type);
+  return (writer, no, json, always) => {
+    const value = scalarValue(type, json);
+    if (!always && isZero(value)) return;
+    raw(writer.tag(no, wire), value);
+  };
+}
+
+function isZero(value: ScalarValue): boolean {
+  if (value instanceof Uint8Array) return value.length === 0;
+  return value === "" || value === 0 || value === false || value === BigInt(0) || Object.is(value, -0);
+}
+
+function scalarValueWriter(type: ScalarType): (writer: BinaryWriter, value: ScalarValue) => void {
+  switch (type) {
+    case ScalarType.STRING:
+      return (w, v) => w.string(v as string);
+    case ScalarType.BOOL:
+      return (w, v) => w.bool(v as boolean);
+    case ScalarType.DOUBLE:
+      return (w, v) => w.double(v as number);
+    case ScalarType.FLOAT:
+      return (w, v) => w.float(v as number);
+    case ScalarType.INT32:
+      return (w, v) => w.int32(v as number);
+    case ScalarType.UINT32:
+      return (w, v) => w.uint32(v as number);
+    case ScalarType.SINT32:
+      return (w, v) => w.sint32(v as number);
+    case ScalarType.FIXED32:
+      return (w, v) => w.fixed32(v as number);
+    case ScalarType.SFIXED32:
+      return (w, v) => w.sfixed32(v as number);
+    case ScalarType.INT64:
+      return (w, v) => w.int64(v as bigint);
+    case ScalarType.UINT64:
+      return (w, v) => w.uint64(v as bigint);
+    case ScalarType.SINT64:
+      return (w, v) => w.sint64(v as bigint);
+    case ScalarType.FIXED64:
+      return (w, v) => w.fixed64(v as bigint);
+    case ScalarType.SFIXED64:
+      return (w, v) => w.sfixed64(v as bigint);
+    case ScalarType.BYTES:
+      return (w, v) => w.bytes(v as Uint8Array);
+  }
+}
+
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+const UINT32 = { min: 0, max: 2 ** 32 - 1 };
+const INT64 = { min: -(BigInt(2) ** BigInt(63)), max: BigInt(2) ** BigInt(63) - BigInt(1) };
+const UINT64 = { min: BigInt(0), max: BigInt(2) ** BigInt(64) - BigInt(1) };
+
+/** A scalar's JSON value, checked as `fromJson` checks it, as the value the writer takes. */
+function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
+  const refuse = (): never => {
+    throw new EncodeError(`${JSON.stringify(json)} is not a valid ${ScalarType[type]}`);
+  };
+  switch (type) {
+    case ScalarType.STRING:
+      return typeof json === "string" ? json : refuse();
+    case ScalarType.BOOL:
+      return typeof json === "boolean" ? json : refuse();
+    case ScalarType.BYTES:
+      if (typeof json !== "string") return refuse();
+      try {
+        return base64Decode(json);
+      } catch {
+        return refuse();
+      }
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT: {
+      if (typeof json === "number") return json;
+      if (json === "NaN") return NaN;
+      if (json === "Infinity") return Infinity;
+      if (json === "-Infinity") return -Infinity;
+      const n = typeof json === "string" && json.trim() !== "" ? Number(json) : NaN;
+      return Number.isFinite(n) ? n : refuse();
+    }
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32: {
+      const range = type === ScalarType.UINT32 || type === ScalarType.FIXED32 ? UINT32 : INT32;
+      const n =
+        typeof json === "number" ? json : typeof json === "string" && json.trim() !== "" ? Number(json) : NaN;
+      return Number.isInteger(n) && n >= range.min && n <= range.max ? n : refuse();
+    }
+    default: {
+      const range = type === ScalarType.UINT64 || type === ScalarType.FIXED64 ? UINT64 : INT64;
+      let n: bigint;
+      try {
+        if (typeof json === "number" && Number.isInteger(json)) n = BigInt(json);
+        else if (typeof json === "string" && /^-?\d+$/.test(json)) n = BigInt(json);
+        else return refuse();
+      } catch {
+        return refuse();
+      }
+      return n >= range.min && n <= range.max ? n : refuse();
+    }
+  }
 }

@@ -1,114 +1,57 @@
 /**
  * The wire contract of the gRPC face: the .proto files under ./proto (ours, written from the service's published
- * protos; ./proto/README.md says from which and what is left out), loaded two ways:
+ * protos; ./proto/README.md says from which and what is left out), compiled at build time by buf into
+ * ./descriptor-set.generated.ts (scripts/generate-protos.js; a drift test keeps it current). At run time:
  *
- *   loadServicePackage()  the @grpc/proto-loader package definition that @grpc/grpc-js serves
- *   servedMethods()       every RPC with its request and response types and its `(google.api.http)` bindings,
- *                         which name the REST route the same RPC is (see ../routes/table.ts)
+ *   protoFiles()      the files as protoc writes them (FileDescriptorProto), what server reflection serves
+ *   protoRegistry()   their messages, enums, services and extensions (@bufbuild/protobuf, the one runtime)
+ *   servedMethods()   every RPC with its request and response types and its `(google.api.http)` bindings,
+ *                     which name the REST route the same RPC is (see ../routes/table.ts)
  *
- * The proto directory sits next to this file both in the sources and in dist/ (`npm run build` copies it), so
- * one path serves ts-jest, the built CLI and the installed package.
+ * May import: @bufbuild/protobuf, ./descriptor-set.generated.
  */
-import { existsSync, readdirSync } from "node:fs";
-import { isAbsolute, join, posix, relative, sep } from "node:path";
-import * as protoLoader from "@grpc/proto-loader";
-import * as protobuf from "protobufjs";
+import {
+  createFileRegistry,
+  fromBinary,
+  getExtension,
+  type DescExtension,
+  type DescMessage,
+  type FileRegistry,
+} from "@bufbuild/protobuf";
+import { base64Decode } from "@bufbuild/protobuf/wire";
+import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { DESCRIPTOR_SET_BASE64 } from "./descriptor-set.generated";
 
-/** The include root: import lines ("google/api/annotations.proto", ...) resolve against it as upstream. */
-export const PROTO_DIR: string = join(__dirname, "proto");
-
-/**
- * Where imports are looked up, in order: the root, then the v1 directories, whose files import their siblings by
- * bare name ("role.platform.proto") because upstream builds each with its own directory on the include path.
- */
-export const INCLUDE_DIRS: readonly string[] = Object.freeze([
-  PROTO_DIR,
-  ...["platform/iam/v1", "platform/registry/v1"].map((dir) => join(PROTO_DIR, dir)),
+/** The reflection protocol's packages: served by ./reflection.ts, not bound to a route. */
+export const REFLECTION_PACKAGES: readonly string[] = Object.freeze([
+  "grpc.reflection.v1",
+  "grpc.reflection.v1alpha",
 ]);
 
-/** The file an import names: the first include directory holding it. */
-export function resolveImport(target: string): string {
-  return (
-    INCLUDE_DIRS.map((dir) => join(dir, target)).find((path) => existsSync(path)) ?? join(PROTO_DIR, target)
-  );
+let files: FileDescriptorProto[] | undefined;
+
+/** Every compiled file, dependencies before their dependents (as buf writes them), decoded once. */
+export function protoFiles(): readonly FileDescriptorProto[] {
+  files ??= fromBinary(FileDescriptorSetSchema, base64Decode(DESCRIPTOR_SET_BASE64)).file;
+  return files;
 }
 
-/**
- * How messages become objects, chosen so a gRPC request reads like the REST body of the same call:
- * - keepCase false: lowerCamelCase member names, the proto3 JSON names the REST face speaks;
- * - longs String: int64 (`totalCount`) as a decimal string, as proto3 JSON writes it;
- * - enums String: enum values by name (`CAP_IAM_GROUPS_LIST`), as REST sends them;
- * - defaults false, arrays/objects false: a field the client did not send is absent, not a default, so
- *   "not given" stays distinguishable where the REST handlers care (validation, implied update masks);
- * - oneofs false: no virtual oneof member (REST bodies have none; it would be a member REST never accepts).
- * Timestamp, FieldMask and Empty stay protobuf.js objects ({seconds, nanos}, {paths}); the face converts them.
- */
-export const LOADER_OPTIONS: Readonly<protoLoader.Options> = Object.freeze({
-  keepCase: false,
-  longs: String,
-  enums: String,
-  bytes: String,
-  defaults: false,
-  arrays: false,
-  objects: false,
-  oneofs: false,
-  includeDirs: [...INCLUDE_DIRS],
-});
+let registry: FileRegistry | undefined;
 
-/** Every .proto file under PROTO_DIR, relative to it with "/" separators, sorted. */
-export function protoFiles(): string[] {
-  const files: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && entry.name.endsWith(".proto")) {
-        files.push(relative(PROTO_DIR, path).split(sep).join(posix.sep));
-      }
-    }
-  };
-  walk(PROTO_DIR);
-  return files.sort();
+/** The files' types by full name: for encoding, decoding, the JSON mapping and reflection. Built once. */
+export function protoRegistry(): FileRegistry {
+  registry ??= createFileRegistry({
+    $typeName: "google.protobuf.FileDescriptorSet",
+    file: [...protoFiles()],
+  });
+  return registry;
 }
 
-let packageDefinition: protoLoader.PackageDefinition | undefined;
-
-/** The package definition of every proto file (services, messages, enums), loaded once. */
-export function loadServicePackage(): protoLoader.PackageDefinition {
-  packageDefinition ??= protoLoader.loadSync(protoFiles(), { ...LOADER_OPTIONS });
-  return packageDefinition;
-}
-
-let reflectionPackage: protoLoader.PackageDefinition | undefined;
-
-/**
- * The same files with their fields named as published (`page_size`, not `pageSize`), for server reflection.
- * protobuf.js renames fields when it parses them with keepCase off, and its descriptors carry that name, so the
- * package above describes `pageSize`; a reflection client (grpcurl) then knows no `page_size` and takes JSON by
- * the camelCase name only. Field numbers and types, all the wire depends on, are the same in both. Loaded once.
- */
-export function loadReflectionPackage(): protoLoader.PackageDefinition {
-  reflectionPackage ??= protoLoader.loadSync(protoFiles(), { ...LOADER_OPTIONS, keepCase: true });
-  return reflectionPackage;
-}
-
-let root: protobuf.Root | undefined;
-
-/**
- * The same files as a protobuf.js Root, resolved: for reading descriptors (field numbers, http options) and for
- * encoding or decoding a message by its full name (`lookupType("google.rpc.Status")`). Loaded once.
- */
-export function loadProtoRoot(): protobuf.Root {
-  if (root === undefined) {
-    const loaded = new protobuf.Root();
-    // Imports resolve as proto-loader resolves them; the well-known google/protobuf files come with protobuf.js
-    // (descriptor.proto registered by proto-loader, imported above).
-    loaded.resolvePath = (_origin, target) => (isAbsolute(target) ? target : resolveImport(target));
-    loaded.loadSync(protoFiles(), { keepCase: true });
-    loaded.resolveAll();
-    root = loaded;
-  }
-  return root;
+/** A message of the files by its full name; throws when there is none. */
+export function messageSchema(typeName: string): DescMessage {
+  const schema = protoRegistry().getMessage(typeName);
+  if (schema === undefined) throw new Error(`message ${typeName} is not in the proto files`);
+  return schema;
 }
 
 /** One HTTP binding of an RPC, from its `(google.api.http)` option. */
@@ -140,91 +83,63 @@ export interface ServedMethod {
   http: HttpBinding[];
 }
 
-const HTTP_OPTION = "(google.api.http)";
-const VERBS = ["get", "put", "post", "delete", "patch"] as const;
+let served: ServedMethod[] | undefined;
 
-/** Every RPC of every service in the proto files, in file and declaration order. */
+/** Every RPC of every service in the proto files (reflection's aside), in file and declaration order. */
 export function servedMethods(): ServedMethod[] {
-  const methods: ServedMethod[] = [];
-  for (const service of servicesOf(loadProtoRoot())) {
-    const serviceName = fullName(service);
-    for (const method of service.methodsArray) {
-      method.resolve();
-      methods.push({
-        service: serviceName,
-        method: method.name,
-        fullName: `${serviceName}/${method.name}`,
-        path: `/${serviceName}/${method.name}`,
-        requestType: fullName(method.resolvedRequestType!),
-        responseType: fullName(method.resolvedResponseType!),
-        http: httpBindings(method),
-      });
+  if (served === undefined) {
+    const http = protoRegistry().getExtension("google.api.http");
+    if (http === undefined) throw new Error("google/api/annotations.proto is not among the proto files");
+    served = [];
+    for (const file of protoFiles()) {
+      if (REFLECTION_PACKAGES.includes(file.package)) continue;
+      for (const service of file.service) {
+        const serviceName = `${file.package}.${service.name}`;
+        for (const method of service.method) {
+          const fullName = `${serviceName}/${method.name}`;
+          served.push({
+            service: serviceName,
+            method: method.name,
+            fullName,
+            path: `/${fullName}`,
+            requestType: method.inputType.replace(/^\./, ""),
+            responseType: method.outputType.replace(/^\./, ""),
+            http:
+              method.options === undefined ? [] : httpBindings(getExtension(method.options, http), fullName),
+          });
+        }
+      }
     }
   }
-  return methods;
+  return served;
 }
 
-function servicesOf(namespace: protobuf.NamespaceBase): protobuf.Service[] {
-  const services: protobuf.Service[] = [];
-  for (const nested of namespace.nestedArray) {
-    if (nested instanceof protobuf.Service) services.push(nested);
-    else if (nested instanceof protobuf.Namespace) services.push(...servicesOf(nested));
-  }
-  return services;
-}
-
-/** ".chainguard.platform.iam.v2beta1.Group" → "chainguard.platform.iam.v2beta1.Group". */
-function fullName(object: protobuf.ReflectionObject): string {
-  return object.fullName.replace(/^\./, "");
+/** The shape of google.api.HttpRule as the registry reads it (its own generated type is not in this package). */
+interface HttpRule {
+  pattern: { case: string | undefined; value?: unknown };
+  body: string;
+  responseBody: string;
+  additionalBindings: HttpRule[];
 }
 
 /** The method's `(google.api.http)` rule and its additional bindings, flattened. */
-function httpBindings(method: protobuf.Method): HttpBinding[] {
-  const rules = (method.parsedOptions ?? []).flatMap((option: Record<string, unknown>) =>
-    Object.prototype.hasOwnProperty.call(option, HTTP_OPTION) ? [option[HTTP_OPTION]] : [],
-  );
-  const bindings: HttpBinding[] = [];
-  for (const rule of rules) {
-    const parsed = asRecord(rule, method);
-    bindings.push(binding(parsed, method));
-    for (const additional of asList(parsed.additional_bindings))
-      bindings.push(binding(asRecord(additional, method), method));
-  }
-  return bindings;
+function httpBindings(value: unknown, rpc: string): HttpBinding[] {
+  const rule = value as HttpRule;
+  if (rule.pattern.case === undefined) return [];
+  return [binding(rule, rpc), ...rule.additionalBindings.map((additional) => binding(additional, rpc))];
 }
 
-function binding(rule: Record<string, unknown>, method: protobuf.Method): HttpBinding {
-  const patterns: { method: string; path: unknown }[] = [];
-  for (const verb of VERBS) {
-    if (rule[verb] !== undefined) patterns.push({ method: verb.toUpperCase(), path: rule[verb] });
-  }
-  if (rule.custom !== undefined) {
-    const custom = asRecord(rule.custom, method);
-    patterns.push({ method: String(custom.kind), path: custom.path });
-  }
-  const [pattern, ...extra] = patterns;
-  if (pattern === undefined || extra.length > 0 || typeof pattern.path !== "string") {
-    throw new Error(`${method.fullName}: an http rule needs exactly one of get/put/post/delete/patch/custom`);
-  }
-  return {
-    method: pattern.method,
-    pathTemplate: pattern.path,
-    body: typeof rule.body === "string" ? rule.body : "",
-    responseBody: typeof rule.response_body === "string" ? rule.response_body : "",
-  };
-}
-
-function asRecord(value: unknown, method: protobuf.Method): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new Error(`${method.fullName}: malformed (google.api.http) option`);
-  }
-  return value as Record<string, unknown>;
-}
-
-/** protobuf.js gives a repeated option field once as a value, more than once as an array. */
-function asList(value: unknown): unknown[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
+function binding(rule: HttpRule, rpc: string): HttpBinding {
+  const { pattern } = rule;
+  let method: string;
+  let path: unknown;
+  if (pattern.case === "custom") {
+    const custom = pattern.value as { kind: string; path: string };
+    [method, path] = [custom.kind, custom.path];
+  } else [method, path] = [String(pattern.case).toUpperCase(), pattern.value];
+  if (typeof path !== "string" || path === "")
+    throw new Error(`${rpc}: an http rule needs exactly one of get/put/post/delete/patch/custom`);
+  return { method, pathTemplate: path, body: rule.body, responseBody: rule.responseBody };
 }
 
 /**
@@ -281,9 +196,9 @@ function parseTemplate(template: string): { segments: string[]; verb?: string } 
   return verb === undefined ? { segments } : { segments, verb };
 }
 
-/** A field's proto3 JSON name: its `json_name` option (Repo's "sync_config"), else its name in lowerCamelCase. */
-export function jsonNameOf(field: protobuf.Field): string {
-  const option = field.options?.json_name as unknown;
-  if (typeof option === "string") return option;
-  return field.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/** The `(google.api.http)` extension, for tests that read it as the registry does. */
+export function httpExtension(): DescExtension {
+  const http = protoRegistry().getExtension("google.api.http");
+  if (http === undefined) throw new Error("google/api/annotations.proto is not among the proto files");
+  return http;
 }

@@ -1,8 +1,8 @@
 /**
  * REST-only members of a v1 answer, by message, and why: the members the REST face sends that the published
  * message has no field for, so the gRPC face cannot send them. Each is there because the spec says so (it wins
- * for REST); the published message is followed everywhere else. This is the one list: the gRPC face leaves these
- * out of a response (`withoutRestOnly`, through ./transcode.ts) and nothing else, so any other member a message
+ * for REST); the published message is followed everywhere else. This is the one list: the gRPC face's encoder
+ * (./json.ts) leaves these out of a response and nothing else, so any other member a message
  * lacks fails its encoding, and test/emulator/v1-wire.test.ts decodes every v1 answer into its message minus
  * exactly this list. May import: @bufbuild/protobuf (types).
  */

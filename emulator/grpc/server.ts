@@ -1,32 +1,39 @@
 /**
- * The gRPC face: every RPC of the proto files (./protos.ts) answered by the route the REST face answers it with,
- * through the one call path of ../dispatch.ts, on the REST face's own port. A connection that opens with the
- * HTTP/2 client preface (h2c with prior knowledge, what a gRPC client sends to an http:// address) goes to
- * @grpc/grpc-js through its connection injector; any other goes to fastify as before (`shareListener`).
+ * The gRPC face: every RPC of the proto files (./protos.ts) answered by the route of the table its `google.api.http`
+ * rule names, bound once at start-up (./transcode.ts), through the one call path of ../dispatch.ts, on the REST
+ * face's own port. A connection that opens with the HTTP/2 client preface (h2c with prior knowledge, what a gRPC
+ * client sends to an http:// address) is served here; any other goes to fastify as before (`shareListener`).
  *
- * Per call: the request's bytes decoded (a malformed message or a field the schema lacks is INVALID_ARGUMENT),
- * transcoded by the method's http rule (./transcode.ts), dispatched with the `authorization` metadata as the
- * Authorization header (read by the call path, as REST's), and the answer's JSON encoded as the response message
- * (./json.ts); a failure is its gRPC status with the AIP-193 details (./status.ts). Logging and the report of an
- * unexpected error are the call path's (../dispatch.ts `record`, `unexpected`). Server reflection v1 and v1alpha
- * serve the same files (./descriptors.ts).
+ * gRPC over HTTP/2 (github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md) is served on node:http2 directly:
+ * a unary call is a POST whose body is one length-prefixed message and whose answer is one message and trailers
+ * (`grpc-status`, `grpc-message`, `grpc-status-details-bin`), or the trailers alone for a failure. Per call: the
+ * request's bytes decoded (a malformed message or a field the schema lacks is INVALID_ARGUMENT), dispatched as
+ * its bound route with the `authorization` metadata as the bearer token, and the answer's JSON encoded as the
+ * response message (./json.ts); a failure is its gRPC status with the AIP-193 details (./status.ts). A deadline
+ * (`grpc-timeout`) or a client's cancellation aborts the dispatch; a dropped call's stream is reset. Server
+ * reflection v1 and v1alpha serve the compiled files (./reflection.ts). Logging and the report of an unexpected
+ * error are the call path's (../dispatch.ts `record`, `unexpected`).
  *
- * May import: @grpc/grpc-js, @grpc/reflection, node:http2, node:net, ../dispatch, ../errors,
- * ../routes/types, ./descriptors, ./json, ./protos, ./status, ./transcode.
+ * May import: node:http2, node:net, node:zlib, ../dispatch, ../errors, ../service,
+ * ../routes/types, ./json, ./protos, ./reflection, ./status, ./transcode.
  */
-import type { Registry } from "@bufbuild/protobuf";
-import * as grpc from "@grpc/grpc-js";
-import { ReflectionService } from "@grpc/reflection";
-import { constants as http2, type ServerHttp2Stream } from "node:http2";
+import {
+  constants as http2,
+  createServer,
+  type Http2Session,
+  type IncomingHttpHeaders,
+  type ServerHttp2Stream,
+} from "node:http2";
 import type { Server as NetServer, Socket } from "node:net";
-import type { Dispatch, Dispatcher } from "../dispatch";
+import { gunzipSync, inflateSync } from "node:zlib";
+import { requestTooLarge, type Dispatch, type Dispatcher } from "../dispatch";
 import { ApiFailure, invalidArgument } from "../errors";
 import type { Route } from "../routes/types";
-import { descriptorFiles, reflectionPackage } from "./descriptors";
-import { messageCodec, messageRegistry, type JsonValue, type MessageCodec } from "./json";
-import { loadReflectionPackage, servedMethods, type ServedMethod } from "./protos";
-import { grpcStatus } from "./status";
-import { exactRouteLines, routeFinder, transcoder, type Transcoder } from "./transcode";
+import { messageCodec, type JsonValue, type MessageCodec } from "./json";
+import { protoRegistry, servedMethods } from "./protos";
+import { REFLECTION_PATHS, reflector, type Reflector } from "./reflection";
+import { grpcStatus, STATUS_DETAILS_KEY } from "./status";
+import { bindMethods, type Binding } from "./transcode";
 
 export interface GrpcFaceOptions {
   routes: Route[];
@@ -42,119 +49,388 @@ export interface GrpcFace {
   close(): void;
 }
 
-type UnaryCall = grpc.ServerUnaryCall<Buffer, Uint8Array>;
-type Callback = grpc.sendUnaryData<Uint8Array>;
+/** gRPC status codes this file answers with itself. */
+const Code = {
+  OK: 0,
+  CANCELLED: 1,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+};
 
-/** What every emulator's gRPC face shares: the proto files as descriptors, codecs and reflection. */
-interface FaceSchema {
-  registry: Registry;
-  statusCodec: MessageCodec;
-  reflection: ReflectionService;
-  methods: { method: ServedMethod; request: MessageCodec; response: MessageCodec }[];
-}
-
-let schema: FaceSchema | undefined;
-
-/**
- * Built once per process, from the files with the fields' own names (`account_association`, its JSON name
- * `accountAssociation`: ./protos.ts `loadReflectionPackage`), which reflection serves and grpcurl accepts.
- */
-function faceSchema(): FaceSchema {
-  if (schema === undefined) {
-    const files = descriptorFiles(loadReflectionPackage());
-    const registry = messageRegistry(files);
-    schema = {
-      registry,
-      statusCodec: messageCodec(registry, "google.rpc.Status"),
-      reflection: new ReflectionService(reflectionPackage(files)),
-      methods: servedMethods().map((method) => ({
-        method,
-        request: messageCodec(registry, method.requestType),
-        response: messageCodec(registry, method.responseType),
-      })),
-    };
-  }
-  return schema;
-}
-
-export function createGrpcFace(options: GrpcFaceOptions): GrpcFace {
-  const { registry, statusCodec, reflection, methods } = faceSchema();
-  const routes = routeFinder(options.routes);
-  const exactLines = exactRouteLines(methods.map((m) => m.method));
-  const server = new grpc.Server({
-    "grpc.max_receive_message_length": options.maxMessageBytes,
-  });
-  for (const { method, request, response } of methods) {
-    const face: MethodFace = {
-      transcoder: transcoder(method, registry, routes, exactLines),
-      request,
-      response,
-    };
-    // Bytes in, bytes out: decoding is ours (./json.ts), so a malformed message is INVALID_ARGUMENT, not INTERNAL.
-    server.register<Buffer, Uint8Array>(
-      method.path,
-      (call: UnaryCall, callback: Callback) => void serve(face, call, callback, options, statusCodec),
-      (message) => Buffer.from(message),
-      (message) => message,
-      "unary",
-    );
-  }
-  reflection.addToServer(server);
-  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
-  return {
-    inject: (socket) => {
-      // A connection that arrives while the emulator closes finds the server gone: it is closed too.
-      try {
-        injector.injectConnection(socket);
-      } catch {
-        socket.destroy();
-      }
-    },
-    close: () => {
-      injector.destroy();
-      server.forceShutdown();
-    },
-  };
-}
-
+/** One RPC ready to serve: its binding to its route and its messages' codecs. */
 interface MethodFace {
-  transcoder: Transcoder;
+  binding: Binding;
   request: MessageCodec;
   response: MessageCodec;
 }
 
-/** One call: decoded, transcoded, dispatched, answered, logged. */
-async function serve(
+/** Codecs by message name: compiled once per process (the registry is the compiled files'). */
+const codecs = new Map<string, MessageCodec>();
+
+function codecOf(typeName: string): MessageCodec {
+  let codec = codecs.get(typeName);
+  if (codec === undefined) {
+    codec = messageCodec(protoRegistry(), typeName);
+    codecs.set(typeName, codec);
+  }
+  return codec;
+}
+
+export function createGrpcFace(options: GrpcFaceOptions): GrpcFace {
+  const statusCodec = codecOf("google.rpc.Status");
+  const methods = new Map<string, MethodFace>();
+  for (const binding of bindMethods(servedMethods(), options.routes)) {
+    methods.set(binding.method.path, {
+      binding,
+      request: codecOf(binding.method.requestType),
+      response: codecOf(binding.method.responseType),
+    });
+  }
+  const reflectors = new Map<string, Reflector>(
+    REFLECTION_PATHS.map((path) => [path, reflector(path.slice(1, path.indexOf(".ServerReflection")))]),
+  );
+  const server = createServer();
+  let closed = false;
+  const sessions = new Set<Http2Session>();
+  server.on("session", (session: Http2Session) => {
+    sessions.add(session);
+    // A client that goes away mid-frame is its own problem, never the emulator's.
+    session.on("error", () => undefined);
+    session.once("close", () => sessions.delete(session));
+  });
+  server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    stream.on("error", () => undefined);
+    const path = headers[":path"] ?? "";
+    const refusal = httpRefusal(headers);
+    if (refusal !== undefined) return void respondHttp(stream, refusal);
+    const method = methods.get(path);
+    if (method !== undefined) return void serveUnary(method, stream, headers, options, statusCodec);
+    const reflection = reflectors.get(path);
+    if (reflection !== undefined) return serveReflection(reflection, stream, headers, options);
+    unimplemented(stream, path, options);
+  });
+  return {
+    inject: (socket) => {
+      // What grpc-js's connection injector does: the HTTP/2 server takes the socket as if it had accepted it.
+      if (closed) return void socket.destroy();
+      server.emit("connection", socket);
+    },
+    close: () => {
+      closed = true;
+      for (const session of sessions) session.destroy();
+      sessions.clear();
+    },
+  };
+}
+
+/** A request that is not gRPC over HTTP/2: the HTTP status grpc-go and grpc-js answer it with, or undefined. */
+function httpRefusal(headers: IncomingHttpHeaders): number | undefined {
+  if (headers[":method"] !== "POST") return 405;
+  const type = headers["content-type"] ?? "";
+  if (!/^application\/grpc(\+|;|$)/.test(type)) return 415;
+  return undefined;
+}
+
+function respondHttp(stream: ServerHttp2Stream, status: number): void {
+  if (!stream.destroyed) stream.respond({ ":status": status }, { endStream: true });
+}
+
+/** Reads a call's request frames (a 5-byte prefix: compressed flag, big-endian length; then the message). */
+class FrameReader {
+  private buffered: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly encoding: string | undefined,
+  ) {}
+
+  /** The whole messages `chunk` completes; throws an ApiFailure-like status for one too large or compressed. */
+  push(chunk: Buffer): Uint8Array[] {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    const messages: Uint8Array[] = [];
+    while (this.buffered.length >= 5) {
+      const length = this.buffered.readUInt32BE(1);
+      if (length > this.maxBytes) throw requestTooLarge(this.maxBytes);
+      if (this.buffered.length < 5 + length) break;
+      const compressed = this.buffered[0] !== 0;
+      const message = this.buffered.subarray(5, 5 + length);
+      this.buffered = this.buffered.subarray(5 + length);
+      messages.push(compressed ? this.decompress(message) : message);
+    }
+    return messages;
+  }
+
+  /** Bytes left over that are not a whole message (a truncated frame at the end of the stream). */
+  get pending(): number {
+    return this.buffered.length;
+  }
+
+  private decompress(message: Buffer): Uint8Array {
+    const encoding = this.encoding ?? "identity";
+    let out: Buffer;
+    try {
+      if (encoding === "gzip") out = gunzipSync(message, { maxOutputLength: this.maxBytes + 1 });
+      else if (encoding === "deflate") out = inflateSync(message, { maxOutputLength: this.maxBytes + 1 });
+      else throw new GrpcError(Code.INTERNAL, `a compressed message with grpc-encoding ${encoding}`);
+    } catch (error) {
+      if (error instanceof GrpcError) throw error;
+      throw requestTooLarge(this.maxBytes);
+    }
+    if (out.length > this.maxBytes) throw requestTooLarge(this.maxBytes);
+    return out;
+  }
+}
+
+/** A failure of the protocol itself (before or beside any route): a status with no AIP-193 details. */
+class GrpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const SUPPORTED_ENCODINGS = new Set(["identity", "gzip", "deflate"]);
+const ACCEPT_ENCODING = "identity,deflate,gzip";
+
+/** The response headers of every call that answers a message. */
+const RESPONSE_HEADERS = Object.freeze({
+  ":status": 200,
+  "content-type": "application/grpc+proto",
+  "grpc-accept-encoding": ACCEPT_ENCODING,
+});
+
+/** A message as one frame: uncompressed flag, length, bytes. */
+function frame(message: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(5 + message.length);
+  out[0] = 0;
+  out.writeUInt32BE(message.length, 1);
+  out.set(message, 5);
+  return out;
+}
+
+/** `grpc-message` as the protocol writes it: percent-encoded outside printable ASCII, and "%" itself. */
+function encodeGrpcMessage(message: string): string {
+  let out = "";
+  for (const byte of Buffer.from(message, "utf8")) {
+    out +=
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/** The trailers of a status: code, message, and (for an API failure) its google.rpc.Status details. */
+function statusTrailers(code: number, message: string, details?: Buffer): Record<string, string> {
+  return {
+    "grpc-status": String(code),
+    "grpc-message": encodeGrpcMessage(message),
+    ...(details !== undefined ? { [STATUS_DETAILS_KEY]: details.toString("base64") } : {}),
+  };
+}
+
+/** A call answered by a status alone ("Trailers-Only"), unless its stream is gone. */
+function respondStatus(stream: ServerHttp2Stream, trailers: Record<string, string>): void {
+  if (stream.destroyed || stream.closed) return;
+  if (stream.headersSent) {
+    stream.sendTrailers(trailers);
+    return;
+  }
+  stream.respond(
+    {
+      ":status": 200,
+      "content-type": "application/grpc+proto",
+      "grpc-accept-encoding": ACCEPT_ENCODING,
+      ...trailers,
+    },
+    { endStream: true },
+  );
+}
+
+/** The trailers of every call answered OK (no message to send). */
+const OK_TRAILERS = Object.freeze({ "grpc-status": "0" });
+
+/** A call answered by one message and OK. */
+function respondMessage(stream: ServerHttp2Stream, message: Uint8Array): void {
+  if (stream.destroyed || stream.closed) return;
+  stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
+  stream.once("wantTrailers", () => stream.sendTrailers(OK_TRAILERS));
+  stream.end(frame(message));
+}
+
+/** The `grpc-timeout` header in milliseconds ("100m", "5S", "1H"), or undefined. */
+function timeoutMs(headers: IncomingHttpHeaders): number | undefined {
+  const match = /^(\d{1,8})([HMSmun])$/.exec(String(headers["grpc-timeout"] ?? ""));
+  if (match === null) return undefined;
+  const unit = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 1e-3, n: 1e-6 }[match[2] as "H"];
+  return Number(match[1]) * unit;
+}
+
+/**
+ * A call's cancellation: the client resetting its stream before the answer, or its deadline passing (then
+ * DEADLINE_EXCEEDED is answered at once, as grpc-js and grpc-go servers do, and a late answer is not sent). A
+ * plain flag the dispatch reads, not an AbortController: one per call costs an EventTarget, and its abort an
+ * AbortError with a stack.
+ */
+function cancellation(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): CallState {
+  const signal: CallState = { aborted: false };
+  const ms = timeoutMs(headers);
+  const timer =
+    ms === undefined
+      ? undefined
+      : setTimeout(() => {
+          signal.aborted = true;
+          respondStatus(stream, statusTrailers(Code.DEADLINE_EXCEEDED, "Deadline exceeded"));
+        }, ms);
+  stream.once("close", () => {
+    if (timer !== undefined) clearTimeout(timer);
+    if (!stream.headersSent) signal.aborted = true;
+    signal.onClose?.();
+  });
+  return signal;
+}
+
+/** A call's cancellation flag, and what else its stream's one 'close' listener does (the request's reading). */
+interface CallState {
+  aborted: boolean;
+  onClose?: () => void;
+}
+
+/** The whole request of a unary call: its one message (or a protocol failure). */
+function readUnary(
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  maxBytes: number,
+  state: CallState,
+): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const encoding = headers["grpc-encoding"] as string | undefined;
+    if (encoding !== undefined && !SUPPORTED_ENCODINGS.has(encoding))
+      return reject(new GrpcError(Code.UNIMPLEMENTED, `the message encoding ${encoding} is not supported`));
+    const reader = new FrameReader(maxBytes, encoding);
+    let messages: Uint8Array[] = [];
+    let settled = false;
+    stream.on("data", (chunk: Buffer) => {
+      try {
+        const read = reader.push(chunk);
+        messages = messages.length === 0 ? read : messages.concat(read);
+      } catch (error) {
+        stream.removeAllListeners("data");
+        stream.resume();
+        settled = true;
+        reject(error);
+      }
+    });
+    stream.once("end", () => {
+      if (settled) return;
+      settled = true;
+      if (messages.length === 1 && reader.pending === 0) resolve(messages[0]!);
+      else if (messages.length === 0 && reader.pending === 0)
+        reject(new GrpcError(Code.UNIMPLEMENTED, "received no request message"));
+      else
+        reject(
+          new GrpcError(
+            Code.INTERNAL,
+            messages.length > 1
+              ? "received more than one request message for a unary call"
+              : "the request ended amid a message",
+          ),
+        );
+    });
+    state.onClose = () => {
+      if (!settled) reject(new GrpcError(Code.CANCELLED, "the client cancelled the call"));
+    };
+  });
+}
+
+/** One call: read, decoded, dispatched as its bound route, answered, logged. */
+async function serveUnary(
   face: MethodFace,
-  call: UnaryCall,
-  callback: Callback,
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
   options: GrpcFaceOptions,
   statusCodec: MessageCodec,
 ): Promise<void> {
   const started = process.hrtime.bigint();
-  const rpc = face.transcoder.method.fullName;
-  const abort = new AbortController();
-  call.on("cancelled", () => abort.abort());
+  const rpc = face.binding.method.fullName;
+  const signal = cancellation(stream, headers);
   let dispatch: Dispatch | undefined;
   let status = 200;
   try {
-    const rest = face.transcoder.toRest(decodeRequest(face.request, call.request));
-    dispatch = { ...rest, authorization: authorization(call.metadata), signal: abort.signal };
+    const bytes = await readUnary(stream, headers, options.maxMessageBytes, signal);
+    const rest = face.binding.toRest(decodeRequest(face.request, bytes));
+    dispatch = { ...rest, rpc, authorization: authorization(headers), signal };
     const outcome = await options.dispatcher.call(dispatch);
     // A dropped call is not logged, as a dropped REST request is not.
-    if (outcome.kind === "drop") return resetStream(call);
-    callback(null, encodeResponse(face, outcome.value, rpc, options));
+    if (outcome.kind === "drop") return resetStream(stream);
+    respondMessage(stream, encodeResponse(face, outcome.value, rpc, options));
   } catch (error) {
-    const failure = error instanceof ApiFailure ? error : options.dispatcher.unexpected(error, `gRPC ${rpc}`);
-    status = failure.status;
-    callback(grpcStatus(failure, statusCodec));
+    if (error instanceof GrpcError) {
+      // The protocol's own failures (framing, cancellation): as HTTP statuses grpc-gateway maps them to.
+      if (error.code === Code.CANCELLED) return;
+      status = error.code === Code.UNIMPLEMENTED ? 501 : 500;
+      respondStatus(stream, statusTrailers(error.code, error.message));
+    } else {
+      const failure =
+        error instanceof ApiFailure ? error : options.dispatcher.unexpected(error, `gRPC ${rpc}`);
+      status = failure.status;
+      const { code, details, metadata } = grpcStatus(failure, statusCodec);
+      const [bytes] = metadata?.get(STATUS_DETAILS_KEY) ?? [];
+      respondStatus(
+        stream,
+        statusTrailers(code ?? Code.INTERNAL, details ?? "", bytes as Buffer | undefined),
+      );
+    }
   }
   logCall(options, rpc, dispatch, status, Number(process.hrtime.bigint() - started) / 1e6);
 }
 
+/** A method no served RPC has: UNIMPLEMENTED, and in the request log as what it is on the wire. */
+function unimplemented(stream: ServerHttp2Stream, path: string, options: GrpcFaceOptions): void {
+  stream.resume();
+  respondStatus(
+    stream,
+    statusTrailers(Code.UNIMPLEMENTED, `The server does not implement the method ${path}`),
+  );
+  logCall(options, path.slice(1), undefined, 501, 0);
+}
+
+/** Reflection's stream: one answer per request message, then OK when the client ends its side. */
+function serveReflection(
+  reflection: Reflector,
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  options: GrpcFaceOptions,
+): void {
+  const reader = new FrameReader(options.maxMessageBytes, headers["grpc-encoding"] as string | undefined);
+  stream.on("data", (chunk: Buffer) => {
+    try {
+      for (const message of reader.push(chunk)) {
+        if (!stream.headersSent) stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
+        stream.write(frame(reflection.answer(message)));
+      }
+    } catch (error) {
+      stream.removeAllListeners("data");
+      const code = error instanceof GrpcError ? error.code : Code.INVALID_ARGUMENT;
+      respondStatus(stream, statusTrailers(code, (error as Error).message));
+    }
+  });
+  stream.once("end", () => {
+    if (stream.destroyed || stream.closed) return;
+    if (!stream.headersSent) return respondStatus(stream, statusTrailers(Code.OK, ""));
+    stream.once("wantTrailers", () => stream.sendTrailers(statusTrailers(Code.OK, "")));
+    stream.end();
+  });
+}
+
 /**
  * A call in the request log and the log lines: as its REST request, plus `rpc`; one that never became a REST
- * request (a malformed message) as what it is on the wire, a POST of the method's gRPC path.
+ * request (a malformed message, a method not served) as what it is on the wire, a POST of the method's gRPC path.
  */
 function logCall(
   options: GrpcFaceOptions,
@@ -178,7 +454,7 @@ function logCall(
 }
 
 /** The request message's JSON; a message that is not one, or carries fields the schema lacks, is refused. */
-function decodeRequest(codec: MessageCodec, bytes: Buffer): { [name: string]: JsonValue } {
+function decodeRequest(codec: MessageCodec, bytes: Uint8Array): { [name: string]: JsonValue } {
   let decoded: ReturnType<MessageCodec["decode"]>;
   try {
     decoded = codec.decode(bytes);
@@ -200,12 +476,12 @@ function decodeRequest(codec: MessageCodec, bytes: Buffer): { [name: string]: Js
 
 /**
  * The REST answer as the response message. The spec's REST-only members of a v1 answer (./rest-only.ts) are left
- * out by the transcoder; any other member the message lacks, or of the wrong type, is the emulator's bug (INTERNAL),
+ * out by the encoder; any other member the message lacks, or of the wrong type, is the emulator's bug (INTERNAL),
  * never dropped silently.
  */
 function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: GrpcFaceOptions): Uint8Array {
   try {
-    return face.response.encode(face.transcoder.fromRest(value));
+    return face.response.encode(face.binding.fromRest(value));
   } catch (error) {
     throw options.dispatcher.unexpected(error, `gRPC ${rpc}`);
   }
@@ -217,24 +493,18 @@ function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: 
  * `sts.Exchange`, the Terraform provider: `auth.NewFromToken(ctx, "Bearer "+token, ...)`). The first value counts
  * when the key is repeated, as node keeps the first Authorization header.
  */
-function authorization(metadata: grpc.Metadata): string | undefined {
-  const [value] = metadata.get("authorization");
+function authorization(headers: IncomingHttpHeaders): string | undefined {
+  const raw = headers.authorization as string | string[] | undefined;
+  const value = Array.isArray(raw) ? raw[0] : raw;
   return typeof value === "string" ? value : undefined;
 }
 
 /**
  * A dropped request: the call's HTTP/2 stream is reset (RST_STREAM, INTERNAL_ERROR) with no status, as a proxy
  * that loses its upstream does; the client sees the reset (grpc-js and grpc-go: INTERNAL, "RST_STREAM"), and the
- * connection and its other calls go on. grpc-js gives a handler no way to reset its stream, so this reaches the
- * stream through the call object (grpc-js 1.x); test/emulator/grpc-face.test.ts proves the reset happens.
+ * connection and its other calls go on. A call its client already gave up on has no stream left to reset.
  */
-function resetStream(call: UnaryCall): void {
-  const stream = (call as unknown as { call?: { stream?: ServerHttp2Stream } }).call?.stream;
-  if (stream === undefined || typeof stream.close !== "function")
-    throw new Error(
-      "the gRPC call's HTTP/2 stream is not reachable: grpc-js changed; a drop cannot be injected",
-    );
-  // A call its client already gave up on (deadline, cancellation) has no stream left to reset.
+function resetStream(stream: ServerHttp2Stream): void {
   if (!stream.closed && !stream.destroyed) stream.close(http2.NGHTTP2_INTERNAL_ERROR);
 }
 

@@ -1,146 +1,144 @@
 /**
- * A gRPC request as the REST request of the same call, by the method's `google.api.http` rule (AIP-127, as
- * grpc-gateway reads it): the path template's variables filled from the request's fields, `body: "x"` → that
- * field's JSON as the body, `body: "*"` → every field the path does not carry, the remaining fields → query
- * parameters (JSON names, nested fields dotted, repeated fields repeated). Then the route of the table the REST
- * face would route that method and path to. May import: ../dispatch (types), ../routes/types, ../errors, ./protos,
- * ./rest-only, @bufbuild/protobuf.
+ * Each RPC bound, once at start-up, to the route of the table its `google.api.http` rule names (AIP-127, as
+ * grpc-gateway reads it), and each call turned into that route's dispatch without routing anything again: the
+ * path variable's field is the route's `{uid}`, `body: "x"` → that field's JSON as the body, `body: "*"` → every
+ * field the path does not carry, the remaining fields → query parameters (JSON names, nested fields dotted,
+ * repeated fields repeated), as the REST face's parsers would give them to the same handler.
+ *
+ * The path variable is a trailing `{field=**}`, which matches no segment too: where the table has a route for the
+ * path without it that no other RPC's rule names (`POST /iam/v2beta1/groups`, an organization's create, for
+ * CreateGroup with no parent), an empty value binds there; elsewhere an empty value is the `{uid}` route's empty
+ * uid, as REST reads `GET /iam/v2beta1/groups/`.
+ *
+ * May import: @bufbuild/protobuf, ../dispatch (types), ../errors, ../listing (types), ../routes/types, ./protos.
  */
-import type { DescField, DescMessage, JsonObject, JsonValue, Registry } from "@bufbuild/protobuf";
-import { invalidArgument, unimplemented } from "../errors";
+import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Dispatch } from "../dispatch";
+import { invalidArgument } from "../errors";
 import type { Query } from "../listing";
 import type { Route } from "../routes/types";
-import { routeLines, type HttpBinding, type ServedMethod } from "./protos";
-import { withoutRestOnly } from "./rest-only";
+import { messageSchema, routeLines, type HttpBinding, type ServedMethod } from "./protos";
 
-/** The REST request a gRPC call is, routed: a dispatch but for the caller's credentials and signal. */
+/** The REST request a gRPC call is: a dispatch but for the caller's credentials and signal. */
 export type RestCall = Omit<Dispatch, "authorization" | "signal">;
 
-/** One variable of a path template: `{group.uid=**}` → the JSON path ["group", "uid"]. */
-interface Variable {
-  /** The field path in JSON names. */
-  fields: string[];
-  /** The template text it replaces. */
-  text: string;
-}
-
-interface CompiledBinding {
-  binding: HttpBinding;
-  variables: Variable[];
-  /**
-   * The path when its trailing `{field=**}` is empty: `**` matches no segment too, so CreateGroup with no parent is
-   * `POST /iam/v2beta1/groups`. Only where no other method's rule is that path (an empty GetGroup uid is not
-   * ListGroups): undefined there, and the empty variable stays an empty segment, as REST reads it.
-   */
-  zeroSegmentPath?: string;
-  /** The body field's JSON name, "*" or "". */
-  body: string;
-  /** The response field's JSON name, or "" for the whole response. */
-  responseBody: string;
-}
-
-/** The routes of the table by method and path, as fastify matches them: a literal path first, then a `{uid}`. */
-export interface RouteFinder {
-  find(method: string, path: string): { route: Route; uid: string } | undefined;
-}
-
-export function routeFinder(routes: readonly Route[]): RouteFinder {
-  const literal = new Map<string, Route>();
-  const prefixed: { method: string; prefix: string; route: Route }[] = [];
-  for (const route of routes) {
-    const url = route.url.replace(/::/g, ":");
-    if (url.endsWith("/*")) prefixed.push({ method: route.method, prefix: url.slice(0, -1), route });
-    else literal.set(`${route.method} ${url}`, route);
-  }
-  return {
-    find: (method, path) => {
-      const exact = literal.get(`${method} ${path}`);
-      if (exact !== undefined) return { route: exact, uid: "" };
-      for (const candidate of prefixed) {
-        if (candidate.method !== method || !path.startsWith(candidate.prefix)) continue;
-        // As the REST face's `{uid}`: the rest of the path, slashes kept, trailing ones dropped.
-        return { route: candidate.route, uid: path.slice(candidate.prefix.length).replace(/\/+$/, "") };
-      }
-      return undefined;
-    },
-  };
-}
-
-/** Turns one RPC's requests into REST calls, and REST answers into its response JSON. */
-export interface Transcoder {
+/** One RPC bound to its route: its calls as dispatches of that route, its answers as the response's JSON. */
+export interface Binding {
   readonly method: ServedMethod;
+  /** The route line it is bound to, in the table's spelling ("GET /iam/v2beta1/groups/{uid}"). */
+  readonly line: string;
   toRest(request: JsonObject): RestCall;
   /** The REST answer as the response message's JSON (`response_body` wraps it in its field). */
   fromRest(answer: unknown): JsonValue;
 }
 
-/**
- * The route lines every served method's rules name exactly (their first `routeLines`): a path one method's rule
- * reaches only through an empty `**` must not be one of these.
- */
-export function exactRouteLines(methods: readonly ServedMethod[]): Set<string> {
-  return new Set(methods.flatMap((m) => m.http.map((binding) => routeLines(binding)[0]!)));
+/** A route of the table by its line ("POST /iam/v2beta1/groups/{uid}", the table's own spelling). */
+export function lineOf(route: Route): string {
+  return `${route.method} ${route.url.replace(/\/\*$/, "/{uid}").replace(/::/g, ":")}`;
 }
 
-export function transcoder(
+/**
+ * Every method bound to its route; a method none of whose rules names a route of the table is left out (grpc-js
+ * answers it UNIMPLEMENTED, as the REST face answers a path it lacks). Throws when a rule names a field its
+ * request message lacks: the protos and the table are checked at start-up, not per call.
+ */
+export function bindMethods(methods: readonly ServedMethod[], routes: readonly Route[]): Binding[] {
+  const byLine = new Map(routes.map((route) => [lineOf(route), route]));
+  // A path one method's rule names exactly is that method's: another's `**` does not bind there when empty.
+  const exact = new Set(methods.flatMap((m) => m.http.map((binding) => routeLines(binding)[0]!)));
+  const bound: Binding[] = [];
+  for (const method of methods) {
+    for (const binding of method.http) {
+      const [line, emptyLine] = routeLines(binding);
+      const route = byLine.get(line!);
+      if (route === undefined) continue;
+      const empty = emptyLine !== undefined && !exact.has(emptyLine) ? byLine.get(emptyLine) : undefined;
+      bound.push(bind(method, binding, line!, route, empty));
+      break;
+    }
+  }
+  return bound;
+}
+
+function bind(
   method: ServedMethod,
-  registry: Registry,
-  routes: RouteFinder,
-  exactLines: ReadonlySet<string>,
-): Transcoder {
-  const schema = registry.getMessage(method.requestType);
-  const responseSchema = registry.getMessage(method.responseType);
-  if (schema === undefined || responseSchema === undefined)
-    throw new Error(`${method.fullName}: its messages are not in the proto files`);
-  const bindings = method.http.map((binding) => compile(binding, schema, responseSchema, method, exactLines));
+  binding: HttpBinding,
+  line: string,
+  route: Route,
+  emptyRoute: Route | undefined,
+): Binding {
+  const request = messageSchema(method.requestType);
+  const response = messageSchema(method.responseType);
+  const variable = /\{([^}=]+)=\*\*\}/.exec(binding.pathTemplate);
+  const fields = variable === null ? [] : jsonPath(request, variable[1]!.split("."), method);
+  const literal = binding.pathTemplate.replace(/\{[^}]+\}/, "");
+  // "/iam/v2beta1/groups/{parent=**}" → "/iam/v2beta1/groups/" and ""; ":verb" after the variable kept.
+  const [before, after] =
+    variable === null ? [literal, ""] : (binding.pathTemplate.split(variable[0]) as [string, string]);
+  const emptyPath = emptyRoute === undefined ? "" : lineOf(emptyRoute).slice(verbLength(line));
+  const body =
+    binding.body === "" || binding.body === "*"
+      ? binding.body
+      : jsonPath(request, [binding.body], method)[0]!;
+  const responseBody =
+    binding.responseBody === "" ? "" : jsonPath(response, [binding.responseBody], method)[0]!;
+  const verb = binding.method;
   return {
     method,
-    toRest: (request) => {
-      for (const compiled of bindings) {
-        const call = restCall(compiled, request);
-        const found = routes.find(call.method, call.path);
-        if (found !== undefined) return { ...call, ...found };
+    line,
+    toRest: (json) => {
+      const { value, rest } = fields.length === 0 ? { value: undefined, rest: json } : without(json, fields);
+      let call: Pick<RestCall, "route" | "path" | "uid">;
+      if (variable === null) call = { route, path: literal, uid: "" };
+      else {
+        const text = pathText(value, fields);
+        call =
+          text === "" && emptyRoute !== undefined
+            ? { route: emptyRoute, path: emptyPath, uid: "" }
+            : // As the REST face reads its `{uid}`: the rest of the path, slashes kept, trailing ones dropped.
+              { route, path: `${before}${text}${after}`, uid: text.replace(/\/+$/, "") };
       }
-      throw unimplemented(`${method.fullName} has no REST route in the emulator`);
+      if (body === "*") return { ...call, method: verb, query: {}, body: rest };
+      if (body === "") return { ...call, method: verb, query: queryOf(rest), body: undefined };
+      // A body field carries its path variables too (`group.uid`), as a grpc-gateway client writes it.
+      const sent = Object.hasOwn(json, body) ? json[body] : undefined;
+      const others = { ...rest };
+      delete others[body];
+      return { ...call, method: verb, query: queryOf(others), body: sent };
     },
     fromRest: (answer) => {
       const value = (answer ?? {}) as JsonValue;
-      const field = bindings[0]?.responseBody ?? "";
-      // The spec's REST-only members of a v1 answer (./rest-only.ts) are not sent; any other member the
-      // response message lacks stays, and its encoding fails.
-      return withoutRestOnly(responseSchema, field === "" ? value : { [field]: value });
+      return responseBody === "" ? value : { [responseBody]: value };
     },
   };
 }
 
-function compile(
-  binding: HttpBinding,
-  schema: DescMessage,
-  responseSchema: DescMessage,
-  method: ServedMethod,
-  exactLines: ReadonlySet<string>,
-): CompiledBinding {
-  const variables: Variable[] = [];
-  for (const match of binding.pathTemplate.matchAll(/\{([^}=]+)(=[^}]*)?\}/g)) {
-    variables.push({ fields: jsonPath(schema, match[1]!.split("."), method), text: match[0] });
-  }
-  const body =
-    binding.body === "" || binding.body === "*" ? binding.body : jsonName(schema, binding.body, method);
-  const responseBody =
-    binding.responseBody === "" ? "" : jsonName(responseSchema, binding.responseBody, method);
-  const zeroSegment = routeLines(binding)[1];
-  const zeroSegmentPath =
-    zeroSegment !== undefined && !exactLines.has(zeroSegment)
-      ? zeroSegment.slice(binding.method.length + 1)
-      : undefined;
-  return {
-    binding,
-    variables,
-    body,
-    responseBody,
-    ...(zeroSegmentPath !== undefined ? { zeroSegmentPath } : {}),
-  };
+/** Where a route line's path begins ("POST /x" → 5). */
+function verbLength(line: string): number {
+  return line.indexOf(" ") + 1;
+}
+
+/** A path variable's value as path text; a message or list cannot be one. */
+function pathText(value: JsonValue | undefined, fields: string[]): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  throw invalidArgument(`${fields.join(".")} cannot be a path parameter`);
+}
+
+/**
+ * The request without the value at a JSON path, and that value: the objects along the path copied, the request
+ * itself untouched.
+ */
+function without(json: JsonObject, fields: string[]): { value: JsonValue | undefined; rest: JsonObject } {
+  const [field, ...inner] = fields as [string, ...string[]];
+  if (!Object.hasOwn(json, field)) return { value: undefined, rest: json };
+  const { [field]: member, ...others } = json;
+  if (inner.length === 0) return { value: member, rest: others };
+  if (member === null || typeof member !== "object" || Array.isArray(member))
+    return { value: undefined, rest: json };
+  const nested = without(member, inner);
+  return { value: nested.value, rest: { ...others, [field]: nested.rest } };
 }
 
 /** A field path in proto names (`group.uid`) → the same path in JSON names, through the message's fields. */
@@ -148,71 +146,13 @@ function jsonPath(schema: DescMessage, names: string[], method: ServedMethod): s
   const path: string[] = [];
   let message: DescMessage | undefined = schema;
   for (const name of names) {
-    // The rule names fields as the .proto spells them; the descriptors may carry them camelCased (keepCase off).
-    const field: DescField | undefined = message?.fields.find(
-      (f) => f.name === name || f.jsonName === camelCase(name),
-    );
+    const field: DescField | undefined = message?.fields.find((f) => f.name === name);
     if (field === undefined)
       throw new Error(`${method.fullName}: the http rule names no field ${names.join(".")}`);
     path.push(field.jsonName);
     message = field.message;
   }
   return path;
-}
-
-const camelCase = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-
-function jsonName(schema: DescMessage, name: string, method: ServedMethod): string {
-  return jsonPath(schema, [name], method)[0]!;
-}
-
-function restCall(compiled: CompiledBinding, request: JsonObject): Omit<RestCall, "route" | "uid"> {
-  let path = compiled.binding.pathTemplate;
-  // What the path does not carry: path variables are taken out (a deep copy; the request stays as decoded).
-  const rest = structuredClone(request);
-  for (const variable of compiled.variables) {
-    const value = take(rest, variable.fields);
-    if (
-      value !== undefined &&
-      typeof value !== "string" &&
-      typeof value !== "number" &&
-      typeof value !== "boolean"
-    )
-      throw invalidArgument(`${variable.fields.join(".")} cannot be a path parameter`);
-    const text = value === undefined ? "" : String(value);
-    path =
-      text === "" && compiled.zeroSegmentPath !== undefined && path.endsWith(`/${variable.text}`)
-        ? compiled.zeroSegmentPath
-        : path.replace(variable.text, text);
-  }
-  if (compiled.body === "*") return { method: compiled.binding.method, path, query: {}, body: rest };
-  if (compiled.body === "")
-    return { method: compiled.binding.method, path, query: queryOf(rest), body: undefined };
-  // A body field carries its path variables too (`group.uid`), as a grpc-gateway client writes it.
-  const body = Object.hasOwn(request, compiled.body) ? request[compiled.body] : undefined;
-  delete rest[compiled.body];
-  return { method: compiled.binding.method, path, query: queryOf(rest), body };
-}
-
-/** The value at a JSON path, removed from its object (undefined if absent). */
-function take(object: JsonObject, fields: string[]): JsonValue | undefined {
-  let cursor: JsonValue | undefined = object;
-  for (const [index, field] of fields.entries()) {
-    if (
-      cursor === null ||
-      typeof cursor !== "object" ||
-      Array.isArray(cursor) ||
-      !Object.hasOwn(cursor, field)
-    )
-      return undefined;
-    if (index === fields.length - 1) {
-      const value: JsonValue | undefined = cursor[field];
-      delete cursor[field];
-      return value;
-    }
-    cursor = cursor[field];
-  }
-  return undefined;
 }
 
 /**

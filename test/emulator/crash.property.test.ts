@@ -15,7 +15,7 @@
 import { buildSync } from "esbuild";
 import fc from "fast-check";
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -38,8 +38,6 @@ beforeAll(() => {
     outfile: cli,
     logLevel: "silent",
   });
-  // The gRPC face reads its .proto files next to its code (emulator/grpc/protos.ts): next to the bundle here.
-  cpSync(join(ROOT, "emulator", "grpc", "proto"), join(dir, "proto"), { recursive: true });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

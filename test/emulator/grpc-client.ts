@@ -3,7 +3,7 @@
  * @grpc/proto-loader, as a client of the service would load the published ones), one unary call at a time.
  */
 import * as grpc from "@grpc/grpc-js";
-import { loadServicePackage } from "../../emulator/grpc/protos";
+import { loadServicePackage } from "./proto-sources";
 
 /** What a call ended with: the response, or the status (its code, message and trailing metadata). */
 export type GrpcResult =

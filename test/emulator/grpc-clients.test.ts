@@ -12,7 +12,8 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protobuf from "protobufjs";
-import { loadServicePackage, servedMethods, type ServedMethod } from "../../emulator/grpc/protos";
+import { servedMethods, type ServedMethod } from "../../emulator/grpc/protos";
+import { loadServicePackage } from "./proto-sources";
 import { start, type Api } from "./helpers";
 import { decodeMessage, encodeMessage, GrpcWire, transcode, type HttpRequest, type Json } from "./grpc-wire";
 

@@ -7,13 +7,17 @@ import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema, type DescriptorProto } from "@bufbuild/protobuf/wkt";
-import { loadProtoRoot, loadReflectionPackage, servedMethods } from "../../emulator/grpc/protos";
-import { exactRouteLines, routeFinder, transcoder } from "../../emulator/grpc/transcode";
-import { descriptorFiles } from "../../emulator/grpc/descriptors";
-import { messageCodec, messageRegistry } from "../../emulator/grpc/json";
-import { loadServicePackage } from "../../emulator/grpc/protos";
+import { create, createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import {
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+  type DescriptorProto,
+  type FileDescriptorProto,
+} from "@bufbuild/protobuf/wkt";
+import { protoRegistry, servedMethods } from "../../emulator/grpc/protos";
+import { bindMethods } from "../../emulator/grpc/transcode";
+import { messageCodec } from "../../emulator/grpc/json";
+import { loadProtoRoot } from "./proto-sources";
 import { routeTable } from "../../emulator/routes/table";
 import type { Control } from "../../emulator/routes/control";
 import { BODY_LIMIT_BYTES } from "../../emulator/server";
@@ -346,15 +350,13 @@ describe("errors as the real service sends them", () => {
     ]);
     expect((await raw(Buffer.alloc(BODY_LIMIT_BYTES + 1, 0)))?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     client.close();
-    // Logged as what they are on the wire: a POST of the method's gRPC path.
-    expect(api.emulator.requestLog().at(-1)).toEqual(
-      expect.objectContaining({
-        method: "POST",
-        path: `/${GROUPS}/GetGroup`,
-        status: 400,
-        rpc: `${GROUPS}/GetGroup`,
-      }),
-    );
+    // Logged as what they are on the wire: a POST of the method's gRPC path (the oversized one too, at the HTTP
+    // status grpc-gateway maps RESOURCE_EXHAUSTED to).
+    const wire = { method: "POST", path: `/${GROUPS}/GetGroup`, rpc: `${GROUPS}/GetGroup` };
+    expect(api.emulator.requestLog().slice(-2)).toEqual([
+      expect.objectContaining({ ...wire, status: 400 }),
+      expect.objectContaining({ ...wire, status: 429 }),
+    ]);
     expect(ok(await rpc.call(`${GROUPS}/GetGroup`, { uid: org })).name).toBe("demo-org");
   });
 });
@@ -383,6 +385,23 @@ describe("faults", () => {
     // No hint where a repeat cannot help.
     const refused = await rpc.call(`${GROUPS}/GetGroup`, { uid: org }, { token: null });
     expect(JSON.stringify(statusDetails(refused))).not.toContain("RetryInfo");
+  });
+
+  test("a rule keyed by RPC name fires for that RPC only, never for its REST twin", async () => {
+    api.emulator.faults.add({ rpc: "GroupsService/ListGroups$", action: "status", status: 503, times: 2 });
+    expect((await api.get("/iam/v2beta1/groups")).status).toBe(200);
+    expect((await rpc.call(`${GROUPS}/GetGroup`, { uid: org })).code).toBe(grpc.status.OK);
+    expect((await rpc.call(`${GROUPS}/ListGroups`, {})).code).toBe(grpc.status.UNAVAILABLE);
+    // A path rule still matches the RPC through its route.
+    api.emulator.faults.clear();
+    api.emulator.faults.add({
+      path: "^/iam/v2beta1/groups$",
+      rpc: "GetGroup",
+      action: "status",
+      status: 503,
+    });
+    expect((await rpc.call(`${GROUPS}/ListGroups`, {})).code).toBe(grpc.status.OK);
+    expect(() => api.emulator.faults.add({ rpc: "(", action: "drop" })).toThrow(/rpc/);
   });
 
   test("drop resets the call's stream unapplied; applyThenDrop applies first; the connection lives on", async () => {
@@ -460,7 +479,16 @@ describe("reflection", () => {
         const own = [...files.values()].find((file) =>
           file.service.some((s) => service.endsWith(`.${s.name}`)),
         );
-        expect(() => createFileRegistry(own!, (name) => files.get(name))).not.toThrow();
+        // Read as a strict reader does: each file after the files it declares as dependencies, every name
+        // resolved within them (createFileRegistry's own resolver orders a diamond of imports wrongly).
+        const ordered: FileDescriptorProto[] = [];
+        const visit = (file: FileDescriptorProto): void => {
+          if (ordered.includes(file)) return;
+          for (const name of file.dependency) visit(files.get(name)!);
+          ordered.push(file);
+        };
+        visit(own!);
+        expect(() => createFileRegistry(create(FileDescriptorSetSchema, { file: ordered }))).not.toThrow();
         const messages = (list: DescriptorProto[]): DescriptorProto[] =>
           list.flatMap((m) => [m, ...messages(m.nestedType)]);
         for (const message of [...files.values()].flatMap((file) => messages(file.messageType))) {
@@ -481,11 +509,14 @@ describe("reflection", () => {
   }
 });
 
-test("every served method's http rule leads to a route of the table", () => {
-  const registry = messageRegistry(descriptorFiles(loadServicePackage()));
-  const routes = routeFinder(routeTable({} as Control));
-  for (const method of servedMethods()) {
-    const face = transcoder(method, registry, routes, exactRouteLines(servedMethods()));
+test("every served method is bound at start-up to the route of the table its http rule names", () => {
+  const bindings = bindMethods(servedMethods(), routeTable({} as Control));
+  expect(bindings.map((b) => b.method.fullName)).toEqual(servedMethods().map((m) => m.fullName));
+  for (const face of bindings) {
+    const method = face.method;
+    expect(face.line).toBe(
+      `${method.http[0]!.method} ${method.http[0]!.pathTemplate.replace(/\{[^}]+\}/, "{uid}")}`,
+    );
     // Path variables filled with a uid: the rule's path is a route's, with the uid as the route's {uid}.
     const uid = `${"a".repeat(40)}/0123456789abcdef`;
     const request = Object.fromEntries(
@@ -502,6 +533,21 @@ test("every served method's http rule leads to a route of the table", () => {
     ]);
     if (method.http[0]!.pathTemplate.includes("{")) expect(call.uid).toBe(uid);
   }
+  // `**` matches no segment: CreateGroup with no parent is bound to the organization's create route, and only it;
+  // an empty GetGroup uid is the {uid} route's empty uid, as REST reads GET /iam/v2beta1/groups/.
+  const byRpc = new Map(bindings.map((b) => [b.method.method, b]));
+  const organization = byRpc.get("CreateGroup")!.toRest({ group: { name: "org" } });
+  expect([organization.route.url, organization.path, organization.uid]).toEqual([
+    "/iam/v2beta1/groups",
+    "/iam/v2beta1/groups",
+    "",
+  ]);
+  const emptyGet = byRpc.get("GetGroup")!.toRest({});
+  expect([emptyGet.route.url, emptyGet.path, emptyGet.uid]).toEqual([
+    "/iam/v2beta1/groups/*",
+    "/iam/v2beta1/groups/",
+    "",
+  ]);
 });
 
 test("closing the emulator ends its gRPC connections: close resolves, the client's next call is UNAVAILABLE", async () => {
@@ -530,7 +576,7 @@ test("every v2beta1 list answer of the REST face fits its response message whole
   api.emulator.seed({
     repos: [{ name: "nginx", tags: [{ name: "latest", digest: `sha256:${"a".repeat(64)}` }] }],
   });
-  const registry = messageRegistry(descriptorFiles(loadReflectionPackage()));
+  const registry = protoRegistry();
   const lists = servedMethods().filter(
     (m) =>
       m.service.includes(".v2beta1.") && m.http[0]!.method === "GET" && !/[{:]/.test(m.http[0]!.pathTemplate),

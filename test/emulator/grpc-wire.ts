@@ -13,7 +13,8 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protobuf from "protobufjs";
-import { loadProtoRoot, servedMethods, type ServedMethod } from "../../emulator/grpc/protos";
+import { servedMethods, type ServedMethod } from "../../emulator/grpc/protos";
+import { loadProtoRoot } from "./proto-sources";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

@@ -9,13 +9,12 @@ import * as grpc from "@grpc/grpc-js";
 import type { DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { exportJWK, generateKeyPair } from "jose";
 import { BUILTIN_ROLES } from "../../emulator";
-import { messageCodec, messageRegistry } from "../../emulator/grpc/json";
-import { descriptorFiles } from "../../emulator/grpc/descriptors";
-import { loadReflectionPackage, servedMethods } from "../../emulator/grpc/protos";
+import { messageCodec } from "../../emulator/grpc/json";
+import { protoRegistry, servedMethods } from "../../emulator/grpc/protos";
 import { REST_ONLY_MEMBERS, withoutRestOnly } from "../../emulator/grpc/rest-only";
 import { enc, start, type Api } from "./helpers";
 
-const registry = messageRegistry(descriptorFiles(loadReflectionPackage()));
+const registry = protoRegistry();
 const schemaOf = (typeName: string): DescMessage => {
   const schema = registry.getMessage(typeName);
   if (schema === undefined) throw new Error(`no message ${typeName}`);

@@ -1,0 +1,204 @@
+/**
+ * A protobuf wire writer into one growing buffer, for ./json.ts's compiled encoders: a nested message or a string
+ * is written in place after a one-byte length, which is widened afterwards (the bytes moved along) when it is 128
+ * or more, so there is no chunk list to join and every length is the minimal varint, as protoc and
+ * @bufbuild/protobuf write it. May import: node built-ins.
+ */
+
+/** The wire types of the protobuf encoding. */
+export const enum Wire {
+  Varint = 0,
+  Bit64 = 1,
+  LengthDelimited = 2,
+  Bit32 = 5,
+}
+
+const TWO_32 = 2 ** 32;
+
+export class WireWriter {
+  private buf: Buffer = Buffer.allocUnsafe(1024);
+  private pos = 0;
+  /** Where each open length-delimited field's content starts (its one-byte length just before it). */
+  private readonly open: number[] = [];
+
+  /** The bytes written, a copy owned by the caller. */
+  finish(): Uint8Array {
+    return Buffer.from(this.buf.subarray(0, this.pos));
+  }
+
+  private ensure(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + bytes));
+    this.buf.copy(grown, 0, 0, this.pos);
+    this.buf = grown;
+  }
+
+  tag(no: number, wire: Wire): this {
+    return this.uint32(((no << 3) | wire) >>> 0);
+  }
+
+  /** A varint of 0 .. 2^32-1. */
+  uint32(value: number): this {
+    this.ensure(5);
+    while (value > 0x7f) {
+      this.buf[this.pos++] = (value & 0x7f) | 0x80;
+      value >>>= 7;
+    }
+    this.buf[this.pos++] = value;
+    return this;
+  }
+
+  /** An int32: a negative one as its 64-bit two's complement, ten bytes, as the encoding says. */
+  int32(value: number): this {
+    return value >= 0 ? this.uint32(value) : this.uint64(BigInt.asUintN(64, BigInt(value)));
+  }
+
+  sint32(value: number): this {
+    return this.uint32(((value << 1) ^ (value >> 31)) >>> 0);
+  }
+
+  /** A varint of 0 .. 2^64-1. */
+  uint64(value: bigint): this {
+    if (value < BigInt(TWO_32)) return this.uint32(Number(value));
+    this.ensure(10);
+    let rest = value;
+    while (rest > BigInt(0x7f)) {
+      this.buf[this.pos++] = Number(rest & BigInt(0x7f)) | 0x80;
+      rest >>= BigInt(7);
+    }
+    this.buf[this.pos++] = Number(rest);
+    return this;
+  }
+
+  int64(value: bigint): this {
+    return this.uint64(BigInt.asUintN(64, value));
+  }
+
+  sint64(value: bigint): this {
+    return this.uint64(BigInt.asUintN(64, (value << BigInt(1)) ^ (value >> BigInt(63))));
+  }
+
+  /** A non-negative whole number below 2^53 as an int64 or uint64 varint, without a bigint. */
+  safeUint(value: number): this {
+    if (value < TWO_32) return this.uint32(value);
+    return this.uint64(BigInt(value));
+  }
+
+  bool(value: boolean): this {
+    this.ensure(1);
+    this.buf[this.pos++] = value ? 1 : 0;
+    return this;
+  }
+
+  double(value: number): this {
+    this.ensure(8);
+    this.pos = this.buf.writeDoubleLE(value, this.pos);
+    return this;
+  }
+
+  float(value: number): this {
+    this.ensure(4);
+    this.pos = this.buf.writeFloatLE(value, this.pos);
+    return this;
+  }
+
+  fixed32(value: number): this {
+    this.ensure(4);
+    this.pos = this.buf.writeUInt32LE(value >>> 0, this.pos);
+    return this;
+  }
+
+  sfixed32(value: number): this {
+    this.ensure(4);
+    this.pos = this.buf.writeInt32LE(value | 0, this.pos);
+    return this;
+  }
+
+  fixed64(value: bigint): this {
+    this.ensure(8);
+    this.pos = this.buf.writeBigUInt64LE(BigInt.asUintN(64, value), this.pos);
+    return this;
+  }
+
+  sfixed64(value: bigint): this {
+    this.ensure(8);
+    this.pos = this.buf.writeBigInt64LE(BigInt.asIntN(64, value), this.pos);
+    return this;
+  }
+
+  /** A string's UTF-8 bytes after their length. */
+  string(value: string): this {
+    const length = value.length;
+    this.ensure(5 + length * 3);
+    // Most strings are short ASCII (uids, names): copied here, a native call costs more than the loop.
+    if (length < 0x80) {
+      const buf = this.buf;
+      let at = this.pos + 1;
+      let i = 0;
+      for (; i < length; i++) {
+        const code = value.charCodeAt(i);
+        if (code >= 0x80) break;
+        buf[at++] = code;
+      }
+      if (i === length) {
+        buf[this.pos] = length;
+        this.pos = at;
+        return this;
+      }
+    }
+    const start = this.pos + 1;
+    const written = this.buf.write(value, start, "utf8");
+    return this.closeAt(start, written);
+  }
+
+  bytes(value: Uint8Array): this {
+    this.uint32(value.length);
+    this.ensure(value.length);
+    this.buf.set(value, this.pos);
+    this.pos += value.length;
+    return this;
+  }
+
+  /** Bytes written as they are (an encoded message's fields, inside its `fork`). */
+  raw(value: Uint8Array): this {
+    this.ensure(value.length);
+    this.buf.set(value, this.pos);
+    this.pos += value.length;
+    return this;
+  }
+
+  /** Opens a length-delimited field's content (a nested message, a packed list): `join` closes it. */
+  fork(): this {
+    this.ensure(1);
+    this.pos += 1;
+    this.open.push(this.pos);
+    return this;
+  }
+
+  join(): this {
+    const start = this.open.pop()!;
+    return this.closeAt(start, this.pos - start);
+  }
+
+  /** Writes the length of the `length` bytes at `start`, in the byte before them, widened if need be. */
+  private closeAt(start: number, length: number): this {
+    this.pos = start + length;
+    if (length < 0x80) {
+      this.buf[start - 1] = length;
+      return this;
+    }
+    let size = 1;
+    for (let rest = length >>> 7; rest > 0; rest >>>= 7) size++;
+    this.ensure(size - 1);
+    this.buf.copy(this.buf, start - 1 + size, start, start + length);
+    let at = start - 1;
+    let rest = length;
+    while (rest > 0x7f) {
+      this.buf[at++] = (rest & 0x7f) | 0x80;
+      rest >>>= 7;
+    }
+    this.buf[at] = rest;
+    this.pos = start - 1 + size + length;
+    return this;
+  }
+}
