@@ -28,6 +28,7 @@ import { PulumiStack, engineBinDir, testPassphrase } from "../test/e2e/harness";
 import { startPostgres } from "../test/e2e/postgres";
 import { startCliEmulator, type CliEmulator } from "./cli-emulator";
 import { runWhenMain } from "./main";
+import type { Capability } from "../sdk/schemas/capabilities";
 
 const ROOT = join(__dirname, "..");
 const FOLDERS = Number(process.env.BENCH_ADOPT_FOLDERS ?? 1000);
@@ -89,7 +90,7 @@ async function makeOrganization(emulator: CliEmulator): Promise<number> {
   try {
     const role = await client.roles.create(emulator.orgUid, {
       name: "deployer",
-      capabilities: ["CAP_REPO_LIST"],
+      capabilities: ["CAP_REPO_LIST"] satisfies Capability[],
     });
     const pool = async (count: number, work: (i: number) => Promise<unknown>) => {
       let next = 0;

@@ -34,6 +34,7 @@ import {
   type AccessFacts,
   type BindingFacts,
 } from "../sdk/access-model";
+import type { Capability } from "../sdk/schemas/capabilities";
 import { builtinRole } from "./builtin-roles";
 import { notFound, permissionDenied } from "./errors";
 import type { Clock } from "./clock";
@@ -132,7 +133,7 @@ export class Access implements AccessFacts {
   }
 
   /** Does the caller hold `capability` on `groupUid` (the position of an object)? */
-  can(caller: Caller, groupUid: string, capability: string): boolean {
+  can(caller: Caller, groupUid: string, capability: Capability): boolean {
     return this.capabilitiesOn(caller, groupUid).has(capability);
   }
 
@@ -140,7 +141,7 @@ export class Access implements AccessFacts {
    * Throws 404 when the caller cannot see the position `groupUid` (the same answer as for a missing object: the
    * caller's `what` message, nothing else), 403 when it can but lacks `capability` there.
    */
-  require(caller: Caller, groupUid: string, capability: string, what: string): void {
+  require(caller: Caller, groupUid: string, capability: Capability, what: string): void {
     if (!this.sees(caller, groupUid)) throw notFound(what);
     if (!this.capabilitiesOn(caller, groupUid).has(capability)) {
       throw permissionDenied(`${capability} is required on ${groupUid} (${what})`);
@@ -154,7 +155,7 @@ export class Access implements AccessFacts {
   }
 
   /** The groups on which the caller holds `capability` directly through a binding; access flows down from them. */
-  grantRoots(caller: Caller, capability: string): Set<string> {
+  grantRoots(caller: Caller, capability: Capability): Set<string> {
     return grantRoots(this, caller.identityUid, capability);
   }
 }

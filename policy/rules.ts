@@ -27,6 +27,7 @@ import {
   needsOf,
   unmetNeeds,
 } from "../sdk/access-model";
+import type { Capability } from "../sdk/schemas/capabilities";
 import { type ModelBinding, type Principal, type StackAccess, isWorkload, stackAccess } from "./access";
 import { accessPlan } from "./access-plan";
 import { breadthOf } from "./pattern-breadth";
@@ -399,8 +400,8 @@ const ownerAtRoot = stackRule(OWNER_AT_ROOT, (resources, config, report) => {
 });
 
 /** Capabilities that together let a role's holder grant itself anything. */
-const GRANT = "CAP_IAM_ROLE_BINDINGS_CREATE";
-const WRITE_ROLES = ["CAP_IAM_ROLES_CREATE", "CAP_IAM_ROLES_UPDATE"];
+const GRANT: Capability = "CAP_IAM_ROLE_BINDINGS_CREATE";
+const WRITE_ROLES: Capability[] = ["CAP_IAM_ROLES_CREATE", "CAP_IAM_ROLES_UPDATE"];
 
 const SELF_GRANTING: RuleDefinition = {
   name: "workload-identity-no-self-granting-role",

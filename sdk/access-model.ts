@@ -24,6 +24,7 @@
  *
  * May import: nothing.
  */
+import { isCapability, type Capability, type CapabilityStem } from "./schemas/capabilities";
 
 /** A role as the model needs it: built-in or custom, read from the API. */
 export interface RoleFacts {
@@ -120,7 +121,7 @@ export function missingOn(
 }
 
 /** The groups where the identity is bound to a role granting `capability`: it holds it there and below. */
-export function grantRoots(facts: AccessFacts, identityUid: string, capability: string): Set<string> {
+export function grantRoots(facts: AccessFacts, identityUid: string, capability: Capability): Set<string> {
   const roots = new Set<string>();
   for (const binding of facts.bindingsOf(identityUid)) {
     if (facts.roleCapabilities(binding.role).includes(capability)) roots.add(binding.group);
@@ -200,7 +201,7 @@ export type Verb = "CREATE" | "UPDATE" | "LIST" | "DELETE";
 
 interface CollectionAccess {
   /** The capability stem: `CAP_IAM_ROLE_BINDINGS` → `CAP_IAM_ROLE_BINDINGS_CREATE`, ... (OpenAPI Capability enum). */
-  capability: string;
+  capability: CapabilityStem;
   /** The group whose bindings govern an object of this collection, from its uid alone (AIP-211). */
   position: (uid: string) => string;
 }
@@ -226,9 +227,11 @@ export const COLLECTION_ACCESS: Readonly<Record<Collection, CollectionAccess>> =
   advisories: { capability: "CAP_ADVISORIES", position: parentPosition },
 };
 
-/** The capability an operation on `collection` needs (rule 4). */
-export function capabilityFor(collection: Collection, verb: Verb): string {
-  return `${COLLECTION_ACCESS[collection].capability}_${verb}`;
+/** The capability an operation on `collection` needs (rule 4); none for an operation the API does not have. */
+export function capabilityFor(collection: Collection, verb: Verb): Capability {
+  const name = `${COLLECTION_ACCESS[collection].capability}_${verb}`;
+  if (!isCapability(name)) throw new Error(`the API has no capability ${name} (no ${verb} of ${collection})`);
+  return name;
 }
 
 /** One capability an operation needs, where, and why. */
@@ -302,7 +305,7 @@ export function unmetNeeds(facts: AccessFacts, identityUid: string, operation: O
  * role bindings, roles, identity providers; create identities, which a workload may then assume; change an identity,
  * whose claim match decides who assumes it; create invites, which carry a role). A review marks them.
  */
-export const PRIVILEGED_CAPABILITIES: ReadonlySet<string> = new Set([
+export const PRIVILEGED_CAPABILITIES: ReadonlySet<string> = new Set<Capability>([
   "CAP_IAM_ROLE_BINDINGS_CREATE",
   "CAP_IAM_ROLE_BINDINGS_UPDATE",
   "CAP_IAM_ROLES_CREATE",

@@ -13,6 +13,7 @@
  */
 import { type Group, type Identity, type PlatformClient, type Role, type RoleBinding } from "../../sdk";
 import { AccessModel, ancestorsOrSelf, grantRoots, isAtOrBelow, underAny } from "../../sdk/access-model";
+import type { Capability } from "../../sdk/schemas/capabilities";
 import { PAGE_SIZE, noAccess, openGroup, readAll } from "../reading";
 
 export interface AccessData {
@@ -163,7 +164,7 @@ function whatIsLeftOut(data: AccessData, groupUid: string): string[] {
     bindings: data.bindings.map(bindingFacts),
   });
   const above = ancestorsOrSelf(groupUid);
-  const checks: [string, string, string[]][] = [
+  const checks: [Capability, string, string[]][] = [
     ["CAP_IAM_ROLE_BINDINGS_LIST", "role bindings", above],
     ["CAP_IAM_ROLES_LIST", "custom roles", above],
     ["CAP_IAM_GROUPS_LIST", "groups", [groupUid]],

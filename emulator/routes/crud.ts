@@ -8,6 +8,7 @@
  * ../update-mask, ../store (types), ./crud-bodies, ./types.
  */
 import type { z } from "zod";
+import type { Capability } from "../../sdk/schemas/capabilities";
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { COLLECTION_ACCESS, capabilityFor, type Verb } from "../../sdk/access-model";
 import { notFound } from "../errors";
@@ -102,7 +103,7 @@ export function positionOf(spec: CollectionSpec, uid: string): string {
 }
 
 /** The capability `verb` on this collection needs: the access model's rule 4. */
-export function cap(spec: CollectionSpec, verb: Verb): string {
+export function cap(spec: CollectionSpec, verb: Verb): Capability {
   return capabilityFor(spec.kind, verb);
 }
 

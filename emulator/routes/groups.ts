@@ -3,6 +3,7 @@
  * no parent, owned by its creator).
  */
 import { GROUP_UPDATE_FIELDS, GroupCreate, GroupUpdate } from "../../sdk/schemas";
+import type { Capability } from "../../sdk/schemas/capabilities";
 import { NOT_CLIENT_SETTABLE } from "../../sdk/rules";
 import { badField, failedPrecondition, permissionDenied } from "../errors";
 import { checkQuery } from "../listing";
@@ -71,7 +72,7 @@ export const groups: CollectionSpec = {
   beforeDelete: (group, ctx) => {
     const { store } = ctx.svc;
     const isOrganization = group.parent === "";
-    const blocking: [string, string, number, string][] = [
+    const blocking: [string, string, number, Capability][] = [
       ["subgroup", "subgroups", store.children("groups", group.uid).length, "CAP_IAM_GROUPS_LIST"],
       ["identity", "identities", store.children("identities", group.uid).length, "CAP_IAM_IDENTITY_LIST"],
       ["role", "roles", store.children("roles", group.uid).length, "CAP_IAM_ROLES_LIST"],
