@@ -39,6 +39,7 @@ import { builtinRole } from "./builtin-roles";
 import { notFound, permissionDenied } from "./errors";
 import type { Clock } from "./clock";
 import type { Kind, Store } from "./store";
+import { rootOf } from "../sdk/uidp";
 
 export { ancestorsOrSelf, underAny };
 export { BUILTIN_ROLES, builtinRole, builtinRoleByName, type BuiltinRole } from "./builtin-roles";
@@ -50,10 +51,7 @@ export interface Caller {
   identityUid: string;
 }
 
-export function rootOf(uid: string): string {
-  const slash = uid.indexOf("/");
-  return slash === -1 ? uid : uid.slice(0, slash);
-}
+export { rootOf };
 
 /** The store's access facts (../sdk/access-model.ts `AccessFacts`), with the propagation delay applied. */
 export class Access implements AccessFacts {

@@ -7,6 +7,7 @@
  */
 import type { PolicyResource } from "@pulumi/policy";
 import { type Kind, type Maybe, UNKNOWN, kindOf, known, text } from "./resources";
+import { isRoot as isRootUid } from "../sdk/uidp";
 
 type Props = Record<string, unknown>;
 
@@ -54,7 +55,7 @@ function isRoot(
   dependencies: readonly PolicyResource[] | undefined,
   groups: readonly PolicyResource[],
 ): Maybe<boolean> {
-  if (typeof groupUid === "string") return !groupUid.includes("/");
+  if (typeof groupUid === "string") return isRootUid(groupUid);
   const group = resolve(groupUid, dependencies, groups);
   if (group === undefined) return UNKNOWN;
   const parent = known(() => text(group.props.parentUid));

@@ -25,6 +25,7 @@
  * May import: nothing.
  */
 import { isCapability, type Capability, type CapabilityStem } from "./schemas/capabilities";
+import { ancestorsOrSelf, isAtOrBelow, parentOf, underAny } from "./uidp";
 
 /** A role as the model needs it: built-in or custom, read from the API. */
 export interface RoleFacts {
@@ -49,28 +50,7 @@ export interface AccessFacts {
   roleCapabilities(roleUid: string): readonly string[];
 }
 
-/** "a/b/c" → ["a", "a/b", "a/b/c"]. */
-export function ancestorsOrSelf(uid: string): string[] {
-  const segments = uid.split("/");
-  return segments.map((_, i) => segments.slice(0, i + 1).join("/"));
-}
-
-/** Is `groupUid` `ancestor` or below it? */
-export function isAtOrBelow(groupUid: string, ancestor: string): boolean {
-  return groupUid === ancestor || groupUid.startsWith(`${ancestor}/`);
-}
-
-/** Is `groupUid` at or below one of `roots`? */
-export function underAny(groupUid: string, roots: ReadonlySet<string>): boolean {
-  if (roots.size === 0) return false;
-  if (roots.has(groupUid)) return true;
-  let end = groupUid.lastIndexOf("/");
-  while (end > 0) {
-    if (roots.has(groupUid.slice(0, end))) return true;
-    end = groupUid.lastIndexOf("/", end - 1);
-  }
-  return false;
-}
+export { ancestorsOrSelf, isAtOrBelow, underAny };
 
 /** The identity's bindings that apply on `groupUid`: on it or on one of its ancestors (rule 1). */
 export function bindingsOn(facts: AccessFacts, identityUid: string, groupUid: string): BindingFacts[] {
@@ -206,10 +186,8 @@ interface CollectionAccess {
   position: (uid: string) => string;
 }
 
-const parentPosition = (uid: string): string => {
-  const cut = uid.lastIndexOf("/");
-  return cut < 0 ? "" : uid.slice(0, cut);
-};
+/** The parent's position; "" (no group governs it) for a root object. */
+const parentPosition = (uid: string): string => parentOf(uid) ?? "";
 const selfPosition = (uid: string): string => uid;
 
 /** Rule 4, per collection: its capability stem and the position that governs its objects. */
@@ -460,8 +438,7 @@ export function collapseInherited(changes: readonly AccessChange[]): CollapsedCh
   const rootOf = (c: AccessChange): string => {
     const sig = signature(c);
     let root = c.group;
-    for (let cut = root.lastIndexOf("/"); cut > 0; cut = root.lastIndexOf("/")) {
-      const parent = root.slice(0, cut);
+    for (let parent = parentOf(root); parent !== undefined; parent = parentOf(root)) {
       if (byKey.get(key(c.identity, parent)) !== sig) break;
       root = parent;
     }

@@ -22,6 +22,7 @@
  *
  * May import: nothing.
  */
+import { isRoot } from "./uidp";
 
 /** Reads as itself: letters, digits and a few joiners, no space (so it cannot pass for more than one word). */
 const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._@+/-]*$/;
@@ -134,8 +135,6 @@ export const IDENTITY_NOUNS: Readonly<Record<IdentityKind, string>> = {
   person: "user",
   workload: "workload identity",
 };
-
-const isRoot = (uid: string) => !uid.includes("/");
 
 /** What an object of `kind` with this uid is called: root-level or under a group. */
 const NOUNS: Readonly<Record<NamedKind, { root: string; under: string }>> = {

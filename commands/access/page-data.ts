@@ -10,7 +10,7 @@
  * (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import { parentOf } from "../../sdk/uidp";
+import { isRoot, parentOf } from "../../sdk/uidp";
 import {
   IDENTITY_NOUNS,
   byName,
@@ -173,7 +173,7 @@ export function pageData(r: Review): PageData {
       return {
         uid,
         name: role?.name || name || uid,
-        builtin: !uid.includes("/"),
+        builtin: isRoot(uid),
         capabilities: role === undefined ? null : role.capabilities.map((c) => capabilityIndex.get(c)!),
       };
     })

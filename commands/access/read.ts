@@ -15,6 +15,7 @@ import { type Group, type Identity, type PlatformClient, type Role, type RoleBin
 import { AccessModel, ancestorsOrSelf, grantRoots, isAtOrBelow, underAny } from "../../sdk/access-model";
 import type { Capability } from "../../sdk/schemas/capabilities";
 import { PAGE_SIZE, noAccess, openGroup, readAll } from "../reading";
+import { isBelow, isRoot, parentOf, rootOf } from "../../sdk/uidp";
 
 export interface AccessData {
   /** The group read. */
@@ -87,7 +88,7 @@ export async function readAccess(
   options: ReadOptions = {},
 ): Promise<AccessData> {
   const { top, list, count, calls } = await openGroup(client, groupUid, { progress: options.progress });
-  const root = groupUid.split("/")[0]!;
+  const root = rootOf(groupUid);
   const under = { descendantsOf: groupUid, pageSize: PAGE_SIZE };
   // Bindings and roles are read from the organization down: those above the group are inherited (bindings) or
   // bound below it (custom roles of an ancestor). The lists answer only what the caller may list.
@@ -102,7 +103,7 @@ export async function readAccess(
   // emulator lists them with every list of roles; the API's reference does not say whether a scoped list does.
   const listed = new Set(roles.map((r) => r.uid));
   const builtins = [...new Set(bindings.map((b) => b.role?.uid ?? ""))].filter(
-    (uid) => uid !== "" && !uid.includes("/") && !listed.has(uid),
+    (uid) => uid !== "" && isRoot(uid) && !listed.has(uid),
   );
   await Promise.all(
     builtins.map(async (uid) => {
@@ -116,10 +117,10 @@ export async function readAccess(
   );
   const above = new Set(ancestorsOrSelf(groupUid));
   const relevant = bindings.filter((b) => {
-    const on = b.group?.uid ?? b.uid.slice(0, b.uid.lastIndexOf("/"));
+    const on = b.group?.uid ?? parentOf(b.uid) ?? "";
     return above.has(on) || isAtOrBelow(on, groupUid);
   });
-  const inside = (uid: string) => uid.startsWith(`${groupUid}/`);
+  const inside = (uid: string) => isBelow(uid, groupUid);
   const byUid = <T extends { uid: string }>(a: T, b: T) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
   const data: AccessData = {
     top,
@@ -186,7 +187,7 @@ function whatIsLeftOut(data: AccessData, groupUid: string): string[] {
 export function bindingFacts(b: RoleBinding) {
   return {
     uid: b.uid,
-    group: b.group?.uid ?? b.uid.slice(0, b.uid.lastIndexOf("/")),
+    group: b.group?.uid ?? parentOf(b.uid) ?? "",
     identity: b.identity?.uid ?? "",
     role: b.role?.uid ?? "",
   };

@@ -12,6 +12,7 @@
  */
 import { KINDS, KIND_ORDER, type Kind } from "../kinds";
 import type { ResourceDeclaration } from "../../provider/core/declaration";
+import { depthOf } from "../../sdk/uidp";
 
 /** An object to import. */
 export interface Found {
@@ -175,11 +176,10 @@ export function buildDocument(
   const names = assignNames(found);
   const groupNames = new Map<string, string>();
   for (const item of found) if (item.kind === "group") groupNames.set(item.uid, names.get(keyOf(item))!);
-  const depth = (uid: string) => uid.split("/").length;
   const ordered = [...found].sort(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
-      (a.kind === "group" ? depth(a.uid) - depth(b.uid) : 0) ||
+      (a.kind === "group" ? depthOf(a.uid) - depthOf(b.uid) : 0) ||
       compare(names.get(keyOf(a))!, names.get(keyOf(b))!),
   );
   const resources = ordered.map((item): ImportSpec => {

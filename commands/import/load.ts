@@ -361,6 +361,7 @@ export async function loadAdoption(adoption: AdoptionFile, options: LoadOptions)
         `which read this state`,
     );
 
+  // eslint-disable-next-line no-restricted-syntax -- a stack's name (organization/project/stack), not a uid
   const stackName = (await pulumiOk(run, ["stack", "--show-name", ...stackArgs], "the stack's name"))
     .trim()
     .split("/")

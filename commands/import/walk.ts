@@ -9,7 +9,7 @@
  * May import: ../../sdk, ../kinds, ../reading, ./bindings, ./document.
  */
 import { NotFoundError, type Group, type PlatformClient } from "../../sdk";
-import { parentOf } from "../../sdk/uidp";
+import { isBelow, parentOf } from "../../sdk/uidp";
 import { Names } from "../../sdk/words";
 import {
   buildDocument,
@@ -153,7 +153,7 @@ export async function listGroup(
 
   const found: Found[] = [];
   const skipped: Skipped[] = [];
-  const inside = (uid: string) => uid.startsWith(`${groupUid}/`);
+  const inside = (uid: string) => isBelow(uid, groupUid);
   const objects: Listing["objects"] = [{ kind: "group", uid: top.uid, object: top }];
   const listed: [ListedKind, { uid: string }[]][] = [
     ["group", groups],

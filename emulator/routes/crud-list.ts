@@ -19,6 +19,7 @@ import {
 import type { StoredObject } from "../store";
 import { cap, defaultAccessGroup, type CollectionSpec } from "./crud";
 import type { RouteContext } from "./types";
+import { isBelow, isRoot } from "../../sdk/uidp";
 
 /** `artifactNames` → `artifact_names`, `uidp.childrenOf` → `uidp.children_of`. */
 function snakeCase(name: string): string {
@@ -49,9 +50,6 @@ export function listParameters(spec: CollectionSpec): Readonly<Record<string, Pa
   return { ...UIDP_PARAMS, ...(spec.listParams ?? { name: "text" }), ...PAGING_PARAMS };
 }
 
-/** Is `uid` strictly below `ancestor`? */
-const below = (uid: string, ancestor: string): boolean => uid.startsWith(`${ancestor}/`);
-
 /**
  * The filters of a list that test the object itself (name, uidp.ids, uidp.inRoot, uidp.ancestorsOf), as every list,
  * v2 and v1, reads them; the scopes (childrenOf, descendantsOf) choose where the candidates come from.
@@ -60,8 +58,8 @@ export function matchesListFilters(params: ListParams, o: StoredObject): boolean
   return (
     (params.name === undefined || o.fields.name === params.name) &&
     (params.ids === undefined || params.ids.includes(o.uid)) &&
-    (params.inRoot !== true || !o.uid.includes("/")) &&
-    (params.ancestorsOf === undefined || below(params.ancestorsOf, o.uid))
+    (params.inRoot !== true || isRoot(o.uid)) &&
+    (params.ancestorsOf === undefined || isBelow(params.ancestorsOf, o.uid))
   );
 }
 
@@ -71,7 +69,7 @@ export function inListScope(params: ListParams, o: StoredObject): boolean {
     (params.childrenOf === undefined || o.parent === params.childrenOf) &&
     (params.descendantsOf === undefined ||
       o.parent === params.descendantsOf ||
-      o.parent.startsWith(`${params.descendantsOf}/`))
+      isBelow(o.parent, params.descendantsOf))
   );
 }
 

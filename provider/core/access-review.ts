@@ -44,7 +44,7 @@ import {
   type RoleFacts,
 } from "../../sdk/access-model";
 import type { Capability } from "../../sdk/schemas/capabilities";
-import { parentOf } from "../../sdk/uidp";
+import { isRoot, parentOf } from "../../sdk/uidp";
 import { containsUnknown } from "./check";
 import { callerIdentity, currentSettings } from "./client";
 import { CONFIG_KEYS, preflightMode, type PreflightMode } from "./config";
@@ -203,7 +203,7 @@ export interface PreflightResult {
 /** A role that grants `capability`: built-in preferred (uid without a parent), then the one granting least. */
 export function roleGranting(facts: LiveFacts, capability: string): RoleFacts | undefined {
   const candidates = facts.roles.filter((r) => r.capabilities.includes(capability));
-  const builtin = (r: RoleFacts) => (r.uid.includes("/") ? 1 : 0);
+  const builtin = (r: RoleFacts) => (!isRoot(r.uid) ? 1 : 0);
   return [...candidates].sort(
     (a, b) =>
       builtin(a) - builtin(b) ||

@@ -28,6 +28,7 @@ import {
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
 import { Names, resourceText, type NamedKind } from "../../sdk/words";
 import { namedBinding, namesByUid, type NamedBinding } from "../core/live-facts";
+import { isAtOrBelow } from "../../sdk/uidp";
 
 /** One grant: an identity holds a role on a group. */
 export interface Binding {
@@ -60,10 +61,7 @@ export function canonicalSet<B extends Binding>(bindings: readonly B[]): B[] {
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, binding]) => binding);
 }
 
-/** Whether `groupUid` is `ancestor` or below it (uids are paths). */
-export function isAtOrBelow(groupUid: string, ancestor: string): boolean {
-  return groupUid === ancestor || groupUid.startsWith(`${ancestor}/`);
-}
+export { isAtOrBelow };
 
 export function inScope(scope: Scope, binding: Binding): boolean {
   if (scope.kind === "identity") return binding.identityUid === scope.identityUid;

@@ -9,10 +9,11 @@ import { z } from "zod";
 import { IdentityProvider, Uidp } from "../../sdk/schemas";
 import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
 import type { GetIdentityProvidersArgs, GetIdentityProvidersResult } from "../types";
+import { isRoot } from "../../sdk/uidp";
 
 /** @internal */
 export const GetIdentityProvidersArgsSchema = z.object({
-  organizationUid: Uidp.refine((uid) => !uid.includes("/"), {
+  organizationUid: Uidp.refine((uid) => isRoot(uid), {
     error: "must be an organization (a root group uid), not a folder",
   }).describe("The organization whose identity providers to list."),
   name: z.string().optional().describe("Only identity providers with exactly this name."),

@@ -15,6 +15,7 @@ import {
   stackObjects,
 } from "../least-privilege";
 import type { RunCommand } from "./shared";
+import { rootOf } from "../../../sdk/uidp";
 
 const FORMATS = ["yaml", "typescript", "json", "yaml+typescript"];
 
@@ -30,7 +31,7 @@ export const run: RunCommand = async (p, io, connect) => {
   const objects = read.flatMap((s) => s.objects);
   if (objects.length === 0) throw new Refusal(`the state holds no resource of this package`);
   // Roles the state does not hold (built-in ones, others' custom roles): one list of the organization's.
-  const roots = [...new Set(objects.map((o) => o.uid.split("/")[0]!))];
+  const roots = [...new Set(objects.map((o) => rootOf(o.uid)))];
   const c = connect();
   const roles = new Map<string, string[]>();
   for (const root of roots)

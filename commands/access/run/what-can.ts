@@ -12,6 +12,7 @@ import { bindingsCsv, csvByOrganization, grantsCsv, namesOf, whatCanText } from 
 import { readOrganizations, type AccessData } from "../read";
 import { allGrants, review, whatCan, type Grant, type Review, type ReviewedBinding } from "../review";
 import { expandOf, formatOf, readGroup, warnPartial, type Format, type Io, type RunCommand } from "./shared";
+import { parentOf, rootOf } from "../../../sdk/uidp";
 
 /**
  * How many organizations what-can reads at once for a person: each read is itself four lists in parallel, so a few
@@ -125,7 +126,7 @@ export const run: RunCommand = async (p, io, connect) => {
   const format = formatOf(p);
   const expand = expandOf(p, format);
   // A workload lives in an organization: its root is the default scope. A person belongs to none.
-  const scope = p.value("--in") ?? (identity.includes("/") ? identity.split("/")[0]! : undefined);
+  const scope = p.value("--in") ?? (parentOf(identity) === undefined ? undefined : rootOf(identity));
   const answers: WhatCanAnswer[] = [];
   if (scope !== undefined) answers.push(whatCanIn(await readGroup(scope, io, connect), identity, expand));
   else
