@@ -13,8 +13,6 @@
  * 2 s or more. Writes bench/results/access-plan.json.
  *
  *   TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/access-plan.ts   (npm run bench runs it)
- *
- * May import: ../commands/access, ../emulator, ../policy, ../sdk/access-model, ../test/commands/plan-fixtures.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";

@@ -24,9 +24,6 @@
  *
  * Env: BENCH_REVIEW_OBJECTS (3000), BENCH_REVIEW_LIMIT_MS (2000), BENCH_PAGE_FOLDERS (1000,10000; empty: skip the
  * page), BENCH_PAGE_RUNS (2).
- *
- * May import: ../commands/access, ../sdk, ./cli-emulator, ../test/commands/access-folders, ../test/e2e/access-page,
- * node built-ins.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -16,8 +16,6 @@
  * bindings each), BENCH_ADOPT_SKIP_IMPORT=1 (state-first only: the `pulumi import --file` path takes minutes),
  * BENCH_ADOPT_POSTGRES=1 (the same again on the engine's DIY PostgreSQL backend, a server started here: needs
  * Debian's postgresql package and root).
- *
- * May import: node built-ins, ../sdk, ../test/e2e/harness and postgres, ./cli-emulator, ./main.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";

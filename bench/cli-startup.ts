@@ -10,8 +10,6 @@
  *   BENCH_CLI_ROOT=<another checkout, built>  measures that checkout's dist/ instead, into
  *     bench/results/cli-startup-before.json (BENCH_CLI_MEASURED names it there, e.g. a commit), which each later
  *     run prints beside its own figures
- *
- * May import: node built-ins, ../emulator (the built-in roles), ../sdk, ./cli-emulator, ./main.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";

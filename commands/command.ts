@@ -6,8 +6,6 @@
  *
  * Loaded before a tool knows what it will do (for `--help` too), so the API client (../sdk, its schemas) is loaded
  * on first use, by `connect`.
- *
- * May import: node built-ins, ../sdk (loaded when a command first connects).
  */
 import * as fs from "node:fs";
 import type { PlatformClient } from "../sdk";

@@ -12,8 +12,6 @@
  *
  * A backend URL can carry a password (`postgres://user:password@host/db`): it is shown, and the engine's messages
  * are passed on, with it masked.
- *
- * May import: node built-ins, ./command (Refusal, maskSecrets, pooled, readText), ./states.
  */
 import { spawn } from "node:child_process";
 import { Refusal, maskSecrets, pooled, readText } from "./command";

@@ -21,8 +21,6 @@
  * bindings in effect, a role's capabilities) and the propagation delay, so what the tools say is what the emulator
  * enforces. The built-in roles are defined in ./builtin-roles.ts, as the service defines them; the model reads them through the API
  * (`GET /iam/v2beta1/roles` lists them with their capabilities).
- *
- * May import: ./store, ./errors, ./clock (types), ./builtin-roles, ../sdk/access-model.
  */
 import {
   ancestorsOrSelf,

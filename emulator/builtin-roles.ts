@@ -4,8 +4,6 @@
  * access model (../sdk/access-model.ts) never names them and reads them through the API. It imports nothing but
  * node:crypto (and the Capability type, erased), so the policy pack (../policy) bundles it without the emulator's other
  * modules.
- *
- * May import: node:crypto.
  */
 import { createHash } from "node:crypto";
 import type { Capability } from "../sdk/schemas/capabilities";

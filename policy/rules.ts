@@ -2,9 +2,6 @@
  * The rules of the pulumi-platform policy pack (../docs/policy-pack.md says why each matters and how to configure
  * or disable it). Every violation is one line: `[rule] Kind 'name': field ...; fix`. A value unknown during a
  * preview never fails a rule: the rule skips it and the engine runs it again at `up`, when the value is known.
- *
- * May import: @pulumi/policy, re2js, ./resources, ./stack, ./access, ./pattern-breadth, ./claim-shapes,
- * ../sdk/access-model, ../provider/iam/duration, ./access-plan.
  */
 import type {
   EnforcementLevel,

@@ -2,8 +2,6 @@
  * How the stack rules read a stack: the bindings it declares (each RoleBinding, and each entry of a GroupAccess or
  * IdentityAccess) with the identities, roles and groups they reference, resolved to the stack's resources through
  * the program's references when a uid is not known yet (a preview).
- *
- * May import: @pulumi/policy, ./resources.
  */
 import type { PolicyResource } from "@pulumi/policy";
 import { type Kind, type Maybe, UNKNOWN, kindOf, known, text } from "./resources";

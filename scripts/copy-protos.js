@@ -5,8 +5,6 @@
  * old copy is removed first, so a deleted .proto does not linger in dist. Part of `npm run build`.
  *
  *   node scripts/copy-protos.js [package dir]   # default: the repository root
- *
- * May import: node built-ins only.
  */
 "use strict";
 const { cpSync, rmSync } = require("node:fs");

@@ -21,8 +21,6 @@
  *      putting capabilities into a custom role) needs, besides the operation's capability, every capability granted
  *      held by the caller on that group (emulator/README.md "No escalation": the real service cannot let an editor
  *      make itself owner).
- *
- * May import: nothing.
  */
 import { isCapability, type Capability, type CapabilityStem } from "./schemas/capabilities";
 import { ancestorsOrSelf, isAtOrBelow, parentOf, underAny } from "./uidp";

@@ -6,9 +6,6 @@
  *
  * Also the shared list/update plumbing: query spelling (the spec's snake_case), page validation, update masks.
  * The token exchange and its cache are ./token-exchange.ts; this module only sends the exchange's request.
- *
- * May import: undici, zod, ./errors, ./retry, ./config, ./pagination, ./propagation, ./schemas, ./request, ./token-exchange,
- * ./version.
  */
 import type { Dispatcher, Pool } from "undici";
 import type { z } from "zod";

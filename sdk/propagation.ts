@@ -6,8 +6,6 @@
  * when it depends on one of them: a create that names one (its parent group or an ancestor, anything in its query
  * or body), or a read, update or delete of such an object itself. After that the error is final, and says that the
  * client waited, for what, and which setting widens the window.
- *
- * May import: ./errors.
  */
 import { ApiError, NotFoundError, PermissionDeniedError, type ApiErrorInit } from "./errors";
 import { isAtOrBelow } from "./uidp";

@@ -19,8 +19,6 @@
  *
  * Markdown is commands/markdown's job (it writes these words into a cell), HTML escaping commands/access/html-text's,
  * CSV quoting the CSV writer's: each a different job over the same words.
- *
- * May import: nothing.
  */
 import { isRoot } from "./uidp";
 

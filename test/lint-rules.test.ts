@@ -3,6 +3,8 @@
  * own Node API lints a probe file's text as if it sat at a path in the tree (nothing is written).
  *
  * - A uid taken apart by hand outside sdk/uidp.ts (parentOf, rootOf, depthOf, isRoot, isBelow, ... answer instead).
+ * - An import against the layering (eslint.layering.js): as `import`, `export ... from`, `require()`, `import()` or
+ *   `typeof import()`, from any depth of a floor's folders.
  */
 import * as path from "node:path";
 import { ESLint } from "eslint";
@@ -53,4 +55,73 @@ describe("uids are taken apart in sdk/uidp.ts only", () => {
     ].join("\n");
     expect(await broken("commands/probe.ts", other)).toEqual([]);
   });
+});
+
+describe("each floor imports only what the layering allows", () => {
+  /** [file, specifier, allowed] */
+  const CASES: [string, string, boolean][] = [
+    ["sdk/probe.ts", "../commands/access/cli", false],
+    ["sdk/probe.ts", "../provider", false],
+    ["sdk/probe.ts", "../emulator/store", false],
+    ["sdk/probe.ts", "./uidp", true],
+    ["sdk/schemas/probe.ts", "../../commands/program", false],
+    ["sdk/schemas/probe.ts", "../resources/groups", false],
+    ["sdk/schemas/probe.ts", "../rules", true],
+    ["sdk/resources/probe.ts", "../schemas", true],
+    ["provider/probe.ts", "../emulator", false],
+    ["provider/iam/probe.ts", "../../sdk", true],
+    ["provider/iam/probe.ts", "../../commands/kinds", false],
+    ["provider/iam/probe.ts", "../registry/get-repo.implementation", false],
+    ["provider/core/probe.ts", "../iam/role.implementation", false],
+    ["provider/core/probe.ts", "../catalogue", false],
+    ["provider/core/probe.ts", "../types", true],
+    ["emulator/probe.ts", "../commands/program", true],
+    ["emulator/probe.ts", "../commands/command", true],
+    ["emulator/probe.ts", "../commands/access/spec", false],
+    ["emulator/probe.ts", "../commands/programs", false],
+    ["emulator/probe.ts", "../provider/core/check", false],
+    ["emulator/routes/probe.ts", "../grpc/server", false],
+    ["emulator/grpc/probe.ts", "../routes/types", true],
+    ["commands/probe.ts", "./access/spec", false],
+    ["commands/probe.ts", "../provider/catalogue", true],
+    ["commands/access/probe.ts", "../import/spec", false],
+    ["commands/access/run/probe.ts", "../../import/run/walk", false],
+    ["commands/access/run/probe.ts", "../../command", true],
+    ["commands/import/probe.ts", "../../emulator", false],
+    ["plugin/probe.ts", "../sdk", false],
+    ["plugin/probe.ts", "../provider/catalogue", true],
+    ["policy/probe.ts", "../emulator/builtin-roles", true],
+    ["policy/probe.ts", "../emulator/store", false],
+    ["policy/probe.ts", "../commands/access/plan", true],
+    ["policy/probe.ts", "../commands/import/spec", false],
+    ["bench/probe.ts", "../test/commands/fixtures", true],
+  ];
+  const FORMS: [string, (specifier: string) => string][] = [
+    ["import", (s) => `import { x } from "${s}";\nexport const y = x;`],
+    ["import type", (s) => `import type { X } from "${s}";\nexport type Y = X;`],
+    ["export from", (s) => `export { x } from "${s}";`],
+    ["require", (s) => `export const m = require("${s}") as unknown;`],
+    ["import()", (s) => `export const m = () => import("${s}");`],
+    ["typeof import", (s) => `export type M = typeof import("${s}");`],
+  ];
+
+  it.each(CASES)(
+    "%s importing %s: allowed %s",
+    async (file, specifier, allowed) => {
+      for (const [form, code] of FORMS) {
+        const messages = await broken(file, code(specifier));
+        if (allowed) expect([form, messages]).toEqual([form, []]);
+        else
+          expect([form, messages]).toEqual([
+            form,
+            [
+              expect.stringMatching(
+                /^no-restricted-(imports|syntax): .* may not import .*eslint\.layering\.js/,
+              ),
+            ],
+          ]);
+      }
+    },
+    30_000,
+  );
 });

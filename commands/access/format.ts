@@ -6,9 +6,6 @@
  * expanded grants (`--expand`) are one row per grant. The changes since an earlier review are one row per change.
  * Everything is named by name with its kind, as every output writes it (../../sdk/words): a uid only to tell two
  * apart, or when no name is known. CSV keeps the names as they are, and the uid columns beside them for machines.
- *
- * May import: ../../sdk/access-model, ../../sdk/words, ../states (resource names), ./review (types), ./page-data,
- * ./changes (types), ./names.
  */
 import { isPrivileged } from "../../sdk/access-model";
 import {

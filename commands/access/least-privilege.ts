@@ -16,8 +16,6 @@
  * creates, reads and deletes; it updates only when the program changes).
  *
  * Data sources are not in a state: what they read (`getRepos` needs CAP_REPO_LIST, ...) is added with `extra`.
- *
- * May import: ../../sdk/access-model, ../command (Refusal), ../kinds, ../states.
  */
 import { needsOf, type Collection, type Need, type Operation } from "../../sdk/access-model";
 import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";

@@ -5,9 +5,6 @@
  * manage it. Built from the review's bindings, never from expanded grants (those repeat a binding's capabilities on
  * every group below it: 760,000 at 10,000 folders). References between them are indices into the lists. Also the
  * summary at the top of the page (what needs attention), worked out from the same data.
- *
- * May import: ../../sdk/access-model, ../../sdk/uidp, ../../sdk/words, ../states (resource names, types), ./review
- * (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
 import { isRoot, parentOf } from "../../sdk/uidp";

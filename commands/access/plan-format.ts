@@ -9,8 +9,6 @@
  * update makes, its resource) only tells two of the same name apart, or stands where no name is known. In Markdown
  * (../markdown) every punctuation character is escaped besides: a name cannot break a table, open a code span,
  * write HTML or mention anyone.
- *
- * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ./plan.
  */
 import { isPrivileged } from "../../sdk/access-model";
 import {

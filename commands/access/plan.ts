@@ -12,8 +12,6 @@
  * "below" holds for it. A value not known until the update (UNKNOWN: a uid the service has not assigned) is tied to
  * the resource of the plan that produces it through the input's property dependencies: the one resource of the
  * right kind among them. What cannot be tied or known is said in `notes`, never guessed.
- *
- * May import: ../../sdk/access-model, ./difference.
  */
 import {
   byWholeRoles,

@@ -13,8 +13,6 @@
  *
  * Which organizations the plan touches: the root of every group uid it names (a `parentUid`, a `groupUid`, a
  * group's own uid) and of every other uid under a group; a built-in role's uid (40 hex, no `/`) is not one.
- *
- * May import: ../command, ../states, ./plan.
  */
 import { Refusal } from "../command";
 import { resourceName, tokenOf } from "../states";

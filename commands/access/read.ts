@@ -8,8 +8,6 @@
  * Nothing leaks: the lists answer only what the caller may list. What the caller may not list is not shown, and
  * `partial` says what is missing, worked out from the caller's own bindings through the access model (a list the
  * caller holds no *_LIST capability for comes back short, not refused).
- *
- * May import: ../../sdk, ../../sdk/access-model, ../reading.
  */
 import { type Group, type Identity, type PlatformClient, type Role, type RoleBinding } from "../../sdk";
 import { AccessModel, ancestorsOrSelf, grantRoots, isAtOrBelow, underAny } from "../../sdk/access-model";

@@ -13,9 +13,6 @@
  * The review as data (`--json`) says what it is and in which version of its shape (`format`, `formatVersion`: see
  * ./changes), when it was read and as whom, names beside every uid, and enough to rebuild the access model from it
  * (bindings, roles with their capabilities, groups, identities), so that a later review can say what changed since.
- *
- * May import: ../../sdk (types), ../../sdk/access-model, ../../sdk/uidp, ../../sdk/words, ../states, ./read,
- * ./changes, ./names.
  */
 import {
   AccessModel,

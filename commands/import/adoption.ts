@@ -17,9 +17,6 @@
  * Secrets never reach the file: the API returns no secret value for any resource of this package (an identity
  * provider's client secret is write-only, an invite's code is shown once), and a read that returned one is refused
  * rather than written in plain text.
- *
- * May import: node:crypto, ../../sdk, ../../provider/catalogue, ../../provider/core (client, config, diff),
- * ../command (Refusal, pooled), ../states (the secret signature), ./document, ./walk.
  */
 import { createHash } from "node:crypto";
 import { ENV_VARS, SDK_VERSION, type PlatformClient } from "../../sdk";

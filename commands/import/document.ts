@@ -7,8 +7,6 @@
  * whose value equals another imported resource's id into a reference to it (`folder.id`) in the code it prints, so
  * uids of objects in the same import come out as references. The engine ignores members it does not know, so the
  * document also carries, under `platformImport`, what could not be recovered and what was not imported, and why.
- *
- * May import: ../kinds, ../../provider/core/declaration (types).
  */
 import { KINDS, KIND_ORDER, type Kind } from "../kinds";
 import type { ResourceDeclaration } from "../../provider/core/declaration";

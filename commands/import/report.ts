@@ -13,8 +13,6 @@
  * account association is on it, and counted.
  *
  * Objects are named as every output names them (../../sdk/words); the uid stands beside each, as the import id.
- *
- * May import: ../../sdk (types and words), ../../provider/iam/access (types), ../kinds, ../states, ../stacks (types), ./bindings, ./conflicts, ./document, ./walk.
  */
 import type { PlatformClient } from "../../sdk";
 import { Names, nameText } from "../../sdk/words";

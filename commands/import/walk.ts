@@ -5,8 +5,6 @@
  *
  * Calls: 1 + Σ over the seven kinds of ceil(count / 200) (at least 1 each), and one GET more when the listing of
  * associations does not return the top group's own association.
- *
- * May import: ../../sdk, ../kinds, ../reading, ./bindings, ./document.
  */
 import { NotFoundError, type Group, type PlatformClient } from "../../sdk";
 import { isBelow, parentOf } from "../../sdk/uidp";

@@ -2,8 +2,6 @@
  * The list every v2 collection shares: its query parameters (both spellings, each refused or honoured), the
  * filters on the object itself and the scope it is read from, what the caller may see, and pages
  * (../listing.ts). The v1 lists (./v1.ts) read the same filters.
- *
- * May import: ../../sdk/access-model, ../../sdk/schemas/own-keys, ../listing, ../store (types), ./crud, ./types.
  */
 import { underAny } from "../../sdk/access-model";
 import { defineOwn } from "../../sdk/schemas/own-keys";

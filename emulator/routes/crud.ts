@@ -3,9 +3,6 @@
  * under a parent group, PATCH with or without updateMask (AIP-134, see ../update-mask.ts), delete. Each collection's
  * file describes it with a `CollectionSpec` (special rules live in its hooks); ./table.ts names which verbs it
  * answers. The list is ./crud-list.ts; which members a body may carry, ./crud-bodies.ts.
- *
- * May import: zod (types), ../../sdk/access-model, ../../sdk/schemas/common (types), ../errors, ../listing,
- * ../update-mask, ../store (types), ./crud-bodies, ./types.
  */
 import type { z } from "zod";
 import type { Capability } from "../../sdk/schemas/capabilities";

@@ -26,8 +26,6 @@
  *     static API token (a JWT). An opaque token: skipped, with one info line saying why.
  *   - Deletes the engine plans for resources dropped from the program are not checked: the engine does not consult
  *     the provider about them at preview.
- *
- * May import: the SDK (its access model, words), ./check, ./client, ./config, ./engine-log, ./live-facts, ./access-words.
  */
 import {
   AccessModel,

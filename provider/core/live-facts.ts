@@ -21,8 +21,6 @@
  * Names: the facts carry the names the service gives (and the ones bindings carry for their identity, group and
  * role); the resources the provider handles in this process add the names their state records, and what is still
  * unnamed when a line is written is looked up by uid (`uidp.ids`, one list call per kind), each uid once.
- *
- * May import: the SDK (its access model, uid helpers, words: types), ./client.
  */
 import { underAny, type BindingFacts, type RoleFacts } from "../../sdk/access-model";
 import { NotFoundError, PermissionDeniedError, type PlatformClient, type RoleBinding } from "../../sdk";

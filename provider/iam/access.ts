@@ -11,9 +11,6 @@
  * extra one (a change of role never leaves a gap in access), deletes only bindings that the
  * new set does not hold (a binding that stays is never deleted and re-created), and deletes the provider's own
  * identity's bindings last.
- *
- * May import: the SDK (and its words: names in lines), ../core (client, check, create: the recovery policy;
- * live-facts: how a listed binding reads, names looked up by uid).
  */
 import {
   NotFoundError,

@@ -2,8 +2,6 @@
  * platform.iam.getIdentityProviders, implementation (loaded by ./get-identity-providers on the first call): the identity providers of an
  * organization, with an optional exact-name filter and ordering, paged through 200 at a time. The
  * results carry no client secret (the API never returns it).
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { IdentityProvider, Uidp } from "../../sdk/schemas";

@@ -3,8 +3,6 @@
  * settings are flat inputs (`issuer`, `clientId`, `clientSecret`, ...) rather than an `oidc` block, so
  * `clientSecret` is a top-level property that Pulumi can keep secret on its own (`additionalSecretOutputs` names
  * top-level properties only); the implementation nests them for the API.
- *
- * May import: zod, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";

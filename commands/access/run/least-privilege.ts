@@ -1,8 +1,6 @@
 /**
  * `platform-access least-privilege --state FILE`: the smallest role a stack's updates need, from its state (and the
  * organization's roles, one list), as YAML and TypeScript of a Role and its binding, or JSON.
- *
- * May import: ../../../sdk (words), ../../command, ../../reading, ../least-privilege, ./shared.
  */
 import { lineText } from "../../../sdk/words";
 import { Refusal, readText } from "../../command";

@@ -2,9 +2,6 @@
  * `platform-access what-can <identity uid> [--in <group uid>]`: what the identity holds, where, and through which
  * binding: under one group (--in, or a workload identity's organization), or for a person without --in, under each
  * organization the caller may list (each read once).
- *
- * May import: ../../../sdk (types), ../../command, ../format, ../read, ../review, ../review-markdown (for
- * --markdown only), ./shared.
  */
 import type { PlatformClient } from "../../../sdk";
 import { Refusal, pooled } from "../../command";
