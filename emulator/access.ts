@@ -49,6 +49,7 @@ export interface Caller {
   identityUid: string;
 }
 
+/** The root uid an object lives under (sdk/uidp.ts). */
 export { rootOf };
 
 /** The store's access facts (../sdk/access-model.ts `AccessFacts`), with the propagation delay applied. */

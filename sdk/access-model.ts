@@ -48,6 +48,7 @@ export interface AccessFacts {
   roleCapabilities(roleUid: string): readonly string[];
 }
 
+/** The uid helpers the model's users import from it; sdk/uidp.ts holds them. */
 export { ancestorsOrSelf, isAtOrBelow, underAny };
 
 /** The identity's bindings that apply on `groupUid`: on it or on one of its ancestors (rule 1). */

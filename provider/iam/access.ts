@@ -58,6 +58,7 @@ export function canonicalSet<B extends Binding>(bindings: readonly B[]): B[] {
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, binding]) => binding);
 }
 
+/** Whether `groupUid` is `ancestor` or below it (sdk/uidp.ts). */
 export { isAtOrBelow };
 
 export function inScope(scope: Scope, binding: Binding): boolean {
