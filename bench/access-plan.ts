@@ -13,8 +13,6 @@
  * 2 s or more. Writes bench/results/access-plan.json.
  *
  *   TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/access-plan.ts   (npm run bench runs it)
- *
- * May import: ../commands/access, ../emulator, ../policy, ../sdk/access-model, ../test/commands/plan-fixtures.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -26,6 +24,7 @@ import { planAccess, type Organization, type PlannedResource } from "../commands
 import { planMarkdown, planText } from "../commands/access/plan-format";
 import { accessPlan } from "../policy/access-plan";
 import { analyzerResources, previewJson, ref, type FixtureResource } from "../test/commands/plan-fixtures";
+import type { Capability } from "../sdk/schemas/capabilities";
 
 const LATENCIES = (process.env.BENCH_LATENCIES ?? "0,50,150").split(",").map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? "5");
@@ -62,7 +61,7 @@ function quickStart(org: string): FixtureResource[] {
       inputs: {
         parentUid: org,
         name: "deployer",
-        capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"],
+        capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"] satisfies Capability[],
       },
     },
     {
@@ -100,7 +99,7 @@ function large(): { live: Organization; plan: PlannedResource[] } {
     uid: `${groups[1 + (i % 900)]!.uid}/${hex(5000 + i)}`,
     name: `robot-${i}`,
   }));
-  const caps = [
+  const caps: Capability[] = [
     "CAP_REPO_LIST",
     "CAP_TAG_LIST",
     "CAP_IAM_GROUPS_LIST",
@@ -145,7 +144,7 @@ function large(): { live: Organization; plan: PlannedResource[] } {
       news: {
         parentUid: org,
         name: role.name,
-        capabilities: [...role.capabilities, "CAP_IAM_GROUPS_CREATE"],
+        capabilities: [...role.capabilities, "CAP_IAM_GROUPS_CREATE" satisfies Capability],
       },
     });
   }

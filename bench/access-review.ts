@@ -24,9 +24,6 @@
  *
  * Env: BENCH_REVIEW_OBJECTS (3000), BENCH_REVIEW_LIMIT_MS (2000), BENCH_PAGE_FOLDERS (1000,10000; empty: skip the
  * page), BENCH_PAGE_RUNS (2).
- *
- * May import: ../commands/access, ../sdk, ./cli-emulator, ../test/commands/access-folders, ../test/e2e/access-page,
- * node built-ins.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -40,6 +37,7 @@ import { PlatformClient } from "../sdk";
 import { folderOrgDataFile, pool } from "../test/commands/access-folders";
 import { launchChromium, openPage, timedFilter } from "../test/e2e/access-page";
 import { startCliEmulator } from "./cli-emulator";
+import type { Capability } from "../sdk/schemas/capabilities";
 
 const ROOT = join(__dirname, "..");
 const OBJECTS = Number(process.env.BENCH_REVIEW_OBJECTS ?? 3000);
@@ -86,7 +84,12 @@ async function benchFormats(): Promise<{ result: unknown; failed: boolean }> {
         claimMatch: { issuer: "https://issuer.example.com", subject: `wl-${i}` },
       }),
     );
-    const caps = ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_IAM_ROLE_BINDINGS_CREATE"];
+    const caps: Capability[] = [
+      "CAP_IAM_GROUPS_LIST",
+      "CAP_REPO_LIST",
+      "CAP_TAG_LIST",
+      "CAP_IAM_ROLE_BINDINGS_CREATE",
+    ];
     const roles = await pool(roleCount, 16, (i) =>
       client.roles.create(org, { name: `role-${i}`, capabilities: caps.slice(0, 1 + (i % caps.length)) }),
     );

@@ -68,6 +68,7 @@ function tally(requests: LoggedRequest[]): Record<string, number> {
 }
 
 /** A GET of a collection (`/iam/v2beta1/roleBindings`), not of one object. */
+// eslint-disable-next-line no-restricted-syntax -- a request path, not a uid
 const isList = (r: LoggedRequest) => r.method === "GET" && r.path.split("/").length === 4;
 
 async function makeIdentities(emulator: CliEmulator, count: number): Promise<string[]> {

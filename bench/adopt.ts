@@ -16,8 +16,6 @@
  * bindings each), BENCH_ADOPT_SKIP_IMPORT=1 (state-first only: the `pulumi import --file` path takes minutes),
  * BENCH_ADOPT_POSTGRES=1 (the same again on the engine's DIY PostgreSQL backend, a server started here: needs
  * Debian's postgresql package and root).
- *
- * May import: node built-ins, ../sdk, ../test/e2e/harness and postgres, ./cli-emulator, ./main.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -28,6 +26,7 @@ import { PulumiStack, engineBinDir, testPassphrase } from "../test/e2e/harness";
 import { startPostgres } from "../test/e2e/postgres";
 import { startCliEmulator, type CliEmulator } from "./cli-emulator";
 import { runWhenMain } from "./main";
+import type { Capability } from "../sdk/schemas/capabilities";
 
 const ROOT = join(__dirname, "..");
 const FOLDERS = Number(process.env.BENCH_ADOPT_FOLDERS ?? 1000);
@@ -89,7 +88,7 @@ async function makeOrganization(emulator: CliEmulator): Promise<number> {
   try {
     const role = await client.roles.create(emulator.orgUid, {
       name: "deployer",
-      capabilities: ["CAP_REPO_LIST"],
+      capabilities: ["CAP_REPO_LIST"] satisfies Capability[],
     });
     const pool = async (count: number, work: (i: number) => Promise<unknown>) => {
       let next = 0;

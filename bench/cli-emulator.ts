@@ -1,8 +1,6 @@
 /**
  * The emulator as a separate process (dist/emulator/cli.js), so neither the Pulumi engine nor the raw-SDK
  * comparison shares its event loop, and its control endpoints (request log, seed) over HTTP.
- *
- * May import: node built-ins.
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";

@@ -10,8 +10,6 @@
  *   BENCH_CLI_ROOT=<another checkout, built>  measures that checkout's dist/ instead, into
  *     bench/results/cli-startup-before.json (BENCH_CLI_MEASURED names it there, e.g. a commit), which each later
  *     run prints beside its own figures
- *
- * May import: node built-ins, ../emulator (the built-in roles), ../sdk, ./cli-emulator, ./main.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -21,6 +19,7 @@ import { BUILTIN_ROLES } from "../emulator";
 import { PlatformClient } from "../sdk";
 import { startCliEmulator } from "./cli-emulator";
 import { runWhenMain } from "./main";
+import type { Capability } from "../sdk/schemas/capabilities";
 
 const repo = path.resolve(__dirname, "..");
 const measured = path.resolve(process.env.BENCH_CLI_ROOT ?? repo);
@@ -76,7 +75,7 @@ async function quickStart(url: string, token: string, org: string): Promise<void
     });
     const deployer = await client.roles.create(org, {
       name: "deployer",
-      capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"],
+      capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"] satisfies Capability[],
     });
     const viewer = BUILTIN_ROLES.find((r) => r.name === "viewer")!;
     await client.roleBindings.create(engineering.uid, { identityUid: ci.uid, roleUid: deployer.uid });

@@ -23,6 +23,7 @@ import * as identity from "../provider/iam/identity.implementation";
 import * as role from "../provider/iam/role.implementation";
 import * as roleBinding from "../provider/iam/role-binding.implementation";
 import { UNKNOWN } from "../provider/core/check";
+import type { Capability } from "../sdk/schemas/capabilities";
 
 const LATENCIES = (process.env.BENCH_LATENCIES ?? "0,50,150").split(",").map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? "3");
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
       {
         parentUid: org,
         name: "deployer",
-        capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"],
+        capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"] satisfies Capability[],
       },
     ],
     ["roleBinding", { groupUid: UNKNOWN, identityUid: UNKNOWN, roleUid: UNKNOWN }],

@@ -92,6 +92,7 @@ export function stackTables(stack: StackResults): string[] {
     stack.rows.filter((r) => r.resources === base).map((r) => `${r.resources}/${r.latencyMs}`),
   );
   for (const key of keys) {
+    // eslint-disable-next-line no-restricted-syntax -- a "resources/latency" key, not a uid
     const [resources, latency] = key.split("/").map(Number);
     out.push(...latencyTable(stack, resources!, latency!), "");
   }

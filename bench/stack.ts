@@ -67,6 +67,7 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as
 
 /** "POST groups", "GET roleBindings", "GET repos"...: method and collection of a logged API request. */
 export function callKey(request: Pick<LoggedRequest, "method" | "path">): string {
+  // eslint-disable-next-line no-restricted-syntax -- a request path, not a uid
   const collection = request.path.split("/")[3] ?? request.path;
   return `${request.method} ${collection}`;
 }

@@ -16,8 +16,6 @@
  *
  * Env: BENCH_STACKS (50), BENCH_STACK_RESOURCES (100), BENCH_STACKS_POSTGRES=0 to skip PostgreSQL (it needs Debian's
  * postgresql package and root).
- *
- * May import: node built-ins, ../commands, ../sdk, ../test (harness, postgres, state fixtures), ./cli-emulator, ./main.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,13 +1,11 @@
 /**
  * What the project's command-line tools (`platform-import`, `platform-access`) share around their own work: where
  * they print, one client made on first use from the environment, the one-line error (credentials masked) and the exit
- * code, how a module becomes the process's command, masking secrets in a text, reading a file given on the command
+ * code, how a module becomes the process's command (stopping quietly when its reader goes away), masking secrets in a text, reading a file given on the command
  * line, and running work a few at a time.
  *
  * Loaded before a tool knows what it will do (for `--help` too), so the API client (../sdk, its schemas) is loaded
  * on first use, by `connect`.
- *
- * May import: node built-ins, ../sdk (loaded when a command first connects).
  */
 import * as fs from "node:fs";
 import type { PlatformClient } from "../sdk";
@@ -71,12 +69,40 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
   return secrets.filter((s) => s.length >= 4).reduce((t, s) => t.split(s).join("***"), text);
 }
 
-/** Runs `main` as the process's command when `module` is the entry point: the process's streams, its exit code. */
+/** The exit code of a tool whose reader went away: what the shell reports for git or gh stopped by SIGPIPE. */
+export const EXIT_READER_GONE = 128 + 13;
+
+const quietStreams = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * Makes a closed pipe on the process's stdout or stderr (its reader went away: `| head`) stop the process at once,
+ * writing nothing, with EXIT_READER_GONE, as git and gh stop; Node would otherwise die of the unhandled `EPIPE` with a
+ * stack trace. Any other error of the stream is thrown as before. Every command-line tool calls it first (runAsMain,
+ * and the emulator's CLI).
+ */
+export function stopQuietlyWhenReaderGoes(
+  streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr],
+): void {
+  for (const stream of streams) {
+    if (quietStreams.has(stream)) continue;
+    quietStreams.add(stream);
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "EPIPE") process.exit(EXIT_READER_GONE);
+      throw err;
+    });
+  }
+}
+
+/**
+ * Runs `main` as the process's command when `module` is the entry point: the process's streams (a reader that goes
+ * away stops it quietly), its exit code.
+ */
 export function runAsMain(
   module: NodeJS.Module,
   main: (argv: string[], io: CommandIo) => Promise<number>,
 ): void {
   if (require.main !== module) return;
+  stopQuietlyWhenReaderGoes();
   void main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stderr: (line) => process.stderr.write(`${line}\n`),

@@ -6,8 +6,6 @@
  *
  * Declarations only, not the catalogue: the catalogue loads every implementation and the Pulumi SDK, which the
  * command-line tools load only for the commands that need them.
- *
- * May import: ../provider/iam/*.declaration, ../provider/core/declaration (types).
  */
 import type { ResourceDeclaration } from "../provider/core/declaration";
 import { ACCOUNT_ASSOCIATION } from "../provider/iam/account-association.declaration";

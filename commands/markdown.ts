@@ -8,8 +8,6 @@
  *
  * Cells and headings take inline Markdown: write data into them through `mdText`, never as it is; an object as the
  * text names it (../sdk/words), so the comment reads as the preview does.
- *
- * May import: ../sdk/words.
  */
 import { lineText } from "../sdk/words";
 

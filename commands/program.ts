@@ -7,8 +7,6 @@
  *
  * Loaded before anything else a tool does, so it stays light: commander (no dependencies of its own, a few ms), the
  * package's version (../sdk/version, node:fs only) and nothing that talks to an API.
- *
- * May import: commander, node built-ins, ../sdk/version, ./command (Refusal).
  */
 import { Command, CommanderError, Option } from "commander";
 import { SDK_VERSION } from "../sdk/version";

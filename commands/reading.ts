@@ -3,8 +3,6 @@
  * refusal, in words, when it is not visible), then lists in pages of 200 whose calls are counted and whose progress is
  * said when there is more than one page. Both the import walk (./import/walk) and the access tools (./access/read)
  * read through it.
- *
- * May import: ../sdk, ./command.
  */
 import {
   NotFoundError,

@@ -12,8 +12,6 @@
  *
  * A backend URL can carry a password (`postgres://user:password@host/db`): it is shown, and the engine's messages
  * are passed on, with it masked.
- *
- * May import: node built-ins, ./command (Refusal, maskSecrets, pooled, readText), ./states.
  */
 import { spawn } from "node:child_process";
 import { Refusal, maskSecrets, pooled, readText } from "./command";
@@ -137,6 +135,7 @@ const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)\S*@/gi;
 // character but `/`. A pattern with fewer parts than the name matches the name's last parts: `*/prod` is every
 // project's prod stack, `prod` every stack named prod.
 export function stackMatcher(pattern: string): (name: string) => boolean {
+  // eslint-disable-next-line no-restricted-syntax -- a stack name's pattern, not a uid
   if (pattern.split("/").some((part) => part === ""))
     throw new Refusal(
       `--stacks takes a pattern such as organization/*/prod or */prod, not ${JSON.stringify(pattern)}`,

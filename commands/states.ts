@@ -11,10 +11,6 @@
  *
  * `Managers` indexes what a set of states manage: the resources that hold an object by its uid, and the access
  * resources whose scope holds a binding.
- *
- * May import: ../provider/catalogue (loaded when a state holds an access resource), ../provider/core/check (the
- * unknown sentinel), ../provider/iam/access and access-provider (types, scope tests), ../sdk/access-model
- * (ancestors), ./kinds (loaded with the first state read), ./command (Refusal).
  */
 import { UNKNOWN, containsUnknown } from "../provider/core/check";
 import { inScope, type Binding, type Scope } from "../provider/iam/access";

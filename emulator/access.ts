@@ -21,8 +21,6 @@
  * bindings in effect, a role's capabilities) and the propagation delay, so what the tools say is what the emulator
  * enforces. The built-in roles are defined in ./builtin-roles.ts, as the service defines them; the model reads them through the API
  * (`GET /iam/v2beta1/roles` lists them with their capabilities).
- *
- * May import: ./store, ./errors, ./clock (types), ./builtin-roles, ../sdk/access-model.
  */
 import {
   ancestorsOrSelf,
@@ -34,10 +32,12 @@ import {
   type AccessFacts,
   type BindingFacts,
 } from "../sdk/access-model";
+import type { Capability } from "../sdk/schemas/capabilities";
 import { builtinRole } from "./builtin-roles";
 import { notFound, permissionDenied } from "./errors";
 import type { Clock } from "./clock";
 import type { Kind, Store } from "./store";
+import { rootOf } from "../sdk/uidp";
 
 export { ancestorsOrSelf, underAny };
 export { BUILTIN_ROLES, builtinRole, builtinRoleByName, type BuiltinRole } from "./builtin-roles";
@@ -49,10 +49,8 @@ export interface Caller {
   identityUid: string;
 }
 
-export function rootOf(uid: string): string {
-  const slash = uid.indexOf("/");
-  return slash === -1 ? uid : uid.slice(0, slash);
-}
+/** The root uid an object lives under (sdk/uidp.ts). */
+export { rootOf };
 
 /** The store's access facts (../sdk/access-model.ts `AccessFacts`), with the propagation delay applied. */
 export class Access implements AccessFacts {
@@ -132,7 +130,7 @@ export class Access implements AccessFacts {
   }
 
   /** Does the caller hold `capability` on `groupUid` (the position of an object)? */
-  can(caller: Caller, groupUid: string, capability: string): boolean {
+  can(caller: Caller, groupUid: string, capability: Capability): boolean {
     return this.capabilitiesOn(caller, groupUid).has(capability);
   }
 
@@ -140,7 +138,7 @@ export class Access implements AccessFacts {
    * Throws 404 when the caller cannot see the position `groupUid` (the same answer as for a missing object: the
    * caller's `what` message, nothing else), 403 when it can but lacks `capability` there.
    */
-  require(caller: Caller, groupUid: string, capability: string, what: string): void {
+  require(caller: Caller, groupUid: string, capability: Capability, what: string): void {
     if (!this.sees(caller, groupUid)) throw notFound(what);
     if (!this.capabilitiesOn(caller, groupUid).has(capability)) {
       throw permissionDenied(`${capability} is required on ${groupUid} (${what})`);
@@ -154,7 +152,7 @@ export class Access implements AccessFacts {
   }
 
   /** The groups on which the caller holds `capability` directly through a binding; access flows down from them. */
-  grantRoots(caller: Caller, capability: string): Set<string> {
+  grantRoots(caller: Caller, capability: Capability): Set<string> {
     return grantRoots(this, caller.identityUid, capability);
   }
 }

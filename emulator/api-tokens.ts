@@ -7,8 +7,6 @@
  * The key is not the one that signs test ID tokens (./oidc.ts): an ID token minted for a test must never pass as
  * an API token, whatever its `sub`. The key is kept in the store's meta, so tokens stay valid across restarts on
  * the same data file. Signing and verifying are synchronous (node:crypto), so authentication stays one call.
- *
- * May import: node builtins, ./clock, ./store.
  */
 import {
   createPrivateKey,

@@ -4,8 +4,6 @@
  * depth, array and object sizes, in the body and in the query, for API and control routes alike. Field-specific
  * limits (a ttl, a clock advance, a fault's stall) use the helpers below in their routes. A value beyond a limit is
  * code 3 naming the field, never a 5xx: the AIP-193 contract holds for any input.
- *
- * May import: ./errors, ../sdk/schemas/bounds (the limits themselves, shared with the provider).
  */
 import { invalidArgument } from "./errors";
 import type { FieldViolation } from "../sdk/schemas/common";

@@ -2,13 +2,22 @@
  * The emulator's built-in roles: names, descriptions, capabilities and their fixed 40-hex uids (sha1 of the name),
  * listed alongside custom roles. The emulator plays the service, so this is where the project states them; the
  * access model (../sdk/access-model.ts) never names them and reads them through the API. It imports nothing but
- * node:crypto, so the policy pack (../policy) bundles it without the emulator's other modules.
- *
- * May import: node:crypto.
+ * node:crypto (and the Capability type, erased), so the policy pack (../policy) bundles it without the emulator's other
+ * modules.
  */
 import { createHash } from "node:crypto";
+import type { Capability } from "../sdk/schemas/capabilities";
 
-const IAM_KINDS = [
+type IamKind =
+  | "GROUPS"
+  | "GROUP_INVITES"
+  | "ROLES"
+  | "ROLE_BINDINGS"
+  | "ACCOUNT_ASSOCIATIONS"
+  | "IDENTITY"
+  | "IDENTITY_PROVIDERS";
+type Verb = "CREATE" | "UPDATE" | "LIST" | "DELETE";
+const IAM_KINDS: IamKind[] = [
   "GROUPS",
   "GROUP_INVITES",
   "ROLES",
@@ -17,13 +26,21 @@ const IAM_KINDS = [
   "IDENTITY",
   "IDENTITY_PROVIDERS",
 ];
-const VERBS = ["CREATE", "UPDATE", "LIST", "DELETE"];
-const iamCaps = (kinds: string[], verbs: string[]): string[] =>
+const VERBS: Verb[] = ["CREATE", "UPDATE", "LIST", "DELETE"];
+/** Each kind's capability of each verb (an invite has no UPDATE); a name the API lacks does not type-check. */
+const iamCaps = (kinds: IamKind[], verbs: Verb[]): Capability[] =>
   kinds
-    .flatMap((k) => verbs.map((v) => `CAP_IAM_${k}_${v}`))
-    .filter((c) => c !== "CAP_IAM_GROUP_INVITES_UPDATE");
-const REGISTRY_READ = ["CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_REPO_BLOBS_GET"];
-const REGISTRY_ALL = [
+    .flatMap((k) => verbs.map((v) => `CAP_IAM_${k}_${v}` as const))
+    .filter(
+      (c): c is Exclude<typeof c, "CAP_IAM_GROUP_INVITES_UPDATE"> => c !== "CAP_IAM_GROUP_INVITES_UPDATE",
+    );
+const REGISTRY_READ: Capability[] = [
+  "CAP_REPO_LIST",
+  "CAP_TAG_LIST",
+  "CAP_MANIFEST_LIST",
+  "CAP_REPO_BLOBS_GET",
+];
+const REGISTRY_ALL: Capability[] = [
   ...REGISTRY_READ,
   "CAP_REPO_CREATE",
   "CAP_REPO_UPDATE",
@@ -40,7 +57,7 @@ export interface BuiltinRole {
   capabilities: string[];
 }
 
-function builtin(name: string, description: string, capabilities: string[]): BuiltinRole {
+function builtin(name: string, description: string, capabilities: Capability[]): BuiltinRole {
   return {
     uid: createHash("sha1").update(name).digest("hex"),
     name,

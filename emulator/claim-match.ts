@@ -9,8 +9,6 @@
  * Rules (emulator/README.md, "Token exchange"): an identity needs a non-empty issuer rule (`issuer` or
  * `issuerPattern`) and a non-empty subject rule (`subject` or `subjectPattern`); a rule member given as "" is
  * refused rather than read as "anything"; a missing claim never matches.
- *
- * May import: ./errors, sdk/rules, sdk/schemas (types).
  */
 import { invalidArgument } from "./errors";
 import {

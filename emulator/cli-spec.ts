@@ -3,8 +3,6 @@
  * (../commands/program), `--help` and the options table of emulator/README.md (scripts/generate-cli-docs.js) are
  * made from it; ./cli maps each option to the library's EmulatorOptions. Loaded for `--help`, so it imports nothing
  * but types.
- *
- * May import: ../commands/program (types).
  */
 import type { ToolSpec } from "../commands/program";
 

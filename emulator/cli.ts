@@ -11,6 +11,7 @@
  * propagationDelayMs and tokenLifetimeMs (emulator/README.md). The options are said once, in ./cli-spec
  * (`platform-emulator --help`; the table of emulator/README.md is generated from it).
  */
+import { stopQuietlyWhenReaderGoes } from "../commands/command";
 import { parseCommandLine, type Parsed } from "../commands/program";
 import type { EmulatorOptions } from "./index";
 import { EMULATOR_TOOL } from "./cli-spec";
@@ -50,6 +51,7 @@ function parseArgs(argv: string[]): EmulatorOptions | undefined {
 }
 
 async function main(): Promise<void> {
+  stopQuietlyWhenReaderGoes();
   const options = parseArgs(process.argv.slice(2));
   if (options === undefined) return;
   // The emulator (its server, store and schemas) is loaded only once the command line is read.

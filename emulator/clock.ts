@@ -4,7 +4,7 @@
  * It never goes back: `now()` is monotonic (createTime only grows, also if the machine's clock steps back), and a
  * restart on the same data file resumes from the saved reading (`state()` → `resume`), so an advance survives a
  * restart and an expired token stays expired. Every reading stays before MAX_TIME_MS (RFC 3339 needs a 4-digit
- * year). May import: ./bounds.
+ * year).
  */
 import { MAX_TIME_MS } from "./bounds";
 

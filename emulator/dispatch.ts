@@ -7,8 +7,6 @@
  * a control path (`isControlPath`), the report of an unexpected error (`unexpected`) and the request log with its
  * log lines (`record`); the retry hint is the failure's own (../errors.ts `retryDelaySeconds`). A face only turns
  * its wire form into a `Dispatch` and the `Outcome` back into its wire form.
- *
- * May import: ./errors, ./bounds, ./faults, ./service, ./routes/types, ./routes/control, ./access, ./listing.
  */
 import {
   MAX_API_COLLECTION,

@@ -2,7 +2,7 @@
  * The emulator's one error type and the one adapter that turns it into an AIP-193 body.
  *
  * Handlers throw `ApiFailure` (built by the helpers below); the server's error handler is the only place
- * that writes an error response. May import: sdk/schemas (codes, mappings) only.
+ * that writes an error response.
  */
 import type { ZodError } from "zod";
 import {

@@ -1,7 +1,7 @@
 /**
  * Fault injection for resilience tests: rules matched by method and path regex, and by RPC name for a gRPC call,
  * fired with a seeded PRNG so a run is repeatable. Paths and RPC names are RE2 patterns (re2js: linear time, so a rule cannot stall the emulator), searched
- * anywhere in the path as before (anchor with ^ and $). May import: re2js.
+ * anywhere in the path as before (anchor with ^ and $).
  */
 import { RE2JS } from "re2js";
 export type FaultAction = "status" | "stall" | "drop" | "applyThenDrop" | "advanceClock";

@@ -14,8 +14,6 @@
  *   record.
  * - On load, a torn last line (a kill during an append, before the acknowledgement) is dropped and cut off the
  *   file; a bad line followed by good ones is corruption, not a torn write, and refused with the line's number.
- *
- * May import: node builtins, ./model (types).
  */
 import {
   closeSync,

@@ -4,7 +4,7 @@
  * the query that produced them and valid three days on the emulator clock.
  *
  * Sorted results are cached per (query, caller) and store version, so paging through 50,000 groups costs one
- * sort, then a binary search per page. May import: ./bounds, ./errors, ./store, ../sdk/schemas/common, node builtins.
+ * sort, then a binary search per page.
  */
 import { createHash } from "node:crypto";
 import { MAX_INT32 } from "./bounds";

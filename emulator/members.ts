@@ -3,8 +3,6 @@
  * a member that no schema names is code 3 naming its path (`oidc.bogus`, `github.appInstallations.x.bogus`),
  * the same on create and on update, before anything else is checked. zod objects strip unknown keys when they
  * parse, so without this a nested member would be dropped silently while the answer said 200.
- *
- * May import: zod, ./errors, ../sdk/schemas/common (types), ../sdk/words.
  */
 import type { z } from "zod";
 import { withArticle } from "../sdk/words";

@@ -1,8 +1,6 @@
 /**
  * What the emulator stores: the resource kinds, one stored object, and the data file's metadata. Both the store
  * (./store.ts) and its persistence (./journal.ts) speak of these, so they live here, below both.
- *
- * May import: nothing.
  */
 
 export const KINDS = [

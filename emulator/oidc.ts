@@ -1,8 +1,6 @@
 /**
  * The emulator is also a test OIDC issuer (`{url}/oidc`): RS256 keys, a discovery document, a JWKS, minting
  * of ID tokens for tests, and verification of presented tokens at token exchange.
- *
- * May import: jose, ./clock, ./store.
  */
 import {
   SignJWT,

@@ -6,8 +6,6 @@
  * `Retry-After`, and requests logged without their Authorization header. Control endpoints answer only what
  * a script on this machine sends, never what a browser page could (see `controlRefusal`). Garbage that is not
  * HTTP still gets an AIP-193 body (`clientErrorHandler`).
- *
- * May import: fastify, ./dispatch, ./errors, ./service, ./routes.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Socket } from "node:net";

@@ -1,8 +1,6 @@
 /**
  * What every route handler gets: storage, access checks, listing, the clock, the OIDC issuer and small helpers
  * (uids, timestamps, body validation). Also the bootstrap (a root user owning "demo-org") and seeding.
- *
- * May import: ./model, ./store, ./access, ./api-tokens, ./listing, ./clock, ./oidc, ./errors, ./faults, sdk/schemas, sdk/uidp.
  */
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";

@@ -4,8 +4,6 @@
  * it changes; and optional persistence to a data file (./journal.ts): a snapshot plus a write-ahead journal, one
  * record per flush holding only what changed, so a write costs the same however much is stored. API tokens are
  * signed JWTs (./api-tokens.ts), so no token is stored: only the keys that sign them, in `meta`.
- *
- * May import: node builtins, ./journal, ./model.
  */
 import { DataFiles, type JournalRecord } from "./journal";
 import { KINDS, withLastSeenTime, type Kind, type Meta, type StoredObject } from "./model";

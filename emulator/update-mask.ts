@@ -11,8 +11,6 @@
  *   never applied either. Fields only the service's staff may change (a group's `verified`) are the exception: sent
  *   or named with their current value they are no change, another value is the resource's own code (7).
  * - Unknown paths and unknown body fields are code 3 naming them: nothing a client sends is dropped silently.
- *
- * May import: zod, ./errors, ./listing, ../sdk/schemas/own-keys.
  */
 import { z } from "zod";
 import { ApiFailure, badField, invalidArgument } from "./errors";

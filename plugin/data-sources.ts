@@ -2,8 +2,6 @@
  * The data sources the plugin serves through Invoke, by the schema's function token: the catalogue's
  * (provider/catalogue), the same functions a program calls, which build their client through withProgramClient;
  * the plugin points that at its own configured settings (provider/core/program-client setSettingsSource).
- *
- * May import: ../provider/catalogue, ../provider/core/declaration (types).
  */
 import { DATA_SOURCES as CATALOGUE } from "../provider/catalogue";
 import type { DataSourceDeclaration } from "../provider/core/declaration";

@@ -5,8 +5,6 @@
  *
  * Nothing is logged: a credential must never reach a log, and the engine shows stderr to users. Set
  * PULUMI_PLATFORM_DEBUG=1 to get the stack of a failure that stops the plugin.
- *
- * May import: ./server.
  */
 import { startPluginServer } from "./server";
 

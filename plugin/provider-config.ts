@@ -4,8 +4,6 @@
  * inputs, keys without the `platform:` prefix. It is read with the same rule as the dynamic path
  * (provider/core/config: profile keys > config > PLATFORM_* env > defaults), by handing provider/core/client a
  * lookup of the `platform:` keys.
- *
- * May import: ../provider/core/config, ./values.
  */
 import { CONFIG_KEYS, SECRET_SETTINGS, parseProfiles, type ConfigLookup } from "../provider/core/config";
 import type { Props } from "./values";

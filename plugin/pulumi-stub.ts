@@ -6,8 +6,6 @@
  * ever does, this says so instead of failing obscurely.
  *
  * The generated gRPC stubs (`@pulumi/pulumi/proto/*`) are bundled for real: only the bare package is replaced.
- *
- * May import: nothing.
  */
 function notInThePlugin(what: string): never {
   throw new Error(`${what} is part of a Pulumi program, not of the pulumi-resource-platform plugin`);

@@ -1,8 +1,6 @@
 /**
  * The resources the plugin serves, by the schema's type token: the catalogue's entries (provider/catalogue), each
  * with its declaration and the provider object the dynamic path uses too, so a resource is described once.
- *
- * May import: ../provider/catalogue.
  */
 import { RESOURCES as CATALOGUE, type CatalogueResource } from "../provider/catalogue";
 

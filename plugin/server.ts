@@ -10,8 +10,6 @@
  *
  * Why not @pulumi/pulumi's `provider.main`: in 3.248 it does not forward Configure, fails a Read without state
  * (`pulumi import`) and hands raw secret wrappers to handlers.
- *
- * May import: @grpc/grpc-js, @pulumi/pulumi's generated stubs (proto/*), google-protobuf, ../provider, ./*.
  */
 import * as grpc from "@grpc/grpc-js";
 import * as providerGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";

@@ -7,8 +7,6 @@
  * (provider/core/check UNKNOWN), so unknowns pass through untouched. Secrets are unwrapped before the shared code
  * sees them, and the top-level properties that held one are remembered, so what goes back is wrapped again:
  * with `acceptSecrets` the engine trusts the provider to keep secrets secret.
- *
- * May import: google-protobuf only.
  */
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 

@@ -13,9 +13,6 @@
  * used, printed or kept). What it cannot name (an object outside the stack, shown by uid; what an existing role held
  * before) it says; `platform-access plan` over `pulumi preview --json` reads the organization and gives the full
  * answer, through the same function (../commands/access/plan.ts).
- *
- * May import: @pulumi/policy, ../commands/access/plan, ../commands/access/plan-format, ../emulator/builtin-roles,
- * ./access, ./resources.
  */
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import {

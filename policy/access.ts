@@ -11,8 +11,6 @@
  *     unknown, and the rules say so instead of guessing (../docs/policy-pack.md, "How the pack knows a role");
  *   - identity providers: each IdentityProvider of the stack gives its `defaultRole` to whoever signs in through it,
  *     on its organization, so it holds that role there as an identity would.
- *
- * May import: @pulumi/policy, ../sdk/access-model, ../emulator/builtin-roles (the emulator's built-in roles, zod-free), ./resources, ./stack.
  */
 import type { PolicyResource } from "@pulumi/policy";
 import { AccessModel, type BindingFacts, type RoleFacts } from "../sdk/access-model";

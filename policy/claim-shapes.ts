@@ -2,8 +2,6 @@
  * The public multi-tenant OIDC issuers the pack knows, and the shape of their subject claims: which part names the
  * repository or project (../docs/policy-pack.md lists them). An issuer added through configuration without a known
  * shape is judged by its whole subject: a pattern that matches two different subjects is too broad.
- *
- * May import: ./pattern-breadth.
  */
 import type { ClaimShape } from "./pattern-breadth";
 

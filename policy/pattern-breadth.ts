@@ -10,8 +10,6 @@
  * two claims as witnesses, each checked against RE2JS. Otherwise the pattern matches the claims of at most one
  * unit. The search is exact for what RE2 compiles (literals, classes, `.`, repetition, alternation, `(?i)`, `^`
  * and `$`); a pattern with word-boundary assertions (`\b`, `\B`) is not analysed and reported as undecided.
- *
- * May import: re2js.
  */
 import { RE2JS } from "re2js";
 

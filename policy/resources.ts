@@ -6,8 +6,6 @@
  *
  * Values unknown during a preview (a uid not yet assigned) are read through `known`, which turns @pulumi/policy's
  * UnknownValueError into UNKNOWN, so a rule skips what it cannot know yet and checks it again at `up`.
- *
- * May import: @pulumi/policy, ../sdk/words.
  */
 import { UnknownValueError } from "@pulumi/policy";
 import { resourceText } from "../sdk/words";

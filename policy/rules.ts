@@ -2,9 +2,6 @@
  * The rules of the pulumi-platform policy pack (../docs/policy-pack.md says why each matters and how to configure
  * or disable it). Every violation is one line: `[rule] Kind 'name': field ...; fix`. A value unknown during a
  * preview never fails a rule: the rule skips it and the engine runs it again at `up`, when the value is known.
- *
- * May import: @pulumi/policy, re2js, ./resources, ./stack, ./access, ./pattern-breadth, ./claim-shapes,
- * ../sdk/access-model, ../provider/iam/duration, ./access-plan.
  */
 import type {
   EnforcementLevel,
@@ -27,6 +24,7 @@ import {
   needsOf,
   unmetNeeds,
 } from "../sdk/access-model";
+import type { Capability } from "../sdk/schemas/capabilities";
 import { type ModelBinding, type Principal, type StackAccess, isWorkload, stackAccess } from "./access";
 import { accessPlan } from "./access-plan";
 import { breadthOf } from "./pattern-breadth";
@@ -399,8 +397,8 @@ const ownerAtRoot = stackRule(OWNER_AT_ROOT, (resources, config, report) => {
 });
 
 /** Capabilities that together let a role's holder grant itself anything. */
-const GRANT = "CAP_IAM_ROLE_BINDINGS_CREATE";
-const WRITE_ROLES = ["CAP_IAM_ROLES_CREATE", "CAP_IAM_ROLES_UPDATE"];
+const GRANT: Capability = "CAP_IAM_ROLE_BINDINGS_CREATE";
+const WRITE_ROLES: Capability[] = ["CAP_IAM_ROLES_CREATE", "CAP_IAM_ROLES_UPDATE"];
 
 const SELF_GRANTING: RuleDefinition = {
   name: "workload-identity-no-self-granting-role",

@@ -2,11 +2,10 @@
  * How the stack rules read a stack: the bindings it declares (each RoleBinding, and each entry of a GroupAccess or
  * IdentityAccess) with the identities, roles and groups they reference, resolved to the stack's resources through
  * the program's references when a uid is not known yet (a preview).
- *
- * May import: @pulumi/policy, ./resources.
  */
 import type { PolicyResource } from "@pulumi/policy";
 import { type Kind, type Maybe, UNKNOWN, kindOf, known, text } from "./resources";
+import { isRoot as isRootUid } from "../sdk/uidp";
 
 type Props = Record<string, unknown>;
 
@@ -54,7 +53,7 @@ function isRoot(
   dependencies: readonly PolicyResource[] | undefined,
   groups: readonly PolicyResource[],
 ): Maybe<boolean> {
-  if (typeof groupUid === "string") return !groupUid.includes("/");
+  if (typeof groupUid === "string") return isRootUid(groupUid);
   const group = resolve(groupUid, dependencies, groups);
   if (group === undefined) return UNKNOWN;
   const parent = known(() => text(group.props.parentUid));

@@ -5,8 +5,6 @@
  *
  * Loaded in the provider process, the plugin and the generators; never by a program (the classes and functions a
  * program imports stay light and use ./types, which is generated from this).
- *
- * May import: the *.implementation modules under ./iam, ./registry, ./vulnerabilities (and their description types).
  */
 import * as group from "./iam/group.implementation";
 import * as identity from "./iam/identity.implementation";

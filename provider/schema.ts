@@ -12,8 +12,6 @@
  * name the SDKs `pulumi package gen-sdk` makes from it. Its package metadata (homepage, repository, publisher,
  * logo, license, and `pluginDownloadURL`, where `pulumi plugin install` finds a release's plugin archives) comes
  * from package.json, set there once.
- *
- * May import: node:fs and node:path (the package version), zod, ./catalogue, ./core/config.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

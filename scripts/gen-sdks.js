@@ -13,8 +13,6 @@
  * `pulumi-platform-native`) and `language.go.importBasePath` (`github.com/pulumi-platform/native-sdks/go/platform`;
  * the Go module is its parent, native-sdks/go). They differ from `pulumi-platform` (the dynamic-provider package)
  * and from sdk/ (the API client) on purpose.
- *
- * May import: node built-ins only.
  */
 "use strict";
 const { execFileSync, spawnSync } = require("node:child_process");

@@ -11,7 +11,7 @@
  *   node scripts/generate-protos.js           # writes the file
  *   node scripts/generate-protos.js --check   # exits 1 when the file is not what the .proto files compile to
  *
- * Part of `npm run generate` (scripts/generate.js). May import: node built-ins only.
+ * Part of `npm run generate` (scripts/generate.js).
  */
 "use strict";
 const { spawnSync } = require("node:child_process");

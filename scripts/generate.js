@@ -12,8 +12,6 @@
  *
  * The unit drift test (test/provider/declarations.test.ts) checks each generator that needs no engine; the SDKs'
  * check, which runs `pulumi package gen-sdk`, is in the end-to-end suite (test/e2e/native-sdks.e2e.test.ts).
- *
- * May import: node built-ins only.
  */
 "use strict";
 const { spawnSync } = require("node:child_process");

@@ -5,8 +5,6 @@
  * checkout fails with "Permission denied" after a clean rebuild. Part of `npm run build`.
  *
  *   node scripts/mark-executable.js [package dir]   # default: the repository root
- *
- * May import: node built-ins only.
  */
 "use strict";
 const { chmodSync, statSync } = require("node:fs");

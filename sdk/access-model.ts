@@ -21,9 +21,10 @@
  *      putting capabilities into a custom role) needs, besides the operation's capability, every capability granted
  *      held by the caller on that group (emulator/README.md "No escalation": the real service cannot let an editor
  *      make itself owner).
- *
- * May import: nothing.
  */
+// Types only: the policy pack bundles this module, and the capability list lives beside zod.
+import type { Capability, CapabilityStem } from "./schemas/capabilities";
+import { ancestorsOrSelf, isAtOrBelow, parentOf, underAny } from "./uidp";
 
 /** A role as the model needs it: built-in or custom, read from the API. */
 export interface RoleFacts {
@@ -48,28 +49,8 @@ export interface AccessFacts {
   roleCapabilities(roleUid: string): readonly string[];
 }
 
-/** "a/b/c" → ["a", "a/b", "a/b/c"]. */
-export function ancestorsOrSelf(uid: string): string[] {
-  const segments = uid.split("/");
-  return segments.map((_, i) => segments.slice(0, i + 1).join("/"));
-}
-
-/** Is `groupUid` `ancestor` or below it? */
-export function isAtOrBelow(groupUid: string, ancestor: string): boolean {
-  return groupUid === ancestor || groupUid.startsWith(`${ancestor}/`);
-}
-
-/** Is `groupUid` at or below one of `roots`? */
-export function underAny(groupUid: string, roots: ReadonlySet<string>): boolean {
-  if (roots.size === 0) return false;
-  if (roots.has(groupUid)) return true;
-  let end = groupUid.lastIndexOf("/");
-  while (end > 0) {
-    if (roots.has(groupUid.slice(0, end))) return true;
-    end = groupUid.lastIndexOf("/", end - 1);
-  }
-  return false;
-}
+/** The uid helpers the model's users import from it; sdk/uidp.ts holds them. */
+export { ancestorsOrSelf, isAtOrBelow, underAny };
 
 /** The identity's bindings that apply on `groupUid`: on it or on one of its ancestors (rule 1). */
 export function bindingsOn(facts: AccessFacts, identityUid: string, groupUid: string): BindingFacts[] {
@@ -120,7 +101,7 @@ export function missingOn(
 }
 
 /** The groups where the identity is bound to a role granting `capability`: it holds it there and below. */
-export function grantRoots(facts: AccessFacts, identityUid: string, capability: string): Set<string> {
+export function grantRoots(facts: AccessFacts, identityUid: string, capability: Capability): Set<string> {
   const roots = new Set<string>();
   for (const binding of facts.bindingsOf(identityUid)) {
     if (facts.roleCapabilities(binding.role).includes(capability)) roots.add(binding.group);
@@ -200,15 +181,13 @@ export type Verb = "CREATE" | "UPDATE" | "LIST" | "DELETE";
 
 interface CollectionAccess {
   /** The capability stem: `CAP_IAM_ROLE_BINDINGS` → `CAP_IAM_ROLE_BINDINGS_CREATE`, ... (OpenAPI Capability enum). */
-  capability: string;
+  capability: CapabilityStem;
   /** The group whose bindings govern an object of this collection, from its uid alone (AIP-211). */
   position: (uid: string) => string;
 }
 
-const parentPosition = (uid: string): string => {
-  const cut = uid.lastIndexOf("/");
-  return cut < 0 ? "" : uid.slice(0, cut);
-};
+/** The parent's position; "" (no group governs it) for a root object. */
+const parentPosition = (uid: string): string => parentOf(uid) ?? "";
 const selfPosition = (uid: string): string => uid;
 
 /** Rule 4, per collection: its capability stem and the position that governs its objects. */
@@ -226,9 +205,13 @@ export const COLLECTION_ACCESS: Readonly<Record<Collection, CollectionAccess>> =
   advisories: { capability: "CAP_ADVISORIES", position: parentPosition },
 };
 
-/** The capability an operation on `collection` needs (rule 4). */
-export function capabilityFor(collection: Collection, verb: Verb): string {
-  return `${COLLECTION_ACCESS[collection].capability}_${verb}`;
+/**
+ * The capability an operation on `collection` needs (rule 4). The stem is a `CapabilityStem`, so a misspelt one does
+ * not type-check; that each operation the API has is a capability is checked by test/sdk/capability-type.test.ts
+ * (every collection and verb: all are, but an invite's UPDATE, which the API does not have).
+ */
+export function capabilityFor(collection: Collection, verb: Verb): Capability {
+  return `${COLLECTION_ACCESS[collection].capability}_${verb}` as Capability;
 }
 
 /** One capability an operation needs, where, and why. */
@@ -302,7 +285,7 @@ export function unmetNeeds(facts: AccessFacts, identityUid: string, operation: O
  * role bindings, roles, identity providers; create identities, which a workload may then assume; change an identity,
  * whose claim match decides who assumes it; create invites, which carry a role). A review marks them.
  */
-export const PRIVILEGED_CAPABILITIES: ReadonlySet<string> = new Set([
+export const PRIVILEGED_CAPABILITIES: ReadonlySet<string> = new Set<Capability>([
   "CAP_IAM_ROLE_BINDINGS_CREATE",
   "CAP_IAM_ROLE_BINDINGS_UPDATE",
   "CAP_IAM_ROLES_CREATE",
@@ -457,8 +440,7 @@ export function collapseInherited(changes: readonly AccessChange[]): CollapsedCh
   const rootOf = (c: AccessChange): string => {
     const sig = signature(c);
     let root = c.group;
-    for (let cut = root.lastIndexOf("/"); cut > 0; cut = root.lastIndexOf("/")) {
-      const parent = root.slice(0, cut);
+    for (let parent = parentOf(root); parent !== undefined; parent = parentOf(root)) {
       if (byKey.get(key(c.identity, parent)) !== sig) break;
       root = parent;
     }

@@ -7,8 +7,6 @@
  *   await client.close();
  *
  * Options and their env vars are in ./config; errors in ./errors; the request pipeline in ./core.
- *
- * May import: ./config, ./core, ./resources/*.
  */
 import { resolveConfig, type PlatformClientOptions } from "./config";
 import { Core } from "./core";

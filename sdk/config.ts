@@ -1,8 +1,6 @@
 /**
  * The client's options and the one precedence rule: explicit option, then environment variable, then default.
  * Blank environment values count as unset. Invalid values fail loudly, naming the option and its env var.
- *
- * May import: ./errors, undici types, ./token-cache (types).
  */
 import { availableParallelism } from "node:os";
 import type { Dispatcher } from "undici";

@@ -6,9 +6,6 @@
  *
  * Also the shared list/update plumbing: query spelling (the spec's snake_case), page validation, update masks.
  * The token exchange and its cache are ./token-exchange.ts; this module only sends the exchange's request.
- *
- * May import: undici, zod, ./errors, ./retry, ./config, ./pagination, ./propagation, ./schemas, ./request, ./token-exchange,
- * ./version.
  */
 import type { Dispatcher, Pool } from "undici";
 import type { z } from "zod";
@@ -49,6 +46,7 @@ import {
 } from "./token-exchange";
 import { SDK_VERSION } from "./version";
 import type { HttpMethod, QueryValue, SendSpec } from "./request";
+import { segmentsOf } from "./uidp";
 
 export type { HttpMethod, QueryValue, SendSpec };
 
@@ -61,7 +59,7 @@ export function resourcePath(collection: string, uid?: string): string {
   if (typeof uid !== "string" || uid.trim() === "") {
     throw new RequestError(`${collection}: a uid is required, got ${JSON.stringify(uid)}`);
   }
-  const segments = uid.split("/");
+  const segments = segmentsOf(uid);
   if (segments.some((s) => s === "" || s === "." || s === "..")) {
     throw new RequestError(`${collection}: ${JSON.stringify(uid)} is not a uid (empty or dot segment)`);
   }
@@ -70,6 +68,7 @@ export function resourcePath(collection: string, uid?: string): string {
 
 /** The uid a resource path names: what follows `/<api>/<version>/<collection>/`, decoded ("" for none). */
 export function uidOfPath(path: string): string {
+  // eslint-disable-next-line no-restricted-syntax -- a URL path's segments, not a uid's
   const segments = path.split("/").slice(4);
   try {
     return segments.map(decodeURIComponent).join("/");

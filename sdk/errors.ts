@@ -17,8 +17,6 @@
  * list of kinds it belongs to under a `Symbol.for` key, and each class's static `isInstance` checks it.
  *
  * Messages never contain a credential: the client passes its secrets to `redact` before any text reaches a message.
- *
- * May import: ./schemas only.
  */
 import {
   BAD_REQUEST_TYPE,

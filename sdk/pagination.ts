@@ -6,8 +6,6 @@
  *
  * Nothing is fetched until the PagePromise is awaited or iterated; awaiting and then iterating the same
  * PagePromise fetches the first page once. Iteration follows nextPageToken and stops on an empty or absent token.
- *
- * May import: ./errors, ./schemas.
  */
 import { RequestError } from "./errors";
 import type { ListPage } from "./schemas/common";

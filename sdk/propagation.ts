@@ -6,10 +6,9 @@
  * when it depends on one of them: a create that names one (its parent group or an ancestor, anything in its query
  * or body), or a read, update or delete of such an object itself. After that the error is final, and says that the
  * client waited, for what, and which setting widens the window.
- *
- * May import: ./errors.
  */
 import { ApiError, NotFoundError, PermissionDeniedError, type ApiErrorInit } from "./errors";
+import { isAtOrBelow } from "./uidp";
 
 /**
  * The collections whose new objects the service takes a while to make effective for authorization (a group and
@@ -24,6 +23,7 @@ export const PROPAGATING_COLLECTIONS = [
 
 /** Does a create on `path` make an object that propagates? */
 export function propagates(path: string): boolean {
+  // eslint-disable-next-line no-restricted-syntax -- a request path, not a uid
   return PROPAGATING_COLLECTIONS.some((c) => path === c || path.startsWith(`${c}/`));
 }
 
@@ -42,8 +42,7 @@ export class CreatedObjects {
 
   /** Forgets `uid` and every uid below it: this process deleted it, so a 404 on it is an answer, not a delay. */
   forget(uid: string): void {
-    for (const known of [...this.created.keys()])
-      if (known === uid || known.startsWith(`${uid}/`)) this.created.delete(known);
+    for (const known of [...this.created.keys()]) if (isAtOrBelow(known, uid)) this.created.delete(known);
   }
 
   /** `uid` itself, when this process created it less than `windowMs` before `now`. */
@@ -73,7 +72,7 @@ export class CreatedObjects {
 
 /** Does `text` name `uid`: equal to it, a uid below it, or a path holding it as whole segments? */
 function namesUid(text: string, uid: string): boolean {
-  if (text === uid || text.startsWith(`${uid}/`)) return true;
+  if (isAtOrBelow(text, uid)) return true;
   const at = text.indexOf(`/${uid}`);
   if (at === -1) return false;
   const after = text.charAt(at + uid.length + 1);

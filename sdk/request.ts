@@ -1,8 +1,6 @@
 /**
  * What the request pipeline (./core.ts) sends: one HTTP call, fully described. Its own module so that what builds a
  * request (./token-exchange.ts, the exchange's call) needs nothing of the pipeline that sends it.
- *
- * May import: zod (types).
  */
 import type { z } from "zod";
 

@@ -14,8 +14,6 @@
  * Delays are jittered exponential backoff (full jitter over [delay/2, delay]) and honour `Retry-After` in seconds
  * or as an HTTP date. The base delay is an option; tests set it to zero and inject `sleep` to assert the delay
  * requested rather than wall time.
- *
- * May import: ./errors.
  */
 import { ApiError, ConnectionError } from "./errors";
 

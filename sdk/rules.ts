@@ -4,8 +4,6 @@
  * every request) all take them from here, so a rule cannot differ between the three. The wire shapes themselves
  * come from the OpenAPI document (./schemas/openapi.generated.ts); the limits on every string, number and
  * collection are in ./schemas/bounds.ts.
- *
- * May import: re2js, zod, ./schemas/bounds.
  */
 import { RE2JS } from "re2js";
 import { z } from "zod";

@@ -1,8 +1,6 @@
 /**
  * The process-wide cache of exchanged API tokens (./token-exchange.ts fills it). Its own module so that the
  * configuration (./config.ts, which takes a private cache as an option) needs nothing of the exchange.
- *
- * May import: nothing.
  */
 
 /**

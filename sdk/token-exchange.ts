@@ -2,8 +2,6 @@
  * The token exchange and its cache: an OIDC ID token is exchanged at {authUrl}/sts/exchange for an API token of
  * the identity it may assume; the API token is kept (process-wide, see TokenCache) until shortly before it
  * expires, and exchanged again. The request itself is sent by ./core.ts, which builds it with `exchangeRequest`.
- *
- * May import: node:crypto, node:fs, ./config, ./errors, ./schemas/sts, ./token-cache, ./request (types).
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";

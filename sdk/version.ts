@@ -1,8 +1,6 @@
 /**
  * The package version, read from the nearest package.json named pulumi-platform. Looked up at run time because the
  * compiled file sits one directory deeper (dist/sdk) than the source (sdk), so a fixed relative import would break.
- *
- * May import: node:fs, node:path.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -19,9 +19,8 @@
  *
  * Markdown is commands/markdown's job (it writes these words into a cell), HTML escaping commands/access/html-text's,
  * CSV quoting the CSV writer's: each a different job over the same words.
- *
- * May import: nothing.
  */
+import { isRoot } from "./uidp";
 
 /** Reads as itself: letters, digits and a few joiners, no space (so it cannot pass for more than one word). */
 const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._@+/-]*$/;
@@ -134,8 +133,6 @@ export const IDENTITY_NOUNS: Readonly<Record<IdentityKind, string>> = {
   person: "user",
   workload: "workload identity",
 };
-
-const isRoot = (uid: string) => !uid.includes("/");
 
 /** What an object of `kind` with this uid is called: root-level or under a group. */
 const NOUNS: Readonly<Record<NamedKind, { root: string; under: string }>> = {

@@ -2,8 +2,6 @@
  * Names chosen to forge or hide a line, break a table or a page, or reach into an object of ours: what a name from
  * the service may hold, since whoever may create an object chooses its name. For the tests of how names are written
  * (sdk/words) and of every output that writes them.
- *
- * May import: fast-check.
  */
 import fc from "fast-check";
 

@@ -2,8 +2,6 @@
  * How a test file starts what its tests share (an emulator, a harness): before the file's (or describe block's)
  * tests, stopped after them, prepared again before each test. What it returns reads the started object; read it
  * inside hooks and tests, not at collection time, when nothing has started yet.
- *
- * May import: nothing (jest's globals).
  */
 export function useStarted<T>(
   what: string,

@@ -5,8 +5,6 @@
  *
  *   const org = useOrganization();            // starts an emulator before the file's tests, closes it after
  *   const org = organizationOf(h.emulator);   // the same helpers over an emulator the test already has
- *
- * May import: the emulator, the SDK (types), ./lifecycle.
  */
 import { BUILTIN_ROLES, startEmulator, type Emulator, type EmulatorOptions } from "../emulator";
 import type { Group, Identity, PlatformClient } from "../sdk";

@@ -5,8 +5,6 @@
  * screen. What makes two changes alike is the caller's (`shape`: undefined for a change said alone, as every
  * privileged one is); the grouping is here, once, for the text and Markdown of `plan` and `review --since`. The JSON
  * keeps every change: nothing is dropped, only said together (`expanded` gives back every change).
- *
- * May import: nothing.
  */
 
 /** How many like changes make a group; fewer are said one by one. */

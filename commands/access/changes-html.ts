@@ -6,8 +6,6 @@
  * script of its own. Every name from the API is data: written as every output writes it (../../sdk/words: quoted
  * with escapes when hard), then HTML-escaped, as the rest of the page writes it; each object's kind in the words
  * every output uses.
- *
- * May import: ../../sdk/access-model, ../../sdk/words, ./changes (types), ./format, ./html-text, ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
 import { IDENTITY_NOUNS, nounOf, type Names } from "../../sdk/words";

@@ -14,8 +14,6 @@
  *
  * Also reads a previous review's JSON, refusing in one line a file that is not a review, a format version it does
  * not know, or a review of another group.
- *
- * May import: ../../sdk/access-model, ../../sdk/words, ../command, ./difference, ./names, zod.
  */
 import { z } from "zod";
 import {

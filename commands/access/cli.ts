@@ -19,8 +19,6 @@
  * unmanaged one, or --fail-on-new-privileged a privileged capability newly held since the earlier review (for a
  * scheduled CI job); 1 on a refusal, a misspelt command or option included (one line on stderr, nothing written).
  * When the caller may not list everything, the output says what is left out (and stderr says it too).
- *
- * May import: ../command, ../program, ./spec, ./run/* (each loaded when its command is chosen).
  */
 import { runAsMain, runCommand } from "../command";
 import { parseCommandLine } from "../program";

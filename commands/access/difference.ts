@@ -5,8 +5,6 @@
  * difference over everything else is empty, so it is not computed: an organization of 10,000 folders and as many
  * identities is 100 million (identity, group) pairs to compare, for the few a change can reach. The access plan
  * (./plan) and the changes between two reviews (./changes) both ask it.
- *
- * May import: ../../sdk/access-model.
  */
 import {
   AccessModel,

@@ -6,9 +6,6 @@
  * expanded grants (`--expand`) are one row per grant. The changes since an earlier review are one row per change.
  * Everything is named by name with its kind, as every output writes it (../../sdk/words): a uid only to tell two
  * apart, or when no name is known. CSV keeps the names as they are, and the uid columns beside them for machines.
- *
- * May import: ../../sdk/access-model, ../../sdk/words, ../states (resource names), ./review (types), ./page-data,
- * ./changes (types), ./names.
  */
 import { isPrivileged } from "../../sdk/access-model";
 import {
@@ -29,6 +26,7 @@ import { namesFrom, type NameSources } from "./names";
 import { resourceName } from "../states";
 import { pageData, type PageBinding, type PageData } from "./page-data";
 import type { Grant, Review, ReviewedBinding, ReviewedIdentity } from "./review";
+import { parentOf } from "../../sdk/uidp";
 
 /** Items by key, in their order. */
 export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
@@ -463,8 +461,6 @@ export const newnessOf = (c: ReviewChanges): Newness => ({
   groups: new Set(c.groups.new.map((g) => g.uid)),
 });
 
-const parentUid = (uid: string) => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));
-
 /**
  * What makes changes of access alike (./alike): everything but the names of the identity and the group. A
  * privileged change, or one said capability by capability, is said alone.
@@ -475,7 +471,7 @@ export function changeShape(c: ChangedAccess, newness: Newness): string | undefi
     c.identityKind,
     newness.identities.has(c.identity),
     newness.groups.has(c.group),
-    parentUid(c.identity) === c.group,
+    parentOf(c.identity) === c.group,
     c.under.length,
     changeParts(c).map((p) => [
       p.through.change,
@@ -499,7 +495,7 @@ export function alikeWords(
 ): { who: string; what: string; where: string; names: string } {
   const first = alike[0]!;
   const fresh = (isNew: boolean) => (isNew ? "new " : "");
-  const own = parentUid(first.identity) === first.group;
+  const own = parentOf(first.identity) === first.group;
   const groupNoun = `${fresh(newness.groups.has(first.group))}${nounOf("group", first.group)}`;
   const identityNoun = `${fresh(newness.identities.has(first.identity))}${IDENTITY_NOUNS[first.identityKind]}`;
   return {

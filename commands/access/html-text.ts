@@ -1,8 +1,6 @@
 /**
  * Text as HTML, for every page and section the access tools write: a name from the API is data, so it is escaped
  * where it is written (text or attribute value), never trusted as markup.
- *
- * May import: nothing.
  */
 const ESCAPES = new Map([
   ["&", "&amp;"],

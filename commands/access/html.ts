@@ -8,9 +8,6 @@
  * content only once it is open, so a page of 10,000 folders stays small and quick. Every name is data: HTML-escaped
  * where this module writes it, text where the script does. Kinds are said in the words every output uses
  * (../../sdk/words); the data keeps the review's values (`person`, `workload`).
- *
- * May import: node:crypto, ../../sdk/words, ./changes-html, ./format, ./html-text, ./page-data, ./page-script,
- * ./review (types).
  */
 import { createHash } from "node:crypto";
 import { IDENTITY_NOUNS, nameText, pluralOf } from "../../sdk/words";

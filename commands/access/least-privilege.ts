@@ -16,13 +16,12 @@
  * creates, reads and deletes; it updates only when the program changes).
  *
  * Data sources are not in a state: what they read (`getRepos` needs CAP_REPO_LIST, ...) is added with `extra`.
- *
- * May import: ../../sdk/access-model, ../command (Refusal), ../kinds, ../states.
  */
 import { needsOf, type Collection, type Need, type Operation } from "../../sdk/access-model";
 import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
 import { tokenOf } from "../states";
 import { Refusal } from "../command";
+import { commonAncestorOf, isBelow, parentOf } from "../../sdk/uidp";
 
 /** The collection of the API each kind of resource is an object of. */
 export const COLLECTION: Readonly<Record<ListedKind, Collection>> = {
@@ -51,7 +50,6 @@ export interface StackObject {
 const byToken = new Map<string, ListedKind>(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind]));
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
-const parentOfUid = (uid: string): string => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));
 
 /** The objects of this package's resources in an exported state (external and pending-delete ones left out). */
 export function stackObjects(text: string, file: string): { objects: StackObject[]; notes: string[] } {
@@ -81,7 +79,7 @@ export function stackObjects(text: string, file: string): { objects: StackObject
       ...(r.inputs as Record<string, unknown> | undefined),
       ...(r.outputs as Record<string, unknown> | undefined),
     };
-    const parent = kind === "accountAssociation" ? id : parentOfUid(id);
+    const parent = kind === "accountAssociation" ? id : (parentOf(id) ?? "");
     const grantsRole =
       kind === "roleBinding" || kind === "groupInvite"
         ? str(props.roleUid)
@@ -166,7 +164,7 @@ function operationsOf(o: StackObject, capabilitiesOf: (role: string) => readonly
 /** The nearest group at or above `group` the stack does not create. */
 function anchor(group: string, created: ReadonlySet<string>): string {
   let g = group;
-  while (created.has(g) && g.includes("/")) g = parentOfUid(g);
+  for (let parent = parentOf(g); created.has(g) && parent !== undefined; parent = parentOf(g)) g = parent;
   return g;
 }
 
@@ -204,7 +202,7 @@ export function leastPrivilege(objects: StackObject[], options: LeastPrivilegeOp
   const perGroup = new Map<string, string[]>();
   for (const [capability, groups] of where) {
     for (const g of groups) {
-      const covered = [...groups].some((other) => other !== g && g.startsWith(`${other}/`));
+      const covered = [...groups].some((other) => isBelow(g, other));
       if (covered) continue;
       perGroup.set(g, [...(perGroup.get(g) ?? []), capability]);
     }
@@ -221,18 +219,11 @@ export function leastPrivilege(objects: StackObject[], options: LeastPrivilegeOp
   }
   const roles: LeastRole[] = [...bySet.entries()].map(([key, groups], i) => ({
     name: bySet.size === 1 ? "stack-deployer" : `stack-deployer-${i + 1}`,
-    parentUid: commonAncestor(groups),
+    parentUid: commonAncestorOf(groups),
     capabilities: key.split(" "),
     bindOn: groups,
   }));
   return { needs, grants, roles, notes: [...new Set(notes)] };
-}
-
-function commonAncestor(groups: string[]): string {
-  const parts = groups.map((g) => g.split("/"));
-  const out: string[] = [];
-  for (let i = 0; parts.every((p) => i < p.length && p[i] === parts[0]![i]); i++) out.push(parts[0]![i]!);
-  return out.join("/");
 }
 
 /** `CAP_X@group` → a need (the --need flag). */

@@ -3,8 +3,6 @@
  * may mention (both reviews, for the changes between them), so a name is told apart from every other it could be
  * confused with there. How a name and its kind are written is the shared words' (text, and Markdown through
  * ../markdown); the page escapes the raw names as HTML.
- *
- * May import: ../../sdk/words.
  */
 import { Names } from "../../sdk/words";
 

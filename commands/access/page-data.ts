@@ -5,12 +5,9 @@
  * manage it. Built from the review's bindings, never from expanded grants (those repeat a binding's capabilities on
  * every group below it: 760,000 at 10,000 folders). References between them are indices into the lists. Also the
  * summary at the top of the page (what needs attention), worked out from the same data.
- *
- * May import: ../../sdk/access-model, ../../sdk/uidp, ../../sdk/words, ../states (resource names, types), ./review
- * (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
-import { parentOf } from "../../sdk/uidp";
+import { isRoot, parentOf } from "../../sdk/uidp";
 import {
   IDENTITY_NOUNS,
   byName,
@@ -173,7 +170,7 @@ export function pageData(r: Review): PageData {
       return {
         uid,
         name: role?.name || name || uid,
-        builtin: !uid.includes("/"),
+        builtin: isRoot(uid),
         capabilities: role === undefined ? null : role.capabilities.map((c) => capabilityIndex.get(c)!),
       };
     })

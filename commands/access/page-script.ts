@@ -3,8 +3,6 @@
  * group tree lazily (a group's bindings and subgroups only once it is open, a hundred at a time) and filters over
  * the data, not over the DOM. Every name from the data goes into the DOM as text (textContent, attributes), never as
  * markup. Plain browser JavaScript in a string: compiled TypeScript would carry test coverage counters into it.
- *
- * May import: nothing.
  */
 export const PAGE_SCRIPT = String.raw`
 (() => {

@@ -4,8 +4,6 @@
  * credentials, only the organizations the plan touches (./read: one GET and four lists each), so existing groups,
  * identities and roles are named and the bindings a change revokes are known; `--offline` reads nothing and says
  * what the plan alone tells (what the policy pack's `access-plan` rule says at preview).
- *
- * May import: ../../sdk (and its words), ../command, ./plan, ./plan-format, ./preview-json, ./read.
  */
 import * as fs from "node:fs";
 import type { PlatformClient } from "../../sdk";

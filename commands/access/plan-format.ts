@@ -9,8 +9,6 @@
  * update makes, its resource) only tells two of the same name apart, or stands where no name is known. In Markdown
  * (../markdown) every punctuation character is escaped besides: a name cannot break a table, open a code span,
  * write HTML or mention anyone.
- *
- * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ./plan.
  */
 import { isPrivileged } from "../../sdk/access-model";
 import {
@@ -26,6 +24,7 @@ import {
 import { mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
 import { firstNames, sayAlike, type Said } from "./alike";
 import type { AccessPlan, Named, PlanChange, PlannedBinding, PlanNote } from "./plan";
+import { parentOf } from "../../sdk/uidp";
 
 /** How many changes (and created bindings) are named; the rest are counted. */
 export const NAMED_CHANGES = 100;
@@ -191,8 +190,6 @@ function changeText(c: PlanChange, style: Style): string {
   return `${style.name(c.identity)} ${whatText(c, style)} on ${where(c, style)}${via === "" ? "" : `, through ${via}`}`;
 }
 
-const parentUid = (uid: string) => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));
-
 /**
  * What makes changes alike (./alike): everything but the names of the identity, the group and the plan's binding
  * resources. A privileged change, or one said capability by capability, is said alone.
@@ -209,7 +206,7 @@ function shapeOf(c: PlanChange): string | undefined {
     nounOf("group", c.group.uid),
     c.group.isNew,
     c.group.isGone,
-    parentUid(c.identity.uid) === c.group.uid,
+    parentOf(c.identity.uid) === c.group.uid,
     c.alsoUnder.length,
     c.wholeRoles.map((w) => [w.change, w.role.uid]),
     c.bindings.length,
@@ -226,7 +223,7 @@ function alikeText(
 ): { who: string; what: string; where: string; names: string } {
   const first = alike[0]!;
   const fresh = (n: Named) => (n.isNew ? "new " : n.isGone ? "deleted " : "");
-  const own = parentUid(first.identity.uid) === first.group.uid;
+  const own = parentOf(first.identity.uid) === first.group.uid;
   const groupNoun = `${fresh(first.group)}${nounOf("group", first.group.uid)}`;
   return {
     who: `each of ${countOf(alike.length, `${fresh(first.identity)}${nounOf("identity", first.identity.uid)}`)}`,
@@ -322,7 +319,7 @@ function bindingShape(b: PlannedBinding): string | undefined {
     b.identity.isNew,
     nounOf("group", b.group.uid),
     b.group.isNew,
-    parentUid(b.identity.uid) === b.group.uid,
+    parentOf(b.identity.uid) === b.group.uid,
     b.resource.kind,
   ]);
 }
@@ -331,7 +328,7 @@ function bindingShape(b: PlannedBinding): string | undefined {
 function alikeBindings(alike: readonly PlannedBinding[], style: Style) {
   const first = alike[0]!;
   const fresh = (n: Named) => (n.isNew ? "new " : "");
-  const own = parentUid(first.identity!.uid) === first.group!.uid;
+  const own = parentOf(first.identity!.uid) === first.group!.uid;
   const groupNoun = `${fresh(first.group!)}${nounOf("group", first.group!.uid)}`;
   return {
     resources: countOf(alike.length, `${first.resource.kind} resource`),

@@ -12,8 +12,6 @@
  * "below" holds for it. A value not known until the update (UNKNOWN: a uid the service has not assigned) is tied to
  * the resource of the plan that produces it through the input's property dependencies: the one resource of the
  * right kind among them. What cannot be tied or known is said in `notes`, never guessed.
- *
- * May import: ../../sdk/access-model, ./difference.
  */
 import {
   byWholeRoles,
@@ -25,6 +23,7 @@ import {
   type RoleFacts,
 } from "../../sdk/access-model";
 import { accessDifference } from "./difference";
+import { parentOf } from "../../sdk/uidp";
 
 /** A value the plan does not know until the update runs (a uid the service has not assigned yet). */
 export const UNKNOWN: unique symbol = Symbol("known after the update");
@@ -158,8 +157,6 @@ const cloneFacts = (f: Facts): Facts => ({
   roles: new Map(f.roles),
   bindings: new Map(f.bindings),
 });
-
-const parentOf = (uid: string): string => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));
 
 function namedObject(kind: Exclude<ObjectKind, "binding">, uid: string, name: string | undefined): Named {
   return { kind, uid, name, isNew: false, isGone: false };
@@ -385,7 +382,10 @@ function factsAfter(reader: PlanReader, before: Facts, created: PlannedBinding[]
     for (const [uid, g] of after.groups)
       if (underAny(uid, goneGroups)) after.groups.set(uid, { ...g, isGone: true });
     for (const [key, b] of after.bindings) if (underAny(b.group, goneGroups)) after.bindings.delete(key);
-    for (const [uid] of after.roles) if (underAny(parentOf(uid), goneGroups)) after.roles.delete(uid);
+    for (const [uid] of after.roles) {
+      const group = parentOf(uid);
+      if (group !== undefined && underAny(group, goneGroups)) after.roles.delete(uid);
+    }
   }
 
   // Objects made or changed.

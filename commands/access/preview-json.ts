@@ -13,12 +13,11 @@
  *
  * Which organizations the plan touches: the root of every group uid it names (a `parentUid`, a `groupUid`, a
  * group's own uid) and of every other uid under a group; a built-in role's uid (40 hex, no `/`) is not one.
- *
- * May import: ../command, ../states, ./plan.
  */
 import { Refusal } from "../command";
 import { resourceName, tokenOf } from "../states";
 import { UNKNOWN, isPlanKind, type PlanOperation, type PlannedResource } from "./plan";
+import { parentOf, rootOf } from "../../sdk/uidp";
 
 /** The engine's placeholder for a value not known until the update. */
 export const UNKNOWN_PLACEHOLDER = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -115,7 +114,7 @@ export function organizationsOf(plan: readonly PlannedResource[]): string[] {
   const roots = new Set<string>();
   const add = (field: string, value: unknown) => {
     if (typeof value !== "string" || value === "") return;
-    if (GROUP_FIELDS.has(field) || value.includes("/")) roots.add(value.split("/")[0]!);
+    if (GROUP_FIELDS.has(field) || parentOf(value) !== undefined) roots.add(rootOf(value));
   };
   const walk = (props: Record<string, unknown> | undefined) => {
     for (const [field, value] of Object.entries(props ?? {})) {

@@ -8,12 +8,12 @@
  * Nothing leaks: the lists answer only what the caller may list. What the caller may not list is not shown, and
  * `partial` says what is missing, worked out from the caller's own bindings through the access model (a list the
  * caller holds no *_LIST capability for comes back short, not refused).
- *
- * May import: ../../sdk, ../../sdk/access-model, ../reading.
  */
 import { type Group, type Identity, type PlatformClient, type Role, type RoleBinding } from "../../sdk";
 import { AccessModel, ancestorsOrSelf, grantRoots, isAtOrBelow, underAny } from "../../sdk/access-model";
+import type { Capability } from "../../sdk/schemas/capabilities";
 import { PAGE_SIZE, noAccess, openGroup, readAll } from "../reading";
+import { isBelow, isRoot, parentOf, rootOf } from "../../sdk/uidp";
 
 export interface AccessData {
   /** The group read. */
@@ -86,7 +86,7 @@ export async function readAccess(
   options: ReadOptions = {},
 ): Promise<AccessData> {
   const { top, list, count, calls } = await openGroup(client, groupUid, { progress: options.progress });
-  const root = groupUid.split("/")[0]!;
+  const root = rootOf(groupUid);
   const under = { descendantsOf: groupUid, pageSize: PAGE_SIZE };
   // Bindings and roles are read from the organization down: those above the group are inherited (bindings) or
   // bound below it (custom roles of an ancestor). The lists answer only what the caller may list.
@@ -101,7 +101,7 @@ export async function readAccess(
   // emulator lists them with every list of roles; the API's reference does not say whether a scoped list does.
   const listed = new Set(roles.map((r) => r.uid));
   const builtins = [...new Set(bindings.map((b) => b.role?.uid ?? ""))].filter(
-    (uid) => uid !== "" && !uid.includes("/") && !listed.has(uid),
+    (uid) => uid !== "" && isRoot(uid) && !listed.has(uid),
   );
   await Promise.all(
     builtins.map(async (uid) => {
@@ -115,10 +115,10 @@ export async function readAccess(
   );
   const above = new Set(ancestorsOrSelf(groupUid));
   const relevant = bindings.filter((b) => {
-    const on = b.group?.uid ?? b.uid.slice(0, b.uid.lastIndexOf("/"));
+    const on = b.group?.uid ?? parentOf(b.uid) ?? "";
     return above.has(on) || isAtOrBelow(on, groupUid);
   });
-  const inside = (uid: string) => uid.startsWith(`${groupUid}/`);
+  const inside = (uid: string) => isBelow(uid, groupUid);
   const byUid = <T extends { uid: string }>(a: T, b: T) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
   const data: AccessData = {
     top,
@@ -163,7 +163,7 @@ function whatIsLeftOut(data: AccessData, groupUid: string): string[] {
     bindings: data.bindings.map(bindingFacts),
   });
   const above = ancestorsOrSelf(groupUid);
-  const checks: [string, string, string[]][] = [
+  const checks: [Capability, string, string[]][] = [
     ["CAP_IAM_ROLE_BINDINGS_LIST", "role bindings", above],
     ["CAP_IAM_ROLES_LIST", "custom roles", above],
     ["CAP_IAM_GROUPS_LIST", "groups", [groupUid]],
@@ -185,7 +185,7 @@ function whatIsLeftOut(data: AccessData, groupUid: string): string[] {
 export function bindingFacts(b: RoleBinding) {
   return {
     uid: b.uid,
-    group: b.group?.uid ?? b.uid.slice(0, b.uid.lastIndexOf("/")),
+    group: b.group?.uid ?? parentOf(b.uid) ?? "",
     identity: b.identity?.uid ?? "",
     role: b.role?.uid ?? "",
   };

@@ -5,9 +5,6 @@
  * groups under it inherit it and, when stacks were given, what manages it) and the roles.
  *
  * Every object is written as the text writes it, name and kind (../../sdk/words), then escaped as Markdown.
- *
- * May import: ../../sdk/access-model, ../../sdk/words, ../markdown, ./changes (types), ./format, ./page-data,
- * ./review (types).
  */
 import { isPrivileged } from "../../sdk/access-model";
 import { byName, capabilityText, compareNames, countOf, type Names } from "../../sdk/words";

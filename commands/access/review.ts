@@ -13,9 +13,6 @@
  * The review as data (`--json`) says what it is and in which version of its shape (`format`, `formatVersion`: see
  * ./changes), when it was read and as whom, names beside every uid, and enough to rebuild the access model from it
  * (bindings, roles with their capabilities, groups, identities), so that a later review can say what changed since.
- *
- * May import: ../../sdk (types), ../../sdk/access-model, ../../sdk/uidp, ../../sdk/words, ../states, ./read,
- * ./changes, ./names.
  */
 import {
   AccessModel,
@@ -34,7 +31,7 @@ import {
   type ReviewChanges,
   type ReviewFacts,
 } from "./changes";
-import { parentOf } from "../../sdk/uidp";
+import { ancestorsOf, depthOf, isRoot, parentOf } from "../../sdk/uidp";
 import { identityKind, type IdentityKind, type Names } from "../../sdk/words";
 import { namesFrom } from "./names";
 
@@ -308,10 +305,7 @@ function neverFederated(identity: {
 function countsBelow(groups: readonly { uid: string }[]): (uid: string) => number {
   const counts = new Map<string, number>();
   for (const { uid } of groups)
-    for (let cut = uid.lastIndexOf("/"); cut > 0; cut = uid.lastIndexOf("/", cut - 1)) {
-      const ancestor = uid.slice(0, cut);
-      counts.set(ancestor, (counts.get(ancestor) ?? 0) + 1);
-    }
+    for (const ancestor of ancestorsOf(uid)) counts.set(ancestor, (counts.get(ancestor) ?? 0) + 1);
   return (uid) => counts.get(uid) ?? 0;
 }
 
@@ -380,7 +374,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
     };
   };
   const identities = [...holders].sort(compare).map(reviewed);
-  const depthOf = (uid: string) => uid.split("/").length - data.top.uid.split("/").length;
+  const depthBelowTop = (uid: string) => depthOf(uid) - depthOf(data.top.uid);
   const usedRoles = new Set(data.bindings.map((b) => b.role?.uid ?? ""));
   const callerName = data.caller === undefined ? undefined : names.nameOf("identity", data.caller);
   const r: Review = {
@@ -398,7 +392,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
       uid: g.uid,
       name: g.name,
       ...(g.uid !== data.top.uid ? parentOfGroup(g.uid, names) : {}),
-      depth: depthOf(g.uid),
+      depth: depthBelowTop(g.uid),
     })),
     identities,
     withoutAccess: data.identities.filter((i) => !holders.has(i.uid)).map((i) => reviewed(i.uid)),
@@ -407,7 +401,7 @@ export function review(data: AccessData, options: ReviewOptions = {}): Review {
       .map((r) => ({
         uid: r.uid,
         name: r.name,
-        builtin: !r.uid.includes("/"),
+        builtin: isRoot(r.uid),
         capabilities: [...(r.capabilities ?? [])].sort(),
       })),
     bindings,

@@ -3,8 +3,6 @@
  * defaults. The parser (../program), `--help` and the options tables of docs/access-review.md
  * (scripts/generate-cli-docs.js) are made from it; each command's module (./cli's COMMANDS) reads its options by
  * name. Loaded for `--help`, so it imports nothing but types.
- *
- * May import: ../program (types).
  */
 import type { OptionSpec, ToolSpec } from "../program";
 

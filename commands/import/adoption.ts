@@ -17,9 +17,6 @@
  * Secrets never reach the file: the API returns no secret value for any resource of this package (an identity
  * provider's client secret is write-only, an invite's code is shown once), and a read that returned one is refused
  * rather than written in plain text.
- *
- * May import: node:crypto, ../../sdk, ../../provider/catalogue, ../../provider/core (client, config, diff),
- * ../command (Refusal, pooled), ../states (the secret signature), ./document, ./walk.
  */
 import { createHash } from "node:crypto";
 import { ENV_VARS, SDK_VERSION, type PlatformClient } from "../../sdk";
@@ -31,6 +28,7 @@ import type { ImportDocument } from "./document";
 import { Refusal, pooled } from "../command";
 import { SECRET_SIG, SIG_KEY } from "../states";
 import { listGroup, type Listing } from "./walk";
+import { rootOf } from "../../sdk/uidp";
 
 /** The adoption file's format version: ./load refuses any other. */
 export const ADOPTION_FORMAT = 1;
@@ -95,7 +93,7 @@ export function fingerprints(listing: Listing): Record<string, string> {
 /** The scope a document's objects lie in, when no walk says: the organization of its first id. */
 export function scopeOf(document: ImportDocument): string | undefined {
   const first = document.resources[0]?.id;
-  return first === undefined ? undefined : first.split("/")[0];
+  return first === undefined ? undefined : rootOf(first);
 }
 
 /** The plugin's connection settings from the command's environment (the provider reads process.env otherwise). */

@@ -9,8 +9,6 @@
  * because an access resource would claim the managed one too (and its stack's preview would fail on the overlap).
  * An IdentityAccess is written only for an identity under the walked group (an identity above it may hold bindings
  * the walk does not see). What stays a RoleBinding, and why, is a warning of the document.
- *
- * May import: ../../sdk (uids, words), ./document, ../kinds.
  */
 import { parentOf } from "../../sdk/uidp";
 import { Names } from "../../sdk/words";

@@ -29,8 +29,6 @@
  * (./adoption, one GET per resource), for `platform-import load`, which merges it into the stack with one
  * `pulumi stack import` (./load); `pulumi import --file import.json --preview-only --out FILE` then prints the
  * program from the loaded state without reading anything. Docs: docs/adopting.md, "State-first adoption".
- *
- * May import: ../command, ../program, ./spec, ./run/* (each loaded when its command is chosen).
  */
 import { runAsMain, runCommand } from "../command";
 import { parseCommandLine } from "../program";

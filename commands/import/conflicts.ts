@@ -16,8 +16,6 @@
  * the RoleBinding's inputs (unless secret). A conflict is reported when what is fought over is at or under the group
  * reported on. Within one stack the engine's preview already refuses the last two (the provider sees its own
  * stack's resources); across stacks only this report sees both.
- *
- * May import: ../../provider/iam/access, ../kinds (types), ../states.
  */
 import { inScope, isAtOrBelow, type Binding, type Scope } from "../../provider/iam/access";
 import type { ListedKind } from "../kinds";

@@ -7,11 +7,10 @@
  * whose value equals another imported resource's id into a reference to it (`folder.id`) in the code it prints, so
  * uids of objects in the same import come out as references. The engine ignores members it does not know, so the
  * document also carries, under `platformImport`, what could not be recovered and what was not imported, and why.
- *
- * May import: ../kinds, ../../provider/core/declaration (types).
  */
 import { KINDS, KIND_ORDER, type Kind } from "../kinds";
 import type { ResourceDeclaration } from "../../provider/core/declaration";
+import { depthOf } from "../../sdk/uidp";
 
 /** An object to import. */
 export interface Found {
@@ -175,11 +174,10 @@ export function buildDocument(
   const names = assignNames(found);
   const groupNames = new Map<string, string>();
   for (const item of found) if (item.kind === "group") groupNames.set(item.uid, names.get(keyOf(item))!);
-  const depth = (uid: string) => uid.split("/").length;
   const ordered = [...found].sort(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
-      (a.kind === "group" ? depth(a.uid) - depth(b.uid) : 0) ||
+      (a.kind === "group" ? depthOf(a.uid) - depthOf(b.uid) : 0) ||
       compare(names.get(keyOf(a))!, names.get(keyOf(b))!),
   );
   const resources = ordered.map((item): ImportSpec => {

@@ -18,9 +18,6 @@
  *     an older version);
  *   - anything under the adopted group changed since the state was read (listed again just before the import,
  *     compared by fingerprint).
- *
- * May import: node built-ins, ../../sdk (types), ../command (Refusal), ../stacks (how pulumi is run), ../states (the
- * secret signature), ./adoption.
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
@@ -361,6 +358,7 @@ export async function loadAdoption(adoption: AdoptionFile, options: LoadOptions)
         `which read this state`,
     );
 
+  // eslint-disable-next-line no-restricted-syntax -- a stack's name (organization/project/stack), not a uid
   const stackName = (await pulumiOk(run, ["stack", "--show-name", ...stackArgs], "the stack's name"))
     .trim()
     .split("/")

@@ -13,8 +13,6 @@
  * account association is on it, and counted.
  *
  * Objects are named as every output names them (../../sdk/words); the uid stands beside each, as the import id.
- *
- * May import: ../../sdk (types and words), ../../provider/iam/access (types), ../kinds, ../states, ../stacks (types), ./bindings, ./conflicts, ./document, ./walk.
  */
 import type { PlatformClient } from "../../sdk";
 import { Names, nameText } from "../../sdk/words";
@@ -33,6 +31,7 @@ import type { UnreadableStack } from "../stacks";
 import { withBindingsAs } from "./bindings";
 import { findConflicts, type Conflict } from "./conflicts";
 import { bindingsContext, listGroup, type Listing, type WalkOptions } from "./walk";
+import { isBelow } from "../../sdk/uidp";
 
 /** An object under the group that no state manages. */
 export interface Unmanaged {
@@ -107,7 +106,7 @@ export interface ReportResult {
 }
 
 /** Whether a uid is in the tree under `groupUid` (the group itself excluded). */
-const under = (groupUid: string, uid: string) => uid.startsWith(`${groupUid}/`);
+const under = (groupUid: string, uid: string) => isBelow(uid, groupUid);
 
 /** A listed role binding's key, from what the service returned. */
 function bindingOf(f: Found): Binding | undefined {

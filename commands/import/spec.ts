@@ -3,8 +3,6 @@
  * Terraform state), its commands `report` and `load`, their arguments and options with their help and defaults. The
  * parser (../program), `--help` and the options tables of docs/adopting.md (scripts/generate-cli-docs.js) are made
  * from it. Loaded for `--help`, so it imports nothing heavier than the list of binding forms.
- *
- * May import: ../program (types), ./bindings (the forms).
  */
 import type { OptionSpec, ToolSpec } from "../program";
 import { BINDINGS_FORMS } from "./bindings";

@@ -4,8 +4,6 @@
  * `name`, `parent_id` (groups, identities, roles, identity providers), `group` (bindings, invites, account
  * associations), `identity` and `role` (bindings), `service_principal` (identities). Every resource of the state
  * is either mapped or listed with the reason it is not.
- *
- * May import: ../../sdk/uidp, ../command (Refusal), ../kinds, ./document, ./walk (countKinds).
  */
 import {
   buildDocument,

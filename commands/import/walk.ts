@@ -5,11 +5,9 @@
  *
  * Calls: 1 + Σ over the seven kinds of ceil(count / 200) (at least 1 each), and one GET more when the listing of
  * associations does not return the top group's own association.
- *
- * May import: ../../sdk, ../kinds, ../reading, ./bindings, ./document.
  */
 import { NotFoundError, type Group, type PlatformClient } from "../../sdk";
-import { parentOf } from "../../sdk/uidp";
+import { isBelow, parentOf } from "../../sdk/uidp";
 import { Names } from "../../sdk/words";
 import {
   buildDocument,
@@ -153,7 +151,7 @@ export async function listGroup(
 
   const found: Found[] = [];
   const skipped: Skipped[] = [];
-  const inside = (uid: string) => uid.startsWith(`${groupUid}/`);
+  const inside = (uid: string) => isBelow(uid, groupUid);
   const objects: Listing["objects"] = [{ kind: "group", uid: top.uid, object: top }];
   const listed: [ListedKind, { uid: string }[]][] = [
     ["group", groups],

@@ -11,7 +11,6 @@
  * (test/emulator/grpc-codec.property.test.ts holds it to that), refuses the JSON `fromJson` refuses (a member
  * the message lacks, a value of the wrong type), and leaves out only the REST-only members of ./rest-only.ts.
  * Well-known types other than Empty and the emulator's own Timestamps go through @bufbuild/protobuf.
- * May import: @bufbuild/protobuf, ./rest-only, ./wire-writer.
  */
 import {
   fromBinary,

@@ -7,8 +7,6 @@
  *   protoRegistry()   their messages, enums, services and extensions (@bufbuild/protobuf, the one runtime)
  *   servedMethods()   every RPC with its request and response types and its `(google.api.http)` bindings,
  *                     which name the REST route the same RPC is (see ../routes/table.ts)
- *
- * May import: @bufbuild/protobuf, ./descriptor-set.generated.
  */
 import {
   createFileRegistry,

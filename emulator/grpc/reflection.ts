@@ -4,8 +4,6 @@
  * (grpcurl, Go's protodesc) resolves every name: a symbol's or a file's answer is that file and every file it
  * imports, transitively. Every service of the files is listed, reflection's own included. One answer per request,
  * in order, on the call's stream.
- *
- * May import: @bufbuild/protobuf, ./protos.
  */
 import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";

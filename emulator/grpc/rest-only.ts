@@ -4,7 +4,7 @@
  * for REST); the published message is followed everywhere else. This is the one list: the gRPC face's encoder
  * (./json.ts) leaves these out of a response and nothing else, so any other member a message
  * lacks fails its encoding, and test/emulator/v1-wire.test.ts decodes every v1 answer into its message minus
- * exactly this list. May import: @bufbuild/protobuf (types).
+ * exactly this list.
  */
 import type { DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 

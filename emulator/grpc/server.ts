@@ -13,9 +13,6 @@
  * (`grpc-timeout`) or a client's cancellation aborts the dispatch; a dropped call's stream is reset. Server
  * reflection v1 and v1alpha serve the compiled files (./reflection.ts). Logging and the report of an unexpected
  * error are the call path's (../dispatch.ts `record`, `unexpected`).
- *
- * May import: node:http2, node:net, node:zlib, ../dispatch, ../errors, ../service,
- * ../routes/types, ./json, ./protos, ./reflection, ./status, ./transcode.
  */
 import {
   constants as http2,

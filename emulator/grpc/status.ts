@@ -2,7 +2,7 @@
  * An `ApiFailure` as the gRPC status the real service sends: its code (already the gRPC code; grpc-gateway maps
  * it to the REST face's HTTP status), its message as `grpc-message`, and `grpc-status-details-bin`: the binary
  * `google.rpc.Status` of the very AIP-193 body the REST face writes (ErrorInfo, BadRequest, PreconditionFailure
- * as `Any`), so both faces carry the same details by construction. May import: @grpc/grpc-js, ../errors, ./json.
+ * as `Any`), so both faces carry the same details by construction.
  */
 import { Metadata, type StatusObject } from "@grpc/grpc-js";
 import type { ApiFailure } from "../errors";

@@ -9,8 +9,6 @@
  * path without it that no other RPC's rule names (`POST /iam/v2beta1/groups`, an organization's create, for
  * CreateGroup with no parent), an empty value binds there; elsewhere an empty value is the `{uid}` route's empty
  * uid, as REST reads `GET /iam/v2beta1/groups/`.
- *
- * May import: @bufbuild/protobuf, ../dispatch (types), ../errors, ../listing (types), ../routes/types, ./protos.
  */
 import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Dispatch } from "../dispatch";

@@ -2,7 +2,7 @@
  * A protobuf wire writer into one growing buffer, for ./json.ts's compiled encoders: a nested message or a string
  * is written in place after a one-byte length, which is widened afterwards (the bytes moved along) when it is 128
  * or more, so there is no chunk list to join and every length is the minimal varint, as protoc and
- * @bufbuild/protobuf write it. May import: node built-ins.
+ * @bufbuild/protobuf write it.
  */
 
 /** The wire types of the protobuf encoding. */

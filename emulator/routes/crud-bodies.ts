@@ -3,8 +3,6 @@
  * from the OpenAPI (its readOnly members), which a client may echo and the service ignores (AIP-203), each typed by
  * the kind's OpenAPI message (a wrong JSON type is a malformed request); and nothing unknown at any depth
  * (../members.ts).
- *
- * May import: zod (types), ../errors, ../members, ../store (types), ../../sdk/schemas/openapi.generated.
  */
 import type { z } from "zod";
 import { badField } from "../errors";

@@ -2,8 +2,6 @@
  * The list every v2 collection shares: its query parameters (both spellings, each refused or honoured), the
  * filters on the object itself and the scope it is read from, what the caller may see, and pages
  * (../listing.ts). The v1 lists (./v1.ts) read the same filters.
- *
- * May import: ../../sdk/access-model, ../../sdk/schemas/own-keys, ../listing, ../store (types), ./crud, ./types.
  */
 import { underAny } from "../../sdk/access-model";
 import { defineOwn } from "../../sdk/schemas/own-keys";
@@ -19,6 +17,7 @@ import {
 import type { StoredObject } from "../store";
 import { cap, defaultAccessGroup, type CollectionSpec } from "./crud";
 import type { RouteContext } from "./types";
+import { isBelow, isRoot } from "../../sdk/uidp";
 
 /** `artifactNames` → `artifact_names`, `uidp.childrenOf` → `uidp.children_of`. */
 function snakeCase(name: string): string {
@@ -49,9 +48,6 @@ export function listParameters(spec: CollectionSpec): Readonly<Record<string, Pa
   return { ...UIDP_PARAMS, ...(spec.listParams ?? { name: "text" }), ...PAGING_PARAMS };
 }
 
-/** Is `uid` strictly below `ancestor`? */
-const below = (uid: string, ancestor: string): boolean => uid.startsWith(`${ancestor}/`);
-
 /**
  * The filters of a list that test the object itself (name, uidp.ids, uidp.inRoot, uidp.ancestorsOf), as every list,
  * v2 and v1, reads them; the scopes (childrenOf, descendantsOf) choose where the candidates come from.
@@ -60,8 +56,8 @@ export function matchesListFilters(params: ListParams, o: StoredObject): boolean
   return (
     (params.name === undefined || o.fields.name === params.name) &&
     (params.ids === undefined || params.ids.includes(o.uid)) &&
-    (params.inRoot !== true || !o.uid.includes("/")) &&
-    (params.ancestorsOf === undefined || below(params.ancestorsOf, o.uid))
+    (params.inRoot !== true || isRoot(o.uid)) &&
+    (params.ancestorsOf === undefined || isBelow(params.ancestorsOf, o.uid))
   );
 }
 
@@ -71,7 +67,7 @@ export function inListScope(params: ListParams, o: StoredObject): boolean {
     (params.childrenOf === undefined || o.parent === params.childrenOf) &&
     (params.descendantsOf === undefined ||
       o.parent === params.descendantsOf ||
-      o.parent.startsWith(`${params.descendantsOf}/`))
+      isBelow(o.parent, params.descendantsOf))
   );
 }
 

@@ -3,11 +3,9 @@
  * under a parent group, PATCH with or without updateMask (AIP-134, see ../update-mask.ts), delete. Each collection's
  * file describes it with a `CollectionSpec` (special rules live in its hooks); ./table.ts names which verbs it
  * answers. The list is ./crud-list.ts; which members a body may carry, ./crud-bodies.ts.
- *
- * May import: zod (types), ../../sdk/access-model, ../../sdk/schemas/common (types), ../errors, ../listing,
- * ../update-mask, ../store (types), ./crud-bodies, ./types.
  */
 import type { z } from "zod";
+import type { Capability } from "../../sdk/schemas/capabilities";
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { COLLECTION_ACCESS, capabilityFor, type Verb } from "../../sdk/access-model";
 import { notFound } from "../errors";
@@ -102,7 +100,7 @@ export function positionOf(spec: CollectionSpec, uid: string): string {
 }
 
 /** The capability `verb` on this collection needs: the access model's rule 4. */
-export function cap(spec: CollectionSpec, verb: Verb): string {
+export function cap(spec: CollectionSpec, verb: Verb): Capability {
   return capabilityFor(spec.kind, verb);
 }
 

@@ -3,6 +3,7 @@
  * no parent, owned by its creator).
  */
 import { GROUP_UPDATE_FIELDS, GroupCreate, GroupUpdate } from "../../sdk/schemas";
+import type { Capability } from "../../sdk/schemas/capabilities";
 import { NOT_CLIENT_SETTABLE } from "../../sdk/rules";
 import { badField, failedPrecondition, permissionDenied } from "../errors";
 import { checkQuery } from "../listing";
@@ -17,12 +18,13 @@ import {
   type CollectionSpec,
 } from "./crud";
 import type { RouteContext } from "./types";
+import { isRoot, rootOf } from "../../sdk/uidp";
 
 const KIND_INHERITED = "kind is inherited from the organization (the root group); a subgroup cannot set it";
 
 /** A group's kind (OpenAPI Group.kind): an organization's own, which its subgroups inherit; unset when never set. */
 function kindOf(o: StoredObject, ctx: RouteContext): unknown {
-  const root = o.parent === "" ? o : ctx.svc.store.get("groups", o.uid.split("/")[0]!);
+  const root = o.parent === "" ? o : ctx.svc.store.get("groups", rootOf(o.uid));
   return root?.fields.kind;
 }
 
@@ -71,7 +73,7 @@ export const groups: CollectionSpec = {
   beforeDelete: (group, ctx) => {
     const { store } = ctx.svc;
     const isOrganization = group.parent === "";
-    const blocking: [string, string, number, string][] = [
+    const blocking: [string, string, number, Capability][] = [
       ["subgroup", "subgroups", store.children("groups", group.uid).length, "CAP_IAM_GROUPS_LIST"],
       ["identity", "identities", store.children("identities", group.uid).length, "CAP_IAM_IDENTITY_LIST"],
       ["role", "roles", store.children("roles", group.uid).length, "CAP_IAM_ROLES_LIST"],
@@ -131,7 +133,7 @@ const refuseUnknownGroupFields = createBodyCheck(groups);
 export function createOrganization(ctx: RouteContext): unknown {
   if (ctx.uid !== "") return createSubgroup(ctx);
   checkQuery(ctx.query, NO_PARAMS, "POST /iam/v2beta1/groups");
-  const rootUser = !ctx.caller.identityUid.includes("/");
+  const rootUser = isRoot(ctx.caller.identityUid);
   if (!rootUser && ctx.svc.access.grantRoots(ctx.caller, "CAP_IAM_GROUPS_CREATE").size === 0) {
     throw permissionDenied(
       "creating an organization needs CAP_IAM_GROUPS_CREATE through a role binding (e.g. owner or editor)",

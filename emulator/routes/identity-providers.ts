@@ -9,6 +9,7 @@ import { failedPrecondition } from "../errors";
 import type { StoredObject } from "../store";
 import { COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
 import { requireGrantableRole } from "./references";
+import { isRoot } from "../../sdk/uidp";
 
 /** Loopback hosts, where the emulator's own issuer (http) lives. */
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -46,7 +47,7 @@ export const identityProviders: CollectionSpec = {
   sortable: [...COMMON_SORT, "defaultRole"],
   toWire: identityProviderWire,
   checkParent: (parentUid) => {
-    if (parentUid.includes("/")) {
+    if (!isRoot(parentUid)) {
       const description = `identity providers can only be created on an organization (a root group); ${parentUid} is a folder`;
       throw failedPrecondition(description, [
         { type: "NOT_AN_ORGANIZATION", subject: parentUid, description },

@@ -2,6 +2,7 @@
 import { parseBoolean, parseTimestamp, queryParam, type Query } from "../listing";
 import type { StoredObject } from "../store";
 import { baseWire, type CollectionSpec } from "./crud";
+import { parentOf } from "../../sdk/uidp";
 
 /**
  * Tag names the list leaves out unless asked for (OpenAPI ListTags: "Include tags of the form ..."). A proto3
@@ -44,7 +45,7 @@ export const tags: CollectionSpec = {
   prefix: "/registry/v2beta1/tags",
   sortable: ["uid", "name", "digest", "createTime", "updateTime"],
   // A tag lives under a repo; access is decided by the repo's group.
-  accessGroup: (o) => o.parent.slice(0, o.parent.lastIndexOf("/")),
+  accessGroup: (o) => parentOf(o.parent) ?? "",
   listParams: {
     name: "text",
     digest: "text",

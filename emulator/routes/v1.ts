@@ -34,6 +34,7 @@ import { repos } from "./repos";
 import { roleBindings } from "./role-bindings";
 import { roles } from "./roles";
 import type { RouteContext } from "./types";
+import { isRoot } from "../../sdk/uidp";
 
 export function v1Group(o: StoredObject): Record<string, unknown> {
   return {
@@ -131,7 +132,7 @@ function filtersOf(path: string): V1ListFilters {
 function parentFilter(query: Query): ((o: StoredObject) => boolean) | undefined {
   const parent = queryParam(query, "parent");
   if (parent === undefined || parent === "") return undefined;
-  if (parent === "/") return (o) => !o.uid.includes("/");
+  if (parent === "/") return (o) => isRoot(o.uid);
   if (!UIDP_PATTERN.test(parent))
     throw badField("parent", `parent must be a group's uid, or / for the root, got "${parent.slice(0, 40)}"`);
   return (o) => o.parent === parent;

@@ -26,8 +26,6 @@
  *     static API token (a JWT). An opaque token: skipped, with one info line saying why.
  *   - Deletes the engine plans for resources dropped from the program are not checked: the engine does not consult
  *     the provider about them at preview.
- *
- * May import: the SDK (its access model, words), ./check, ./client, ./config, ./engine-log, ./live-facts, ./access-words.
  */
 import {
   AccessModel,
@@ -43,6 +41,8 @@ import {
   type Operation,
   type RoleFacts,
 } from "../../sdk/access-model";
+import type { Capability } from "../../sdk/schemas/capabilities";
+import { isRoot, parentOf } from "../../sdk/uidp";
 import { containsUnknown } from "./check";
 import { callerIdentity, currentSettings } from "./client";
 import { CONFIG_KEYS, preflightMode, type PreflightMode } from "./config";
@@ -86,7 +86,7 @@ export type PlannedChange =
 
 /** A reference a change must be able to read (a custom role it grants, a workload identity it binds). */
 export interface ReferenceNeed {
-  capability: string;
+  capability: Capability;
   group: string;
   reads: { kind: "role" | "identity"; uid: string };
 }
@@ -201,7 +201,7 @@ export interface PreflightResult {
 /** A role that grants `capability`: built-in preferred (uid without a parent), then the one granting least. */
 export function roleGranting(facts: LiveFacts, capability: string): RoleFacts | undefined {
   const candidates = facts.roles.filter((r) => r.capabilities.includes(capability));
-  const builtin = (r: RoleFacts) => (r.uid.includes("/") ? 1 : 0);
+  const builtin = (r: RoleFacts) => (!isRoot(r.uid) ? 1 : 0);
   return [...candidates].sort(
     (a, b) =>
       builtin(a) - builtin(b) ||
@@ -267,7 +267,11 @@ export function preflight(
     seen.add(key);
     if (capabilitiesOn(model, caller, need.group).has(need.capability)) continue;
     // Every binding that applies on the group is visible only when the caller may list bindings from the top.
-    if (!capabilitiesOn(model, caller, organizationOf(need.group)).has("CAP_IAM_ROLE_BINDINGS_LIST")) {
+    if (
+      !capabilitiesOn(model, caller, organizationOf(need.group)).has(
+        "CAP_IAM_ROLE_BINDINGS_LIST" satisfies Capability,
+      )
+    ) {
       unverified.push(need);
       continue;
     }
@@ -412,18 +416,14 @@ type Props = Record<string, unknown>;
 /** What granting a role needs beyond its capabilities: seeing the role (a custom one) and the identity (a workload). */
 export function referenceNeeds(roleUid: string, identityUid?: string): ReferenceNeed[] {
   const needs: ReferenceNeed[] = [];
-  const cut = roleUid.lastIndexOf("/");
-  if (cut > 0)
-    needs.push({
-      capability: "CAP_IAM_ROLES_LIST",
-      group: roleUid.slice(0, cut),
-      reads: { kind: "role", uid: roleUid },
-    });
-  const at = identityUid?.lastIndexOf("/") ?? -1;
-  if (identityUid !== undefined && at > 0)
+  const roleGroup = parentOf(roleUid);
+  if (roleGroup !== undefined)
+    needs.push({ capability: "CAP_IAM_ROLES_LIST", group: roleGroup, reads: { kind: "role", uid: roleUid } });
+  const identityGroup = identityUid === undefined ? undefined : parentOf(identityUid);
+  if (identityUid !== undefined && identityGroup !== undefined)
     needs.push({
       capability: "CAP_IAM_IDENTITY_LIST",
-      group: identityUid.slice(0, at),
+      group: identityGroup,
       reads: { kind: "identity", uid: identityUid },
     });
   return needs;

@@ -7,8 +7,6 @@
  * its kind ("workload identity ci", "user alice", "organization acme", "folder platform", "role deployer",
  * "built-in role viewer"), quoted with escapes unless plain (a name cannot forge a line); its uid only when another
  * of the same kind shares the name, or when no name is known.
- *
- * May import: the SDK's access model (types, isPrivileged), uid helpers and words, ./live-facts (types).
  */
 import { isPrivileged, type Collection } from "../../sdk/access-model";
 import { parentOf } from "../../sdk/uidp";

@@ -4,8 +4,6 @@
  *
  * Values Pulumi does not know yet (the unknown sentinel, e.g. a uid of a resource not created yet) are
  * never reported: an issue whose path reaches an unknown value, or whose value contains one, is dropped.
- *
- * May import: zod, @pulumi/pulumi types, ../../sdk/schemas/bounds, ../../sdk/schemas/own-keys.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";

@@ -4,8 +4,6 @@
  * This module lives in the provider process (or the program process for data sources). Its state is never
  * captured by a serialized provider: providers reach it through `require`, so Pulumi stores a reference
  * to the installed package, not these clients, sockets or credentials.
- *
- * May import: the SDK, ./config.
  */
 import { PlatformClient } from "../../sdk";
 import { resolveConfig } from "../../sdk/config";

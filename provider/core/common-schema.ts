@@ -1,8 +1,6 @@
 /**
  * Inputs that are never sent to the API: which credentials to use (every resource), and whether to take over an
  * existing object (only the resources whose create can find one: declared with `adoptInput` where it has an effect).
- *
- * May import: zod only.
  */
 import { z } from "zod";
 

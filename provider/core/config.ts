@@ -8,8 +8,6 @@
  * Two callers feed it: dynamic providers (from the `configure` request, in the provider process) and
  * data sources (from the program's `platform:*` config, in the program process). Neither stores the
  * result anywhere Pulumi serializes.
- *
- * May import: the SDK's option types, ENV_VARS and ConfigurationError only.
  */
 import { ConfigurationError, ENV_VARS, type PlatformClientOptions } from "../../sdk";
 

@@ -10,8 +10,6 @@
  *
  * How long it keeps going is a time budget (tens of seconds, backing off and honouring Retry-After), not a
  * count of sends: a transient fault must not fail a resource while the service may still come back.
- *
- * May import: the SDK's error classes and retry helper.
  */
 import {
   ConnectionError,

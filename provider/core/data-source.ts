@@ -5,8 +5,6 @@
  * profile from the program's config (./program-client), every page read, errors translated. A data source module
  * keeps its declaration (token, summary, argument and result schemas, with their docs) and only what differs: the
  * list request its arguments make, or where a lookup searches and what its result adds.
- *
- * May import: @pulumi/pulumi (types), zod, ../../sdk, ./declaration, ./program-client.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";

@@ -11,8 +11,6 @@
  *     (scripts/generate-docs.js).
  *
  * Field order matters and is the declaration's: it is the order of schema.json's properties and of the docs.
- *
- * May import: zod, ./common-schema, ./diff (types).
  */
 import { z } from "zod";
 import { ADOPT_DOC, CommonInputSchema } from "./common-schema";

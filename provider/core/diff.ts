@@ -6,8 +6,6 @@
  *
  * `profile` is state-only: changing it is a change (so the new profile is recorded) but never an API field.
  * `adopt` only matters at create and is ignored afterwards.
- *
- * May import: ./check (for the unknown sentinel) only.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { containsUnknown } from "./check";

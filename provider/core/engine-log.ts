@@ -5,8 +5,6 @@
  * what its update will do beyond what the property diff shows.
  *
  * Outside the engine (tests, a program) there is no such argument and nothing is sent. Never log a credential.
- *
- * May import: @grpc/grpc-js and @pulumi/pulumi's generated engine stubs, loaded on first use.
  */
 import type * as EngineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 

@@ -2,8 +2,6 @@
  * The ONE translator from any error to the message a person reads at the Pulumi edge: what was attempted,
  * on which resource (type, name/uid), what the service said, and what to do next. Never a credential:
  * every message is scrubbed of the configured secrets before it leaves.
- *
- * May import: the SDK's error classes, ./client (for the secrets to scrub).
  */
 import {
   AlreadyExistsError,

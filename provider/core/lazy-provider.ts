@@ -4,8 +4,6 @@
  * Why lazy: every resource class needs its provider object at construction (Pulumi stores a reference to it), but
  * only the provider process ever calls it. Loading the implementation there, on the first call, keeps zod, the SDK
  * and undici out of the program process: a program that only declares resources loads a few small modules.
- *
- * May import: types only (this module is loaded by every program).
  */
 import type * as pulumi from "@pulumi/pulumi";
 

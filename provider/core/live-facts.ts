@@ -21,12 +21,10 @@
  * Names: the facts carry the names the service gives (and the ones bindings carry for their identity, group and
  * role); the resources the provider handles in this process add the names their state records, and what is still
  * unnamed when a line is written is looked up by uid (`uidp.ids`, one list call per kind), each uid once.
- *
- * May import: the SDK (its access model, uid helpers, words: types), ./client.
  */
 import { underAny, type BindingFacts, type RoleFacts } from "../../sdk/access-model";
 import { NotFoundError, PermissionDeniedError, type PlatformClient, type RoleBinding } from "../../sdk";
-import { parentOf } from "../../sdk/uidp";
+import { isRoot, parentOf, rootOf } from "../../sdk/uidp";
 import type { NamedKind } from "../../sdk/words";
 import { clientFor, currentSettings } from "./client";
 
@@ -84,7 +82,7 @@ export interface FactsNow {
 
 /** The organization a uid belongs to: its first segment (a built-in role or a root-level user is its own root). */
 export function organizationOf(uid: string): string {
-  return uid.split("/")[0]!;
+  return rootOf(uid);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -406,7 +404,7 @@ export async function lookUpNames(
   const state = profileFacts(profile);
   const pending = (list: readonly string[]) => [...new Set(list)].filter((uid) => !state.lookups.has(uid));
   const groups = pending(uids.groups);
-  const identities = pending(uids.identities).filter((uid) => uid.includes("/"));
+  const identities = pending(uids.identities).filter((uid) => !isRoot(uid));
   const client = clientFor(profile);
   const lookUp = async (kind: NamedKind, ids: string[]) => {
     for (const [uid, name] of await namesByUid(client, kind, ids)) noteName(profile, kind, uid, name);

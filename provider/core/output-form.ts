@@ -1,8 +1,6 @@
 /**
  * The Output form of a data source (pulumi-awsx's getX / getXOutput pair). Kept apart from ./program-client so the
  * public declarations of the data sources reach @pulumi/pulumi only, never zod (see scripts/generate-types.js).
- *
- * May import: @pulumi/pulumi.
  */
 import * as pulumi from "@pulumi/pulumi";
 

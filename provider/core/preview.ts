@@ -2,8 +2,6 @@
  * What a preview shows a resource's state will be, for a front that previews creates and updates itself (the
  * native plugin; the dynamic-provider host does not run previews). Derived from the declaration: what the program
  * gives is known, what only the service sets is unknown until it has.
- *
- * May import: ./check (the unknown sentinel), ./declaration (types), ./diff.
  */
 import { UNKNOWN } from "./check";
 import type { ResourceDeclaration } from "./declaration";

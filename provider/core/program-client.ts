@@ -6,8 +6,6 @@
  *
  * A process that is not a Pulumi program (the native provider plugin, plugin/) has no program config: it hands
  * its own configured settings in through `setSettingsSource`, and the data sources then use those instead.
- *
- * May import: @pulumi/pulumi, zod, the SDK, ./config, ./errors.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";

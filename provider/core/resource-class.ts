@@ -1,8 +1,6 @@
 /**
  * Helpers for the resource classes (program side). A class says only which resource it is: its Args and output
  * types and the properties it registers come from the declaration, through the generated ../types.
- *
- * May import: @pulumi/pulumi, ./lazy-provider, ../types.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { providerReference } from "./lazy-provider";

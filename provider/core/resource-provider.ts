@@ -18,8 +18,6 @@
  * impact lines of a change that alters who holds what, and the preflight of the operations it will send. Every
  * create, update and delete it performs of an object that matters to access is recorded in the live facts
  * (./live-facts), so the reviews later in the same process (`up`'s) see it.
- *
- * May import: the SDK (and its words), ./check, ./diff, ./create, ./errors, ./client, ./wire, ./access-review, ./live-facts.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";

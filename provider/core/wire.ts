@@ -11,8 +11,6 @@
  * A resource overrides a field only where the wire truly differs (a parent taken from the uid, OIDC settings
  * nested in an `oidc` block, a ttl computed from an expiry). The read overrides are typed so that a declared input
  * the API object has no member for MUST be mapped (see ReadOverrides): a field cannot be left out silently.
- *
- * May import: ./declaration (types).
  */
 import type { PROVIDER_INPUTS, ResourceDeclaration } from "./declaration";
 

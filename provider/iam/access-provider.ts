@@ -14,8 +14,6 @@
  *   - delete: removes the bindings it declared, or keeps them (`onDelete`).
  * What create, update and delete make and remove is recorded in the live facts (../core/live-facts), so the access
  * reviews later in the same process see it.
- *
- * May import: @pulumi/pulumi (types), the SDK, ../core (engine-log: the plan in the preview's output), ./access.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type PlatformClient } from "../../sdk";

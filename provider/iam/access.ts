@@ -11,9 +11,6 @@
  * extra one (a change of role never leaves a gap in access), deletes only bindings that the
  * new set does not hold (a binding that stays is never deleted and re-created), and deletes the provider's own
  * identity's bindings last.
- *
- * May import: the SDK (and its words: names in lines), ../core (client, check, create: the recovery policy;
- * live-facts: how a listed binding reads, names looked up by uid).
  */
 import {
   NotFoundError,
@@ -28,6 +25,7 @@ import {
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
 import { Names, resourceText, type NamedKind } from "../../sdk/words";
 import { namedBinding, namesByUid, type NamedBinding } from "../core/live-facts";
+import { isAtOrBelow } from "../../sdk/uidp";
 
 /** One grant: an identity holds a role on a group. */
 export interface Binding {
@@ -60,10 +58,8 @@ export function canonicalSet<B extends Binding>(bindings: readonly B[]): B[] {
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, binding]) => binding);
 }
 
-/** Whether `groupUid` is `ancestor` or below it (uids are paths). */
-export function isAtOrBelow(groupUid: string, ancestor: string): boolean {
-  return groupUid === ancestor || groupUid.startsWith(`${ancestor}/`);
-}
+/** Whether `groupUid` is `ancestor` or below it (sdk/uidp.ts). */
+export { isAtOrBelow };
 
 export function inScope(scope: Scope, binding: Binding): boolean {
   if (scope.kind === "identity") return binding.identityUid === scope.identityUid;

@@ -2,8 +2,6 @@
  * platform.iam.AccountAssociation, declared once (../core/declaration). A group has at
  * most one association and its uid is the group's uid, so `groupUid` is the identity (changing it
  * replaces). The cloud-provider blocks are the API's own.
- *
- * May import: zod, ../../sdk/rules, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
 import { Uidp } from "../../sdk/schemas";

@@ -7,8 +7,6 @@
  * association (looked up by the group's uid).
  *
  * Loaded by ./account-association.provider on its first call, in the provider process.
- *
- * May import: ../core, ../../sdk, ./account-association.declaration.
  */
 import { objectEffect } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";

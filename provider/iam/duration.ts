@@ -1,6 +1,6 @@
 /**
  * Friendly durations ("72h", "1h30m"), parsed once for the GroupInvite declaration and the policy pack (which
- * must not load zod). May import: nothing.
+ * must not load zod).
  */
 const UNIT_SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60, s: 1 };
 const DURATION = /^(?:\d+(?:\.\d+)?[dhms])+$/;

@@ -7,8 +7,6 @@
  * The reads are bounded by the group's depth, not the organization's size: the bindings that apply on a group are
  * those on it and on its ancestors, so one filtered list per ancestor (`group=`, and `identity=` when asked about
  * one identity), then one list of the roles those bindings name (`uidp.ids`, built-in ones included).
- *
- * May import: @pulumi/pulumi, zod, ../core, ../../sdk.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";

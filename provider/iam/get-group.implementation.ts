@@ -2,8 +2,6 @@
  * platform.iam.getGroup, implementation (loaded by ./get-group on the first call): one group by uid, or by name within an organization
  * (uidp.descendants_of + name; the organization itself matches too). Of several groups with the name, the only
  * verified one is chosen; with none or several verified, the lookup fails naming every candidate's uid.
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { Group, Uidp } from "../../sdk/schemas";

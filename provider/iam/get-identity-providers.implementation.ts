@@ -2,17 +2,16 @@
  * platform.iam.getIdentityProviders, implementation (loaded by ./get-identity-providers on the first call): the identity providers of an
  * organization, with an optional exact-name filter and ordering, paged through 200 at a time. The
  * results carry no client secret (the API never returns it).
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { IdentityProvider, Uidp } from "../../sdk/schemas";
 import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
 import type { GetIdentityProvidersArgs, GetIdentityProvidersResult } from "../types";
+import { isRoot } from "../../sdk/uidp";
 
 /** @internal */
 export const GetIdentityProvidersArgsSchema = z.object({
-  organizationUid: Uidp.refine((uid) => !uid.includes("/"), {
+  organizationUid: Uidp.refine((uid) => isRoot(uid), {
     error: "must be an organization (a root group uid), not a folder",
   }).describe("The organization whose identity providers to list."),
   name: z.string().optional().describe("Only identity providers with exactly this name."),

@@ -1,8 +1,6 @@
 /**
  * platform.iam.getIdentity, implementation (loaded by ./get-identity on the first call): one identity by uid, by name below a group, or by the issuer and
  * subject of its tokens (the service's lookup).
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { NotFoundError, PermissionDeniedError, type PlatformClient } from "../../sdk";

@@ -2,8 +2,6 @@
  * platform.iam.getRole, implementation (loaded by ./get-role on the first call): one role by uid, or by name. Names cover built-in roles (e.g.
  * `viewer`, 40-hex uid) and custom ones; `parentUid` narrows a name search to the custom roles below that
  * group, falling back to a built-in role of that name.
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { BUILTIN_ROLE_UID_PATTERN, Role, RoleUid, Uidp } from "../../sdk/schemas";

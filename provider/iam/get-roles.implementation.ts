@@ -1,8 +1,6 @@
 /**
  * platform.iam.getRoles, implementation (loaded by ./get-roles on the first call): every role visible to the credentials (built-in and custom),
  * optionally scoped and filtered, paged through 200 at a time.
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { Role, Uidp } from "../../sdk/schemas";

@@ -2,8 +2,6 @@
  * platform.iam.GroupAccess, declared once (../core/declaration): the complete set of role bindings on one group,
  * or on the group and every group under it. Nothing replaces: a new group or scope is taken over in place, so no
  * binding that stays is ever deleted and re-created.
- *
- * May import: zod, ../../sdk/schemas, ../core/declaration, ./access.
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";

@@ -2,8 +2,6 @@
  * The implementation of the provider of platform.iam.GroupAccess: its scope is a group (or a group and every group
  * under it), its id the group's uid (`<uid>/**` for the subtree). Exported as the WHOLE module so Pulumi serializes
  * a `require()`.
- *
- * May import: ../core, ./access, ./access-provider, ./group-access.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { containsUnknown } from "../core/check";

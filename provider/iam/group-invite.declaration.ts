@@ -1,8 +1,6 @@
 /**
  * platform.iam.GroupInvite, declared once (../core/declaration), and the friendly-duration parser behind `ttl`.
  * The API has no update, so every field replaces the invite.
- *
- * May import: zod, ../../sdk/schemas, ../core/declaration, ./duration.
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";

@@ -13,8 +13,6 @@
  * it, read reports it gone and the next `up` creates a new invite (with a new code).
  *
  * Loaded by ./group-invite.provider on its first call, in the provider process.
- *
- * May import: ../core, ../../sdk, ./group-invite.declaration.
  */
 import { capabilitiesOfRole, objectEffect, referenceNeeds, roleWords } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";

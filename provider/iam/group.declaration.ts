@@ -1,8 +1,6 @@
 /**
  * platform.iam.Group, declared once: its fields, their docs and flags. Everything else about the resource's shape
  * (check, diff, schema.json, the classes' types, the docs) is derived from this (../core/declaration).
- *
- * May import: zod, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
 import { GroupName, Uidp } from "../../sdk/schemas";

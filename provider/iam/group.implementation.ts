@@ -3,8 +3,6 @@
  *
  * Loaded by ./group.provider on its first call, in the provider process. It captures no client and no
  * credential: see ../core/client.
- *
- * May import: ../core, ../../sdk, ./group.declaration.
  */
 import { objectAccess } from "../core/access-review";
 import { withGroup, withoutGroup } from "../core/live-facts";

@@ -1,8 +1,6 @@
 /**
  * platform.iam.IdentityAccess, declared once (../core/declaration): every role one identity holds anywhere in the
  * organization, and nothing else. Nothing replaces: another identity is taken over in place.
- *
- * May import: zod, ../../sdk/schemas, ../core/declaration, ./access.
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";

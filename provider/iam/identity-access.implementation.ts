@@ -2,8 +2,6 @@
  * The implementation of the provider of platform.iam.IdentityAccess: its scope is one identity's bindings on every
  * group the provider can list, its id the identity's uid. Exported as the WHOLE module so Pulumi serializes a
  * `require()`.
- *
- * May import: ../core, ./access, ./access-provider, ./identity-access.declaration.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { containsUnknown } from "../core/check";

@@ -3,12 +3,11 @@
  * settings are flat inputs (`issuer`, `clientId`, `clientSecret`, ...) rather than an `oidc` block, so
  * `clientSecret` is a top-level property that Pulumi can keep secret on its own (`additionalSecretOutputs` names
  * top-level properties only); the implementation nests them for the API.
- *
- * May import: zod, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";
 import { adoptInput, declareResource, input, output } from "../core/declaration";
+import { isRoot } from "../../sdk/uidp";
 
 const text = (what: string) => z.string().min(1, `${what} must not be empty`);
 
@@ -20,7 +19,7 @@ export const IDENTITY_PROVIDER = declareResource({
   importId: "the identity provider's uid",
   inputs: {
     parentUid: input(
-      Uidp.refine((uid) => !uid.includes("/"), {
+      Uidp.refine((uid) => isRoot(uid), {
         error:
           "parentUid must be an organization (a root group uid): identity providers cannot live in a folder",
       }),

@@ -7,8 +7,6 @@
  * stored secret when the PATCH leaves it out).
  *
  * Loaded by ./identity-provider.provider on its first call, in the provider process.
- *
- * May import: ../core, ../../sdk, ./identity-provider.declaration.
  */
 import { capabilitiesOfRole, objectEffect, referenceNeeds, roleWords } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";

@@ -3,8 +3,6 @@
  *
  * The rules beyond the OpenAPI (RE2 patterns, the private-key refusal, the oneof of kinds, 12-digit accounts) are
  * the spec's, shared with the SDK and the emulator (../../sdk/rules).
- *
- * May import: zod, ../../sdk/rules, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
 import {

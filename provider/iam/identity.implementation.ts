@@ -3,8 +3,6 @@
  * `<stem>.provider.ts`, so this file and the IdentityProvider resource's `identity-provider.ts` stay apart.
  *
  * Loaded by ./identity.provider on its first call, in the provider process.
- *
- * May import: ../core, ../../sdk, ./identity.declaration.
  */
 import { objectAccess } from "../core/access-review";
 import { withIdentity, withoutIdentity } from "../core/live-facts";

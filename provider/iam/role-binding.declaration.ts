@@ -1,8 +1,6 @@
 /**
  * platform.iam.RoleBinding, declared once (../core/declaration). Every field replaces: a binding has no useful
  * update.
- *
- * May import: zod, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
 import { RoleUid, Uidp } from "../../sdk/schemas";

@@ -4,8 +4,6 @@
  *
  * Its check also records the binding it claims (./access claim), so a GroupAccess or IdentityAccess of the same
  * stack that declares the binding's scope completely fails the preview, naming both.
- *
- * May import: ../core, ../../sdk, ./access, ./role-binding.declaration.
  */
 import { capabilitiesOfRole, objectAccess, referenceNeeds, roleWords } from "../core/access-review";
 import { bindingFact, withBinding, withoutBindings } from "../core/live-facts";

@@ -3,8 +3,6 @@
  * exported as the WHOLE module, so the stack stores a one-line `require()` of the installed package, and loading its
  * implementation (./role-binding.implementation, with zod, the SDK and undici) waits for the first call, in the
  * provider process.
- *
- * May import: ../core/lazy-provider.
  */
 import { lazyProvider } from "../core/lazy-provider";
 

@@ -1,7 +1,5 @@
 /**
  * platform.iam.Role (a custom role), declared once (../core/declaration).
- *
- * May import: zod, ../../sdk/schemas, ../core/declaration.
  */
 import { z } from "zod";
 import { Uidp } from "../../sdk/schemas";

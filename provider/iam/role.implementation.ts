@@ -1,8 +1,6 @@
 /**
  * The implementation of the dynamic provider of platform.iam.Role (custom roles). Exported as the WHOLE module so Pulumi
  * serializes a `require()` of the installed package.
- *
- * May import: ../core, ../../sdk, ./role.declaration.
  */
 import { objectAccess } from "../core/access-review";
 import { nameText } from "../../sdk/words";

@@ -3,8 +3,6 @@
  * edit; `npm run generate` rewrites it, a test fails when it drifts). Each function loads its implementation
  * (./get-<name>.implementation: zod, the SDK, undici) on its first call, so a program that does not call it never
  * loads them.
- *
- * May import: @pulumi/pulumi (types), ../core/output-form, ../types.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { outputForm } from "../core/output-form";

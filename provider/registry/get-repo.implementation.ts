@@ -1,7 +1,5 @@
 /**
  * platform.registry.getRepo, implementation (loaded by ./get-repo on the first call): one repository by uid, or by exact name in an organization.
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { Repo, Uidp } from "../../sdk/schemas";

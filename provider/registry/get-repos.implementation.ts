@@ -1,8 +1,6 @@
 /**
  * platform.registry.getRepos, implementation (loaded by ./get-repos on the first call): the registry repositories under an organization, with an
  * optional exact-name filter and server-side ordering, paged through 200 at a time.
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { Repo, Uidp } from "../../sdk/schemas";

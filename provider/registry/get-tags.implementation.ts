@@ -1,8 +1,6 @@
 /**
  * platform.registry.getTags, implementation (loaded by ./get-tags on the first call): the tags of one registry repository, with an optional
  * exact-name filter and server-side ordering, paged through 200 at a time.
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { Tag, Uidp } from "../../sdk/schemas";

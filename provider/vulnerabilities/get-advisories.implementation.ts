@@ -1,8 +1,6 @@
 /**
  * platform.vulnerabilities.getAdvisories, implementation (loaded by ./get-advisories on the first call): vulnerability advisories with the filters
  * the API offers (OpenAPI ListAdvisories), paged through 200 at a time.
- *
- * May import: zod, ../core/data-source, ../../sdk, ../types.
  */
 import { z } from "zod";
 import { Advisory, Uidp } from "../../sdk/schemas";

@@ -3,8 +3,6 @@
  * `delete` for those a client may write, `update` for those it may change. A resource file names its collection
  * and its types and keeps only what differs (an extra verb, a list query it rewrites). Paths are built with
  * `resourcePath`, never by concatenation.
- *
- * May import: zod (types), ../core, ../pagination, ../schemas.
  */
 import type { z } from "zod";
 import { resourcePath, updateMaskFor, type Core, type PageQuery, type QueryValue } from "../core";

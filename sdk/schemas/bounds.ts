@@ -2,8 +2,6 @@
  * The limits the service puts on every string, number and collection a client sends, as pure functions shared by
  * the emulator (which enforces them on every request, emulator/bounds.ts) and the provider (which checks a
  * program's arguments against them at preview, provider/core/check.ts), so both sides apply one rule.
- *
- * May import: ./common (types).
  */
 import type { FieldViolation } from "./common";
 

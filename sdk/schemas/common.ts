@@ -5,8 +5,6 @@
  * the modules beside this one compose them with the spec's rules (../rules). The client parses responses
  * with them and the emulator validates requests with them. Response schemas are lenient: unknown members
  * are dropped, never rejected, so additive API changes break nobody.
- *
- * May import: zod, ../rules.
  */
 import { z } from "zod";
 

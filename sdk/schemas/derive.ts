@@ -1,7 +1,5 @@
 /**
  * Small helpers that turn the generated wire shapes (./openapi.generated) into request bodies and response shapes.
- *
- * May import: zod.
  */
 import type { z } from "zod";
 

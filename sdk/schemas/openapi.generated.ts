@@ -3,8 +3,6 @@
  * The API's wire shapes as its OpenAPI document gives them. Response shapes are lenient: every member is
  * optional and unknown members are dropped, so additive API changes break nobody. The hand-written modules
  * beside this one compose these shapes with the product spec's rules (../rules.ts).
- *
- * May import: zod.
  */
 import { z } from "zod";
 

@@ -5,8 +5,6 @@
  * takes any string as a key, so `parseKeepingKeys` parses with the schema, then puts back each map key the input
  * owns and the result lacks: its value parsed by the map's value schema and defined as an own property (never
  * assigned, which would set the prototype). A value that breaks its schema is an issue at its path, as any other.
- *
- * May import: zod.
  */
 import { z } from "zod";
 

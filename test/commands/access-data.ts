@@ -2,8 +2,6 @@
  * Random organizations as the access tools read them (commands/access/read.ts): no emulator, so a property runs
  * hundreds of them. Names repeat and hold markup, groups nest, bindings sit on the group reviewed, above it and below
  * it, and some workloads have exchanged a token.
- *
- * May import: the access command's types, fast-check, ./access-fixtures.
  */
 import fc from "fast-check";
 import type { AccessData } from "../../commands/access/read";

@@ -5,8 +5,6 @@
  * from the emulator's table, custom roles' from the plan.
  *
  * `useAccessCli` runs `platform-access` in process against an emulator started for the calling file.
- *
- * May import: the emulator, the SDK's types, the access command, ./fixtures, fast-check.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";

@@ -9,8 +9,6 @@
  * to the custom role `deployer`; `ci-7`, `ci-70` and `ci-700` are also bound to `ci-admin`, which is privileged;
  * `ci-1` to `ci-3` have exchanged a token (the others are unused: never seen). People: the owner `demo-user` (bound
  * by the emulator), `alice` (viewer) and `bob` (editor), on the organization.
- *
- * May import: the emulator, node built-ins.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -9,9 +9,6 @@
  *   provider's impact lines);
  * - like changes said together expand to exactly the model's difference, and every list is in the one order
  *   (fast-check, fixed seeds, random organizations and changes).
- *
- * May import: the access command, the provider's words, the SDK's words and model, markdown-it, fast-check,
- * ./access-data, ./large-changes.
  */
 import fc from "fast-check";
 import MarkdownIt from "markdown-it";

@@ -3,8 +3,6 @@
  * version 4) of the same objects as the chainguard-dev/chainguard Terraform provider keeps them (attributes as its
  * resources' schemas name them: internal/provider/resource_*.go), plus what it cannot map. Shared by
  * test/commands/importer.test.ts and test/e2e/adopt.e2e.test.ts.
- *
- * May import: the SDK's types.
  */
 import type { PlatformClient } from "../../sdk";
 import type { Io } from "../../commands/import/cli";

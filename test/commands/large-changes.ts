@@ -3,8 +3,6 @@
  * workload identity bound to the role `deployer` on it (3 of them to the built-in `editor` instead), reviewed with
  * `--since` an earlier review of the organization; and the plan of 1,000 new folders, each with its CI identity and a
  * binding to `deployer` on it, as `pulumi preview --json` prints it.
- *
- * May import: the access command, the emulator's built-in roles, ./plan-fixtures.
  */
 import { BUILTIN_ROLES } from "../../emulator";
 import { readPreviousReview } from "../../commands/access/changes";

@@ -8,8 +8,6 @@
  * roles or built-in ones. The model is what the emulator enforces (test/emulator/access-model.property.test.ts);
  * the real engine's run under a proposed role, and without one of its capabilities, is
  * test/e2e/access-least-privilege.e2e.test.ts.
- *
- * May import: fast-check, ../../sdk/access-model, ../../commands/access/least-privilege, ./stack-lifecycle-model.
  */
 import fc from "fast-check";
 import { COLLECTION_ACCESS, type Need, type Verb } from "../../sdk/access-model";

@@ -5,8 +5,6 @@
  * newState with inputs, outputs and propertyDependencies; an unknown value is the engine's placeholder). A
  * reference to another resource of the plan is `ref(name)`: known (its uid) when that resource exists before the
  * update, unknown at preview when the update makes it.
- *
- * May import: @pulumi/policy (types, its proxy), ../../commands/access/plan (types).
  */
 import type { PolicyResource } from "@pulumi/policy";
 // @ts-expect-error -- internal module of @pulumi/policy without typings: the engine's unknown sentinels

@@ -6,8 +6,6 @@
  * data sources read comes as needs beside them. An identity bound to the proposed roles, where they say, is refused
  * exactly the needs the model's `unmetNeeds` reports (and test/emulator/access-model.property.test.ts shows that the
  * emulator refuses exactly those).
- *
- * May import: ../../sdk/access-model, ../../commands/access/least-privilege (its table of collections, types).
  */
 import { AccessModel, capabilitiesOn, unmetNeeds, type Need, type Operation } from "../../sdk/access-model";
 import { COLLECTION, type LeastPrivilege, type StackObject } from "../../commands/access/least-privilege";

@@ -2,8 +2,6 @@
  * What the tests of many stacks share: a stand-in for the engine over a backend of exported states (it answers
  * `pulumi whoami --json`, `pulumi stack ls --all --json` and `pulumi stack export --stack=NAME` as the engine 3.248
  * does, and records each invocation), and the engine's secret form of a value.
- *
- * May import: ../../commands (types), ../../commands/states (the secret signature).
  */
 import type { RunPulumi } from "../../commands/stacks";
 import { SECRET_SIG, SIG_KEY } from "../../commands/states";

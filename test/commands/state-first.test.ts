@@ -4,8 +4,6 @@
  * into a stack's deployment (URNs, parents, provider, nothing else touched; refusal of what is already there), over
  * hostile names; the comparison of fingerprints; and `load` against a stand-in `pulumi`, each refusal before any
  * `stack import`. The engine's own reading of the result is test/e2e/state-first*.e2e.test.ts.
- *
- * May import: node built-ins, fast-check, ../../emulator, ../../commands/*, ../../provider/catalogue, ./fixtures.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";

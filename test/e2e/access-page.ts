@@ -4,8 +4,6 @@
  * opened with every request recorded (a self-contained page makes none but its own); and the times a reader waits,
  * measured in the page with the Performance API: the first paint, the tree drawn, and a filter's result (from the
  * input event until the DOM is updated and laid out, and a frame has been drawn).
- *
- * May import: puppeteer-core, node built-ins.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";

@@ -6,8 +6,6 @@
  * `state pull` with the state and records what `state rm` is given). Then the same document in a Go, a Python and a
  * YAML project: the program `pulumi import` prints, made the project's program as the README says, previews no
  * change.
- *
- * May import: node built-ins, ../commands/fixtures, ./adoption, ./harness, ./python-env, ./readme.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";

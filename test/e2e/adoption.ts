@@ -4,8 +4,6 @@
  * `npm install pulumi-platform pulumi-platform-native` would (the generated SDK in node_modules, `platform-import`
  * on node_modules/.bin), the plugin's tarball, an emulator holding an object of every kind, fresh stacks of the
  * project with the plugin installed and the program emptied, and the resources a stack holds.
- *
- * May import: node built-ins, ../../emulator, ../commands/fixtures, ./harness, ./plugin-tarball.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

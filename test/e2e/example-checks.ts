@@ -2,8 +2,6 @@
  * What the examples' end-to-end files (examples-go, examples-python-yaml) check alike on a deployed example: a
  * change made behind Pulumi's back shows in refresh and the next up puts it back; destroy deletes every object and
  * empties the stack; `pulumi import` of a group made by hand prints it in the project's language.
- *
- * May import: ../../emulator (types), ./harness.
  */
 import type { Emulator } from "../../emulator";
 import type { PulumiStack } from "./harness";

@@ -4,8 +4,6 @@
  * an in-process emulator; then the optional policy pack block in the YAML block's directory. Each block installs the plugin from the release's archive and its SDK from the release
  * folder, and its `pulumi up` makes one folder under the organization. How long each block takes is printed, for the
  * README's timings.
- *
- * May import: node built-ins, ../../emulator, ./harness, ./readme.
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";

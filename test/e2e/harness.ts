@@ -9,8 +9,6 @@
  * Every command runs through scripts/pulumi-env.sh (the one place that knows how to keep the CLI offline), has a
  * timeout, and throws a PulumiCommandError carrying its output when it fails. Secret config values go to the CLI
  * on stdin, never on its command line, so they appear in no error message and no process list.
- *
- * May import: node built-ins only.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";

@@ -3,8 +3,6 @@
  * program with only its import line changed (`pulumi-platform` -> `pulumi-platform-native`), written into
  * fixtures/native-quickstart beside the generated TypeScript SDK (compiled into its node_modules), against an
  * emulator seeded as the quick start expects, on a stack with the plugin installed.
- *
- * May import: node built-ins, ../../emulator, ./harness, ./plugin-tarball.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

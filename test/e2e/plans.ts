@@ -1,8 +1,6 @@
 /**
  * What a preview promises and what an up did, as one operation per resource, so a test can check that a preview is
  * a promise: `previewPlan` of `pulumi preview --json` equals `appliedPlan` of the following `pulumi up --json`.
- *
- * May import: nothing.
  */
 
 /** Operation per resource name (the last URN segment), with a replacement's three steps counted as one. */

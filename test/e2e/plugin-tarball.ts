@@ -3,8 +3,6 @@
  * `pulumi plugin install resource platform <version> --file <tarball>` into a stack's PULUMI_HOME, as a user
  * installs it, its generated TypeScript SDK compiled into a program's node_modules, and objects made by hand to
  * import.
- *
- * May import: node built-ins, the emulator's and the SDK's types, ./harness.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";

@@ -3,8 +3,6 @@
  * (scripts/test.sh installs it when missing), a cluster made with initdb in a temporary directory, trusting local
  * connections, on a port of its own, started and stopped by the test (or bench) that needs it. Needs root: the
  * server runs as the `postgres` user the package creates.
- *
- * May import: node built-ins only.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

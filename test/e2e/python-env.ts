@@ -2,8 +2,6 @@
  * The Python environment for end-to-end tests: scripts/python-env.sh --sdk, the virtual environment (cached beside
  * the engine) with pulumi<=<engine version> (the newest on PyPI) and the wheel of the generated Python SDK (native-sdks/python)
  * installed. The script rebuilds the wheel only when native-sdks/python changed, so suites share one build per run.
- *
- * May import: node built-ins, ./harness.
  */
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";

@@ -1,7 +1,5 @@
 /**
  * The README's code blocks, read by the tests that run or check them, so documentation and code cannot drift.
- *
- * May import: node built-ins only.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -6,8 +6,6 @@
  * with `platform-import --state-out` and `platform-import load`; their exports are equal resource by resource
  * (URN, type, id, inputs, outputs, parent, provider, protect), apart from the times the engine stamps and the
  * default provider's random id.
- *
- * May import: node built-ins, fast-check, ../../emulator, ../../sdk (types), ./harness, ./plugin-tarball.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";

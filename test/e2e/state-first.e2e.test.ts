@@ -10,9 +10,6 @@
  *     and on refresh, then an edit of one object is one update (one PATCH), and destroy removes every object;
  *   - each refusal of `load` leaves the stack as it was: a resource already in the stack, a plugin or an engine too
  *     old for the state, and an object changed since the read.
- *
- * May import: node built-ins, ../../emulator (types), ../../sdk (types), ../commands/fixtures, ./adoption, ./harness,
- * ./readme.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";

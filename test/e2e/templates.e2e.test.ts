@@ -8,8 +8,6 @@
  * binding are looked up in the emulator by name after `up`, and are gone after `destroy`. Then the repository's own
  * templates: `pulumi new <repo>/templates/<language> --generate-only` gives the same project as the release's
  * template, but for the SDK files the release's carries. How long each step takes is printed.
- *
- * May import: node built-ins, ../../emulator, ./harness.
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";

@@ -24,6 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Access, BUILTIN_ROLES } from "../../emulator/access";
 import { MemoryStore, type StoredObject } from "../../emulator/store";
+import type { Capability } from "../../sdk/schemas/capabilities";
 import {
   AccessModel,
   capabilitiesOn,
@@ -70,7 +71,7 @@ const IDENTITIES = ["u0", "u1", "u2", "__proto__", "constructor", "toString"];
 const GROUPS = ["o", "o/a", "o/a/b", "o/c"];
 const CUSTOM_ROLES = ["o/r0", "o/a/r1"];
 const ROLES = [...BUILTIN_ROLES.map((r) => r.uid), ...CUSTOM_ROLES];
-const CAPABILITIES = [
+const CAPABILITIES: Capability[] = [
   "CAP_IAM_GROUPS_LIST",
   "CAP_IAM_GROUPS_CREATE",
   "CAP_IAM_ROLE_BINDINGS_CREATE",
@@ -172,7 +173,7 @@ function picture(
   decide: {
     capabilitiesOn(identity: string, group: string): Set<string>;
     sees(identity: string, group: string): boolean;
-    grantRoots(identity: string, capability: string): Set<string>;
+    grantRoots(identity: string, capability: Capability): Set<string>;
   },
 ): unknown[] {
   return IDENTITIES.map((identity) => ({

@@ -15,6 +15,12 @@ jest.mock("@pulumi/pulumi/runtime/closure/serializeClosure", () => ({
   }),
 }));
 
+import { GROUP } from "../../provider/iam/group.declaration";
+
+/** A resource whose state the mock engine makes up whole, and the value it gives each property. */
+const ENGINE_STATE = "state-from-the-engine";
+const fromEngine = (property: string) => `${property} as the engine has it`;
+
 interface Registered {
   type: string;
   name: string;
@@ -29,6 +35,13 @@ pulumi.runtime.setMocks(
       registered.push({ type: args.type, name: args.name, inputs: args.inputs, id: args.id || undefined });
       // The mock monitor passes id "" for a new resource and the id for a read (static get).
       const uid = args.id || `0123456789abcdef0123456789abcdef01234567/${"a".repeat(16)}`;
+      // The engine's own state for a resource named ENGINE_STATE: each property a value no input holds (its id is
+      // its uid).
+      if (args.name === ENGINE_STATE)
+        return {
+          id: fromEngine("uid"),
+          state: Object.fromEntries(GROUP.properties.map((p) => [p, fromEngine(p)])),
+        };
       const state: Record<string, unknown> = { ...args.inputs, uid, createTime: "2026-01-01T00:00:00.000Z" };
       if (args.id) state.name = "read-from-service";
       return { id: uid, state };
@@ -80,15 +93,30 @@ beforeEach(() => {
 });
 
 describe("resource classes", () => {
+  it("Group exposes every property of its declaration as the engine's state has it, not as its inputs said", async () => {
+    const group = new platform.iam.Group(ENGINE_STATE, {
+      name: "eng",
+      description: "d",
+      parentUid: "0123456789abcdef0123456789abcdef01234567",
+    });
+    const outputs = group as unknown as Record<string, pulumi.Output<unknown>>;
+    const read = await Promise.all(
+      GROUP.properties.map(async (p) => [
+        p,
+        outputs[p] === undefined ? "no output" : await value(outputs[p]),
+      ]),
+    );
+    expect(read).toEqual(GROUP.properties.map((p) => [p, fromEngine(p)]));
+    expect(GROUP.properties).toEqual(expect.arrayContaining(["uid", "name", "createTime", "verified"]));
+  });
+
   it("Group registers pulumi-nodejs:dynamic/iam:Group with its inputs and exposes outputs", async () => {
     const group = new platform.iam.Group("eng", {
       name: "eng",
       description: "d",
       parentUid: "0123456789abcdef0123456789abcdef01234567",
     });
-    expect(await value(group.uid)).toBe(`0123456789abcdef0123456789abcdef01234567/${"a".repeat(16)}`);
-    expect(await value(group.name)).toBe("eng");
-    expect(await value(group.createTime)).toBe("2026-01-01T00:00:00.000Z");
+    await value(group.urn); // registered
     const reg = registered.find((r) => r.name === "eng")!;
     expect(reg.type).toBe("pulumi-nodejs:dynamic/iam:Group");
     expect(reg.inputs).toMatchObject({

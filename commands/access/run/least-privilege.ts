@@ -1,8 +1,6 @@
 /**
  * `platform-access least-privilege --state FILE`: the smallest role a stack's updates need, from its state (and the
  * organization's roles, one list), as YAML and TypeScript of a Role and its binding, or JSON.
- *
- * May import: ../../../sdk (words), ../../command, ../../reading, ../least-privilege, ./shared.
  */
 import { lineText } from "../../../sdk/words";
 import { Refusal, readText } from "../../command";
@@ -15,6 +13,7 @@ import {
   stackObjects,
 } from "../least-privilege";
 import type { RunCommand } from "./shared";
+import { rootOf } from "../../../sdk/uidp";
 
 const FORMATS = ["yaml", "typescript", "json", "yaml+typescript"];
 
@@ -30,7 +29,7 @@ export const run: RunCommand = async (p, io, connect) => {
   const objects = read.flatMap((s) => s.objects);
   if (objects.length === 0) throw new Refusal(`the state holds no resource of this package`);
   // Roles the state does not hold (built-in ones, others' custom roles): one list of the organization's.
-  const roots = [...new Set(objects.map((o) => o.uid.split("/")[0]!))];
+  const roots = [...new Set(objects.map((o) => rootOf(o.uid)))];
   const c = connect();
   const roles = new Map<string, string[]>();
   for (const root of roots)

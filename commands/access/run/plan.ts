@@ -1,8 +1,6 @@
 /**
  * `platform-access plan [FILE|-]`: the command line of ../plan-command, which says what an update changes in who
  * can do what.
- *
- * May import: ../plan-command, ./shared (types).
  */
 import { runPlan } from "../plan-command";
 import type { RunCommand } from "./shared";

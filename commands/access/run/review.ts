@@ -2,9 +2,6 @@
  * `platform-access review <group uid>`: every identity, role binding and role under the group, each grant said once
  * where it is bound, as text, JSON, CSV, Markdown or a page; marked with what the stacks given manage (../../stacks)
  * and compared with an earlier review (--since); --fail-on-* for a scheduled CI job (exit code 2).
- *
- * May import: ../../../sdk (words), ../../command, ../../program (types), ../../stacks, ../changes, ../format,
- * ../html, ../review-markdown, ../review, ./shared.
  */
 import { readText, Refusal } from "../../command";
 import type { Parsed } from "../../program";

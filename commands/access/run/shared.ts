@@ -2,9 +2,6 @@
  * What `platform-access`'s commands share: how they print and read the environment (Io), the group read with its
  * one line of cost on stderr, the output format chosen by --json / --csv / --markdown / --html and --expand, and
  * writing a file whole.
- *
- * May import: node built-ins, ../../../sdk (types, words), ../../command, ../../program (types), ../../stacks (types),
- * ../read, ../review (types).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -2,9 +2,6 @@
  * `platform-access what-can <identity uid> [--in <group uid>]`: what the identity holds, where, and through which
  * binding: under one group (--in, or a workload identity's organization), or for a person without --in, under each
  * organization the caller may list (each read once).
- *
- * May import: ../../../sdk (types), ../../command, ../format, ../read, ../review, ../review-markdown (for
- * --markdown only), ./shared.
  */
 import type { PlatformClient } from "../../../sdk";
 import { Refusal, pooled } from "../../command";
@@ -12,6 +9,7 @@ import { bindingsCsv, csvByOrganization, grantsCsv, namesOf, whatCanText } from 
 import { readOrganizations, type AccessData } from "../read";
 import { allGrants, review, whatCan, type Grant, type Review, type ReviewedBinding } from "../review";
 import { expandOf, formatOf, readGroup, warnPartial, type Format, type Io, type RunCommand } from "./shared";
+import { parentOf, rootOf } from "../../../sdk/uidp";
 
 /**
  * How many organizations what-can reads at once for a person: each read is itself four lists in parallel, so a few
@@ -125,7 +123,7 @@ export const run: RunCommand = async (p, io, connect) => {
   const format = formatOf(p);
   const expand = expandOf(p, format);
   // A workload lives in an organization: its root is the default scope. A person belongs to none.
-  const scope = p.value("--in") ?? (identity.includes("/") ? identity.split("/")[0]! : undefined);
+  const scope = p.value("--in") ?? (parentOf(identity) === undefined ? undefined : rootOf(identity));
   const answers: WhatCanAnswer[] = [];
   if (scope !== undefined) answers.push(whatCanIn(await readGroup(scope, io, connect), identity, expand));
   else

@@ -1,8 +1,6 @@
 /**
  * `platform-access who-can <CAPABILITY> --on <group uid>`: who holds the capability on the group, and through which
  * binding.
- *
- * May import: ../../command, ../format, ../review, ../review-markdown (loaded for --markdown only), ./shared.
  */
 import { Refusal } from "../../command";
 import { grantsCsv, grantsText, namesOf } from "../format";

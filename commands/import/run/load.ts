@@ -1,8 +1,6 @@
 /**
  * `platform-import load FILE [--stack NAME]`: the adoption file (--state-out) merged into the stack with one
  * `pulumi stack import` (../load).
- *
- * May import: ../../command, ../../stacks, ../load, ./shared.
  */
 import { readText } from "../../command";
 import { pulumiCli } from "../../stacks";

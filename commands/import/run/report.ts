@@ -3,8 +3,6 @@
  * coverage of each kind and the conflicts (../report); --out the import document of exactly the unmanaged objects.
  * The states are read first (a bad file refuses before any API call; the backend's stacks through the engine when
  * asked, or when no file is given), then one listing.
- *
- * May import: ../../stacks, ../adoption, ../report, ../spec, ./shared.
  */
 import { readSources, sourcesSaid } from "../../stacks";
 import { fingerprints } from "../adoption";

@@ -1,9 +1,6 @@
 /**
  * What `platform-import`'s commands share: how they print and read the environment (Io), the --bindings form, and
  * writing a file whole (the document, the adoption file).
- *
- * May import: node built-ins, ../../../sdk (types), ../../command, ../../program (types), ../../stacks (types),
- * ../adoption, ../bindings, ../document (types).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

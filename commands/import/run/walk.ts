@@ -2,8 +2,6 @@
  * `platform-import <group uid>` and `platform-import --terraform-state FILE`: the import document of everything
  * under a group (../walk, read through the API) or of a Terraform state (../terraform, offline); --addresses the
  * Terraform addresses it maps; --state-out (with --out) the adopted resources' state too (../adoption).
- *
- * May import: ../../command, ../../kinds, ../adoption, ../document (types), ../terraform, ../walk, ./shared.
  */
 import { Refusal, readText } from "../../command";
 import { KINDS, LISTED_KINDS, type ListedKind } from "../../kinds";
