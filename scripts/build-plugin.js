@@ -57,6 +57,9 @@ while [ -L "$self" ]; do
   case $link in /*) self=$link ;; *) self=\${self%/*}/$link ;; esac
 done
 case $self in */*) here=\${self%/*} ;; *) here=. ;; esac
+# V8's code cache, kept beside it (skipped where that is not writable): start-up about a third faster.
+NODE_COMPILE_CACHE=\${NODE_COMPILE_CACHE:-$here/.compile-cache}
+export NODE_COMPILE_CACHE
 exec "$here/node" "$here/${script}" "$@"
 `;
 }
@@ -70,6 +73,9 @@ function windowsLauncher(command, script, about) {
     "@echo off",
     `rem ${command} v${version}: ${about}`,
     `rem Runs the Node.js beside it (node.exe, from the same archive) on ${script}: nothing else to install.`,
+    "setlocal",
+    "rem V8's code cache, kept beside it (skipped where that is not writable): start-up about a third faster.",
+    'if not defined NODE_COMPILE_CACHE set "NODE_COMPILE_CACHE=%~dp0.compile-cache"',
     `"%~dp0node.exe" "%~dp0${script}" %*`,
     "",
   ].join("\r\n");
