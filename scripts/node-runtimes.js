@@ -140,17 +140,14 @@ function nodeRuntimes(platforms) {
     try {
       const specs = missing.map((entry) => `${entry.package}@${entry.version}`);
       process.stderr.write(`node-runtimes: fetching ${specs.join(", ")} from the npm registry\n`);
-      const packed = JSON.parse(
-        execFileSync("npm", ["pack", "--json", "--pack-destination", download, ...specs], {
-          encoding: "utf8",
-          stdio: ["ignore", "pipe", "inherit"],
-          timeout: 15 * 60_000,
-        }),
-      );
+      // Not --json: it lists every file of the packages (Node.js's headers: thousands), past any buffer.
+      execFileSync("npm", ["pack", "--silent", "--pack-destination", download, ...specs], {
+        stdio: ["ignore", "ignore", "inherit"],
+        timeout: 15 * 60_000,
+      });
       for (const entry of missing) {
-        const pack = packed.find((p) => p.name === entry.package && p.version === entry.version);
-        if (pack === undefined) throw new Error(`npm pack gave no ${entry.package}@${entry.version}`);
-        install(entry, path.join(download, pack.filename));
+        // npm pack names an unscoped package's tarball <name>-<version>.tgz.
+        install(entry, path.join(download, `${entry.package}-${entry.version}.tgz`));
       }
     } finally {
       fs.rmSync(download, { recursive: true, force: true });
