@@ -3,7 +3,7 @@
  *
  * - with a PATH on which no `node` can be found (every directory of the test's PATH, its `node`, `nodejs`, `npm`,
  *   `npx` and `corepack` left out; checked), the linux-amd64 emulator archive, unpacked, starts and answers REST
- *   and gRPC (server reflection lists the services), and examples/python and examples/yaml run on the
+ *   and gRPC (server reflection lists the services the emulator run from the sources lists), and examples/python and examples/yaml run on the
  *   linux-amd64 plugin archive, installed with `pulumi plugin install --file`, against it: preview, up, refresh
  *   and destroy, the engine and its Python and YAML language hosts (Go binaries) on that same PATH;
  * - every other archive carries its platform's official Node.js unchanged (the bytes of the npm registry's package):
@@ -19,6 +19,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 
+import { startEmulator as startEmulatorInProcess } from "../../emulator";
 import { oncePerRun, PulumiStack, repoRoot, engineBinDir } from "./harness";
 import { installPlugin, pluginVersion as version } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
@@ -235,16 +236,20 @@ describe("the release runs with nothing installed", () => {
     const body = (await response.json()) as { roles: { name: string }[] };
     expect(body.roles.map((r) => r.name)).toEqual(["owner"]);
 
+    // The same services as the emulator run from the sources: the bundle and its .proto files lost none.
     const services = await reflectedServices(new URL(emulator.url).host, emulator.token);
+    const fromSources = await startEmulatorInProcess();
+    try {
+      expect(services).toEqual(await reflectedServices(new URL(fromSources.url).host, fromSources.token));
+    } finally {
+      await fromSources.close();
+    }
     expect(services).toEqual(
       expect.arrayContaining([
         "chainguard.platform.iam.Groups",
-        "chainguard.platform.iam.Identities",
         "chainguard.platform.iam.RoleBindings",
-        "chainguard.platform.iam.Roles",
         "chainguard.platform.oidc.SecurityTokenService",
         "chainguard.platform.registry.Registry",
-        "grpc.reflection.v1.ServerReflection",
       ]),
     );
     // Its version is the release's (a bundle has no package.json above it to read it from).
