@@ -3,9 +3,10 @@
  *
  * - with a PATH on which no `node` can be found (every directory of the test's PATH, its `node`, `nodejs`, `npm`,
  *   `npx` and `corepack` left out; checked), the linux-amd64 emulator archive, unpacked, starts and answers REST
- *   and gRPC (server reflection lists the services the emulator run from the sources lists), and examples/python and examples/yaml run on the
- *   linux-amd64 plugin archive, installed with `pulumi plugin install --file`, against it: preview, up, refresh
- *   and destroy, the engine and its Python and YAML language hosts (Go binaries) on that same PATH;
+ *   and gRPC (server reflection lists what the emulator run from the sources lists), and examples/python and
+ *   examples/yaml run on the linux-amd64 plugin archive, installed with `pulumi plugin install --file`, against
+ *   it: preview, up, refresh and destroy, the engine and its Python and YAML language hosts (Go binaries) on that
+ *   same PATH;
  * - every other archive carries its platform's official Node.js unchanged (the bytes of the npm registry's package):
  *   ELF for linux on its architecture, Mach-O for darwin with a signature that `rcodesign verify` accepts, PE for
  *   windows with its Authenticode certificate table, beside the launcher of its OS.
