@@ -16,7 +16,7 @@
  * loses its Authenticode signature, while Node.js's own binaries, untouched, keep the signatures Node.js's release
  * gave them; the archive is the same size either way (the binary is nearly all of it). What a single executable
  * offers for start-up, V8's code cache, the launcher has too: NODE_COMPILE_CACHE, `.compile-cache` beside it
- * (bench/plugin-startup.ts: a quarter less CPU to the port line).
+ * (bench/plugin-startup.ts: 5% less CPU to the port line on a quiet machine, 25% on a busy one).
  *
  * into dist-plugin/pulumi-resource-platform-v<version>-<os>-<arch>.tar.gz for this machine's platform (the same
  * bytes as that archive of `npm run release`). The directory dist-plugin/bin holds the same files, for a project's
@@ -59,7 +59,7 @@ while [ -L "$self" ]; do
   case $link in /*) self=$link ;; *) self=\${self%/*}/$link ;; esac
 done
 case $self in */*) here=\${self%/*} ;; *) here=. ;; esac
-# V8's code cache, kept beside it (skipped where that is not writable): start-up about a third faster.
+# V8's code cache, kept beside it (skipped where that is not writable): less CPU to start.
 NODE_COMPILE_CACHE=\${NODE_COMPILE_CACHE:-$here/.compile-cache}
 export NODE_COMPILE_CACHE
 exec "$here/node" "$here/${script}" "$@"
@@ -76,7 +76,7 @@ function windowsLauncher(command, script, about) {
     `rem ${command} v${version}: ${about}`,
     `rem Runs the Node.js beside it (node.exe, from the same archive) on ${script}: nothing else to install.`,
     "setlocal",
-    "rem V8's code cache, kept beside it (skipped where that is not writable): start-up about a third faster.",
+    "rem V8's code cache, kept beside it (skipped where that is not writable): less CPU to start.",
     'if not defined NODE_COMPILE_CACHE set "NODE_COMPILE_CACHE=%~dp0.compile-cache"',
     `"%~dp0node.exe" "%~dp0${script}" %*`,
     "",

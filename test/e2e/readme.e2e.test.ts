@@ -137,8 +137,9 @@ describe("the README's shell commands", () => {
       expect(result.status).toBe(0);
       return;
     }
+    if (command === "mkdir -p platform-emulator") return; // where the next command unpacks the emulator
     const unpackEmulator =
-      /^mkdir -p platform-emulator && tar -xzf "\$RELEASE\/platform-emulator-v([\d.]+)-([a-z]+)-([a-z0-9]+)\.tar\.gz" -C platform-emulator$/.exec(
+      /^tar -xzf "\$RELEASE\/platform-emulator-v([\d.]+)-([a-z]+)-([a-z0-9]+)\.tar\.gz" -C platform-emulator$/.exec(
         command,
       );
     if (unpackEmulator) {
