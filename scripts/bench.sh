@@ -21,11 +21,13 @@
 #   6. bench/adopt.ts: adoption of 3,003 objects, state-first against pulumi import --file -> bench/results/adopt.json;
 #      bench/stacks.ts: platform-import report over 50 stacks of 100 resources, file and PostgreSQL backends: wall
 #      time and engine invocations -> bench/results/stacks.json;
+#      bench/plugin-startup.ts: the plugin's start-up (wall and CPU ms) and its CPU on bench/stack's preview, on the
+#      node on PATH (main 564f344) against its own Node.js, with and without the code cache -> bench/results/plugin-startup.json;
 #   7. bench/cli-startup.ts: start-up of each built tool: --help of each tool and command, and platform-access review
 #      of the quick start's organization (wall and CPU seconds; fails over 0.3 s / 0.6 s) -> bench/results/cli-startup.json;
 #   8. merges emulator.json and stack.json into bench/results/latest.json and prints the tables.
 # Exits non-zero if a step fails or an operation makes more API calls than its minimum.
-# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_GRPC=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 / BENCH_SKIP_STACKS=1 / BENCH_SKIP_CLI_STARTUP=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
+# Env: BENCH_SKIP_EMULATOR=1 / BENCH_SKIP_GRPC=1 / BENCH_SKIP_STORAGE=1 / BENCH_SKIP_STACK=1 / BENCH_SKIP_ACCESS_REVIEW=1 / BENCH_SKIP_PREVIEW_ACCESS=1 / BENCH_SKIP_ACCESS_PLAN=1 / BENCH_SKIP_ACCESS=1 / BENCH_SKIP_ADOPT=1 / BENCH_SKIP_STACKS=1 / BENCH_SKIP_CLI_STARTUP=1 / BENCH_SKIP_PLUGIN_STARTUP=1 to skip a part; BENCH_LARGE=1 adds the 1,000-resource runs (minutes);
 # BENCH_LATENCIES (0,50,150); the sizes of bench/emulator.ts and bench/stack.ts.
 set -euo pipefail
 
@@ -81,6 +83,10 @@ if [ "${BENCH_SKIP_STACK:-0}" != 1 ]; then
   fi
   say "stack: bench/stack.ts (API calls, then up / no-op up / refresh / destroy per latency and variant, then the raw SDK)"
   npx ts-node bench/stack.ts || status=$?
+fi
+if [ "${BENCH_SKIP_PLUGIN_STARTUP:-0}" != 1 ]; then
+  say "plugin start-up: bench/plugin-startup.ts (before and after it carried its own Node.js; the 200-resource preview)"
+  npx ts-node bench/plugin-startup.ts || status=$?
 fi
 
 if [ "${BENCH_SKIP_ACCESS:-0}" != 1 ]; then

@@ -5,8 +5,13 @@
  *
  *   pulumi-platform-<v>.tgz                                  the dynamic package (scripts/pack.sh: npm pack)
  *   pulumi-resource-platform-v<v>-<os>-<arch>.tar.gz         the plugin for linux and darwin on amd64 and arm64 and
- *                                                            windows on amd64: one esbuild bundle (built once) and
- *                                                            the launcher of the OS (sh, or .cmd on windows), LICENSE
+ *                                                            windows on amd64, running with nothing installed: one
+ *                                                            esbuild bundle (built once), that platform's official
+ *                                                            node binary unchanged (scripts/node-runtimes.js) and
+ *                                                            the launcher of the OS (sh, or .cmd on windows),
+ *                                                            LICENSE and Node.js's LICENSE.node
+ *   platform-emulator-v<v>-<os>-<arch>.tar.gz                the emulator for the same platforms, the same way
+ *                                                            (scripts/build-emulator.js): its bundle, proto/, node
  *   pulumi-platform-native-<v>.tgz                           the TypeScript SDK: native-sdks/nodejs compiled by tsc,
  *                                                            its package.json beside the .js (npm install <file>)
  *   goproxy/github.com/pulumi-platform/native-sdks/go/@v/    the Go SDK as a module proxy serves it: list,
@@ -27,7 +32,7 @@
  *   SHA256SUMS                                               `sha256sum -c SHA256SUMS` in the folder checks them all
  *
  * Deterministic: two builds of the same commit give the same bytes. Every archive we write has its entries sorted,
- * uid/gid 0, fixed modes (0755 launchers, 0644 the rest) and one mtime, SOURCE_DATE_EPOCH or else the commit's
+ * uid/gid 0, fixed modes (0755 launchers and node, 0644 the rest) and one mtime, SOURCE_DATE_EPOCH or else the commit's
  * time; gzip has no name and mtime 0. npm pack normalizes its tarballs the same way (fixed 1985 mtime, uid 0);
  * dist/ is rebuilt from clean so no stale file of an older build gets in. The Go .info's Time is that same time.
  *
@@ -41,6 +46,8 @@ const path = require("node:path");
 const fflate = require("fflate");
 const tarStream = require("tar-stream");
 const plugin = require("./build-plugin.js");
+const emulator = require("./build-emulator.js");
+const { hostPlatform, nodeRuntimes } = require("./node-runtimes.js");
 const policy = require("./build-policy.js");
 
 const root = path.resolve(__dirname, "..");
@@ -75,12 +82,42 @@ function sourceDateEpoch() {
 
 const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
+/** ustar's blocks: a header, then the data padded with zeros to a whole block. */
+const BLOCK = 512;
+const padded = (size) => size + ((BLOCK - (size % BLOCK)) % BLOCK);
+
 /**
- * A gzipped ustar archive of `entries` ({ name, data, mode }): regular files only, sorted by name, uid/gid 0, no
- * user or group names, every mtime `mtime` (seconds); gzip without name or mtime and with the OS byte Unix, so the
- * bytes depend on nothing but the entries.
+ * A gzipped ustar archive of `entries` ({ name, data, mode, member? }): regular files only, sorted by name, uid/gid
+ * 0, no user or group names, every mtime `mtime` (seconds); gzip without name or mtime and with the OS byte Unix,
+ * so the bytes depend on nothing but the entries. An entry's `member`, when given, is its data (padded to a block)
+ * already gzipped (scripts/node-runtimes.js's tarMember): the archive is then several gzip members one after the
+ * other (RFC 1952; gzip, tar, Go's and Python's readers read them as one stream), ours around that one.
  */
 async function tarGz(entries, mtime) {
+  const sorted = [...entries].sort(byName);
+  const raw = await tar(sorted, mtime);
+  // fflate writes gzip's OS byte as Unix and, with mtime 0, no time (zlib's OS byte depends on its build).
+  const gzip = (bytes) => Buffer.from(fflate.gzipSync(bytes, { level: 9, mtime: 0 }));
+  const members = [];
+  let start = 0;
+  let offset = 0;
+  for (const entry of sorted) {
+    offset += BLOCK; // its header: one block, every name being shorter than ustar's 100 bytes (checked below)
+    if (entry.member !== undefined) {
+      members.push(gzip(raw.subarray(start, offset)), entry.member);
+      start = offset + padded(entry.data.length);
+    }
+    offset += padded(entry.data.length);
+  }
+  if (raw.length !== offset + 2 * BLOCK) {
+    throw new Error(`tar: ${raw.length} bytes, not the ${offset + 2 * BLOCK} of one header block per entry`);
+  }
+  members.push(gzip(raw.subarray(start)));
+  return Buffer.concat(members);
+}
+
+/** The ustar bytes of `sorted` (see tarGz), ending with its two zero blocks. */
+async function tar(sorted, mtime) {
   const pack = tarStream.pack();
   const chunks = [];
   pack.on("data", (chunk) => chunks.push(chunk));
@@ -88,7 +125,7 @@ async function tarGz(entries, mtime) {
     pack.on("end", resolve);
     pack.on("error", reject);
   });
-  for (const entry of [...entries].sort(byName)) {
+  for (const entry of sorted) {
     const header = {
       name: entry.name,
       type: "file",
@@ -106,8 +143,7 @@ async function tarGz(entries, mtime) {
   }
   pack.finalize();
   await ended;
-  // fflate writes gzip's OS byte as Unix and, with mtime 0, no time (zlib's OS byte depends on its build).
-  return Buffer.from(fflate.gzipSync(Buffer.concat(chunks), { level: 9, mtime: 0 }));
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -172,29 +208,40 @@ function dynamicPackage(out) {
     .pop();
 }
 
-/** One bundle, smoke-tested once, then one archive per platform with that OS's launcher. */
-async function pluginArchives(out, work, mtime) {
-  const bin = path.join(work, "plugin");
-  fs.mkdirSync(bin, { recursive: true });
-  const bundleFile = path.join(bin, `${plugin.name}.js`);
+/**
+ * The plugin and the emulator for every platform, each archive carrying that platform's Node.js (build-plugin.js
+ * says why): one bundle of each, then one archive per platform. This machine's archive of each is started, with an
+ * empty PATH, before anything is written.
+ */
+async function standaloneArchives(out, work, mtime) {
+  const runtimes = nodeRuntimes(PLATFORMS.map(([os, arch]) => `${os}-${arch}`));
+  const bundleFile = path.join(work, "plugin", `${plugin.name}.js`);
   await plugin.bundle(bundleFile);
-  const launcherFile = path.join(bin, plugin.name);
-  fs.writeFileSync(launcherFile, plugin.LAUNCHER, { mode: 0o755 });
-  const port = await plugin.smokeTest(launcherFile);
-  say(`the plugin bundle started from an empty directory (port ${port})`);
-  const common = [
-    { name: `${plugin.name}.js`, data: fs.readFileSync(bundleFile), mode: 0o644 },
-    { name: "LICENSE", data: fs.readFileSync(path.join(root, "LICENSE")), mode: 0o644 },
-  ];
+  const pluginFiles = [{ name: `${plugin.name}.js`, data: fs.readFileSync(bundleFile) }];
+  const emulatorFiles = await emulator.emulatorFiles();
+  const host = runtimes.find((runtime) => runtime.platform === hostPlatform());
+  if (host !== undefined) {
+    const port = await plugin.smokeTest(
+      plugin.archiveEntries(host, plugin.name, pluginFiles, plugin.ABOUT),
+      plugin.name,
+      ["127.0.0.1:1"],
+      plugin.PORT_LINE,
+    );
+    say(`the ${host.platform} plugin started from an empty directory with an empty PATH (port ${port})`);
+    await emulator.smokeTest(await emulator.emulatorEntries(host, emulatorFiles));
+    say(`the ${host.platform} emulator started from an empty directory with an empty PATH`);
+  }
   const files = [];
-  for (const [os, arch] of PLATFORMS) {
-    const launcher =
-      os === "windows"
-        ? { name: `${plugin.name}.cmd`, data: Buffer.from(plugin.WINDOWS_LAUNCHER), mode: 0o755 }
-        : { name: plugin.name, data: Buffer.from(plugin.LAUNCHER), mode: 0o755 };
-    const file = path.join(out, `${plugin.name}-v${version}-${os}-${arch}.tar.gz`);
-    fs.writeFileSync(file, await tarGz([launcher, ...common], mtime));
-    files.push(file);
+  for (const runtime of runtimes) {
+    const pluginFile = path.join(out, `${plugin.name}-v${version}-${runtime.platform}.tar.gz`);
+    const entries = plugin.archiveEntries(runtime, plugin.name, pluginFiles, plugin.ABOUT);
+    fs.writeFileSync(pluginFile, await tarGz(entries, mtime));
+    const emulatorFile = path.join(out, `${emulator.command}-v${version}-${runtime.platform}.tar.gz`);
+    fs.writeFileSync(
+      emulatorFile,
+      await tarGz(await emulator.emulatorEntries(runtime, emulatorFiles), mtime),
+    );
+    files.push(pluginFile, emulatorFile);
   }
   return files;
 }
@@ -373,7 +420,7 @@ async function main() {
   try {
     say(`v${version}, file times ${new Date(mtime * 1000).toISOString()}, into ${out}`);
     dynamicPackage(out);
-    await pluginArchives(out, work, mtime);
+    await standaloneArchives(out, work, mtime);
     await policyPackArchive(out, work, mtime);
     const typescript = typescriptSdk(out, work);
     goModule(out, mtime);
@@ -391,7 +438,7 @@ async function main() {
   console.log(out);
 }
 
-module.exports = { tarGz, zip, PLATFORMS, GO_MODULE };
+module.exports = { tarGz, zip, sourceDateEpoch, PLATFORMS, GO_MODULE };
 
 if (require.main === module) {
   main().catch((err) => {

@@ -11,7 +11,7 @@
 #   --run REGEXP    the tests to run (default ^TestAcc)
 #   --keep          keep the work directory (the emulator's log, the suite's output) instead of removing it
 #
-# Needs: node and npm (this repository), go (the provider's go.mod names its version; GOTOOLCHAIN fetches it from
+# Needs: node and npm (this repository; not with PLATFORM_EMULATOR), go (the provider's go.mod names its version; GOTOOLCHAIN fetches it from
 # the module proxy), curl, jq, and terraform on PATH (else built with `go install` from the module proxy).
 # It prints where each step runs, starts the emulator and stops it (and nothing else) on exit, and ends with the
 # totals it expects and the totals it got. Exit status 0 when every in-scope test passed and every list the
@@ -39,7 +39,11 @@ if [ ! -f "$PROVIDER/go.mod" ]; then
   echo "$PROVIDER is not a checkout of terraform-provider-chainguard (no go.mod)" >&2
   exit 2
 fi
-for tool in node npm go curl jq; do
+# PLATFORM_EMULATOR: the release's standalone `platform-emulator` (its archive carries its own Node.js); without it
+# the emulator is built from this checkout, which needs node and npm.
+needed="go curl jq"
+[ -n "${PLATFORM_EMULATOR:-}" ] || needed="node npm $needed"
+for tool in $needed; do
   command -v "$tool" > /dev/null || { echo "$tool is needed and not on PATH" >&2; exit 2; }
 done
 
@@ -69,8 +73,14 @@ OUT_OF_SCOPE=(
 )
 out_of_scope() { printf '%s\n' "${OUT_OF_SCOPE[@]}" | cut -d: -f1; }
 
-step "this repository, $ROOT" "building the emulator (npm run build)"
-(cd "$ROOT" && npm run build --silent)
+if [ -n "${PLATFORM_EMULATOR:-}" ]; then
+  [ -x "$PLATFORM_EMULATOR" ] || { echo "PLATFORM_EMULATOR=$PLATFORM_EMULATOR is not an executable" >&2; exit 2; }
+  emulator=("$PLATFORM_EMULATOR")
+else
+  step "this repository, $ROOT" "building the emulator (npm run build)"
+  (cd "$ROOT" && npm run build --silent)
+  emulator=(node "$ROOT/dist/emulator/cli.js")
+fi
 
 step "this machine" "terraform"
 if command -v terraform > /dev/null; then
@@ -98,7 +108,7 @@ fi
 step "this repository's emulator, started here" "one repo seeded (the image-repo data sources need one)"
 DIGEST=sha256:$(printf '0%.0s' $(seq 64))
 printf '{"repos":[{"name":"nginx","tags":[{"name":"latest","digest":"%s"}]}]}' "$DIGEST" > "$WORK/seed.json"
-node "$ROOT/dist/emulator/cli.js" --port "${PORT:-0}" --seed "$WORK/seed.json" > "$WORK/emulator.log" 2>&1 &
+"${emulator[@]}" --port "${PORT:-0}" --seed "$WORK/seed.json" > "$WORK/emulator.log" 2>&1 &
 EMULATOR_PID=$!
 for _ in $(seq 100); do
   grep -q '^PLATFORM_ORG_UID=' "$WORK/emulator.log" && break

@@ -8,9 +8,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
+import * as fflate from "fflate";
 
+const plugin = require("../scripts/build-plugin.js") as { LAUNCHER: string };
 const release = require("../scripts/release.js") as {
-  tarGz(entries: Entry[], mtime: number): Promise<Buffer>;
+  tarGz(entries: (Entry & { member?: Buffer })[], mtime: number): Promise<Buffer>;
   zip(entries: Omit<Entry, "mode">[], mtime: number): Buffer;
 };
 
@@ -91,6 +93,39 @@ test("tarGz: the same bytes whatever the entries' order; tar reads back files, m
   );
 });
 
+test("tarGz: an entry given as its own gzip member (a runtime compressed once) reads back as the others do", async () => {
+  /** What scripts/node-runtimes.js's tarMember makes: the data padded to a 512-byte block, gzipped on its own. */
+  const member = (data: Buffer) =>
+    Buffer.from(
+      fflate.gzipSync(Buffer.concat([data, Buffer.alloc((512 - (data.length % 512)) % 512)]), {
+        level: 6,
+        mtime: 0,
+      }),
+    );
+  await fc.assert(
+    fc.asyncProperty(entries, fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), async (list, own) => {
+      const withMembers = list.map((entry, i) => (own[i] ? { ...entry, member: member(entry.data) } : entry));
+      const archive = await release.tarGz(withMembers, mtime);
+      expect((await release.tarGz([...withMembers].reverse(), mtime)).equals(archive)).toBe(true);
+      // Several gzip members, one stream: gzip itself decompresses it to the tar of the same entries.
+      const plain = await release.tarGz(list, mtime);
+      expect(
+        execFileSync("gzip", ["-dc"], { input: archive }).equals(
+          execFileSync("gzip", ["-dc"], { input: plain }),
+        ),
+      ).toBe(true);
+      const out = unpackInto(archive, "m.tar.gz", (file, dir) =>
+        execFileSync("tar", ["-xzf", file, "-C", dir]),
+      );
+      for (const entry of list) {
+        expect(fs.readFileSync(path.join(out, entry.name)).equals(entry.data)).toBe(true);
+        expect(fs.statSync(path.join(out, entry.name)).mode & 0o777).toBe(entry.mode);
+      }
+    }),
+    { seed: 51, numRuns: 25 },
+  );
+});
+
 test("zip: the same bytes whatever the entries' order; unzip tests it and reads back every file", () => {
   fc.assert(
     fc.property(entries, fc.infiniteStream(fc.nat()), (list, order) => {
@@ -124,4 +159,24 @@ test("zip: the same bytes in every time zone, its times the UTC wall clock of mt
   fs.writeFileSync(file, Buffer.from(utc, "base64"));
   // zipinfo -T: yyyymmdd.hhmmss as the archive stores it (DOS times have 2 s steps; 12:13:20 is even).
   expect(execFileSync("zipinfo", ["-T", file], { encoding: "utf8" })).toContain("20251123.121320 a/b.txt");
+});
+
+test("the launcher runs the node beside it on the bundle beside it: an empty PATH, spaces, a link to it", () => {
+  const dir = path.join(fs.mkdtempSync(path.join(scratch, "launcher-")), "a dir with spaces");
+  fs.mkdirSync(dir);
+  const launcher = path.join(dir, "pulumi-resource-platform");
+  fs.writeFileSync(launcher, plugin.LAUNCHER, { mode: 0o755 });
+  // A stand-in for node: prints how it was called (/bin/sh's printf is a builtin: no PATH needed).
+  fs.writeFileSync(path.join(dir, "node"), '#!/bin/sh\nprintf "%s|" "$0" "$@"\n', { mode: 0o755 });
+  const elsewhere = fs.mkdtempSync(path.join(scratch, "bin-"));
+  fs.symlinkSync(launcher, path.join(elsewhere, "relative-link-target"));
+  fs.symlinkSync("relative-link-target", path.join(elsewhere, "pulumi-resource-platform"));
+  const expected = `${dir}/node|${dir}/pulumi-resource-platform.js|127.0.0.1:1|two words|`;
+  for (const command of [launcher, path.join(elsewhere, "pulumi-resource-platform")]) {
+    const printed = execFileSync(command, ["127.0.0.1:1", "two words"], {
+      env: { PATH: "" },
+      encoding: "utf8",
+    });
+    expect(printed).toBe(expected);
+  }
 });

@@ -21,6 +21,9 @@ import { codeBlocks, documentationPages, SHELL_LANGUAGES, shellCommands } from "
 
 jest.setTimeout(300_000);
 
+const releaseScript = require("../../scripts/release.js") as { PLATFORMS: [string, string][] };
+const packageVersion = (require("../../package.json") as { version: string }).version;
+
 /** Values for the README's placeholders. */
 const PLACEHOLDERS: Record<string, string> = {
   PLATFORM_TOKEN_VALUE: "placeholder-token",
@@ -132,6 +135,31 @@ describe("the README's shell commands", () => {
       const result = await run(`set -o pipefail; ${command} --non-interactive`, scratch, env);
       expect(result.output).not.toMatch(/error|not found/i);
       expect(result.status).toBe(0);
+      return;
+    }
+    if (command === "mkdir -p platform-emulator") return; // where the next command unpacks the emulator
+    const unpackEmulator =
+      /^tar -xzf "\$RELEASE\/platform-emulator-v([\d.]+)-([a-z]+)-([a-z0-9]+)\.tar\.gz" -C platform-emulator$/.exec(
+        command,
+      );
+    if (unpackEmulator) {
+      // An archive `npm run release` makes (scripts/release.js: its version, one of its platforms).
+      const [, version, osName, arch] = unpackEmulator;
+      expect(version).toBe(packageVersion);
+      expect(releaseScript.PLATFORMS).toContainEqual([osName, arch]);
+      return;
+    }
+    if (command.startsWith("platform-emulator/platform-emulator ")) {
+      // The emulator unpacked from the release (its files for this machine, scripts/build-emulator.js) starts with
+      // the options given (on a free port) and says where it listens.
+      const dir = path.join(scratch, "platform-emulator");
+      if (!fs.existsSync(path.join(dir, "platform-emulator"))) {
+        const build = await run(`node scripts/build-emulator.js ${dir}`, repoRoot, env);
+        expect(build.output).toContain("started with an empty PATH");
+      }
+      const line = command.replace(/--port \d+/, "--port 0").replace(/^platform-emulator\//, `${dir}/`);
+      const result = await run(line, repoRoot, env, /listening on http/);
+      expect(result.output).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
       return;
     }
     if (command.startsWith("node ")) {

