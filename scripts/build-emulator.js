@@ -5,10 +5,8 @@
  * platform-emulator-v<version>-<os>-<arch>.tar.gz:
  *
  *   platform-emulator (.cmd on windows)   the launcher: the `node` beside it on the bundle beside it
- *   platform-emulator.js                  emulator/cli.ts and everything it needs in ONE file
- *   proto/...                             the gRPC face's .proto files, which emulator/grpc/protos.ts reads from
- *                                         beside itself (here: beside the bundle)
- *   grpc-reflection/...                   @grpc/reflection's own .proto files, which it reads from beside itself
+ *   platform-emulator.js                  emulator/cli.ts and everything it needs in ONE file (the gRPC
+ *                                         descriptors are compiled in: no .proto file is read at run time)
  *   node (node.exe)                       that platform's official Node.js 24, unchanged (scripts/node-runtimes.js)
  *   LICENSE, LICENSE.node                 ours, and Node.js's
  *
@@ -31,46 +29,12 @@ const root = path.resolve(__dirname, "..");
 const { version } = plugin;
 const command = "platform-emulator";
 const ABOUT = "the emulator of the Platform Management API v2beta1 (REST and gRPC on one port).";
-const PROTO_DIR = path.join(root, "emulator", "grpc", "proto");
-
-/** @grpc/reflection's .proto files, which its implementations load from `../../proto` beside themselves. */
-const REFLECTION_PROTO_DIR = path.join(root, "node_modules", "@grpc", "reflection", "build", "proto");
-
-/** In the bundle, @grpc/reflection reads its .proto files from grpc-reflection/ beside the bundle. */
-const reflectionProtos = {
-  name: "reflection-protos",
-  setup(build) {
-    build.onLoad(
-      { filter: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/].*\.js$/ },
-      (args) => {
-        const text = fs.readFileSync(args.path, "utf8");
-        const rewritten = text.replaceAll("'../../proto/", "'grpc-reflection/");
-        if (text.includes("/proto/") && rewritten === text) {
-          throw new Error(`${args.path}: no '../../proto/' to point at grpc-reflection/`);
-        }
-        return { contents: rewritten, loader: "js" };
-      },
-    );
-  },
-};
-
 /** What the emulator prints once it listens (emulator/cli.ts), with the lines after it. */
 const READY = /PLATFORM_ORG_UID=\S+\n/;
 
-/** Every file under `dir`, relative to it with `/` separators, sorted. */
-function filesUnder(dir, prefix = "") {
-  const files = [];
-  for (const dirent of fs.readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
-    const relative = prefix === "" ? dirent.name : `${prefix}/${dirent.name}`;
-    if (dirent.isDirectory()) files.push(...filesUnder(dir, relative));
-    else if (dirent.isFile()) files.push(relative);
-  }
-  return files.sort();
-}
-
 /**
- * emulator/cli.ts bundled (one file) with the .proto files it reads beside it: the files of the archive other than
- * the launcher, node and the licenses ({ name, data }, the bundle first).
+ * emulator/cli.ts bundled (one file): the files of the archive other than the launcher, node and the licenses
+ * ({ name, data }).
  */
 async function emulatorFiles() {
   const result = await esbuild.build({
@@ -86,22 +50,12 @@ async function emulatorFiles() {
     legalComments: "none",
     // The shebang of emulator/cli.ts stays out: the launcher runs the bundle with the node beside it.
     banner: { js: `// ${command} v${version}: bundled by scripts/build-emulator.js from emulator/cli.ts.` },
-    plugins: [plugin.sdkVersion, reflectionProtos],
+    plugins: [plugin.sdkVersion],
     tsconfig: path.join(root, "tsconfig.json"),
     logLevel: "warning",
   });
   const [output] = result.outputFiles;
-  return [
-    { name: `${command}.js`, data: Buffer.from(output.contents) },
-    ...filesUnder(PROTO_DIR).map((file) => ({
-      name: `proto/${file}`,
-      data: fs.readFileSync(path.join(PROTO_DIR, file)),
-    })),
-    ...filesUnder(path.join(REFLECTION_PROTO_DIR, "grpc")).map((file) => ({
-      name: `grpc-reflection/grpc/${file}`,
-      data: fs.readFileSync(path.join(REFLECTION_PROTO_DIR, "grpc", file)),
-    })),
-  ];
+  return [{ name: `${command}.js`, data: Buffer.from(output.contents) }];
 }
 
 /** The archive's entries for `runtime`'s platform (scripts/release.js's tarGz takes them). */

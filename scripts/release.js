@@ -11,7 +11,7 @@
  *                                                            the launcher of the OS (sh, or .cmd on windows),
  *                                                            LICENSE and Node.js's LICENSE.node
  *   platform-emulator-v<v>-<os>-<arch>.tar.gz                the emulator for the same platforms, the same way
- *                                                            (scripts/build-emulator.js): its bundle, proto/, node
+ *                                                            (scripts/build-emulator.js): its bundle and node
  *   pulumi-platform-native-<v>.tgz                           the TypeScript SDK: native-sdks/nodejs compiled by tsc,
  *                                                            its package.json beside the .js (npm install <file>)
  *   goproxy/github.com/pulumi-platform/native-sdks/go/@v/    the Go SDK as a module proxy serves it: list,
