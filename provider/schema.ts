@@ -264,6 +264,9 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
   const manifest = packageManifest();
   return {
     name: PACKAGE_NAME,
+    // The Java package prefix's middle: Pulumi's Java program generator (`pulumi import` printing Java) names input
+    // types' classes by com.<namespace>.<package>, where the SDK generator takes language.java.basePackage.
+    namespace: JAVA_BASE_PACKAGE.replace(/^com\./, ""),
     displayName: "Platform",
     version,
     description:
