@@ -304,6 +304,12 @@ function javaSdk(out, mtime) {
       `native-sdks/java/pom.xml says ${pomVersion}, package.json ${version}: run \`npm run generate\``,
     );
   }
+  const probe = require("node:child_process").spawnSync("mvn", ["--version"], { stdio: "ignore" });
+  if (probe.error) {
+    throw new Error(
+      `the Java SDK is built with Maven, and 'mvn' could not be run (${probe.error.message}): install Maven and a JDK 11 or later`,
+    );
+  }
   const copy = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "pulumi-platform-java-sdk-"));
   try {
     fs.cpSync(source, copy, { recursive: true });
