@@ -313,7 +313,8 @@ function javaSdk(out, mtime) {
   const copy = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "pulumi-platform-java-sdk-"));
   try {
     fs.cpSync(source, copy, { recursive: true });
-    const timestamp = new Date(mtime * 1000).toISOString().replace(/\.000Z$/, "Z");
+    // Maven's jar plugin takes no time before 1980-01-01T00:00:02Z (a zip's DOS time counts in 2 s steps).
+    const timestamp = new Date(Math.max(mtime, 315532802) * 1000).toISOString().replace(/\.000Z$/, "Z");
     run(
       "mvn",
       ["-B", "-q", "-Dstyle.color=never", `-Dproject.build.outputTimestamp=${timestamp}`, "package"],
