@@ -29,12 +29,17 @@ const version = (
   JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }
 ).version;
 const languages = ["typescript", "python", "go", "yaml", "java"];
-/** The Maven plugins' versions templates/java/pom.xml pins, which the Java block's pom.xml repeats. */
+/**
+ * The versions templates/java/pom.xml gives that are Maven's own, which the Java block's pom.xml repeats: the POM
+ * model's and the plugins'.
+ */
 const mavenPluginVersions = [
   ...fs
     .readFileSync(path.join(repoRoot, "templates", "java", "pom.xml"), "utf8")
-    .matchAll(/<artifactId>[\w-]+-plugin<\/artifactId>\s*<version>(\d+\.\d+\.\d+)<\/version>/g),
-].map((m) => m[1]!);
+    .matchAll(
+      /<artifactId>[\w-]+-plugin<\/artifactId>\s*<version>(\d+\.\d+\.\d+)<\/version>|<modelVersion>(\d+\.\d+\.\d+)<\/modelVersion>/g,
+    ),
+].map((m) => (m[1] ?? m[2])!);
 
 /** Runs `script` with bash (-e, pipefail) through scripts/pulumi-env.sh in `cwd`; resolves with its output. */
 function sh(script: string, cwd: string, env: Record<string, string>): Promise<string> {
