@@ -21,6 +21,15 @@ import { CONFIG_SETTINGS, PROFILE_SETTINGS } from "./core/config";
 
 export const PACKAGE_NAME = "platform";
 
+/**
+ * Pulumi's Java SDK (`com.pulumi:pulumi` on Maven Central) that the generated Java SDK depends on: the release of
+ * pulumi-java whose code generator and language host scripts/build-engine.sh builds (`pulumi_java_version` there;
+ * test/pulumi-versions.test.ts fails when they differ). Java's SDK has its own version line, unrelated to 3.x.
+ */
+export const PULUMI_JAVA_VERSION = "1.17.0";
+/** The Java package prefix (and Maven group) of the generated Java SDK: `com.pulumiplatform.platform`. */
+export const JAVA_BASE_PACKAGE = "com.pulumiplatform";
+
 type Json = Record<string, unknown>;
 
 /** A Pulumi property spec (the subset this package uses). */
@@ -253,6 +262,9 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
   const manifest = packageManifest();
   return {
     name: PACKAGE_NAME,
+    // The Java package prefix's middle: Pulumi's Java program generator (`pulumi import` printing Java) names input
+    // types' classes by com.<namespace>.<package>, where the SDK generator takes language.java.basePackage.
+    namespace: JAVA_BASE_PACKAGE.replace(/^com\./, ""),
     displayName: "Platform",
     version,
     description:
@@ -287,6 +299,18 @@ export function buildPackageSchema(version: string = packageVersion()): Json {
         packageName: "pulumi_platform_native",
         requires: { pulumi: `>=${oldestPulumiVersion(manifest)},<4.0.0` },
         respectSchemaVersion: true,
+      },
+      // Java packages com.pulumiplatform.platform(.iam, ...), Maven com.pulumiplatform:platform. No Gradle files:
+      // scripts/gen-sdks.js writes the pom.xml, whose dependencies are these (the generated code links gson and
+      // jsr305 itself; Pulumi's Java SDK publishes them at runtime scope only).
+      java: {
+        basePackage: JAVA_BASE_PACKAGE,
+        buildFiles: "none",
+        dependencies: {
+          "com.pulumi:pulumi": PULUMI_JAVA_VERSION,
+          "com.google.code.gson:gson": "2.10",
+          "com.google.code.findbugs:jsr305": "3.0.2",
+        },
       },
     },
   };

@@ -9,8 +9,9 @@
 #                                    code `pulumi import` prints. Beside them: pulumi-language-nodejs-preload.js (a
 #                                    Node.js 20 bug workaround) and pulumi-language-python-exec (upstream's Python
 #                                    program runner, from the sdk/v3 module);
-#   - pulumi-language-yaml           upstream's YAML host, built from github.com/pulumi/pulumi-yaml (which IS
-#                                    served) through a wrapper module pinned to this engine's pkg/v3 and sdk/v3;
+#   - pulumi-language-yaml,          upstream's YAML and Java hosts, built from github.com/pulumi/pulumi-yaml and
+#     pulumi-language-java           github.com/pulumi/pulumi-java/pkg (which ARE served) through wrapper modules
+#                                    pinned to a pkg/v3 and sdk/v3 they compile against (patched, scripts/engine/);
 #   - pulumi-resource-pulumi-nodejs  the dynamic-provider launcher shipped inside @pulumi/pulumi.
 # All go into one bin directory cached outside the repo, keyed by version; the engine finds the plugins beside
 # `pulumi`. A compatible pulumi already on PATH (same major.minor, all three plugins beside it) is
@@ -43,7 +44,8 @@ if [ "${PULUMI_PLATFORM_BUILD_ENGINE:-}" != 1 ] && found=$(command -v pulumi 2>/
   found_dir=$(cd "$(dirname "$found")" && pwd)
   if [ "$found_dir" != "$bin" ] && [ -x "$found_dir/pulumi-language-nodejs" ] &&
      [ -x "$found_dir/pulumi-language-go" ] && [ -x "$found_dir/pulumi-language-python" ] &&
-     [ -x "$found_dir/pulumi-language-yaml" ] && [ -x "$found_dir/pulumi-resource-pulumi-nodejs" ]; then
+     [ -x "$found_dir/pulumi-language-yaml" ] && [ -x "$found_dir/pulumi-language-java" ] &&
+     [ -x "$found_dir/pulumi-resource-pulumi-nodejs" ]; then
     found_version=$(PULUMI_SKIP_UPDATE_CHECK=true "$found" version 2>/dev/null || true)
     case "${found_version#v}" in
       "${version%.*}".*) say "using pulumi $found_version found on PATH in $found_dir"; echo "$found_dir"; exit 0 ;;
@@ -133,86 +135,91 @@ build_langhost() { # <command name>
 }
 for name in pulumi-language-nodejs pulumi-language-go pulumi-language-python; do build_langhost "$name"; done
 
-# 3b. The YAML host: upstream's (github.com/pulumi/pulumi-yaml IS served), built through a wrapper module that pins
-#     its pkg/v3 and sdk/v3, as the CLI is built above. v1.37.0, the newest served, was written against pkg/v3
-#     v3.247.0 (not served), whose pcl.BindProgram took its schema loader as an option, and whose plugin host
-#     constructors took fewer arguments: scripts/engine/yaml/pulumi-yaml-v<yaml>-pkg-v<pkg>.patch adapts the three
-#     calls (in GenerateProgram and the YAML-to-PCL converter) to pkg/v3 <pkg>, applied to a copy of the module that
-#     the wrapper then `replace`s it with. pkg/v3 keeps moving (by v3.276.0 the plugin context had moved from pkg to
-#     sdk and BindProgram takes the loader as an argument again), so the host is built against the newest <pkg> that
-#     has a patch and is not newer than this engine (else this engine's, unpatched), once per pair in
-#     <cache>/yaml/, and copied beside every engine it serves: the engine talks to it over the plugin protocol only.
-#     Most of what it links is already in Go's build cache from the CLI: minutes after it.
-yaml_version=${PULUMI_YAML_VERSION:-1.37.0}
-yaml_pkg=$version
-newest_patched=""
-for patch in "$here"/scripts/engine/yaml/pulumi-yaml-v"$yaml_version"-pkg-v*.patch; do
-  [ -f "$patch" ] || continue
-  candidate=${patch##*-pkg-v}
-  candidate=${candidate%.patch}
-  # Not newer than this engine, and newer than the best so far (sort -V orders versions).
-  [ "$(printf '%s\n' "$candidate" "$version" | sort -V | tail -n 1)" = "$version" ] || continue
-  [ -z "$newest_patched" ] ||
-    [ "$(printf '%s\n' "$candidate" "$newest_patched" | sort -V | tail -n 1)" = "$candidate" ] || continue
-  newest_patched=$candidate
-done
-[ -z "$newest_patched" ] || yaml_pkg=$newest_patched
-yaml_patch=$here/scripts/engine/yaml/pulumi-yaml-v$yaml_version-pkg-v$yaml_pkg.patch
-yaml_patch_sum=none
-[ -f "$yaml_patch" ] && yaml_patch_sum=$(sha256sum < "$yaml_patch" | cut -c1-16)
-yaml_stamp="yaml v$yaml_version, pulumi v$yaml_pkg, patch $yaml_patch_sum"
-if [ "$(cat "$bin/.pulumi-language-yaml.stamp" 2>/dev/null)" != "$yaml_stamp" ] ||
-   [ ! -x "$bin/pulumi-language-yaml" ]; then
-  yaml_out=${PULUMI_PLATFORM_CACHE:-$HOME/.cache/pulumi-platform}/yaml/v$yaml_version-pkg-v$yaml_pkg
-  mkdir -p "$yaml_out"
-  exec 8>"$yaml_out/.lock"
+# 3b. Upstream's YAML and Java hosts (github.com/pulumi/pulumi-yaml and github.com/pulumi/pulumi-java/pkg ARE served,
+#     at exact versions), each built through a wrapper module that pins its pkg/v3 and sdk/v3, as the CLI is built
+#     above. Each was written against an older pkg/v3 than the oldest engine (pulumi-yaml v1.37.0 against v3.247.0,
+#     which is not served; pulumi-java v1.17.0 against v3.205.0), and pkg/v3 moves under them: pcl.BindProgram takes
+#     its schema loader as an argument again, the plugin host constructors take more arguments, a parameterization's
+#     base is BasePlugin, logging.V is no longer a bool. scripts/engine/<dir>/<repo>-v<host>-pkg-v<pkg>.patch adapts
+#     those calls to pkg/v3 <pkg>, applied to a copy of the module that the wrapper then `replace`s it with. pkg/v3
+#     keeps moving (by v3.276.0 the plugin context had moved from pkg to sdk), so a host is built against the newest
+#     <pkg> that has a patch and is not newer than this engine (else this engine's, unpatched), once per pair in
+#     <cache>/<dir>/, and copied beside every engine it serves: the engine talks to it over the plugin protocol only.
+#     Most of what they link is already in Go's build cache from the CLI and our hosts: a few minutes after them.
+#     The Java host runs programs with Maven (`mvn` on PATH; it downloads what a program's pom.xml names into ~/.m2).
+upstream_host() { # <name> <module> <version> <patch dir> <version variable>
+  local name=$1 module=$2 host_version=$3 patch_dir=$4 version_var=$5
+  local repo=${module#github.com/pulumi/} pkg=$version newest="" patch candidate
+  repo=${repo%%/*}
+  for patch in "$patch_dir/$repo-v$host_version-pkg-v"*.patch; do
+    [ -f "$patch" ] || continue
+    candidate=${patch##*-pkg-v}
+    candidate=${candidate%.patch}
+    # Not newer than this engine, and newer than the best so far (sort -V orders versions).
+    [ "$(printf '%s\n' "$candidate" "$version" | sort -V | tail -n 1)" = "$version" ] || continue
+    [ -z "$newest" ] || [ "$(printf '%s\n' "$candidate" "$newest" | sort -V | tail -n 1)" = "$candidate" ] || continue
+    newest=$candidate
+  done
+  [ -z "$newest" ] || pkg=$newest
+  local host_patch=$patch_dir/$repo-v$host_version-pkg-v$pkg.patch patch_sum=none
+  [ -f "$host_patch" ] && patch_sum=$(sha256sum < "$host_patch" | cut -c1-16)
+  local stamp="${patch_dir##*/} v$host_version, pulumi v$pkg, patch $patch_sum"
+  if [ "$(cat "$bin/.$name.stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$bin/$name" ]; then return 0; fi
+  local out=${PULUMI_PLATFORM_CACHE:-$HOME/.cache/pulumi-platform}/${patch_dir##*/}/v$host_version-pkg-v$pkg
+  mkdir -p "$out"
+  exec 8>"$out/.lock"
   command -v flock >/dev/null 2>&1 && flock 8
-  if [ "$(cat "$yaml_out/.stamp" 2>/dev/null)" != "$yaml_stamp" ] || [ ! -x "$yaml_out/pulumi-language-yaml" ]; then
-    need_go "pulumi-language-yaml"
-    work=$yaml_out/src
+  if [ "$(cat "$out/.stamp" 2>/dev/null)" != "$stamp" ] || [ ! -x "$out/$name" ]; then
+    need_go "$name"
+    local work=$out/src dir
     rm -rf "$work"
     mkdir -p "$work"
     cat > "$work/go.mod" <<MOD
-module pulumi-platform/engine/yaml
+module pulumi-platform/engine/$name
 
 go 1.25
 
-require github.com/pulumi/pulumi-yaml v$yaml_version
-require github.com/pulumi/pulumi/pkg/v3 v$yaml_pkg
-require github.com/pulumi/pulumi/sdk/v3 v$yaml_pkg
+require $module v$host_version
+require github.com/pulumi/pulumi/pkg/v3 v$pkg
+require github.com/pulumi/pulumi/sdk/v3 v$pkg
 
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 MOD
-    cat > "$work/tools.go" <<'GO'
+    cat > "$work/tools.go" <<GO
 //go:build tools
 
 package tools
 
-import _ "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"
+import _ "$module/cmd/$name"
 GO
-    say "resolving modules for pulumi-language-yaml v$yaml_version on pkg/v3 v$yaml_pkg"
-    if [ -f "$yaml_patch" ]; then
-      yaml_dir=$(cd "$work" && go mod download -json "github.com/pulumi/pulumi-yaml@v$yaml_version" |
+    say "resolving modules for $name v$host_version on pkg/v3 v$pkg"
+    if [ -f "$host_patch" ]; then
+      dir=$(cd "$work" && go mod download -json "$module@v$host_version" |
         sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-      [ -d "$yaml_dir" ] || { say "could not download github.com/pulumi/pulumi-yaml@v$yaml_version"; exit 1; }
-      cp -r "$yaml_dir" "$work/pulumi-yaml"
-      chmod -R u+w "$work/pulumi-yaml"
-      (cd "$work/pulumi-yaml" && git apply --verbose "$yaml_patch" >&2)
-      echo "replace github.com/pulumi/pulumi-yaml => ./pulumi-yaml" >> "$work/go.mod"
+      [ -d "$dir" ] || { say "could not download $module@v$host_version"; exit 1; }
+      cp -r "$dir" "$work/$repo"
+      chmod -R u+w "$work/$repo"
+      (cd "$work/$repo" && git apply --verbose "$host_patch" >&2)
+      echo "replace $module => ./$repo" >> "$work/go.mod"
     fi
     (cd "$work" && go mod tidy >&2)
-    say "compiling pulumi-language-yaml v$yaml_version (a few minutes after the CLI)"
-    (cd "$work" && go build -trimpath \
-      -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$yaml_version" \
-      -o "$yaml_out/pulumi-language-yaml.tmp" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml)
-    mv "$yaml_out/pulumi-language-yaml.tmp" "$yaml_out/pulumi-language-yaml"
-    echo "$yaml_stamp" > "$yaml_out/.stamp"
+    say "compiling $name v$host_version (a few minutes after the CLI)"
+    (cd "$work" && go build -trimpath -ldflags "-s -w -X $version_var=v$host_version" \
+      -o "$out/$name.tmp" "$module/cmd/$name")
+    mv "$out/$name.tmp" "$out/$name"
+    echo "$stamp" > "$out/.stamp"
   fi
-  cp "$yaml_out/pulumi-language-yaml" "$bin/pulumi-language-yaml.tmp"
-  mv "$bin/pulumi-language-yaml.tmp" "$bin/pulumi-language-yaml"
-  echo "$yaml_stamp" > "$bin/.pulumi-language-yaml.stamp"
-  say "installed pulumi-language-yaml v$yaml_version (pkg/v3 v$yaml_pkg) in $bin"
-fi
+  cp "$out/$name" "$bin/$name.tmp"
+  mv "$bin/$name.tmp" "$bin/$name"
+  echo "$stamp" > "$bin/.$name.stamp"
+  say "installed $name v$host_version (pkg/v3 v$pkg) in $bin"
+}
+upstream_host pulumi-language-yaml github.com/pulumi/pulumi-yaml "${PULUMI_YAML_VERSION:-1.37.0}" \
+  "$here/scripts/engine/yaml" github.com/pulumi/pulumi-yaml/pkg/version.Version
+# pulumi-java v1.17.0 is the newest the Go module proxy serves (v1.17.1 and later answer 403); the generated Java SDK
+# depends on com.pulumi:pulumi at the same version (PULUMI_JAVA_VERSION in provider/schema.ts).
+upstream_host pulumi-language-java github.com/pulumi/pulumi-java/pkg "${PULUMI_JAVA_VERSION:-1.17.0}" \
+  "$here/scripts/engine/java" github.com/pulumi/pulumi-java/pkg/version.Version
 
 # 4. The dynamic-provider launcher: a copy, refreshed when the npm package changes. It resolves
 #    @pulumi/pulumi/cmd/dynamic-provider from its working directory (the program's), so a copy works anywhere.

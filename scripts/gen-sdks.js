@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * Generates native-sdks/ (the SDKs of the native provider plugin) from schema.json with the engine's own
- * generator: `pulumi package gen-sdk schema.json --language <nodejs|go|python>` under our offline engine
- * (scripts/pulumi-env.sh; the generators run in our language hosts, scripts/engine/langhost).
+ * generator: `pulumi package gen-sdk schema.json --language <nodejs|go|python|java>` under our offline engine
+ * (scripts/pulumi-env.sh; the generators run in our language hosts, scripts/engine/langhost, and Java's in
+ * upstream's Java host, which scripts/build-engine.sh builds). Java's generator writes no build files here
+ * (`buildFiles: "none"`: its are Gradle's): this script writes the Maven pom.xml and the plugin.json resource.
  *
- *   npm run sdks                              # rewrites native-sdks/{nodejs,go,python} and native-sdks/README.md
+ *   npm run sdks                              # rewrites native-sdks/{nodejs,go,python,java} and native-sdks/README.md
  *   node scripts/gen-sdks.js --out <dir>      # the same into another directory
  *   node scripts/gen-sdks.js --check          # exits 1, listing the files, if native-sdks/ differs from what the
  *                                             # current schema.json generates (test/e2e/native-sdks.e2e.test.ts)
@@ -23,7 +25,7 @@ const path = require("node:path");
 const root = path.resolve(__dirname, "..");
 const schemaPath = path.join(root, "schema.json");
 const defaultOut = path.join(root, "native-sdks");
-const languages = ["nodejs", "go", "python"];
+const languages = ["nodejs", "go", "python", "java"];
 
 const readme = `# native-sdks — GENERATED, do not edit
 
@@ -37,6 +39,7 @@ fails when this directory differs from what the current schema.json generates.
 | \`nodejs/\` | the TypeScript SDK, npm package \`pulumi-platform-native\` |
 | \`go/\` | the Go SDK, module \`github.com/pulumi-platform/native-sdks/go\`, packages under \`.../go/platform\` |
 | \`python/\` | the Python SDK, package \`pulumi_platform_native\` (typed: \`py.typed\`); \`bash scripts/python-env.sh --sdk\` builds its wheel |
+| \`java/\` | the Java SDK, Maven \`com.pulumiplatform:platform\`, packages \`com.pulumiplatform.platform(.iam, ...)\`; its \`pom.xml\` (no Gradle) builds it with \`mvn package\` |
 
 Not to be confused with \`pulumi-platform\` (the dynamic-provider package at the repository root) or \`sdk/\` (the
 typed API client).
@@ -65,10 +68,102 @@ function generate(outDir) {
         { cwd: scratch, stdio: ["ignore", "inherit", "inherit"], timeout: 10 * 60_000 },
       );
     }
+    writeJavaBuildFiles(path.join(outDir, "java"), JSON.parse(fs.readFileSync(schemaPath, "utf8")));
     fs.writeFileSync(path.join(outDir, "README.md"), readme);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** `text` with XML's five special characters escaped. */
+function xml(text) {
+  const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
+  return String(text).replace(/[&<>"']/g, (c) => entities[c]);
+}
+
+/**
+ * What Pulumi's Java generator leaves to a build (its Gradle files, which we do not use: \`buildFiles: "none"\`):
+ * the Maven \`pom.xml\` (group: \`language.java.basePackage\`, artifact: the package's name, as its Gradle files
+ * would publish it; dependencies: \`language.java.dependencies\`) and the \`plugin.json\` resource by which a Java
+ * program tells the engine which plugin (name, version, server) its packages need.
+ */
+function writeJavaBuildFiles(dir, schema) {
+  const java = schema.language?.java;
+  if (!java?.basePackage || !java.dependencies) {
+    throw new Error(
+      "schema.json: language.java needs basePackage and dependencies for the Java SDK's pom.xml",
+    );
+  }
+  const resources = path.join(dir, "src", "main", "resources", ...java.basePackage.split("."), schema.name);
+  const plugin = {
+    resource: true,
+    name: schema.name,
+    version: schema.version,
+    server: schema.pluginDownloadURL,
+  };
+  fs.mkdirSync(resources, { recursive: true });
+  fs.writeFileSync(path.join(resources, "plugin.json"), `${JSON.stringify(plugin, null, 2)}\n`);
+  const dependencies = Object.entries(java.dependencies)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([coordinates, version]) => {
+      const [groupId, artifactId] = coordinates.split(":");
+      return [
+        "    <dependency>",
+        `      <groupId>${xml(groupId)}</groupId>`,
+        `      <artifactId>${xml(artifactId)}</artifactId>`,
+        `      <version>${xml(version)}</version>`,
+        "    </dependency>",
+      ].join("\n");
+    });
+  // Plugin versions pinned (Maven's defaults are old): the jar plugin's project.build.outputTimestamp makes the jar
+  // reproducible (scripts/release.js sets it to the release's file time).
+  const pluginVersions = [
+    ["maven-resources-plugin", "3.3.1"],
+    ["maven-compiler-plugin", "3.13.0"],
+    ["maven-jar-plugin", "3.4.2"],
+    ["maven-install-plugin", "3.1.3"],
+  ];
+  const pom = `<?xml version="1.0" encoding="UTF-8"?>
+<!-- GENERATED by scripts/gen-sdks.js from schema.json: do not edit. -->
+<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>${xml(java.basePackage)}</groupId>
+  <artifactId>${xml(schema.name)}</artifactId>
+  <version>${xml(schema.version)}</version>
+  <packaging>jar</packaging>
+  <name>${xml(schema.displayName ?? schema.name)}</name>
+  <description>${xml(schema.description)}</description>
+  <url>${xml(schema.homepage)}</url>
+  <licenses>
+    <license>
+      <name>${xml(schema.license)}</name>
+    </license>
+  </licenses>
+  <scm>
+    <url>${xml(schema.repository)}</url>
+  </scm>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>11</maven.compiler.release>
+    <project.build.outputTimestamp>1980-01-01T00:00:02Z</project.build.outputTimestamp>
+  </properties>
+  <dependencies>
+${dependencies.join("\n")}
+  </dependencies>
+  <build>
+    <plugins>
+${pluginVersions
+  .map(
+    ([artifactId, version]) =>
+      `      <plugin>\n        <groupId>org.apache.maven.plugins</groupId>\n        <artifactId>${artifactId}</artifactId>\n        <version>${version}</version>\n      </plugin>`,
+  )
+  .join("\n")}
+    </plugins>
+  </build>
+</project>
+`;
+  fs.writeFileSync(path.join(dir, "pom.xml"), pom);
 }
 
 /** Relative paths of every file under dir, sorted. */

@@ -148,6 +148,22 @@ function indexPage(schema, resources, dataSources) {
 /** The environment variable a config key's description names ("Env PLATFORM_API_URL."), if any. */
 const envOf = (description) => /Env (PLATFORM_[A-Z_]+)/.exec(description)?.[1];
 
+/**
+ * The Java SDK's lines: its Maven coordinates (schema.json's language.java: the group is the base package, the
+ * artifact the package's name) in the release's Maven repository folder, and Pulumi's Java SDK it depends on.
+ */
+function javaSdkLines(schema, v) {
+  const java = schema.language.java;
+  const pulumiJava = java.dependencies["com.pulumi:pulumi"];
+  return [
+    `- Java: \`${java.basePackage}:${schema.name}:${v}\` (packages \`${java.basePackage}.${schema.name}.*\`), in the`,
+    "  release's Maven repository folder `maven/`: name it in your `pom.xml` as a `<repository>` with",
+    `  \`<url>file://<release>/maven</url>\` (or copy it into the project, as the Java template does); it depends on`,
+    `  Pulumi's Java SDK \`com.pulumi:pulumi:${pulumiJava}\` from Maven Central. Pulumi's Java host builds and runs the`,
+    "  program with Maven (`mvn` and a JDK 11 or later on `PATH`; Gradle is not supported here).",
+  ];
+}
+
 function installationPage(schema, readmeText) {
   const v = schema.version;
   const precedence = /\*\*Precedence\*\*[^]*?\n\n/.exec(readmeText)?.[0].trim();
@@ -194,6 +210,8 @@ function installationPage(schema, readmeText) {
         ]
       : []),
     "- YAML: nothing to install; the plugin's schema describes every type.",
+    ...javaSdkLines(schema, v),
+    "- C#: no SDK (.NET cannot run on the machines the project is built and tested on, so none is generated).",
     "",
     "## Configuration",
     "",

@@ -19,15 +19,20 @@
  *   *.whl of the Python SDK                                  when native-sdks/python exists (python -m build, with
  *                                                            PULUMI_PLATFORM_PYTHON, else the environment
  *                                                            scripts/python-env.sh makes, which has the build tools)
+ *   maven/com/pulumiplatform/platform/<v>/                   the Java SDK as a Maven repository folder serves it:
+ *                                                            platform-<v>.jar (native-sdks/java built by `mvn
+ *                                                            package`, reproducible) and platform-<v>.pom, each with
+ *                                                            its .sha1 (a <repository> with url file://<dir>/maven)
  *   pulumi-platform-policy-v<v>.tar.gz                       the policy pack (policy/): PulumiPolicy.yaml, its
  *                                                            package.json, the bundle dist/index.js, README.md
  *                                                            (docs/policy-pack.md); `npm install` in it, then
  *                                                            `pulumi preview --policy-pack <dir>`
  *   templates/<language>/                                    the `pulumi new` templates (templates/: typescript,
- *                                                            python, go, yaml), their tracked files; typescript's
- *                                                            carries the TypeScript SDK's tarball and python's the
- *                                                            wheel, which their dependency files name by a path in
- *                                                            the project itself (`pulumi new` copies them into it)
+ *                                                            python, go, yaml, java), their tracked files;
+ *                                                            typescript's carries the TypeScript SDK's tarball,
+ *                                                            python's the wheel and java's the maven/ folder, which
+ *                                                            their dependency files name by a path in the project
+ *                                                            itself (`pulumi new` copies them into it)
  *   schema.json                                              the plugin's schema
  *   SHA256SUMS                                               `sha256sum -c SHA256SUMS` in the folder checks them all
  *
@@ -329,6 +334,60 @@ function goModule(out, mtime) {
   return dir;
 }
 
+/**
+ * The Java SDK as a Maven repository folder (`maven/<group path>/<artifact>/<v>/`): native-sdks/java built by
+ * `mvn package` from a copy (Maven writes target/ beside the sources), its jar reproducible through
+ * project.build.outputTimestamp set to the release's file time, its pom as generated, and a .sha1 of each, which
+ * Maven checks. Maven (`mvn` on PATH) downloads the SDK's dependencies and plugins into ~/.m2 the first time.
+ * The folder.
+ */
+function javaSdk(out, mtime) {
+  const source = path.join(root, "native-sdks", "java");
+  const pom = fs.readFileSync(path.join(source, "pom.xml"), "utf8");
+  const field = (name) => new RegExp(`^  <${name}>([^<]+)</${name}>$`, "m").exec(pom)?.[1];
+  const [groupId, artifactId, pomVersion] = [field("groupId"), field("artifactId"), field("version")];
+  if (pomVersion !== version) {
+    throw new Error(
+      `native-sdks/java/pom.xml says ${pomVersion}, package.json ${version}: run \`npm run generate\``,
+    );
+  }
+  const probe = require("node:child_process").spawnSync("mvn", ["--version"], { stdio: "ignore" });
+  if (probe.error) {
+    throw new Error(
+      `the Java SDK is built with Maven, and 'mvn' could not be run (${probe.error.message}): install Maven and a JDK 11 or later`,
+    );
+  }
+  const copy = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "pulumi-platform-java-sdk-"));
+  try {
+    fs.cpSync(source, copy, { recursive: true });
+    // Maven's jar plugin takes no time before 1980-01-01T00:00:02Z (a zip's DOS time counts in 2 s steps).
+    const timestamp = new Date(Math.max(mtime, 315532802) * 1000).toISOString().replace(/\.000Z$/, "Z");
+    run(
+      "mvn",
+      ["-B", "-q", "-Dstyle.color=never", `-Dproject.build.outputTimestamp=${timestamp}`, "package"],
+      {
+        cwd: copy,
+        // Maven prints its errors on stdout: to our stderr, as the last line of our stdout is the folder.
+        stdio: ["ignore", 2, "inherit"],
+      },
+    );
+    const dir = path.join(out, "maven", ...groupId.split("."), artifactId, version);
+    fs.mkdirSync(dir, { recursive: true });
+    const files = [
+      [path.join(copy, "target", `${artifactId}-${version}.jar`), `${artifactId}-${version}.jar`],
+      [path.join(source, "pom.xml"), `${artifactId}-${version}.pom`],
+    ];
+    for (const [from, name] of files) {
+      const data = fs.readFileSync(from);
+      fs.writeFileSync(path.join(dir, name), data);
+      fs.writeFileSync(path.join(dir, `${name}.sha1`), crypto.createHash("sha1").update(data).digest("hex"));
+    }
+    return path.join(out, "maven");
+  } finally {
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
+}
+
 /** The virtual environment scripts/python-env.sh makes (cached; the last line it prints). */
 function pythonEnvironment() {
   const stdout = execFileSync("bash", [path.join(root, "scripts", "python-env.sh")], {
@@ -372,8 +431,8 @@ function pythonSdk(out, mtime) {
 /**
  * The `pulumi new` templates: each tracked file of templates/<language>, and the SDK files a template's dependency
  * file names by a path in the project itself (`file:pulumi-platform-native-<v>.tgz`, requirements.txt's
- * `--find-links .`), which `pulumi new` copies into the project with the rest. Go's module comes from the release's
- * goproxy/ (GOPROXY), YAML needs none. Only tracked files: a checkout's node_modules/, venv/ or stack files never
+ * `--find-links .`, pom.xml's repository `file://${project.basedir}/maven`), which `pulumi new` copies into the
+ * project with the rest. Go's module comes from the release's goproxy/ (GOPROXY), YAML needs none. Only tracked files: a checkout's node_modules/, venv/ or stack files never
  * get in.
  */
 function templates(out, sdkFiles) {
@@ -389,7 +448,7 @@ function templates(out, sdkFiles) {
   for (const [language, files] of Object.entries(sdkFiles)) {
     const dir = path.join(out, "templates", language);
     if (!fs.existsSync(path.join(dir, "Pulumi.yaml"))) throw new Error(`no template templates/${language}`);
-    for (const file of files) fs.copyFileSync(file, path.join(dir, path.basename(file)));
+    for (const file of files) fs.cpSync(file, path.join(dir, path.basename(file)), { recursive: true });
   }
 }
 
@@ -425,7 +484,8 @@ async function main() {
     const typescript = typescriptSdk(out, work);
     goModule(out, mtime);
     const python = pythonSdk(out, mtime);
-    templates(out, { typescript: [typescript], python });
+    const java = javaSdk(out, mtime);
+    templates(out, { typescript: [typescript], python, java: [java] });
     fs.copyFileSync(path.join(root, "schema.json"), path.join(out, "schema.json"));
     checksums(out);
   } finally {
@@ -438,7 +498,7 @@ async function main() {
   console.log(out);
 }
 
-module.exports = { tarGz, zip, sourceDateEpoch, PLATFORMS, GO_MODULE };
+module.exports = { tarGz, zip, sourceDateEpoch, javaSdk, PLATFORMS, GO_MODULE };
 
 if (require.main === module) {
   main().catch((err) => {

@@ -40,3 +40,31 @@ test("the generated Python package is typed and says which plugin it needs", () 
   expect(fs.existsSync(path.join(pkg, "py.typed"))).toBe(true);
   expect(plugin).toMatchObject({ resource: true, name: "platform" });
 });
+
+test("the generated Java SDK is a Maven project of its own coordinates that says which plugin it needs", () => {
+  const java = path.join(repoRoot, "native-sdks", "java");
+  const pom = fs.readFileSync(path.join(java, "pom.xml"), "utf8");
+  const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, "schema.json"), "utf8")) as {
+    name: string;
+    version: string;
+    language: { java: { basePackage: string } };
+  };
+  const base = schema.language.java.basePackage;
+  expect(pom).toMatch(
+    new RegExp(
+      `^  <groupId>${base}</groupId>\\n  <artifactId>${schema.name}</artifactId>\\n  <version>${schema.version}</version>$`,
+      "m",
+    ),
+  );
+  // No Gradle: the generator's build files are not written, the pom is.
+  expect(fs.readdirSync(java).sort()).toEqual(["README.md", "pom.xml", "src"]);
+  const resources = path.join(java, "src", "main", "resources", ...base.split("."), schema.name);
+  const plugin = JSON.parse(fs.readFileSync(path.join(resources, "plugin.json"), "utf8")) as object;
+  expect(plugin).toMatchObject({ resource: true, name: "platform", version: schema.version });
+  expect(fs.readFileSync(path.join(resources, "version.txt"), "utf8")).toBe(schema.version);
+  expect(
+    fs.existsSync(
+      path.join(java, "src", "main", "java", ...base.split("."), schema.name, "iam", "Group.java"),
+    ),
+  ).toBe(true);
+});

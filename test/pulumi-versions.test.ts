@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { oldestPulumiVersion, packageManifest } from "../provider/schema";
+import { oldestPulumiVersion, packageManifest, PULUMI_JAVA_VERSION } from "../provider/schema";
 
 const root = path.resolve(__dirname, "..");
 const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
@@ -73,4 +73,16 @@ test("the Go SDK and our language hosts need the oldest Go SDK (a minimum, as go
     expect(hosts).toMatch(
       new RegExp(`github\\.com/pulumi/pulumi/${module}/v3 v${oldest.replace(/\./g, "\\.")}\\n`),
     );
+});
+
+test("the generated Java SDK depends on the Java SDK of the pulumi-java whose host and generator we build", () => {
+  const built = /PULUMI_JAVA_VERSION:-(\d+\.\d+\.\d+)\}/.exec(read("scripts/build-engine.sh"))?.[1];
+  expect(built).toBeDefined();
+  expect(PULUMI_JAVA_VERSION).toBe(built);
+  expect(readJson("schema.json")["language"]!["java"]).toMatchObject({
+    dependencies: { "com.pulumi:pulumi": built },
+  });
+  expect(read("native-sdks/java/pom.xml")).toMatch(
+    new RegExp(`<artifactId>pulumi</artifactId>\\s*<version>${built!.replace(/\./g, "\\.")}</version>`),
+  );
 });

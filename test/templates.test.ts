@@ -2,7 +2,8 @@
  * The `pulumi new` templates (templates/<language>) say nothing of their own that the project says elsewhere: the
  * provider's config keys, their descriptions and which are secret come from CONFIG_SETTINGS; the version of the
  * plugin, its SDKs and the policy pack is package.json's; Pulumi's own SDK is asked for in the range each
- * generated SDK declares; Go's go.sum is the Go example's. test/e2e/templates.e2e.test.ts runs them.
+ * generated SDK declares (Java's, the version the generated SDK's pom.xml names); Go's go.sum is the Go example's.
+ * test/e2e/templates.e2e.test.ts runs them.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -12,7 +13,7 @@ const root = path.join(__dirname, "..");
 const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
   version: string;
 };
-const languages = ["typescript", "python", "go", "yaml"];
+const languages = ["typescript", "python", "go", "yaml", "java"];
 const read = (...parts: string[]) => fs.readFileSync(path.join(root, ...parts), "utf8");
 
 /** The keys of a two-space YAML mapping that starts after the line `header` at indentation `indent`. */
@@ -79,7 +80,8 @@ describe.each(languages)("templates/%s", (language) => {
   it("names the plugin, its SDK and the policy pack at package.json's version only", () => {
     const dir = path.join(root, "templates", language);
     const mentions: string[] = [];
-    for (const file of fs.readdirSync(dir)) {
+    const files = fs.readdirSync(dir, { recursive: true, encoding: "utf8" });
+    for (const file of files.filter((f) => fs.statSync(path.join(dir, f)).isFile())) {
       const text = fs.readFileSync(path.join(dir, file), "utf8");
       const patterns = [
         /pulumi-resource-platform-v(\d+\.\d+\.\d+)/g,
@@ -88,6 +90,7 @@ describe.each(languages)("templates/%s", (language) => {
         /pulumi-platform-policy-v(\d+\.\d+\.\d+)/g,
         /native-sdks\/go v(\d+\.\d+\.\d+)/g,
         /resource platform (\d+\.\d+\.\d+)/g,
+        /<artifactId>platform<\/artifactId>\s*<version>(\d+\.\d+\.\d+)<\/version>/g,
       ];
       for (const pattern of patterns)
         for (const m of text.matchAll(pattern)) mentions.push(`${file}: ${m[1]}`);
@@ -118,6 +121,22 @@ describe("the templates' dependencies", () => {
     const declared = /'(pulumi[<>=][^']*)'/.exec(read("native-sdks", "python", "setup.py"))?.[1];
     expect(declared).toBeDefined();
     expect(requirements).toEqual(["--find-links .", `pulumi_platform_native==${version}`, declared]);
+  });
+
+  it("java: the SDK from the project's maven/ folder at the release's version, Pulumi's Java SDK at the SDK's", () => {
+    const pom = read("templates", "java", "pom.xml");
+    const sdkPom = read("native-sdks", "java", "pom.xml");
+    const dependency = (text: string, group: string, artifact: string) =>
+      new RegExp(
+        `<groupId>${group}</groupId>\\s*<artifactId>${artifact}</artifactId>\\s*<version>([^<]+)</version>`,
+      ).exec(text)?.[1];
+    expect(dependency(pom, "com\\.pulumiplatform", "platform")).toBe(version);
+    expect(dependency(pom, "com\\.pulumi", "pulumi")).toBe(dependency(sdkPom, "com\\.pulumi", "pulumi"));
+    expect(dependency(sdkPom, "com\\.pulumi", "pulumi")).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(pom).toContain("<url>file://${project.basedir}/maven</url>");
+    // Pulumi's Java host asks a program for its plugins by running another main class through these.
+    expect(pom).toContain("<mainClass>${mainClass}</mainClass>");
+    expect(pom).toContain("<commandlineArgs>${mainArgs}</commandlineArgs>");
   });
 
   it("go: the module at the release's version, Pulumi's Go SDK at the SDK's, and the Go example's go.sum", () => {

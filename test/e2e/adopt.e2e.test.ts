@@ -3,9 +3,9 @@
  * made through the API, taken over whole with `npx platform-import` and `pulumi import --file`, whose printed
  * TypeScript program then previews no change (the README's own `pulumi preview --expect-no-changes`); then the same
  * objects from a Terraform state of the chainguard provider (served by a stand-in `terraform` that answers
- * `state pull` with the state and records what `state rm` is given). Then the same document in a Go, a Python and a
- * YAML project: the program `pulumi import` prints, made the project's program as the README says, previews no
- * change.
+ * `state pull` with the state and records what `state rm` is given). Then the same document in a Go, a Python, a
+ * YAML and a Java project: the program `pulumi import` prints, made the project's program as the README says,
+ * previews no change.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -14,6 +14,7 @@ import type { Emulator } from "../../emulator";
 import { terraformState, type EveryKind } from "../commands/fixtures";
 import { AdoptionProject, platformResources } from "./adoption";
 import { repoRoot, type PulumiStack } from "./harness";
+import { writeJavaProject } from "./java-project";
 import { pythonEnvironment } from "./python-env";
 import { codeBlocks, docPath, SHELL_LANGUAGES, shellCommands } from "./readme";
 
@@ -143,8 +144,9 @@ describe("README: bring an existing organization", () => {
    * A project of each other language the engine prints: the same document, imported with `pulumi import --file`,
    * prints a program that, written as the project's program as it is (Go on the generated Go SDK through a replace,
    * as examples/go; Python in the environment with the generated Python SDK, as examples/python; YAML on the
-   * plugin's schema), previews no change. The TypeScript case is the README's block above. The only edit is the
-   * README's: YAML is printed elsewhere and moved to Main.yaml. The identity provider's clientSecret stays as
+   * plugin's schema; Java on the generated Java SDK from the project's maven/, as templates/java), previews no
+   * change. The TypeScript case is the README's block above. The only edits are the
+   * README's: YAML is printed elsewhere and moved to Main.yaml, Java moved into Maven's source tree. The identity provider's clientSecret stays as
    * printed, "" (the service keeps the secret it has; the plugin takes "" for a secret an import could not read).
    */
   it.each([
@@ -181,6 +183,17 @@ describe("README: bring an existing organization", () => {
       setup: (): Record<string, string> => ({}),
       printed: [/type: platform:iam:Group/, /identityUid: \$\{\["legacy-ci"\]\.id\}/, /parent: \$\{legacy\}/],
     },
+    {
+      language: "java",
+      // Printed as one class, App of the package generated_program, which Maven compiles from its source tree.
+      out: "Main.java",
+      program: "src/main/java/generated_program/App.java",
+      setup: (dir: string): Record<string, string> => {
+        writeJavaProject(dir, "platform-adopt-java", "generated_program.App");
+        return {};
+      },
+      printed: [/new Group\("legacy"/, /\.identityUid\(legacy_ci\.id\(\)\)/, /\.parent\(legacy\)/],
+    },
   ])(
     "a $language project: the same document prints $language that previews no change",
     async ({ language, out, program, setup, printed }) => {
@@ -204,7 +217,9 @@ describe("README: bring an existing organization", () => {
         for (const pattern of printed) expect(code).toMatch(pattern);
         expect(code).not.toContain(emulator.token);
         fs.rmSync(path.join(dir, out));
-        expect(code).toMatch(/[Cc]lient_?[Ss]ecret[:=]\s*(pulumi\.String\()?""/); // printed as "", kept as is
+        // Printed as "", kept as is.
+        expect(code).toMatch(/[Cc]lient_?[Ss]ecret([:=]\s*(pulumi\.String\()?|\()""/);
+        fs.mkdirSync(path.dirname(path.join(dir, program)), { recursive: true });
         fs.writeFileSync(path.join(dir, program), code);
         started = Date.now();
         await stack.preview({ env: credentials });

@@ -73,6 +73,9 @@ describe("npm run release", () => {
         ...["list", `v${version}.info`, `v${version}.mod`, `v${version}.zip`].map(
           (f) => `goproxy/${goModule}/@v/${f}`,
         ),
+        ...["jar", "jar.sha1", "pom", "pom.sha1"].map(
+          (ext) => `maven/com/pulumiplatform/platform/${version}/platform-${version}.${ext}`,
+        ),
         "schema.json",
       ]),
     );

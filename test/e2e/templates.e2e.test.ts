@@ -4,7 +4,8 @@
  * in an empty directory with its own Pulumi home and file backend, the plugin installed from the release's archive,
  * `pulumi new <release>/templates/<language>` with the config on its command line (the token set as a secret
  * afterwards), the language's dependencies installed as the template's README.md says, a preview with the
- * repository's policy pack, `up`, a preview that expects no changes, and `destroy`. The folder, the identity and the
+ * repository's policy pack, `up`, a `refresh` that finds every object as it is, a preview that expects no changes,
+ * and `destroy`. The folder, the identity and the
  * binding are looked up in the emulator by name after `up`, and are gone after `destroy`. Then the repository's own
  * templates: `pulumi new <repo>/templates/<language> --generate-only` gives the same project as the release's
  * template, but for the SDK files the release's carries. How long each step takes is printed.
@@ -21,7 +22,7 @@ jest.setTimeout(900_000);
 const version = (
   JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }
 ).version;
-const languages = ["typescript", "python", "go", "yaml"] as const;
+const languages = ["typescript", "python", "go", "yaml", "java"] as const;
 type Language = (typeof languages)[number];
 const GITHUB_ISSUER = "https://token.actions.githubusercontent.com";
 /** This machine in the plugin archives' naming. */
@@ -112,6 +113,8 @@ const DEPENDENCIES: Record<Language, string[]> = {
     "GOPROXY=file://$RELEASE/goproxy,https://proxy.golang.org GONOSUMDB=github.com/pulumi-platform go mod tidy",
   ],
   yaml: [],
+  // Maven downloads what pom.xml names at the first preview (Pulumi's Java host runs `mvn compile exec:java`).
+  java: [],
 };
 
 function installDependencies(language: Language, pulumiVersion: string): string {
@@ -154,7 +157,7 @@ describe("pulumi new templates, from the release folder, against the emulator", 
     if (timings.length > 0) console.info(`templates timings:\n${timings.join("\n")}`);
   });
 
-  it("the release holds each template, typescript's and python's with the SDK file their dependencies name", () => {
+  it("the release holds each template, typescript's, python's and java's with the SDK files their dependencies name", () => {
     for (const language of languages) {
       expect(fs.existsSync(path.join(release, "templates", language, "Pulumi.yaml"))).toBe(true);
     }
@@ -164,6 +167,11 @@ describe("pulumi new templates, from the release folder, against the emulator", 
     expect(fs.readdirSync(path.join(release, "templates", "python"))).toContain(
       `pulumi_platform_native-${version}-py3-none-any.whl`,
     );
+    expect(
+      fs.existsSync(
+        path.join(release, "templates", "java", "maven", "com", "pulumiplatform", "platform", version),
+      ),
+    ).toBe(true);
     const sums = fs.readFileSync(path.join(release, "SHA256SUMS"), "utf8");
     expect(sums).toContain(`  templates/typescript/pulumi-platform-native-${version}.tgz\n`);
   });
@@ -209,6 +217,13 @@ describe("pulumi new templates, from the release folder, against the emulator", 
       return ran.output;
     };
 
+    if (language === "java") {
+      // The same for the Java SDK, which Maven keeps in ~/.m2 once it has taken it from the project's maven/.
+      fs.rmSync(path.join(os.homedir(), ".m2", "repository", "com", "pulumiplatform"), {
+        recursive: true,
+        force: true,
+      });
+    }
     if (language === "go") {
       // The release's Go module keeps its version from one commit to the next: drop any copy of it the module cache
       // holds (and only it), so `go mod tidy` takes this release's.
@@ -278,6 +293,8 @@ describe("pulumi new templates, from the release folder, against the emulator", 
       role: { name: "registry.pull" },
     });
 
+    const refreshed = await step("refresh", "pulumi refresh --yes --skip-preview");
+    expect(refreshed).toMatch(/4 unchanged/);
     await step("preview, no changes", "pulumi preview --expect-no-changes");
     const destroyed = await step("destroy", "pulumi destroy --yes --skip-preview");
     expect(destroyed).toMatch(/- 4 deleted/);
@@ -307,10 +324,13 @@ describe("pulumi new templates, from the release folder, against the emulator", 
         python: [`pulumi_platform_native-${version}-py3-none-any.whl`],
         go: [],
         yaml: [],
+        java: ["jar", "jar.sha1", "pom", "pom.sha1"].map(
+          (ext) => `maven/com/pulumiplatform/platform/${version}/platform-${version}.${ext}`,
+        ),
       }[language];
       const generated = filesUnder(dir).filter((f) => f !== "Pulumi.yaml");
       // What the release's project holds beyond the template: the stack's file and what its dependencies made.
-      const installed = /^(Pulumi\.dev\.yaml|package-lock\.json|node_modules|venv|policy)(\/|$)/;
+      const installed = /^(Pulumi\.dev\.yaml|package-lock\.json|node_modules|venv|policy|target)(\/|$)/;
       const released = filesUnder(fromRelease!).filter((f) => f !== "Pulumi.yaml" && !installed.test(f));
       expect(released.sort()).toEqual([...generated, ...sdkFiles].sort());
       for (const file of generated) {
