@@ -368,6 +368,20 @@ const capabilitySet = (capabilities: readonly string[] | undefined) =>
   [...new Set(capabilities ?? [])].sort().join(",");
 
 /**
+ * The roles whose capabilities differ between `before` and `after`: made, edited or deleted (a role not there holds
+ * none).
+ */
+export function changedRoles(before: Iterable<RoleFacts>, after: Iterable<RoleFacts>): Set<string> {
+  const capabilitiesOf = (roles: Iterable<RoleFacts>) =>
+    new Map([...roles].map((r) => [r.uid, capabilitySet(r.capabilities)]));
+  const was = capabilitiesOf(before);
+  const is = capabilitiesOf(after);
+  return new Set(
+    [...new Set([...was.keys(), ...is.keys()])].filter((uid) => (was.get(uid) ?? "") !== (is.get(uid) ?? "")),
+  );
+}
+
+/**
  * Where effective access may differ between `before` and `after`: the positions (groups) where a binding appears or
  * goes, or where a role whose capabilities changed is bound, and the identities of those bindings. Access differs
  * only on and below these positions (rule 1), and only for these identities (rule 2), so `accessDiff` need look
@@ -387,16 +401,8 @@ export function touchedBy(
   const is = new Set(after.bindings.map(bindingKey));
   for (const b of before.bindings) if (!is.has(bindingKey(b))) mark(b);
   for (const b of after.bindings) if (!was.has(bindingKey(b))) mark(b);
-  const capabilitiesOf = (facts: AccessSnapshot) =>
-    new Map([...facts.roles].map((r) => [r.uid, capabilitySet(r.capabilities)]));
-  const wasCaps = capabilitiesOf(before);
-  const isCaps = capabilitiesOf(after);
-  const changedRoles = new Set(
-    [...new Set([...wasCaps.keys(), ...isCaps.keys()])].filter(
-      (uid) => (wasCaps.get(uid) ?? "") !== (isCaps.get(uid) ?? ""),
-    ),
-  );
-  for (const b of [...before.bindings, ...after.bindings]) if (changedRoles.has(b.role)) mark(b);
+  const changed = changedRoles(before.roles, after.roles);
+  for (const b of [...before.bindings, ...after.bindings]) if (changed.has(b.role)) mark(b);
   return { positions, identities };
 }
 

@@ -21,6 +21,7 @@
  *
  * May import: the SDK (and its words), ./check, ./diff, ./create, ./errors, ./client, ./wire, ./access-review, ./live-facts.
  */
+import { joinWords, said, type Words } from "../../sdk/words";
 import type * as pulumi from "@pulumi/pulumi";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
 import { clientFor, configureFromLookup, termsFor } from "./client";
@@ -55,7 +56,7 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
    */
   alsoReplaces?: (olds: Record<string, unknown>, news: Record<string, unknown>) => string[];
   /** A readable name for messages. */
-  describe: (inputs: Partial<I>) => { name?: string | undefined; where?: string | undefined };
+  describe: (inputs: Partial<I>) => { name?: string | undefined; where?: Words | undefined };
   get: (client: PlatformClient, uid: string) => Promise<T>;
   create: (client: PlatformClient, inputs: I) => Promise<T>;
   /** Finds an existing object with the same natural key (adopt, and recovery after an ambiguous create). */
@@ -64,7 +65,7 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
   update?: (client: PlatformClient, uid: string, inputs: I, fields: string[]) => Promise<T>;
   delete: (client: PlatformClient, uid: string) => Promise<void>;
   /** After a refused delete (failed precondition): names what still blocks it, e.g. a group's children. */
-  describeBlockers?: (client: PlatformClient, uid: string) => Promise<string[]>;
+  describeBlockers?: (client: PlatformClient, uid: string) => Promise<Words[]>;
   /**
    * The program's inputs rebuilt from a live object (read, so refresh shows drift and no phantom diff): every
    * declared API input, an unset one as undefined, so none is forgotten.
@@ -431,7 +432,7 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
         if (FailedPreconditionError.isInstance(err) && spec.describeBlockers && client) {
           // Best effort: the refusal stands whether or not the listing works.
           const blockers = await spec.describeBlockers(client, id).catch(() => []);
-          if (blockers.length > 0) context.found = `Still in it: ${blockers.join(", ")}`;
+          if (blockers.length > 0) context.found = said`Still in it: ${joinWords(blockers)}`;
         }
         throw failure(err, context);
       }

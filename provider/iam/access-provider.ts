@@ -17,6 +17,7 @@
  *
  * May import: @pulumi/pulumi (types), the SDK, ../core (engine-log: the plan in the preview's output), ./access.
  */
+import { said } from "../../sdk/words";
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type PlatformClient } from "../../sdk";
 import { checkInputs, containsUnknown } from "../core/check";
@@ -124,7 +125,7 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
       type: token,
       uid,
       profile: props?.profile as string | undefined,
-      where: scope === undefined ? undefined : `governing ${describeScope(scope)}`,
+      where: scope === undefined ? undefined : said`governing ${describeScope(scope)}`,
     };
   };
   const failure = (err: unknown, context: Attempt): Error =>

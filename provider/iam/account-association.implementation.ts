@@ -10,6 +10,7 @@
  *
  * May import: ../core, ../../sdk, ./account-association.declaration.
  */
+import { nameText, said } from "../../sdk/words";
 import { objectEffect } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
@@ -41,7 +42,7 @@ export const description = deriveDescription<AccountAssociationInputs, AccountAs
     ),
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.groupUid ? `of group ${inputs.groupUid}` : undefined,
+    where: inputs.groupUid ? said`of group ${nameText(inputs.groupUid)}` : undefined,
   }),
   wire: { read: { groupUid: (association) => association.uid } },
   get: (client, uid) => client.accountAssociations.get(uid),

@@ -10,6 +10,7 @@
  *
  * May import: ../core, ../../sdk, ./identity-provider.declaration.
  */
+import { nameText, said } from "../../sdk/words";
 import { capabilitiesOfRole, objectEffect, referenceNeeds, roleWords } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -68,7 +69,7 @@ export const description = deriveDescription<KitInputs, IdentityProvider>({
   declaration: IDENTITY_PROVIDER,
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.parentUid ? `in organization ${inputs.parentUid}` : undefined,
+    where: inputs.parentUid ? said`in organization ${nameText(inputs.parentUid)}` : undefined,
   }),
   wire: {
     send: Object.fromEntries(OIDC_KEYS.map((key) => [key, sendOidc])),

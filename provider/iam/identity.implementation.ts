@@ -6,6 +6,7 @@
  *
  * May import: ../core, ../../sdk, ./identity.declaration.
  */
+import { nameText, said } from "../../sdk/words";
 import { objectAccess } from "../core/access-review";
 import { withIdentity, withoutIdentity } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
@@ -27,7 +28,7 @@ export const description = deriveDescription<IdentityInputs, Identity>({
   declaration: IDENTITY,
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
+    where: inputs.parentUid ? said`under group ${nameText(inputs.parentUid)}` : undefined,
   }),
   // The kinds are a oneof on the service: setting one clears the others, so a switch sends only the new kind
   // (the one left unset has no default and is not sent).

@@ -7,6 +7,7 @@
  *
  * May import: ../core, ../../sdk, ./access, ./role-binding.declaration.
  */
+import { nameText, said } from "../../sdk/words";
 import { capabilitiesOfRole, objectAccess, referenceNeeds, roleWords } from "../core/access-review";
 import { bindingFact, withBinding, withoutBindings } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
@@ -54,7 +55,7 @@ export const description = deriveDescription<RoleBindingInputs, RoleBinding>({
   describe: (inputs) => ({
     where:
       inputs.groupUid !== undefined
-        ? `of role ${inputs.roleUid} to identity ${inputs.identityUid} on group ${inputs.groupUid}`
+        ? said`of role ${nameText(String(inputs.roleUid))} to identity ${nameText(String(inputs.identityUid))} on group ${nameText(inputs.groupUid)}`
         : undefined,
   }),
   // The API object names its references as hydrated members (group, identity, role).

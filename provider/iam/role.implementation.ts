@@ -5,7 +5,7 @@
  * May import: ../core, ../../sdk, ./role.declaration.
  */
 import { objectAccess } from "../core/access-review";
-import { nameText } from "../../sdk/words";
+import { nameText, said } from "../../sdk/words";
 import { withRole, withoutRole } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
@@ -50,7 +50,7 @@ export const description = deriveDescription<RoleInputs, Role>({
   declaration: ROLE,
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
+    where: inputs.parentUid ? said`under group ${nameText(inputs.parentUid)}` : undefined,
   }),
   wire: {
     read: {
