@@ -10,6 +10,7 @@
  * May import: ../provider/iam/*.declaration, ../provider/core/declaration (types).
  */
 import type { ResourceDeclaration } from "../provider/core/declaration";
+import { COLLECTIONS, type CollectionName } from "../sdk/collections";
 import { ACCOUNT_ASSOCIATION } from "../provider/iam/account-association.declaration";
 import { GROUP_ACCESS } from "../provider/iam/group-access.declaration";
 import { GROUP_INVITE } from "../provider/iam/group-invite.declaration";
@@ -20,21 +21,36 @@ import { IDENTITY } from "../provider/iam/identity.declaration";
 import { ROLE_BINDING } from "../provider/iam/role-binding.declaration";
 import { ROLE } from "../provider/iam/role.declaration";
 
-function kind(declaration: ResourceDeclaration, label: string, terraform: string | undefined) {
-  return { token: declaration.token, declaration, label, terraform };
+/** A kind of the service: its collection (../sdk/collections) and its label, the API's word unless given. */
+function listed(
+  declaration: ResourceDeclaration,
+  collection: CollectionName,
+  terraform: string,
+  label: string = COLLECTIONS[collection].singular,
+) {
+  return { token: declaration.token, declaration, label, terraform, collection };
+}
+
+/** A resource that is no kind of the service: one holding many role bindings (platform-import --bindings). */
+function bindingSet(declaration: ResourceDeclaration, label: string) {
+  return { token: declaration.token, declaration, label, terraform: undefined, collection: undefined };
 }
 
 export const KINDS = {
-  group: kind(GROUP, "group", "chainguard_group"),
-  identity: kind(IDENTITY, "identity", "chainguard_identity"),
-  role: kind(ROLE, "role", "chainguard_role"),
-  roleBinding: kind(ROLE_BINDING, "role binding", "chainguard_rolebinding"),
-  // Not kinds of the service: one resource holding many role bindings (platform-import --bindings).
-  groupAccess: kind(GROUP_ACCESS, "group access", undefined),
-  identityAccess: kind(IDENTITY_ACCESS, "identity access", undefined),
-  identityProvider: kind(IDENTITY_PROVIDER, "identity provider", "chainguard_identity_provider"),
-  groupInvite: kind(GROUP_INVITE, "invite", "chainguard_group_invite"),
-  accountAssociation: kind(ACCOUNT_ASSOCIATION, "account association", "chainguard_account_associations"),
+  group: listed(GROUP, "groups", "chainguard_group"),
+  identity: listed(IDENTITY, "identities", "chainguard_identity"),
+  role: listed(ROLE, "roles", "chainguard_role"),
+  roleBinding: listed(ROLE_BINDING, "roleBindings", "chainguard_rolebinding"),
+  groupAccess: bindingSet(GROUP_ACCESS, "group access"),
+  identityAccess: bindingSet(IDENTITY_ACCESS, "identity access"),
+  identityProvider: listed(IDENTITY_PROVIDER, "identityProviders", "chainguard_identity_provider"),
+  groupInvite: listed(
+    GROUP_INVITE,
+    "groupInvites",
+    "chainguard_group_invite",
+    COLLECTIONS.groupInvites.noun.under,
+  ),
+  accountAssociation: listed(ACCOUNT_ASSOCIATION, "accountAssociations", "chainguard_account_associations"),
 };
 
 export type Kind = keyof typeof KINDS;

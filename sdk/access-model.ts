@@ -22,8 +22,10 @@
  *      held by the caller on that group (emulator/README.md "No escalation": the real service cannot let an editor
  *      make itself owner).
  *
- * May import: nothing.
+ * May import: ./collections, ./uidp.
  */
+import { COLLECTIONS, COLLECTION_NAMES, type CollectionName, type Position } from "./collections";
+import { parentOf } from "./uidp";
 
 /** A role as the model needs it: built-in or custom, read from the API. */
 export interface RoleFacts {
@@ -183,18 +185,8 @@ export class AccessModel implements AccessFacts {
   }
 }
 
-/** The API's collections, as the access rules see them (rule 4). */
-export type Collection =
-  | "groups"
-  | "identities"
-  | "roles"
-  | "roleBindings"
-  | "identityProviders"
-  | "groupInvites"
-  | "accountAssociations"
-  | "repos"
-  | "tags"
-  | "advisories";
+/** The API's collections, as the access rules see them (rule 4): the rows of ./collections. */
+export type Collection = CollectionName;
 
 export type Verb = "CREATE" | "UPDATE" | "LIST" | "DELETE";
 
@@ -205,26 +197,23 @@ interface CollectionAccess {
   position: (uid: string) => string;
 }
 
-const parentPosition = (uid: string): string => {
-  const cut = uid.lastIndexOf("/");
-  return cut < 0 ? "" : uid.slice(0, cut);
-};
-const selfPosition = (uid: string): string => uid;
+const parentPosition = (uid: string): string => parentOf(uid) ?? "";
 
-/** Rule 4, per collection: its capability stem and the position that governs its objects. */
-export const COLLECTION_ACCESS: Readonly<Record<Collection, CollectionAccess>> = {
-  groups: { capability: "CAP_IAM_GROUPS", position: selfPosition },
-  identities: { capability: "CAP_IAM_IDENTITY", position: parentPosition },
-  roles: { capability: "CAP_IAM_ROLES", position: parentPosition },
-  roleBindings: { capability: "CAP_IAM_ROLE_BINDINGS", position: parentPosition },
-  identityProviders: { capability: "CAP_IAM_IDENTITY_PROVIDERS", position: parentPosition },
-  groupInvites: { capability: "CAP_IAM_GROUP_INVITES", position: parentPosition },
-  accountAssociations: { capability: "CAP_IAM_ACCOUNT_ASSOCIATIONS", position: selfPosition },
-  repos: { capability: "CAP_REPO", position: parentPosition },
+/** Each place ./collections may give for the governing group. */
+const POSITIONS: Readonly<Record<Position, (uid: string) => string>> = {
+  self: (uid) => uid,
+  parent: parentPosition,
   // A tag lives under a repo; its repo's group governs it.
-  tags: { capability: "CAP_TAG", position: (uid) => parentPosition(parentPosition(uid)) },
-  advisories: { capability: "CAP_ADVISORIES", position: parentPosition },
+  grandparent: (uid) => parentPosition(parentPosition(uid)),
 };
+
+/** Rule 4, per collection: its capability stem and the position that governs its objects (./collections). */
+export const COLLECTION_ACCESS: Readonly<Record<Collection, CollectionAccess>> = Object.fromEntries(
+  COLLECTION_NAMES.map((c) => [
+    c,
+    { capability: COLLECTIONS[c].capability, position: POSITIONS[COLLECTIONS[c].position] },
+  ]),
+) as Record<Collection, CollectionAccess>;
 
 /** The capability an operation on `collection` needs (rule 4). */
 export function capabilityFor(collection: Collection, verb: Verb): string {

@@ -20,8 +20,9 @@
  * Markdown is commands/markdown's job (it writes these words into a cell), HTML escaping commands/access/html-text's,
  * CSV quoting the CSV writer's: each a different job over the same words.
  *
- * May import: nothing.
+ * May import: ./collections.
  */
+import { COLLECTIONS, type CollectionName } from "./collections";
 
 declare const WORDS: unique symbol;
 
@@ -190,17 +191,24 @@ export function identityKind(uid: string): IdentityKind {
 
 /** How prose says each `IdentityKind`. */
 export const IDENTITY_NOUNS: Readonly<Record<IdentityKind, string>> = {
-  person: "user",
-  workload: "workload identity",
+  person: COLLECTIONS.identities.noun.root,
+  workload: COLLECTIONS.identities.noun.under,
 };
 
 const isRoot = (uid: string) => !uid.includes("/");
 
-/** What an object of `kind` with this uid is called: root-level or under a group. */
+/** The collection (../sdk/collections) of each kind a person reads by name. */
+export const NAMED_COLLECTIONS = {
+  group: "groups",
+  identity: "identities",
+  role: "roles",
+} as const satisfies Readonly<Record<NamedKind, CollectionName>>;
+
+/** What an object of `kind` with this uid is called: root-level or under a group (../sdk/collections). */
 const NOUNS: Readonly<Record<NamedKind, { root: string; under: string }>> = {
-  group: { root: "organization", under: "folder" },
-  identity: { root: IDENTITY_NOUNS.person, under: IDENTITY_NOUNS.workload },
-  role: { root: "built-in role", under: "role" },
+  group: COLLECTIONS.groups.noun,
+  identity: COLLECTIONS.identities.noun,
+  role: COLLECTIONS.roles.noun,
 };
 
 /** "organization", "folder", "user", "workload identity", "built-in role", "role". */

@@ -17,7 +17,7 @@
  * May import: ../../sdk (types and words), ../../provider/iam/access (types), ../kinds, ../states, ../stacks (types), ./bindings, ./conflicts, ./document, ./walk.
  */
 import type { PlatformClient } from "../../sdk";
-import { Names, nameText } from "../../sdk/words";
+import { Names, nameText, pluralOf } from "../../sdk/words";
 import {
   buildDocument,
   keyOf,
@@ -324,7 +324,7 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
       lines.push(`  ${u.stack}${u.urn !== undefined ? ` ${resourceName(u.urn)}` : ""}: ${u.reason}`);
   }
   lines.push("", "coverage (managed / total):");
-  const plural = (kind: Kind) => KINDS[kind].label.replace(/y$/, "ie") + "s";
+  const plural = (kind: Kind) => pluralOf(KINDS[kind].label);
   const width = Math.max(...LISTED_KINDS.map((k) => plural(k).length));
   let managed = 0;
   let total = 0;

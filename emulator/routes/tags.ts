@@ -1,7 +1,7 @@
 /** Tags: read-only (created by seeding); a tag lives under a repo, whose group decides access. */
 import { parseBoolean, parseTimestamp, queryParam, type Query } from "../listing";
 import type { StoredObject } from "../store";
-import { baseWire, type CollectionSpec } from "./crud";
+import { collectionSpec, baseWire, type CollectionSpec } from "./crud";
 
 /**
  * Tag names the list leaves out unless asked for (OpenAPI ListTags: "Include tags of the form ..."). A proto3
@@ -38,10 +38,7 @@ function tagFilters(query: Query): { key: string; test: (o: StoredObject) => boo
 }
 
 export const tags: CollectionSpec = {
-  kind: "tags",
-  plural: "tags",
-  label: "tag",
-  prefix: "/registry/v2beta1/tags",
+  ...collectionSpec("tags"),
   sortable: ["uid", "name", "digest", "createTime", "updateTime"],
   // A tag lives under a repo; access is decided by the repo's group.
   accessGroup: (o) => o.parent.slice(0, o.parent.lastIndexOf("/")),

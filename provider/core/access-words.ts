@@ -11,14 +11,15 @@
  * May import: the SDK's access model (types, isPrivileged), uid helpers and words, ./live-facts (types).
  */
 import { isPrivileged, type Collection } from "../../sdk/access-model";
+import { COLLECTIONS } from "../../sdk/collections";
 import { parentOf } from "../../sdk/uidp";
 import {
   LISTED_CAPABILITIES,
+  NAMED_COLLECTIONS,
   Names,
   andFoldersUnder,
   compareNames,
   nameText,
-  nounUnder,
   roleHoldings,
   withArticle,
   type NamedKind,
@@ -175,37 +176,22 @@ export interface PreflightFinding {
 }
 
 /** The collections whose objects a person reads by name, and their kind in the shared words. */
-const NAMED_KINDS = { groups: "group", identities: "identity", roles: "role" } as const satisfies Partial<
-  Record<Collection, NamedKind>
->;
-type NamedCollection = keyof typeof NAMED_KINDS;
-
-const isNamed = (collection: Collection): collection is NamedCollection =>
-  Object.hasOwn(NAMED_KINDS, collection);
-
-/** What the objects of each other collection are called (they have no names). */
-const NOUNS: Readonly<Record<Exclude<Collection, NamedCollection>, string>> = {
-  roleBindings: "role binding",
-  identityProviders: "identity provider",
-  groupInvites: "invite",
-  accountAssociations: "account association",
-  repos: "repo",
-  tags: "tag",
-  advisories: "advisory",
-};
+const NAMED_KINDS = new Map<Collection, NamedKind>(
+  (Object.entries(NAMED_COLLECTIONS) as [NamedKind, Collection][]).map(([kind, c]) => [c, kind]),
+);
 
 /** What an object of `collection` made under a group is called: "folder", "workload identity", "invite". */
-const nounUnderOf = (collection: Collection): string =>
-  isNamed(collection) ? nounUnder(NAMED_KINDS[collection]) : NOUNS[collection];
+const nounUnderOf = (collection: Collection): string => COLLECTIONS[collection].noun.under;
 
 /** An object of `collection` by its uid, named where the kind has names. */
 function objectWords(collection: Collection, uid: string, names: Names): string {
-  if (isNamed(collection)) return names[NAMED_KINDS[collection]](uid);
+  const named = NAMED_KINDS.get(collection);
+  if (named !== undefined) return names[named](uid);
   const parent = parentOf(uid);
   // A binding is named by where it is: the object itself has no name.
   if (collection === "roleBindings" && parent !== undefined && parent !== "")
-    return `a role binding on ${names.group(parent)}`;
-  return `${NOUNS[collection]} ${nameText(uid)}`;
+    return `a ${COLLECTIONS.roleBindings.noun.under} on ${names.group(parent)}`;
+  return `${COLLECTIONS[collection].noun.under} ${nameText(uid)}`;
 }
 
 /** "create a folder in organization acme", "update role deployer", "grant role viewer (no escalation)". */

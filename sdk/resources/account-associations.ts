@@ -7,6 +7,7 @@
  *   PATCH  /iam/v2beta1/accountAssociations/{group_uid}    update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/accountAssociations/{group_uid}    delete
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import {
   AccountAssociation,
@@ -31,7 +32,7 @@ export class AccountAssociations extends UpdatableResource<
 > {
   protected readonly collection: Collection<AccountAssociation> = {
     name: "accountAssociations",
-    path: "/iam/v2beta1/accountAssociations",
+    path: COLLECTIONS.accountAssociations.path,
     item: AccountAssociation,
     page: AccountAssociationList,
   };

@@ -4,6 +4,7 @@
  *   GET /vulnerabilities/v2beta1/advisories                  list (filters as the OpenAPI; arrays repeat the name)
  *   GET /vulnerabilities/v2beta1/advisories/{advisory_uid}   get
  */
+import { COLLECTIONS } from "../collections";
 import type { PageQuery, UidpFilters } from "../core";
 import { Advisory, AdvisoryList } from "../schemas/advisories";
 import { ReadableResource, type Collection } from "./resource";
@@ -50,7 +51,7 @@ export interface AdvisoryListQuery extends PageQuery, UidpFilters {
 export class Advisories extends ReadableResource<Advisory, AdvisoryListQuery> {
   protected readonly collection: Collection<Advisory> = {
     name: "advisories",
-    path: "/vulnerabilities/v2beta1/advisories",
+    path: COLLECTIONS.advisories.path,
     item: Advisory,
     page: AdvisoryList,
   };

@@ -8,6 +8,7 @@
  *   PATCH  /iam/v2beta1/groups/{group_uid}          update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/groups/{group_uid}          delete
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import { Group, GroupList, type GroupCreate, type GroupUpdate } from "../schemas/groups";
 import { UpdatableResource, type Collection } from "./resource";
@@ -24,7 +25,7 @@ export class Groups extends UpdatableResource<
 > {
   protected readonly collection: Collection<Group> = {
     name: "groups",
-    path: "/iam/v2beta1/groups",
+    path: COLLECTIONS.groups.path,
     item: Group,
     page: GroupList,
   };

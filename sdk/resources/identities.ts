@@ -8,6 +8,7 @@
  *   DELETE /iam/v2beta1/identities/{identity_uid}        delete
  *   GET    /iam/v2beta1/identities:lookupIdentity        lookup (issuer, subject → uid)
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import {
   Identity,
@@ -40,7 +41,7 @@ export interface IdentityListQuery extends ListQuery {
   relationshipType?: string;
 }
 
-const COLLECTION = "/iam/v2beta1/identities";
+const COLLECTION = COLLECTIONS.identities.path;
 
 export class Identities extends UpdatableResource<
   Identity,

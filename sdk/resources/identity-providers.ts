@@ -7,6 +7,7 @@
  *   PATCH  /iam/v2beta1/identityProviders/{idp_uid}            update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/identityProviders/{idp_uid}            delete
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import {
   IdentityProvider,
@@ -31,7 +32,7 @@ export class IdentityProviders extends UpdatableResource<
 > {
   protected readonly collection: Collection<IdentityProvider> = {
     name: "identityProviders",
-    path: "/iam/v2beta1/identityProviders",
+    path: COLLECTIONS.identityProviders.path,
     item: IdentityProvider,
     page: IdentityProviderList,
   };

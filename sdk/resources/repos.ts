@@ -4,6 +4,7 @@
  *   GET /registry/v2beta1/repos              list
  *   GET /registry/v2beta1/repos/{repo_uid}   get
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import { Repo, RepoList } from "../schemas/repos";
 import { ReadableResource, type Collection } from "./resource";
@@ -14,7 +15,7 @@ export type RepoListQuery = ListQuery;
 export class Repos extends ReadableResource<Repo, RepoListQuery> {
   protected readonly collection: Collection<Repo> = {
     name: "repos",
-    path: "/registry/v2beta1/repos",
+    path: COLLECTIONS.repos.path,
     item: Repo,
     page: RepoList,
   };

@@ -8,6 +8,7 @@
  *   PATCH  /iam/v2beta1/roleBindings/{binding_uid}    update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/roleBindings/{binding_uid}    delete
  */
+import { COLLECTIONS } from "../collections";
 import type { PageQuery, UidpFilters } from "../core";
 import {
   RoleBinding,
@@ -37,7 +38,7 @@ export interface RoleBindingListQuery extends PageQuery, UidpFilters {
   role?: string;
 }
 
-const COLLECTION = "/iam/v2beta1/roleBindings";
+const COLLECTION = COLLECTIONS.roleBindings.path;
 
 export class RoleBindings extends UpdatableResource<
   RoleBinding,

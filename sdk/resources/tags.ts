@@ -4,6 +4,7 @@
  *   GET /registry/v2beta1/tags             list (`repo` = uidp.children_of the repo uid; name, digest, ...)
  *   GET /registry/v2beta1/tags/{tag_uid}   get
  */
+import { COLLECTIONS } from "../collections";
 import { RequestError } from "../errors";
 import type { ListQuery } from "../core";
 import type { PagePromise } from "../pagination";
@@ -30,7 +31,7 @@ export interface TagListQuery extends ListQuery {
 export class Tags extends ReadableResource<Tag, TagListQuery> {
   protected readonly collection: Collection<Tag> = {
     name: "tags",
-    path: "/registry/v2beta1/tags",
+    path: COLLECTIONS.tags.path,
     item: Tag,
     page: TagList,
   };
