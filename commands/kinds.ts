@@ -36,7 +36,7 @@ function bindingSet(declaration: ResourceDeclaration, label: string) {
   return { token: declaration.token, declaration, label, terraform: undefined, collection: undefined };
 }
 
-export const KINDS = {
+export const IMPORT_KINDS = {
   group: listed(GROUP, "groups", "chainguard_group"),
   identity: listed(IDENTITY, "identities", "chainguard_identity"),
   role: listed(ROLE, "roles", "chainguard_role"),
@@ -53,21 +53,21 @@ export const KINDS = {
   accountAssociation: listed(ACCOUNT_ASSOCIATION, "accountAssociations", "chainguard_account_associations"),
 };
 
-export type Kind = keyof typeof KINDS;
+export type ImportKind = keyof typeof IMPORT_KINDS;
 
 /** The kinds in the order the document lists them: containers before what they contain. */
-export const KIND_ORDER = Object.keys(KINDS) as Kind[];
+export const KIND_ORDER = Object.keys(IMPORT_KINDS) as ImportKind[];
 
 /** The resources that hold the role bindings of a scope instead of one binding each. */
 export const ACCESS_KINDS = ["groupAccess", "identityAccess"] as const;
 
 /** The kinds of the service's objects, each one resource: what a walk lists and a report covers. */
-export type ListedKind = Exclude<Kind, (typeof ACCESS_KINDS)[number]>;
+export type ListedKind = Exclude<ImportKind, (typeof ACCESS_KINDS)[number]>;
 export const LISTED_KINDS = KIND_ORDER.filter(
-  (k): k is ListedKind => !(ACCESS_KINDS as readonly Kind[]).includes(k),
+  (k): k is ListedKind => !(ACCESS_KINDS as readonly ImportKind[]).includes(k),
 );
 
 /** The kind a Terraform resource type maps to, if any. */
 export function kindOfTerraformType(type: string): ListedKind | undefined {
-  return LISTED_KINDS.find((kind) => KINDS[kind].terraform === type);
+  return LISTED_KINDS.find((kind) => IMPORT_KINDS[kind].terraform === type);
 }

@@ -6,7 +6,7 @@
  * May import: @pulumi/policy, ./resources.
  */
 import type { PolicyResource } from "@pulumi/policy";
-import { type Kind, type Maybe, UNKNOWN, kindOf, known, text } from "./resources";
+import { type ResourceKind, type Maybe, UNKNOWN, kindOf, known, text } from "./resources";
 
 type Props = Record<string, unknown>;
 
@@ -28,7 +28,7 @@ export interface Binding {
   at: string;
 }
 
-export function ofKind(resources: readonly PolicyResource[], kind: Kind): PolicyResource[] {
+export function ofKind(resources: readonly PolicyResource[], kind: ResourceKind): PolicyResource[] {
   return resources.filter((r) => kindOf(r.type) === kind);
 }
 

@@ -19,13 +19,12 @@ import {
   alikeWords,
   changeShape,
   changesSummary,
-  namesOf,
   newnessOf,
   roleSize,
   whereWords,
   type Newness,
-  type Writer,
-} from "./format";
+} from "./change-words";
+import { namesOf, type Writer } from "./review-names";
 import { escapeHtml } from "./html-text";
 import type { Review } from "./review";
 

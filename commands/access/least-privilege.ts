@@ -20,7 +20,7 @@
  * May import: ../../sdk/access-model, ../command (Refusal), ../kinds, ../states.
  */
 import { needsOf, type Collection, type Need, type Operation } from "../../sdk/access-model";
-import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
+import { IMPORT_KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
 import { tokenOf } from "../states";
 import { Refusal } from "../command";
 
@@ -48,7 +48,7 @@ export interface StackObject {
   capabilities?: string[];
 }
 
-const byToken = new Map<string, ListedKind>(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind]));
+const byToken = new Map<string, ListedKind>(LISTED_KINDS.map((kind) => [IMPORT_KINDS[kind].token, kind]));
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 const parentOfUid = (uid: string): string => uid.slice(0, Math.max(0, uid.lastIndexOf("/")));

@@ -20,18 +20,14 @@ import {
   alikeWords,
   changeShape,
   changesSummary,
-  managedWords,
-  byBinding,
-  groupBy,
-  marks,
-  namesOf,
-  reachWords,
   newnessOf,
   roleSize,
   whereWords,
   type Newness,
-  type Writer,
-} from "./format";
+} from "./change-words";
+import { managedWords, byBinding, reachWords } from "./review-text";
+import { groupBy } from "./grouping";
+import { marks, namesOf, type Writer } from "./review-names";
 import { managerResource } from "./page-data";
 import type { Grant, Review, ReviewedBinding } from "./review";
 

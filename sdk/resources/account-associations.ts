@@ -15,7 +15,7 @@ import {
   type AccountAssociationCreate,
   type AccountAssociationUpdate,
 } from "../schemas/account-associations";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type {
   AccountAssociation,
@@ -30,7 +30,7 @@ export class AccountAssociations extends UpdatableResource<
   AccountAssociationCreate,
   AccountAssociationUpdate
 > {
-  protected readonly collection: Collection<AccountAssociation> = {
+  protected readonly collection: ResourceCollection<AccountAssociation> = {
     name: "accountAssociations",
     path: COLLECTIONS.accountAssociations.path,
     item: AccountAssociation,

@@ -7,7 +7,7 @@
 import { COLLECTIONS } from "../collections";
 import type { PageQuery, UidpFilters } from "../core";
 import { Advisory, AdvisoryList } from "../schemas/advisories";
-import { ReadableResource, type Collection } from "./resource";
+import { ReadableResource, type ResourceCollection } from "./resource";
 
 export type { Advisory } from "../schemas/advisories";
 
@@ -49,7 +49,7 @@ export interface AdvisoryListQuery extends PageQuery, UidpFilters {
 }
 
 export class Advisories extends ReadableResource<Advisory, AdvisoryListQuery> {
-  protected readonly collection: Collection<Advisory> = {
+  protected readonly collection: ResourceCollection<Advisory> = {
     name: "advisories",
     path: COLLECTIONS.advisories.path,
     item: Advisory,

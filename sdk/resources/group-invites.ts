@@ -10,7 +10,7 @@
 import { COLLECTIONS } from "../collections";
 import type { PageQuery, UidpFilters } from "../core";
 import { GroupInvite, GroupInviteList, type GroupInviteCreate } from "../schemas/group-invites";
-import { WritableResource, type Collection } from "./resource";
+import { WritableResource, type ResourceCollection } from "./resource";
 
 export type { GroupInvite, GroupInviteCreate } from "../schemas/group-invites";
 
@@ -20,7 +20,7 @@ export interface GroupInviteListQuery extends PageQuery, UidpFilters {
 }
 
 export class GroupInvites extends WritableResource<GroupInvite, GroupInviteListQuery, GroupInviteCreate> {
-  protected readonly collection: Collection<GroupInvite> = {
+  protected readonly collection: ResourceCollection<GroupInvite> = {
     name: "groupInvites",
     path: COLLECTIONS.groupInvites.path,
     item: GroupInvite,

@@ -11,7 +11,7 @@
 import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import { Group, GroupList, type GroupCreate, type GroupUpdate } from "../schemas/groups";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type { Group, GroupCreate, GroupUpdate } from "../schemas/groups";
 export type GroupListQuery = ListQuery;
@@ -23,7 +23,7 @@ export class Groups extends UpdatableResource<
   GroupUpdate,
   string | undefined
 > {
-  protected readonly collection: Collection<Group> = {
+  protected readonly collection: ResourceCollection<Group> = {
     name: "groups",
     path: COLLECTIONS.groups.path,
     item: Group,

@@ -17,7 +17,7 @@ import {
   type IdentityCreate,
   type IdentityUpdate,
 } from "../schemas/identities";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type {
   AwsIdentity,
@@ -49,7 +49,7 @@ export class Identities extends UpdatableResource<
   IdentityCreate,
   IdentityUpdate
 > {
-  protected readonly collection: Collection<Identity> = {
+  protected readonly collection: ResourceCollection<Identity> = {
     name: "identities",
     path: COLLECTION,
     item: Identity,

@@ -15,7 +15,7 @@ import {
   type IdentityProviderCreate,
   type IdentityProviderUpdate,
 } from "../schemas/identity-providers";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type {
   IdentityProvider,
@@ -30,7 +30,7 @@ export class IdentityProviders extends UpdatableResource<
   IdentityProviderCreate,
   IdentityProviderUpdate
 > {
-  protected readonly collection: Collection<IdentityProvider> = {
+  protected readonly collection: ResourceCollection<IdentityProvider> = {
     name: "identityProviders",
     path: COLLECTIONS.identityProviders.path,
     item: IdentityProvider,

@@ -18,7 +18,7 @@ import {
   type RoleBindingCreate,
   type RoleBindingUpdate,
 } from "../schemas/role-bindings";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type { RoleBinding, RoleBindingCreate, RoleBindingUpdate } from "../schemas/role-bindings";
 export { ROLE_BINDING_BATCH_MAX } from "../schemas/role-bindings";
@@ -46,7 +46,7 @@ export class RoleBindings extends UpdatableResource<
   RoleBindingCreate,
   RoleBindingUpdate
 > {
-  protected readonly collection: Collection<RoleBinding> = {
+  protected readonly collection: ResourceCollection<RoleBinding> = {
     name: "roleBindings",
     path: COLLECTION,
     item: RoleBinding,

@@ -9,7 +9,7 @@ import { RequestError } from "../errors";
 import type { ListQuery } from "../core";
 import type { PagePromise } from "../pagination";
 import { Tag, TagList } from "../schemas/tags";
-import { ReadableResource, type Collection } from "./resource";
+import { ReadableResource, type ResourceCollection } from "./resource";
 
 export type { Tag } from "../schemas/tags";
 
@@ -29,7 +29,7 @@ export interface TagListQuery extends ListQuery {
 }
 
 export class Tags extends ReadableResource<Tag, TagListQuery> {
-  protected readonly collection: Collection<Tag> = {
+  protected readonly collection: ResourceCollection<Tag> = {
     name: "tags",
     path: COLLECTIONS.tags.path,
     item: Tag,

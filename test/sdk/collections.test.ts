@@ -21,7 +21,7 @@ import { routeTable } from "../../emulator/routes/table";
 import type { Control } from "../../emulator/routes/control";
 import { loadProtoRoot, servedMethods } from "../../emulator/grpc/protos";
 import { Access } from "../../emulator/access";
-import { KINDS as IMPORT_KINDS, LISTED_KINDS } from "../../commands/kinds";
+import { IMPORT_KINDS, LISTED_KINDS } from "../../commands/kinds";
 
 const OPENAPI = JSON.parse(readFileSync(path.join(__dirname, "../../spec/openapi-v2beta1.json"), "utf8")) as {
   paths: Record<string, unknown>;

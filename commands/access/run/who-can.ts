@@ -5,7 +5,9 @@
  * May import: ../../command, ../format, ../review, ../review-markdown (loaded for --markdown only), ./shared.
  */
 import { Refusal } from "../../command";
-import { grantsCsv, grantsText, namesOf } from "../format";
+import { grantsCsv } from "../review-csv";
+import { grantsText } from "../review-text";
+import { namesOf } from "../review-names";
 import { review, whoCan } from "../review";
 import { formatOf, readGroup, warnPartial, type RunCommand } from "./shared";
 
