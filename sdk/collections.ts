@@ -137,3 +137,13 @@ export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 
 /** The collections whose new objects take a while to be effective for authorization. */
 export const PROPAGATING = COLLECTION_NAMES.filter((c) => COLLECTIONS[c].propagates);
+
+/** The IAM collections (under `/iam/`): those a client creates and changes (the registry's and advisories' are read). */
+export const IAM_COLLECTIONS = COLLECTION_NAMES.filter((c): c is IamCollection =>
+  COLLECTIONS[c].path.startsWith("/iam/"),
+);
+
+/** The name of an IAM collection, read from its path. */
+export type IamCollection = {
+  [K in CollectionName]: (typeof COLLECTIONS)[K]["path"] extends `/iam/${string}` ? K : never;
+}[CollectionName];

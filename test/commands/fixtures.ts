@@ -9,8 +9,11 @@
 import type { PlatformClient } from "../../sdk";
 import type { Io } from "../../commands/import/cli";
 
-/** An object of every kind under `org`: a folder holding an identity, a binding, an invite and an association. */
-export async function everyKind(client: PlatformClient, org: string) {
+/**
+ * An object of every kind under `org`: a folder holding an identity, a binding, an invite and an association; a
+ * custom role and an identity provider (with `clientSecret`) in the organization. Also the plugin's e2e tests'.
+ */
+export async function everyKind(client: PlatformClient, org: string, clientSecret = "hand-made-secret") {
   const viewer = (await client.roles.list({ name: "viewer", pageSize: 200 })).items.find(
     (r) => r.name === "viewer",
   )!;
@@ -27,7 +30,7 @@ export async function everyKind(client: PlatformClient, org: string) {
   const idp = await client.identityProviders.create(org, {
     name: "legacy-sso",
     defaultRole: viewer.uid,
-    oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret: "hand-made-secret" },
+    oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret },
   });
   const invite = await client.groupInvites.create(group.uid, { roleUid: viewer.uid, ttl: "86400s" });
   const association = await client.accountAssociations.create(group.uid, {

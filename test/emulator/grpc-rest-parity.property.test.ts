@@ -13,7 +13,7 @@
  * that has no protobuf form (an unknown member, a JSON value of the wrong type, an unknown query parameter) is sent
  * over gRPC as its nearest wire form (an unknown field, a wrong wire type) and only the codes are compared.
  */
-import { COLLECTIONS, COLLECTION_NAMES } from "../../sdk/collections";
+import { COLLECTIONS, COLLECTION_NAMES, IAM_COLLECTIONS } from "../../sdk/collections";
 import fc from "fast-check";
 import type { Kind } from "../../emulator/model";
 import { HTTP_STATUS_BY_CODE } from "../../sdk/schemas/common";
@@ -52,15 +52,8 @@ const SEED_DATA = {
 const COLLECTION: Record<Kind, string> = Object.fromEntries(
   COLLECTION_NAMES.map((c) => [c, COLLECTIONS[c].path]),
 ) as Record<Kind, string>;
-const WRITABLE: Kind[] = [
-  "groups",
-  "identities",
-  "roles",
-  "roleBindings",
-  "identityProviders",
-  "groupInvites",
-  "accountAssociations",
-];
+/** The kinds a client writes: the IAM collections (sdk/collections). */
+const WRITABLE: Kind[] = IAM_COLLECTIONS;
 const UPDATABLE: Kind[] = WRITABLE.filter((k) => k !== "groupInvites");
 const ALL: Kind[] = Object.keys(COLLECTION) as Kind[];
 
