@@ -2,8 +2,9 @@
  * Every collection's spec (./crud `CollectionSpec`), by its kind: one per row of the table of collections
  * (../../sdk/collections), which the compiler checks (a row without a spec does not type-check here).
  *
- * May import: ../store (types), ./crud (types), the collections' route files.
+ * May import: ../../sdk/collections, ../store (types), ./crud (types), the collections' route files.
  */
+import { COLLECTION_NAMES } from "../../sdk/collections";
 import type { Kind } from "../store";
 import type { CollectionSpec } from "./crud";
 import { accountAssociations } from "./account-associations";
@@ -17,15 +18,19 @@ import { roleBindings } from "./role-bindings";
 import { roles } from "./roles";
 import { tags } from "./tags";
 
+/** By kind, in the order of the route files' names (`specsInOrder` gives them in the table's). */
 export const COLLECTION_SPECS: Readonly<Record<Kind, CollectionSpec>> = {
+  accountAssociations,
+  advisories,
+  groupInvites,
   groups,
   identities,
-  roles,
-  roleBindings,
   identityProviders,
-  groupInvites,
-  accountAssociations,
   repos,
+  roleBindings,
+  roles,
   tags,
-  advisories,
 };
+
+/** Every spec, in the order of the table of collections. */
+export const specsInOrder = (): CollectionSpec[] => COLLECTION_NAMES.map((kind) => COLLECTION_SPECS[kind]);

@@ -42,6 +42,17 @@ export async function everyKind(client: PlatformClient, org: string, clientSecre
 
 export type EveryKind = Awaited<ReturnType<typeof everyKind>>;
 
+/** The Terraform addresses of `everyKind`'s objects in the state `terraformState` writes, in its order. */
+export const EVERY_KIND_ADDRESSES = [
+  "chainguard_group.legacy",
+  "chainguard_identity.ci",
+  "chainguard_role.role",
+  "chainguard_rolebinding.binding",
+  "module.sso.chainguard_identity_provider.sso",
+  "chainguard_group_invite.invite",
+  "chainguard_account_associations.aws",
+];
+
 /** A version-4 state as Terraform writes it, with the attributes the chainguard provider's resources keep. */
 export function terraformState(o: EveryKind, org: string, extra: unknown[] = []) {
   const provider = 'provider["registry.terraform.io/chainguard-dev/chainguard"]';

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import fc from "fast-check";
 import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
-import { everyKind, terraformState, capture } from "./fixtures";
+import { everyKind, terraformState, capture, EVERY_KIND_ADDRESSES } from "./fixtures";
 import { main } from "../../commands/import/cli";
 import {
   UNRECOVERABLE,
@@ -306,15 +306,7 @@ describe("a Terraform state", () => {
     expect(document.resources.map((r) => ({ ...r, parent: r.parent }))).toEqual(
       withoutOrg.map((r) => ({ ...r, parent: r.parent })),
     );
-    expect(addresses).toEqual([
-      "chainguard_group.legacy",
-      "chainguard_identity.ci",
-      "chainguard_role.role",
-      "chainguard_rolebinding.binding",
-      "module.sso.chainguard_identity_provider.sso",
-      "chainguard_group_invite.invite",
-      "chainguard_account_associations.aws",
-    ]);
+    expect(addresses).toEqual(EVERY_KIND_ADDRESSES);
     expect(document.platformImport.skipped).toEqual([
       { subject: "data.chainguard_role.viewer", reason: expect.stringMatching(/data source/) },
       { subject: "chainguard_image_repo.nginx", reason: expect.stringMatching(/no counterpart/) },

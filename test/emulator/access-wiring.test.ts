@@ -9,7 +9,7 @@
  *   - The stored object's access group (what lists filter on) is the model's position of its uid.
  *   - The docs' table is the one computed here from COLLECTION_ACCESS and the route table.
  */
-import { COLLECTION_SPECS } from "../../emulator/routes/specs";
+import { specsInOrder } from "../../emulator/routes/specs";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { COLLECTION_ACCESS, capabilityFor, type Collection, type Verb } from "../../sdk/access-model";
@@ -19,7 +19,7 @@ import type { CollectionSpec } from "../../emulator/routes/crud";
 import { start, type Api } from "./helpers";
 import { buildTree, type Tree } from "./tree";
 
-const SPECS: readonly CollectionSpec[] = Object.values(COLLECTION_SPECS);
+const SPECS: readonly CollectionSpec[] = specsInOrder();
 
 /** Which verbs the route table serves for a collection, by its prefix. */
 function servedVerbs(prefix: string): Set<Verb> {

@@ -3,7 +3,7 @@
  * (honoured with the OpenAPI's value format, or refused with a reason), and emulator/README.md's table names it:
  * neither side drifts unnoticed. What each rule does is tested in faithful.test.ts.
  */
-import { COLLECTION_SPECS } from "../../emulator/routes/specs";
+import { specsInOrder } from "../../emulator/routes/specs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILTIN_ROLES } from "../../emulator";
@@ -30,7 +30,7 @@ const spec = JSON.parse(readFileSync(SPEC_PATH, "utf8")) as {
 };
 const readme = readFileSync(join(__dirname, "..", "..", "emulator", "README.md"), "utf8");
 
-const LISTS: CollectionSpec[] = Object.values(COLLECTION_SPECS);
+const LISTS: CollectionSpec[] = specsInOrder();
 
 /** A uid-valued parameter: a uidp scope, or one the OpenAPI describes as a UID or UIDP (roleBindings' filters). */
 function uidValued(p: Parameter): boolean {
