@@ -6,6 +6,7 @@
  *
  * May import: ../core, ../../sdk, ./group.declaration.
  */
+import { childNamed } from "../core/create";
 import { nameText, nounUnder, pluralOf, said, type Words } from "../../sdk/words";
 import { objectAccess } from "../core/access-review";
 import { withGroup, withoutGroup } from "../core/live-facts";
@@ -35,16 +36,9 @@ export const description = deriveDescription<GroupInputs, Group>({
   wire: { read: { parentUid: (group) => parentOf(group.uid) } },
   get: (client, uid) => client.groups.get(uid),
   create: (client, inputs, body) => client.groups.create(inputs.parentUid, body as GroupCreate),
-  async lookup(client, inputs) {
-    const query = inputs.parentUid
-      ? { childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }
-      : { name: inputs.name, pageSize: 200 };
-    for await (const group of client.groups.list(query)) {
-      // Without a parent only organizations (root uids) qualify.
-      if (group.name === inputs.name && parentOf(group.uid) === (inputs.parentUid || undefined)) return group;
-    }
-    return undefined;
-  },
+  // Without a parent only organizations (root uids) qualify.
+  lookup: (client, inputs) =>
+    childNamed((query) => client.groups.list(query), inputs.parentUid || undefined, inputs.name),
   update: (client, uid, patch) => client.groups.update(uid, patch as GroupUpdate),
   delete: (client, uid) => client.groups.delete(uid),
   // Names the direct children that keep a group from being deleted (a few of each kind).

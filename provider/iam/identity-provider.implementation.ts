@@ -10,6 +10,7 @@
  *
  * May import: ../core, ../../sdk, ./identity-provider.declaration.
  */
+import { childNamed } from "../core/create";
 import { nameText, said } from "../../sdk/words";
 import { capabilitiesOfRole, objectEffect, referenceNeeds, roleWords } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
@@ -88,16 +89,8 @@ export const description = deriveDescription<KitInputs, IdentityProvider>({
   get: (client, uid) => client.identityProviders.get(uid),
   create: (client, inputs, body) =>
     client.identityProviders.create(inputs.parentUid, body as IdentityProviderCreate),
-  async lookup(client, inputs) {
-    for await (const idp of client.identityProviders.list({
-      childrenOf: inputs.parentUid,
-      name: inputs.name,
-      pageSize: 200,
-    })) {
-      if (idp.name === inputs.name && parentOf(idp.uid) === inputs.parentUid) return idp;
-    }
-    return undefined;
-  },
+  lookup: (client, inputs) =>
+    childNamed((query) => client.identityProviders.list(query), inputs.parentUid, inputs.name),
   update: (client, uid, patch) => client.identityProviders.update(uid, patch as IdentityProviderUpdate),
   delete: (client, uid) => client.identityProviders.delete(uid),
   outputsOf: (idp) => ({ uid: idp.uid, createTime: idp.createTime }),

@@ -6,6 +6,7 @@
  *
  * May import: ../core, ../../sdk, ./identity.declaration.
  */
+import { childNamed } from "../core/create";
 import { nameText, said } from "../../sdk/words";
 import { objectAccess } from "../core/access-review";
 import { withIdentity, withoutIdentity } from "../core/live-facts";
@@ -35,16 +36,8 @@ export const description = deriveDescription<IdentityInputs, Identity>({
   wire: { read: { parentUid: (identity) => parentOf(identity.uid) ?? "" } },
   get: (client, uid) => client.identities.get(uid),
   create: (client, inputs, body) => client.identities.create(inputs.parentUid, body as IdentityCreate),
-  async lookup(client, inputs) {
-    for await (const identity of client.identities.list({
-      childrenOf: inputs.parentUid,
-      name: inputs.name,
-      pageSize: 200,
-    })) {
-      if (identity.name === inputs.name && parentOf(identity.uid) === inputs.parentUid) return identity;
-    }
-    return undefined;
-  },
+  lookup: (client, inputs) =>
+    childNamed((query) => client.identities.list(query), inputs.parentUid, inputs.name),
   update: (client, uid, patch) => client.identities.update(uid, patch as IdentityUpdate),
   delete: (client, uid) => client.identities.delete(uid),
   outputsOf: (identity) => ({

@@ -4,6 +4,7 @@
  *
  * May import: ../core, ../../sdk, ./role.declaration.
  */
+import { childNamed } from "../core/create";
 import { objectAccess } from "../core/access-review";
 import { nameText, said } from "../../sdk/words";
 import { withRole, withoutRole } from "../core/live-facts";
@@ -60,16 +61,7 @@ export const description = deriveDescription<RoleInputs, Role>({
   },
   get: (client, uid) => client.roles.get(uid),
   create: (client, inputs, body) => client.roles.create(inputs.parentUid, body as RoleCreate),
-  async lookup(client, inputs) {
-    for await (const role of client.roles.list({
-      childrenOf: inputs.parentUid,
-      name: inputs.name,
-      pageSize: 200,
-    })) {
-      if (role.name === inputs.name && parentOf(role.uid) === inputs.parentUid) return role;
-    }
-    return undefined;
-  },
+  lookup: (client, inputs) => childNamed((query) => client.roles.list(query), inputs.parentUid, inputs.name),
   update: (client, uid, patch) => client.roles.update(uid, patch as RoleUpdate),
   delete: (client, uid) => client.roles.delete(uid),
   outputsOf: (role) => ({ uid: role.uid, createTime: role.createTime }),
