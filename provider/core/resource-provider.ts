@@ -33,7 +33,7 @@ import { checkInputs, containsUnknown } from "./check";
 import { PreflightError, reviewChange, type AccessEffectOf, type PlannedChange } from "./access-review";
 import { resourceText } from "../../sdk/words";
 import { noteName, recordOwnWrite, type OwnWrites } from "./live-facts";
-import { createBody, inputsFromObject, updateBody, type DeclaredInputs, type WireMapping } from "./wire";
+import { inputsFromObject, wireBody, type DeclaredInputs, type WireMapping } from "./wire";
 
 /** Inputs every resource accepts besides its API fields. */
 export interface CommonInputs {
@@ -111,12 +111,12 @@ export function deriveDescription<I extends CommonInputs, T extends { uid: strin
     ...rest,
     declaration,
     wire,
-    create: (client, inputs) => create(client, inputs, createBody(declaration, wire, inputs)),
+    create: (client, inputs) => create(client, inputs, wireBody(declaration, wire, inputs)),
     ...(update === undefined
       ? {}
       : {
           update: (client: PlatformClient, uid: string, inputs: I, fields: string[]) =>
-            update(client, uid, updateBody(declaration, wire, inputs, fields)),
+            update(client, uid, wireBody(declaration, wire, inputs, fields)),
         }),
     inputsOf: (object) => inputsFromObject(declaration, wire, object),
   };
