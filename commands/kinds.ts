@@ -8,6 +8,7 @@
  * command-line tools load only for the commands that need them.
  */
 import type { ResourceDeclaration } from "../provider/core/declaration";
+import { COLLECTIONS, type CollectionName } from "../sdk/collections";
 import { ACCOUNT_ASSOCIATION } from "../provider/iam/account-association.declaration";
 import { GROUP_ACCESS } from "../provider/iam/group-access.declaration";
 import { GROUP_INVITE } from "../provider/iam/group-invite.declaration";
@@ -18,38 +19,53 @@ import { IDENTITY } from "../provider/iam/identity.declaration";
 import { ROLE_BINDING } from "../provider/iam/role-binding.declaration";
 import { ROLE } from "../provider/iam/role.declaration";
 
-function kind(declaration: ResourceDeclaration, label: string, terraform: string | undefined) {
-  return { token: declaration.token, declaration, label, terraform };
+/** A kind of the service: its collection (../sdk/collections) and its label, the API's word unless given. */
+function listed(
+  declaration: ResourceDeclaration,
+  collection: CollectionName,
+  terraform: string,
+  label: string = COLLECTIONS[collection].singular,
+) {
+  return { token: declaration.token, declaration, label, terraform, collection };
 }
 
-export const KINDS = {
-  group: kind(GROUP, "group", "chainguard_group"),
-  identity: kind(IDENTITY, "identity", "chainguard_identity"),
-  role: kind(ROLE, "role", "chainguard_role"),
-  roleBinding: kind(ROLE_BINDING, "role binding", "chainguard_rolebinding"),
-  // Not kinds of the service: one resource holding many role bindings (platform-import --bindings).
-  groupAccess: kind(GROUP_ACCESS, "group access", undefined),
-  identityAccess: kind(IDENTITY_ACCESS, "identity access", undefined),
-  identityProvider: kind(IDENTITY_PROVIDER, "identity provider", "chainguard_identity_provider"),
-  groupInvite: kind(GROUP_INVITE, "invite", "chainguard_group_invite"),
-  accountAssociation: kind(ACCOUNT_ASSOCIATION, "account association", "chainguard_account_associations"),
+/** A resource that is no kind of the service: one holding many role bindings (platform-import --bindings). */
+function bindingSet(declaration: ResourceDeclaration, label: string) {
+  return { token: declaration.token, declaration, label, terraform: undefined, collection: undefined };
+}
+
+export const IMPORT_KINDS = {
+  group: listed(GROUP, "groups", "chainguard_group"),
+  identity: listed(IDENTITY, "identities", "chainguard_identity"),
+  role: listed(ROLE, "roles", "chainguard_role"),
+  roleBinding: listed(ROLE_BINDING, "roleBindings", "chainguard_rolebinding"),
+  groupAccess: bindingSet(GROUP_ACCESS, "group access"),
+  identityAccess: bindingSet(IDENTITY_ACCESS, "identity access"),
+  identityProvider: listed(IDENTITY_PROVIDER, "identityProviders", "chainguard_identity_provider"),
+  groupInvite: listed(
+    GROUP_INVITE,
+    "groupInvites",
+    "chainguard_group_invite",
+    COLLECTIONS.groupInvites.noun.under,
+  ),
+  accountAssociation: listed(ACCOUNT_ASSOCIATION, "accountAssociations", "chainguard_account_associations"),
 };
 
-export type Kind = keyof typeof KINDS;
+export type ImportKind = keyof typeof IMPORT_KINDS;
 
 /** The kinds in the order the document lists them: containers before what they contain. */
-export const KIND_ORDER = Object.keys(KINDS) as Kind[];
+export const KIND_ORDER = Object.keys(IMPORT_KINDS) as ImportKind[];
 
 /** The resources that hold the role bindings of a scope instead of one binding each. */
 export const ACCESS_KINDS = ["groupAccess", "identityAccess"] as const;
 
 /** The kinds of the service's objects, each one resource: what a walk lists and a report covers. */
-export type ListedKind = Exclude<Kind, (typeof ACCESS_KINDS)[number]>;
+export type ListedKind = Exclude<ImportKind, (typeof ACCESS_KINDS)[number]>;
 export const LISTED_KINDS = KIND_ORDER.filter(
-  (k): k is ListedKind => !(ACCESS_KINDS as readonly Kind[]).includes(k),
+  (k): k is ListedKind => !(ACCESS_KINDS as readonly ImportKind[]).includes(k),
 );
 
 /** The kind a Terraform resource type maps to, if any. */
 export function kindOfTerraformType(type: string): ListedKind | undefined {
-  return LISTED_KINDS.find((kind) => KINDS[kind].terraform === type);
+  return LISTED_KINDS.find((kind) => IMPORT_KINDS[kind].terraform === type);
 }

@@ -82,10 +82,10 @@ let tokens: { listed: Map<string, ListedKind>; access: Set<string> } | undefined
  */
 function kindsByToken(): { listed: Map<string, ListedKind>; access: Set<string> } {
   if (tokens === undefined) {
-    const { ACCESS_KINDS, KINDS, LISTED_KINDS } = require("./kinds") as typeof import("./kinds");
+    const { ACCESS_KINDS, IMPORT_KINDS, LISTED_KINDS } = require("./kinds") as typeof import("./kinds");
     tokens = {
-      listed: new Map(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind])),
-      access: new Set(ACCESS_KINDS.map((kind) => KINDS[kind].token)),
+      listed: new Map(LISTED_KINDS.map((kind) => [IMPORT_KINDS[kind].token, kind])),
+      access: new Set(ACCESS_KINDS.map((kind) => IMPORT_KINDS[kind].token)),
     };
   }
   return tokens;

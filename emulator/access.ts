@@ -33,6 +33,7 @@ import {
   type BindingFacts,
 } from "../sdk/access-model";
 import type { Capability } from "../sdk/schemas/capabilities";
+import { PROPAGATING } from "../sdk/collections";
 import { builtinRole } from "./builtin-roles";
 import { notFound, permissionDenied } from "./errors";
 import type { Clock } from "./clock";
@@ -42,8 +43,8 @@ import { rootOf } from "../sdk/uidp";
 export { ancestorsOrSelf, underAny };
 export { BUILTIN_ROLES, builtinRole, builtinRoleByName, type BuiltinRole } from "./builtin-roles";
 
-/** The kinds whose new objects take `propagationDelayMs` to become effective for authorization. */
-const PROPAGATING_KINDS: readonly Kind[] = ["groups", "roles", "roleBindings"];
+/** The kinds whose new objects take `propagationDelayMs` to become effective for authorization (../sdk/collections). */
+const PROPAGATING_KINDS: readonly Kind[] = PROPAGATING;
 
 export interface Caller {
   identityUid: string;

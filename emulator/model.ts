@@ -2,20 +2,11 @@
  * What the emulator stores: the resource kinds, one stored object, and the data file's metadata. Both the store
  * (./store.ts) and its persistence (./journal.ts) speak of these, so they live here, below both.
  */
+import { COLLECTION_NAMES, type CollectionName } from "../sdk/collections";
 
-export const KINDS = [
-  "groups",
-  "identities",
-  "roles",
-  "roleBindings",
-  "identityProviders",
-  "groupInvites",
-  "accountAssociations",
-  "repos",
-  "tags",
-  "advisories",
-] as const;
-export type Kind = (typeof KINDS)[number];
+/** The stored kinds: the API's collections (../sdk/collections). */
+export const KINDS: readonly CollectionName[] = COLLECTION_NAMES;
+export type Kind = CollectionName;
 
 /** One stored resource. `fields` holds the resource members (including write-only ones such as secrets). */
 export interface StoredObject {

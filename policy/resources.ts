@@ -11,7 +11,7 @@ import { UnknownValueError } from "@pulumi/policy";
 import { resourceText } from "../sdk/words";
 
 /** The platform resources the pack reads, by the name after `platform:iam:`. */
-export const KINDS = [
+export const RESOURCE_KINDS = [
   "Identity",
   "Role",
   "RoleBinding",
@@ -21,23 +21,23 @@ export const KINDS = [
   "GroupAccess",
   "IdentityAccess",
 ] as const;
-export type Kind = (typeof KINDS)[number];
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 const NATIVE_PREFIX = "platform:iam:";
 const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic/iam:";
 
 /** The kind of a resource type of either front, or undefined for anything else. */
-export function kindOf(type: string): Kind | undefined {
+export function kindOf(type: string): ResourceKind | undefined {
   const name = type.startsWith(NATIVE_PREFIX)
     ? type.slice(NATIVE_PREFIX.length)
     : type.startsWith(DYNAMIC_PREFIX)
       ? type.slice(DYNAMIC_PREFIX.length)
       : undefined;
-  return (KINDS as readonly string[]).includes(name ?? "") ? (name as Kind) : undefined;
+  return (RESOURCE_KINDS as readonly string[]).includes(name ?? "") ? (name as ResourceKind) : undefined;
 }
 
 /** Both type tokens of a kind: the native plugin's and the dynamic resource's. */
-export function typesOf(kind: Kind): [string, string] {
+export function typesOf(kind: ResourceKind): [string, string] {
   return [NATIVE_PREFIX + kind, DYNAMIC_PREFIX + kind];
 }
 

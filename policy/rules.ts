@@ -1,6 +1,6 @@
 /**
  * The rules of the pulumi-platform policy pack (../docs/policy-pack.md says why each matters and how to configure
- * or disable it). Every violation is one line: `[rule] Kind 'name': field ...; fix`. A value unknown during a
+ * or disable it). Every violation is one line: `[rule] ResourceKind 'name': field ...; fix`. A value unknown during a
  * preview never fails a rule: the rule skips it and the engine runs it again at `up`, when the value is known.
  */
 import type {
@@ -31,7 +31,7 @@ import { breadthOf } from "./pattern-breadth";
 import { bindingsOf, ofKind } from "./stack";
 import {
   EMULATOR_OWNER_ROLE_UID,
-  type Kind,
+  type ResourceKind,
   type Maybe,
   UNKNOWN,
   describe,
@@ -93,16 +93,16 @@ type StackCheck = (
 /**
  * The pack's one rule shape: a definition (name, description, enforcement level, settings with defaults), a guard
  * that ends the rule quietly on a value not known yet (a preview; the engine runs it again at `up`), and the one
- * message form `[rule] Kind 'name': line`. A rule checks some kinds of resource one at a time, or the whole stack.
+ * message form `[rule] ResourceKind 'name': line`. A rule checks some kinds of resource one at a time, or the whole stack.
  */
 function rule(
   definition: RuleDefinition,
-  target: { kinds: readonly Kind[]; check: ResourceCheck },
+  target: { kinds: readonly ResourceKind[]; check: ResourceCheck },
 ): ResourceValidationPolicy;
 function rule(definition: RuleDefinition, target: { stack: StackCheck }): StackValidationPolicy;
 function rule(
   definition: RuleDefinition,
-  target: { kinds: readonly Kind[]; check: ResourceCheck } | { stack: StackCheck },
+  target: { kinds: readonly ResourceKind[]; check: ResourceCheck } | { stack: StackCheck },
 ): ResourceValidationPolicy | StackValidationPolicy {
   const shape = {
     name: definition.name,
@@ -134,7 +134,7 @@ function rule(
 }
 
 /** A rule over some kinds of resource, one at a time. */
-const resourceRule = (definition: RuleDefinition, kinds: readonly Kind[], check: ResourceCheck) =>
+const resourceRule = (definition: RuleDefinition, kinds: readonly ResourceKind[], check: ResourceCheck) =>
   rule(definition, { kinds, check });
 
 /** A rule over the whole stack. */
@@ -537,10 +537,10 @@ const UNUSED_IDENTITY: RuleDefinition = {
 };
 
 /** Resources that grant roles to identities: role bindings, and the access sets holding several bindings. */
-const BINDING_KINDS: readonly Kind[] = ["RoleBinding", "GroupAccess", "IdentityAccess"];
+const BINDING_KINDS: readonly ResourceKind[] = ["RoleBinding", "GroupAccess", "IdentityAccess"];
 
 const unusedIdentity = stackRule(UNUSED_IDENTITY, (resources, _config, report) => {
-  const granting = resources.filter((r) => BINDING_KINDS.includes(kindOf(r.type) as Kind));
+  const granting = resources.filter((r) => BINDING_KINDS.includes(kindOf(r.type) as ResourceKind));
   const usedUrns = new Set(granting.flatMap((r) => r.dependencies.map((d) => d.urn)));
   const mentioned = JSON.stringify(granting.map((r) => known(() => JSON.stringify(r.props))));
   for (const identity of ofKind(resources, "Identity")) {

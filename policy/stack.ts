@@ -4,7 +4,7 @@
  * the program's references when a uid is not known yet (a preview).
  */
 import type { PolicyResource } from "@pulumi/policy";
-import { type Kind, type Maybe, UNKNOWN, kindOf, known, text } from "./resources";
+import { type ResourceKind, type Maybe, UNKNOWN, kindOf, known, text } from "./resources";
 import { isRoot as isRootUid } from "../sdk/uidp";
 
 type Props = Record<string, unknown>;
@@ -27,7 +27,7 @@ export interface Binding {
   at: string;
 }
 
-export function ofKind(resources: readonly PolicyResource[], kind: Kind): PolicyResource[] {
+export function ofKind(resources: readonly PolicyResource[], kind: ResourceKind): PolicyResource[] {
   return resources.filter((r) => kindOf(r.type) === kind);
 }
 

@@ -24,6 +24,7 @@
  */
 // Types only: the policy pack bundles this module, and the capability list lives beside zod.
 import type { Capability, CapabilityStem } from "./schemas/capabilities";
+import { COLLECTIONS, COLLECTION_NAMES, type CollectionName, type Position } from "./collections";
 import { ancestorsOrSelf, isAtOrBelow, parentOf, underAny } from "./uidp";
 
 /** A role as the model needs it: built-in or custom, read from the API. */
@@ -164,18 +165,8 @@ export class AccessModel implements AccessFacts {
   }
 }
 
-/** The API's collections, as the access rules see them (rule 4). */
-export type Collection =
-  | "groups"
-  | "identities"
-  | "roles"
-  | "roleBindings"
-  | "identityProviders"
-  | "groupInvites"
-  | "accountAssociations"
-  | "repos"
-  | "tags"
-  | "advisories";
+/** The API's collections, as the access rules see them (rule 4): the rows of ./collections. */
+export type Collection = CollectionName;
 
 export type Verb = "CREATE" | "UPDATE" | "LIST" | "DELETE";
 
@@ -188,22 +179,22 @@ interface CollectionAccess {
 
 /** The parent's position; "" (no group governs it) for a root object. */
 const parentPosition = (uid: string): string => parentOf(uid) ?? "";
-const selfPosition = (uid: string): string => uid;
 
-/** Rule 4, per collection: its capability stem and the position that governs its objects. */
-export const COLLECTION_ACCESS: Readonly<Record<Collection, CollectionAccess>> = {
-  groups: { capability: "CAP_IAM_GROUPS", position: selfPosition },
-  identities: { capability: "CAP_IAM_IDENTITY", position: parentPosition },
-  roles: { capability: "CAP_IAM_ROLES", position: parentPosition },
-  roleBindings: { capability: "CAP_IAM_ROLE_BINDINGS", position: parentPosition },
-  identityProviders: { capability: "CAP_IAM_IDENTITY_PROVIDERS", position: parentPosition },
-  groupInvites: { capability: "CAP_IAM_GROUP_INVITES", position: parentPosition },
-  accountAssociations: { capability: "CAP_IAM_ACCOUNT_ASSOCIATIONS", position: selfPosition },
-  repos: { capability: "CAP_REPO", position: parentPosition },
+/** Each place ./collections may give for the governing group. */
+const POSITIONS: Readonly<Record<Position, (uid: string) => string>> = {
+  self: (uid) => uid,
+  parent: parentPosition,
   // A tag lives under a repo; its repo's group governs it.
-  tags: { capability: "CAP_TAG", position: (uid) => parentPosition(parentPosition(uid)) },
-  advisories: { capability: "CAP_ADVISORIES", position: parentPosition },
+  grandparent: (uid) => parentPosition(parentPosition(uid)),
 };
+
+/** Rule 4, per collection: its capability stem and the position that governs its objects (./collections). */
+export const COLLECTION_ACCESS: Readonly<Record<Collection, CollectionAccess>> = Object.fromEntries(
+  COLLECTION_NAMES.map((c) => [
+    c,
+    { capability: COLLECTIONS[c].capability, position: POSITIONS[COLLECTIONS[c].position] },
+  ]),
+) as Record<Collection, CollectionAccess>;
 
 /**
  * The capability an operation on `collection` needs (rule 4). The stem is a `CapabilityStem`, so a misspelt one does
@@ -351,6 +342,20 @@ const capabilitySet = (capabilities: readonly string[] | undefined) =>
   [...new Set(capabilities ?? [])].sort().join(",");
 
 /**
+ * The roles whose capabilities differ between `before` and `after`: made, edited or deleted (a role not there holds
+ * none).
+ */
+export function changedRoles(before: Iterable<RoleFacts>, after: Iterable<RoleFacts>): Set<string> {
+  const capabilitiesOf = (roles: Iterable<RoleFacts>) =>
+    new Map([...roles].map((r) => [r.uid, capabilitySet(r.capabilities)]));
+  const was = capabilitiesOf(before);
+  const is = capabilitiesOf(after);
+  return new Set(
+    [...new Set([...was.keys(), ...is.keys()])].filter((uid) => (was.get(uid) ?? "") !== (is.get(uid) ?? "")),
+  );
+}
+
+/**
  * Where effective access may differ between `before` and `after`: the positions (groups) where a binding appears or
  * goes, or where a role whose capabilities changed is bound, and the identities of those bindings. Access differs
  * only on and below these positions (rule 1), and only for these identities (rule 2), so `accessDiff` need look
@@ -370,16 +375,8 @@ export function touchedBy(
   const is = new Set(after.bindings.map(bindingKey));
   for (const b of before.bindings) if (!is.has(bindingKey(b))) mark(b);
   for (const b of after.bindings) if (!was.has(bindingKey(b))) mark(b);
-  const capabilitiesOf = (facts: AccessSnapshot) =>
-    new Map([...facts.roles].map((r) => [r.uid, capabilitySet(r.capabilities)]));
-  const wasCaps = capabilitiesOf(before);
-  const isCaps = capabilitiesOf(after);
-  const changedRoles = new Set(
-    [...new Set([...wasCaps.keys(), ...isCaps.keys()])].filter(
-      (uid) => (wasCaps.get(uid) ?? "") !== (isCaps.get(uid) ?? ""),
-    ),
-  );
-  for (const b of [...before.bindings, ...after.bindings]) if (changedRoles.has(b.role)) mark(b);
+  const changed = changedRoles(before.roles, after.roles);
+  for (const b of [...before.bindings, ...after.bindings]) if (changed.has(b.role)) mark(b);
   return { positions, identities };
 }
 

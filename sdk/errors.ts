@@ -29,7 +29,7 @@ import {
   type PreconditionViolation,
 } from "./schemas/common";
 
-const KINDS = Symbol.for("pulumi-platform.sdk.error-kinds");
+const ERROR_KINDS = Symbol.for("pulumi-platform.sdk.error-kinds");
 
 type ErrorClass<T extends PlatformError> = (abstract new (...args: never[]) => T) & { readonly kind: string };
 
@@ -45,7 +45,7 @@ export class PlatformError extends Error {
       const kind = (ctor as { kind?: unknown }).kind;
       if (typeof kind === "string" && Object.prototype.hasOwnProperty.call(ctor, "kind")) kinds.push(kind);
     }
-    Object.defineProperty(this, KINDS, { value: Object.freeze(kinds), enumerable: false });
+    Object.defineProperty(this, ERROR_KINDS, { value: Object.freeze(kinds), enumerable: false });
     Object.defineProperty(this, "name", {
       value: kinds[0] ?? "PlatformError",
       enumerable: false,
@@ -56,7 +56,7 @@ export class PlatformError extends Error {
   /** True when `value` is an instance of this class (or a subclass), from any copy of this module. */
   static isInstance<T extends PlatformError>(this: ErrorClass<T>, value: unknown): value is T {
     if (typeof value !== "object" || value === null) return false;
-    const kinds = (value as { [KINDS]?: unknown })[KINDS];
+    const kinds = (value as { [ERROR_KINDS]?: unknown })[ERROR_KINDS];
     return Array.isArray(kinds) && kinds.includes(this.kind);
   }
 }

@@ -7,6 +7,7 @@
  * or body), or a read, update or delete of such an object itself. After that the error is final, and says that the
  * client waited, for what, and which setting widens the window.
  */
+import { COLLECTIONS, PROPAGATING } from "./collections";
 import { ApiError, NotFoundError, PermissionDeniedError, type ApiErrorInit } from "./errors";
 import { isAtOrBelow } from "./uidp";
 
@@ -15,11 +16,7 @@ import { isAtOrBelow } from "./uidp";
  * what is below it, a role, a binding): creates there are remembered. Other objects (an identity, an invite) are
  * usable at once; a 404 on them is an answer.
  */
-export const PROPAGATING_COLLECTIONS = [
-  "/iam/v2beta1/groups",
-  "/iam/v2beta1/roles",
-  "/iam/v2beta1/roleBindings",
-];
+export const PROPAGATING_COLLECTIONS: readonly string[] = PROPAGATING.map((c) => COLLECTIONS[c].path);
 
 /** Does a create on `path` make an object that propagates? */
 export function propagates(path: string): boolean {

@@ -20,7 +20,30 @@
  * Markdown is commands/markdown's job (it writes these words into a cell), HTML escaping commands/access/html-text's,
  * CSV quoting the CSV writer's: each a different job over the same words.
  */
+import { COLLECTIONS, type CollectionName } from "./collections";
 import { isRoot } from "./uidp";
+
+declare const WORDS: unique symbol;
+
+/**
+ * Text for a person made here: every name escaped (`nameText`), every count with its plural (`countOf`). What a
+ * person reads beside our own words, an error's context (provider/core/errors `Attempt`), takes only this, so a name
+ * written raw, or a plural made by hand, does not compile there.
+ */
+export type Words = string & { readonly [WORDS]: true };
+
+/** Our own words as `Words`: the literal text, with only `Words` (or numbers) put in (`said\`under ${nameText(x)}\``). */
+export function said(text: TemplateStringsArray, ...parts: readonly (Words | number)[]): Words {
+  return text.reduce(
+    (out, literal, i) => out + literal + (i < parts.length ? String(parts[i]) : ""),
+    "",
+  ) as Words;
+}
+
+/** `Words` joined by our own separator. */
+export function joinWords(parts: readonly Words[], separator = ", "): Words {
+  return parts.join(separator) as Words;
+}
 
 /** Reads as itself: letters, digits and a few joiners, no space (so it cannot pass for more than one word). */
 const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._@+/-]*$/;
@@ -54,21 +77,21 @@ function quotedCharacter(c: string): string {
 }
 
 /** A name in double quotes, every character that could forge a line escaped: a JSON string, it parses back. */
-export function quoted(name: string): string {
-  return `"${Array.from(name, quotedCharacter).join("")}"`;
+export function quoted(name: string): Words {
+  return `"${Array.from(name, quotedCharacter).join("")}"` as Words;
 }
 
 /** A name as every output writes it: as it is when plain, else quoted (`quoted`). */
-export function nameText(name: string): string {
-  return PLAIN.test(name) ? name : quoted(name);
+export function nameText(name: string): Words {
+  return PLAIN.test(name) ? (name as Words) : quoted(name);
 }
 
 /**
  * A resource of a Pulumi program, by its type (a token, or the pack's short kind) and its logical name, always
  * quoted so that it reads as the program's resource and not as an object of the API: `RoleBinding "ci-deployer"`.
  */
-export function resourceText(type: string, name: string): string {
-  return `${type} ${quoted(name)}`;
+export function resourceText(type: string, name: string): Words {
+  return `${type} ${quoted(name)}` as Words;
 }
 
 /**
@@ -76,11 +99,48 @@ export function resourceText(type: string, name: string): string {
  * like a name. The service returns capabilities as free strings and an earlier review's file can hold anything, so a
  * capability is data until it has that shape.
  */
-export function capabilityText(capability: string): string {
-  return WELL_FORMED_CAPABILITY.test(capability) ? capability : nameText(capability);
+export function capabilityText(capability: string): Words {
+  return WELL_FORMED_CAPABILITY.test(capability) ? (capability as Words) : nameText(capability);
 }
 
 const WELL_FORMED_CAPABILITY = /^CAP_[A-Z0-9_]+$/;
+
+/**
+ * How many capabilities a role the reader does not know yet (one the change being read makes or edits) is said with,
+ * one by one; a longer list is counted, with its privileged capabilities named.
+ */
+export const LISTED_CAPABILITIES = 8;
+
+/** How one output writes a role's capabilities: each capability, which are privileged, how a listed one stands out. */
+export interface HoldingsStyle {
+  capability: (capability: string) => string;
+  isPrivileged: (capability: string) => boolean;
+  /** A privileged capability in a list, as written: "CAP_A (privileged)". */
+  marked: (written: string) => string;
+  /** A privileged capability named after a count, as written: "CAP_A". */
+  named?: (written: string) => string;
+}
+
+/**
+ * What a role holds, said after its name: every capability ("2 capabilities: CAP_A, CAP_B (privileged)") when there
+ * are at most `listUpTo` (LISTED_CAPABILITIES for a role the reader is told of for the first time, made or edited by
+ * the change; 0 for one the reader knows by its name: built-in, unchanged, or said already); otherwise its count and
+ * its privileged capabilities ("24 capabilities, 6 privileged: CAP_A, CAP_B").
+ */
+export function roleHoldings(
+  capabilities: readonly string[],
+  listUpTo: number,
+  style: HoldingsStyle,
+): string {
+  const count = countOf(capabilities.length, "capability");
+  if (capabilities.length > 0 && capabilities.length <= listUpTo)
+    return `${count}: ${capabilities.map((c) => (style.isPrivileged(c) ? style.marked(style.capability(c)) : style.capability(c))).join(", ")}`;
+  const privileged = capabilities.filter(style.isPrivileged);
+  const named = style.named ?? ((written: string) => written);
+  return privileged.length === 0
+    ? count
+    : `${count}, ${privileged.length} privileged: ${privileged.map((c) => named(style.capability(c))).join(", ")}`;
+}
 
 /** The exact name `nameText` (or `quoted`) wrote. */
 export function readName(text: string): string {
@@ -91,8 +151,8 @@ export function readName(text: string): string {
  * Our own words with data in them (an error the service gave, a stack's name, a file) as one line: every unsafe
  * character escaped as in a quoted name, nothing quoted. Names go through `nameText`, which can be read back.
  */
-export function lineText(text: string): string {
-  return Array.from(text, safeCharacter).join("");
+export function lineText(text: string): Words {
+  return Array.from(text, safeCharacter).join("") as Words;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -130,31 +190,38 @@ export function identityKind(uid: string): IdentityKind {
 
 /** How prose says each `IdentityKind`. */
 export const IDENTITY_NOUNS: Readonly<Record<IdentityKind, string>> = {
-  person: "user",
-  workload: "workload identity",
+  person: COLLECTIONS.identities.noun.root,
+  workload: COLLECTIONS.identities.noun.under,
 };
 
-/** What an object of `kind` with this uid is called: root-level or under a group. */
+/** The collection (../sdk/collections) of each kind a person reads by name. */
+export const NAMED_COLLECTIONS = {
+  group: "groups",
+  identity: "identities",
+  role: "roles",
+} as const satisfies Readonly<Record<NamedKind, CollectionName>>;
+
+/** What an object of `kind` with this uid is called: root-level or under a group (../sdk/collections). */
 const NOUNS: Readonly<Record<NamedKind, { root: string; under: string }>> = {
-  group: { root: "organization", under: "folder" },
-  identity: { root: IDENTITY_NOUNS.person, under: IDENTITY_NOUNS.workload },
-  role: { root: "built-in role", under: "role" },
+  group: COLLECTIONS.groups.noun,
+  identity: COLLECTIONS.identities.noun,
+  role: COLLECTIONS.roles.noun,
 };
 
 /** "organization", "folder", "user", "workload identity", "built-in role", "role". */
-export function nounOf(kind: NamedKind, uid: string): string {
+export function nounOf(kind: NamedKind, uid: string): Words {
   const nouns = NOUNS[kind];
-  return isRoot(uid) ? nouns.root : nouns.under;
+  return (isRoot(uid) ? nouns.root : nouns.under) as Words;
 }
 
 /** "users", "workload identities": a noun's plural. */
-export function pluralOf(noun: string): string {
-  return /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;
+export function pluralOf(noun: string): Words {
+  return (/[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`) as Words;
 }
 
 /** "1 user", "2 users", "3 workload identities": a count of a noun. */
-export function countOf(n: number, noun: string): string {
-  return `${n} ${n === 1 ? noun : pluralOf(noun)}`;
+export function countOf(n: number, noun: string): Words {
+  return `${n} ${n === 1 ? noun : pluralOf(noun)}` as Words;
 }
 
 /**
@@ -220,8 +287,8 @@ export class Names {
   }
 
   /** The name alone, written (`nameText`): with what tells it apart when shared; the uid where none is known. */
-  name(kind: NamedKind, uid: string): string {
-    return this.written(kind, uid, nameText);
+  name(kind: NamedKind, uid: string): Words {
+    return this.written(kind, uid, nameText) as Words;
   }
 
   /** The same, unescaped: for a format that escapes it as its own (HTML), never for text. */
@@ -230,19 +297,19 @@ export class Names {
   }
 
   /** The name with its kind: "folder platform", "workload identity ci", "built-in role viewer". */
-  named(kind: NamedKind, uid: string): string {
-    return `${nounOf(kind, uid)} ${this.name(kind, uid)}`;
+  named(kind: NamedKind, uid: string): Words {
+    return `${nounOf(kind, uid)} ${this.name(kind, uid)}` as Words;
   }
 
-  group(uid: string): string {
+  group(uid: string): Words {
     return this.named("group", uid);
   }
 
-  identity(uid: string): string {
+  identity(uid: string): Words {
     return this.named("identity", uid);
   }
 
-  role(uid: string): string {
+  role(uid: string): Words {
     return this.named("role", uid);
   }
 
@@ -268,7 +335,7 @@ export class Names {
 const holderKey = (kind: NamedKind, uid: string, name: string) => `${nounOf(kind, uid)}\u0000${name}`;
 
 /** What an object of `kind` made under a group is called: "folder", "workload identity", "role". */
-export const nounUnder = (kind: NamedKind): string => NOUNS[kind].under;
+export const nounUnder = (kind: NamedKind): Words => NOUNS[kind].under as Words;
 
 /**
  * A noun with its indefinite article, by how it is said: "an identity", "an account association", "a group", "a

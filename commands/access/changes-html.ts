@@ -11,19 +11,8 @@ import { isPrivileged } from "../../sdk/access-model";
 import { IDENTITY_NOUNS, nounOf, type Names } from "../../sdk/words";
 import type { ChangedAccess, ReviewChanges } from "./changes";
 import { sayAlike } from "./alike";
-import {
-  LISTED,
-  changeCells,
-  alikeWords,
-  changeShape,
-  changesSummary,
-  namesOf,
-  newnessOf,
-  roleSize,
-  whereWords,
-  type Newness,
-  type Writer,
-} from "./format";
+import * as changeWords from "./change-words";
+import { namesOf, type Writer } from "./review-names";
 import { escapeHtml } from "./html-text";
 import type { Review } from "./review";
 
@@ -45,15 +34,22 @@ function capabilitiesHtml(capabilities: readonly string[]): string {
 
 /** A whole role's size: its count and privileged capabilities. */
 const sizeHtml = (capabilities: readonly string[]) =>
-  roleSize(capabilities, (c) => capabilitiesHtml([c]), "");
+  changeWords.roleSize(capabilities, (c) => capabilitiesHtml([c]), "");
 
 /** After a whole role's size: every capability, one click away. */
 const everyCapabilityHtml = (capabilities: readonly string[]) =>
   `<details><summary>every capability</summary>${capabilitiesHtml(capabilities)}</details>`;
 
-/** The cells of a change (./format's changeCells), written as the page's HTML. */
+/** The cells of a change (./format's changeWords.changeCells), written as the page's HTML. */
 function cellsOf(c: ChangedAccess, names: Names): { what: string; through: string } {
-  return changeCells(c, htmlWriter(names), capabilitiesHtml, sizeHtml, "<br>", everyCapabilityHtml);
+  return changeWords.changeCells(
+    c,
+    htmlWriter(names),
+    capabilitiesHtml,
+    sizeHtml,
+    "<br>",
+    everyCapabilityHtml,
+  );
 }
 
 const row = (c: ChangedAccess, cells: string[]) =>
@@ -65,20 +61,25 @@ function accessRow(c: ChangedAccess, names: Names): string {
   const cells = cellsOf(c, names);
   return row(c, [
     identityHtml(names, c.identity, c.identityKind),
-    whereWords(c, htmlWriter(names)),
+    changeWords.whereWords(c, htmlWriter(names)),
     cells.what,
     cells.through,
   ]);
 }
 
-function accessTable(title: string, list: readonly ChangedAccess[], names: Names, newness?: Newness): string {
+function accessTable(
+  title: string,
+  list: readonly ChangedAccess[],
+  names: Names,
+  newness?: changeWords.Newness,
+): string {
   if (list.length === 0) return "";
   const rows =
     newness === undefined
       ? list.map((c) => accessRow(c, names))
-      : sayAlike(list, (c) => changeShape(c, newness)).map((said) => {
+      : sayAlike(list, (c) => changeWords.changeShape(c, newness)).map((said) => {
           if ("alone" in said) return accessRow(said.alone, names);
-          const w = alikeWords(
+          const w = changeWords.alikeWords(
             said.alike,
             newness,
             htmlWriter(names),
@@ -101,13 +102,13 @@ function accessTable(title: string, list: readonly ChangedAccess[], names: Names
   );
 }
 
-/** A list with its first LISTED items shown, as the text and Markdown name them, and the rest one click away. */
+/** A list with its first changeWords.LISTED items shown, as the text and Markdown name them, and the rest one click away. */
 function listHtml(title: string, items: readonly string[]): string {
   if (items.length === 0) return "";
   const ul = (some: readonly string[]) => `<ul>${some.map((i) => `<li>${i}</li>`).join("")}</ul>`;
-  const rest = items.slice(LISTED);
+  const rest = items.slice(changeWords.LISTED);
   return (
-    `<h3>${title}</h3>${ul(items.slice(0, LISTED))}` +
+    `<h3>${title}</h3>${ul(items.slice(0, changeWords.LISTED))}` +
     (rest.length === 0 ? "" : `<details><summary>and ${rest.length} more</summary>${ul(rest)}</details>`)
   );
 }
@@ -130,7 +131,7 @@ function sectionOf(c: ReviewChanges, names: Names): string {
   );
   return (
     `<section class="changes" id="changes"><h2>Changes since the review read ${readAs}</h2>` +
-    `<p class="summary">${escapeHtml(changesSummary(c))}.</p>` +
+    `<p class="summary">${escapeHtml(changeWords.changesSummary(c))}.</p>` +
     (c.partial
       ? `<div class="partial">One of the two reviews could not list everything; a change may be one of visibility.</div>`
       : "") +
@@ -143,7 +144,7 @@ function sectionOf(c: ReviewChanges, names: Names): string {
       "Other changes of access",
       c.access.filter((a) => !a.privileged),
       names,
-      newnessOf(c),
+      changeWords.newnessOf(c),
     ) +
     listHtml("Identities new and gone", [
       ...c.identities.new.map(identity("new")),

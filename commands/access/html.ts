@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { IDENTITY_NOUNS, nameText, pluralOf } from "../../sdk/words";
 import { pageData, summaryOf, type PageData, type PageIdentity } from "./page-data";
 import { changesHtml } from "./changes-html";
-import { namesOf } from "./format";
+import { namesOf } from "./review-names";
 import { escapeHtml } from "./html-text";
 import { PAGE_SCRIPT } from "./page-script";
 import type { Review } from "./review";

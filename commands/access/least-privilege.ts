@@ -18,7 +18,7 @@
  * Data sources are not in a state: what they read (`getRepos` needs CAP_REPO_LIST, ...) is added with `extra`.
  */
 import { needsOf, type Collection, type Need, type Operation } from "../../sdk/access-model";
-import { KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
+import { IMPORT_KINDS, LISTED_KINDS, type ListedKind } from "../kinds";
 import { tokenOf } from "../states";
 import { Refusal } from "../command";
 import { commonAncestorOf, isBelow, parentOf } from "../../sdk/uidp";
@@ -47,7 +47,7 @@ export interface StackObject {
   capabilities?: string[];
 }
 
-const byToken = new Map<string, ListedKind>(LISTED_KINDS.map((kind) => [KINDS[kind].token, kind]));
+const byToken = new Map<string, ListedKind>(LISTED_KINDS.map((kind) => [IMPORT_KINDS[kind].token, kind]));
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 

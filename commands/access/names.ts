@@ -7,15 +7,15 @@
 import { Names } from "../../sdk/words";
 
 /** Something with a uid and a name (the name may be missing or empty when the caller cannot read it). */
-export interface Named {
+export interface UidAndName {
   uid: string;
   name?: string | undefined;
 }
 
 export interface NameSources {
-  identities?: readonly Named[];
-  groups?: readonly Named[];
-  roles?: readonly Named[];
+  identities?: readonly UidAndName[];
+  groups?: readonly UidAndName[];
+  roles?: readonly UidAndName[];
 }
 
 /** The names an output uses; the first source to name a uid wins (give the newest first). */

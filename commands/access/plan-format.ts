@@ -17,9 +17,11 @@ import {
   capabilityText,
   compareNames,
   countOf,
+  LISTED_CAPABILITIES,
   nameText,
   nounOf,
   resourceText,
+  roleHoldings,
 } from "../../sdk/words";
 import { mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
 import { firstNames, sayAlike, type Said } from "./alike";
@@ -63,6 +65,11 @@ interface Style {
   privileged: (written: string) => string;
   /** Every capability of a role said whole (`--expand`), not only its count and privileged ones. */
   expand: boolean;
+  /**
+   * A role with what it holds: `capabilities` for a role said whole ("role deployer (3 capabilities)"); a role the
+   * update makes or edits is said with every capability the first time this summary names it (`Named.holds`).
+   */
+  role: (role: Named, capabilities?: readonly string[]) => string;
 }
 
 /** Names objects: `workload identity ci-robot (new)`, `organization acme`, `role 5e1f…/89ab` where nameless. */
@@ -76,7 +83,7 @@ function styleOf(
   const names = namesOf(plan);
   const resource = (r: { kind: string; name: string }) => esc(resourceOf(r));
   const name = (n: Named) => {
-    const marks = `${n.isNew ? " (new)" : ""}${n.isGone ? " (deleted)" : ""}`;
+    const marks = `${n.isNew ? " (new)" : ""}${n.isEdited === true ? " (edited)" : ""}${n.isGone ? " (deleted)" : ""}`;
     if (n.kind === "binding") return `binding ${esc(nameText(n.uid))}${marks}`;
     const noun = nounOf(n.kind, n.uid);
     if (n.name === undefined && standIn(n)) return `${noun} of ${resource(n.resource!)}${marks}`;
@@ -88,7 +95,21 @@ function styleOf(
       : n.resource !== undefined
         ? resource(n.resource)
         : esc(nameText(n.uid));
-  return { name, bare, resource, capability, privileged, expand };
+  const told = new Set<string>();
+  const holdings = {
+    capability,
+    isPrivileged,
+    marked: (written: string) => privileged(`${written} (privileged)`),
+    named: privileged,
+  };
+  const role = (n: Named, capabilities?: readonly string[]) => {
+    const first = n.holds !== undefined && !told.has(n.uid);
+    if (first) told.add(n.uid);
+    const listUpTo = expand ? Infinity : first ? LISTED_CAPABILITIES : 0;
+    const holds = capabilities ?? (first ? n.holds : undefined);
+    return holds === undefined ? name(n) : `${name(n)} (${roleHoldings(holds, listUpTo, holdings)})`;
+  };
+  return { name, bare, resource, capability, privileged, expand, role };
 }
 
 /** "this update grants 3 capabilities (1 privileged) to 2 identities and revokes none". */
@@ -141,7 +162,7 @@ const through = (c: PlanChange, style: Style) => {
     ...c.roles
       .filter((r) => !whole.has(r.uid))
       .sort((a, b) => compareNames(sortName(a), sortName(b)))
-      .map(style.name),
+      .map((r) => style.role(r)),
     ...c.bindings.map((b) => style.resource(b.resource!)),
   ].join(", ");
 };
@@ -154,28 +175,16 @@ function capabilityList(capabilities: readonly string[], mark: boolean, style: S
     .join(", ");
 }
 
-/** A role said whole: its count and its privileged capabilities (every one with `--expand`). */
-function sizeOf(capabilities: readonly string[], style: Style): string {
-  if (style.expand)
-    return `${countOf(capabilities.length, "capability")}: ${capabilityList(capabilities, true, style)}`;
-  const privileged = capabilities.filter(isPrivileged);
-  return (
-    countOf(capabilities.length, "capability") +
-    (privileged.length === 0
-      ? ""
-      : `, ${privileged.length} privileged: ${privileged.map((c) => style.privileged(style.capability(c))).join(", ")}`)
-  );
-}
-
 /**
- * What a change does: "becomes role deployer (3 capabilities)" for each role gained whole, "gains CAP_A, CAP_B"
- * for what no such role covers, then "is no longer …" and "loses …".
+ * What a change does: "becomes role deployer (3 capabilities)" for each role gained whole (said with every
+ * capability where the update makes or edits it: `Style.role`), "gains CAP_A, CAP_B" for what no such role covers,
+ * then "is no longer …" and "loses …".
  */
 function whatText(c: PlanChange, style: Style): string {
   const whole = (change: "gained" | "lost", verb: string) =>
     c.wholeRoles
       .filter((w) => w.change === change)
-      .map((w) => `${verb} ${style.name(w.role)} (${sizeOf(w.capabilities, style)})`);
+      .map((w) => `${verb} ${style.role(w.role, w.capabilities)}`);
   return [
     ...whole("gained", "becomes"),
     ...(c.rest.gained.length > 0 ? [`gains ${capabilityList(c.rest.gained, true, style)}`] : []),

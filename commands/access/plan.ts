@@ -15,6 +15,7 @@
  */
 import {
   byWholeRoles,
+  changedRoles,
   collapseInherited,
   grantsOn,
   isAtOrBelow,
@@ -94,6 +95,13 @@ export interface Named {
   isNew: boolean;
   /** Deleted by this update. */
   isGone: boolean;
+  /** A role this update edits (its capabilities change). */
+  isEdited?: boolean;
+  /**
+   * What a role this update makes or edits holds after it, sorted: the reader cannot know it by the role's name, so
+   * a summary says it (once) where it names the role.
+   */
+  holds?: string[];
   /** The plan's resource that makes or holds it. */
   resource?: { key: string; name: string; kind: PlanKind } | undefined;
 }
@@ -650,6 +658,7 @@ function namer(before: Facts, after: Facts, reader: PlanReader) {
       bindingResources.set(resource.uid, resource);
   }
   const roleNames = (uid: string) => after.roles.get(uid)?.name ?? before.roles.get(uid)?.name;
+  const edited = changedRoles(before.roles.values(), after.roles.values());
   const roleResources = new Map<string, PlannedResource>();
   for (const resource of reader.plan) {
     const uid = resource.kind === "Role" ? reader.afterUid(resource) : undefined;
@@ -663,9 +672,14 @@ function namer(before: Facts, after: Facts, reader: PlanReader) {
       const resource = roleResources.get(uid);
       const named = roleNamed(uid, roleNames(uid));
       if (resource === undefined) return named;
+      const isNew = resource.op === "create" || resource.op === "replace";
+      const holds = after.roles.get(uid)?.capabilities ?? [];
+      const isEdited = !isNew && before.roles.has(uid) && edited.has(uid);
       return {
         ...named,
-        isNew: resource.op === "create" || resource.op === "replace",
+        isNew,
+        ...(isEdited ? { isEdited } : {}),
+        ...((isNew || isEdited) && holds.length > 0 ? { holds: [...new Set(holds)].sort() } : {}),
         resource: planResource(resource),
       };
     },

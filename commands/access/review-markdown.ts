@@ -11,24 +11,10 @@ import { byName, capabilityText, compareNames, countOf, type Names } from "../..
 import { mdBold, mdHeading, mdList, mdParagraph, mdTable, mdText } from "../markdown";
 import { sayAlike } from "./alike";
 import type { ChangedAccess, ReviewChanges } from "./changes";
-import {
-  changeCells,
-  LISTED,
-  alikeWords,
-  changeShape,
-  changesSummary,
-  managedWords,
-  byBinding,
-  groupBy,
-  marks,
-  namesOf,
-  reachWords,
-  newnessOf,
-  roleSize,
-  whereWords,
-  type Newness,
-  type Writer,
-} from "./format";
+import * as changeWords from "./change-words";
+import { managedWords, byBinding, reachWords } from "./review-text";
+import { groupBy } from "./grouping";
+import { marks, namesOf, type Writer } from "./review-names";
 import { managerResource } from "./page-data";
 import type { Grant, Review, ReviewedBinding } from "./review";
 
@@ -52,11 +38,11 @@ function readAsMd(at: string, caller: string | undefined, names: Names): string 
 
 /** A whole role's size in Markdown: its count, its privileged capabilities named in bold. */
 const sizeMd = (capabilities: readonly string[]) =>
-  roleSize(capabilities, (c) => mdBold(mdText(capabilityText(c))));
+  changeWords.roleSize(capabilities, (c) => mdBold(mdText(capabilityText(c))));
 
-/** The cells of a change (./format's changeCells), written as Markdown. */
+/** The cells of a change (./format's changeWords.changeCells), written as Markdown. */
 function cellsOf(c: ChangedAccess, names: Names): { what: string; through: string } {
-  return changeCells(c, markdownWriter(names), capabilitiesMd, sizeMd, "; ");
+  return changeWords.changeCells(c, markdownWriter(names), capabilitiesMd, sizeMd, "; ");
 }
 
 const ACCESS_COLUMNS = ["identity", "on", "change", "through"];
@@ -65,7 +51,7 @@ function accessRow(c: ChangedAccess, names: Names): string[] {
   const cells = cellsOf(c, names);
   return [
     mdText(names.identity(c.identity)),
-    whereWords(c, markdownWriter(names)),
+    changeWords.whereWords(c, markdownWriter(names)),
     cells.what,
     cells.through,
   ];
@@ -79,13 +65,13 @@ function accessTable(list: readonly ChangedAccess[], names: Names): string {
 }
 
 /** The other changes, like ones in one row (./alike): who and how many, where, what, the first few by name. */
-function othersTable(list: readonly ChangedAccess[], newness: Newness, names: Names): string {
+function othersTable(list: readonly ChangedAccess[], newness: changeWords.Newness, names: Names): string {
   const write = markdownWriter(names);
   return mdTable(
     ACCESS_COLUMNS,
-    sayAlike(list, (c) => changeShape(c, newness)).map((said) => {
+    sayAlike(list, (c) => changeWords.changeShape(c, newness)).map((said) => {
       if ("alone" in said) return accessRow(said.alone, names);
-      const w = alikeWords(
+      const w = changeWords.alikeWords(
         said.alike,
         newness,
         write,
@@ -124,7 +110,7 @@ function wholeRolesTable(c: ReviewChanges, names: Names): string {
 /** The changes since an earlier review, as Markdown sections (level 2 and 3 headings). */
 export function changesMarkdown(c: ReviewChanges, names: Names): string {
   let out = mdHeading(2, `Changes since the review ${readAsMd(c.since.at, c.since.caller, names)}`);
-  out += mdParagraph(mdText(changesSummary(c)));
+  out += mdParagraph(mdText(changeWords.changesSummary(c)));
   if (c.partial)
     out += mdParagraph(
       `${mdBold("Partial:")} one of the two reviews could not list everything; a change may be one of visibility.`,
@@ -133,12 +119,12 @@ export function changesMarkdown(c: ReviewChanges, names: Names): string {
   const others = c.access.filter((a) => !a.privileged);
   if (privileged.length > 0) out += mdHeading(3, "Privileged changes") + accessTable(privileged, names);
   if (others.length > 0)
-    out += mdHeading(3, "Other changes of access") + othersTable(others, newnessOf(c), names);
+    out += mdHeading(3, "Other changes of access") + othersTable(others, changeWords.newnessOf(c), names);
   out += wholeRolesTable(c, names);
-  const more = (list: readonly unknown[]) => Math.max(0, list.length - LISTED);
+  const more = (list: readonly unknown[]) => Math.max(0, list.length - changeWords.LISTED);
   const identities = (["new", "gone"] as const).flatMap((change) => [
     ...c.identities[change]
-      .slice(0, LISTED)
+      .slice(0, changeWords.LISTED)
       .map((i) => [change, mdText(names.identity(i.uid)), i.privileged ? mdBold("privileged") : ""]),
     ...(more(c.identities[change]) > 0 ? [[change, `and ${more(c.identities[change])} more`, ""]] : []),
   ]);
@@ -146,7 +132,7 @@ export function changesMarkdown(c: ReviewChanges, names: Names): string {
     out += mdHeading(3, "Identities new and gone") + mdTable(["change", "identity", "marks"], identities);
   const groups = (["new", "gone"] as const).flatMap((change) => [
     ...c.groups[change]
-      .slice(0, LISTED)
+      .slice(0, changeWords.LISTED)
       .map((g) => [
         change,
         mdText(names.group(g.uid)),

@@ -8,13 +8,13 @@
  * uids of objects in the same import come out as references. The engine ignores members it does not know, so the
  * document also carries, under `platformImport`, what could not be recovered and what was not imported, and why.
  */
-import { KINDS, KIND_ORDER, type Kind } from "../kinds";
+import { IMPORT_KINDS, KIND_ORDER, type ImportKind } from "../kinds";
 import type { ResourceDeclaration } from "../../provider/core/declaration";
 import { depthOf } from "../../sdk/uidp";
 
 /** An object to import. */
 export interface Found {
-  kind: Kind;
+  kind: ImportKind;
   /** The import id: the object's uid (an account association's is its group's uid). */
   uid: string;
   /** What its name is derived from: the object's name, or for a binding or an invite what it links. */
@@ -85,15 +85,15 @@ const RESERVED = new Set(
 
 const MAX_NAME = 48;
 
-function kindWord(kind: Kind): string {
-  return KINDS[kind].label.replace(/ /g, "-");
+function kindWord(kind: ImportKind): string {
+  return IMPORT_KINDS[kind].label.replace(/ /g, "-");
 }
 
 /**
  * A valid name from any text: lowercase ASCII letters, digits and single dashes, starting with a letter, at most 48
  * characters (57 with a suffix); the kind's word when nothing usable is left.
  */
-export function nameFrom(text: string, kind: Kind): string {
+export function nameFrom(text: string, kind: ImportKind): string {
   let name = text
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
@@ -129,7 +129,7 @@ export function assignNames(found: readonly Found[]): Map<string, string> {
       compare(nameFrom(a.base, a.kind), nameFrom(b.base, b.kind)) ||
       compare(a.uid, b.uid),
   );
-  const taken = new Map<string, Kind>();
+  const taken = new Map<string, ImportKind>();
   const names = new Map<string, string>();
   for (const item of sorted) {
     const base = nameFrom(item.base, item.kind);
@@ -183,7 +183,7 @@ export function buildDocument(
   const resources = ordered.map((item): ImportSpec => {
     const parent = item.group === undefined ? undefined : groupNames.get(item.group);
     return {
-      type: KINDS[item.kind].token,
+      type: IMPORT_KINDS[item.kind].token,
       name: names.get(keyOf(item))!,
       id: item.uid,
       ...(parent !== undefined ? { parent } : {}),
@@ -231,7 +231,7 @@ export function unrecoverableNotes(found: readonly Found[], names: Map<string, s
   const notes: Note[] = [];
   for (const item of found) {
     const name = names.get(keyOf(item))!;
-    const { declaration } = KINDS[item.kind];
+    const { declaration } = IMPORT_KINDS[item.kind];
     const at = { name, type: declaration.token, id: item.uid };
     for (const key of unrecoverableProperties(declaration)) {
       const advice = UNRECOVERABLE[`${declaration.token}.${key}`];

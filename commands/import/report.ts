@@ -15,7 +15,7 @@
  * Objects are named as every output names them (../../sdk/words); the uid stands beside each, as the import id.
  */
 import type { PlatformClient } from "../../sdk";
-import { Names, nameText } from "../../sdk/words";
+import { Names, nameText, pluralOf } from "../../sdk/words";
 import {
   buildDocument,
   keyOf,
@@ -24,7 +24,7 @@ import {
   type ImportDocument,
   type Skipped,
 } from "./document";
-import { KINDS, LISTED_KINDS, type Kind, type ListedKind } from "../kinds";
+import { IMPORT_KINDS, LISTED_KINDS, type ImportKind, type ListedKind } from "../kinds";
 import type { Binding, Scope } from "../../provider/iam/access";
 import { Managers, resourceName, type Manager, type StateContents } from "../states";
 import type { UnreadableStack } from "../stacks";
@@ -35,7 +35,7 @@ import { isBelow } from "../../sdk/uidp";
 
 /** An object under the group that no state manages. */
 export interface Unmanaged {
-  kind: Kind;
+  kind: ImportKind;
   type: string;
   uid: string;
   /** The object's own name, for the kinds that have one (a role binding and a group invite have none). */
@@ -119,7 +119,7 @@ function bindingOf(f: Found): Binding | undefined {
 function objectOf(f: Found): Unmanaged {
   return {
     kind: f.kind,
-    type: KINDS[f.kind].token,
+    type: IMPORT_KINDS[f.kind].token,
     uid: f.uid,
     ...(f.outputName !== undefined ? { name: f.outputName } : {}),
     group: f.group,
@@ -165,7 +165,7 @@ export async function reportUnmanaged(
     .filter((m) => inScope(m.uid) && !existing.has(keyOf(m)))
     .map((m) => ({ type: m.token, uid: m.uid, urn: m.urn, state: m.state }));
   for (const a of access) {
-    const [kind, uid]: [Kind, string] =
+    const [kind, uid]: [ImportKind, string] =
       a.scope.kind === "group" ? ["group", a.scope.groupUid] : ["identity", a.scope.identityUid];
     // An access resource whose group or identity is gone holds nothing.
     if (inScope(uid) && !existing.has(keyOf({ kind, uid })))
@@ -223,7 +223,7 @@ export async function reportUnmanaged(
   return { report, document, labels, listing };
 }
 
-const isNamedKind = (kind: Kind): kind is "group" | "identity" | "role" =>
+const isNamedKind = (kind: ImportKind): kind is "group" | "identity" | "role" =>
   kind === "group" || kind === "identity" || kind === "role";
 
 /** The names of what the listing found: its groups, identities and roles, and those its bindings carry. */
@@ -263,10 +263,10 @@ function resourceText(m: Manager): string {
 }
 
 /** One conflict on one line: what is fought over, by which resources, and what the next up does. */
-function conflictText(c: Conflict, label: (kind: Kind, uid: string) => string): string {
+function conflictText(c: Conflict, label: (kind: ImportKind, uid: string) => string): string {
   if (c.conflict === "duplicate")
     return (
-      `${KINDS[c.kind].label} ${label(c.kind, c.uid)}: held by ${c.resources.length} resources, ` +
+      `${IMPORT_KINDS[c.kind].label} ${label(c.kind, c.uid)}: held by ${c.resources.length} resources, ` +
       `${c.resources.map(resourceText).join(", ")}: each up of one undoes the other's changes`
     );
   const scopeText = (m: Manager & { scope: Scope }) => {
@@ -294,7 +294,7 @@ function conflictText(c: Conflict, label: (kind: Kind, uid: string) => string): 
 /** The report as a person reads it; `labels` (reportUnmanaged's) name each object. */
 export function reportText(report: Report, labels: ReadonlyMap<string, string> = new Map()): string {
   const lines: string[] = [];
-  const label = (kind: Kind, uid: string) => {
+  const label = (kind: ImportKind, uid: string) => {
     const known = labels.get(keyOf({ kind, uid }));
     return known === undefined ? uid : `${known} (${uid})`;
   };
@@ -323,7 +323,7 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
       lines.push(`  ${u.stack}${u.urn !== undefined ? ` ${resourceName(u.urn)}` : ""}: ${u.reason}`);
   }
   lines.push("", "coverage (managed / total):");
-  const plural = (kind: Kind) => KINDS[kind].label.replace(/y$/, "ie") + "s";
+  const plural = (kind: ImportKind) => pluralOf(IMPORT_KINDS[kind].label);
   const width = Math.max(...LISTED_KINDS.map((k) => plural(k).length));
   let managed = 0;
   let total = 0;
@@ -338,7 +338,7 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
     lines.push("", `not managed by any stack (${report.unmanaged.length}):`);
     for (const u of report.unmanaged) {
       const text = labels.get(keyOf(u)) ?? (u.name === undefined ? "" : nameText(u.name));
-      lines.push(`  ${KINDS[u.kind].label}  ${u.uid}  ${text}`.trimEnd());
+      lines.push(`  ${IMPORT_KINDS[u.kind].label}  ${u.uid}  ${text}`.trimEnd());
     }
   }
   if (report.missing.length > 0) {
@@ -352,7 +352,7 @@ export function reportText(report: Report, labels: ReadonlyMap<string, string> =
       byStack
         .get(m.stack)
         ?.push(
-          `    ${KINDS[o.kind].label}  ${o.uid}  ${text}  [${resourceName(m.urn)}, ${typeText(m.type)}]`,
+          `    ${IMPORT_KINDS[o.kind].label}  ${o.uid}  ${text}  [${resourceName(m.urn)}, ${typeText(m.type)}]`,
         );
     }
   if (report.managed.length > 0) {

@@ -14,7 +14,7 @@ import {
   type Skipped,
 } from "./document";
 import { parentOf } from "../../sdk/uidp";
-import { KINDS, kindOfTerraformType, type ListedKind } from "../kinds";
+import { IMPORT_KINDS, kindOfTerraformType, type ListedKind } from "../kinds";
 import { Refusal } from "../command";
 import { countKinds } from "./walk";
 
@@ -160,7 +160,7 @@ export function mapTerraformState(text: string, file: string): TerraformResult {
         item = {
           kind,
           uid: id!,
-          base: str(attributes["name"]) ?? KINDS[kind].label,
+          base: str(attributes["name"]) ?? IMPORT_KINDS[kind].label,
           group: str(attributes["parent_id"]) ?? parentOf(id!),
         };
         break;
@@ -203,9 +203,9 @@ export function mapTerraformState(text: string, file: string): TerraformResult {
     source: `terraform ${file}`,
     notes: (names) =>
       unrecoverableNotes(found, names).map((note) =>
-        note.type === KINDS.identityProvider.token
+        note.type === IMPORT_KINDS.identityProvider.token
           ? { ...note, todo: `${note.todo}; the Terraform state holds it as oidc.client_secret` }
-          : note.type === KINDS.groupInvite.token
+          : note.type === IMPORT_KINDS.groupInvite.token
             ? { ...note, todo: `${note.todo}; the Terraform state holds it as code` }
             : note,
       ),

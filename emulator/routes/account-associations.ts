@@ -5,15 +5,12 @@ import {
   AccountAssociationUpdate,
 } from "../../sdk/schemas";
 import { alreadyExists } from "../errors";
-import { COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
+import { collectionSpec, COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
 import { requireIdentity } from "./references";
 import type { RouteContext } from "./types";
 
 export const accountAssociations: CollectionSpec = {
-  kind: "accountAssociations",
-  plural: "accountAssociations",
-  label: "account association",
-  prefix: "/iam/v2beta1/accountAssociations",
+  ...collectionSpec("accountAssociations"),
   sortable: COMMON_SORT,
   accessGroup: (o) => o.uid,
   toWire: (o) => ({ description: "", ...baseWire(o) }),

@@ -2,7 +2,7 @@
 import { EVENT_TYPE_FILTER_UNSPECIFIED, EVENT_TYPE_MEMBERS } from "../../sdk/schemas/advisories";
 import { queryList, queryParam } from "../listing";
 import type { StoredObject } from "../store";
-import { baseWire, type CollectionSpec } from "./crud";
+import { collectionSpec, baseWire, type CollectionSpec } from "./crud";
 
 const ADVISORY_LIST_FILTERS: [string, string][] = [
   ["advisoryIds", "advisoryId"],
@@ -65,10 +65,7 @@ const ADVISORY_REQUIRED = [
 ];
 
 export const advisories: CollectionSpec = {
-  kind: "advisories",
-  plural: "advisories",
-  label: "advisory",
-  prefix: "/vulnerabilities/v2beta1/advisories",
+  ...collectionSpec("advisories"),
   sortable: ["uid", "advisoryId", "artifactName", "componentName", "createTime", "updateTime"],
   listParams: {
     ...Object.fromEntries(ADVISORY_LIST_FILTERS.map(([param]) => [param, { each: "text" }])),

@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { Capability } from "../../sdk/schemas/capabilities";
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { COLLECTION_ACCESS, capabilityFor, type Verb } from "../../sdk/access-model";
+import { COLLECTIONS } from "../../sdk/collections";
 import { notFound } from "../errors";
 import { checkQuery, type ListParams, type ParamRule, type Query } from "../listing";
 import { resolveUpdate, type UpdateRules } from "../update-mask";
@@ -84,6 +85,13 @@ export interface CollectionSpec {
   beforeDelete?: (object: StoredObject, ctx: RouteContext) => void;
   /** Group a create goes under must satisfy this (identity providers: organizations only). */
   checkParent?: (parentUid: string, ctx: RouteContext) => void;
+}
+
+/** What a collection's spec takes from the one table (../../sdk/collections): its kind, words and path. */
+export function collectionSpec<K extends Kind>(
+  kind: K,
+): { kind: K; plural: K; label: string; prefix: string } {
+  return { kind, plural: kind, label: COLLECTIONS[kind].singular, prefix: COLLECTIONS[kind].path };
 }
 
 /** The members most collections sort by. */

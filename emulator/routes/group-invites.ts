@@ -5,7 +5,7 @@ import { MAX_TIME_MS } from "../bounds";
 import { badField, type ApiFailure } from "../errors";
 import { queryParam } from "../listing";
 import { randomHex, withoutUndefined } from "../service";
-import { baseWire, type CollectionSpec } from "./crud";
+import { collectionSpec, baseWire, type CollectionSpec } from "./crud";
 import { requireGrantableRole, visibleRole } from "./references";
 
 /** Longest invite ttl: ten years. */
@@ -21,10 +21,7 @@ function parseTtlMs(ttl: string): number {
 }
 
 export const groupInvites: CollectionSpec = {
-  kind: "groupInvites",
-  plural: "groupInvites",
-  label: "group invite",
-  prefix: "/iam/v2beta1/groupInvites",
+  ...collectionSpec("groupInvites"),
   sortable: ["uid", "createTime", "expirationTime", "email", "roleUid", "keyId"],
   listParams: { keyId: "text" },
   filters: (query) => {

@@ -9,6 +9,7 @@ import { badField, failedPrecondition, permissionDenied } from "../errors";
 import { checkQuery } from "../listing";
 import type { StoredObject } from "../store";
 import {
+  collectionSpec,
   COMMON_SORT,
   applyChanges,
   baseWire,
@@ -29,10 +30,7 @@ function kindOf(o: StoredObject, ctx: RouteContext): unknown {
 }
 
 export const groups: CollectionSpec = {
-  kind: "groups",
-  plural: "groups",
-  label: "group",
-  prefix: "/iam/v2beta1/groups",
+  ...collectionSpec("groups"),
   sortable: [...COMMON_SORT, "verified"],
   accessGroup: (o) => o.uid,
   toWire: (o, ctx) => {

@@ -21,7 +21,7 @@ import { claimMatchViolations, validateClaimMatch } from "../claim-match";
 import { badField } from "../errors";
 import { checkQuery, queryParam } from "../listing";
 import type { StoredObject } from "../store";
-import { COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
+import { collectionSpec, COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
 import type { RouteContext } from "./types";
 
 /**
@@ -37,10 +37,7 @@ const RELATIONSHIP_TYPES: Readonly<Record<string, string | undefined>> = {
 };
 
 export const identities: CollectionSpec = {
-  kind: "identities",
-  plural: "identities",
-  label: "identity",
-  prefix: "/iam/v2beta1/identities",
+  ...collectionSpec("identities"),
   sortable: [...COMMON_SORT, "lastSeenTime"],
   listParams: { name: "text", relationshipType: Object.keys(RELATIONSHIP_TYPES) },
   filters: (query) => {

@@ -7,7 +7,7 @@ import {
 import type { FieldViolation } from "../../sdk/schemas/common";
 import { failedPrecondition } from "../errors";
 import type { StoredObject } from "../store";
-import { COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
+import { collectionSpec, COMMON_SORT, applyChanges, baseWire, type CollectionSpec } from "./crud";
 import { requireGrantableRole } from "./references";
 import { isRoot } from "../../sdk/uidp";
 
@@ -40,10 +40,7 @@ function identityProviderWire(o: StoredObject): Record<string, unknown> {
 }
 
 export const identityProviders: CollectionSpec = {
-  kind: "identityProviders",
-  plural: "identityProviders",
-  label: "identity provider",
-  prefix: "/iam/v2beta1/identityProviders",
+  ...collectionSpec("identityProviders"),
   sortable: [...COMMON_SORT, "defaultRole"],
   toWire: identityProviderWire,
   checkParent: (parentUid) => {

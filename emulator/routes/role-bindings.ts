@@ -12,7 +12,7 @@ import { checkQuery, queryParam } from "../listing";
 import { refuseUnknownMembers } from "../members";
 import { withoutUndefined } from "../service";
 import type { StoredObject } from "../store";
-import { applyChanges, loadParentGroup, NO_PARAMS, type CollectionSpec } from "./crud";
+import { collectionSpec, applyChanges, loadParentGroup, NO_PARAMS, type CollectionSpec } from "./crud";
 import { requireGrantableRole, requireIdentity, requireRole, seesIdentity, visibleRole } from "./references";
 import type { RouteContext } from "./types";
 
@@ -45,10 +45,7 @@ function hydrateBinding(o: StoredObject, ctx: RouteContext): Record<string, unkn
 }
 
 export const roleBindings: CollectionSpec = {
-  kind: "roleBindings",
-  plural: "roleBindings",
-  label: "role binding",
-  prefix: "/iam/v2beta1/roleBindings",
+  ...collectionSpec("roleBindings"),
   sortable: ["uid", "createTime", "identityUid", "roleUid"],
   toWire: hydrateBinding,
   listParams: { identity: "uid", group: "uid", role: "uid" },

@@ -9,6 +9,7 @@ import { BUILTIN_ROLES, builtinRole } from "../access";
 import { failedPrecondition, permissionDenied } from "../errors";
 import type { StoredObject } from "../store";
 import {
+  collectionSpec,
   COMMON_SORT,
   NO_PARAMS,
   applyChanges,
@@ -30,10 +31,7 @@ const builtinObjects: StoredObject[] = BUILTIN_ROLES.map((r) => ({
 }));
 
 export const roles: CollectionSpec = {
-  kind: "roles",
-  plural: "roles",
-  label: "role",
-  prefix: "/iam/v2beta1/roles",
+  ...collectionSpec("roles"),
   sortable: COMMON_SORT,
   toWire: (o) => ({ description: "", ...baseWire(o) }),
   // Built-in roles are usable anywhere, so they are listed unless the query asks for one group's direct children.

@@ -1,7 +1,7 @@
 /** Tags: read-only (created by seeding); a tag lives under a repo, whose group decides access. */
 import { parseBoolean, parseTimestamp, queryParam, type Query } from "../listing";
 import type { StoredObject } from "../store";
-import { baseWire, type CollectionSpec } from "./crud";
+import { collectionSpec, baseWire, type CollectionSpec } from "./crud";
 import { parentOf } from "../../sdk/uidp";
 
 /**
@@ -39,10 +39,7 @@ function tagFilters(query: Query): { key: string; test: (o: StoredObject) => boo
 }
 
 export const tags: CollectionSpec = {
-  kind: "tags",
-  plural: "tags",
-  label: "tag",
-  prefix: "/registry/v2beta1/tags",
+  ...collectionSpec("tags"),
   sortable: ["uid", "name", "digest", "createTime", "updateTime"],
   // A tag lives under a repo; access is decided by the repo's group.
   accessGroup: (o) => parentOf(o.parent) ?? "",

@@ -31,6 +31,7 @@ import {
   AccessModel,
   byWholeRoles,
   accessDiff,
+  changedRoles,
   collapseInherited,
   grantsOn,
   needsOf,
@@ -142,13 +143,23 @@ export function touchedGroups(before: LiveFacts, after: LiveFacts): string[] {
   return [...all].filter((g) => underAny(g, positions)).sort();
 }
 
-/** The impact of a change, grouped: one entry per identity and top-most group of each identical change. */
-export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
+/**
+ * The impact of a change, grouped: one entry per identity and top-most group of each identical change. `known`: the
+ * roles as the reader knows them (as read before the update); a role of `after` that holds something else is made or
+ * edited by the update, and its lines say what it holds (`ImpactLine.madeRoles`).
+ */
+export function impactOf(
+  before: LiveFacts,
+  after: LiveFacts,
+  known: readonly RoleFacts[] = before.roles,
+): ImpactLine[] {
   const groups = touchedGroups(before, after);
   if (groups.length === 0) return [];
   const beforeModel = modelOf(before);
   const afterModel = modelOf(after);
   const changes = collapseInherited(accessDiff(beforeModel, afterModel, groups));
+  const made = changedRoles(known, after.roles);
+  const holdings = new Map(after.roles.filter((r) => made.has(r.uid)).map((r) => [r.uid, r.capabilities]));
   const lines: ImpactLine[] = [];
   for (const c of changes) {
     const roles = new Set<string>();
@@ -184,6 +195,12 @@ export function impactOf(before: LiveFacts, after: LiveFacts): ImpactLine[] {
         ...losses.whole.map((r) => ({ change: "lost" as const, role: r.uid, capabilities: r.capabilities })),
       ],
       rest: { gained: gains.rest, lost: losses.rest },
+      madeRoles: [...roles].sort().flatMap((role) => {
+        const capabilities = holdings.get(role);
+        return capabilities === undefined || capabilities.length === 0
+          ? []
+          : [{ role, capabilities: [...new Set(capabilities)].sort() }];
+      }),
     });
   }
   return lines;
@@ -363,7 +380,8 @@ export async function reviewChange(
   const facts = await factsFor(profile, organizationsOf(probe));
   const effect = effectOf(change, facts.current);
   if (effect === undefined) return;
-  const lines = effect.after === undefined ? [] : impactOf(facts.current, effect.after);
+  const known = facts.asRead.roles.filter((r) => !facts.ownRoles.has(r.uid));
+  const lines = effect.after === undefined ? [] : impactOf(facts.current, effect.after, known);
   const found =
     caller === undefined
       ? { refusals: [], unverified: [] }

@@ -9,13 +9,16 @@
  * of the same kind shares the name, or when no name is known.
  */
 import { isPrivileged, type Collection } from "../../sdk/access-model";
+import { COLLECTIONS } from "../../sdk/collections";
 import { parentOf } from "../../sdk/uidp";
 import {
+  LISTED_CAPABILITIES,
+  NAMED_COLLECTIONS,
   Names,
   andFoldersUnder,
   compareNames,
   nameText,
-  nounUnder,
+  roleHoldings,
   withArticle,
   type NamedKind,
 } from "../../sdk/words";
@@ -70,6 +73,11 @@ export interface ImpactLine {
    */
   wholeRoles?: { change: "gained" | "lost"; role: string; capabilities: readonly string[] }[];
   rest?: { gained: string[]; lost: string[] };
+  /**
+   * The roles of `roles` that the update makes or edits, with what they hold after it: the reader cannot know them
+   * by name, so the lines say every capability the first time they name one (`describeImpact`).
+   */
+  madeRoles?: { role: string; capabilities: readonly string[] }[];
 }
 
 /** "CAP_A (privileged!), CAP_B": each privileged capability marked so it stands out. */
@@ -77,28 +85,47 @@ function capabilityList(capabilities: readonly string[], markPrivileged: boolean
   return capabilities.map((c) => (markPrivileged && isPrivileged(c) ? `${c} (privileged!)` : c)).join(", ");
 }
 
-/** A role said whole: "3 capabilities", "24 capabilities, 6 privileged: CAP_A, CAP_B, …". */
-function roleSize(capabilities: readonly string[]): string {
-  const privileged = capabilities.filter(isPrivileged);
-  const count = `${capabilities.length} ${capabilities.length === 1 ? "capability" : "capabilities"}`;
-  return privileged.length === 0
-    ? count
-    : `${count}, ${privileged.length} privileged: ${privileged.join(", ")}`;
+const HOLDINGS = {
+  capability: (c: string) => c,
+  isPrivileged,
+  marked: (written: string) => `${written} (privileged!)`,
+};
+
+/**
+ * A role by name with what it holds: `capabilities` for a role said whole ("role deployer (3 capabilities)"); a role
+ * the update makes or edits (`made`) with every capability the first time the lines name it (`told` remembers).
+ */
+function roleText(
+  uid: string,
+  names: Names,
+  told: Set<string>,
+  made: ReadonlyMap<string, readonly string[]>,
+  capabilities?: readonly string[],
+): string {
+  const first = made.has(uid) && !told.has(uid);
+  if (first) told.add(uid);
+  const holds = capabilities ?? (first ? made.get(uid) : undefined);
+  if (holds === undefined) return names.role(uid);
+  return `${names.role(uid)} (${roleHoldings(holds, first ? LISTED_CAPABILITIES : 0, HOLDINGS)})`;
 }
 
-/** "role deployer, built-in role viewer": each role with its kind, sorted. */
-function throughRoles(roles: readonly string[], names: Names): string {
-  return [...new Set(roles.map((uid) => names.role(uid)))].sort(compareNames).join(", ");
-}
-
-/** One impact line in words, naming the resource whose change it is (`label`). */
-export function describeImpactLine(line: ImpactLine, label: string, names: Names): string {
+/**
+ * One impact line in words, naming the resource whose change it is (`label`); `told` holds the roles made or edited
+ * by the update that earlier lines of the same output have said with what they hold.
+ */
+export function describeImpactLine(
+  line: ImpactLine,
+  label: string,
+  names: Names,
+  told = new Set<string>(),
+): string {
   const wholeRoles = line.wholeRoles ?? [];
   const rest = line.rest ?? { gained: line.gained, lost: line.lost };
+  const made = new Map((line.madeRoles ?? []).map((m) => [m.role, m.capabilities]));
   const whole = (change: "gained" | "lost", verb: string) =>
     wholeRoles
       .filter((w) => w.change === change)
-      .map((w) => `${verb} ${names.role(w.role)} (${roleSize(w.capabilities)})`);
+      .map((w) => `${verb} ${roleText(w.role, names, told, made, w.capabilities)}`);
   const what = [
     ...whole("gained", "becomes"),
     ...(rest.gained.length > 0 ? [`gains ${capabilityList(rest.gained, true)}`] : []),
@@ -107,14 +134,21 @@ export function describeImpactLine(line: ImpactLine, label: string, names: Names
   ].join(" and ");
   const under = andFoldersUnder(line.inheritedBy);
   const said = new Set(wholeRoles.map((w) => w.role));
-  const others = line.roles.filter((r) => !said.has(r));
-  const through = others.length === 0 ? "" : `, through ${throughRoles(others, names)}`;
+  // "role deployer, built-in role viewer": each role with its kind, in the order of their names.
+  const others = [...new Set(line.roles.filter((r) => !said.has(r)))].sort(
+    (a, b) => compareNames(names.role(a), names.role(b)) || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  const through =
+    others.length === 0
+      ? ""
+      : `, through ${others.map((uid) => roleText(uid, names, told, made)).join(", ")}`;
   return `access: ${names.identity(line.identity)} ${what} on ${names.group(line.group)}${under}${through} (${label})`;
 }
 
 /** The impact lines in words: the first NAMED_IMPACT_LINES, the rest counted. */
 export function describeImpact(lines: readonly ImpactLine[], label: string, names: Names): string[] {
-  const out = lines.slice(0, NAMED_IMPACT_LINES).map((line) => describeImpactLine(line, label, names));
+  const told = new Set<string>();
+  const out = lines.slice(0, NAMED_IMPACT_LINES).map((line) => describeImpactLine(line, label, names, told));
   if (lines.length > NAMED_IMPACT_LINES)
     out.push(`access: ${lines.length - NAMED_IMPACT_LINES} more changes of access (${label})`);
   return out;
@@ -140,37 +174,22 @@ export interface PreflightFinding {
 }
 
 /** The collections whose objects a person reads by name, and their kind in the shared words. */
-const NAMED_KINDS = { groups: "group", identities: "identity", roles: "role" } as const satisfies Partial<
-  Record<Collection, NamedKind>
->;
-type NamedCollection = keyof typeof NAMED_KINDS;
-
-const isNamed = (collection: Collection): collection is NamedCollection =>
-  Object.hasOwn(NAMED_KINDS, collection);
-
-/** What the objects of each other collection are called (they have no names). */
-const NOUNS: Readonly<Record<Exclude<Collection, NamedCollection>, string>> = {
-  roleBindings: "role binding",
-  identityProviders: "identity provider",
-  groupInvites: "invite",
-  accountAssociations: "account association",
-  repos: "repo",
-  tags: "tag",
-  advisories: "advisory",
-};
+const NAMED_KINDS = new Map<Collection, NamedKind>(
+  (Object.entries(NAMED_COLLECTIONS) as [NamedKind, Collection][]).map(([kind, c]) => [c, kind]),
+);
 
 /** What an object of `collection` made under a group is called: "folder", "workload identity", "invite". */
-const nounUnderOf = (collection: Collection): string =>
-  isNamed(collection) ? nounUnder(NAMED_KINDS[collection]) : NOUNS[collection];
+const nounUnderOf = (collection: Collection): string => COLLECTIONS[collection].noun.under;
 
 /** An object of `collection` by its uid, named where the kind has names. */
 function objectWords(collection: Collection, uid: string, names: Names): string {
-  if (isNamed(collection)) return names[NAMED_KINDS[collection]](uid);
+  const named = NAMED_KINDS.get(collection);
+  if (named !== undefined) return names[named](uid);
   const parent = parentOf(uid);
   // A binding is named by where it is: the object itself has no name.
   if (collection === "roleBindings" && parent !== undefined && parent !== "")
-    return `a role binding on ${names.group(parent)}`;
-  return `${NOUNS[collection]} ${nameText(uid)}`;
+    return `a ${COLLECTIONS.roleBindings.noun.under} on ${names.group(parent)}`;
+  return `${COLLECTIONS[collection].noun.under} ${nameText(uid)}`;
 }
 
 /** "create a folder in organization acme", "update role deployer", "grant role viewer (no escalation)". */

@@ -20,6 +20,7 @@ import {
   sleep,
   withRetry,
 } from "../../sdk";
+import { parentOf } from "../../sdk/uidp";
 
 export interface CreateSteps<T> {
   /** Sends the create. */
@@ -104,4 +105,19 @@ export async function createOrAdopt<T>(
       await (policy.sleep ?? sleep)(delay);
     }
   }
+}
+
+/**
+ * The object named `name` directly under `parentUid` (a root-level one without it): the natural key of most objects,
+ * which a lookup after an ambiguous create (or an adopt) finds by listing the parent's children by name.
+ */
+export async function childNamed<T extends { uid: string; name?: string | undefined }>(
+  list: (query: { childrenOf?: string; name: string; pageSize: number }) => AsyncIterable<T>,
+  parentUid: string | undefined,
+  name: string,
+): Promise<T | undefined> {
+  const query = parentUid ? { childrenOf: parentUid, name, pageSize: 200 } : { name, pageSize: 200 };
+  for await (const item of list(query))
+    if (item.name === name && parentOf(item.uid) === parentUid) return item;
+  return undefined;
 }

@@ -20,6 +20,7 @@ import {
   UnavailableError,
 } from "../../sdk";
 import { secretValues, type SettingName } from "./config";
+import { quoted, type Words } from "../../sdk/words";
 import { currentSettings } from "./client";
 
 /** What was being done when the error happened. */
@@ -31,11 +32,11 @@ export interface Attempt {
   /** The Pulumi name or the API name of the object. */
   name?: string | undefined;
   uid?: string | undefined;
-  /** Extra context, e.g. "under parent <uid>". */
-  where?: string | undefined;
+  /** Extra context, e.g. "under group <uid>": our words with the data in them escaped (../../sdk/words `said`). */
+  where?: Words | undefined;
   profile?: string | undefined;
-  /** What the provider found out itself, e.g. the children still in a group it could not delete. */
-  found?: string | undefined;
+  /** What the provider found out itself, e.g. the children still in a group it could not delete (`said`). */
+  found?: Words | undefined;
 }
 
 const CREDENTIAL_HINT =
@@ -159,7 +160,7 @@ export function translateError(
 ): Error {
   const subject = [
     attempt.type,
-    attempt.name !== undefined ? `"${attempt.name}"` : undefined,
+    attempt.name !== undefined ? quoted(attempt.name) : undefined,
     attempt.uid !== undefined ? `(uid ${attempt.uid})` : attempt.where,
   ]
     .filter(Boolean)

@@ -78,6 +78,8 @@ export interface FactsNow {
   current: LiveFacts;
   /** Names learnt beside the facts, for this profile. */
   known: KnownNames;
+  /** The roles this process has made or edited (in `up`, the update's own): what they hold is news to a reader. */
+  ownRoles: ReadonlySet<string>;
 }
 
 /** The organization a uid belongs to: its first segment (a built-in role or a root-level user is its own root). */
@@ -373,6 +375,7 @@ export async function factsFor(
     asRead: mergeFacts(entries.map((e) => e.asRead!)),
     current: mergeFacts(entries.map((e) => e.current!)),
     known: state.names,
+    ownRoles: new Set(state.writes.reduce((facts, write) => write(facts), NO_FACTS).roles.map((r) => r.uid)),
   };
 }
 

@@ -19,6 +19,7 @@
  * create, update and delete it performs of an object that matters to access is recorded in the live facts
  * (./live-facts), so the reviews later in the same process (`up`'s) see it.
  */
+import { joinWords, said, type Words } from "../../sdk/words";
 import type * as pulumi from "@pulumi/pulumi";
 import { FailedPreconditionError, NotFoundError, PlatformClient } from "../../sdk";
 import { clientFor, configureFromLookup, termsFor } from "./client";
@@ -30,7 +31,7 @@ import { checkInputs, containsUnknown } from "./check";
 import { PreflightError, reviewChange, type AccessEffectOf, type PlannedChange } from "./access-review";
 import { resourceText } from "../../sdk/words";
 import { noteName, recordOwnWrite, type OwnWrites } from "./live-facts";
-import { createBody, inputsFromObject, updateBody, type DeclaredInputs, type WireMapping } from "./wire";
+import { inputsFromObject, wireBody, type DeclaredInputs, type WireMapping } from "./wire";
 
 /** Inputs every resource accepts besides its API fields. */
 export interface CommonInputs {
@@ -53,7 +54,7 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
    */
   alsoReplaces?: (olds: Record<string, unknown>, news: Record<string, unknown>) => string[];
   /** A readable name for messages. */
-  describe: (inputs: Partial<I>) => { name?: string | undefined; where?: string | undefined };
+  describe: (inputs: Partial<I>) => { name?: string | undefined; where?: Words | undefined };
   get: (client: PlatformClient, uid: string) => Promise<T>;
   create: (client: PlatformClient, inputs: I) => Promise<T>;
   /** Finds an existing object with the same natural key (adopt, and recovery after an ambiguous create). */
@@ -62,7 +63,7 @@ export interface ResourceDescription<I extends CommonInputs, T extends { uid: st
   update?: (client: PlatformClient, uid: string, inputs: I, fields: string[]) => Promise<T>;
   delete: (client: PlatformClient, uid: string) => Promise<void>;
   /** After a refused delete (failed precondition): names what still blocks it, e.g. a group's children. */
-  describeBlockers?: (client: PlatformClient, uid: string) => Promise<string[]>;
+  describeBlockers?: (client: PlatformClient, uid: string) => Promise<Words[]>;
   /**
    * The program's inputs rebuilt from a live object (read, so refresh shows drift and no phantom diff): every
    * declared API input, an unset one as undefined, so none is forgotten.
@@ -108,12 +109,12 @@ export function deriveDescription<I extends CommonInputs, T extends { uid: strin
     ...rest,
     declaration,
     wire,
-    create: (client, inputs) => create(client, inputs, createBody(declaration, wire, inputs)),
+    create: (client, inputs) => create(client, inputs, wireBody(declaration, wire, inputs)),
     ...(update === undefined
       ? {}
       : {
           update: (client: PlatformClient, uid: string, inputs: I, fields: string[]) =>
-            update(client, uid, updateBody(declaration, wire, inputs, fields)),
+            update(client, uid, wireBody(declaration, wire, inputs, fields)),
         }),
     inputsOf: (object) => inputsFromObject(declaration, wire, object),
   };
@@ -429,7 +430,7 @@ export function resourceOperations<I extends CommonInputs, T extends { uid: stri
         if (FailedPreconditionError.isInstance(err) && spec.describeBlockers && client) {
           // Best effort: the refusal stands whether or not the listing works.
           const blockers = await spec.describeBlockers(client, id).catch(() => []);
-          if (blockers.length > 0) context.found = `Still in it: ${blockers.join(", ")}`;
+          if (blockers.length > 0) context.found = said`Still in it: ${joinWords(blockers)}`;
         }
         throw failure(err, context);
       }

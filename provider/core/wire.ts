@@ -56,11 +56,15 @@ function declaredDefault(declaration: ResourceDeclaration, key: string): unknown
   return Array.isArray(value) ? [...(value as readonly string[])] : value;
 }
 
-function body<I, T>(
+/**
+ * A request's body: without `mask`, the create body (every declared API input that goes in a body); with it, the
+ * update body for `mask`, the changed fields (exactly those fields). In declaration order either way.
+ */
+export function wireBody<I, T>(
   declaration: ResourceDeclaration,
   wire: WireMapping<I, T>,
   inputs: I,
-  mask: readonly string[] | undefined,
+  mask?: readonly string[],
 ): Props {
   const out: Props = {};
   for (const key of declaration.bodyInputs) {
@@ -75,25 +79,6 @@ function body<I, T>(
     out[key] = mask !== undefined ? (value ?? declaredDefault(declaration, key)) : value;
   }
   return withoutUndefined(out);
-}
-
-/** The create body: every declared API input that goes in a body, in declaration order. */
-export function createBody<I, T>(
-  declaration: ResourceDeclaration,
-  wire: WireMapping<I, T>,
-  inputs: I,
-): Props {
-  return body(declaration, wire, inputs, undefined);
-}
-
-/** The update body for `mask` (the changed fields): exactly those fields, in declaration order. */
-export function updateBody<I, T>(
-  declaration: ResourceDeclaration,
-  wire: WireMapping<I, T>,
-  inputs: I,
-  mask: readonly string[],
-): Props {
-  return body(declaration, wire, inputs, mask);
 }
 
 /** The declared API inputs rebuilt from the live object; an unset one is its declared default. */

@@ -15,6 +15,7 @@
  * What create, update and delete make and remove is recorded in the live facts (../core/live-facts), so the access
  * reviews later in the same process see it.
  */
+import { said } from "../../sdk/words";
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type PlatformClient } from "../../sdk";
 import { checkInputs, containsUnknown } from "../core/check";
@@ -122,7 +123,7 @@ export function accessOperations(spec: AccessDescription): ResourceOperations {
       type: token,
       uid,
       profile: props?.profile as string | undefined,
-      where: scope === undefined ? undefined : `governing ${describeScope(scope)}`,
+      where: scope === undefined ? undefined : said`governing ${describeScope(scope)}`,
     };
   };
   const failure = (err: unknown, context: Attempt): Error =>

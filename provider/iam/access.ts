@@ -23,7 +23,7 @@ import {
   type RoleBindingListQuery,
 } from "../../sdk";
 import { DEFAULT_CREATE_POLICY, isAmbiguousFailure, type CreatePolicy } from "../core/create";
-import { Names, resourceText, type NamedKind } from "../../sdk/words";
+import { Names, resourceText, type NamedKind, said, nameText, type Words } from "../../sdk/words";
 import { namedBinding, namesByUid, type NamedBinding } from "../core/live-facts";
 import { isAtOrBelow } from "../../sdk/uidp";
 
@@ -66,11 +66,11 @@ export function inScope(scope: Scope, binding: Binding): boolean {
   return scope.subtree ? isAtOrBelow(binding.groupUid, scope.groupUid) : binding.groupUid === scope.groupUid;
 }
 
-export function describeScope(scope: Scope): string {
-  if (scope.kind === "identity") return `every binding of identity ${scope.identityUid}`;
+export function describeScope(scope: Scope): Words {
+  if (scope.kind === "identity") return said`every binding of identity ${nameText(scope.identityUid)}`;
   return scope.subtree
-    ? `the bindings on group ${scope.groupUid} and every group under it`
-    : `the bindings on group ${scope.groupUid}`;
+    ? said`the bindings on group ${nameText(scope.groupUid)} and every group under it`
+    : said`the bindings on group ${nameText(scope.groupUid)}`;
 }
 
 /** How a resource of the dynamic front is named in a conflict (the dynamic host does not say which one it checks). */

@@ -8,6 +8,7 @@
  *
  * Loaded by ./account-association.provider on its first call, in the provider process.
  */
+import { nameText, said } from "../../sdk/words";
 import { objectEffect } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
@@ -39,7 +40,7 @@ export const description = deriveDescription<AccountAssociationInputs, AccountAs
     ),
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.groupUid ? `of group ${inputs.groupUid}` : undefined,
+    where: inputs.groupUid ? said`of group ${nameText(inputs.groupUid)}` : undefined,
   }),
   wire: { read: { groupUid: (association) => association.uid } },
   get: (client, uid) => client.accountAssociations.get(uid),

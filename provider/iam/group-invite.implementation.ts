@@ -14,6 +14,7 @@
  *
  * Loaded by ./group-invite.provider on its first call, in the provider process.
  */
+import { nameText, said } from "../../sdk/words";
 import { capabilitiesOfRole, objectEffect, referenceNeeds, roleWords } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "../core/check";
@@ -58,7 +59,9 @@ export const description = deriveDescription<GroupInviteInputs, GroupInvite>({
   }),
   declaration: GROUP_INVITE,
   describe: (inputs) => ({
-    where: inputs.groupUid ? `for role ${inputs.roleUid} on group ${inputs.groupUid}` : undefined,
+    where: inputs.groupUid
+      ? said`for role ${nameText(String(inputs.roleUid))} on group ${nameText(inputs.groupUid)}`
+      : undefined,
   }),
   wire: {
     // The API's create takes a duration: a ttl, or the time left until the program's expirationTime.

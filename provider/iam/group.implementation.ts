@@ -4,6 +4,8 @@
  * Loaded by ./group.provider on its first call, in the provider process. It captures no client and no
  * credential: see ../core/client.
  */
+import { childNamed } from "../core/create";
+import { nameText, nounUnder, pluralOf, said, type Words } from "../../sdk/words";
 import { objectAccess } from "../core/access-review";
 import { withGroup, withoutGroup } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
@@ -27,39 +29,34 @@ export const description = deriveDescription<GroupInputs, Group>({
   declaration: GROUP,
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.parentUid ? `under group ${inputs.parentUid}` : "as an organization",
+    where: inputs.parentUid ? said`under group ${nameText(inputs.parentUid)}` : said`as an organization`,
   }),
   wire: { read: { parentUid: (group) => parentOf(group.uid) } },
   get: (client, uid) => client.groups.get(uid),
   create: (client, inputs, body) => client.groups.create(inputs.parentUid, body as GroupCreate),
-  async lookup(client, inputs) {
-    const query = inputs.parentUid
-      ? { childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }
-      : { name: inputs.name, pageSize: 200 };
-    for await (const group of client.groups.list(query)) {
-      // Without a parent only organizations (root uids) qualify.
-      if (group.name === inputs.name && parentOf(group.uid) === (inputs.parentUid || undefined)) return group;
-    }
-    return undefined;
-  },
+  // Without a parent only organizations (root uids) qualify.
+  lookup: (client, inputs) =>
+    childNamed((query) => client.groups.list(query), inputs.parentUid || undefined, inputs.name),
   update: (client, uid, patch) => client.groups.update(uid, patch as GroupUpdate),
   delete: (client, uid) => client.groups.delete(uid),
   // Names the direct children that keep a group from being deleted (a few of each kind).
   async describeBlockers(client, uid) {
     const query = { childrenOf: uid, pageSize: BLOCKERS_PER_KIND };
     type Page = { items: { uid: string; name?: string }[]; totalCount?: number | undefined };
-    const kinds: [string, () => PromiseLike<Page>][] = [
-      ["group", () => client.groups.list(query)],
-      ["identity", () => client.identities.list(query)],
-      ["role", () => client.roles.list(query)],
-      ["repo", () => client.repos.list(query)],
+    // What each kind under a group is called (../../sdk/words): a folder, a workload identity, a role, a repo.
+    const kinds: [Words, () => PromiseLike<Page>][] = [
+      [nounUnder("group"), () => client.groups.list(query)],
+      [nounUnder("identity"), () => client.identities.list(query)],
+      [nounUnder("role"), () => client.roles.list(query)],
+      [said`repo`, () => client.repos.list(query)],
     ];
-    const named: string[] = [];
-    for (const [kind, list] of kinds) {
+    const named: Words[] = [];
+    for (const [noun, list] of kinds) {
       const page: Page = await Promise.resolve(list()).catch(() => ({ items: [], totalCount: 0 }));
-      for (const item of page.items) named.push(`${kind} "${item.name ?? ""}" (${item.uid})`);
+      for (const item of page.items)
+        named.push(said`${noun} ${nameText(item.name ?? "")} (${nameText(item.uid)})`);
       const more = (page.totalCount ?? page.items.length) - page.items.length;
-      if (more > 0) named.push(`${more} more ${kind}s`);
+      if (more > 0) named.push(said`${more} more ${more === 1 ? noun : pluralOf(noun)}`);
     }
     return named;
   },

@@ -8,6 +8,8 @@
  *
  * Loaded by ./identity-provider.provider on its first call, in the provider process.
  */
+import { childNamed } from "../core/create";
+import { nameText, said } from "../../sdk/words";
 import { capabilitiesOfRole, objectEffect, referenceNeeds, roleWords } from "../core/access-review";
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -66,7 +68,7 @@ export const description = deriveDescription<KitInputs, IdentityProvider>({
   declaration: IDENTITY_PROVIDER,
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.parentUid ? `in organization ${inputs.parentUid}` : undefined,
+    where: inputs.parentUid ? said`in organization ${nameText(inputs.parentUid)}` : undefined,
   }),
   wire: {
     send: Object.fromEntries(OIDC_KEYS.map((key) => [key, sendOidc])),
@@ -85,16 +87,8 @@ export const description = deriveDescription<KitInputs, IdentityProvider>({
   get: (client, uid) => client.identityProviders.get(uid),
   create: (client, inputs, body) =>
     client.identityProviders.create(inputs.parentUid, body as IdentityProviderCreate),
-  async lookup(client, inputs) {
-    for await (const idp of client.identityProviders.list({
-      childrenOf: inputs.parentUid,
-      name: inputs.name,
-      pageSize: 200,
-    })) {
-      if (idp.name === inputs.name && parentOf(idp.uid) === inputs.parentUid) return idp;
-    }
-    return undefined;
-  },
+  lookup: (client, inputs) =>
+    childNamed((query) => client.identityProviders.list(query), inputs.parentUid, inputs.name),
   update: (client, uid, patch) => client.identityProviders.update(uid, patch as IdentityProviderUpdate),
   delete: (client, uid) => client.identityProviders.delete(uid),
   outputsOf: (idp) => ({ uid: idp.uid, createTime: idp.createTime }),

@@ -4,6 +4,8 @@
  *
  * Loaded by ./identity.provider on its first call, in the provider process.
  */
+import { childNamed } from "../core/create";
+import { nameText, said } from "../../sdk/words";
 import { objectAccess } from "../core/access-review";
 import { withIdentity, withoutIdentity } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
@@ -25,23 +27,15 @@ export const description = deriveDescription<IdentityInputs, Identity>({
   declaration: IDENTITY,
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
+    where: inputs.parentUid ? said`under group ${nameText(inputs.parentUid)}` : undefined,
   }),
   // The kinds are a oneof on the service: setting one clears the others, so a switch sends only the new kind
   // (the one left unset has no default and is not sent).
   wire: { read: { parentUid: (identity) => parentOf(identity.uid) ?? "" } },
   get: (client, uid) => client.identities.get(uid),
   create: (client, inputs, body) => client.identities.create(inputs.parentUid, body as IdentityCreate),
-  async lookup(client, inputs) {
-    for await (const identity of client.identities.list({
-      childrenOf: inputs.parentUid,
-      name: inputs.name,
-      pageSize: 200,
-    })) {
-      if (identity.name === inputs.name && parentOf(identity.uid) === inputs.parentUid) return identity;
-    }
-    return undefined;
-  },
+  lookup: (client, inputs) =>
+    childNamed((query) => client.identities.list(query), inputs.parentUid, inputs.name),
   update: (client, uid, patch) => client.identities.update(uid, patch as IdentityUpdate),
   delete: (client, uid) => client.identities.delete(uid),
   outputsOf: (identity) => ({

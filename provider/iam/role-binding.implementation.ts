@@ -5,6 +5,7 @@
  * Its check also records the binding it claims (./access claim), so a GroupAccess or IdentityAccess of the same
  * stack that declares the binding's scope completely fails the preview, naming both.
  */
+import { nameText, said } from "../../sdk/words";
 import { capabilitiesOfRole, objectAccess, referenceNeeds, roleWords } from "../core/access-review";
 import { bindingFact, withBinding, withoutBindings } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
@@ -52,7 +53,7 @@ export const description = deriveDescription<RoleBindingInputs, RoleBinding>({
   describe: (inputs) => ({
     where:
       inputs.groupUid !== undefined
-        ? `of role ${inputs.roleUid} to identity ${inputs.identityUid} on group ${inputs.groupUid}`
+        ? said`of role ${nameText(String(inputs.roleUid))} to identity ${nameText(String(inputs.identityUid))} on group ${nameText(inputs.groupUid)}`
         : undefined,
   }),
   // The API object names its references as hydrated members (group, identity, role).

@@ -2,8 +2,9 @@
  * The implementation of the dynamic provider of platform.iam.Role (custom roles). Exported as the WHOLE module so Pulumi
  * serializes a `require()` of the installed package.
  */
+import { childNamed } from "../core/create";
 import { objectAccess } from "../core/access-review";
-import { nameText } from "../../sdk/words";
+import { nameText, said } from "../../sdk/words";
 import { withRole, withoutRole } from "../core/live-facts";
 import type * as pulumi from "@pulumi/pulumi";
 import { deriveDescription, dynamicProvider, resourceOperations } from "../core/resource-provider";
@@ -48,7 +49,7 @@ export const description = deriveDescription<RoleInputs, Role>({
   declaration: ROLE,
   describe: (inputs) => ({
     name: inputs.name,
-    where: inputs.parentUid ? `under group ${inputs.parentUid}` : undefined,
+    where: inputs.parentUid ? said`under group ${nameText(inputs.parentUid)}` : undefined,
   }),
   wire: {
     read: {
@@ -58,16 +59,7 @@ export const description = deriveDescription<RoleInputs, Role>({
   },
   get: (client, uid) => client.roles.get(uid),
   create: (client, inputs, body) => client.roles.create(inputs.parentUid, body as RoleCreate),
-  async lookup(client, inputs) {
-    for await (const role of client.roles.list({
-      childrenOf: inputs.parentUid,
-      name: inputs.name,
-      pageSize: 200,
-    })) {
-      if (role.name === inputs.name && parentOf(role.uid) === inputs.parentUid) return role;
-    }
-    return undefined;
-  },
+  lookup: (client, inputs) => childNamed((query) => client.roles.list(query), inputs.parentUid, inputs.name),
   update: (client, uid, patch) => client.roles.update(uid, patch as RoleUpdate),
   delete: (client, uid) => client.roles.delete(uid),
   outputsOf: (role) => ({ uid: role.uid, createTime: role.createTime }),

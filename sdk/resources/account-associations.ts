@@ -7,6 +7,7 @@
  *   PATCH  /iam/v2beta1/accountAssociations/{group_uid}    update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/accountAssociations/{group_uid}    delete
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import {
   AccountAssociation,
@@ -14,7 +15,7 @@ import {
   type AccountAssociationCreate,
   type AccountAssociationUpdate,
 } from "../schemas/account-associations";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type {
   AccountAssociation,
@@ -29,9 +30,9 @@ export class AccountAssociations extends UpdatableResource<
   AccountAssociationCreate,
   AccountAssociationUpdate
 > {
-  protected readonly collection: Collection<AccountAssociation> = {
+  protected readonly collection: ResourceCollection<AccountAssociation> = {
     name: "accountAssociations",
-    path: "/iam/v2beta1/accountAssociations",
+    path: COLLECTIONS.accountAssociations.path,
     item: AccountAssociation,
     page: AccountAssociationList,
   };

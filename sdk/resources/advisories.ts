@@ -4,9 +4,10 @@
  *   GET /vulnerabilities/v2beta1/advisories                  list (filters as the OpenAPI; arrays repeat the name)
  *   GET /vulnerabilities/v2beta1/advisories/{advisory_uid}   get
  */
+import { COLLECTIONS } from "../collections";
 import type { PageQuery, UidpFilters } from "../core";
 import { Advisory, AdvisoryList } from "../schemas/advisories";
-import { ReadableResource, type Collection } from "./resource";
+import { ReadableResource, type ResourceCollection } from "./resource";
 
 export type { Advisory } from "../schemas/advisories";
 
@@ -48,9 +49,9 @@ export interface AdvisoryListQuery extends PageQuery, UidpFilters {
 }
 
 export class Advisories extends ReadableResource<Advisory, AdvisoryListQuery> {
-  protected readonly collection: Collection<Advisory> = {
+  protected readonly collection: ResourceCollection<Advisory> = {
     name: "advisories",
-    path: "/vulnerabilities/v2beta1/advisories",
+    path: COLLECTIONS.advisories.path,
     item: Advisory,
     page: AdvisoryList,
   };

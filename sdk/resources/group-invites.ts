@@ -7,9 +7,10 @@
  *   POST   /iam/v2beta1/groupInvites/{group_uid}     create
  *   DELETE /iam/v2beta1/groupInvites/{invite_uid}    delete
  */
+import { COLLECTIONS } from "../collections";
 import type { PageQuery, UidpFilters } from "../core";
 import { GroupInvite, GroupInviteList, type GroupInviteCreate } from "../schemas/group-invites";
-import { WritableResource, type Collection } from "./resource";
+import { WritableResource, type ResourceCollection } from "./resource";
 
 export type { GroupInvite, GroupInviteCreate } from "../schemas/group-invites";
 
@@ -19,9 +20,9 @@ export interface GroupInviteListQuery extends PageQuery, UidpFilters {
 }
 
 export class GroupInvites extends WritableResource<GroupInvite, GroupInviteListQuery, GroupInviteCreate> {
-  protected readonly collection: Collection<GroupInvite> = {
+  protected readonly collection: ResourceCollection<GroupInvite> = {
     name: "groupInvites",
-    path: "/iam/v2beta1/groupInvites",
+    path: COLLECTIONS.groupInvites.path,
     item: GroupInvite,
     page: GroupInviteList,
   };

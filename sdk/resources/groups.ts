@@ -8,9 +8,10 @@
  *   PATCH  /iam/v2beta1/groups/{group_uid}          update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/groups/{group_uid}          delete
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import { Group, GroupList, type GroupCreate, type GroupUpdate } from "../schemas/groups";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type { Group, GroupCreate, GroupUpdate } from "../schemas/groups";
 export type GroupListQuery = ListQuery;
@@ -22,9 +23,9 @@ export class Groups extends UpdatableResource<
   GroupUpdate,
   string | undefined
 > {
-  protected readonly collection: Collection<Group> = {
+  protected readonly collection: ResourceCollection<Group> = {
     name: "groups",
-    path: "/iam/v2beta1/groups",
+    path: COLLECTIONS.groups.path,
     item: Group,
     page: GroupList,
   };

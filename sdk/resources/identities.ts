@@ -8,6 +8,7 @@
  *   DELETE /iam/v2beta1/identities/{identity_uid}        delete
  *   GET    /iam/v2beta1/identities:lookupIdentity        lookup (issuer, subject → uid)
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import {
   Identity,
@@ -16,7 +17,7 @@ import {
   type IdentityCreate,
   type IdentityUpdate,
 } from "../schemas/identities";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type {
   AwsIdentity,
@@ -40,7 +41,7 @@ export interface IdentityListQuery extends ListQuery {
   relationshipType?: string;
 }
 
-const COLLECTION = "/iam/v2beta1/identities";
+const COLLECTION = COLLECTIONS.identities.path;
 
 export class Identities extends UpdatableResource<
   Identity,
@@ -48,7 +49,7 @@ export class Identities extends UpdatableResource<
   IdentityCreate,
   IdentityUpdate
 > {
-  protected readonly collection: Collection<Identity> = {
+  protected readonly collection: ResourceCollection<Identity> = {
     name: "identities",
     path: COLLECTION,
     item: Identity,

@@ -7,6 +7,7 @@
  *   PATCH  /iam/v2beta1/identityProviders/{idp_uid}            update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/identityProviders/{idp_uid}            delete
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import {
   IdentityProvider,
@@ -14,7 +15,7 @@ import {
   type IdentityProviderCreate,
   type IdentityProviderUpdate,
 } from "../schemas/identity-providers";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type {
   IdentityProvider,
@@ -29,9 +30,9 @@ export class IdentityProviders extends UpdatableResource<
   IdentityProviderCreate,
   IdentityProviderUpdate
 > {
-  protected readonly collection: Collection<IdentityProvider> = {
+  protected readonly collection: ResourceCollection<IdentityProvider> = {
     name: "identityProviders",
-    path: "/iam/v2beta1/identityProviders",
+    path: COLLECTIONS.identityProviders.path,
     item: IdentityProvider,
     page: IdentityProviderList,
   };

@@ -14,7 +14,7 @@ export abstract class APIResource {
 }
 
 /** One v2 collection as its client resource sends to it. */
-export interface Collection<T> {
+export interface ResourceCollection<T> {
   /** The client's property, which names the operation in an error: `groups` → "groups.update: ...". */
   name: string;
   /** The collection's path, e.g. `/iam/v2beta1/groups`. */
@@ -30,7 +30,7 @@ export type CollectionQuery<Q> = PageQuery & { [K in keyof Q]: QueryValue };
 
 /** `list` and `get`: every v2 collection. */
 export abstract class ReadableResource<T, Q extends CollectionQuery<Q>> extends APIResource {
-  protected abstract readonly collection: Collection<T>;
+  protected abstract readonly collection: ResourceCollection<T>;
 
   list(query?: Q): PagePromise<T> {
     const { name, path, page } = this.collection;

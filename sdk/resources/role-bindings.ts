@@ -8,6 +8,7 @@
  *   PATCH  /iam/v2beta1/roleBindings/{binding_uid}    update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/roleBindings/{binding_uid}    delete
  */
+import { COLLECTIONS } from "../collections";
 import type { PageQuery, UidpFilters } from "../core";
 import {
   RoleBinding,
@@ -17,7 +18,7 @@ import {
   type RoleBindingCreate,
   type RoleBindingUpdate,
 } from "../schemas/role-bindings";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type { RoleBinding, RoleBindingCreate, RoleBindingUpdate } from "../schemas/role-bindings";
 export { ROLE_BINDING_BATCH_MAX } from "../schemas/role-bindings";
@@ -37,7 +38,7 @@ export interface RoleBindingListQuery extends PageQuery, UidpFilters {
   role?: string;
 }
 
-const COLLECTION = "/iam/v2beta1/roleBindings";
+const COLLECTION = COLLECTIONS.roleBindings.path;
 
 export class RoleBindings extends UpdatableResource<
   RoleBinding,
@@ -45,7 +46,7 @@ export class RoleBindings extends UpdatableResource<
   RoleBindingCreate,
   RoleBindingUpdate
 > {
-  protected readonly collection: Collection<RoleBinding> = {
+  protected readonly collection: ResourceCollection<RoleBinding> = {
     name: "roleBindings",
     path: COLLECTION,
     item: RoleBinding,

@@ -7,17 +7,18 @@
  *   PATCH  /iam/v2beta1/roles/{role_uid}           update (updateMask = the fields passed)
  *   DELETE /iam/v2beta1/roles/{role_uid}           delete
  */
+import { COLLECTIONS } from "../collections";
 import type { ListQuery } from "../core";
 import { Role, RoleList, type RoleCreate, type RoleUpdate } from "../schemas/roles";
-import { UpdatableResource, type Collection } from "./resource";
+import { UpdatableResource, type ResourceCollection } from "./resource";
 
 export type { Role, RoleCreate, RoleUpdate } from "../schemas/roles";
 export type RoleListQuery = ListQuery;
 
 export class Roles extends UpdatableResource<Role, RoleListQuery, RoleCreate, RoleUpdate> {
-  protected readonly collection: Collection<Role> = {
+  protected readonly collection: ResourceCollection<Role> = {
     name: "roles",
-    path: "/iam/v2beta1/roles",
+    path: COLLECTIONS.roles.path,
     item: Role,
     page: RoleList,
   };

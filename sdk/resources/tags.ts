@@ -4,11 +4,12 @@
  *   GET /registry/v2beta1/tags             list (`repo` = uidp.children_of the repo uid; name, digest, ...)
  *   GET /registry/v2beta1/tags/{tag_uid}   get
  */
+import { COLLECTIONS } from "../collections";
 import { RequestError } from "../errors";
 import type { ListQuery } from "../core";
 import type { PagePromise } from "../pagination";
 import { Tag, TagList } from "../schemas/tags";
-import { ReadableResource, type Collection } from "./resource";
+import { ReadableResource, type ResourceCollection } from "./resource";
 
 export type { Tag } from "../schemas/tags";
 
@@ -28,9 +29,9 @@ export interface TagListQuery extends ListQuery {
 }
 
 export class Tags extends ReadableResource<Tag, TagListQuery> {
-  protected readonly collection: Collection<Tag> = {
+  protected readonly collection: ResourceCollection<Tag> = {
     name: "tags",
-    path: "/registry/v2beta1/tags",
+    path: COLLECTIONS.tags.path,
     item: Tag,
     page: TagList,
   };

@@ -17,14 +17,9 @@ import { expanded, sayAlike } from "../../commands/access/alike";
 import { changesBetween, readPreviousReview, type ReviewChanges } from "../../commands/access/changes";
 import { changesHtml } from "../../commands/access/changes-html";
 import { reviewHtml } from "../../commands/access/html";
-import {
-  LISTED,
-  CHANGES_CSV_COLUMNS,
-  changeShape,
-  changesCsv,
-  newnessOf,
-  reviewText,
-} from "../../commands/access/format";
+import { LISTED, changeShape, newnessOf } from "../../commands/access/change-words";
+import { CHANGES_CSV_COLUMNS, changesCsv } from "../../commands/access/review-csv";
+import { reviewText } from "../../commands/access/review-text";
 import { createdBindingsText, planMarkdown, planText } from "../../commands/access/plan-format";
 import { review, whatCan, whoCan, type Review } from "../../commands/access/review";
 import { reviewMarkdown, whatCanMarkdown, whoCanMarkdown } from "../../commands/access/review-markdown";

@@ -102,8 +102,8 @@ function firstPreview(organization: string): FixtureResource[] {
 
 const SUMMARY = [
   "access plan: this update grants 2 capabilities (1 privileged) to 1 identity and revokes none",
-  // The whole role gained: said by its name, with its count and its privileged capability.
-  '  workload identity ci-robot (new) becomes role deployer (new) (2 capabilities, 1 privileged: CAP_IAM_ROLE_BINDINGS_CREATE) on folder platform (new), through RoleBinding "ci-robot-deployer"',
+  // The whole role gained, made by the same update: said by its name with every capability it holds.
+  '  workload identity ci-robot (new) becomes role deployer (new) (2 capabilities: CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST) on folder platform (new), through RoleBinding "ci-robot-deployer"',
 ].join("\n");
 const BINDING =
   'will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding "ci-robot-deployer")';
@@ -180,7 +180,7 @@ test("a role changed in place: the pack says it cannot tell what its holders gai
   expect(run.out).toBe(
     [
       "access plan: this update grants 1 capability to 1 identity and revokes none",
-      "  workload identity ops-bot gains CAP_TAG_LIST on folder ops, through role operator",
+      "  workload identity ops-bot gains CAP_TAG_LIST on folder ops, through role operator (edited) (2 capabilities: CAP_REPO_LIST, CAP_TAG_LIST)",
       "",
     ].join("\n"),
   );
@@ -254,7 +254,7 @@ test("an existing role gaining a capability and a binding deleted: the command n
   );
   // On the folder, the role's new capability, and what viewer gave there that the role does not.
   expect(lines[1]).toMatch(
-    /^ {2}workload identity release-bot gains CAP_IAM_GROUPS_CREATE and loses CAP_ADVISORIES_LIST, .* on folder apps, through role publisher, built-in role viewer, RoleBinding "bot-viewer"$/,
+    /^ {2}workload identity release-bot gains CAP_IAM_GROUPS_CREATE and loses CAP_ADVISORIES_LIST, .* on folder apps, through role publisher \(edited\) \(2 capabilities: CAP_IAM_GROUPS_CREATE, CAP_REPO_LIST\), built-in role viewer, RoleBinding "bot-viewer"$/,
   );
   const loss = lines.find((l) => l.includes(" on organization "))!;
   expect(loss).toMatch(

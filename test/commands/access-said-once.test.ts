@@ -12,10 +12,9 @@ import {
   GRANTS_CSV_COLUMNS,
   bindingsCsv,
   grantsCsv,
-  namesOf,
-  reviewText,
-  whatCanText,
-} from "../../commands/access/format";
+} from "../../commands/access/review-csv";
+import { namesOf } from "../../commands/access/review-names";
+import { reviewText, whatCanText } from "../../commands/access/review-text";
 import { pageData } from "../../commands/access/page-data";
 import { bindingFacts, type AccessData } from "../../commands/access/read";
 import { allGrants, review, whatCan, type Review } from "../../commands/access/review";

@@ -18,7 +18,7 @@ import {
   type ChangedAccess,
   type ReviewChanges,
 } from "../../commands/access/changes";
-import { CHANGES_CSV_COLUMNS } from "../../commands/access/format";
+import { CHANGES_CSV_COLUMNS } from "../../commands/access/review-csv";
 import { reviewHtml } from "../../commands/access/html";
 import { review, type Review } from "../../commands/access/review";
 import type { AccessData } from "../../commands/access/read";

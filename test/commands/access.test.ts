@@ -18,7 +18,7 @@ import {
 import { leastPrivilege, stackObjects } from "../../commands/access/least-privilege";
 import { readAccess, type AccessData } from "../../commands/access/read";
 import type { PlatformClient } from "../../sdk";
-import { bindingsCsv, grantsCsv } from "../../commands/access/format";
+import { bindingsCsv, grantsCsv } from "../../commands/access/review-csv";
 import { isAtOrBelow } from "../../sdk/access-model";
 import {
   CAP_POOL,

@@ -14,7 +14,7 @@ import { useOrganization } from "../organization";
 import { BINDINGS_FORMS, withBindingsAs } from "../../commands/import/bindings";
 import { main } from "../../commands/import/cli";
 import type { Found, ImportDocument } from "../../commands/import/document";
-import { KINDS } from "../../commands/kinds";
+import { IMPORT_KINDS } from "../../commands/kinds";
 import { walkGroup } from "../../commands/import/walk";
 import { everyKind, stateExport, type EveryKind, capture } from "./fixtures";
 
@@ -49,15 +49,15 @@ describe("platform-import --bindings", () => {
     const plain = await walkGroup(emulator.client, emulator.orgUid);
     const explicit = await walkGroup(emulator.client, emulator.orgUid, { bindings: "role-binding" });
     expect(explicit.document).toEqual(plain.document);
-    expect(plain.document.resources.filter((r) => r.type === KINDS.roleBinding.token)).toHaveLength(2);
+    expect(plain.document.resources.filter((r) => r.type === IMPORT_KINDS.roleBinding.token)).toHaveLength(2);
   });
 
   it("group-access writes one GroupAccess per group holding bindings, by the group's uid, and no RoleBinding", async () => {
     const { document, counts } = await walkGroup(emulator.client, emulator.orgUid, {
       bindings: "group-access",
     });
-    const access = rows(document).filter(([type]) => type !== KINDS.roleBinding.token);
-    expect(rows(document).filter(([type]) => type === KINDS.roleBinding.token)).toEqual([]);
+    const access = rows(document).filter(([type]) => type !== IMPORT_KINDS.roleBinding.token);
+    expect(rows(document).filter(([type]) => type === IMPORT_KINDS.roleBinding.token)).toEqual([]);
     expect(access.filter(([type]) => type === "platform:iam:GroupAccess")).toEqual([
       ["platform:iam:GroupAccess", `${orgName}-access`, emulator.orgUid, orgName],
       ["platform:iam:GroupAccess", "legacy-access", o.group.uid, "legacy"],
@@ -66,7 +66,9 @@ describe("platform-import --bindings", () => {
     expect(counts.roleBinding).toBe(2);
     // The access resources come after the identities and roles they refer to.
     const types = document.resources.map((r) => r.type);
-    expect(types.indexOf("platform:iam:GroupAccess")).toBeGreaterThan(types.lastIndexOf(KINDS.role.token));
+    expect(types.indexOf("platform:iam:GroupAccess")).toBeGreaterThan(
+      types.lastIndexOf(IMPORT_KINDS.role.token),
+    );
   });
 
   it("identity-access writes one IdentityAccess per identity under the group; others keep RoleBindings", async () => {
@@ -77,8 +79,8 @@ describe("platform-import --bindings", () => {
       ["platform:iam:IdentityAccess", "legacy-ci-access", o.identity.uid, "legacy"],
     ]);
     // The bootstrap owner is a user, not an identity of the organization: its binding stays a RoleBinding.
-    expect(rows(document).filter(([type]) => type === KINDS.roleBinding.token)).toEqual([
-      [KINDS.roleBinding.token, "demo-user-owner", expect.any(String), orgName],
+    expect(rows(document).filter(([type]) => type === IMPORT_KINDS.roleBinding.token)).toEqual([
+      [IMPORT_KINDS.roleBinding.token, "demo-user-owner", expect.any(String), orgName],
     ]);
     expect(document.platformImport.warnings[0]).toMatch(
       /keep one RoleBinding per binding instead of a IdentityAccess: user demo-user \(1: the identity is not under the walked group\)/,
@@ -101,7 +103,7 @@ describe("platform-import --bindings", () => {
         state,
         JSON.stringify(
           stateExport("s", [
-            { front: "native", token: KINDS.roleBinding.token, uid: o.binding.uid, name: "b" },
+            { front: "native", token: IMPORT_KINDS.roleBinding.token, uid: o.binding.uid, name: "b" },
           ]),
         ),
       );
@@ -110,10 +112,10 @@ describe("platform-import --bindings", () => {
       await main(["report", o.group.uid, "--state", state, "--bindings", "group-access", "--out", out], io);
       const document = JSON.parse(fs.readFileSync(out, "utf8")) as ImportDocument;
       const bindings = rows(document).filter(
-        ([type]) => type === KINDS.roleBinding.token || type === "platform:iam:GroupAccess",
+        ([type]) => type === IMPORT_KINDS.roleBinding.token || type === "platform:iam:GroupAccess",
       );
       expect(bindings).toEqual([
-        [KINDS.roleBinding.token, "extra-viewer", bound.uid, null],
+        [IMPORT_KINDS.roleBinding.token, "extra-viewer", bound.uid, null],
         ["platform:iam:GroupAccess", "team-access", team.uid, "team"],
       ]);
       expect(document.platformImport.warnings[0]).toMatch(

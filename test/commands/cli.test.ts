@@ -14,7 +14,7 @@ import { ACCESS_TOOL } from "../../commands/access/spec";
 import { DEFAULT_UNUSED_AFTER_DAYS } from "../../commands/access/review";
 import { main as importMain } from "../../commands/import/cli";
 import { IMPORT_TOOL } from "../../commands/import/spec";
-import { KINDS } from "../../commands/kinds";
+import { IMPORT_KINDS } from "../../commands/kinds";
 import { parseCommandLine, UsageError, type ToolSpec } from "../../commands/program";
 import { EMULATOR_TOOL } from "../../emulator/cli-spec";
 import { RESOURCES } from "../../provider/catalogue";
@@ -189,7 +189,7 @@ describe("the specs", () => {
 
   it("platform-import's kinds are the catalogue's resources", () => {
     const declarations = new Set(RESOURCES.map((r) => r.declaration));
-    for (const kind of Object.values(KINDS)) expect(declarations.has(kind.declaration)).toBe(true);
+    for (const kind of Object.values(IMPORT_KINDS)) expect(declarations.has(kind.declaration)).toBe(true);
   });
 });
 

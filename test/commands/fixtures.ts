@@ -7,8 +7,11 @@
 import type { PlatformClient } from "../../sdk";
 import type { Io } from "../../commands/import/cli";
 
-/** An object of every kind under `org`: a folder holding an identity, a binding, an invite and an association. */
-export async function everyKind(client: PlatformClient, org: string) {
+/**
+ * An object of every kind under `org`: a folder holding an identity, a binding, an invite and an association; a
+ * custom role and an identity provider (with `clientSecret`) in the organization. Also the plugin's e2e tests'.
+ */
+export async function everyKind(client: PlatformClient, org: string, clientSecret = "hand-made-secret") {
   const viewer = (await client.roles.list({ name: "viewer", pageSize: 200 })).items.find(
     (r) => r.name === "viewer",
   )!;
@@ -25,7 +28,7 @@ export async function everyKind(client: PlatformClient, org: string) {
   const idp = await client.identityProviders.create(org, {
     name: "legacy-sso",
     defaultRole: viewer.uid,
-    oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret: "hand-made-secret" },
+    oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret },
   });
   const invite = await client.groupInvites.create(group.uid, { roleUid: viewer.uid, ttl: "86400s" });
   const association = await client.accountAssociations.create(group.uid, {
@@ -36,6 +39,17 @@ export async function everyKind(client: PlatformClient, org: string) {
 }
 
 export type EveryKind = Awaited<ReturnType<typeof everyKind>>;
+
+/** The Terraform addresses of `everyKind`'s objects in the state `terraformState` writes, in its order. */
+export const EVERY_KIND_ADDRESSES = [
+  "chainguard_group.legacy",
+  "chainguard_identity.ci",
+  "chainguard_role.role",
+  "chainguard_rolebinding.binding",
+  "module.sso.chainguard_identity_provider.sso",
+  "chainguard_group_invite.invite",
+  "chainguard_account_associations.aws",
+];
 
 /** A version-4 state as Terraform writes it, with the attributes the chainguard provider's resources keep. */
 export function terraformState(o: EveryKind, org: string, extra: unknown[] = []) {

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import fc from "fast-check";
 import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
-import { everyKind, terraformState, capture } from "./fixtures";
+import { everyKind, terraformState, capture, EVERY_KIND_ADDRESSES } from "./fixtures";
 import { main } from "../../commands/import/cli";
 import {
   UNRECOVERABLE,
@@ -22,7 +22,7 @@ import {
   type ImportDocument,
 } from "../../commands/import/document";
 import { RESOURCES } from "../../provider/catalogue";
-import { KINDS, KIND_ORDER } from "../../commands/kinds";
+import { IMPORT_KINDS, KIND_ORDER } from "../../commands/kinds";
 import { mapTerraformState } from "../../commands/import/terraform";
 import { PAGE_SIZE } from "../../commands/reading";
 import { walkGroup } from "../../commands/import/walk";
@@ -178,7 +178,7 @@ describe("a 1,000-object organization", () => {
     expect(new Set(names.map(clashKey)).size).toBe(names.length);
     // Every parent names a group of the document.
     const groupNames = new Set(
-      document.resources.filter((r) => r.type === KINDS.group.token).map((r) => r.name),
+      document.resources.filter((r) => r.type === IMPORT_KINDS.group.token).map((r) => r.name),
     );
     for (const r of document.resources.slice(1)) expect(groupNames.has(r.parent!)).toBe(true);
     // Folders and identities here share names two by two: pulumi import would guess circular references.
@@ -306,15 +306,7 @@ describe("a Terraform state", () => {
     expect(document.resources.map((r) => ({ ...r, parent: r.parent }))).toEqual(
       withoutOrg.map((r) => ({ ...r, parent: r.parent })),
     );
-    expect(addresses).toEqual([
-      "chainguard_group.legacy",
-      "chainguard_identity.ci",
-      "chainguard_role.role",
-      "chainguard_rolebinding.binding",
-      "module.sso.chainguard_identity_provider.sso",
-      "chainguard_group_invite.invite",
-      "chainguard_account_associations.aws",
-    ]);
+    expect(addresses).toEqual(EVERY_KIND_ADDRESSES);
     expect(document.platformImport.skipped).toEqual([
       { subject: "data.chainguard_role.viewer", reason: expect.stringMatching(/data source/) },
       { subject: "chainguard_image_repo.nginx", reason: expect.stringMatching(/no counterpart/) },
@@ -498,9 +490,9 @@ describe("refusals: one line, exit 1, nothing written", () => {
     expect(await main([emulator.orgUid], io)).toBe(0);
     const doc = JSON.parse(io.out) as ImportDocument;
     expect(doc.resources.map((r) => r.type)).toEqual([
-      KINDS.group.token,
-      KINDS.identity.token,
-      KINDS.roleBinding.token,
+      IMPORT_KINDS.group.token,
+      IMPORT_KINDS.identity.token,
+      IMPORT_KINDS.roleBinding.token,
     ]);
     expect(io.err.join("\n")).toMatch(/1 group, 1 identity, 1 role binding \(9 API calls, \d+ ms\)/);
     expect(io.err.join("\n") + io.out).not.toContain(emulator.token);

@@ -19,7 +19,7 @@ import {
 } from "../../provider/core/access-words";
 import type { LiveFacts } from "../../provider/core/live-facts";
 import { POLICIES } from "../../policy/rules";
-import { grantsText, reviewText, whatCanText } from "../../commands/access/format";
+import { grantsText, reviewText, whatCanText } from "../../commands/access/review-text";
 import { planAccess, type Organization } from "../../commands/access/plan";
 import { createdBindingLines, planMarkdown, planText } from "../../commands/access/plan-format";
 import { planOfPreview } from "../../commands/access/preview-json";

@@ -14,7 +14,7 @@ import type { Emulator } from "../../emulator";
 import { useOrganization } from "../organization";
 import { EXIT_UNMANAGED, main } from "../../commands/import/cli";
 import type { ImportDocument } from "../../commands/import/document";
-import { KINDS, LISTED_KINDS } from "../../commands/kinds";
+import { IMPORT_KINDS, LISTED_KINDS } from "../../commands/kinds";
 import type { Report } from "../../commands/import/report";
 import { reportUnmanaged } from "../../commands/import/report";
 import { readState, tokenOf } from "../../commands/states";
@@ -69,23 +69,39 @@ describe("platform-import report", () => {
     });
 
     const app: StateEntry[] = [
-      { front: "dynamic", token: KINDS.group.token, uid: platform.uid, name: "platform" },
-      { front: "dynamic", token: KINDS.identity.token, uid: deployer.uid, name: "deployer" },
-      { front: "dynamic", token: KINDS.roleBinding.token, uid: deployerViewer.uid, name: "deployer-viewer" },
-      { front: "dynamic", token: KINDS.roleBinding.token, uid: owner.uid, name: "owner" },
+      { front: "dynamic", token: IMPORT_KINDS.group.token, uid: platform.uid, name: "platform" },
+      { front: "dynamic", token: IMPORT_KINDS.identity.token, uid: deployer.uid, name: "deployer" },
+      {
+        front: "dynamic",
+        token: IMPORT_KINDS.roleBinding.token,
+        uid: deployerViewer.uid,
+        name: "deployer-viewer",
+      },
+      { front: "dynamic", token: IMPORT_KINDS.roleBinding.token, uid: owner.uid, name: "owner" },
       // Read with `get`, not managed: the hand-made folder stays unmanaged.
-      { front: "dynamic", token: KINDS.group.token, uid: shadow.uid, name: "shadow-read", external: true },
+      {
+        front: "dynamic",
+        token: IMPORT_KINDS.group.token,
+        uid: shadow.uid,
+        name: "shadow-read",
+        external: true,
+      },
     ];
     const shared: StateEntry[] = [
-      { front: "native", token: KINDS.role.token, uid: role.uid, name: "deploy-role" },
-      { front: "native", token: KINDS.identityProvider.token, uid: sso.uid, name: "sso" },
-      { front: "native", token: KINDS.groupInvite.token, uid: invite.uid, name: "invite" },
-      { front: "native", token: KINDS.accountAssociation.token, uid: aws.uid, name: "aws" },
-      { front: "native", token: KINDS.identity.token, uid: gone.uid, name: "gone" },
+      { front: "native", token: IMPORT_KINDS.role.token, uid: role.uid, name: "deploy-role" },
+      { front: "native", token: IMPORT_KINDS.identityProvider.token, uid: sso.uid, name: "sso" },
+      { front: "native", token: IMPORT_KINDS.groupInvite.token, uid: invite.uid, name: "invite" },
+      { front: "native", token: IMPORT_KINDS.accountAssociation.token, uid: aws.uid, name: "aws" },
+      { front: "native", token: IMPORT_KINDS.identity.token, uid: gone.uid, name: "gone" },
       // Pending deletion after a failed replace: not managed.
-      { front: "native", token: KINDS.group.token, uid: shadow.uid, name: "old", pendingDelete: true },
+      { front: "native", token: IMPORT_KINDS.group.token, uid: shadow.uid, name: "old", pendingDelete: true },
       // Another organization's object: outside the scope, neither unmanaged nor gone here.
-      { front: "native", token: KINDS.group.token, uid: `${"e".repeat(40)}/0123456789abcdef`, name: "x" },
+      {
+        front: "native",
+        token: IMPORT_KINDS.group.token,
+        uid: `${"e".repeat(40)}/0123456789abcdef`,
+        name: "x",
+      },
     ];
     const write = (name: string, entries: StateEntry[]) => {
       const file = path.join(dir, name);
@@ -146,7 +162,7 @@ describe("platform-import report", () => {
     );
     expect(report.missing).toEqual([
       {
-        type: KINDS.identity.token,
+        type: IMPORT_KINDS.identity.token,
         uid: o.gone.uid,
         urn: "urn:pulumi:dev::shared::platform:iam:Identity::gone",
         state: o.sharedFile,
@@ -274,9 +290,14 @@ describe("platform-import report", () => {
     const everything = o.write("everything.json", [
       ...o.app,
       ...o.shared.filter((e) => e.uid !== o.gone.uid),
-      { front: "native", token: KINDS.group.token, uid: o.shadow.uid, name: "shadow" },
-      { front: "native", token: KINDS.identity.token, uid: o.intruder.uid, name: "intruder" },
-      { front: "native", token: KINDS.roleBinding.token, uid: o.intruderRole.uid, name: "intruder-role" },
+      { front: "native", token: IMPORT_KINDS.group.token, uid: o.shadow.uid, name: "shadow" },
+      { front: "native", token: IMPORT_KINDS.identity.token, uid: o.intruder.uid, name: "intruder" },
+      {
+        front: "native",
+        token: IMPORT_KINDS.roleBinding.token,
+        uid: o.intruderRole.uid,
+        name: "intruder-role",
+      },
     ]);
     const out = path.join(dir, "empty-import.json");
     const { code, io } = await run([org, "--state", everything, "--json", "--out", out]);
@@ -291,12 +312,17 @@ describe("platform-import report", () => {
 
   it("exits non-zero when a managed object is gone, even with nothing unmanaged", async () => {
     const folder = o.write("folder.json", [
-      { front: "native", token: KINDS.identity.token, uid: o.deployer.uid, name: "deployer" },
-      { front: "native", token: KINDS.identity.token, uid: o.gone.uid, name: "gone" },
+      { front: "native", token: IMPORT_KINDS.identity.token, uid: o.deployer.uid, name: "deployer" },
+      { front: "native", token: IMPORT_KINDS.identity.token, uid: o.gone.uid, name: "gone" },
     ]);
     const sub = await emulator.client.groups.create(o.platform.uid, { name: "empty" });
     const onlyGone = o.write("only-gone.json", [
-      { front: "native", token: KINDS.identity.token, uid: `${sub.uid}/0123456789abcdef`, name: "ghost" },
+      {
+        front: "native",
+        token: IMPORT_KINDS.identity.token,
+        uid: `${sub.uid}/0123456789abcdef`,
+        name: "ghost",
+      },
     ]);
     const { code, io } = await run([sub.uid, "--state", onlyGone, "--json"]);
     expect(code).toBe(EXIT_UNMANAGED);
@@ -408,7 +434,7 @@ describe("platform-import report", () => {
     const objects = found.filter((f) => !(f.kind === "group" && f.uid === org));
     const entry = (f: (typeof objects)[number], front: "dynamic" | "native"): StateEntry => ({
       front,
-      token: KINDS[f.kind].token,
+      token: IMPORT_KINDS[f.kind].token,
       uid: f.uid,
       name: `${f.kind}-${f.uid.slice(-16)}`,
     });
@@ -511,7 +537,7 @@ describe("reading exported states", () => {
   it("takes every kind of the import table, by its id", () => {
     const entries: StateEntry[] = LISTED_KINDS.map((kind, i) => ({
       front: i % 2 === 0 ? "dynamic" : "native",
-      token: KINDS[kind].token,
+      token: IMPORT_KINDS[kind].token,
       uid: `${"a".repeat(40)}/${String(i).padStart(16, "0")}`,
       name: kind,
     }));

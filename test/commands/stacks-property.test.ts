@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { reportUnmanaged, type Report } from "../../commands/import/report";
-import { KINDS } from "../../commands/kinds";
+import { IMPORT_KINDS } from "../../commands/kinds";
 import { readState } from "../../commands/states";
 import { useOrganization } from "../organization";
 import { stateExport, type StateEntry } from "./fixtures";
@@ -167,9 +167,9 @@ describe("the report over random stacks equals a plain computation (fast-check)"
               roleUid: String(b.fields["roleUid"]),
             },
           });
-        const pool: { kind: keyof typeof KINDS; uid: string; key?: Key }[] = [
+        const pool: { kind: keyof typeof IMPORT_KINDS; uid: string; key?: Key }[] = [
           ...[...live].map(([uid, o]) => ({
-            kind: o.kind as keyof typeof KINDS,
+            kind: o.kind as keyof typeof IMPORT_KINDS,
             uid,
             ...(o.key ? { key: o.key } : {}),
           })),
@@ -188,7 +188,7 @@ describe("the report over random stacks equals a plain computation (fast-check)"
             const urn = (token: string) => `urn:pulumi:dev::${project}::${typeToken(token)}::${name}`;
             if (r.what === "object") {
               const o = pool[r.pick % pool.length]!;
-              const token = KINDS[o.kind].token;
+              const token = IMPORT_KINDS[o.kind].token;
               const props =
                 o.key === undefined ? {} : { ...o.key, ...(r.secretInputs ? { identityUid: secret() } : {}) };
               entries.push({ front: r.front, token, uid: o.uid, name, props });

@@ -18,7 +18,7 @@ import type { Report } from "../../commands/import/report";
 import type { Review } from "../../commands/access/review";
 import { EXPORT_CONCURRENCY, displayUrl, readSources, stackMatcher } from "../../commands/stacks";
 import { readState } from "../../commands/states";
-import { KINDS } from "../../commands/kinds";
+import { IMPORT_KINDS } from "../../commands/kinds";
 import { useOrganization } from "../organization";
 import { capture, stateExport, type StateEntry } from "./fixtures";
 import { fakeBackend, fakeEngine, secret, type FakeBackend } from "./stacks-fixtures";
@@ -244,7 +244,7 @@ describe("what a secret in a state hides is never guessed", () => {
     const { managed } = read([
       {
         front: "dynamic",
-        token: KINDS.roleBinding.token,
+        token: IMPORT_KINDS.roleBinding.token,
         uid,
         name: "b",
         props: { groupUid: group, identityUid: secret(), roleUid: "r" },
@@ -253,7 +253,7 @@ describe("what a secret in a state hides is never guessed", () => {
     expect(managed).toEqual([
       {
         kind: "roleBinding",
-        token: KINDS.roleBinding.token,
+        token: IMPORT_KINDS.roleBinding.token,
         uid,
         urn: expect.stringContaining("::b"),
         state: "s",
@@ -342,29 +342,29 @@ describe("platform-import report and platform-access review over a backend's sta
       roleUid: role,
     });
     const platform: StateEntry[] = [
-      dynamic(KINDS.group.token, teams.uid, "teams"),
-      dynamic(KINDS.group.token, teamA.uid, "team-a"),
-      dynamic(KINDS.group.token, teamB.uid, "team-b"),
-      dynamic(KINDS.role.token, deployer.uid, "deployer"),
-      dynamic(KINDS.identity.token, platformCi.uid, "platform-ci"),
+      dynamic(IMPORT_KINDS.group.token, teams.uid, "teams"),
+      dynamic(IMPORT_KINDS.group.token, teamA.uid, "team-a"),
+      dynamic(IMPORT_KINDS.group.token, teamB.uid, "team-b"),
+      dynamic(IMPORT_KINDS.role.token, deployer.uid, "deployer"),
+      dynamic(IMPORT_KINDS.identity.token, platformCi.uid, "platform-ci"),
       dynamic("platform:iam:GroupAccess", teamA.uid, "team-a-access", {
         groupUid: teamA.uid,
         bindings: [{ identityUid: platformCi.uid, roleUid: viewer }],
       }),
     ];
     const teamAStack: StateEntry[] = [
-      native(KINDS.identity.token, aCi.uid, "a-ci"),
+      native(IMPORT_KINDS.identity.token, aCi.uid, "a-ci"),
       native(
-        KINDS.roleBinding.token,
+        IMPORT_KINDS.roleBinding.token,
         aDeploys.uid,
         "a-ci-deploys",
         bindingProps(teamA.uid, aCi.uid, deployer.uid),
       ),
     ];
     const teamBStack: StateEntry[] = [
-      native(KINDS.identity.token, bCi.uid, "b-ci", { description: secret() }),
+      native(IMPORT_KINDS.identity.token, bCi.uid, "b-ci", { description: secret() }),
       native(
-        KINDS.roleBinding.token,
+        IMPORT_KINDS.roleBinding.token,
         bDeploys.uid,
         "b-ci-deploys",
         bindingProps(teamB.uid, bCi.uid, deployer.uid),
@@ -528,7 +528,7 @@ describe("platform-import report and platform-access review over a backend's sta
   it("finds an object held twice, overlapping scopes, and bindings in another stack's scope", async () => {
     const governance: StateEntry[] = [
       // Adopted again: team A's robot.
-      { front: "native", token: KINDS.identity.token, uid: o.aCi.uid, name: "a-ci-again" },
+      { front: "native", token: IMPORT_KINDS.identity.token, uid: o.aCi.uid, name: "a-ci-again" },
       // Everything under teams: holds team-a's and team-b's bindings, and the platform's GroupAccess scope.
       {
         front: "native",
@@ -582,7 +582,7 @@ describe("platform-import report and platform-access review over a backend's sta
     const named = (m: { stack: string; urn: string }) => `${m.stack} ${m.urn.split("::").pop()}`;
     // The identity's own managers on the identity; each binding's on the binding, said once.
     expect(identity(o.aCi.uid).managedBy).toEqual([
-      expect.objectContaining({ stack: "organization/team-a/dev", type: KINDS.identity.token }),
+      expect.objectContaining({ stack: "organization/team-a/dev", type: IMPORT_KINDS.identity.token }),
     ]);
     expect(binding(o.aDeploys.uid).managedBy!.map(named)).toEqual([
       "organization/team-a/dev a-ci-deploys",

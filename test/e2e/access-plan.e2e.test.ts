@@ -32,7 +32,7 @@ const cli = path.join(repoRoot, "dist", "commands", "access", "cli.js");
 
 const SUMMARY = [
   "access plan: this update grants 2 capabilities (1 privileged) to 1 identity and revokes none",
-  'workload identity ci-robot (new) becomes role deployer (new) (2 capabilities, 1 privileged: CAP_IAM_ROLE_BINDINGS_CREATE) on folder platform (new), through RoleBinding "ci-robot-deployer"',
+  'workload identity ci-robot (new) becomes role deployer (new) (2 capabilities: CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST) on folder platform (new), through RoleBinding "ci-robot-deployer"',
 ];
 const BINDING =
   'will bind workload identity ci-robot (new) to role deployer (new) on folder platform (new) (RoleBinding "ci-robot-deployer")';
@@ -153,7 +153,7 @@ describe.each([
     expect(rows).toEqual([
       [
         "workload identity ci-robot (new)",
-        "becomes role deployer (new) (2 capabilities, 1 privileged: CAP_IAM_ROLE_BINDINGS_CREATE)",
+        "becomes role deployer (new) (2 capabilities: CAP_IAM_ROLE_BINDINGS_CREATE (privileged), CAP_REPO_LIST)",
         "folder platform (new)",
         'RoleBinding "ci-robot-deployer"',
       ],
@@ -177,8 +177,9 @@ describe.each([
     const resource = `platform:iam:RoleBinding${yaml ? ' "ci-robot-deployer"' : ""}`;
     const lines = accessLines(up);
     expect(lines).toEqual([
-      "access: workload identity ci-robot becomes role deployer (2 capabilities, 1 privileged: " +
-        `CAP_IAM_ROLE_BINDINGS_CREATE) on folder platform (${resource})`,
+      // The role was made by the same update: said with what it holds.
+      "access: workload identity ci-robot becomes role deployer (2 capabilities: " +
+        `CAP_IAM_ROLE_BINDINGS_CREATE (privileged!), CAP_REPO_LIST) on folder platform (${resource})`,
     ]);
     const uids = [
       emulator.orgUid,

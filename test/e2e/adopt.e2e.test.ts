@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Emulator } from "../../emulator";
-import { terraformState, type EveryKind } from "../commands/fixtures";
+import { terraformState, type EveryKind, EVERY_KIND_ADDRESSES } from "../commands/fixtures";
 import { AdoptionProject, platformResources } from "./adoption";
 import { repoRoot, type PulumiStack } from "./harness";
 import { writeJavaProject } from "./java-project";
@@ -125,15 +125,9 @@ describe("README: bring an existing organization", () => {
     const stack = await project.freshStack();
     for (const command of fromTerraform!) await sh(command, stack);
     expect(await platformResources(stack)).toEqual(project.everyKindResources());
-    expect(fs.readFileSync(env["FAKE_TERRAFORM_REMOVED"]!, "utf8").trim().split("\n")).toEqual([
-      "chainguard_group.legacy",
-      "chainguard_identity.ci",
-      "chainguard_role.role",
-      "chainguard_rolebinding.binding",
-      "module.sso.chainguard_identity_provider.sso",
-      "chainguard_group_invite.invite",
-      "chainguard_account_associations.aws",
-    ]);
+    expect(fs.readFileSync(env["FAKE_TERRAFORM_REMOVED"]!, "utf8").trim().split("\n")).toEqual(
+      EVERY_KIND_ADDRESSES,
+    );
     const code = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
     expect(code).toMatch(/identityUid: legacy_ci\.id/);
     expect(code).toMatch(/parent: legacy\b/);

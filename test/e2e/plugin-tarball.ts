@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Emulator } from "../../emulator";
 import type { PlatformClient } from "../../sdk";
+import { everyKind } from "../commands/fixtures";
 import { oncePerRun, PulumiStack, repoRoot } from "./harness";
 
 export const pluginVersion = (require("../../package.json") as { version: string }).version;
@@ -103,28 +104,6 @@ function compileGeneratedSdk(outDir: string): void {
  * provider in the organization.
  */
 export async function handMadeObjectOfEveryKind(client: PlatformClient, org: string, clientSecret: string) {
-  const viewer = (await client.roles.list({ name: "viewer", pageSize: 200 })).items.find(
-    (r) => r.name === "viewer",
-  )!;
-  const group = await client.groups.create(org, { name: "legacy", description: "Made by hand" });
-  const identity = await client.identities.create(group.uid, {
-    name: "legacy-ci",
-    claimMatch: { issuer: "https://issuer.example.com", subject: "legacy" },
-  });
-  const role = await client.roles.create(org, { name: "legacy-role", capabilities: ["CAP_REPO_LIST"] });
-  const binding = await client.roleBindings.create(group.uid, {
-    identityUid: identity.uid,
-    roleUid: role.uid,
-  });
-  const idp = await client.identityProviders.create(org, {
-    name: "legacy-sso",
-    defaultRole: viewer.uid,
-    oidc: { issuer: "https://login.example.com", clientId: "legacy", clientSecret },
-  });
-  const invite = await client.groupInvites.create(group.uid, { roleUid: viewer.uid, ttl: "86400s" });
-  const association = await client.accountAssociations.create(group.uid, {
-    name: "legacy-aws",
-    amazon: { account: "210987654321" },
-  });
-  return { group, identity, role, binding, idp, invite, association };
+  const { viewer: _viewer, ...made } = await everyKind(client, org, clientSecret);
+  return made;
 }

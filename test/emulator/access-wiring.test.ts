@@ -9,37 +9,17 @@
  *   - The stored object's access group (what lists filter on) is the model's position of its uid.
  *   - The docs' table is the one computed here from COLLECTION_ACCESS and the route table.
  */
+import { specsInOrder } from "../../emulator/routes/specs";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { COLLECTION_ACCESS, capabilityFor, type Collection, type Verb } from "../../sdk/access-model";
 import { routeTable } from "../../emulator/routes/table";
 import type { Control } from "../../emulator/routes/control";
-import { accountAssociations } from "../../emulator/routes/account-associations";
-import { advisories } from "../../emulator/routes/advisories";
-import { groupInvites } from "../../emulator/routes/group-invites";
-import { groups } from "../../emulator/routes/groups";
-import { identities } from "../../emulator/routes/identities";
-import { identityProviders } from "../../emulator/routes/identity-providers";
-import { repos } from "../../emulator/routes/repos";
-import { roleBindings } from "../../emulator/routes/role-bindings";
-import { roles } from "../../emulator/routes/roles";
-import { tags } from "../../emulator/routes/tags";
 import type { CollectionSpec } from "../../emulator/routes/crud";
 import { start, type Api } from "./helpers";
 import { buildTree, type Tree } from "./tree";
 
-const SPECS: readonly CollectionSpec[] = [
-  groups,
-  identities,
-  roles,
-  roleBindings,
-  identityProviders,
-  groupInvites,
-  accountAssociations,
-  repos,
-  tags,
-  advisories,
-];
+const SPECS: readonly CollectionSpec[] = specsInOrder();
 
 /** Which verbs the route table serves for a collection, by its prefix. */
 function servedVerbs(prefix: string): Set<Verb> {

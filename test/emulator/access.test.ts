@@ -1,5 +1,5 @@
 /** Identity-based access: what is out of view is 404, visible-but-forbidden is 403, lists omit what you cannot see. */
-import { start, type Api } from "./helpers";
+import { type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -7,8 +7,7 @@ let folder: string;
 let roles: Record<string, string>;
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   folder = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "folder" })).body.uid;
   const listed = await api.get("/iam/v2beta1/roles?page_size=200");
   roles = Object.fromEntries(listed.body.roles.map((r: { name: string; uid: string }) => [r.name, r.uid]));

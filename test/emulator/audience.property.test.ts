@@ -6,7 +6,7 @@
  * the accepted one is exchanged.
  */
 import fc from "fast-check";
-import { start, type Api } from "./helpers";
+import { type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -14,8 +14,7 @@ let ownerRole: string;
 const ISSUER_PATH = "/oidc";
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
 });
 afterAll(() => api.emulator.close());

@@ -13,7 +13,7 @@
  */
 import fc from "fast-check";
 import { claimMatchAccepts, claimMatchViolations, compilePattern } from "../../emulator/claim-match";
-import { details, start, type Api } from "./helpers";
+import { details, type Api, startInOrg } from "./helpers";
 
 export const PATTERN_RUNS = 2000;
 export const BREAKOUT_RUNS = 200;
@@ -145,8 +145,7 @@ describe("property 3c: through HTTP, identity rules and exchange answers", () =>
   let org: string;
   let ownerRole: string;
   beforeAll(async () => {
-    api = await start();
-    org = api.emulator.orgUid;
+    ({ api, org } = await startInOrg());
     ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
   });
   afterAll(() => api.emulator.close());

@@ -5,15 +5,14 @@
  */
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { details, enc, start, type Api } from "./helpers";
+import { details, enc, type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
 let roles: Record<string, string>;
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   const listed = (await api.get("/iam/v2beta1/roles")).body.roles as { uid: string; name: string }[];
   roles = Object.fromEntries(listed.map((r) => [r.name, r.uid]));
 });

@@ -1,11 +1,10 @@
 /** AIP-193 errors: codes, HTTP statuses, message prefixes and details, for every kind of bad request. */
-import { RFC3339_MS, details, start, type Api } from "./helpers";
+import { RFC3339_MS, details, type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
 });
 afterAll(() => api.emulator.close());
 

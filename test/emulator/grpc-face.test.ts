@@ -22,7 +22,7 @@ import { routeTable } from "../../emulator/routes/table";
 import type { Control } from "../../emulator/routes/control";
 import { BODY_LIMIT_BYTES } from "../../emulator/server";
 import { grpcClient, type GrpcClient, type GrpcResult } from "./grpc-client";
-import { start, type Api } from "./helpers";
+import { start, type Api, startInOrg } from "./helpers";
 
 const IAM = "chainguard.platform.iam.v2beta1";
 const GROUPS = `${IAM}.GroupsService`;
@@ -32,8 +32,7 @@ let rpc: GrpcClient;
 let org: string;
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   rpc = grpcClient(api.emulator.url, api.emulator.token);
 });
 afterAll(async () => {

@@ -4,6 +4,7 @@
  * RPCs and the REST route table correspond one to one through the RPCs' `google.api.http` rules; the Capability
  * enum and every served message hold all the OpenAPI names, so nothing REST speaks is unreachable over gRPC.
  */
+import { specsInOrder } from "../../emulator/routes/specs";
 import * as protoLoader from "@grpc/proto-loader";
 import * as protobuf from "protobufjs";
 import {
@@ -20,20 +21,10 @@ import {
   loadServicePackage,
   protoSourceFiles,
 } from "./proto-sources";
-import { accountAssociations } from "../../emulator/routes/account-associations";
-import { advisories } from "../../emulator/routes/advisories";
 import type { Control } from "../../emulator/routes/control";
 import type { CollectionSpec } from "../../emulator/routes/crud";
 import { listParameters } from "../../emulator/routes/crud-list";
-import { groupInvites } from "../../emulator/routes/group-invites";
-import { groups } from "../../emulator/routes/groups";
-import { identities } from "../../emulator/routes/identities";
-import { identityProviders } from "../../emulator/routes/identity-providers";
-import { repos } from "../../emulator/routes/repos";
-import { roleBindings } from "../../emulator/routes/role-bindings";
-import { roles } from "../../emulator/routes/roles";
 import { routeTable } from "../../emulator/routes/table";
-import { tags } from "../../emulator/routes/tags";
 import { V1_LISTS } from "../../emulator/routes/v1";
 import { CapabilityValues } from "../../sdk/schemas/openapi.generated";
 import { spec } from "./openapi";
@@ -398,18 +389,7 @@ function listRpc(path: string) {
 }
 
 describe("the lists' query parameters and their request messages", () => {
-  const collections: CollectionSpec[] = [
-    groups,
-    identities,
-    roles,
-    roleBindings,
-    identityProviders,
-    groupInvites,
-    accountAssociations,
-    repos,
-    tags,
-    advisories,
-  ];
+  const collections: CollectionSpec[] = specsInOrder();
 
   test.each(collections.map((spec) => [spec.prefix, spec] as const))(
     "GET %s takes exactly its request message's fields",

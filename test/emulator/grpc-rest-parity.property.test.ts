@@ -14,6 +14,7 @@
  * that has no protobuf form (an unknown member, a JSON value of the wrong type, an unknown query parameter) is sent
  * over gRPC as its nearest wire form (an unknown field, a wrong wire type) and only the codes are compared.
  */
+import { COLLECTIONS, COLLECTION_NAMES, IAM_COLLECTIONS } from "../../sdk/collections";
 import fc from "fast-check";
 import type { Kind } from "../../emulator/model";
 import { HTTP_STATUS_BY_CODE } from "../../sdk/schemas/common";
@@ -48,27 +49,12 @@ const SEED_DATA = {
 // The operations, as data (fast-check prints and shrinks them); "@kind:n" strings are references resolved when
 // the step runs: the n-th object of that kind made so far (modulo), or a well-formed uid nobody has.
 
-const COLLECTION: Record<Kind, string> = {
-  groups: "/iam/v2beta1/groups",
-  identities: "/iam/v2beta1/identities",
-  roles: "/iam/v2beta1/roles",
-  roleBindings: "/iam/v2beta1/roleBindings",
-  identityProviders: "/iam/v2beta1/identityProviders",
-  groupInvites: "/iam/v2beta1/groupInvites",
-  accountAssociations: "/iam/v2beta1/accountAssociations",
-  repos: "/registry/v2beta1/repos",
-  tags: "/registry/v2beta1/tags",
-  advisories: "/vulnerabilities/v2beta1/advisories",
-};
-const WRITABLE: Kind[] = [
-  "groups",
-  "identities",
-  "roles",
-  "roleBindings",
-  "identityProviders",
-  "groupInvites",
-  "accountAssociations",
-];
+/** Each kind's REST collection (sdk/collections). */
+const COLLECTION: Record<Kind, string> = Object.fromEntries(
+  COLLECTION_NAMES.map((c) => [c, COLLECTIONS[c].path]),
+) as Record<Kind, string>;
+/** The kinds a client writes: the IAM collections (sdk/collections). */
+const WRITABLE: Kind[] = IAM_COLLECTIONS;
 const UPDATABLE: Kind[] = WRITABLE.filter((k) => k !== "groupInvites");
 const ALL: Kind[] = Object.keys(COLLECTION) as Kind[];
 

@@ -58,6 +58,12 @@ export async function start(options: EmulatorOptions = {}): Promise<Api> {
 }
 
 /** The ErrorInfo, BadRequest and PreconditionFailure details of an AIP-193 body. */
+/** An emulator started for a file's tests, and the uid of its organization. */
+export async function startInOrg(options: EmulatorOptions = {}): Promise<{ api: Api; org: string }> {
+  const api = await start(options);
+  return { api, org: api.emulator.orgUid };
+}
+
 export function details(body: { details?: { "@type": string }[] }) {
   const find = (suffix: string) =>
     body.details?.find((d) => d["@type"].endsWith(suffix)) as Record<string, unknown> | undefined;

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { SignJWT, exportJWK, generateKeyPair, type KeyLike } from "jose";
 import { SERVICE_PRINCIPALS } from "../../sdk/schemas";
-import { details, start, type Api } from "./helpers";
+import { details, type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -19,8 +19,7 @@ const DAY = 24 * 3600_000;
 const ISSUER = "https://ci.example/static";
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   owner = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
   const pair = await generateKeyPair("ES256");
   privateKey = pair.privateKey;

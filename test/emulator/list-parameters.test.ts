@@ -3,22 +3,13 @@
  * (honoured with the OpenAPI's value format, or refused with a reason), and emulator/README.md's table names it:
  * neither side drifts unnoticed. What each rule does is tested in faithful.test.ts.
  */
+import { specsInOrder } from "../../emulator/routes/specs";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILTIN_ROLES } from "../../emulator";
 import type { ParamFormat, ParamRule } from "../../emulator/listing";
-import { accountAssociations } from "../../emulator/routes/account-associations";
-import { advisories } from "../../emulator/routes/advisories";
 import type { CollectionSpec } from "../../emulator/routes/crud";
 import { listParameters } from "../../emulator/routes/crud-list";
-import { groupInvites } from "../../emulator/routes/group-invites";
-import { groups } from "../../emulator/routes/groups";
-import { identities } from "../../emulator/routes/identities";
-import { identityProviders } from "../../emulator/routes/identity-providers";
-import { repos } from "../../emulator/routes/repos";
-import { roleBindings } from "../../emulator/routes/role-bindings";
-import { roles } from "../../emulator/routes/roles";
-import { tags } from "../../emulator/routes/tags";
 import { V1_LISTS } from "../../emulator/routes/v1";
 import { details, enc, start, type Api } from "./helpers";
 import { SPEC_PATH } from "./openapi";
@@ -39,18 +30,7 @@ const spec = JSON.parse(readFileSync(SPEC_PATH, "utf8")) as {
 };
 const readme = readFileSync(join(__dirname, "..", "..", "emulator", "README.md"), "utf8");
 
-const LISTS: CollectionSpec[] = [
-  groups,
-  identities,
-  roles,
-  roleBindings,
-  identityProviders,
-  groupInvites,
-  accountAssociations,
-  repos,
-  tags,
-  advisories,
-];
+const LISTS: CollectionSpec[] = specsInOrder();
 
 /** A uid-valued parameter: a uidp scope, or one the OpenAPI describes as a UID or UIDP (roleBindings' filters). */
 function uidValued(p: Parameter): boolean {

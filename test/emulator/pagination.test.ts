@@ -1,5 +1,5 @@
 /** Lists: filters, page_size, page_token, order_by, skip, totalCount, both parameter spellings. */
-import { details, enc, start, type Api } from "./helpers";
+import { details, enc, type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -8,8 +8,7 @@ let other: string;
 const names = Array.from({ length: 14 }, (_, i) => `g${String(i).padStart(2, "0")}`);
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   folder = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "folder" })).body.uid;
   other = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "other" })).body.uid;
   // Shuffled creation order so name order and creation order differ.

@@ -3,6 +3,7 @@
  * 5xx, always get an AIP-193 body when rejected, and a rejected request changes no object.
  * Fixed seed and bounded runs keep it repeatable and fast.
  */
+import { COLLECTIONS, IAM_COLLECTIONS } from "../../sdk/collections";
 import fc from "fast-check";
 import { start, type Api } from "./helpers";
 
@@ -68,15 +69,9 @@ afterAll(() => api.emulator.close());
 /** Everything the bootstrap owner can see, to compare before and after a rejected request. */
 async function snapshot(): Promise<string> {
   const org = api.emulator.orgUid;
-  const paths = [
-    "groups",
-    "identities",
-    "roles",
-    "roleBindings",
-    "identityProviders",
-    "groupInvites",
-    "accountAssociations",
-  ].map((c) => `/iam/v2beta1/${c}?uidp.descendants_of=${org}&page_size=200&order_by=uid`);
+  const paths = IAM_COLLECTIONS.map(
+    (c) => `${COLLECTIONS[c].path}?uidp.descendants_of=${org}&page_size=200&order_by=uid`,
+  );
   const bodies = await Promise.all(
     [...paths, `/iam/v2beta1/groups/${org}`, "/_emulator/faults"].map((p) => api.get(p).then((r) => r.text)),
   );

@@ -7,7 +7,7 @@
  * Why refuse rather than cascade: emulator/README.md, "Deleting a role".
  */
 import fc from "fast-check";
-import { details, start, type Api } from "./helpers";
+import { details, type Api, startInOrg } from "./helpers";
 
 export const INTEGRITY_RUNS = 60;
 
@@ -19,8 +19,7 @@ let identity: string;
 let limited: { uid: string; token: string };
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   folder = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "f" })).body.uid;
   identity = (
     await api.post(`/iam/v2beta1/identities/${folder}`, {

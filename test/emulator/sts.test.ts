@@ -1,5 +1,5 @@
 /** The test OIDC issuer and token exchange. */
-import { start, type Api } from "./helpers";
+import { type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -7,8 +7,7 @@ let ownerRole: string;
 const HOUR = 3600_000;
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
 });
 afterAll(() => api.emulator.close());

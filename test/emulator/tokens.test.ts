@@ -3,7 +3,7 @@
  * it (point 4): GET or POST, parameters in the query or a form body, repeated `aud`, `{token, expiry}` back.
  */
 import fc from "fast-check";
-import { start, type Api } from "./helpers";
+import { type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -11,8 +11,7 @@ let ownerRole: string;
 const HOUR_S = 3600;
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
 });
 afterAll(() => api.emulator.close());

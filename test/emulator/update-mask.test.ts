@@ -4,15 +4,14 @@
  * carries, output-only fields are ignored whatever their value (AIP-203), and unknown paths stay code 3.
  */
 import fc from "fast-check";
-import { details, start, type Api } from "./helpers";
+import { details, type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
 let viewer: string;
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   const roles = (await api.get("/iam/v2beta1/roles")).body.roles as { uid: string; name: string }[];
   viewer = roles.find((r) => r.name === "viewer")!.uid;
 });

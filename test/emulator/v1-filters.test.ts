@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILTIN_ROLES } from "../../emulator";
 import { V1_LISTS } from "../../emulator/routes/v1";
-import { details, enc, start, type Api } from "./helpers";
+import { details, enc, type Api, startInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -32,8 +32,7 @@ const ISSUER = "https://issuer.example";
 const UIDP = ["uidp.ancestorsOf", "uidp.descendantsOf", "uidp.childrenOf", "uidp.inRoot", "uidp.ids"];
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   const post = async (path: string, body: unknown) => {
     const r = await api.post(path, body);
     expect([path, r.status, r.text]).toEqual([path, 200, r.text]);

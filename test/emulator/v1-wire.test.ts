@@ -12,7 +12,7 @@ import { BUILTIN_ROLES } from "../../emulator";
 import { messageCodec } from "../../emulator/grpc/json";
 import { protoRegistry, servedMethods } from "../../emulator/grpc/protos";
 import { REST_ONLY_MEMBERS, withoutRestOnly } from "../../emulator/grpc/rest-only";
-import { enc, start, type Api } from "./helpers";
+import { enc, type Api, startInOrg } from "./helpers";
 
 const registry = protoRegistry();
 const schemaOf = (typeName: string): DescMessage => {
@@ -32,8 +32,7 @@ let folder: string;
 const ISSUER = "https://issuer.example";
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   const post = async (path: string, body: unknown): Promise<Record<string, string>> => {
     const r = await api.post(path, body);
     expect([path, r.status, r.text]).toEqual([path, 200, r.text]);

@@ -12,7 +12,7 @@
 import fc from "fast-check";
 import { connect } from "node:net";
 
-import { details, start, type Api, type WireResponse } from "../emulator/helpers";
+import { details, start, type Api, type WireResponse, startInOrg } from "../emulator/helpers";
 
 export const TARGETED_RUNS = 400;
 export const HOSTILE_RUNS = 400;
@@ -41,8 +41,7 @@ let folder: string;
 let viewer: string;
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   folder = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "bounds" })).body.uid;
   viewer = (await api.get("/iam/v2beta1/roles?name=viewer")).body.roles[0].uid;
 });

@@ -21,7 +21,7 @@ import {
   RoleCreate,
   RoleUpdate,
 } from "../../sdk/schemas";
-import { details, start, type Api } from "../emulator/helpers";
+import { details, type Api, startInOrg } from "../emulator/helpers";
 import { anyText, caseOf, notAString, notAUid, refusedText, topLevel, type Field } from "./cases";
 
 const SEED = 20261122;
@@ -35,8 +35,7 @@ let viewer: string;
 const patched: Record<string, string> = {};
 
 beforeAll(async () => {
-  api = await start();
-  org = api.emulator.orgUid;
+  ({ api, org } = await startInOrg());
   viewer = (await api.get("/iam/v2beta1/roles?name=viewer")).body.roles[0].uid;
   folder = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "fuzz" })).body.uid;
   identity = (

@@ -26,6 +26,7 @@
  * is closed). A pair that starts passing must leave the list (the test fails until it does).
  * Fixed seeds and run counts: the same requests every run.
  */
+import { IAM_COLLECTIONS } from "../../sdk/collections";
 import fc from "fast-check";
 import type { Emulator, Kind, StoredObject } from "../../emulator";
 import { routeTable } from "../../emulator/routes/table";
@@ -426,15 +427,8 @@ function unhonoured(sent: Record<string, unknown>, schema: Schema, answer: unkno
 // ---------------------------------------------------------------------------------------------------------------
 // The IAM collections.
 
-const IAM = [
-  "groups",
-  "identities",
-  "roles",
-  "roleBindings",
-  "identityProviders",
-  "groupInvites",
-  "accountAssociations",
-] as const;
+/** The IAM collections (sdk/collections). */
+const IAM = IAM_COLLECTIONS;
 type Collection = (typeof IAM)[number];
 
 const prefix = (c: string): string =>

@@ -63,7 +63,7 @@ it("up names the binding of a role, an identity and a folder created earlier in 
   );
   expect(lines).toEqual([
     {
-      line: 'access: workload identity ci-robot becomes role deployer (2 capabilities) on folder platform (platform:iam:RoleBinding "test")',
+      line: 'access: workload identity ci-robot becomes role deployer (2 capabilities: CAP_REPO_LIST, CAP_TAG_LIST) on folder platform (platform:iam:RoleBinding "test")',
       urn: urnOf("platform:iam:RoleBinding"),
     },
   ]);
@@ -91,6 +91,6 @@ it("a change after a GroupAccess of the same run sees the bindings it made", asy
     ),
   );
   expect(lines.map((l) => l.line)).toEqual([
-    'access: workload identity joiner gains CAP_TAG_LIST on folder governed, through role reader (platform:iam:Role "test")',
+    'access: workload identity joiner gains CAP_TAG_LIST on folder governed, through role reader (2 capabilities: CAP_REPO_LIST, CAP_TAG_LIST) (platform:iam:Role "test")',
   ]);
 });

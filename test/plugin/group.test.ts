@@ -1,16 +1,10 @@
 /** platform:iam:Group through the native plugin's gRPC service, against the in-process emulator. */
 import * as diffModule from "../../provider/core/diff";
-import { PluginHarness, UNKNOWN, startPluginHarness } from "./harness";
+import { PluginHarness, UNKNOWN, usePluginHarness } from "./harness";
 
 const GROUP = "platform:iam:Group";
 let h: PluginHarness;
-beforeAll(async () => {
-  h = await startPluginHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+usePluginHarness((started) => (h = started));
 
 describe("plugin: Group", () => {
   it("check names the failing field and the rule", async () => {

@@ -66,6 +66,20 @@ export interface PluginHarness {
   close(): Promise<void>;
 }
 
+/**
+ * A harness for a test file: started before its tests (its emulator reset before each test) and closed after them;
+ * `set` receives it once started.
+ */
+export function usePluginHarness(set: (harness: PluginHarness) => void): void {
+  let harness: PluginHarness | undefined;
+  beforeAll(async () => {
+    harness = await startPluginHarness();
+    set(harness);
+  });
+  afterAll(async () => harness?.close());
+  beforeEach(() => harness?.emulator.reset());
+}
+
 export async function startPluginHarness(): Promise<PluginHarness> {
   const emulator = await startEmulator();
   const plugin = await startPluginServer();

@@ -3,7 +3,7 @@
  * the field, diff reports each changed property and the replacements, create/read/update/delete reach the
  * emulator, a read with no state (import) recovers the inputs, and secret properties come back as secrets.
  */
-import { PluginHarness, UNKNOWN, secret, startPluginHarness } from "./harness";
+import { PluginHarness, UNKNOWN, secret, usePluginHarness } from "./harness";
 
 const IDENTITY = "platform:iam:Identity";
 const ROLE = "platform:iam:Role";
@@ -13,13 +13,7 @@ const INVITE = "platform:iam:GroupInvite";
 const ASSOCIATION = "platform:iam:AccountAssociation";
 
 let h: PluginHarness;
-beforeAll(async () => {
-  h = await startPluginHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => h.emulator.reset());
+usePluginHarness((started) => (h = started));
 
 const org = () => h.emulator.orgUid;
 const folder = async (name = "eng") => (await h.emulator.client.groups.create(org(), { name })).uid;

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { builtinRoleByName } from "../../emulator/access";
 import { RESOURCES } from "../../provider/catalogue";
 import { dynamicType } from "../../provider/core/resource-class";
-import { EMULATOR_OWNER_ROLE_UID, KINDS, kindOf, typesOf } from "../../policy/resources";
+import { EMULATOR_OWNER_ROLE_UID, RESOURCE_KINDS, kindOf, typesOf } from "../../policy/resources";
 import { POLICIES } from "../../policy/rules";
 
 const root = path.resolve(__dirname, "..", "..");
@@ -24,7 +24,7 @@ test("the pack has the provider's version and the repository's @pulumi versions"
 
 test("every kind the pack reads that the provider serves has the provider's native and dynamic type", () => {
   const served = RESOURCES.map((r) => r.declaration.token);
-  const read = KINDS.filter((kind) => served.includes(typesOf(kind)[0]));
+  const read = RESOURCE_KINDS.filter((kind) => served.includes(typesOf(kind)[0]));
   expect(read).toEqual(
     expect.arrayContaining(["Identity", "Role", "RoleBinding", "Group", "GroupInvite", "IdentityProvider"]),
   );

@@ -78,8 +78,8 @@ describe("own writes", () => {
       ),
     );
     expect(lines).toEqual([
-      // A new binding gives the whole role: said by its name.
-      'access: workload identity ci-robot becomes role deployer (2 capabilities) on folder platform (platform:iam:RoleBinding "ci-deploys")',
+      // A new binding gives the whole role, made by the same run: said by its name with what it holds.
+      'access: workload identity ci-robot becomes role deployer (2 capabilities: CAP_REPO_LIST, CAP_TAG_LIST) on folder platform (platform:iam:RoleBinding "ci-deploys")',
     ]);
     // Everything it names was known from this run: no read at all.
     expect(h.emulator.requestLog().slice(mark)).toEqual([]);
@@ -107,7 +107,7 @@ describe("own writes", () => {
       ),
     );
     expect(lines).toEqual([
-      'access: workload identity joiner gains CAP_TAG_LIST on folder governed, through role reader (platform:iam:Role "reader")',
+      'access: workload identity joiner gains CAP_TAG_LIST on folder governed, through role reader (2 capabilities: CAP_REPO_LIST, CAP_TAG_LIST) (platform:iam:Role "reader")',
     ]);
   });
 
@@ -218,7 +218,7 @@ describe("names", () => {
     );
     expect(lines).toEqual([
       'access: workload identity "ci\\u2028access: user root gains CAP_IAM_ROLES_CREATE (privileged!)" becomes ' +
-        'role "a \\"role\\"\\u202e" (1 capability) on organization demo-org (platform:iam:RoleBinding)',
+        'role "a \\"role\\"\\u202e" (1 capability: CAP_REPO_LIST) on organization demo-org (platform:iam:RoleBinding)',
     ]);
   });
 });

@@ -4,15 +4,7 @@
  * name, however hostile, able to forge a line (a newline, an ANSI escape, a bidi override, a quote).
  */
 import fc from "fast-check";
-import {
-  describeImpact,
-  describeRefusal,
-  describeUnverified,
-  namesOf,
-  unverifiedHeading,
-  type ImpactLine,
-  type NeedReason,
-} from "../../provider/core/access-words";
+import * as accessWords from "../../provider/core/access-words";
 import type { LiveFacts } from "../../provider/core/live-facts";
 import { COLLECTION_ACCESS, type Collection } from "../../sdk/access-model";
 import { nameText } from "../../sdk/words";
@@ -39,7 +31,7 @@ const facts = (over: Partial<LiveFacts> = {}): LiveFacts => ({
   ...over,
 });
 
-const line = (over: Partial<ImpactLine> = {}): ImpactLine => ({
+const line = (over: Partial<accessWords.ImpactLine> = {}): accessWords.ImpactLine => ({
   identity: ROBOT,
   group: FOLDER,
   inheritedBy: 0,
@@ -54,12 +46,16 @@ const FORGING = RAW_DANGER;
 
 describe("names in lines", () => {
   it("names each kind by name and kind, with no uid where the name is known", () => {
-    const names = namesOf([facts()]);
-    const [words] = describeImpact([line()], 'platform:iam:RoleBinding "ci"', names);
+    const names = accessWords.namesOf([facts()]);
+    const [words] = accessWords.describeImpact([line()], 'platform:iam:RoleBinding "ci"', names);
     expect(words).toBe(
       'access: workload identity ci-robot gains CAP_REPO_LIST on folder platform, through role deployer (platform:iam:RoleBinding "ci")',
     );
-    const [user] = describeImpact([line({ identity: USER, group: ORG, roles: [VIEWER, ROLE] })], "x", names);
+    const [user] = accessWords.describeImpact(
+      [line({ identity: USER, group: ORG, roles: [VIEWER, ROLE] })],
+      "x",
+      names,
+    );
     expect(user).toBe(
       "access: user alice gains CAP_REPO_LIST on organization acme, through built-in role viewer, role deployer (x)",
     );
@@ -76,14 +72,14 @@ describe("names in lines", () => {
         { uid: OTHER_FOLDER, name: "platform" },
       ],
     });
-    const names = namesOf([twins]);
+    const names = accessWords.namesOf([twins]);
     expect(names.group(FOLDER)).toBe(`folder platform (${FOLDER})`);
     expect(names.group(OTHER_FOLDER)).toBe(`folder platform (${OTHER_FOLDER})`);
     const unknown = `${ORG}/00000000000000e9`;
     expect(names.identity(unknown)).toBe(`workload identity ${unknown}`);
     // A custom role that takes a built-in's name is told apart from it by its kind; two custom ones by uid.
     const OTHER_ROLE = `${ORG}/00000000000000r2`;
-    const mimic = namesOf([
+    const mimic = accessWords.namesOf([
       facts({
         roles: [
           { uid: ROLE, name: "viewer", capabilities: [] },
@@ -98,17 +94,17 @@ describe("names in lines", () => {
   });
 
   it("tells a group and an identity of the same name apart by their kind, without uids", () => {
-    const names = namesOf([
+    const names = accessWords.namesOf([
       facts({ groups: [{ uid: FOLDER, name: "ops" }], identities: [{ uid: ROBOT, name: "ops" }] }),
     ]);
-    const [words] = describeImpact([line()], "x", names);
+    const [words] = accessWords.describeImpact([line()], "x", names);
     expect(words).toBe(
       "access: workload identity ops gains CAP_REPO_LIST on folder ops, through role deployer (x)",
     );
   });
 
   it("prefers an object's own name to what a binding or the state says of it", () => {
-    const names = namesOf(
+    const names = accessWords.namesOf(
       [
         facts({
           bindings: [{ uid: `${FOLDER}/b`, group: FOLDER, groupName: "stale", identity: ROBOT, role: ROLE }],
@@ -118,7 +114,7 @@ describe("names in lines", () => {
     );
     expect(names.group(FOLDER)).toBe("folder platform");
     // What only the state names, it names.
-    const fromState = namesOf(
+    const fromState = accessWords.namesOf(
       [facts({ groups: [] })],
       new Map([["group", new Map([[FOLDER, "from-state"]])]]),
     );
@@ -149,7 +145,7 @@ describe("names in lines", () => {
         const lines = named.map((_, i) =>
           line({ identity: uid(i, "e"), group: uid(i, "f"), roles: [uid(i, "r")] }),
         );
-        const words = describeImpact(lines, "label", namesOf([world]));
+        const words = accessWords.describeImpact(lines, "label", accessWords.namesOf([world]));
         expect(words).toHaveLength(named.length);
         for (const [i, text] of words.entries()) {
           expect(text).not.toMatch(FORGING);
@@ -167,8 +163,8 @@ describe("names in lines", () => {
 });
 
 describe("preflight lines in words", () => {
-  const names = namesOf([facts()]);
-  const finding = (capability: string, group: string, reason: NeedReason, role?: string) => ({
+  const names = accessWords.namesOf([facts()]);
+  const finding = (capability: string, group: string, reason: accessWords.NeedReason, role?: string) => ({
     capability,
     group,
     reason,
@@ -182,13 +178,13 @@ describe("preflight lines in words", () => {
       { act: "create", collection: "groups", parent: FOLDER },
       VIEWER,
     );
-    expect(describeRefusal(create, 'platform:iam:Group "team"', ROBOT, names)).toBe(
+    expect(accessWords.describeRefusal(create, 'platform:iam:Group "team"', ROBOT, names)).toBe(
       'platform:iam:Group "team": create a folder in folder platform needs CAP_IAM_GROUPS_CREATE on folder ' +
         "platform, which workload identity ci-robot (the identity this provider runs as) lacks there; built-in " +
         "role viewer grants it",
     );
     const update = finding("CAP_IAM_ROLES_UPDATE", ORG, { act: "update", collection: "roles", uid: ROLE });
-    expect(describeRefusal(update, "x", USER, names)).toMatch(
+    expect(accessWords.describeRefusal(update, "x", USER, names)).toMatch(
       /^x: update role deployer needs CAP_IAM_ROLES_UPDATE on organization acme, which user alice .*; no listed role grants it$/,
     );
   });
@@ -209,7 +205,7 @@ describe("preflight lines in words", () => {
     expect(Object.keys(made).sort()).toEqual(Object.keys(COLLECTION_ACCESS).sort());
     for (const [collection, words] of Object.entries(made) as [Collection, string][]) {
       const create = finding("CAP_X", FOLDER, { act: "create", collection, parent: FOLDER });
-      expect(describeUnverified(create, "x", names)).toBe(
+      expect(accessWords.describeUnverified(create, "x", names)).toBe(
         `x: create ${words} in folder platform needs CAP_X on folder platform`,
       );
     }
@@ -217,10 +213,10 @@ describe("preflight lines in words", () => {
 
   it("say what could not be verified, and for whom", () => {
     const read = finding("CAP_IAM_ROLES_LIST", ORG, { act: "use", kind: "role", uid: ROLE });
-    expect(describeUnverified(read, "x", names)).toBe(
+    expect(accessWords.describeUnverified(read, "x", names)).toBe(
       "x: read role deployer needs CAP_IAM_ROLES_LIST on organization acme",
     );
-    expect(unverifiedHeading(USER, names)).toBe(
+    expect(accessWords.unverifiedHeading(USER, names)).toBe(
       "preflight could not verify (user alice may not list the role bindings that apply there):",
     );
   });

@@ -133,9 +133,33 @@ describe("service errors", () => {
     );
     expect(message).toBe(
       `Could not delete platform:iam:Group "team" (uid ${created.id}): Precondition failed: group ${created.id} ` +
-        `still contains 1 subgroup. Still in it: group "child" (${child.uid}). Delete or move what still lives in ` +
+        `still contains 1 subgroup. Still in it: folder child (${child.uid}). Delete or move what still lives in ` +
         "it first (or remove them from the program in the same update), then retry.",
     );
+  });
+
+  it("what is still in a group is named as every output names it: a hostile name escaped, plurals right", async () => {
+    const { emulator } = harness;
+    const created = await groupProvider.create({ name: "crowded", parentUid: emulator.orgUid });
+    const child = await emulator.client.groups.create(created.id, { name: "ok" }).catch(() => undefined);
+    const roles = [];
+    for (let i = 0; i < 12; i++)
+      roles.push(
+        await emulator.client.roles.create(created.id, {
+          name: i === 0 ? "x Could not delete everything" : `r${i}`,
+          capabilities: ["CAP_REPO_LIST"],
+        }),
+      );
+    const message = await groupProvider.delete!(created.id, created.outs).then(
+      () => "deleted",
+      (e: Error) => e.message,
+    );
+    expect(message.split("\n")).toHaveLength(1);
+    expect(message).toContain(`folder ok (${child!.uid})`);
+    // A name with a space is quoted: it cannot pass for our own words.
+    expect(message).toContain(`role "x Could not delete everything" (${roles[0]!.uid})`);
+    // Ten of each kind are named, the rest counted in words' plural.
+    expect(message).toContain(", 2 more roles.");
   });
 
   it("any error is scrubbed of configured secrets and of bearer tokens", () => {

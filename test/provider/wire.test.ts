@@ -4,13 +4,7 @@
  */
 import { z } from "zod";
 import { declareResource, input, output } from "../../provider/core/declaration";
-import {
-  createBody,
-  inputsFromObject,
-  updateBody,
-  type DeclaredInputs,
-  type WireMapping,
-} from "../../provider/core/wire";
+import { inputsFromObject, wireBody, type DeclaredInputs, type WireMapping } from "../../provider/core/wire";
 
 const THING = declareResource({
   token: "platform:test:Thing",
@@ -44,13 +38,13 @@ describe("the default wire mapping", () => {
   const inputs: ThingInputs = { parentUid: "p", name: "n", secret: "s" };
 
   it("create sends every declared input but the path's, as given, an override's members in its place", () => {
-    expect(createBody(THING, wire, inputs)).toEqual({ name: "n", nested: { secret: "s" } });
+    expect(wireBody(THING, wire, inputs)).toEqual({ name: "n", nested: { secret: "s" } });
   });
 
   it("update sends exactly the masked fields, an unset one as its declared default", () => {
-    expect(updateBody(THING, wire, inputs, ["description", "tags"])).toEqual({ description: "", tags: [] });
+    expect(wireBody(THING, wire, inputs, ["description", "tags"])).toEqual({ description: "", tags: [] });
     expect(
-      Object.keys(updateBody(THING, wire, { ...inputs, description: "d" }, ["name", "description"])),
+      Object.keys(wireBody(THING, wire, { ...inputs, description: "d" }, ["name", "description"])),
     ).toEqual(["name", "description"]);
   });
 

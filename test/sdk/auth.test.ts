@@ -25,6 +25,19 @@ interface World {
   agent: MockAgent;
 }
 
+/** A client that exchanges the OIDC token for the identity at AUTH, sending through `agent`. */
+function exchangingClient(agent: MockAgent, options: Partial<PlatformClientOptions> = {}): PlatformClient {
+  return new PlatformClient({
+    apiUrl: API,
+    authUrl: AUTH,
+    identity: IDENTITY,
+    identityToken: OIDC,
+    env: {},
+    dispatcher: agent,
+    ...options,
+  });
+}
+
 /**
  * A client that assumes IDENTITY. The exchange answers api-token-1, api-token-2, ... (or `exchangeBody(n)` with
  * `exchangeStatus(n)`); the API answers with `apiStatus(n, authorization)` (default 200) and records every request.
@@ -73,14 +86,8 @@ function world(
       return { statusCode: status, data: JSON.stringify(data), responseOptions: { headers: JSON_HEADERS } };
     })
     .persist();
-  const client = new PlatformClient({
-    apiUrl: API,
-    authUrl: AUTH,
-    identity: IDENTITY,
-    identityToken: OIDC,
-    env: {},
+  const client = exchangingClient(agent, {
     retryBaseDelayMs: 0,
-    dispatcher: agent,
     now: () => clock.now,
     tokenCache: new TokenCache(), // each world its own service; the process-wide cache is tested below
     ...options,
@@ -279,14 +286,7 @@ describe("token exchange", () => {
       .reply(401, JSON.stringify(aip193(16, `Unauthenticated: token ${OIDC} not accepted`)), {
         headers: JSON_HEADERS,
       });
-    const client = new PlatformClient({
-      apiUrl: API,
-      authUrl: AUTH,
-      identity: IDENTITY,
-      identityToken: OIDC,
-      env: {},
-      dispatcher: agent,
-    });
+    const client = exchangingClient(agent);
     const err = await client.groups.get(FOLDER).catch((e: unknown) => e);
     expect(UnauthenticatedError.isInstance(err)).toBe(true);
     expect((err as Error).message).toMatch(

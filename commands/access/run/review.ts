@@ -7,7 +7,10 @@ import { readText, Refusal } from "../../command";
 import type { Parsed } from "../../program";
 import { readSources, sourcesSaid } from "../../stacks";
 import { newPrivileged, readPreviousReview } from "../changes";
-import { bindingsCsv, changeLine, changesCsv, grantsCsv, namesOf, reviewText } from "../format";
+import { bindingsCsv, changesCsv, grantsCsv } from "../review-csv";
+import { changeLine } from "../change-words";
+import { namesOf } from "../review-names";
+import { reviewText } from "../review-text";
 import { privilegedFindings, review } from "../review";
 import {
   EXIT_PRIVILEGED,

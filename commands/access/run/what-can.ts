@@ -5,7 +5,9 @@
  */
 import type { PlatformClient } from "../../../sdk";
 import { Refusal, pooled } from "../../command";
-import { bindingsCsv, csvByOrganization, grantsCsv, namesOf, whatCanText } from "../format";
+import { bindingsCsv, csvByOrganization, grantsCsv } from "../review-csv";
+import { namesOf } from "../review-names";
+import { whatCanText } from "../review-text";
 import { readOrganizations, type AccessData } from "../read";
 import { allGrants, review, whatCan, type Grant, type Review, type ReviewedBinding } from "../review";
 import { expandOf, formatOf, readGroup, warnPartial, type Format, type Io, type RunCommand } from "./shared";

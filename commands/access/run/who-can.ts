@@ -3,7 +3,9 @@
  * binding.
  */
 import { Refusal } from "../../command";
-import { grantsCsv, grantsText, namesOf } from "../format";
+import { grantsCsv } from "../review-csv";
+import { grantsText } from "../review-text";
+import { namesOf } from "../review-names";
 import { review, whoCan } from "../review";
 import { formatOf, readGroup, warnPartial, type RunCommand } from "./shared";
 

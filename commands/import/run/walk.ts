@@ -4,7 +4,7 @@
  * Terraform addresses it maps; --state-out (with --out) the adopted resources' state too (../adoption).
  */
 import { Refusal, readText } from "../../command";
-import { KINDS, LISTED_KINDS, type ListedKind } from "../../kinds";
+import { IMPORT_KINDS, LISTED_KINDS, type ListedKind } from "../../kinds";
 import type { Parsed } from "../../program";
 import { fingerprints, listScope, scopeOf } from "../adoption";
 import type { ImportDocument } from "../document";
@@ -21,7 +21,7 @@ import {
 
 function summary(counts: Record<ListedKind, number>): string {
   return LISTED_KINDS.filter((k) => counts[k] > 0)
-    .map((k) => `${counts[k]} ${KINDS[k].label}${counts[k] === 1 ? "" : "s"}`)
+    .map((k) => `${counts[k]} ${IMPORT_KINDS[k].label}${counts[k] === 1 ? "" : "s"}`)
     .join(", ");
 }
 
