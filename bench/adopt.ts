@@ -145,6 +145,12 @@ async function project(
   const stack = await PulumiStack.create({ programDir: dir, env, timeoutMs: 1_800_000 });
   // The harness makes the stack in a file backend; on another backend, make it there too.
   if (env["PULUMI_BACKEND_URL"] !== undefined) await stack.run(["stack", "init"], { env });
+  // It makes it with the default engine; on another one, make it again there (`platform-import load` refuses a
+  // stack that a newer engine than the one on PATH wrote).
+  if (env["PULUMI_PLATFORM_ENGINE_BIN"] !== undefined) {
+    await stack.run(["stack", "rm", "--yes", "--force"]);
+    await stack.run(["stack", "init"], { env });
+  }
   await stack.run(["plugin", "install", "resource", "platform", VERSION, "--file", tarball], {
     stackless: true,
   });
