@@ -4,18 +4,21 @@
  * YAML project, with the CLI's defaults (checkpoints on, preview before import), two ways:
  *
  *   - state-first: `platform-import --out --state-out`, `platform-import load`, `pulumi import --preview-only`
- *     (prints the program), `pulumi preview --expect-no-changes`;
+ *     (prints the program), `PULUMI_SKIP_CHECKPOINTS=true pulumi preview --expect-no-changes` (as the docs say);
  *   - `pulumi import --file`: `platform-import --out`, `pulumi import --file --out`, the same preview.
  *
  * Wall time and API calls (the emulator's request log) of each step, the emulator in its own process. Writes
- * bench/results/adopt.json and prints the table. The goal: state-first in at most 30 s end to end.
+ * bench/results/adopt.json and prints the table. The goal: state-first in at most 30 s end to end. Then the
+ * state-first path again on the oldest and on the newest engine the project supports (scripts/build-engine.sh builds
+ * either), each step's time per engine; the goal: the newest in at most 1.2 times the oldest, end to end.
  *
  *   npx tsc -p tsconfig.build.json && TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/adopt.ts
  *
  * Env: BENCH_PLUGIN_TARBALL (else `npm run plugin` builds it), BENCH_ADOPT_FOLDERS (1000: folders, identities and
  * bindings each), BENCH_ADOPT_SKIP_IMPORT=1 (state-first only: the `pulumi import --file` path takes minutes),
  * BENCH_ADOPT_POSTGRES=1 (the same again on the engine's DIY PostgreSQL backend, a server started here: needs
- * Debian's postgresql package and root).
+ * Debian's postgresql package and root), BENCH_ADOPT_SKIP_ENGINES=1 (no per-engine paths), BENCH_ADOPT_UNMITIGATED=1
+ * (each engine's path again with a plain `pulumi preview`: minutes on the newest).
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -141,6 +144,12 @@ async function project(
   const stack = await PulumiStack.create({ programDir: dir, env, timeoutMs: 1_800_000 });
   // The harness makes the stack in a file backend; on another backend, make it there too.
   if (env["PULUMI_BACKEND_URL"] !== undefined) await stack.run(["stack", "init"], { env });
+  // It makes it with the default engine; on another one, make it again there (`platform-import load` refuses a
+  // stack that a newer engine than the one on PATH wrote).
+  if (env["PULUMI_PLATFORM_ENGINE_BIN"] !== undefined) {
+    await stack.run(["stack", "rm", "--yes", "--force"]);
+    await stack.run(["stack", "init"], { env });
+  }
   await stack.run(["plugin", "install", "resource", "platform", VERSION, "--file", tarball], {
     stackless: true,
   });
@@ -169,6 +178,7 @@ async function adoptionPath(
   tarball: string,
   env: Record<string, string>,
   importSteps: (step: TimedStep, dir: string, stack: PulumiStack) => Promise<void>,
+  previewEnv: Record<string, string> = env,
 ): Promise<PathResult> {
   const { dir, stack } = await project(tarball, env);
   const steps: Step[] = [];
@@ -176,7 +186,7 @@ async function adoptionPath(
   try {
     await importSteps(step, dir, stack);
     renameSync(join(dir, "program.yaml"), join(dir, "Main.yaml"));
-    await step("pulumi preview --expect-no-changes", () => stack.preview({ env }));
+    await step("pulumi preview --expect-no-changes", () => stack.preview({ env: previewEnv }));
     return total(name, steps);
   } finally {
     await stack.cleanup();
@@ -184,20 +194,33 @@ async function adoptionPath(
   }
 }
 
-function stateFirst(emulator: CliEmulator, tarball: string, env: Record<string, string>) {
-  return adoptionPath("state-first", emulator, tarball, env, async (step, dir, stack) => {
-    const org = emulator.orgUid;
-    const stackFlag = ["--stack", stack.name];
-    await step("platform-import --out --state-out", () =>
-      run(["node", CLI, org, "--out", "import.json", "--state-out", "adopted.json"], dir, stack, env),
-    );
-    await step("platform-import load", () =>
-      run(["node", CLI, "load", "adopted.json", ...stackFlag], dir, stack, env),
-    );
-    await step("pulumi import --preview-only (prints the program)", () =>
-      stack.run(["import", "--file", "import.json", "--preview-only", "--out", "program.yaml"], { env }),
-    );
-  });
+function stateFirst(
+  emulator: CliEmulator,
+  tarball: string,
+  env: Record<string, string>,
+  name = "state-first",
+  previewEnv: Record<string, string> = env,
+) {
+  return adoptionPath(
+    name,
+    emulator,
+    tarball,
+    env,
+    async (step, dir, stack) => {
+      const org = emulator.orgUid;
+      const stackFlag = ["--stack", stack.name];
+      await step("platform-import --out --state-out", () =>
+        run(["node", CLI, org, "--out", "import.json", "--state-out", "adopted.json"], dir, stack, env),
+      );
+      await step("platform-import load", () =>
+        run(["node", CLI, "load", "adopted.json", ...stackFlag], dir, stack, env),
+      );
+      await step("pulumi import --preview-only (prints the program)", () =>
+        stack.run(["import", "--file", "import.json", "--preview-only", "--out", "program.yaml"], { env }),
+      );
+    },
+    previewEnv,
+  );
 }
 
 function importFile(emulator: CliEmulator, tarball: string, env: Record<string, string>) {
@@ -214,6 +237,102 @@ function importFile(emulator: CliEmulator, tarball: string, env: Record<string, 
   });
 }
 
+// The first preview per engine: the state-first path on the oldest and the newest engine the project supports,
+// each with the settings docs/adopting.md gives for the first preview, in one run. The goal: the newest takes at
+// most ENGINE_RATIO_GOAL times the oldest, end to end (walk to first preview). 3.276.0's engine serializes and
+// checks the whole snapshot after every step of a preview too (nothing is saved: O(n^2) CPU, 162 s instead of 12 s
+// at 3,001 objects); PULUMI_SKIP_CHECKPOINTS=true, which docs/adopting.md puts on the preview, builds it once.
+
+const ENGINE_RATIO_GOAL = 1.2;
+/** BENCH_ADOPT_SKIP_ENGINES=1 leaves the comparison out; BENCH_ADOPT_UNMITIGATED=1 adds each engine's plain preview. */
+const SKIP_ENGINES = process.env.BENCH_ADOPT_SKIP_ENGINES === "1";
+const UNMITIGATED = process.env.BENCH_ADOPT_UNMITIGATED === "1";
+
+/** The environment docs/adopting.md's state-first block gives `pulumi preview` (see "The first preview"). */
+const FIRST_PREVIEW_ENV = { PULUMI_SKIP_CHECKPOINTS: "true" };
+
+interface EngineResult {
+  engine: string;
+  bin: string;
+  path: PathResult;
+  /** The same path with a plain `pulumi preview` (BENCH_ADOPT_UNMITIGATED=1). */
+  unmitigated?: PathResult;
+}
+
+/** The oldest engine (the floor of package.json's `@pulumi/pulumi` range) and the newest (the installed one). */
+function supportedEngineVersions(): { oldest: string; newest: string } {
+  const range = (
+    JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    }
+  ).dependencies["@pulumi/pulumi"]!;
+  const oldest = /^\^(\d+\.\d+\.\d+)$/.exec(range)?.[1];
+  if (oldest === undefined) throw new Error(`package.json's @pulumi/pulumi range '${range}' is not ^X.Y.Z`);
+  const installed = join(ROOT, "node_modules", "@pulumi", "pulumi", "package.json");
+  const newest = (JSON.parse(readFileSync(installed, "utf8")) as { version: string }).version;
+  return { oldest, newest };
+}
+
+/** The bin directory of `version`'s engine, built by scripts/build-engine.sh when it is not in the cache yet. */
+function engineBin(version: string): string {
+  const stdout = execFileSync("bash", [join(ROOT, "scripts", "build-engine.sh")], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, PULUMI_ENGINE_VERSION: version, PULUMI_PLATFORM_BUILD_ENGINE: "1" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return stdout.trim().split("\n").pop()!;
+}
+
+/** The state-first path of the same organization on each supported engine, oldest first. */
+async function perEngine(
+  emulator: CliEmulator,
+  tarball: string,
+  env: Record<string, string>,
+): Promise<EngineResult[]> {
+  const { oldest, newest } = supportedEngineVersions();
+  const results: EngineResult[] = [];
+  for (const engine of oldest === newest ? [oldest] : [oldest, newest]) {
+    const bin = engineBin(engine);
+    const engineEnv = { ...env, PULUMI_PLATFORM_ENGINE_BIN: bin };
+    const name = `state-first, engine ${engine}`;
+    const result: EngineResult = {
+      engine,
+      bin,
+      path: await stateFirst(emulator, tarball, engineEnv, name, { ...engineEnv, ...FIRST_PREVIEW_ENV }),
+    };
+    if (UNMITIGATED)
+      result.unmitigated = await stateFirst(emulator, tarball, engineEnv, `${name}, plain preview`);
+    results.push(result);
+  }
+  return results;
+}
+
+/** The preview's seconds of a path (its last step). */
+function previewSeconds(path: PathResult): number {
+  return path.steps[path.steps.length - 1]!.seconds;
+}
+
+/** The table's lines for the engines, and whether the newest is within ENGINE_RATIO_GOAL of the oldest. */
+function engineReport(results: EngineResult[]): { lines: string[]; ratio: number } {
+  const lines = [
+    "",
+    "first preview per engine (state-first, the docs' settings; `plain`: without PULUMI_SKIP_CHECKPOINTS)",
+    "",
+    "| engine | first preview (s) | end to end (s) | plain first preview (s) |",
+    "| --- | ---: | ---: | ---: |",
+  ];
+  for (const r of results) {
+    const plain = r.unmitigated ? previewSeconds(r.unmitigated).toFixed(2) : "–";
+    lines.push(
+      `| ${r.engine} | ${previewSeconds(r.path).toFixed(2)} | ${r.path.seconds.toFixed(2)} | ${plain} |`,
+    );
+  }
+  const ratio = results[results.length - 1]!.path.seconds / results[0]!.path.seconds;
+  lines.push("", `newest / oldest, end to end: ${ratio.toFixed(2)} (goal <= ${ENGINE_RATIO_GOAL})`);
+  return { lines, ratio };
+}
+
 async function main(): Promise<void> {
   const tarball =
     process.env.BENCH_PLUGIN_TARBALL ||
@@ -226,7 +345,7 @@ async function main(): Promise<void> {
     const objects = await makeOrganization(emulator);
     process.stderr.write(`bench adopt: an organization of ${objects} objects\n`);
     const env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: emulator.token };
-    const paths = [await stateFirst(emulator, tarball, env)];
+    const paths = [await stateFirst(emulator, tarball, env, "state-first", { ...env, ...FIRST_PREVIEW_ENV })];
     if (!SKIP_IMPORT) paths.push(await importFile(emulator, tarball, env));
     const results: Record<string, unknown> = { objects, cliDefaults: true, backend: "file", paths };
     if (POSTGRES) {
@@ -241,6 +360,9 @@ async function main(): Promise<void> {
         postgres.stop();
       }
     }
+    const engines = SKIP_ENGINES ? [] : await perEngine(emulator, tarball, env);
+    if (engines.length > 0) results["engines"] = engines;
+    for (const e of engines) paths.push(e.path, ...(e.unmitigated ? [e.unmitigated] : []));
     mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
     writeFileSync(join(ROOT, "bench", "results", "adopt.json"), `${JSON.stringify(results, null, 2)}\n`);
     const lines = [`adoption of ${objects} objects (native plugin, YAML, CLI defaults, file backend)`, ""];
@@ -251,6 +373,16 @@ async function main(): Promise<void> {
       lines.push(`| **${p.path}** | **end to end** | **${p.seconds.toFixed(2)}** | **${p.apiCalls}** |`);
     }
     console.log(lines.join("\n"));
+    if (engines.length > 1) {
+      const report = engineReport(engines);
+      console.log(report.lines.join("\n"));
+      if (report.ratio > ENGINE_RATIO_GOAL) {
+        console.error(
+          `bench adopt: the newest engine took ${report.ratio.toFixed(2)}x the oldest, over the ${ENGINE_RATIO_GOAL}x goal`,
+        );
+        process.exitCode = 1;
+      }
+    }
     const stateFirstPath = paths[0]!;
     // The goal is the file backend's (the CLI's default); the PostgreSQL figures are reported as they are.
     if (stateFirstPath.seconds > 30) {
