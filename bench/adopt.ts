@@ -24,7 +24,7 @@
  * May import: node built-ins, ../sdk, ../test/e2e/harness and postgres, ./cli-emulator, ./main.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PlatformClient } from "../sdk";
@@ -350,7 +350,13 @@ async function main(): Promise<void> {
     const env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: emulator.token };
     const paths = UP_ONLY ? [] : [await stateFirst(emulator, tarball, env)];
     if (!SKIP_IMPORT && !UP_ONLY) paths.push(await importFile(emulator, tarball, env));
-    const results: Record<string, unknown> = { objects, cliDefaults: true, backend: "file", paths };
+    const resultsFile = join(ROOT, "bench", "results", "adopt.json");
+    // Only the updates measured: the adoption paths' figures stay as the last full run left them.
+    const kept =
+      UP_ONLY && existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, "utf8")) as object) : {};
+    const results: Record<string, unknown> = UP_ONLY
+      ? { ...kept }
+      : { objects, cliDefaults: true, backend: "file", paths };
     if (POSTGRES && !UP_ONLY) {
       const postgres = startPostgres();
       try {
@@ -366,7 +372,7 @@ async function main(): Promise<void> {
     const ups = await upsAfterAdoption(emulator, tarball, env, objects);
     results["upAfterAdoption"] = ups.results;
     mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-    writeFileSync(join(ROOT, "bench", "results", "adopt.json"), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
     const lines = [`adoption of ${objects} objects (native plugin, YAML, CLI defaults, file backend)`, ""];
     lines.push(`| path | step | wall (s) | API calls |`, `| --- | --- | ---: | ---: |`);
     for (const p of paths) {
