@@ -275,6 +275,9 @@ async function upAfterAdoption(
   const engineEnv = { ...env, PULUMI_PLATFORM_ENGINE_BIN: engine.bin };
   const { dir, stack } = await project(tarball, engineEnv);
   try {
+    // The harness made the stack with its own engine: made again with this one, which load checks it can read.
+    await stack.run(["stack", "rm", "--yes", "--force"], { env: engineEnv });
+    await stack.run(["stack", "init"], { env: engineEnv });
     const org = emulator.orgUid;
     await run(
       ["node", CLI, org, "--out", "import.json", "--state-out", "adopted.json"],
