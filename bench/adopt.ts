@@ -302,9 +302,12 @@ async function upAfterAdoption(
         timeoutMs: 1_800_000,
       });
       const took = Number(process.hrtime.bigint() - started) / 1e9;
-      const summary = /\d+ (updated|unchanged)[^\n]*/.exec(result.stdout)?.[0] ?? "";
+      const summary = (/Resources:\n([\s\S]*?)\n\n/.exec(result.stdout)?.[1] ?? "")
+        .split("\n")
+        .map((line) => line.trim())
+        .join(", ");
       process.stderr.write(
-        `bench adopt: ${engine.version}: ${label} up: ${took.toFixed(2)} s (${summary.trim()})\n`,
+        `bench adopt: ${engine.version}: ${label} up: ${took.toFixed(2)} s (${summary})\n`,
       );
       return took;
     };
