@@ -18,7 +18,8 @@
 #   5. bench/access.ts (also `npm run bench:access`): 1,000 bindings in one GroupAccess (batched creates) vs 1,000
 #      RoleBindings, and the organization of step 3 with one GroupAccess per group vs one RoleBinding per binding, at
 #      50 ms, the CLI's defaults -> bench/results/access.json;
-#   6. bench/adopt.ts: adoption of 3,003 objects, state-first against pulumi import --file -> bench/results/adopt.json;
+#   6. bench/adopt.ts: adoption of 3,003 objects, state-first against pulumi import --file, and the first and second
+#      up after it on the newest and the oldest engine -> bench/results/adopt.json;
 #      bench/stacks.ts: platform-import report over 50 stacks of 100 resources, file and PostgreSQL backends: wall
 #      time and engine invocations -> bench/results/stacks.json;
 #      bench/plugin-startup.ts: the plugin's start-up (wall and CPU ms) and its CPU on bench/stack's preview, on the

@@ -243,44 +243,35 @@ export function unrecoverableNotes(found: readonly Found[], names: Map<string, s
 }
 
 /**
- * The references `pulumi import` will guess, and whether they form a cycle. The engine (pkg/importer/language.go,
- * createImportState and filterReferences) takes every imported resource's id and its `name` output as candidate
- * values; for each resource it drops its own, then every value that is left more than once, and prints an input
- * equal to a remaining value as a reference to that resource. When the guesses (with the `parent` options) form a
- * cycle, it prints the whole program with no reference at all. Two objects of the same name do that: each one's
- * `name` refers to the other's.
+ * The values `pulumi import` prints as a reference, as the engine guesses them (pkg/importer/language.go,
+ * createImportState and filterReferences; hcl2.go, generateValue): every imported resource's id and its `name`
+ * output are candidates; for each resource it drops its own, then every value that is left more than once, and
+ * prints a string input equal to a remaining value as a reference to the resource it came from. Gives, for the
+ * resource at `from`, the index of the resource `value` refers to, if any.
  */
-export function referenceWarnings(found: readonly Found[], names: Map<string, string>): string[] {
-  const keys = found.map(keyOf);
-  const candidates: { from: number; value: string }[] = [];
-  found.forEach((item, i) => {
-    candidates.push({ from: i, value: item.uid });
-    if (item.outputName) candidates.push({ from: i, value: item.outputName });
-  });
+export function referenceGuesser(
+  resources: readonly { id: string; outputName?: string | undefined }[],
+): (from: number, value: string) => number | undefined {
   const byValue = new Map<string, number[]>();
-  for (const c of candidates) byValue.set(c.value, [...(byValue.get(c.value) ?? []), c.from]);
-  const groupIndex = new Map<string, number>();
-  found.forEach((item, i) => {
-    if (item.kind === "group") groupIndex.set(item.uid, i);
+  resources.forEach((r, i) => {
+    for (const value of [r.id, ...(r.outputName ? [r.outputName] : [])])
+      byValue.set(value, [...(byValue.get(value) ?? []), i]);
   });
-  const edges: number[][] = found.map(() => []);
-  found.forEach((item, i) => {
-    if (item.group !== undefined && item.group !== item.uid) {
-      const parent = groupIndex.get(item.group);
-      if (parent !== undefined) edges[i]!.push(parent);
-    } else if (item.kind === "accountAssociation") {
-      const parent = groupIndex.get(item.uid);
-      if (parent !== undefined) edges[i]!.push(parent);
-    }
-    for (const value of new Set(item.strings ?? [])) {
-      const others = (byValue.get(value) ?? []).filter((j) => j !== i);
-      if (others.length === 1) edges[i]!.push(others[0]!);
-    }
-  });
-  // Strongly connected components (Tarjan): any of more than one object is a cycle.
-  const index: number[] = found.map(() => -1);
-  const low: number[] = found.map(() => 0);
-  const onStack: boolean[] = found.map(() => false);
+  return (from, value) => {
+    const others = (byValue.get(value) ?? []).filter((j) => j !== from);
+    return others.length === 1 ? others[0] : undefined;
+  };
+}
+
+/**
+ * The cycles of a graph (its strongly connected components of more than one node, Tarjan), each as node indexes.
+ * The engine prints no reference at all when its guesses, with the `parent` options, make one (GenerateLanguage-
+ * Definitions falls back to literals on a "circular reference").
+ */
+export function cyclesOf(edges: readonly (readonly number[])[]): number[][] {
+  const index: number[] = edges.map(() => -1);
+  const low: number[] = edges.map(() => 0);
+  const onStack: boolean[] = edges.map(() => false);
   const stack: number[] = [];
   const cycles: number[][] = [];
   let counter = 0;
@@ -305,9 +296,38 @@ export function referenceWarnings(found: readonly Found[], names: Map<string, st
       if (component.length > 1) cycles.push(component);
     }
   };
-  found.forEach((_, i) => {
+  edges.forEach((_, i) => {
     if (index[i] === -1) visit(i);
   });
+  return cycles;
+}
+
+/**
+ * The references `pulumi import` will guess (referenceGuesser), and whether they form a cycle: two objects of the
+ * same name do that: each one's `name` refers to the other's.
+ */
+export function referenceWarnings(found: readonly Found[], names: Map<string, string>): string[] {
+  const keys = found.map(keyOf);
+  const guess = referenceGuesser(found.map((f) => ({ id: f.uid, outputName: f.outputName })));
+  const groupIndex = new Map<string, number>();
+  found.forEach((item, i) => {
+    if (item.kind === "group") groupIndex.set(item.uid, i);
+  });
+  const edges: number[][] = found.map(() => []);
+  found.forEach((item, i) => {
+    if (item.group !== undefined && item.group !== item.uid) {
+      const parent = groupIndex.get(item.group);
+      if (parent !== undefined) edges[i]!.push(parent);
+    } else if (item.kind === "accountAssociation") {
+      const parent = groupIndex.get(item.uid);
+      if (parent !== undefined) edges[i]!.push(parent);
+    }
+    for (const value of new Set(item.strings ?? [])) {
+      const target = guess(i, value);
+      if (target !== undefined) edges[i]!.push(target);
+    }
+  });
+  const cycles = cyclesOf(edges);
   if (cycles.length === 0) return [];
   const described = cycles
     .map((c) =>

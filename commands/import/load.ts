@@ -6,7 +6,9 @@
  * The merge records each resource as `pulumi import` does (pkg/resource/deploy/step.go, ImportStep): its URN from
  * its name and its parents' types, its parent (the document's, else the stack), the package's default provider
  * (`pulumi:providers:platform::default`, made from the stack's config as the engine makes it when the stack has
- * none: inputs and outputs are the `platform:*` config), the read inputs and outputs, `protect: true`. The stack's
+ * none: inputs and outputs are the `platform:*` config), the read inputs and outputs, `protect: true`, and the
+ * dependencies the program `pulumi import` prints will register (withRegisteredDependencies), so the first update
+ * finds every resource as it would keep it and writes the checkpoint once, not once per resource. The stack's
  * own resources are kept as exported (their secrets stay ciphertext); a new provider's secret config goes to the
  * engine as `plaintext` on the command's stdin only, and the engine encrypts it with the stack's secrets provider.
  *
@@ -24,6 +26,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PlatformClient } from "../../sdk";
 import { ADOPTION_FORMAT, listScope, type AdoptedResource, type AdoptionFile } from "./adoption";
+import { cyclesOf, referenceGuesser, stringLeaves } from "./document";
 import { Refusal } from "../command";
 import type { RunPulumi } from "../stacks";
 import { SECRET_SIG, SIG_KEY } from "../states";
@@ -193,6 +196,65 @@ export function changedSince(recorded: Record<string, string>, now: Record<strin
 }
 
 /**
+ * The adopted resources with the dependencies the printed program registers, in an order the engine accepts (a
+ * resource after its parent and its dependencies). `pulumi import` prints an input equal to another imported
+ * resource's id or name as a reference to it (./document, referenceGuesser), unless its guesses make a cycle, when
+ * it prints none; the program then registers each reference as a dependency of the resource and of that input.
+ * The engine keeps those (`dependencies`, `propertyDependencies`: every input, with the resources it refers to) and
+ * rewrites the whole checkpoint for any resource whose recorded dependencies differ, so they are recorded here as
+ * the program will register them, and the first update after the load writes the checkpoint once, not once per
+ * resource.
+ */
+export function withRegisteredDependencies(
+  adopted: readonly StateResource[],
+  resources: readonly AdoptedResource[],
+  parents: readonly (number | undefined)[],
+): StateResource[] {
+  const guess = referenceGuesser(
+    resources.map((r) => ({
+      id: r.id,
+      outputName: typeof r.outputs["name"] === "string" ? r.outputs["name"] : undefined,
+    })),
+  );
+  const references = resources.map((r, i) =>
+    Object.entries(r.inputs).map(([key, value]): [string, number[]] => {
+      const targets = stringLeaves(value)
+        .map((leaf) => guess(i, leaf))
+        .filter((t): t is number => t !== undefined);
+      return [key, [...new Set(targets)]];
+    }),
+  );
+  const edges = references.map((byKey, i) => [
+    ...(parents[i] === undefined ? [] : [parents[i]]),
+    ...byKey.flatMap(([, targets]) => targets),
+  ]);
+  const printed = cyclesOf(edges).length === 0;
+  const withDependencies = adopted.map((resource, i): StateResource => {
+    const byKey = references[i]!.map(([key, targets]): [string, string[]] => [
+      key,
+      printed ? targets.map((t) => adopted[t]!.urn) : [],
+    ]);
+    const dependencies = [...new Set(byKey.flatMap(([, urns]) => urns))];
+    return {
+      ...resource,
+      ...(dependencies.length > 0 ? { dependencies } : {}),
+      ...(byKey.length > 0 ? { propertyDependencies: Object.fromEntries(byKey) } : {}),
+    };
+  });
+  // Depth first, in the file's order: each resource after its parent and what it depends on.
+  const placed = new Set<number>();
+  const ordered: StateResource[] = [];
+  const place = (i: number): void => {
+    if (placed.has(i)) return;
+    placed.add(i);
+    for (const before of printed ? edges[i]! : parents[i] === undefined ? [] : [parents[i]]) place(before);
+    ordered.push(withDependencies[i]!);
+  };
+  adopted.forEach((_, i) => place(i));
+  return ordered;
+}
+
+/**
  * The stack's deployment with the adopted resources added (pure: the tests drive it directly). Throws Refusal on a
  * resource already in the stack.
  */
@@ -243,10 +305,11 @@ export function mergeAdoption(
 
   const managed = new Map<string, string>();
   for (const r of live) if (r.custom && r.id) managed.set(`${r.type} ${r.id}`, r.urn);
-  const byName = new Map<string, { urn: string; type: string }>();
+  const byName = new Map<string, { urn: string; type: string; at: number }>();
   const conflicts: string[] = [];
   const adopted: StateResource[] = [];
-  for (const resource of adoption.resources as AdoptedResource[]) {
+  const resources = adoption.resources as AdoptedResource[];
+  for (const resource of resources) {
     const parent = resource.parent === undefined ? undefined : byName.get(resource.parent);
     if (resource.parent !== undefined && parent === undefined)
       throw new Refusal(
@@ -261,7 +324,7 @@ export function mergeAdoption(
     );
     if (byName.has(resource.name) || adopted.some((a) => a.urn === urn))
       throw new Refusal(`the file names ${resource.name} twice`);
-    byName.set(resource.name, { urn, type: resource.type });
+    byName.set(resource.name, { urn, type: resource.type, at: adopted.length });
     const clash = byUrn.get(urn) ?? undefined;
     const same = managed.get(`${resource.type} ${resource.id}`);
     if (clash !== undefined) conflicts.push(`${urn} is already in the stack`);
@@ -286,8 +349,10 @@ export function mergeAdoption(
       `${conflicts.length} of the resources to adopt ${conflicts.length === 1 ? "is" : "are"} already in the ` +
         `stack, nothing loaded: ${conflicts.slice(0, 3).join("; ")}${conflicts.length > 3 ? "; ..." : ""}`,
     );
+  const parents = resources.map((r) => (r.parent === undefined ? undefined : byName.get(r.parent)!.at));
+  const registered = withRegisteredDependencies(adopted, resources, parents);
   return {
-    deployment: { ...exported, deployment: { ...exported.deployment, resources: [...out, ...adopted] } },
+    deployment: { ...exported, deployment: { ...exported.deployment, resources: [...out, ...registered] } },
     added: adopted.length,
     providerAdded,
   };

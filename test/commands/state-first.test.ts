@@ -12,7 +12,13 @@ import fc from "fast-check";
 import { startEmulator, type Emulator } from "../../emulator";
 import { everyKind } from "./fixtures";
 import { main, type Io } from "../../commands/import/cli";
-import { ADOPTION_FORMAT, fingerprint, importRead, type AdoptionFile } from "../../commands/import/adoption";
+import {
+  ADOPTION_FORMAT,
+  fingerprint,
+  importRead,
+  type AdoptedResource,
+  type AdoptionFile,
+} from "../../commands/import/adoption";
 import { changedSince, mergeAdoption, type Exported, type StateResource } from "../../commands/import/load";
 import type { RunPulumi } from "../../commands/stacks";
 import { SECRET_SIG, SIG_KEY } from "../../commands/states";
@@ -352,6 +358,8 @@ describe("mergeAdoption", () => {
             parent: parentUrn ?? "urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev",
             protect: true,
             provider: "urn:pulumi:dev::p::pulumi:providers:platform::default::provider-id",
+            // Each name is its own: no input refers to another resource.
+            propertyDependencies: { name: [] },
             created: where.now,
             modified: where.now,
           });
@@ -409,6 +417,115 @@ describe("mergeAdoption", () => {
     const resources = deployment.deployment.resources!;
     expect(resources.slice(0, 2)).toEqual([stack, provider]);
     expect(resources.slice(2).every((r) => r.provider === `${provider.urn}::kept`)).toBe(true);
+  });
+});
+
+describe("withRegisteredDependencies", () => {
+  /**
+   * Resources whose inputs hold values that are, or are not, another's id or name (some shared by two, some a
+   * resource's own), with parents before them: what `pulumi import` prints as references decides the dependencies.
+   */
+  const referringArb = fc
+    .integer({ min: 1, max: 10 })
+    .chain((n) =>
+      fc.tuple(
+        fc.constant(n),
+        fc.array(fc.nat(), { minLength: n, maxLength: n }),
+        fc.array(fc.array(fc.nat({ max: 3 * n }), { maxLength: 3 }), { minLength: n, maxLength: n }),
+        fc.array(fc.nat({ max: n + 2 }), { minLength: n, maxLength: n }),
+      ),
+    )
+    .map(([n, parents, picks, names]) => {
+      const ids = Array.from({ length: n }, (_, i) => `org/${i}`);
+      // Name `names[i] % (n + 3)`: two resources may share one (neither is then a reference).
+      const nameOf = (i: number) => `name-${names[i]! % (n + 3)}`;
+      // A pick is an id, a name, or a value that is neither.
+      const value = (pick: number) =>
+        pick < n ? ids[pick]! : pick < 2 * n ? nameOf(pick - n) : `other-${pick}`;
+      const resources: AdoptedResource[] = ids.map((id, i) => ({
+        type: "platform:iam:Group",
+        name: `r${i}`,
+        id,
+        ...(i > 0 && parents[i]! % 2 === 0 ? { parent: `r${parents[i]! % i}` } : {}),
+        inputs: {
+          name: nameOf(i),
+          ...(picks[i]!.length > 0 ? { refs: picks[i]!.map(value) } : {}),
+          ...(picks[i]!.length > 0 ? { nested: { one: value(picks[i]![0]!) } } : {}),
+        },
+        outputs: { name: nameOf(i), uid: id },
+      }));
+      return resources;
+    });
+
+  it("records as dependencies exactly the references pulumi import prints, each after what it needs", () => {
+    fc.assert(
+      fc.property(referringArb, (resources) => {
+        const adoption: AdoptionFile = {
+          platformAdoption: {
+            format: ADOPTION_FORMAT,
+            pluginVersion: "0.2.0",
+            source: "api x",
+            scope: "x",
+            fingerprints: {},
+          },
+          resources,
+        };
+        const merged = mergeAdoption({ version: 3, deployment: {} }, adoption, where).deployment;
+        const adopted = merged.deployment.resources!.slice(2);
+        const byId = new Map(adopted.map((r) => [r.id!, r]));
+        // The engine's rule (pkg/importer), restated: a value refers to the one other resource with it as id or name.
+        const holders = (value: string, self: AdoptedResource) =>
+          resources.filter((r) => r !== self && (r.id === value || r.outputs["name"] === value));
+        const guessed = resources.map((r) => {
+          const leaves = (v: unknown): string[] =>
+            typeof v === "string"
+              ? [v]
+              : typeof v === "object" && v !== null
+                ? Object.values(v).flatMap(leaves)
+                : [];
+          return Object.fromEntries(
+            Object.entries(r.inputs).map(([key, v]) => {
+              const targets = leaves(v)
+                .map((leaf) => holders(leaf, r))
+                .filter((h) => h.length === 1)
+                .map((h) => h[0]!.id);
+              return [key, [...new Set(targets)]];
+            }),
+          );
+        });
+        // A cycle (references and parents) makes the engine print no reference at all.
+        const edges = new Map(
+          resources.map((r, i) => [
+            r.id,
+            [
+              ...Object.values(guessed[i]!).flat(),
+              ...(r.parent ? [resources.find((p) => p.name === r.parent)!.id] : []),
+            ],
+          ]),
+        );
+        const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+          (edges.get(from) ?? []).some(
+            (n) => n === to || (!seen.has(n) && (seen.add(n), reaches(n, to, seen))),
+          );
+        const cyclic = resources.some((r) => reaches(r.id, r.id));
+        resources.forEach((r, i) => {
+          const state = byId.get(r.id)!;
+          const urnsOf = (ids: string[]) => ids.map((id) => byId.get(id)!.urn);
+          const byKey = Object.fromEntries(
+            Object.entries(guessed[i]!).map(([k, ids]) => [k, cyclic ? [] : urnsOf(ids)]),
+          );
+          expect(state.propertyDependencies).toEqual(byKey);
+          const all = [...new Set(Object.values(byKey).flat())];
+          if (all.length === 0) expect(state).not.toHaveProperty("dependencies");
+          else expect([...(state.dependencies as string[])].sort()).toEqual(all.sort());
+          // The engine refuses a state where a resource comes before its parent or a dependency.
+          const at = adopted.indexOf(state);
+          for (const before of [...all, state.parent as string])
+            expect(adopted.findIndex((a) => a.urn === before)).toBeLessThan(at);
+        });
+      }),
+      SEEDS,
+    );
   });
 });
 
