@@ -9,8 +9,6 @@
  * `stackTrace`: where in the language host the registration came from, which no state written before the program
  * exists can know, and which the engine never compares), and the first `up` writes the checkpoint no more often than
  * the second (counted from the file backend's own log line for each write, `pulumi -v=7`).
- *
- * May import: node built-ins, ../../emulator, ./harness, ./plugin-tarball.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
