@@ -115,17 +115,18 @@ export const LISTED_CAPABILITIES = 8;
 export interface HoldingsStyle {
   capability: (capability: string) => string;
   isPrivileged: (capability: string) => boolean;
-  /** A privileged capability in a list, as written: "CAP_A (privileged)". */
+  /** A privileged capability in a list, as written: "CAP_IAM_ROLES_CREATE (privileged)". */
   marked: (written: string) => string;
-  /** A privileged capability named after a count, as written: "CAP_A". */
+  /** A privileged capability named after a count, as written: "CAP_IAM_ROLES_CREATE". */
   named?: (written: string) => string;
 }
 
 /**
- * What a role holds, said after its name: every capability ("2 capabilities: CAP_A, CAP_B (privileged)") when there
- * are at most `listUpTo` (LISTED_CAPABILITIES for a role the reader is told of for the first time, made or edited by
- * the change; 0 for one the reader knows by its name: built-in, unchanged, or said already); otherwise its count and
- * its privileged capabilities ("24 capabilities, 6 privileged: CAP_A, CAP_B").
+ * What a role holds, said after its name: every capability ("2 capabilities: CAP_REPO_LIST, CAP_IAM_ROLES_CREATE
+ * (privileged)") when there are at most `listUpTo` (LISTED_CAPABILITIES for a role the reader is told of for the
+ * first time, made or edited by the change; 0 for one the reader knows by its name: built-in, unchanged, or said
+ * already); otherwise its count and its privileged capabilities ("24 capabilities, 6 privileged:
+ * CAP_IAM_ROLES_CREATE, CAP_IAM_ROLE_BINDINGS_CREATE").
  */
 export function roleHoldings(
   capabilities: readonly string[],
