@@ -36,7 +36,7 @@ const GENERATORS = [
     writes: "sdk/schemas/openapi.generated.ts (from spec/openapi-v2beta1.json)",
   },
   { name: "schema", script: "generate-schema.js", writes: "schema.json" },
-  { name: "types", script: "generate-types.js", writes: "provider/types.ts" },
+  { name: "types", script: "generate-types.js", writes: "provider/types.generated.ts" },
   {
     name: "classes",
     script: "generate-classes.js",
