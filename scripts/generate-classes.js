@@ -256,7 +256,13 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+/** What this generator writes, relative to the repository. */
+const outputs = () => [...files().keys()];
+
+if (require.main === module)
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+
+module.exports = { outputs };

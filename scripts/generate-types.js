@@ -183,7 +183,13 @@ async function main() {
   console.log(`wrote ${path.relative(root, target)}`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+/** What this generator writes, relative to the repository. */
+const outputs = () => [path.relative(root, target)];
+
+if (require.main === module)
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+
+module.exports = { outputs };
