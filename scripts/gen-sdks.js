@@ -249,4 +249,7 @@ function main(argv) {
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
-module.exports = { differences };
+/** What this generator writes, relative to the repository: a directory, wholly generated. */
+const outputs = () => [`${path.relative(root, defaultOut)}/`];
+
+module.exports = { differences, outputs };

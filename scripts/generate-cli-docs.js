@@ -92,7 +92,13 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exit(2);
-});
+/** What this generator writes, relative to the repository. */
+const outputs = () => TOOLS.map((tool) => tool.doc);
+
+if (require.main === module)
+  main().catch((error) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  });
+
+module.exports = { outputs };

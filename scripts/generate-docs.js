@@ -20,6 +20,8 @@ const { loadProviderModule } = require("./provider-module");
 
 const root = path.resolve(__dirname, "..");
 const readme = path.join(root, "docs", "reference.md");
+const indexFile = path.join(root, "docs", "_index.md");
+const installationFile = path.join(root, "docs", "installation-configuration.md");
 
 /** A schema property's type as the tables show it. */
 function typeOf(spec) {
@@ -247,8 +249,8 @@ async function main() {
   text = replaceBetween(text, "data-sources", dataSourceTable(DATA_SOURCES, schema));
   const pages = [
     [readme, text],
-    [path.join(root, "docs", "_index.md"), indexPage(schema, RESOURCES, DATA_SOURCES)],
-    [path.join(root, "docs", "installation-configuration.md"), installationPage(schema, text)],
+    [indexFile, indexPage(schema, RESOURCES, DATA_SOURCES)],
+    [installationFile, installationPage(schema, text)],
   ];
   const config = (await prettier.resolveConfig(readme)) ?? {};
   const stale = [];
@@ -269,7 +271,13 @@ async function main() {
   console.log(stale.length > 0 ? `wrote ${stale.join(", ")}` : "docs are up to date");
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+/** What this generator writes, relative to the repository. */
+const outputs = () => [readme, indexFile, installationFile].map((file) => path.relative(root, file));
+
+if (require.main === module)
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+
+module.exports = { outputs };

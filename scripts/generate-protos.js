@@ -81,4 +81,7 @@ function main(argv) {
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
-module.exports = { compile, render };
+/** What this generator writes, relative to the repository. */
+const outputs = () => [relative(ROOT, OUTPUT)];
+
+module.exports = { compile, render, outputs };

@@ -14,18 +14,27 @@ const { loadProviderModule } = require("./provider-module");
 const root = path.resolve(__dirname, "..");
 const target = path.join(root, "schema.json");
 
-const text = loadProviderModule("schema").renderPackageSchema();
-if (process.argv.includes("--check")) {
-  const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : "";
-  if (current !== text) {
-    console.error("schema.json is out of date: run `npm run generate`.");
-    process.exit(1);
+function main() {
+  const text = loadProviderModule("schema").renderPackageSchema();
+  if (process.argv.includes("--check")) {
+    const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : "";
+    if (current !== text) {
+      console.error("schema.json is out of date: run `npm run generate`.");
+      process.exit(1);
+    }
+    console.log("schema.json is up to date.");
+  } else {
+    fs.writeFileSync(target, text);
+    const schema = JSON.parse(text);
+    console.log(
+      `wrote schema.json: ${Object.keys(schema.resources).length} resources, ${Object.keys(schema.functions).length} functions, ${Object.keys(schema.types).length} types`,
+    );
   }
-  console.log("schema.json is up to date.");
-} else {
-  fs.writeFileSync(target, text);
-  const schema = JSON.parse(text);
-  console.log(
-    `wrote schema.json: ${Object.keys(schema.resources).length} resources, ${Object.keys(schema.functions).length} functions, ${Object.keys(schema.types).length} types`,
-  );
 }
+
+/** What this generator writes, relative to the repository. */
+const outputs = () => [path.relative(root, target)];
+
+if (require.main === module) main();
+
+module.exports = { outputs };

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Writes provider/types.ts, the plain TypeScript a program compiles against, so each type is described once:
+ * Writes provider/types.generated.ts, the plain TypeScript a program compiles against, so each type is described once:
  *   - each resource's inputs and state, with their nested object types and every doc sentence, from its
  *     declaration as schema.json carries it (provider/catalogue, provider/schema), and the properties its outputs
  *     carry and keep secret (the classes under provider/<module>/ derive their Args, outputs and keys from these);
@@ -11,8 +11,8 @@
  * compile without esModuleInterop and skipLibCheck (the `pulumi new typescript` tsconfig has neither), so no public
  * declaration may reach zod. The schemas themselves are marked @internal and stripped from the .d.ts files.
  *
- *   node scripts/generate-types.js           # writes provider/types.ts
- *   node scripts/generate-types.js --check   # exits 1 if provider/types.ts differs from the schemas
+ *   node scripts/generate-types.js           # writes provider/types.generated.ts
+ *   node scripts/generate-types.js --check   # exits 1 if provider/types.generated.ts differs from the schemas
  */
 "use strict";
 const fs = require("node:fs");
@@ -22,7 +22,7 @@ const prettier = require("prettier");
 const { loadProviderModule } = require("./provider-module");
 
 const root = path.resolve(__dirname, "..");
-const target = path.join(root, "provider", "types.ts");
+const target = path.join(root, "provider", "types.generated.ts");
 
 /** Each data source's module (under provider/) and its schemas' stem: getRole -> iam/get-role, GetRole. */
 function dataSourceModules() {
@@ -174,7 +174,7 @@ async function main() {
   if (process.argv.includes("--check")) {
     const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : "";
     if (current !== formatted) {
-      console.error("provider/types.ts is out of date: run `npm run generate`");
+      console.error("provider/types.generated.ts is out of date: run `npm run generate`");
       process.exit(1);
     }
     return;
@@ -183,7 +183,13 @@ async function main() {
   console.log(`wrote ${path.relative(root, target)}`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+/** What this generator writes, relative to the repository. */
+const outputs = () => [path.relative(root, target)];
+
+if (require.main === module)
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+
+module.exports = { outputs };

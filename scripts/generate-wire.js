@@ -309,7 +309,10 @@ async function main() {
   console.log(`wrote ${TARGET} from ${SOURCE}`);
 }
 
-module.exports = { generate, readDocument, SOURCE, TARGET };
+/** What this generator writes, relative to the repository. */
+const outputs = () => [TARGET];
+
+module.exports = { generate, readDocument, SOURCE, TARGET, outputs };
 if (require.main === module)
   main().catch((error) => {
     console.error(error);

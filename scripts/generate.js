@@ -2,13 +2,15 @@
 /**
  * Regenerates every generated file of the repository, in the order they depend on each other, or checks that none
  * has drifted from its sources. The one list of generators is GENERATORS below: a new generator is one entry there
- * (a script under scripts/ that writes its files, and with `--check` exits non-zero, saying what differs, when they
- * are out of date), and both `npm run generate` and the drift tests pick it up.
+ * (a script under scripts/ that writes its files, exports `outputs()`, the paths it writes relative to the repository,
+ * and with `--check` exits non-zero, saying what differs, when they are out of date), and both `npm run generate` and
+ * the drift tests pick it up. What a generator writes is named as generated (test/repository.test.ts).
  *
  *   npm run generate                      # runs every generator in order
  *   npm run generate -- --check           # (or `npm run generate:check`) exits 1 if any generated file drifted
  *   npm run generate -- --only types,docs # just these, still in order
  *   npm run generate -- --no-engine       # leaves out the generators that need the Pulumi engine (the SDKs)
+ *   npm run generate -- --outputs         # prints, as JSON, what each generator writes (writes nothing)
  *
  * The unit drift test (test/provider/declarations.test.ts) checks each generator that needs no engine; the SDKs'
  * check, which runs `pulumi package gen-sdk`, is in the end-to-end suite (test/e2e/native-sdks.e2e.test.ts).
@@ -36,7 +38,7 @@ const GENERATORS = [
     writes: "sdk/schemas/openapi.generated.ts (from spec/openapi-v2beta1.json)",
   },
   { name: "schema", script: "generate-schema.js", writes: "schema.json" },
-  { name: "types", script: "generate-types.js", writes: "provider/types.ts" },
+  { name: "types", script: "generate-types.js", writes: "provider/types.generated.ts" },
   {
     name: "classes",
     script: "generate-classes.js",
@@ -61,7 +63,21 @@ function parse(argv) {
       `--only takes a comma-separated list of ${GENERATORS.map((g) => g.name).join(", ")}; got "${argv[only + 1] ?? ""}"`,
     );
   }
-  return { check: argv.includes("--check"), noEngine: argv.includes("--no-engine"), names };
+  return {
+    check: argv.includes("--check"),
+    outputs: argv.includes("--outputs"),
+    noEngine: argv.includes("--no-engine"),
+    names,
+  };
+}
+
+/** What each generator writes, from its script's own `outputs()`: { name, script, outputs } in GENERATORS' order. */
+function outputsOf(generators) {
+  return generators.map(({ name, script }) => {
+    const module = require(path.join(__dirname, script));
+    if (typeof module.outputs !== "function") throw new Error(`scripts/${script} exports no outputs()`);
+    return { name, script, outputs: module.outputs() };
+  });
 }
 
 function main(argv) {
@@ -75,6 +91,10 @@ function main(argv) {
   const chosen = GENERATORS.filter(
     (g) => (options.names === undefined || options.names.includes(g.name)) && !(options.noEngine && g.engine),
   );
+  if (options.outputs) {
+    console.log(JSON.stringify(outputsOf(chosen), null, 2));
+    return 0;
+  }
   const failed = [];
   for (const generator of chosen) {
     const args = [path.join(__dirname, generator.script), ...(options.check ? ["--check"] : [])];

@@ -1,5 +1,5 @@
 /**
- * Loads a module of the provider for the generators (schema.json, provider/types.ts, the docs): the compiled one
+ * Loads a module of the provider for the generators (schema.json, provider/types.generated.ts, the docs): the compiled one
  * under dist/ when it is newer than every source it is built from, else the TypeScript source through ts-node.
  */
 "use strict";

@@ -74,7 +74,7 @@ describe("each floor imports only what the layering allows", () => {
     ["provider/iam/probe.ts", "../registry/get-repo.implementation", false],
     ["provider/core/probe.ts", "../iam/role.implementation", false],
     ["provider/core/probe.ts", "../catalogue", false],
-    ["provider/core/probe.ts", "../types", true],
+    ["provider/core/probe.ts", "../types.generated", true],
     ["emulator/probe.ts", "../commands/program", true],
     ["emulator/probe.ts", "../commands/command", true],
     ["emulator/probe.ts", "../commands/access/spec", false],

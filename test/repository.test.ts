@@ -45,3 +45,60 @@ describe("the repository stands alone", () => {
     expect(offenders).toEqual([]);
   });
 });
+
+/**
+ * A generated file says so by its name, so a reader, a review or the `duplicates` tool can leave it out by a pattern:
+ * TypeScript as `<name>.generated.ts`, except a resource's provider module `<stem>.provider.ts`, whose compiled path
+ * every stack's state stores; what else a generator writes is JSON, Markdown or the SDKs under native-sdks/. The
+ * list comes from the generators themselves (each script under GENERATORS exports `outputs()`), so a new generator,
+ * or a new file of an old one, named like hand-written code fails here.
+ */
+describe("generated files are named as generated", () => {
+  // In a child process: the generators load prettier, which Jest's module registry cannot.
+  const generators = JSON.parse(
+    execFileSync("node", [join(root, "scripts", "generate.js"), "--outputs"], {
+      cwd: root,
+      encoding: "utf8",
+    }),
+  ) as { name: string; script: string; outputs: string[] }[];
+  const { GENERATORS } = require("../scripts/generate.js") as { GENERATORS: { name: string }[] };
+  const written = generators.flatMap(({ script, outputs }) => outputs.map((file) => ({ script, file })));
+  const GENERATED_TS = /\.generated\.ts$/;
+  const PROVIDER_MODULE = /^provider\/[a-z]+\/[a-z-]+\.provider\.ts$/;
+  const namedAsGenerated = (file: string): boolean =>
+    GENERATED_TS.test(file) ||
+    PROVIDER_MODULE.test(file) ||
+    /\.(json|md)$/.test(file) ||
+    file === "native-sdks/";
+
+  it("lists what every generator writes, inside the repository", () => {
+    expect(generators.map((g) => g.name)).toEqual(GENERATORS.map((g) => g.name));
+    for (const { name, outputs } of generators) expect([name, outputs.length > 0]).toEqual([name, true]);
+    for (const { file } of written) {
+      expect(file).not.toMatch(/^(\/|\.\.)/);
+      expect(existsSync(join(root, file))).toBe(true);
+    }
+  });
+
+  it("names every file a generator writes as generated", () => {
+    const misnamed = written
+      .filter(({ file }) => !namedAsGenerated(file))
+      .map((w) => `${w.file} (${w.script})`);
+    expect(misnamed).toEqual([]);
+  });
+
+  it("gives those names to no hand-written file", () => {
+    const generated = new Set(written.map((w) => w.file));
+    const handWritten = trackedTextFiles().filter(
+      (file) => (GENERATED_TS.test(file) || PROVIDER_MODULE.test(file)) && !generated.has(file),
+    );
+    expect(handWritten).toEqual([]);
+  });
+
+  it("rejects a generated TypeScript file named like hand-written code", () => {
+    expect(namedAsGenerated("provider/types.ts")).toBe(false);
+    expect(namedAsGenerated("provider/iam/resources.ts")).toBe(false);
+    expect(namedAsGenerated("sdk/schemas/openapi.ts")).toBe(false);
+    expect(namedAsGenerated("provider/types.generated.ts")).toBe(true);
+  });
+});

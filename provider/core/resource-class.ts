@@ -1,10 +1,10 @@
 /**
  * Helpers for the resource classes (program side). A class says only which resource it is: its Args and output
- * types and the properties it registers come from the declaration, through the generated ../types.
+ * types and the properties it registers come from the declaration, through ../types.generated.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { providerReference } from "./lazy-provider";
-import { RESOURCE_PROPERTIES } from "../types";
+import { RESOURCE_PROPERTIES } from "../types.generated";
 
 /** A resolved value as a program may give it: every level may be an Output or a promise. */
 export type InputOf<T> = T extends (infer U)[]

@@ -29,7 +29,7 @@ import {
   parseArgs,
   withProgramClient,
 } from "../core/program-client";
-import type { GetEffectiveAccessArgs, GetEffectiveAccessResult } from "../types";
+import type { GetEffectiveAccessArgs, GetEffectiveAccessResult } from "../types.generated";
 
 /** @internal */
 export const GetEffectiveAccessArgsSchema = z

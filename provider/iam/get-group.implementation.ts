@@ -7,7 +7,7 @@ import { z } from "zod";
 import { Group, Uidp } from "../../sdk/schemas";
 import { parentOf } from "../../sdk/uidp";
 import { ProfileArgsSchema, lookupDataSource, named, type DataSourceFunction } from "../core/data-source";
-import type { GetGroupArgs, GetGroupResult } from "../types";
+import type { GetGroupArgs, GetGroupResult } from "../types.generated";
 
 /** @internal */
 export const GetGroupArgsSchema = z

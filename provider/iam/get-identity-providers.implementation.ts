@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { IdentityProvider, Uidp } from "../../sdk/schemas";
 import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
-import type { GetIdentityProvidersArgs, GetIdentityProvidersResult } from "../types";
+import type { GetIdentityProvidersArgs, GetIdentityProvidersResult } from "../types.generated";
 import { isRoot } from "../../sdk/uidp";
 
 /** @internal */

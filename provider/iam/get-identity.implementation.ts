@@ -13,7 +13,7 @@ import {
   type Candidates,
   type DataSourceFunction,
 } from "../core/data-source";
-import type { GetIdentityArgs, GetIdentityResult } from "../types";
+import type { GetIdentityArgs, GetIdentityResult } from "../types.generated";
 
 /** @internal */
 export const GetIdentityArgsSchema = z

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { BUILTIN_ROLE_UID_PATTERN, Role, RoleUid, Uidp } from "../../sdk/schemas";
 import type { PlatformClient } from "../../sdk";
 import { ProfileArgsSchema, lookupDataSource, named, type DataSourceFunction } from "../core/data-source";
-import type { GetRoleArgs, GetRoleResult } from "../types";
+import type { GetRoleArgs, GetRoleResult } from "../types.generated";
 
 /** @internal */
 export const GetRoleArgsSchema = z

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { Role, Uidp } from "../../sdk/schemas";
 import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
-import type { GetRolesArgs, GetRolesResult } from "../types";
+import type { GetRolesArgs, GetRolesResult } from "../types.generated";
 
 /** @internal */
 export const GetRolesArgsSchema = z.object({

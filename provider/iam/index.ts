@@ -3,6 +3,6 @@
  * account associations, and their data sources.
  */
 // The resource classes, their Args and the Args of their object types (generated from the declarations).
-export * from "./resources";
+export * from "./resources.generated";
 // The data sources (getX and getXOutput), generated from their declarations.
-export * from "./data-sources";
+export * from "./data-sources.generated";

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { Repo, Uidp } from "../../sdk/schemas";
 import { ProfileArgsSchema, lookupDataSource, named, type DataSourceFunction } from "../core/data-source";
-import type { GetRepoArgs, GetRepoResult } from "../types";
+import type { GetRepoArgs, GetRepoResult } from "../types.generated";
 
 /** @internal */
 export const GetRepoArgsSchema = z

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { Repo, Uidp } from "../../sdk/schemas";
 import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
-import type { GetReposArgs, GetReposResult } from "../types";
+import type { GetReposArgs, GetReposResult } from "../types.generated";
 
 /** @internal */
 export const GetReposArgsSchema = z.object({

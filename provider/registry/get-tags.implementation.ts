@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { Tag, Uidp } from "../../sdk/schemas";
 import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
-import type { GetTagsArgs, GetTagsResult } from "../types";
+import type { GetTagsArgs, GetTagsResult } from "../types.generated";
 
 /** @internal */
 export const GetTagsArgsSchema = z.object({

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { Advisory, Uidp } from "../../sdk/schemas";
 import { ProfileArgsSchema, listDataSource, type DataSourceFunction } from "../core/data-source";
-import type { GetAdvisoriesArgs, GetAdvisoriesResult } from "../types";
+import type { GetAdvisoriesArgs, GetAdvisoriesResult } from "../types.generated";
 
 const anyOf = (what: string) => z.array(z.string()).optional().describe(`Match any of these ${what}.`);
 

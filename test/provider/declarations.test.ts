@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DATA_SOURCES, RESOURCES } from "../../provider/catalogue";
-import { RESOURCE_PROPERTIES } from "../../provider/types";
+import { RESOURCE_PROPERTIES } from "../../provider/types.generated";
 import { RESOURCES as PLUGIN_RESOURCES } from "../../plugin/resources";
 import { DATA_SOURCES as PLUGIN_DATA_SOURCES } from "../../plugin/data-sources";
 import * as platform from "../../provider";

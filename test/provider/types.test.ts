@@ -1,5 +1,5 @@
 /**
- * provider/types.ts is generated from the data sources' zod schemas (scripts/generate-types.js): it must match them,
+ * provider/types.generated.ts is generated from the data sources' zod schemas (scripts/generate-types.js): it must match them,
  * and no public declaration of the package may reach zod (a program compiled without esModuleInterop and
  * skipLibCheck would fail on zod's own declarations; test/e2e/user-program.e2e.test.ts compiles such a program).
  */
@@ -10,7 +10,7 @@ import * as path from "node:path";
 const root = path.resolve(__dirname, "..", "..");
 
 describe("the public types", () => {
-  it("provider/types.ts matches the zod schemas", () => {
+  it("provider/types.generated.ts matches the zod schemas", () => {
     expect(() =>
       execFileSync("node", [path.join(root, "scripts", "generate.js"), "--check", "--only", "types"], {
         stdio: "pipe",

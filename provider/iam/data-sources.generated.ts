@@ -19,7 +19,7 @@ import type {
   GetIdentityProvidersResult,
   GetEffectiveAccessArgs,
   GetEffectiveAccessResult,
-} from "../types";
+} from "../types.generated";
 
 export type {
   GetRolesArgs,

@@ -13,7 +13,7 @@ import type {
   GetRepoResult,
   GetTagsArgs,
   GetTagsResult,
-} from "../types";
+} from "../types.generated";
 
 export type { GetReposArgs, GetReposResult, GetRepoArgs, GetRepoResult, GetTagsArgs, GetTagsResult };
 

@@ -6,7 +6,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { outputForm } from "../core/output-form";
-import type { GetAdvisoriesArgs, GetAdvisoriesResult } from "../types";
+import type { GetAdvisoriesArgs, GetAdvisoriesResult } from "../types.generated";
 
 export type { GetAdvisoriesArgs, GetAdvisoriesResult };
 
