@@ -79,3 +79,10 @@ export const ROOT_UID = /^[0-9a-f]{40}$/;
 export const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export const enc = encodeURIComponent;
+
+/** The advisory ids a listing of advisories with `query` answers, sorted; the listing must succeed. */
+export async function advisoryIds(api: Api, query: string): Promise<string[]> {
+  const response = await api.get(`/vulnerabilities/v2beta1/advisories?${query}`);
+  expect(response.status).toBe(200);
+  return response.body.advisories.map((a: { advisoryId: string }) => a.advisoryId).sort();
+}
