@@ -10,7 +10,7 @@ import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
 import { BUILTIN_ROLES } from "../../emulator/access";
-import { PulumiStack, installLocalPackage, repoRoot } from "./harness";
+import { tearDown, PulumiStack, installLocalPackage, repoRoot } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(900_000);
@@ -105,9 +105,7 @@ describe.each([
 
   afterAll(async () => {
     emulator?.faults.clear();
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     front?.cleanup();
   });
 

@@ -13,7 +13,7 @@ import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
 import { expectDestroyDeletes, expectImportPrints, expectRefreshShowsAndUpReverts } from "./example-checks";
-import type { PulumiStack } from "./harness";
+import { tearDown, type PulumiStack } from "./harness";
 import { pluginStack } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
@@ -27,11 +27,7 @@ describe("examples/go through the native plugin", () => {
     stack = await pluginStack("examples/go", emulator);
   });
 
-  afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
-  });
+  afterAll(() => tearDown(stack, emulator));
 
   test("up creates the folder, the team inside it, the identity and the binding", async () => {
     const result = await stack.up();

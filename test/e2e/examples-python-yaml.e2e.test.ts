@@ -17,7 +17,7 @@ import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
 import { expectDestroyDeletes, expectImportPrints, expectRefreshShowsAndUpReverts } from "./example-checks";
-import { repoRoot, type PulumiStack } from "./harness";
+import { tearDown, repoRoot, type PulumiStack } from "./harness";
 import { appliedPlan, changed, previewPlan } from "./plans";
 import { pluginStack } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
@@ -80,9 +80,7 @@ describe.each([
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     fs.rmSync(programDir, { recursive: true, force: true });
   });
 

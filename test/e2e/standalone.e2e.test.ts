@@ -21,7 +21,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 
 import { startEmulator as startEmulatorInProcess } from "../../emulator";
-import { oncePerRun, PulumiStack, repoRoot, engineBinDir } from "./harness";
+import { tearDown, oncePerRun, PulumiStack, repoRoot, engineBinDir } from "./harness";
 import { installPlugin, pluginVersion as version } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
 
@@ -280,10 +280,7 @@ describe("the release runs with nothing installed", () => {
       await installPlugin(stack, path.join(release, `${plugin}-v${version}-linux-amd64.tar.gz`));
     });
 
-    afterAll(async () => {
-      await stack?.destroy({ allowFailure: true });
-      await stack?.cleanup();
-    });
+    afterAll(() => tearDown(stack));
 
     test("the engine's environment has no node", async () => {
       const result = await stack.shell("command -v node || echo none");
