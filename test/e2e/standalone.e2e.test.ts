@@ -153,8 +153,8 @@ function reflectedServices(address: string, token: string): Promise<string[]> {
   });
 }
 
-/** The ELF machine, Mach-O cpu type or PE machine of a binary, as a word. */
-function binaryFormat(file: string): string {
+/** The first 4 KiB of a file (zeros past its end): enough for the headers read below. */
+function firstBytes(file: string): Buffer {
   const head = Buffer.alloc(4096);
   const fd = fs.openSync(file, "r");
   try {
@@ -162,6 +162,12 @@ function binaryFormat(file: string): string {
   } finally {
     fs.closeSync(fd);
   }
+  return head;
+}
+
+/** The ELF machine, Mach-O cpu type or PE machine of a binary, as a word. */
+function binaryFormat(file: string): string {
+  const head = firstBytes(file);
   if (head.readUInt32BE(0) === 0x7f454c46) {
     return `ELF ${({ 0x3e: "x86-64", 0xb7: "aarch64" } as Record<number, string>)[head.readUInt16LE(18)] ?? "?"}`;
   }
@@ -179,13 +185,7 @@ function binaryFormat(file: string): string {
 
 /** The size of a PE's certificate table (its Authenticode signature): data directory 4 of the optional header. */
 function peCertificateTableSize(file: string): number {
-  const head = Buffer.alloc(4096);
-  const fd = fs.openSync(file, "r");
-  try {
-    fs.readSync(fd, head, 0, head.length, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
+  const head = firstBytes(file);
   const optional = head.readUInt32LE(0x3c) + 24;
   expect(head.readUInt16LE(optional)).toBe(0x20b); // PE32+
   return head.readUInt32LE(optional + 112 + 4 * 8 + 4);
