@@ -24,6 +24,7 @@ import { startEmulator as startEmulatorInProcess } from "../../emulator";
 import { tearDown, oncePerRun, PulumiStack, repoRoot, engineBinDir } from "./harness";
 import { installPlugin, pluginVersion as version } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
+import { runRelease, unpack } from "./release-run";
 
 jest.setTimeout(1_200_000);
 
@@ -39,20 +40,8 @@ const runtimes = require("../../scripts/node-runtimes.js") as {
 function releaseFolder(): string {
   return oncePerRun("release-folder", () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "release-standalone-"));
-    const stdout = execFileSync(process.execPath, [path.join(repoRoot, "scripts", "release.js"), out], {
-      cwd: repoRoot,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-      timeout: 20 * 60_000,
-    });
-    return stdout.trim().split("\n").pop() ?? "";
+    return runRelease(out, 20 * 60_000);
   });
-}
-
-function unpack(archive: string, scratch: string): string {
-  const dir = fs.mkdtempSync(path.join(scratch, "unpacked-"));
-  execFileSync("tar", ["-xzf", archive, "-C", dir]);
-  return dir;
 }
 
 /**
