@@ -11,15 +11,14 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { BUILTIN_ROLES } from "../../emulator/access";
 import { tearDown, PulumiStack, installLocalPackage, repoRoot } from "./harness";
+import { frontStack, type FrontProgram } from "./fronts";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(900_000);
 
 const VIEWER = BUILTIN_ROLES.find((r) => r.name === "viewer")!.uid;
 
-interface Front {
-  programDir(): string;
-  prepare(stack: PulumiStack): Promise<void>;
+interface Front extends FrontProgram {
   declare(stack: PulumiStack, groupUid: string, identities: string[]): Promise<void>;
   cleanup(): void;
 }
@@ -93,13 +92,7 @@ describe.each([
           })
         ).uid,
       );
-    stack = await PulumiStack.create({
-      programDir: front.programDir(),
-      config: { "platform:apiUrl": emulator.url },
-      secrets: { "platform:token": emulator.token },
-      env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
-    });
-    await front.prepare(stack);
+    stack = await frontStack(front, emulator);
     await front.declare(stack, folder, identities);
   });
 
