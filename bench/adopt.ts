@@ -32,6 +32,7 @@ import { PulumiStack, engineBinDir, testPassphrase } from "../test/e2e/harness";
 import { startPostgres } from "../test/e2e/postgres";
 import { startCliEmulator, type CliEmulator } from "./cli-emulator";
 import { runWhenMain } from "./main";
+import { benchPluginTarball } from "./plugin-tarball";
 import type { Capability } from "../sdk/schemas/capabilities";
 
 const ROOT = join(__dirname, "..");
@@ -439,12 +440,7 @@ async function upsAfterAdoption(
 }
 
 async function main(): Promise<void> {
-  const tarball =
-    process.env.BENCH_PLUGIN_TARBALL ||
-    execFileSync("node", [join(ROOT, "scripts", "build-plugin.js")], { cwd: ROOT, encoding: "utf8" })
-      .trim()
-      .split("\n")
-      .pop()!;
+  const tarball = benchPluginTarball(ROOT);
   const emulator = await startCliEmulator(ROOT);
   try {
     const objects = await makeOrganization(emulator);

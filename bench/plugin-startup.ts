@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { PulumiStack } from "../test/e2e/harness";
 import { startCliEmulator } from "./cli-emulator";
 import { runWhenMain } from "./main";
+import { benchPluginTarball } from "./plugin-tarball";
 import { measured } from "./stack";
 
 const ROOT = join(__dirname, "..");
@@ -136,12 +137,7 @@ async function preview(variants: Variant[]) {
 }
 
 async function main(): Promise<void> {
-  const tarball =
-    process.env.BENCH_PLUGIN_TARBALL ||
-    execFileSync("node", [join(ROOT, "scripts", "build-plugin.js")], { cwd: ROOT, encoding: "utf8" })
-      .trim()
-      .split("\n")
-      .pop()!;
+  const tarball = benchPluginTarball(ROOT);
   const work = mkdtempSync(join(tmpdir(), "bench-plugin-startup-"));
   try {
     const after = join(work, "after");

@@ -74,33 +74,43 @@ class Automaton {
   /** The rune-consuming or matching instructions reachable from `pcs` without input, at the start or not. */
   closure(pcs: Iterable<number>, atStart: boolean): Set<number> {
     const out = new Set<number>();
+    this.walk(pcs, (inst, pc) => {
+      switch (inst.op) {
+        case ALT:
+        case ALT_MATCH:
+          return [inst.out, inst.arg];
+        case CAPTURE:
+        case NOP:
+          return [inst.out];
+        case EMPTY_WIDTH:
+          // Begin conditions hold only at the start; end conditions are kept and checked by `accepts`.
+          if (inst.arg & (EMPTY_BEGIN_LINE | EMPTY_BEGIN_TEXT)) return atStart ? [inst.out] : [];
+          out.add(pc);
+          return [];
+        default:
+          out.add(pc);
+          return [];
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Visits each instruction reachable from `pcs` once, depth first, going on to the successors `next` names;
+   * stops, answering true, at the first instruction for which `next` answers true.
+   */
+  private walk(pcs: Iterable<number>, next: (inst: Inst, pc: number) => Iterable<number> | true): boolean {
     const seen = new Set<number>();
     const stack = [...pcs];
     while (stack.length > 0) {
       const pc = stack.pop()!;
       if (seen.has(pc)) continue;
       seen.add(pc);
-      const inst = this.prog.inst[pc]!;
-      switch (inst.op) {
-        case ALT:
-        case ALT_MATCH:
-          stack.push(inst.out, inst.arg);
-          break;
-        case CAPTURE:
-        case NOP:
-          stack.push(inst.out);
-          break;
-        case EMPTY_WIDTH:
-          // Begin conditions hold only at the start; end conditions are kept and checked by `accepts`.
-          if (inst.arg & (EMPTY_BEGIN_LINE | EMPTY_BEGIN_TEXT)) {
-            if (atStart) stack.push(inst.out);
-          } else out.add(pc);
-          break;
-        default:
-          out.add(pc);
-      }
+      const successors = next(this.prog.inst[pc]!, pc);
+      if (successors === true) return true;
+      stack.push(...successors);
     }
-    return out;
+    return false;
   }
 
   step(pcs: States, rune: number): Set<number> {
@@ -114,19 +124,13 @@ class Automaton {
 
   /** Whether the claim may end here: a match reachable through end-of-text conditions only. */
   accepts(pcs: States): boolean {
-    const seen = new Set<number>();
-    const stack = [...pcs];
-    while (stack.length > 0) {
-      const pc = stack.pop()!;
-      if (seen.has(pc)) continue;
-      seen.add(pc);
-      const inst = this.prog.inst[pc]!;
+    return this.walk(pcs, (inst) => {
       if (inst.op === MATCH) return true;
       if (inst.op === EMPTY_WIDTH && (inst.arg & (EMPTY_END_LINE | EMPTY_END_TEXT)) === inst.arg) {
-        for (const next of this.closure([inst.out], false)) stack.push(next);
+        return this.closure([inst.out], false);
       }
-    }
-    return false;
+      return [];
+    });
   }
 
   /** A shortest string that takes `pcs` to a match, or undefined when none does. */

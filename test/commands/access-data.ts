@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import type { AccessData } from "../../commands/access/read";
+import { review, type Review } from "../../commands/access/review";
 import { CAP_POOL } from "./access-fixtures";
 
 export const ORG = "c".repeat(40);
@@ -136,3 +137,17 @@ export const oneBinding: Plan = {
   roles: [["CAP_REPO_LIST"]],
   bindings: [{ identity: 0, role: 0, group: 1 }],
 };
+
+/** Asserts `check` on the data of random plans and their review as of NOW, with the given runs and seed. */
+export function forEveryReview(
+  check: (data: AccessData, r: Review) => void,
+  parameters: fc.Parameters<[Plan]>,
+): void {
+  fc.assert(
+    fc.property(plan, (p) => {
+      const data = accessData(p);
+      check(data, review(data, { now: NOW }));
+    }),
+    parameters,
+  );
+}

@@ -10,16 +10,15 @@ import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
 import { BUILTIN_ROLES } from "../../emulator/access";
-import { PulumiStack, installLocalPackage, repoRoot } from "./harness";
+import { tearDown, PulumiStack, installLocalPackage, repoRoot } from "./harness";
+import { frontStack, type FrontProgram } from "./fronts";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(900_000);
 
 const VIEWER = BUILTIN_ROLES.find((r) => r.name === "viewer")!.uid;
 
-interface Front {
-  programDir(): string;
-  prepare(stack: PulumiStack): Promise<void>;
+interface Front extends FrontProgram {
   declare(stack: PulumiStack, groupUid: string, identities: string[]): Promise<void>;
   cleanup(): void;
 }
@@ -93,21 +92,13 @@ describe.each([
           })
         ).uid,
       );
-    stack = await PulumiStack.create({
-      programDir: front.programDir(),
-      config: { "platform:apiUrl": emulator.url },
-      secrets: { "platform:token": emulator.token },
-      env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
-    });
-    await front.prepare(stack);
+    stack = await frontStack(front, emulator);
     await front.declare(stack, folder, identities);
   });
 
   afterAll(async () => {
     emulator?.faults.clear();
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     front?.cleanup();
   });
 

@@ -20,7 +20,7 @@ import * as path from "node:path";
 import MarkdownIt from "markdown-it";
 
 import { startEmulator, type Emulator } from "../../emulator";
-import { installLocalPackage, PulumiStack, repoRoot, type CommandResult } from "./harness";
+import { tearDown, installLocalPackage, PulumiStack, repoRoot, type CommandResult } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 const { bundlePolicy } = require("../../scripts/build-policy.js") as { bundlePolicy: () => Promise<string> };
@@ -113,8 +113,7 @@ describe.each([
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
+    await tearDown(stack);
     if (yaml) fs.rmSync(programDir, { recursive: true, force: true });
   });
 

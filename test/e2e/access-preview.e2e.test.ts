@@ -16,7 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
-import { installLocalPackage, PulumiStack, repoRoot } from "./harness";
+import { tearDown, installLocalPackage, PulumiStack, repoRoot } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(900_000);
@@ -63,9 +63,7 @@ describe.each([
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     if (plugin) fs.rmSync(programDir, { recursive: true, force: true });
   });
 
@@ -162,9 +160,7 @@ describe.each([
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     if (program !== "index.ts") fs.rmSync(programDir, { recursive: true, force: true });
   });
 

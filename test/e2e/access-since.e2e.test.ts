@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { BUILTIN_ROLES, startEmulator, type Emulator } from "../../emulator";
 import type { Review } from "../../commands/access/review";
 import { isPrivileged } from "../../sdk/access-model";
-import { installLocalPackage, PulumiStack, repoRoot } from "./harness";
+import { tearDown, installLocalPackage, PulumiStack, repoRoot } from "./harness";
 
 jest.setTimeout(600_000);
 
@@ -60,9 +60,7 @@ describe("platform-access review --since around a change made outside the stack"
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 

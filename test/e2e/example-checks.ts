@@ -1,10 +1,26 @@
 /**
  * What the examples' end-to-end files (examples-go, examples-python-yaml) check alike on a deployed example: a
- * change made behind Pulumi's back shows in refresh and the next up puts it back; destroy deletes every object and
- * empties the stack; `pulumi import` of a group made by hand prints it in the project's language.
+ * preview right after up expects no changes; a change made behind Pulumi's back shows in refresh and the next up
+ * puts it back; destroy deletes every object and empties the stack; `pulumi import` of a group made by hand prints
+ * it in the project's language.
  */
 import type { Emulator } from "../../emulator";
 import type { PulumiStack } from "./harness";
+
+/**
+ * The tests each example runs right after its first up, in order: a preview expects no changes, then a change made
+ * behind Pulumi's back shows in refresh and up puts it back. `deployed` answers the stack and emulator once set up.
+ */
+export function testsRightAfterUp(deployed: () => { stack: PulumiStack; emulator: Emulator }): void {
+  test("a preview right after up expects no changes", async () => {
+    await deployed().stack.preview();
+  });
+
+  test("refresh shows a change made behind Pulumi's back, and up puts it back", async () => {
+    const { stack, emulator } = deployed();
+    await expectRefreshShowsAndUpReverts(stack, emulator);
+  });
+}
 
 /** The team's description changed by hand: refresh takes it in, preview shows one update, up reverts it. */
 export async function expectRefreshShowsAndUpReverts(stack: PulumiStack, emulator: Emulator): Promise<void> {

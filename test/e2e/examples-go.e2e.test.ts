@@ -12,8 +12,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
-import { expectDestroyDeletes, expectImportPrints, expectRefreshShowsAndUpReverts } from "./example-checks";
-import type { PulumiStack } from "./harness";
+import { expectDestroyDeletes, expectImportPrints, testsRightAfterUp } from "./example-checks";
+import { tearDown, type PulumiStack } from "./harness";
 import { pluginStack } from "./plugin-tarball";
 
 jest.setTimeout(600_000);
@@ -27,11 +27,7 @@ describe("examples/go through the native plugin", () => {
     stack = await pluginStack("examples/go", emulator);
   });
 
-  afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
-  });
+  afterAll(() => tearDown(stack, emulator));
 
   test("up creates the folder, the team inside it, the identity and the binding", async () => {
     const result = await stack.up();
@@ -52,13 +48,7 @@ describe("examples/go through the native plugin", () => {
     expect(text).not.toContain(emulator.token);
   });
 
-  test("a preview right after up expects no changes", async () => {
-    await stack.preview();
-  });
-
-  test("refresh shows a change made behind Pulumi's back, and up puts it back", async () => {
-    await expectRefreshShowsAndUpReverts(stack, emulator);
-  });
+  testsRightAfterUp(() => ({ stack, emulator }));
 
   test("destroy deletes every object", async () => {
     await expectDestroyDeletes(stack, emulator, "folderUid");

@@ -16,8 +16,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
-import { expectDestroyDeletes, expectImportPrints, expectRefreshShowsAndUpReverts } from "./example-checks";
-import { repoRoot, type PulumiStack } from "./harness";
+import { expectDestroyDeletes, expectImportPrints, testsRightAfterUp } from "./example-checks";
+import { tearDown, repoRoot, type PulumiStack } from "./harness";
 import { appliedPlan, changed, previewPlan } from "./plans";
 import { pluginStack } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
@@ -80,9 +80,7 @@ describe.each([
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     fs.rmSync(programDir, { recursive: true, force: true });
   });
 
@@ -132,13 +130,7 @@ describe.each([
     expect(text).not.toContain(emulator.token);
   });
 
-  test("a preview right after up expects no changes", async () => {
-    await stack.preview();
-  });
-
-  test("refresh shows a change made behind Pulumi's back, and up puts it back", async () => {
-    await expectRefreshShowsAndUpReverts(stack, emulator);
-  });
+  testsRightAfterUp(() => ({ stack, emulator }));
 
   test("an input change is previewed as an update, and up does just that", async () => {
     const uid = (await stack.outputs())["engineeringUid"] as string;

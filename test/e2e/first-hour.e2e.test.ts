@@ -5,12 +5,13 @@
  * folder, and its `pulumi up` makes one folder under the organization. How long each block takes is printed, for the
  * README's timings.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { engineBinDir, repoRoot, testPassphrase } from "./harness";
+import { sh } from "./shell";
 import { forgetJavaSdk } from "./java-project";
 import { codeBlocks, readmePath, SHELL_LANGUAGES } from "./readme";
 
@@ -39,23 +40,6 @@ const mavenPluginVersions = [
     ),
 ].map((m) => (m[1] ?? m[2])!);
 
-/** Runs `script` with bash (-e, pipefail) through scripts/pulumi-env.sh in `cwd`; resolves with its output. */
-function sh(script: string, cwd: string, env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      "bash",
-      [path.join(repoRoot, "scripts/pulumi-env.sh"), "bash", "-e", "-o", "pipefail", "-c", script],
-      { cwd, env: { ...process.env, ...env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.on("close", (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`\`${script}\` exited ${code}:\n${output}`)),
-    );
-  });
-}
-
 describe("README: your first hour, in each language", () => {
   let emulator: Emulator;
   let release: string;
@@ -68,7 +52,7 @@ describe("README: your first hour, in each language", () => {
     const [build] = blocks;
     expect(build?.text.trim()).toBe("npm run release");
     const started = Date.now();
-    const output = await sh(build!.text, repoRoot, {});
+    const output = (await sh(build!.text, repoRoot, {})).output;
     release = output.trim().split("\n").pop() ?? "";
     timings.push(`release: ${((Date.now() - started) / 1000).toFixed(0)} s`);
     expect(fs.existsSync(path.join(release, "SHA256SUMS"))).toBe(true);
@@ -129,7 +113,7 @@ describe("README: your first hour, in each language", () => {
     }
 
     const started = Date.now();
-    const output = await sh(block!.text, dir, env);
+    const output = (await sh(block!.text, dir, env)).output;
     ran[language] = { dir: path.join(dir, `hello-${language}`), env };
     const up = /Duration: (\S+)/.exec(output)?.[1] ?? "?";
     timings.push(`${language}: ${((Date.now() - started) / 1000).toFixed(0)} s, of which pulumi up ${up}`);
@@ -148,7 +132,7 @@ describe("README: your first hour, in each language", () => {
     const yaml = ran["yaml"];
     expect(yaml).toBeDefined();
     const started = Date.now();
-    const output = await sh(policyBlock!.text, yaml!.dir, yaml!.env);
+    const output = (await sh(policyBlock!.text, yaml!.dir, yaml!.env)).output;
     timings.push(`policy pack (install and preview): ${((Date.now() - started) / 1000).toFixed(0)} s`);
     expect(output).toContain(`pulumi-platform@v${version}`);
     expect(output).not.toMatch(/mandatory|advisory/);

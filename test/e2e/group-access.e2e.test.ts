@@ -13,7 +13,8 @@ import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
 import { BUILTIN_ROLES } from "../../emulator/access";
-import { PulumiStack, installLocalPackage, repoRoot } from "./harness";
+import { tearDown, PulumiStack, installLocalPackage, repoRoot } from "./harness";
+import { frontStack, type FrontProgram } from "./fronts";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(900_000);
@@ -29,10 +30,8 @@ const EDITOR = role("editor");
 const OWNER = role("owner");
 
 /** How each language's program is given a spec. */
-interface Front {
+interface Front extends FrontProgram {
   language: string;
-  programDir(): string;
-  prepare(stack: PulumiStack): Promise<void>;
   apply(stack: PulumiStack, spec: Spec): Promise<void>;
   cleanup(): void;
 }
@@ -122,19 +121,11 @@ describe.each([
         })
       ).uid;
     [ci, bob] = [await identity("ci"), await identity("bob")];
-    stack = await PulumiStack.create({
-      programDir: front.programDir(),
-      config: { "platform:apiUrl": emulator.url },
-      secrets: { "platform:token": emulator.token },
-      env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
-    });
-    await front.prepare(stack);
+    stack = await frontStack(front, emulator);
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     front?.cleanup();
   });
 

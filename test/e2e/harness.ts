@@ -404,3 +404,16 @@ export function buildOncePerRun(): void {
     return "built";
   });
 }
+
+/**
+ * After a file's tests: destroys what the stack still holds (a failure is allowed), removes the stack, then stops
+ * the emulator; each only where the set-up got as far as making it.
+ */
+export async function tearDown(
+  stack: PulumiStack | undefined,
+  emulator?: { close(): Promise<void> } | undefined,
+): Promise<void> {
+  await stack?.destroy({ allowFailure: true });
+  await stack?.cleanup();
+  await emulator?.close();
+}

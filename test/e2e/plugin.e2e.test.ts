@@ -17,7 +17,7 @@ import { description as roleBindingDescription } from "../../provider/iam/role-b
 import { description as identityProviderDescription } from "../../provider/iam/identity-provider.implementation";
 import { description as groupInviteDescription } from "../../provider/iam/group-invite.implementation";
 import { description as accountAssociationDescription } from "../../provider/iam/account-association.implementation";
-import { PulumiStack, type StackState } from "./harness";
+import { tearDown, PulumiStack, type StackState } from "./harness";
 import {
   buildPluginTarball,
   handMadeObjectOfEveryKind,
@@ -59,11 +59,7 @@ describe("the native plugin pulumi-resource-platform under the real engine", () 
     await installPlugin(stack, tarball);
   });
 
-  afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
-  });
+  afterAll(() => tearDown(stack, emulator));
 
   it("up creates one of every kind through the plugin, with the data source's result", async () => {
     // The preview of a create: the plugin answers with the inputs and unknowns for what the service assigns.

@@ -14,7 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { startEmulator, type Emulator } from "../../emulator";
-import { installLocalPackage, PulumiStack, repoRoot, type CommandResult } from "./harness";
+import { tearDown, installLocalPackage, PulumiStack, repoRoot, type CommandResult } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
 
@@ -97,10 +97,7 @@ describe("TypeScript on the dynamic resources", () => {
       secrets: { "platform:token": emulator.token },
     });
   });
-  afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-  });
+  afterAll(() => tearDown(stack));
 
   test("a program breaking every rule fails the preview, one line per violation", async () => {
     const result = await stack.run(["preview", "--policy-pack", policyPack], { allowFailure: true });
@@ -259,8 +256,7 @@ describe("YAML on the native plugin", () => {
     await installPlugin(stack, tarball);
   });
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
+    await tearDown(stack);
     fs.rmSync(programDir, { recursive: true, force: true });
   });
 

@@ -6,7 +6,7 @@
  * with that one change, so going from one row to the next also undoes the previous change).
  */
 import { startEmulator, type Emulator } from "../../emulator";
-import { installLocalPackage, PulumiStack } from "./harness";
+import { tearDown, installLocalPackage, PulumiStack } from "./harness";
 import { appliedPlan, changed, previewPlan, type Plan } from "./plans";
 
 jest.setTimeout(600_000);
@@ -54,9 +54,7 @@ describe("preview = apply, under the real engine, for every resource kind", () =
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     if (report.length > 0) console.info(["change | preview | up", ...report].join("\n"));
   });
 

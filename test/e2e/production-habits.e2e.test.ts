@@ -22,7 +22,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
-import { installLocalPackage, PulumiStack, repoRoot } from "./harness";
+import { tearDown, installLocalPackage, PulumiStack, repoRoot } from "./harness";
 
 jest.setTimeout(300_000);
 
@@ -134,9 +134,7 @@ function workloadIdentityStack(): {
   });
 
   afterAll(async () => {
-    await stack?.destroy({ allowFailure: true });
-    await stack?.cleanup();
-    await emulator?.close();
+    await tearDown(stack, emulator);
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { PulumiStack, repoRoot } from "./harness";
 import { installPlugin, pluginVersion as version } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
+import { runRelease, unpack } from "./release-run";
 
 jest.setTimeout(900_000);
 
@@ -22,22 +23,7 @@ const goModule = "github.com/pulumi-platform/native-sdks/go";
 const platforms = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"];
 
 /** Runs scripts/release.js into `out` and returns the folder it printed last. */
-function release(out: string): string {
-  const stdout = execFileSync(process.execPath, [path.join(repoRoot, "scripts", "release.js"), out], {
-    cwd: repoRoot,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    timeout: 10 * 60_000,
-  });
-  return stdout.trim().split("\n").pop() ?? "";
-}
-
-/** Unpacks a .tar.gz into a new directory under `scratch` and returns it. */
-function unpack(archive: string, scratch: string): string {
-  const dir = fs.mkdtempSync(path.join(scratch, "unpacked-"));
-  execFileSync("tar", ["-xzf", archive, "-C", dir]);
-  return dir;
-}
+const release = (out: string): string => runRelease(out, 10 * 60_000);
 
 describe("npm run release", () => {
   let scratch: string;

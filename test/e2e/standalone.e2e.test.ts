@@ -21,9 +21,10 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 
 import { startEmulator as startEmulatorInProcess } from "../../emulator";
-import { oncePerRun, PulumiStack, repoRoot, engineBinDir } from "./harness";
+import { tearDown, oncePerRun, PulumiStack, repoRoot, engineBinDir } from "./harness";
 import { installPlugin, pluginVersion as version } from "./plugin-tarball";
 import { pythonEnvironment } from "./python-env";
+import { runRelease, unpack } from "./release-run";
 
 jest.setTimeout(1_200_000);
 
@@ -39,20 +40,8 @@ const runtimes = require("../../scripts/node-runtimes.js") as {
 function releaseFolder(): string {
   return oncePerRun("release-folder", () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "release-standalone-"));
-    const stdout = execFileSync(process.execPath, [path.join(repoRoot, "scripts", "release.js"), out], {
-      cwd: repoRoot,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-      timeout: 20 * 60_000,
-    });
-    return stdout.trim().split("\n").pop() ?? "";
+    return runRelease(out, 20 * 60_000);
   });
-}
-
-function unpack(archive: string, scratch: string): string {
-  const dir = fs.mkdtempSync(path.join(scratch, "unpacked-"));
-  execFileSync("tar", ["-xzf", archive, "-C", dir]);
-  return dir;
 }
 
 /**
@@ -153,8 +142,8 @@ function reflectedServices(address: string, token: string): Promise<string[]> {
   });
 }
 
-/** The ELF machine, Mach-O cpu type or PE machine of a binary, as a word. */
-function binaryFormat(file: string): string {
+/** The first 4 KiB of a file (zeros past its end): enough for the headers read below. */
+function firstBytes(file: string): Buffer {
   const head = Buffer.alloc(4096);
   const fd = fs.openSync(file, "r");
   try {
@@ -162,6 +151,12 @@ function binaryFormat(file: string): string {
   } finally {
     fs.closeSync(fd);
   }
+  return head;
+}
+
+/** The ELF machine, Mach-O cpu type or PE machine of a binary, as a word. */
+function binaryFormat(file: string): string {
+  const head = firstBytes(file);
   if (head.readUInt32BE(0) === 0x7f454c46) {
     return `ELF ${({ 0x3e: "x86-64", 0xb7: "aarch64" } as Record<number, string>)[head.readUInt16LE(18)] ?? "?"}`;
   }
@@ -179,13 +174,7 @@ function binaryFormat(file: string): string {
 
 /** The size of a PE's certificate table (its Authenticode signature): data directory 4 of the optional header. */
 function peCertificateTableSize(file: string): number {
-  const head = Buffer.alloc(4096);
-  const fd = fs.openSync(file, "r");
-  try {
-    fs.readSync(fd, head, 0, head.length, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
+  const head = firstBytes(file);
   const optional = head.readUInt32LE(0x3c) + 24;
   expect(head.readUInt16LE(optional)).toBe(0x20b); // PE32+
   return head.readUInt32LE(optional + 112 + 4 * 8 + 4);
@@ -280,10 +269,7 @@ describe("the release runs with nothing installed", () => {
       await installPlugin(stack, path.join(release, `${plugin}-v${version}-linux-amd64.tar.gz`));
     });
 
-    afterAll(async () => {
-      await stack?.destroy({ allowFailure: true });
-      await stack?.cleanup();
-    });
+    afterAll(() => tearDown(stack));
 
     test("the engine's environment has no node", async () => {
       const result = await stack.shell("command -v node || echo none");

@@ -10,12 +10,13 @@
  * templates: `pulumi new <repo>/templates/<language> --generate-only` gives the same project as the release's
  * template, but for the SDK files the release's carries. How long each step takes is printed.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { engineBinDir, oncePerRun, repoRoot, testPassphrase } from "./harness";
+import { sh } from "./shell";
 
 jest.setTimeout(900_000);
 
@@ -34,35 +35,6 @@ const platform = `${process.platform === "win32" ? "windows" : process.platform}
 const PLUGIN_INSTALL = `pulumi plugin install resource platform ${version} --file "$RELEASE/pulumi-resource-platform-v${version}-linux-amd64.tar.gz"`;
 
 /** What a run of one command gave. */
-interface Ran {
-  output: string;
-  seconds: number;
-}
-
-/**
- * Runs `script` with bash (-e, pipefail) through scripts/pulumi-env.sh in `cwd`, `stdin` on its standard input;
- * resolves with its output, rejects with it when it fails.
- */
-function sh(script: string, cwd: string, env: Record<string, string>, stdin = ""): Promise<Ran> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      "bash",
-      [path.join(repoRoot, "scripts/pulumi-env.sh"), "bash", "-e", "-o", "pipefail", "-c", script],
-      { cwd, env: { ...process.env, ...env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    child.stdin.end(stdin);
-    child.on("close", (code) =>
-      code === 0
-        ? resolve({ output, seconds: (Date.now() - started) / 1000 })
-        : reject(new Error(`\`${script}\` exited ${code}:\n${output}`)),
-    );
-  });
-}
-
 /**
  * `npm run release` into a folder of its own: in the suite's run directory, once per run, else in `scratch`. The
  * folder.
@@ -317,7 +289,7 @@ describe("pulumi new templates, from the release folder, against the emulator", 
       const script =
         `pulumi new "${path.join(repoRoot, "templates", language)}" --generate-only --yes --force ` +
         `--non-interactive --name tmpl-${language}`;
-      await sh(script, dir, env);
+      await sh(script, dir, env, "");
 
       const sdkFiles = {
         typescript: [`pulumi-platform-native-${version}.tgz`],

@@ -9,9 +9,14 @@ import { Service } from "../../emulator/service";
 import { MemoryStore } from "../../emulator/store";
 import { StalePreparation } from "../../emulator/routes/types";
 
-test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash or a bare 500", async () => {
-  const warnings: string[] = [];
-  const store = new MemoryStore();
+type ServerOptions = Parameters<typeof buildServer>[0];
+
+/** A server on an emulator service over `store`, with only `routes`, listening on a free port. */
+async function serve(
+  store: MemoryStore,
+  routes: ServerOptions["routes"],
+  onUnexpectedError?: (report: string) => void,
+): Promise<{ app: ReturnType<typeof buildServer>; url: (path: string) => string }> {
   const clock = createClock();
   const svc = new Service(store, clock, await OidcIssuer.create(store, clock));
   const app = buildServer({
@@ -20,9 +25,20 @@ test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash
       faults: new Faults(),
       url: () => "",
       onRequestLogged: () => undefined,
-      onUnexpectedError: (report) => warnings.push(report),
+      ...(onUnexpectedError ? { onUnexpectedError } : {}),
     }),
-    routes: [
+    routes,
+    url: () => "",
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return { app, url: (path) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${path}` };
+}
+
+test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash or a bare 500", async () => {
+  const warnings: string[] = [];
+  const { app, url } = await serve(
+    new MemoryStore(),
+    [
       {
         method: "GET",
         url: "/boom",
@@ -32,11 +48,10 @@ test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash
         },
       },
     ],
-    url: () => "",
-  });
-  await app.listen({ port: 0, host: "127.0.0.1" });
+    (report) => warnings.push(report),
+  );
   try {
-    const response = await fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/boom`);
+    const response = await fetch(url("/boom"));
     expect(response.status).toBe(500);
     const body = (await response.json()) as { code: number; message: string; details: { reason?: string }[] };
     expect(body.code).toBe(13);
@@ -51,8 +66,6 @@ test("a handler that throws gets code 13 with HTTP 500 and a report, not a crash
 
 test("a staged route is prepared again while what it relied on changes, then refused as retryable", async () => {
   const store = new MemoryStore();
-  const clock = createClock();
-  const svc = new Service(store, clock, await OidcIssuer.create(store, clock));
   let preparations = 0;
   let staleFor = 0;
   const handler = (): unknown => {
@@ -68,18 +81,9 @@ test("a staged route is prepared again while what it relied on changes, then ref
     prepare: async () => ++preparations,
     handler,
   };
-  const app = buildServer({
-    dispatcher: createDispatcher({
-      svc,
-      faults: new Faults(),
-      url: () => "",
-      onRequestLogged: () => undefined,
-    }),
-    routes: [route],
-    url: () => "",
-  });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/staged`;
+  const served = await serve(store, [route]);
+  const app = served.app;
+  const url = served.url("/staged");
   try {
     staleFor = 2;
     expect(await (await fetch(url)).json()).toEqual({ preparations: 3 });

@@ -6,18 +6,14 @@
  * the accepted one is exchanged.
  */
 import fc from "fast-check";
-import { type Api, startInOrg } from "./helpers";
+import { type Api, useInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
 let ownerRole: string;
 const ISSUER_PATH = "/oidc";
 
-beforeAll(async () => {
-  ({ api, org } = await startInOrg());
-  ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
-});
-afterAll(() => api.emulator.close());
+useInOrg((started) => ({ api, org, ownerRole } = started));
 
 let counter = 0;
 async function identity(claimMatch: Record<string, unknown>): Promise<string> {

@@ -13,7 +13,7 @@
  */
 import fc from "fast-check";
 import { claimMatchAccepts, claimMatchViolations, compilePattern } from "../../emulator/claim-match";
-import { details, type Api, startInOrg } from "./helpers";
+import { details, type Api, useInOrg } from "./helpers";
 
 export const PATTERN_RUNS = 2000;
 export const BREAKOUT_RUNS = 200;
@@ -144,11 +144,7 @@ describe("property 3c: through HTTP, identity rules and exchange answers", () =>
   let api: Api;
   let org: string;
   let ownerRole: string;
-  beforeAll(async () => {
-    ({ api, org } = await startInOrg());
-    ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
-  });
-  afterAll(() => api.emulator.close());
+  useInOrg((started) => ({ api, org, ownerRole } = started));
 
   /** One side of a claimMatch: no rule, an empty rule, an exact value, or a (possibly invalid) pattern. */
   const rule = (exactValues: fc.Arbitrary<string>) =>

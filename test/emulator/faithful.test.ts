@@ -4,7 +4,7 @@
  * on the emulator before the fix.
  */
 import fc from "fast-check";
-import { details, start, type Api } from "./helpers";
+import { advisoryIds, details, start, type Api } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -353,10 +353,7 @@ describe("3. every documented list parameter is honoured or refused, never ignor
   });
 
   test("advisories: event filters and latestEventType; origin is refused as not supported", async () => {
-    const ids = async (q: string) =>
-      (await api.get(`/vulnerabilities/v2beta1/advisories?${q}`)).body.advisories
-        .map((a: { advisoryId: string }) => a.advisoryId)
-        .sort();
+    const ids = (q: string) => advisoryIds(api, q);
     expect(await ids("latestEventType=EVENT_TYPE_FILTER_FIXED")).toEqual(["CGA-aaaa"]);
     expect(await ids("latest_event_type=EVENT_TYPE_FILTER_DETECTION")).toEqual(["CGA-bbbb"]);
     expect(await ids("eventTypes=EVENT_TYPE_FILTER_FIXED")).toEqual(["CGA-aaaa", "CGA-bbbb"]);

@@ -122,28 +122,32 @@ function fieldJson(field: DescField, depth: number): fc.Arbitrary<JsonValue> {
       return fc.constantFrom(...field.enum.values.map((v) => v.name));
     case "message":
       return messageJson(field.message, depth - 1);
-    case "list": {
-      const item =
-        field.listKind === "scalar"
-          ? scalar(field.scalar)
-          : field.listKind === "enum"
-            ? fc.constantFrom(...field.enum.values.map((v) => v.name))
-            : messageJson(field.message, depth - 1);
-      return fc.array(item, { maxLength: 3 });
-    }
+    case "list":
+      return fc.array(elementJson(field, field.listKind, depth), { maxLength: 3 });
     case "map": {
-      const value =
-        field.mapKind === "scalar"
-          ? scalar(field.scalar)
-          : field.mapKind === "enum"
-            ? fc.constantFrom(...field.enum.values.map((v) => v.name))
-            : messageJson(field.message, depth - 1);
+      const value = elementJson(field, field.mapKind, depth);
       const key =
         field.mapKey === ScalarType.STRING
           ? fc.string({ maxLength: 8 })
           : fc.integer({ min: 0, max: 1000 }).map(String);
       return fc.dictionary(key, value, { maxKeys: 3 });
     }
+  }
+}
+
+/** One element of a list or one value of a map, by the kind of what the field holds. */
+function elementJson(
+  field: DescField & { fieldKind: "list" | "map" },
+  kind: "scalar" | "enum" | "message",
+  depth: number,
+): fc.Arbitrary<JsonValue> {
+  switch (kind) {
+    case "scalar":
+      return scalar(field.scalar!);
+    case "enum":
+      return fc.constantFrom(...field.enum!.values.map((v) => v.name));
+    case "message":
+      return messageJson(field.message!, depth - 1);
   }
 }
 

@@ -328,23 +328,19 @@ const list = fc.record({
   query: fc.uniqueArray(listParam, { maxLength: 4, selector: ([k]) => k }),
 });
 
-const get = fc.constantFrom(...ALL).chain((kind) =>
-  fc.record({
-    caller: caller(),
-    method: fc.constant("GET" as const),
-    path: target(kind).map((t) => `${COLLECTION[kind]}/${t}`),
-    query: fc.constant([] as [string, string][]),
-  }),
-);
+/** A call on one object of one of `kinds`, without a query. */
+const onOne = (kinds: readonly Kind[], method: "GET" | "DELETE") =>
+  fc.constantFrom(...kinds).chain((kind) =>
+    fc.record({
+      caller: caller(),
+      method: fc.constant(method),
+      path: target(kind).map((t) => `${COLLECTION[kind]}/${t}`),
+      query: fc.constant([] as [string, string][]),
+    }),
+  );
 
-const del = fc.constantFrom(...WRITABLE).chain((kind) =>
-  fc.record({
-    caller: caller(),
-    method: fc.constant("DELETE" as const),
-    path: target(kind).map((t) => `${COLLECTION[kind]}/${t}`),
-    query: fc.constant([] as [string, string][]),
-  }),
-);
+const get = onOne(ALL, "GET");
+const del = onOne(WRITABLE, "DELETE");
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 8, arbitrary: create },

@@ -14,7 +14,7 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protobuf from "protobufjs";
 import { servedMethods, type ServedMethod } from "../../emulator/grpc/protos";
-import { loadProtoRoot } from "./proto-sources";
+import { loadProtoRoot, PROTO_OBJECT } from "./proto-sources";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -135,16 +135,6 @@ export function decodeStatus(bytes: Uint8Array): { code: number; message: string
     }),
   };
 }
-
-/** How decoded messages become plain objects before `canonical` / `toJson` read them. */
-export const PROTO_OBJECT: protobuf.IConversionOptions = {
-  longs: String,
-  enums: String,
-  bytes: String,
-  defaults: false,
-  arrays: false,
-  objects: false,
-};
 
 export function decodeMessage(typeName: string, bytes: Uint8Array): Record<string, unknown> {
   const type = messageType(typeName);

@@ -57,13 +57,28 @@ export async function start(options: EmulatorOptions = {}): Promise<Api> {
   };
 }
 
-/** The ErrorInfo, BadRequest and PreconditionFailure details of an AIP-193 body. */
 /** An emulator started for a file's tests, and the uid of its organization. */
 export async function startInOrg(options: EmulatorOptions = {}): Promise<{ api: Api; org: string }> {
   const api = await start(options);
   return { api, org: api.emulator.orgUid };
 }
 
+/**
+ * Starts an emulator before the calling file's (or describe block's) tests and closes it after; `set` receives it
+ * with the uid of its organization and of its built-in owner role.
+ */
+export function useInOrg(set: (started: { api: Api; org: string; ownerRole: string }) => void): void {
+  let api: Api | undefined;
+  beforeAll(async () => {
+    const started = await startInOrg();
+    api = started.api;
+    const ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid as string;
+    set({ ...started, ownerRole });
+  });
+  afterAll(() => api?.emulator.close());
+}
+
+/** The ErrorInfo, BadRequest and PreconditionFailure details of an AIP-193 body. */
 export function details(body: { details?: { "@type": string }[] }) {
   const find = (suffix: string) =>
     body.details?.find((d) => d["@type"].endsWith(suffix)) as Record<string, unknown> | undefined;
@@ -79,3 +94,10 @@ export const ROOT_UID = /^[0-9a-f]{40}$/;
 export const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export const enc = encodeURIComponent;
+
+/** The advisory ids a listing of advisories with `query` answers, sorted; the listing must succeed. */
+export async function advisoryIds(api: Api, query: string): Promise<string[]> {
+  const response = await api.get(`/vulnerabilities/v2beta1/advisories?${query}`);
+  expect(response.status).toBe(200);
+  return response.body.advisories.map((a: { advisoryId: string }) => a.advisoryId).sort();
+}

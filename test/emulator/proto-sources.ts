@@ -27,18 +27,20 @@ function resolveImport(target: string): string {
   );
 }
 
-/**
- * How a client's generated code reads messages: lowerCamelCase members, int64 as decimal strings, enums by name,
- * absent fields absent.
- */
-export const LOADER_OPTIONS: Readonly<protoLoader.Options> = Object.freeze({
-  keepCase: false,
+/** How decoded messages become plain objects: int64 as decimal strings, enums by name, absent fields absent. */
+export const PROTO_OBJECT: Readonly<protobuf.IConversionOptions> = Object.freeze({
   longs: String,
   enums: String,
   bytes: String,
   defaults: false,
   arrays: false,
   objects: false,
+});
+
+/** How a client's generated code reads messages: lowerCamelCase members, and otherwise as PROTO_OBJECT. */
+export const LOADER_OPTIONS: Readonly<protoLoader.Options> = Object.freeze({
+  keepCase: false,
+  ...PROTO_OBJECT,
   oneofs: false,
   includeDirs: [...INCLUDE_DIRS],
 });

@@ -4,7 +4,7 @@
  * parameter has an effect at all (the filtered answer differs from the unfiltered one) and that both
  * spellings give that same answer, so losing either spelling fails here.
  */
-import { enc, start, type Api } from "./helpers";
+import { advisoryIds, enc, start, type Api } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -34,12 +34,6 @@ afterAll(() => api.emulator.close());
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-async function advisoryIds(query: string): Promise<string[]> {
-  const response = await api.get(`/vulnerabilities/v2beta1/advisories?${query}`);
-  expect(response.status).toBe(200);
-  return response.body.advisories.map((a: { advisoryId: string }) => a.advisoryId).sort();
-}
-
 async function groupNames(query: string): Promise<string[]> {
   const response = await api.get(`/iam/v2beta1/groups?${query}`);
   expect(response.status).toBe(200);
@@ -61,9 +55,9 @@ describe("advisory filters in both spellings", () => {
   test.each(cases)("%s / its snake_case form select only the matching advisory", async (camel, member) => {
     const value = (ADVISORIES[1] as Record<string, unknown>)[member] as string;
     expect(snake(camel)).not.toBe(camel);
-    expect(await advisoryIds("")).toEqual(["CGA-0001", "CGA-0002"]);
-    expect(await advisoryIds(`${camel}=${enc(value)}`)).toEqual(["CGA-0002"]);
-    expect(await advisoryIds(`${snake(camel)}=${enc(value)}`)).toEqual(["CGA-0002"]);
+    expect(await advisoryIds(api, "")).toEqual(["CGA-0001", "CGA-0002"]);
+    expect(await advisoryIds(api, `${camel}=${enc(value)}`)).toEqual(["CGA-0002"]);
+    expect(await advisoryIds(api, `${snake(camel)}=${enc(value)}`)).toEqual(["CGA-0002"]);
   });
 });
 

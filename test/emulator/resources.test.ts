@@ -1,5 +1,5 @@
 /** Per-resource rules: identities, role bindings, identity providers, invites, account associations, registry, advisories, v1. */
-import { RFC3339_MS, details, start, type Api } from "./helpers";
+import { RFC3339_MS, advisoryIds, details, start, type Api } from "./helpers";
 
 let api: Api;
 let org: string;
@@ -232,10 +232,7 @@ describe("registry and advisories (seeded, read-only)", () => {
   });
 
   test("advisories filter by advisoryIds, aliases, artifactNames, componentNames and query", async () => {
-    const ids = async (query: string) =>
-      (await api.get(`/vulnerabilities/v2beta1/advisories?${query}`)).body.advisories
-        .map((a: { advisoryId: string }) => a.advisoryId)
-        .sort();
+    const ids = (query: string) => advisoryIds(api, query);
     expect(await ids("")).toEqual(["CGA-1111", "CGA-2222"]);
     expect(await ids("advisoryIds=CGA-1111")).toEqual(["CGA-1111"]);
     expect(await ids("aliases=GHSA-xxxx")).toEqual(["CGA-2222"]);

@@ -1,16 +1,12 @@
 /** The test OIDC issuer and token exchange. */
-import { type Api, startInOrg } from "./helpers";
+import { type Api, useInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
 let ownerRole: string;
 const HOUR = 3600_000;
 
-beforeAll(async () => {
-  ({ api, org } = await startInOrg());
-  ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
-});
-afterAll(() => api.emulator.close());
+useInOrg((started) => ({ api, org, ownerRole } = started));
 
 async function identity(claimMatch: Record<string, unknown>): Promise<string> {
   const created = await api.post(`/iam/v2beta1/identities/${org}`, { name: "wl", claimMatch });

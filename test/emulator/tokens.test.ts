@@ -3,18 +3,14 @@
  * it (point 4): GET or POST, parameters in the query or a form body, repeated `aud`, `{token, expiry}` back.
  */
 import fc from "fast-check";
-import { type Api, startInOrg } from "./helpers";
+import { type Api, useInOrg } from "./helpers";
 
 let api: Api;
 let org: string;
 let ownerRole: string;
 const HOUR_S = 3600;
 
-beforeAll(async () => {
-  ({ api, org } = await startInOrg());
-  ownerRole = (await api.get("/iam/v2beta1/roles?name=owner")).body.roles[0].uid;
-});
-afterAll(() => api.emulator.close());
+useInOrg((started) => ({ api, org, ownerRole } = started));
 
 function decode(token: string): { header: Record<string, unknown>; claims: Record<string, unknown> } {
   const [h, p] = token.split(".");

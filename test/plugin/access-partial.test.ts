@@ -8,18 +8,13 @@ import * as providerPb from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { BUILTIN_ROLES } from "../../emulator/access";
 import { keyOf } from "../../provider/iam/access";
-import { plain, PluginHarness, startPluginHarness, struct, urnOf } from "./harness";
+import { plain, PluginHarness, struct, urnOf, usePluginHarness } from "./harness";
 
 const GROUP_ACCESS = "platform:iam:GroupAccess";
 const VIEWER = BUILTIN_ROLES.find((r) => r.name === "viewer")!.uid;
 
 let h: PluginHarness;
-beforeAll(async () => {
-  h = await startPluginHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+usePluginHarness((started) => (h = started));
 
 it("a create stopped part-way answers ErrorResourceInitFailed with the bindings that exist", async () => {
   const c = h.emulator.client;

@@ -38,6 +38,16 @@ export function urnOf(type: string, name = "test"): string {
   return `urn:pulumi:dev::project::${type}::${name}`;
 }
 
+/** `request`, addressed to a resource of `type`: its URN and its type set, as the engine sends them. */
+function addressedTo<R extends { setUrn(urn: string): unknown; setType(type: string): unknown }>(
+  type: string,
+  request: R,
+): R {
+  request.setUrn(urnOf(type));
+  request.setType(type);
+  return request;
+}
+
 type Client = providerGrpc.ResourceProviderClient;
 
 export interface PluginHarness {
@@ -109,9 +119,7 @@ export async function startPluginHarness(): Promise<PluginHarness> {
       return call("configure", request);
     },
     async check(type, news, olds = {}) {
-      const request = new providerPb.CheckRequest();
-      request.setUrn(urnOf(type));
-      request.setType(type);
+      const request = addressedTo(type, new providerPb.CheckRequest());
       request.setOlds(struct(olds));
       request.setNews(struct(news));
       const response = await call<providerPb.CheckResponse>("check", request);
@@ -123,27 +131,21 @@ export async function startPluginHarness(): Promise<PluginHarness> {
       };
     },
     async diff(type, id, olds, news) {
-      const request = new providerPb.DiffRequest();
-      request.setUrn(urnOf(type));
-      request.setType(type);
+      const request = addressedTo(type, new providerPb.DiffRequest());
       request.setId(id);
       request.setOlds(struct(olds));
       request.setNews(struct(news));
       return (await call<providerPb.DiffResponse>("diff", request)).toObject();
     },
     async create(type, inputs, preview = false) {
-      const request = new providerPb.CreateRequest();
-      request.setUrn(urnOf(type));
-      request.setType(type);
+      const request = addressedTo(type, new providerPb.CreateRequest());
       request.setProperties(struct(inputs));
       request.setPreview(preview);
       const response = await call<providerPb.CreateResponse>("create", request);
       return { id: response.getId(), outputs: plain(response.getProperties()) };
     },
     async read(type, id, state, inputs) {
-      const request = new providerPb.ReadRequest();
-      request.setUrn(urnOf(type));
-      request.setType(type);
+      const request = addressedTo(type, new providerPb.ReadRequest());
       request.setId(id);
       if (state) request.setProperties(struct(state));
       if (inputs) request.setInputs(struct(inputs));
@@ -155,9 +157,7 @@ export async function startPluginHarness(): Promise<PluginHarness> {
       };
     },
     async update(type, id, olds, news, preview = false) {
-      const request = new providerPb.UpdateRequest();
-      request.setUrn(urnOf(type));
-      request.setType(type);
+      const request = addressedTo(type, new providerPb.UpdateRequest());
       request.setId(id);
       request.setOlds(struct(olds));
       request.setNews(struct(news));
@@ -165,9 +165,7 @@ export async function startPluginHarness(): Promise<PluginHarness> {
       return plain((await call<providerPb.UpdateResponse>("update", request)).getProperties());
     },
     async delete(type, id, state) {
-      const request = new providerPb.DeleteRequest();
-      request.setUrn(urnOf(type));
-      request.setType(type);
+      const request = addressedTo(type, new providerPb.DeleteRequest());
       request.setId(id);
       request.setProperties(struct(state));
       await call<Empty>("delete", request);
