@@ -4,9 +4,11 @@
  * organization of thousands of objects is adopted without one engine step (and one checkpoint rewrite) each.
  *
  * The merge records each resource as `pulumi import` does (pkg/resource/deploy/step.go, ImportStep): its URN from
- * its name and its parents' types, its parent (the document's, else the stack), the package's default provider
- * (`pulumi:providers:platform::default`, made from the stack's config as the engine makes it when the stack has
- * none: inputs and outputs are the `platform:*` config), the read inputs and outputs, `protect: true`, and the
+ * its name and its parents' types, its parent (the document's, else the stack), the default provider the program's
+ * language registers it with (registrationOf: `pulumi:providers:platform::default` for YAML, the name the engine
+ * gives the version and download URL a generated SDK asks for otherwise; made from the stack's config as the engine
+ * makes it when the stack has none: inputs and outputs are the `platform:*` config and what the SDK asks for), the
+ * read inputs and outputs, `protect: true`, the additional secret outputs a generated SDK asks for, and the
  * dependencies the program `pulumi import` prints will register (withRegisteredDependencies), so the first update
  * finds every resource as it would keep it and writes the checkpoint once, not once per resource. The stack's
  * own resources are kept as exported (their secrets stay ciphertext); a new provider's secret config goes to the
@@ -25,6 +27,7 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PlatformClient } from "../../sdk";
+import { buildPackageSchema } from "../../provider/schema";
 import { ADOPTION_FORMAT, listScope, type AdoptedResource, type AdoptionFile } from "./adoption";
 import { cyclesOf, referenceGuesser, stringLeaves } from "./document";
 import { Refusal } from "../command";
@@ -106,6 +109,130 @@ export function projectName(cwd: string): string {
     throw new Refusal(`${file} names no project (a top-level name:)`);
   }
   throw new Refusal(`no Pulumi.yaml in ${cwd}: run platform-import load in the project's directory`);
+}
+
+/** The language the project's program is in: Pulumi.yaml's `runtime:` (`runtime: nodejs`, or its `name:`). */
+export function projectRuntime(cwd: string): string {
+  for (const file of ["Pulumi.yaml", "Pulumi.yml"]) {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(cwd, file), "utf8");
+    } catch {
+      continue;
+    }
+    const inline = /^runtime:[ \t]*["']?([^"'\s#]+)["']?[ \t]*(#.*)?$/m.exec(text);
+    if (inline) return inline[1]!;
+    const nested = /^runtime:[ \t]*(#.*)?\n(?:[ \t]+.*\n|\n)*?[ \t]+name:[ \t]*["']?([^"'\s#]+)["']?/m.exec(
+      text,
+    );
+    if (nested) return nested[2]!;
+    throw new Refusal(`${file} names no runtime (a top-level runtime:)`);
+  }
+  throw new Refusal(`no Pulumi.yaml in ${cwd}: run platform-import load in the project's directory`);
+}
+
+/**
+ * What the generated SDKs ask the engine for with every resource: the package's version and download URL, and, of a
+ * resource with secret properties, those (`additionalSecretOutputs`, sorted by name as the code generators list them).
+ */
+export interface SdkRequest {
+  version: string;
+  pluginDownloadURL: string;
+  secretOutputs: Record<string, string[]>;
+}
+
+/** The package schema's members SdkRequest is read from. */
+interface SchemaFacts {
+  version: string;
+  pluginDownloadURL?: string;
+  resources: Record<string, { properties?: Record<string, { secret?: boolean }> }>;
+}
+
+/** What the SDKs are generated from: the package schema (schema.json), built from the code as `generate` builds it. */
+export function sdkRequest(schema = buildPackageSchema() as unknown as SchemaFacts): SdkRequest {
+  const secretOutputs: Record<string, string[]> = {};
+  for (const [token, resource] of Object.entries(schema.resources)) {
+    const secret = Object.entries(resource.properties ?? {})
+      .filter(([, spec]) => spec.secret === true)
+      .map(([key]) => key)
+      .sort();
+    if (secret.length > 0) secretOutputs[token] = secret;
+  }
+  return { version: schema.version, pluginDownloadURL: schema.pluginDownloadURL ?? "", secretOutputs };
+}
+
+/** The runtimes whose programs register through a generated SDK of this package (native-sdks/). */
+const SDK_RUNTIMES = ["nodejs", "python", "go", "java"];
+
+/** What delimits the parts of an engine's qualified name (tokens.QNameDelimiter). */
+const QNAME_DELIMITER = "/";
+
+/**
+ * The engine's `tokens.IntoQName`: each `/`-separated part, empty parts dropped, with every byte that may not be in a
+ * name (`[A-Za-z0-9_.-]`) made `_`.
+ */
+function intoQName(text: string): string {
+  const parts = text
+    .split(QNAME_DELIMITER)
+    .filter((part) => part !== "")
+    .map((part) =>
+      [...Buffer.from(part, "utf8")]
+        .map((byte) => (/[A-Za-z0-9_.-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : "_"))
+        .join(""),
+    );
+  return parts.join(QNAME_DELIMITER) || "_";
+}
+
+/**
+ * The engine's name for the default provider of a request (pkg/resource/deploy/providers, ProviderRequest's
+ * DefaultName): `default`, then the version's parts (`_0_2_0`, each pre-release and build part), then the download
+ * URL made a name (a trailing `/` dropped).
+ */
+export function defaultProviderName(request: Partial<SdkRequest>): string {
+  let name = "default";
+  if (request.version !== undefined) {
+    const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?$/.exec(
+      request.version,
+    );
+    if (!match)
+      throw new Refusal(`the package's version ${JSON.stringify(request.version)} is not a semantic version`);
+    name += `_${Number(match[1])}_${Number(match[2])}_${Number(match[3])}`;
+    for (const part of [...(match[4]?.split(".") ?? []), ...(match[5]?.split(".") ?? [])]) name += `_${part}`;
+  }
+  const url = request.pluginDownloadURL?.replace(/\/$/, "");
+  if (url) name += `_${intoQName(url)}`;
+  return name;
+}
+
+/** How a program registers each adopted resource, besides its inputs: the members `load` records to match. */
+export interface Registration {
+  /** The default provider: its name and what the engine adds to its inputs (echoed as outputs) besides the config. */
+  provider: { name: string; inputs: Props };
+  /** A resource type's `additionalSecretOutputs`, by type. */
+  secretOutputs: Readonly<Record<string, string[]>>;
+}
+
+/**
+ * How the program of `runtime` registers its resources. A YAML program asks for no version (the provider
+ * `default`) and no secret outputs; a program on a generated SDK asks for the package's version and download URL
+ * (the provider the engine names after both) and the schema's secret properties as additional secret outputs.
+ */
+export function registrationOf(runtime: string, request: () => SdkRequest = sdkRequest): Registration {
+  if (runtime === "yaml") return { provider: { name: "default", inputs: {} }, secretOutputs: {} };
+  if (!SDK_RUNTIMES.includes(runtime))
+    throw new Refusal(
+      `Pulumi.yaml's runtime ${JSON.stringify(runtime)}: load knows how yaml and ${SDK_RUNTIMES.join(", ")} ` +
+        `programs register their resources, not this one`,
+    );
+  const { version, pluginDownloadURL, secretOutputs } = request();
+  const url = pluginDownloadURL.replace(/\/$/, "");
+  return {
+    provider: {
+      name: defaultProviderName({ version, pluginDownloadURL: url }),
+      inputs: { version, ...(url ? { __internal: { pluginDownloadURL: url } } : {}) },
+    },
+    secretOutputs,
+  };
 }
 
 /** Whether Pulumi.yaml points the engine at a platform plugin of its own (`plugins: providers: - name: platform`). */
@@ -267,6 +394,8 @@ export function mergeAdoption(
     providerConfig: () => Props;
     now: string;
     providerId: () => string;
+    /** How the program registers the resources (registrationOf); a YAML program's when not said. */
+    registration?: Registration;
   },
 ): { deployment: Exported; added: number; providerAdded: boolean } {
   const existing = [...(exported.deployment.resources ?? [])];
@@ -283,11 +412,13 @@ export function mergeAdoption(
   if (!byUrn.has(stackUrn)) {
     out.unshift({ urn: stackUrn, custom: false, type: STACK_TYPE, created: where.now, modified: where.now });
   }
-  const providerUrn = urnOf(where.stack, where.project, undefined, PROVIDER_TYPE, "default");
+  const registration = where.registration ?? registrationOf("yaml");
+  const defaultProvider = registration.provider;
+  const providerUrn = urnOf(where.stack, where.project, undefined, PROVIDER_TYPE, defaultProvider.name);
   let provider = byUrn.get(providerUrn);
   let providerAdded = false;
   if (provider === undefined) {
-    const config = where.providerConfig();
+    const config = { ...where.providerConfig(), ...defaultProvider.inputs };
     provider = {
       urn: providerUrn,
       custom: true,
@@ -339,6 +470,9 @@ export function mergeAdoption(
       ...(Object.keys(resource.outputs).length > 0 ? { outputs: resource.outputs } : {}),
       parent: parent?.urn ?? stackUrn,
       protect: true,
+      ...(Object.hasOwn(registration.secretOutputs, resource.type)
+        ? { additionalSecretOutputs: registration.secretOutputs[resource.type] }
+        : {}),
       provider: providerRef,
       created: where.now,
       modified: where.now,
@@ -413,9 +547,16 @@ export async function loadAdoption(adoption: AdoptionFile, options: LoadOptions)
           `this state: install ${meta.pluginVersion} or later first`,
       );
   }
-  const pinned = (exported.deployment.resources ?? []).find(
-    (r) => r.type === PROVIDER_TYPE && r.urn.endsWith("::default") && r.delete !== true,
-  )?.inputs?.["version"];
+  // eslint-disable-next-line no-restricted-syntax -- a stack's name (organization/project/stack), not a uid
+  const stackName = (await pulumiOk(run, ["stack", "--show-name", ...stackArgs], "the stack's name"))
+    .trim()
+    .split("/")
+    .pop()!;
+  const project = projectName(options.cwd);
+  const registration = registrationOf(projectRuntime(options.cwd));
+  const providerUrn = urnOf(stackName, project, undefined, PROVIDER_TYPE, registration.provider.name);
+  const pinned = (exported.deployment.resources ?? []).find((r) => r.urn === providerUrn && r.delete !== true)
+    ?.inputs?.["version"];
   const pinnedVersion = typeof pinned === "string" ? versionOf(pinned) : undefined;
   if (pinnedVersion !== undefined && older(pinnedVersion, wanted))
     throw new Refusal(
@@ -423,14 +564,8 @@ export async function loadAdoption(adoption: AdoptionFile, options: LoadOptions)
         `which read this state`,
     );
 
-  // eslint-disable-next-line no-restricted-syntax -- a stack's name (organization/project/stack), not a uid
-  const stackName = (await pulumiOk(run, ["stack", "--show-name", ...stackArgs], "the stack's name"))
-    .trim()
-    .split("/")
-    .pop()!;
-  const project = projectName(options.cwd);
   const hasProvider = (exported.deployment.resources ?? []).some(
-    (r) => r.urn === urnOf(stackName, project, undefined, PROVIDER_TYPE, "default") && r.delete !== true,
+    (r) => r.urn === providerUrn && r.delete !== true,
   );
   // The config (secrets in plain text, in memory only) is read only when a default provider must be made of it.
   const config = hasProvider
@@ -444,6 +579,7 @@ export async function loadAdoption(adoption: AdoptionFile, options: LoadOptions)
     providerConfig: () => config,
     now: (options.now?.() ?? new Date()).toISOString(),
     providerId: () => randomUUID(),
+    registration,
   });
 
   // Last, just before the import: nothing under the scope changed since it was read.

@@ -19,7 +19,16 @@ import {
   type AdoptedResource,
   type AdoptionFile,
 } from "../../commands/import/adoption";
-import { changedSince, mergeAdoption, type Exported, type StateResource } from "../../commands/import/load";
+import {
+  changedSince,
+  defaultProviderName,
+  mergeAdoption,
+  projectRuntime,
+  registrationOf,
+  sdkRequest,
+  type Exported,
+  type StateResource,
+} from "../../commands/import/load";
 import type { RunPulumi } from "../../commands/stacks";
 import { SECRET_SIG, SIG_KEY } from "../../commands/states";
 import { RESOURCES } from "../../provider/catalogue";
@@ -568,5 +577,123 @@ describe("fingerprints", () => {
       ),
       SEEDS,
     );
+  });
+});
+
+describe("the default provider a program registers with, per runtime", () => {
+  const schema = JSON.parse(fs.readFileSync(path.join(__dirname, "../../schema.json"), "utf8")) as {
+    version: string;
+    pluginDownloadURL: string;
+  };
+
+  it("names it as the engine's ProviderRequest.DefaultName does (its own test cases)", () => {
+    // pkg/resource/deploy/providers/provider_test.go of pulumi/pulumi.
+    expect(defaultProviderName({})).toBe("default");
+    expect(defaultProviderName({ version: "0.18.1" })).toBe("default_0_18_1");
+    expect(defaultProviderName({ version: "0.17.7-dev.1555435978+gb7030aa4.dirty" })).toBe(
+      "default_0_17_7_dev_1555435978_gb7030aa4_dirty",
+    );
+    expect(defaultProviderName({ version: "0.18.1", pluginDownloadURL: "pulumi.com/pkg" })).toBe(
+      "default_0_18_1_pulumi.com/pkg",
+    );
+    expect(defaultProviderName({ pluginDownloadURL: "company.com/" })).toBe("default_company.com");
+    // tokens.IntoQName: empty parts dropped, each byte outside [A-Za-z0-9_.-] made `_`.
+    expect(defaultProviderName({ version: "1.2.3", pluginDownloadURL: "github://api.github.com/o/r" })).toBe(
+      "default_1_2_3_github_/api.github.com/o/r",
+    );
+    expect(defaultProviderName({ pluginDownloadURL: "https://h/é x" })).toBe("default_https_/h/___x");
+  });
+
+  it("is `default` for YAML, and for a generated SDK the name of schema.json's version and download URL", () => {
+    expect(registrationOf("yaml")).toEqual({ provider: { name: "default", inputs: {} }, secretOutputs: {} });
+    const [major, minor, patch] = schema.version.split(/[.+-]/);
+    for (const runtime of ["nodejs", "python", "go", "java"]) {
+      const { provider } = registrationOf(runtime);
+      expect(provider.name.startsWith(`default_${major}_${minor}_${patch}_`)).toBe(true);
+      expect(provider.name).toBe(defaultProviderName(schema));
+      // What the engine adds to a default provider's inputs (providers.SetProviderVersion, SetProviderURL).
+      expect(provider.inputs).toEqual({
+        version: schema.version,
+        __internal: { pluginDownloadURL: schema.pluginDownloadURL },
+      });
+    }
+    expect(() => registrationOf("dotnet")).toThrow(/runtime "dotnet"/);
+  });
+
+  it("asks for the additional secret outputs the generated SDKs register", () => {
+    const { secretOutputs } = sdkRequest();
+    expect(Object.keys(secretOutputs).length).toBeGreaterThan(0);
+    expect(registrationOf("python").secretOutputs).toEqual(secretOutputs);
+    for (const [token, keys] of Object.entries(secretOutputs)) {
+      const [, module, type] = token.split(":");
+      const file = `${type!.charAt(0).toLowerCase()}${type!.slice(1)}.ts`;
+      const sdk = fs.readFileSync(path.join(__dirname, "../../native-sdks/nodejs", module!, file), "utf8");
+      expect(sdk).toContain(`additionalSecretOutputs: ${JSON.stringify(keys).replaceAll(",", ", ")}`);
+    }
+  });
+
+  it("reads the runtime from Pulumi.yaml, inline or as runtime.name", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-runtime-"));
+    try {
+      const runtimeOf = (text: string) => {
+        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), text);
+        return projectRuntime(dir);
+      };
+      expect(runtimeOf("name: p\nruntime: yaml\n")).toBe("yaml");
+      expect(runtimeOf("name: p\nruntime: 'go' # the language\n")).toBe("go");
+      expect(runtimeOf("name: p\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n")).toBe(
+        "nodejs",
+      );
+      expect(runtimeOf("name: p\nruntime:\n  options:\n    toolchain: pip\n  name: python\n")).toBe("python");
+      expect(() => runtimeOf("name: p\n")).toThrow(/names no runtime/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("records the SDK's provider, its inputs and the secret outputs when merging", () => {
+    const adoption: AdoptionFile = {
+      platformAdoption: {
+        format: ADOPTION_FORMAT,
+        pluginVersion: "0.2.0",
+        source: "api x",
+        scope: "x",
+        fingerprints: {},
+      },
+      resources: [
+        {
+          type: "platform:iam:GroupInvite",
+          name: "invite",
+          id: "org/1",
+          inputs: { roleUid: "r" },
+          outputs: { uid: "org/1" },
+        },
+        {
+          type: "platform:iam:Group",
+          name: "team",
+          id: "org/2",
+          inputs: { name: "team" },
+          outputs: { uid: "org/2" },
+        },
+      ],
+    } as unknown as AdoptionFile;
+    const registration = registrationOf("nodejs");
+    const { deployment } = mergeAdoption({ version: 3, deployment: {} }, adoption, {
+      ...where,
+      providerConfig: () => ({ apiUrl: "https://api.example.com" }),
+      registration,
+    });
+    const [, provider, invite, team] = deployment.deployment.resources!;
+    const urn = `urn:pulumi:dev::p::pulumi:providers:platform::${registration.provider.name}`;
+    expect(provider).toMatchObject({
+      urn,
+      inputs: { apiUrl: "https://api.example.com", ...registration.provider.inputs },
+      outputs: { apiUrl: "https://api.example.com", ...registration.provider.inputs },
+    });
+    expect(invite!.provider).toBe(`${urn}::provider-id`);
+    expect(invite!["additionalSecretOutputs"]).toEqual(
+      registration.secretOutputs["platform:iam:GroupInvite"],
+    );
+    expect(team!["additionalSecretOutputs"]).toBeUndefined();
   });
 });

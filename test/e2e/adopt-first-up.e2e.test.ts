@@ -14,7 +14,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
-import { buildOncePerRun, PulumiStack, repoRoot, type StackState } from "./harness";
+import { checkpointWrites, comparable } from "./adoption";
+import { buildOncePerRun, PulumiStack, repoRoot } from "./harness";
 import { buildPluginTarball, installPlugin } from "./plugin-tarball";
 
 jest.setTimeout(900_000);
@@ -22,33 +23,6 @@ jest.setTimeout(900_000);
 /** Folders of the organization, each with an identity and a binding: 3 objects each, plus the role and the organization's own. */
 const FOLDERS = 100;
 const CLI = path.join(repoRoot, "dist/commands/import/cli.js");
-
-/** What the program's run stamps on each resource it registers: where in the language host it came from. */
-const STAMPED_BY_THE_RUN = ["sourcePosition", "stackTrace"];
-
-/** A stack's resources by URN, without what the run stamps, each list of URNs sorted (the engine compares them so). */
-function comparable(state: StackState): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const resource of state.deployment.resources ?? []) {
-    const kept = Object.fromEntries(
-      Object.entries(resource).filter(([key]) => !STAMPED_BY_THE_RUN.includes(key)),
-    );
-    if (Array.isArray(kept["dependencies"]))
-      kept["dependencies"] = [...(kept["dependencies"] as string[])].sort();
-    const byProperty = kept["propertyDependencies"] as Record<string, string[]> | undefined;
-    if (byProperty !== undefined)
-      kept["propertyDependencies"] = Object.fromEntries(
-        Object.entries(byProperty).map(([key, urns]) => [key, [...urns].sort()]),
-      );
-    out[resource.urn] = kept;
-  }
-  return out;
-}
-
-/** How many times a `pulumi -v=7 --logtostderr` command wrote the checkpoint (the file backend logs each write). */
-function checkpointWrites(stderr: string): number {
-  return (stderr.match(/Saved stack \S+ checkpoint to/g) ?? []).length;
-}
 
 describe("the first update after state-first adoption", () => {
   let emulator: Emulator;

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../../emulator";
 import { everyKind, type EveryKind } from "../commands/fixtures";
-import { buildOncePerRun, PulumiStack, repoRoot } from "./harness";
+import { buildOncePerRun, PulumiStack, repoRoot, type StackState } from "./harness";
 import { buildPluginTarball, installGeneratedSdk, installPlugin } from "./plugin-tarball";
 
 export class AdoptionProject {
@@ -93,4 +93,31 @@ export async function platformResources(stack: PulumiStack): Promise<string[]> {
     .filter((r) => r.type.startsWith("platform:iam:"))
     .map((r) => `${r.type} ${r.id}`)
     .sort();
+}
+
+/** What the program's run stamps on each resource it registers: where in the language host it came from. */
+const STAMPED_BY_THE_RUN = ["sourcePosition", "stackTrace"];
+
+/** A stack's resources by URN, without what the run stamps, each list of URNs sorted (the engine compares them so). */
+export function comparable(state: StackState): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const resource of state.deployment.resources ?? []) {
+    const kept = Object.fromEntries(
+      Object.entries(resource).filter(([key]) => !STAMPED_BY_THE_RUN.includes(key)),
+    );
+    if (Array.isArray(kept["dependencies"]))
+      kept["dependencies"] = [...(kept["dependencies"] as string[])].sort();
+    const byProperty = kept["propertyDependencies"] as Record<string, string[]> | undefined;
+    if (byProperty !== undefined)
+      kept["propertyDependencies"] = Object.fromEntries(
+        Object.entries(byProperty).map(([key, urns]) => [key, [...urns].sort()]),
+      );
+    out[resource.urn] = kept;
+  }
+  return out;
+}
+
+/** How many times a `pulumi -v=7 --logtostderr` command wrote the checkpoint (the file backend logs each write). */
+export function checkpointWrites(stderr: string): number {
+  return (stderr.match(/Saved stack \S+ checkpoint to/g) ?? []).length;
 }
