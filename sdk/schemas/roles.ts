@@ -7,8 +7,12 @@ import { listEnvelope, ObjectName, ObjectNameUpdate } from "./common";
 import { pick } from "./derive";
 import * as wire from "./openapi.generated";
 
-/** A capability name, e.g. CAP_IAM_GROUPS_LIST (enum platform.capabilities.Capability). */
-export const Capability = z
+/**
+ * How a capability name is written, e.g. CAP_IAM_GROUPS_LIST (enum platform.capabilities.Capability): a lenient
+ * shape, as the service may know capabilities newer than our spec. The capabilities our own code names are the
+ * `Capability` type (./capabilities).
+ */
+export const CapabilityName = z
   .string()
   .regex(/^CAP_[A-Z0-9_]+$/, "capability must look like CAP_IAM_GROUPS_LIST");
 
@@ -17,7 +21,7 @@ export type Role = z.infer<typeof Role>;
 
 export const RoleCreate = pick(wire.Role, wire.RoleWritable).extend({
   name: ObjectName,
-  capabilities: z.array(Capability).min(1, "capabilities must list at least one capability"),
+  capabilities: z.array(CapabilityName).min(1, "capabilities must list at least one capability"),
 });
 export type RoleCreate = z.infer<typeof RoleCreate>;
 
