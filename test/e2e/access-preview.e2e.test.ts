@@ -77,8 +77,10 @@ describe.each([
     expect(lines).toContainEqual(
       expect.stringMatching(
         new RegExp(
-          // A new binding gives the whole role: said by its name.
-          "^access: workload identity github-actions-deployer becomes role deployer \\(3 capabilities\\) " +
+          // A new binding gives the whole role: said by its name, and, as the update makes the role, with what it
+          // holds (the quick start's deployer).
+          "^access: workload identity github-actions-deployer becomes role deployer " +
+            "\\(3 capabilities: CAP_IAM_GROUPS_LIST, CAP_REPO_LIST, CAP_TAG_LIST\\) " +
             "on folder engineering( and the 1 folder under it)? " +
             `\\(${escaped(label("RoleBinding", "ci-deploys-engineering"))}\\)$`,
         ),

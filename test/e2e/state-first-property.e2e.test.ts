@@ -144,7 +144,16 @@ async function make(client: PlatformClient, org: Organization, run: number): Pro
 function comparable(state: StackState): Map<string, unknown> {
   const byUrn = new Map<string, unknown>();
   for (const r of state.deployment.resources ?? []) {
-    const { created: _c, modified: _m, ...rest } = r as Record<string, unknown>;
+    // `dependencies` and `propertyDependencies` are what the printed program registers when it first runs:
+    // `platform-import load` records them as that run keeps them (so the first update rewrites no checkpoint:
+    // test/e2e/adopt-first-up*.e2e.test.ts), where `pulumi import --file` leaves them to the first update.
+    const {
+      created: _c,
+      modified: _m,
+      dependencies: _d,
+      propertyDependencies: _p,
+      ...rest
+    } = r as Record<string, unknown>;
     if (r.type === "pulumi:providers:platform") delete rest["id"];
     if (typeof rest["provider"] === "string")
       rest["provider"] = (rest["provider"] as string).replace(/::[^:]+$/, "");
