@@ -94,7 +94,7 @@ describe("preview = apply, under the real engine, for every resource kind", () =
     expect(failed.exitCode).not.toBe(0);
     const message =
       `Could not delete platform:iam:Group "partners" (uid ${partners?.id}): Precondition failed: group ` +
-      `${partners?.id} still contains 1 subgroup. Still in it: group "made-by-hand" (${child.uid}). Delete or move ` +
+      `${partners?.id} still contains 1 subgroup. Still in it: folder made-by-hand (${child.uid}). Delete or move ` +
       "what still lives in it first (or remove them from the program in the same update), then retry.";
     expect(output).toContain(`error: ${message}`);
     expect(output).not.toContain("PlatformProviderError");
