@@ -4,9 +4,10 @@
  * face's own port. A connection that opens with the HTTP/2 client preface (h2c with prior knowledge, what a gRPC
  * client sends to an http:// address) is served here; any other goes to fastify as before (`shareListener`).
  *
- * gRPC over HTTP/2 (github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md) is served on node:http2 directly:
- * a unary call is a POST whose body is one length-prefixed message and whose answer is one message and trailers
- * (`grpc-status`, `grpc-message`, `grpc-status-details-bin`), or the trailers alone for a failure. Per call: the
+ * gRPC over HTTP/2 (github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md) is served on the emulator's own
+ * HTTP/2 connection (./http2/connection.ts, which says why not node:http2): a unary call is a POST whose body is
+ * one length-prefixed message and whose answer is one message and trailers (`grpc-status`, `grpc-message`,
+ * `grpc-status-details-bin`), or the trailers alone for a failure. Per call: the
  * request's bytes decoded (a malformed message or a field the schema lacks is INVALID_ARGUMENT), dispatched as
  * its bound route with the `authorization` metadata as the bearer token, and the answer's JSON encoded as the
  * response message (./json.ts); a failure is its gRPC status with the AIP-193 details (./status.ts). A deadline
@@ -14,13 +15,6 @@
  * reflection v1 and v1alpha serve the compiled files (./reflection.ts). Logging and the report of an unexpected
  * error are the call path's (../dispatch.ts `record`, `unexpected`).
  */
-import {
-  constants as http2,
-  createServer,
-  type Http2Session,
-  type IncomingHttpHeaders,
-  type ServerHttp2Stream,
-} from "node:http2";
 import type { Server as NetServer, Socket } from "node:net";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { requestTooLarge, type Dispatch, type Dispatcher } from "../dispatch";
@@ -31,6 +25,8 @@ import { protoRegistry, servedMethods } from "./protos";
 import { REFLECTION_PATHS, reflector, type Reflector } from "./reflection";
 import { grpcStatus, STATUS_DETAILS_KEY } from "./status";
 import { bindMethods, type Binding } from "./transcode";
+import { Connection, ErrorCode, type RequestHeaders, type Stream } from "./http2/connection";
+import { encodeHeaders, type HeaderField } from "./http2/hpack";
 
 export interface GrpcFaceOptions {
   routes: Route[];
@@ -89,50 +85,44 @@ export function createGrpcFace(options: GrpcFaceOptions): GrpcFace {
   const reflectors = new Map<string, Reflector>(
     REFLECTION_PATHS.map((path) => [path, reflector(path.slice(1, path.indexOf(".ServerReflection")))]),
   );
-  const server = createServer();
   let closed = false;
-  const sessions = new Set<Http2Session>();
-  server.on("session", (session: Http2Session) => {
-    sessions.add(session);
-    // A client that goes away mid-frame is its own problem, never the emulator's.
-    session.on("error", () => undefined);
-    session.once("close", () => sessions.delete(session));
-  });
-  server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-    stream.on("error", () => undefined);
+  const connections = new Set<Connection>();
+  const onStream = (stream: Stream): void => {
+    const headers = stream.headers;
     const path = headers[":path"] ?? "";
     const refusal = httpRefusal(headers);
-    if (refusal !== undefined) return void respondHttp(stream, refusal);
+    if (refusal !== undefined) return respondHttp(stream, refusal);
     const method = methods.get(path);
-    if (method !== undefined) return void serveUnary(method, stream, headers, options, statusCodec);
+    if (method !== undefined) return void serveUnary(method, stream, options, statusCodec);
     const reflection = reflectors.get(path);
-    if (reflection !== undefined) return serveReflection(reflection, stream, headers, options);
+    if (reflection !== undefined) return serveReflection(reflection, stream, options);
     unimplemented(stream, path, options);
-  });
+  };
   return {
     inject: (socket) => {
-      // What grpc-js's connection injector does: the HTTP/2 server takes the socket as if it had accepted it.
       if (closed) return void socket.destroy();
-      server.emit("connection", socket);
+      const connection = new Connection(socket, { onStream });
+      connections.add(connection);
+      socket.once("close", () => connections.delete(connection));
     },
     close: () => {
       closed = true;
-      for (const session of sessions) session.destroy();
-      sessions.clear();
+      for (const connection of connections) connection.destroy();
+      connections.clear();
     },
   };
 }
 
 /** A request that is not gRPC over HTTP/2: the HTTP status grpc-go and grpc-js answer it with, or undefined. */
-function httpRefusal(headers: IncomingHttpHeaders): number | undefined {
+function httpRefusal(headers: RequestHeaders): number | undefined {
   if (headers[":method"] !== "POST") return 405;
   const type = headers["content-type"] ?? "";
   if (!/^application\/grpc(\+|;|$)/.test(type)) return 415;
   return undefined;
 }
 
-function respondHttp(stream: ServerHttp2Stream, status: number): void {
-  if (!stream.destroyed) stream.respond({ ":status": status }, { endStream: true });
+function respondHttp(stream: Stream, status: number): void {
+  stream.respond(encodeHeaders([[":status", String(status)]]), true);
 }
 
 /** Reads a call's request frames (a 5-byte prefix: compressed flag, big-endian length; then the message). */
@@ -194,12 +184,13 @@ class GrpcError extends Error {
 const SUPPORTED_ENCODINGS = new Set(["identity", "gzip", "deflate"]);
 const ACCEPT_ENCODING = "identity,deflate,gzip";
 
-/** The response headers of every call that answers a message. */
-const RESPONSE_HEADERS = Object.freeze({
-  ":status": 200,
-  "content-type": "application/grpc+proto",
-  "grpc-accept-encoding": ACCEPT_ENCODING,
-});
+/** The response headers of every call that answers (a message, or a status alone). */
+const RESPONSE_FIELDS: readonly HeaderField[] = [
+  [":status", "200"],
+  ["content-type", "application/grpc+proto"],
+  ["grpc-accept-encoding", ACCEPT_ENCODING],
+];
+const RESPONSE_HEADERS = encodeHeaders(RESPONSE_FIELDS);
 
 /** A message as one frame: uncompressed flag, length, bytes. */
 function frame(message: Uint8Array): Buffer {
@@ -223,45 +214,36 @@ function encodeGrpcMessage(message: string): string {
 }
 
 /** The trailers of a status: code, message, and (for an API failure) its google.rpc.Status details. */
-function statusTrailers(code: number, message: string, details?: Buffer): Record<string, string> {
-  return {
-    "grpc-status": String(code),
-    "grpc-message": encodeGrpcMessage(message),
-    ...(details !== undefined ? { [STATUS_DETAILS_KEY]: details.toString("base64") } : {}),
-  };
+function statusTrailers(code: number, message: string, details?: Uint8Array): HeaderField[] {
+  return [
+    ["grpc-status", String(code)],
+    ["grpc-message", encodeGrpcMessage(message)],
+    ...(details !== undefined
+      ? [[STATUS_DETAILS_KEY, Buffer.from(details).toString("base64")] as HeaderField]
+      : []),
+  ];
 }
 
-/** A call answered by a status alone ("Trailers-Only"), unless its stream is gone. */
-function respondStatus(stream: ServerHttp2Stream, trailers: Record<string, string>): void {
-  if (stream.destroyed || stream.closed) return;
-  if (stream.headersSent) {
-    stream.sendTrailers(trailers);
-    return;
-  }
-  stream.respond(
-    {
-      ":status": 200,
-      "content-type": "application/grpc+proto",
-      "grpc-accept-encoding": ACCEPT_ENCODING,
-      ...trailers,
-    },
-    { endStream: true },
-  );
+/** A call answered by a status: the trailers after the headers sent, or alone ("Trailers-Only"). */
+function respondStatus(stream: Stream, trailers: HeaderField[]): void {
+  if (stream.answered) return;
+  if (stream.headersSent) return stream.end(encodeHeaders(trailers));
+  stream.respond(encodeHeaders([...RESPONSE_FIELDS, ...trailers]), true);
 }
 
 /** The trailers of every call answered OK (no message to send). */
-const OK_TRAILERS = Object.freeze({ "grpc-status": "0" });
+const OK_TRAILERS = encodeHeaders([["grpc-status", "0"]]);
 
 /** A call answered by one message and OK. */
-function respondMessage(stream: ServerHttp2Stream, message: Uint8Array): void {
-  if (stream.destroyed || stream.closed) return;
-  stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
-  stream.once("wantTrailers", () => stream.sendTrailers(OK_TRAILERS));
-  stream.end(frame(message));
+function respondMessage(stream: Stream, message: Uint8Array): void {
+  if (stream.answered) return;
+  stream.respond(RESPONSE_HEADERS);
+  stream.write(frame(message));
+  stream.end(OK_TRAILERS);
 }
 
 /** The `grpc-timeout` header in milliseconds ("100m", "5S", "1H"), or undefined. */
-function timeoutMs(headers: IncomingHttpHeaders): number | undefined {
+function timeoutMs(headers: RequestHeaders): number | undefined {
   const match = /^(\d{1,8})([HMSmun])$/.exec(String(headers["grpc-timeout"] ?? ""));
   if (match === null) return undefined;
   const unit = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 1e-3, n: 1e-6 }[match[2] as "H"];
@@ -274,9 +256,9 @@ function timeoutMs(headers: IncomingHttpHeaders): number | undefined {
  * plain flag the dispatch reads, not an AbortController: one per call costs an EventTarget, and its abort an
  * AbortError with a stack.
  */
-function cancellation(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): CallState {
+function cancellation(stream: Stream): CallState {
   const signal: CallState = { aborted: false };
-  const ms = timeoutMs(headers);
+  const ms = timeoutMs(stream.headers);
   const timer =
     ms === undefined
       ? undefined
@@ -284,11 +266,11 @@ function cancellation(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): 
           signal.aborted = true;
           respondStatus(stream, statusTrailers(Code.DEADLINE_EXCEEDED, "Deadline exceeded"));
         }, ms);
-  stream.once("close", () => {
+  stream.onClose = () => {
     if (timer !== undefined) clearTimeout(timer);
     if (!stream.headersSent) signal.aborted = true;
     signal.onClose?.();
-  });
+  };
   return signal;
 }
 
@@ -299,31 +281,26 @@ interface CallState {
 }
 
 /** The whole request of a unary call: its one message (or a protocol failure). */
-function readUnary(
-  stream: ServerHttp2Stream,
-  headers: IncomingHttpHeaders,
-  maxBytes: number,
-  state: CallState,
-): Promise<Uint8Array> {
+function readUnary(stream: Stream, maxBytes: number, state: CallState): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const encoding = headers["grpc-encoding"] as string | undefined;
+    const encoding = stream.headers["grpc-encoding"];
     if (encoding !== undefined && !SUPPORTED_ENCODINGS.has(encoding))
       return reject(new GrpcError(Code.UNIMPLEMENTED, `the message encoding ${encoding} is not supported`));
     const reader = new FrameReader(maxBytes, encoding);
     let messages: Uint8Array[] = [];
     let settled = false;
-    stream.on("data", (chunk: Buffer) => {
+    stream.onData = (chunk) => {
       try {
         const read = reader.push(chunk);
         messages = messages.length === 0 ? read : messages.concat(read);
       } catch (error) {
-        stream.removeAllListeners("data");
-        stream.resume();
+        // The rest of the request is not read: the answer says why.
+        stream.onData = () => undefined;
         settled = true;
         reject(error);
       }
-    });
-    stream.once("end", () => {
+    };
+    stream.onEnd = () => {
       if (settled) return;
       settled = true;
       if (messages.length === 1 && reader.pending === 0) resolve(messages[0]!);
@@ -338,7 +315,7 @@ function readUnary(
               : "the request ended amid a message",
           ),
         );
-    });
+    };
     state.onClose = () => {
       if (!settled) reject(new GrpcError(Code.CANCELLED, "the client cancelled the call"));
     };
@@ -348,20 +325,22 @@ function readUnary(
 /** One call: read, decoded, dispatched as its bound route, answered, logged. */
 async function serveUnary(
   face: MethodFace,
-  stream: ServerHttp2Stream,
-  headers: IncomingHttpHeaders,
+  stream: Stream,
   options: GrpcFaceOptions,
   statusCodec: MessageCodec,
 ): Promise<void> {
   const started = process.hrtime.bigint();
   const rpc = face.binding.method.fullName;
-  const signal = cancellation(stream, headers);
+  const signal = cancellation(stream);
   let dispatch: Dispatch | undefined;
   let status = 200;
   try {
-    const bytes = await readUnary(stream, headers, options.maxMessageBytes, signal);
+    const bytes = await readUnary(stream, options.maxMessageBytes, signal);
     const rest = face.binding.toRest(decodeRequest(face.request, bytes));
-    dispatch = { ...rest, rpc, authorization: authorization(headers), signal };
+    // The `authorization` metadata as it came, read by the call path's one rule (../dispatch.ts `bearerToken`),
+    // as over REST; a repeated key counts by its first value, as node keeps the first Authorization header. The
+    // service's clients send `Bearer <token>` (chainguard.dev/sdk `sts.Exchange`, the Terraform provider).
+    dispatch = { ...rest, rpc, authorization: stream.headers.authorization, signal };
     const outcome = await options.dispatcher.call(dispatch);
     // A dropped call is not logged, as a dropped REST request is not.
     if (outcome.kind === "drop") return resetStream(stream);
@@ -376,20 +355,15 @@ async function serveUnary(
       const failure =
         error instanceof ApiFailure ? error : options.dispatcher.unexpected(error, `gRPC ${rpc}`);
       status = failure.status;
-      const { code, details, metadata } = grpcStatus(failure, statusCodec);
-      const [bytes] = metadata?.get(STATUS_DETAILS_KEY) ?? [];
-      respondStatus(
-        stream,
-        statusTrailers(code ?? Code.INTERNAL, details ?? "", bytes as Buffer | undefined),
-      );
+      const { code, message, details } = grpcStatus(failure, statusCodec);
+      respondStatus(stream, statusTrailers(code, message, details));
     }
   }
   logCall(options, rpc, dispatch, status, Number(process.hrtime.bigint() - started) / 1e6);
 }
 
 /** A method no served RPC has: UNIMPLEMENTED, and in the request log as what it is on the wire. */
-function unimplemented(stream: ServerHttp2Stream, path: string, options: GrpcFaceOptions): void {
-  stream.resume();
+function unimplemented(stream: Stream, path: string, options: GrpcFaceOptions): void {
   respondStatus(
     stream,
     statusTrailers(Code.UNIMPLEMENTED, `The server does not implement the method ${path}`),
@@ -398,31 +372,21 @@ function unimplemented(stream: ServerHttp2Stream, path: string, options: GrpcFac
 }
 
 /** Reflection's stream: one answer per request message, then OK when the client ends its side. */
-function serveReflection(
-  reflection: Reflector,
-  stream: ServerHttp2Stream,
-  headers: IncomingHttpHeaders,
-  options: GrpcFaceOptions,
-): void {
-  const reader = new FrameReader(options.maxMessageBytes, headers["grpc-encoding"] as string | undefined);
-  stream.on("data", (chunk: Buffer) => {
+function serveReflection(reflection: Reflector, stream: Stream, options: GrpcFaceOptions): void {
+  const reader = new FrameReader(options.maxMessageBytes, stream.headers["grpc-encoding"]);
+  stream.onData = (chunk) => {
     try {
       for (const message of reader.push(chunk)) {
-        if (!stream.headersSent) stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
+        if (!stream.headersSent) stream.respond(RESPONSE_HEADERS);
         stream.write(frame(reflection.answer(message)));
       }
     } catch (error) {
-      stream.removeAllListeners("data");
+      stream.onData = () => undefined;
       const code = error instanceof GrpcError ? error.code : Code.INVALID_ARGUMENT;
       respondStatus(stream, statusTrailers(code, (error as Error).message));
     }
-  });
-  stream.once("end", () => {
-    if (stream.destroyed || stream.closed) return;
-    if (!stream.headersSent) return respondStatus(stream, statusTrailers(Code.OK, ""));
-    stream.once("wantTrailers", () => stream.sendTrailers(statusTrailers(Code.OK, "")));
-    stream.end();
-  });
+  };
+  stream.onEnd = () => respondStatus(stream, statusTrailers(Code.OK, ""));
 }
 
 /**
@@ -485,24 +449,12 @@ function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: 
 }
 
 /**
- * The `authorization` metadata, as it came: the Authorization header the call path reads (../dispatch.ts
- * `bearerToken`, the same rule as over REST). The service's clients send `Bearer <token>` (chainguard.dev/sdk
- * `sts.Exchange`, the Terraform provider: `auth.NewFromToken(ctx, "Bearer "+token, ...)`). The first value counts
- * when the key is repeated, as node keeps the first Authorization header.
- */
-function authorization(headers: IncomingHttpHeaders): string | undefined {
-  const raw = headers.authorization as string | string[] | undefined;
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return typeof value === "string" ? value : undefined;
-}
-
-/**
  * A dropped request: the call's HTTP/2 stream is reset (RST_STREAM, INTERNAL_ERROR) with no status, as a proxy
  * that loses its upstream does; the client sees the reset (grpc-js and grpc-go: INTERNAL, "RST_STREAM"), and the
  * connection and its other calls go on. A call its client already gave up on has no stream left to reset.
  */
-function resetStream(stream: ServerHttp2Stream): void {
-  if (!stream.closed && !stream.destroyed) stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+function resetStream(stream: Stream): void {
+  stream.reset(ErrorCode.INTERNAL_ERROR);
 }
 
 /** The HTTP/2 client preface: what a gRPC client (h2c, prior knowledge) sends first. */
