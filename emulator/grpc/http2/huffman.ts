@@ -46,47 +46,75 @@ export function huffmanCode(symbol: number): { code: number; length: number } {
 /** A Huffman-coded string that breaks the rules: an EOS inside it, or padding that is not a short run of ones. */
 export class HuffmanError extends Error {}
 
+/**
+ * Every code of 8 bits or fewer (the letters, digits and punctuation of tokens, paths and names) by the byte that
+ * begins with it: `length << 8 | symbol`, 0 where the byte begins a longer code.
+ */
+const SHORT = new Uint16Array(256);
+CODE_LENGTHS.forEach((length, symbol) => {
+  if (length > 8) return;
+  const { code } = huffmanCode(symbol);
+  const first = code << (8 - length);
+  for (let rest = 0; rest < 1 << (8 - length); rest++) SHORT[first | rest] = (length << 8) | symbol;
+});
+
+/** Where decoded octets are written: grown as needed, reused (a decode is synchronous). */
+let scratch = Buffer.allocUnsafe(1024);
+
 /** The octets a Huffman-coded string stands for, as a latin1 string (one char per octet). */
 export function huffmanDecode(bytes: Uint8Array): string {
-  const out: number[] = [];
-  // The code read so far: its value, its length, and where its length's codes start (`first`, `index`).
+  // The shortest code has 5 bits: at most 8/5 octets per byte.
+  if (scratch.length < bytes.length * 2) scratch = Buffer.allocUnsafe(bytes.length * 2);
+  const out = scratch;
+  let n = 0;
+  const total = bytes.length * 8;
+  let pos = 0;
+  while (pos < total) {
+    // The 8 bits from `pos` (ones past the end, which no short code is made of) find a short code at once.
+    const at = pos >>> 3;
+    const window = (bytes[at]! << 8) | (at + 1 < bytes.length ? bytes[at + 1]! : 0xff);
+    const entry = SHORT[(window >>> (8 - (pos & 7))) & 0xff]!;
+    const length = entry >>> 8;
+    if (entry !== 0 && pos + length <= total) {
+      out[n++] = entry & 0xff;
+      pos += length;
+      continue;
+    }
+    const long = longCode(bytes, pos);
+    if (long.symbol !== undefined) out[n++] = long.symbol;
+    pos = long.next;
+  }
+  return out.toString("latin1", 0, n);
+}
+
+/**
+ * One code read a bit at a time from `pos` (the canonical walk: each length's codes counted off in turn): its
+ * symbol and where the next code starts. A string that ends amid the code ends in padding (no symbol), which
+ * must be the first bits of EOS (all ones) and shorter than a byte.
+ */
+function longCode(bytes: Uint8Array, pos: number): { symbol?: number; next: number } {
+  const total = bytes.length * 8;
   let code = 0;
-  let length = 0;
   let first = 0;
   let index = 0;
   let ones = true;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    for (let bit = 7; bit >= 0; bit--) {
-      const b = (byte >> bit) & 1;
-      code |= b;
-      ones &&= b === 1;
-      length++;
-      const count = COUNTS[length]!;
-      if (code - count < first) {
-        const symbol = SYMBOLS[index + (code - first)]!;
-        if (symbol === EOS) throw new HuffmanError("a Huffman-coded string holds EOS");
-        out.push(symbol);
-        code = first = index = length = 0;
-        ones = true;
-        continue;
-      }
-      index += count;
-      first = (first + count) * 2;
-      code *= 2;
-      if (length >= LONGEST) throw new HuffmanError("a Huffman code longer than any the table has");
+  for (let p = pos; p < total; p++) {
+    const bit = (bytes[p >>> 3]! >> (7 - (p & 7))) & 1;
+    code |= bit;
+    ones &&= bit === 1;
+    const length = p - pos + 1;
+    const count = COUNTS[length]!;
+    if (code - count < first) {
+      const symbol = SYMBOLS[index + (code - first)]!;
+      if (symbol === EOS) throw new HuffmanError("a Huffman-coded string holds EOS");
+      return { symbol, next: p + 1 };
     }
+    if (length >= LONGEST) throw new HuffmanError("a Huffman code longer than any the table has");
+    index += count;
+    first = (first + count) * 2;
+    code *= 2;
   }
-  // What is left is padding: the most significant bits of EOS (all ones), shorter than a byte.
-  if (length > 7 || !ones)
+  if (total - pos > 7 || !ones)
     throw new HuffmanError("a Huffman-coded string ends in padding that is not EOS's prefix");
-  return latin1(out);
-}
-
-/** Octets as a latin1 string, in slices (String.fromCharCode takes its arguments on the stack). */
-export function latin1(octets: number[]): string {
-  let text = "";
-  for (let at = 0; at < octets.length; at += 4096)
-    text += String.fromCharCode(...octets.slice(at, at + 4096));
-  return text;
+  return { next: total };
 }
