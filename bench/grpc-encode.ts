@@ -1,0 +1,102 @@
+/**
+ * The gRPC face's answer encoder in process: µs per encode of a 200-group ListGroupsResponse, the REST answer's JSON
+ * as the emulator builds it (emulator/routes/groups.ts `toWire`, emulator/routes/crud-list.ts), written to wire
+ * bytes by emulator/grpc/json.ts, against `JSON.stringify` of the same JSON (what the REST face does with it).
+ * Issue 49 wants the gRPC face's CPU per call within 1.1x of REST's; this isolates the one step the faces do not
+ * share. The bytes are checked against @bufbuild/protobuf's `toBinary(fromJson(json))` before timing.
+ *
+ *   TS_NODE_TRANSPILE_ONLY=1 npx ts-node bench/grpc-encode.ts
+ *
+ * Env: BENCH_ENCODE_ITERATIONS (2000 per round), BENCH_ENCODE_ROUNDS (7), BENCH_ENCODE_GROUPS (200).
+ * Fixed seed; the faces take turns each round and each figure is the round median.
+ */
+import { fromJson, toBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { messageCodec } from "../emulator/grpc/json";
+import { protoRegistry } from "../emulator/grpc/protos";
+
+const ITERATIONS = Number(process.env.BENCH_ENCODE_ITERATIONS ?? 2_000);
+const ROUNDS = Number(process.env.BENCH_ENCODE_ROUNDS ?? 7);
+const GROUPS = Number(process.env.BENCH_ENCODE_GROUPS ?? 200);
+const TYPE = "chainguard.platform.iam.v2beta1.ListGroupsResponse";
+
+/** mulberry32: a small seeded generator, so every run encodes the same JSON. */
+function generator(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** One page of a folder's groups, as the REST face answers `GET /iam/v2beta1/groups?uidp.children_of=`. */
+function listAnswer(random: () => number): JsonObject {
+  const hex = (length: number) =>
+    Array.from({ length }, () => Math.floor(random() * 16).toString(16)).join("");
+  const folder = `${hex(40)}/${hex(16)}`;
+  const start = Date.UTC(2026, 10, 28, 9, 0, 0);
+  const groups: JsonObject[] = [];
+  for (let i = 0; i < GROUPS; i++) {
+    const created = start + Math.floor(random() * 86_400_000);
+    const updated = random() < 0.5 ? created : created + Math.floor(random() * 3_600_000);
+    const description = random() < 0.3 ? "" : `the ${hex(6)} team's group for deploys and audits #${i}`;
+    // The key order toWire gives: its defaults first, then the stored object's members.
+    groups.push({
+      resourceLimits: {},
+      verified: false,
+      description,
+      uid: `${folder}/${hex(16)}`,
+      name: `group-${String(i).padStart(5, "0")}`,
+      createTime: new Date(created).toISOString(),
+      updateTime: new Date(updated).toISOString(),
+    });
+  }
+  return { groups, totalCount: String(GROUPS), skipped: 0 };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** µs per call of `run` over ITERATIONS calls; the result is kept so the work is not optimized away. */
+function time(run: () => { length: number }): number {
+  let sink = 0;
+  const began = process.hrtime.bigint();
+  for (let i = 0; i < ITERATIONS; i++) sink += run().length;
+  const elapsed = Number(process.hrtime.bigint() - began) / 1000;
+  if (sink < 0) console.log(sink);
+  return elapsed / ITERATIONS;
+}
+
+function main(): void {
+  const registry = protoRegistry();
+  const codec = messageCodec(registry, TYPE);
+  const json: JsonValue = listAnswer(generator(20261129));
+  const expected = Buffer.from(
+    toBinary(registry.getMessage(TYPE)!, fromJson(registry.getMessage(TYPE)!, json)),
+  );
+  if (!expected.equals(codec.encode(json)))
+    throw new Error("the encoder's bytes differ from toBinary(fromJson)");
+
+  const encode: number[] = [];
+  const stringify: number[] = [];
+  time(() => codec.encode(json)); // warm-up of both, so the first round is not the JIT's
+  time(() => JSON.stringify(json));
+  for (let round = 0; round < ROUNDS; round++) {
+    stringify.push(time(() => JSON.stringify(json)));
+    encode.push(time(() => codec.encode(json)));
+  }
+  const us = { encode: median(encode), stringify: median(stringify) };
+  console.log(
+    `${TYPE}, ${GROUPS} groups (${expected.length} bytes protobuf, ${JSON.stringify(json).length} bytes JSON), ` +
+      `${ROUNDS} rounds of ${ITERATIONS}, node ${process.version}`,
+  );
+  console.log(`  encode          ${us.encode.toFixed(1)} µs`);
+  console.log(`  JSON.stringify  ${us.stringify.toFixed(1)} µs`);
+  console.log(`  ratio           ${(us.encode / us.stringify).toFixed(2)}x`);
+}
+
+main();
