@@ -137,6 +137,28 @@ export function jsonEncoder(schema: DescMessage, registry: Registry): Encoder {
   return of(schema);
 }
 
+/** One field of a compiled message: its two member names and how its value is written. */
+interface FieldPlan {
+  readonly json: string;
+  readonly name: string;
+  readonly write: FieldWrite;
+}
+
+type FieldWrite = (writer: BinaryWriter, value: JsonValue) => void;
+
+/**
+ * The members of one shape of object (its own keys, in their order), as the fields they are written as, in
+ * field-number order. Only a shape the message accepts whatever its values has one: every member a field or
+ * REST-only, no field by both its names, no two members of a oneof.
+ */
+interface Shape {
+  readonly keys: readonly string[];
+  readonly steps: readonly { readonly member: string; readonly write: FieldWrite }[];
+}
+
+/** How many shapes a message remembers: a message's answers come in a few (with and without optional members). */
+const SHAPES = 8;
+
 function compileMessage(
   schema: DescMessage,
   registry: Registry,
@@ -145,14 +167,64 @@ function compileMessage(
   const special = wellKnown(schema, registry);
   if (special !== undefined) return special;
   // In field-number order, as @bufbuild/protobuf writes them; a member by its JSON name or its proto name.
-  const fields = [...schema.fields]
+  const fields: FieldPlan[] = [...schema.fields]
     .sort((a, b) => a.number - b.number)
-    .map((field) => ({
-      json: field.jsonName,
-      name: field.name,
-      write: fieldWriter(field, registry, of),
-    }));
-  const known = new Set(schema.fields.flatMap((field) => [field.jsonName, field.name]));
+    .map((field) => ({ json: field.jsonName, name: field.name, write: fieldWriter(field, registry, of) }));
+  const rules = memberRules(schema, fields);
+  const general = generalEncoder(fields, rules);
+  const shapes: Shape[] = [];
+  // Objects of one shape (the items of a list) are written by the shape's steps: no name looked up per member.
+  return (writer, json) => {
+    const object = members(json, schema.typeName);
+    const keys = Object.keys(object);
+    const shape = shapeOf(shapes, keys);
+    if (shape === undefined) {
+      general(writer, object, keys);
+      const learnt = learnShape(keys, fields, rules);
+      if (learnt === undefined) return;
+      if (shapes.length === SHAPES) shapes.pop();
+      shapes.unshift(learnt);
+      return;
+    }
+    const steps = shape.steps;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      const value = object[step.member]!;
+      // null is "not set" in proto3 JSON.
+      if (value === null) continue;
+      try {
+        step.write(writer, value);
+      } catch (error) {
+        throw within(error, `.${step.member}`);
+      }
+    }
+  };
+}
+
+/** The shape these keys are, if it is one of `shapes`. */
+function shapeOf(shapes: readonly Shape[], keys: readonly string[]): Shape | undefined {
+  search: for (const shape of shapes) {
+    if (shape.keys.length !== keys.length) continue;
+    for (let i = 0; i < keys.length; i++) if (shape.keys[i] !== keys[i]) continue search;
+    return shape;
+  }
+  return undefined;
+}
+
+/** Which members a message takes beyond its fields, and which of its fields are a oneof's. */
+interface MemberRules {
+  readonly typeName: string;
+  /** A field's index (in field-number order) by its JSON name and by its proto name. */
+  readonly fieldOf: ReadonlyMap<string, number>;
+  /** The REST-only members the message leaves out (./rest-only.ts). */
+  readonly restOnly: ReadonlySet<string>;
+  /** A oneof's name by its members' names (both spellings). */
+  readonly oneofOf: ReadonlyMap<string, string>;
+}
+
+function memberRules(schema: DescMessage, fields: readonly FieldPlan[]): MemberRules {
+  const fieldOf = new Map<string, number>();
+  fields.forEach((field, index) => fieldOf.set(field.json, index).set(field.name, index));
   const restOnly = new Set(
     Object.hasOwn(REST_ONLY_MEMBERS, schema.typeName) ? REST_ONLY_MEMBERS[schema.typeName]!.members : [],
   );
@@ -162,9 +234,51 @@ function compileMessage(
     oneofOf.set(field.jsonName, field.oneof.name);
     oneofOf.set(field.name, field.oneof.name);
   }
-  return (writer, json) => {
-    const object = members(json, schema.typeName);
-    const keys = Object.keys(object);
+  return { typeName: schema.typeName, fieldOf, restOnly, oneofOf };
+}
+
+/**
+ * The steps of these keys' shape, or undefined when the message refuses the shape or may, by its values (a member
+ * it lacks, a field by both its names, two members of a oneof): those objects are left to the general encoder.
+ */
+function learnShape(
+  keys: readonly string[],
+  fields: readonly FieldPlan[],
+  rules: MemberRules,
+): Shape | undefined {
+  const memberOf: (string | undefined)[] = fields.map(() => undefined);
+  const oneofs = new Set<string>();
+  for (const member of keys) {
+    const index = rules.fieldOf.get(member);
+    if (index === undefined) {
+      if (rules.restOnly.has(member)) continue;
+      return undefined;
+    }
+    if (memberOf[index] !== undefined) return undefined;
+    memberOf[index] = member;
+    const oneof = rules.oneofOf.get(member);
+    if (oneof !== undefined) {
+      if (oneofs.has(oneof)) return undefined;
+      oneofs.add(oneof);
+    }
+  }
+  const steps = fields.flatMap((field, index) => {
+    const member = memberOf[index];
+    return member === undefined ? [] : [{ member, write: field.write }];
+  });
+  return { keys: [...keys], steps };
+}
+
+/**
+ * Any object of the message, and the refusals with their reasons: each field in field-number order (by its JSON
+ * name, else its proto name), then every member checked to be a field or REST-only, then the oneofs.
+ */
+function generalEncoder(
+  fields: readonly FieldPlan[],
+  rules: MemberRules,
+): (writer: BinaryWriter, object: { [member: string]: JsonValue }, keys: readonly string[]) => void {
+  const { typeName, fieldOf, restOnly, oneofOf } = rules;
+  return (writer, object, keys) => {
     let found = 0;
     for (const field of fields) {
       let member = field.json;
@@ -185,20 +299,20 @@ function compileMessage(
     // Every member is a field, or one of the REST-only members this message leaves out.
     if (found !== keys.length) {
       for (const member of keys) {
-        if (known.has(member)) continue;
-        if (!restOnly.has(member)) throw new EncodeError(`${schema.typeName} has no field "${member}"`);
+        if (fieldOf.has(member)) continue;
+        if (!restOnly.has(member)) throw new EncodeError(`${typeName} has no field "${member}"`);
       }
-      if (keys.filter((member) => known.has(member)).length !== found)
-        throw new EncodeError(`a field of ${schema.typeName} is given twice, by both its names`);
+      if (keys.filter((member) => fieldOf.has(member)).length !== found)
+        throw new EncodeError(`a field of ${typeName} is given twice, by both its names`);
     }
-    if (oneofOf.size > 0) oneMemberPerOneof(object, oneofOf, schema.typeName);
+    if (oneofOf.size > 0) oneMemberPerOneof(object, oneofOf, typeName);
   };
 }
 
 /** A oneof takes one member at most, as `fromJson` says (a null member is not set). */
 function oneMemberPerOneof(
   object: { [member: string]: JsonValue },
-  oneofOf: Map<string, string>,
+  oneofOf: ReadonlyMap<string, string>,
   typeName: string,
 ): void {
   const set = new Set<string>();
