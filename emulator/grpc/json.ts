@@ -336,63 +336,91 @@ function wellKnown(schema: DescMessage, registry: Registry): Encoder | undefined
   return (writer, json) => writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
 }
 
-/** The latest instant a Timestamp holds: 9999-12-31T23:59:59Z. */
-const MAX_SECONDS = 253402300799;
-
-/** "2026-11-28T23:55:50.123Z" (checked against ISO_MILLIS) as milliseconds since the epoch, digit by digit. */
+/**
+ * An instant in the form Date#toISOString writes ("2026-11-28T23:55:50.123Z", every time the emulator sends) as
+ * milliseconds since the epoch, read digit by digit; NaN for any other text, and for a date before 1970 or one
+ * that does not exist (February 30th): those are left to @bufbuild/protobuf, which decides what it accepts. Four
+ * year digits keep it within a Timestamp's range (up to 9999-12-31T23:59:59.999999999Z).
+ */
 function isoMillis(text: string): number {
-  const digits = (from: number, to: number): number => {
-    let n = 0;
-    for (let i = from; i < to; i++) n = n * 10 + (text.charCodeAt(i) - 48);
-    return n;
-  };
-  const year = digits(0, 4);
-  // Before 1970 (and Date.UTC's reading of years 0..99 as 19xx) is left to the general path.
-  if (year < 1970) return NaN;
-  const month = digits(5, 7);
-  const day = digits(8, 10);
-  // A date that does not exist (February 30th) is left to the general path, which refuses it.
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return NaN;
-  const hours = digits(11, 13);
-  const minutes = digits(14, 16);
-  const seconds = digits(17, 19);
-  if (hours > 23 || minutes > 59 || seconds > 59) return NaN;
-  return Date.UTC(year, month - 1, day, hours, minutes, seconds, digits(20, 23));
+  if (text.length !== 24 || !isoSeparators(text)) return NaN;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 7);
+  const day = digits(text, 8, 10);
+  const hours = digits(text, 11, 13);
+  const minutes = digits(text, 14, 16);
+  const seconds = digits(text, 17, 19);
+  const millis = digits(text, 20, 23);
+  // Written so that NaN (a character that is not a digit) fails each test.
+  if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month))) return NaN;
+  if (!(hours <= 23 && minutes <= 59 && seconds <= 59 && millis >= 0)) return NaN;
+  return ((epochDays(year, month, day) * 24 + hours) * 60 + minutes) * 60_000 + seconds * 1000 + millis;
 }
+
+/** "YYYY-MM-DDTHH:MM:SS.mmmZ"'s punctuation. */
+function isoSeparators(text: string): boolean {
+  return (
+    text.charCodeAt(4) === 0x2d && // -
+    text.charCodeAt(7) === 0x2d &&
+    text.charCodeAt(10) === 0x54 && // T
+    text.charCodeAt(13) === 0x3a && // :
+    text.charCodeAt(16) === 0x3a &&
+    text.charCodeAt(19) === 0x2e && // .
+    text.charCodeAt(23) === 0x5a // Z
+  );
+}
+
+/** The decimal number text[from, to) spells, NaN when a character is not an ASCII digit. */
+function digits(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    n = n * 10 + digit;
+  }
+  return n;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function daysIn(year: number, month: number): number {
-  return month === 2
-    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-      ? 29
-      : 28
-    : [4, 6, 9, 11].includes(month)
-      ? 30
-      : 31;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
-/** What Date#toISOString writes (every time the emulator sends): read digit by digit. */
-const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar from 1970 on (Date.UTC's count, without the
+ * Date): whole 400-year eras, then years, then days of the year counted from March so February's leap day is last.
+ */
+function epochDays(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
 
 /**
- * A Timestamp: the emulator's own (toISOString's form, a real date from 1970) read digit by digit; any other form
- * through @bufbuild/protobuf, which decides what it accepts.
+ * A Timestamp: the emulator's own (isoMillis) written here; any other form through @bufbuild/protobuf, which
+ * decides what it accepts.
  */
 function timestampEncoder(schema: DescMessage, registry: Registry): Encoder {
   const general: Encoder = (writer, json) =>
     writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
   return (writer, json) => {
-    if (typeof json === "string" && json.length === 24 && ISO_MILLIS.test(json)) {
-      const ms = isoMillis(json);
-      if (ms >= 0 && ms <= MAX_SECONDS * 1000 + 999) {
-        const seconds = Math.floor(ms / 1000);
-        const nanos = (ms - seconds * 1000) * 1_000_000;
-        if (seconds !== 0) writer.tag(1, WireType.Varint).safeUint(seconds);
-        if (nanos !== 0) writer.tag(2, WireType.Varint).uint32(nanos);
-        return;
-      }
-    }
-    general(writer, json);
+    const ms = typeof json === "string" ? isoMillis(json) : NaN;
+    if (Number.isNaN(ms)) general(writer, json);
+    else writeTimestamp(writer, ms);
   };
+}
+
+/** A Timestamp's fields for `ms` from isoMillis (seconds, nanos; a zero one is not written). */
+function writeTimestamp(writer: BinaryWriter, ms: number): void {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = (ms - seconds * 1000) * 1_000_000;
+  if (seconds !== 0) writer.tag(1, WireType.Varint).safeUint(seconds);
+  if (nanos !== 0) writer.tag(2, WireType.Varint).uint32(nanos);
 }
 
 /** How one field's JSON value is written, tag included; a zero scalar without presence is not written. */
