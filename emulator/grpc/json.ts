@@ -482,16 +482,18 @@ function listWriter(
   };
   if (field.listKind === "message") {
     const encode = of(field.message);
+    // Items are alike: room for the length the last one's took, so the bytes seldom move.
+    let reserve = 1;
     return (writer, value) => {
       const list = items(value);
       for (let i = 0; i < list.length; i++) {
-        writer.tag(no, WireType.LengthDelimited).fork();
+        writer.tag(no, WireType.LengthDelimited).fork(reserve);
         try {
           encode(writer, list[i]!);
         } catch (error) {
           throw within(error, `[${i}]`);
         }
-        writer.join();
+        reserve = writer.join();
       }
     };
   }

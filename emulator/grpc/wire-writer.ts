@@ -1,8 +1,8 @@
 /**
  * A protobuf wire writer into one growing buffer, for ./json.ts's compiled encoders: a nested message or a string
- * is written in place after a one-byte length, which is widened afterwards (the bytes moved along) when it is 128
- * or more, so there is no chunk list to join and every length is the minimal varint, as protoc and
- * @bufbuild/protobuf write it.
+ * is written in place after room for its length (one byte, or what the caller expects it to take), the bytes
+ * moved afterwards when the length takes more or less, so there is no chunk list to join and every length is the
+ * minimal varint, as protoc and @bufbuild/protobuf write it.
  */
 
 /** The wire types of the protobuf encoding. */
@@ -18,7 +18,7 @@ const TWO_32 = 2 ** 32;
 export class WireWriter {
   private buf: Buffer = Buffer.allocUnsafe(1024);
   private pos = 0;
-  /** Where each open length-delimited field's content starts (its one-byte length just before it). */
+  /** Each open length-delimited field: the bytes reserved for its length, then where its content starts. */
   private readonly open: number[] = [];
 
   /** The bytes written, a copy owned by the caller. */
@@ -148,7 +148,8 @@ export class WireWriter {
     }
     const start = this.pos + 1;
     const written = this.buf.write(value, start, "utf8");
-    return this.closeAt(start, written);
+    this.closeAt(start, written, 1);
+    return this;
   }
 
   bytes(value: Uint8Array): this {
@@ -167,38 +168,44 @@ export class WireWriter {
     return this;
   }
 
-  /** Opens a length-delimited field's content (a nested message, a packed list): `join` closes it. */
-  fork(): this {
-    this.ensure(1);
-    this.pos += 1;
-    this.open.push(this.pos);
+  /**
+   * Opens a length-delimited field's content (a nested message, a packed list) after `reserve` bytes for its
+   * length: `join` closes it. Reserving what the length will take (a caller writing many alike, the items of a
+   * list, knows it from the last) spares moving the content when it is closed.
+   */
+  fork(reserve = 1): this {
+    this.ensure(reserve);
+    this.pos += reserve;
+    this.open.push(reserve, this.pos);
     return this;
   }
 
-  join(): this {
+  /** Closes the innermost `fork`; returns how many bytes its length took. */
+  join(): number {
     const start = this.open.pop()!;
-    return this.closeAt(start, this.pos - start);
+    const reserved = this.open.pop()!;
+    return this.closeAt(start, this.pos - start, reserved);
   }
 
-  /** Writes the length of the `length` bytes at `start`, in the byte before them, widened if need be. */
-  private closeAt(start: number, length: number): this {
-    this.pos = start + length;
-    if (length < 0x80) {
-      this.buf[start - 1] = length;
-      return this;
-    }
+  /**
+   * Writes the length of the `length` bytes at `start` in the `reserved` bytes before them, the bytes moved when
+   * the length takes more or fewer; returns how many it took.
+   */
+  private closeAt(start: number, length: number, reserved: number): number {
     let size = 1;
     for (let rest = length >>> 7; rest > 0; rest >>>= 7) size++;
-    this.ensure(size - 1);
-    this.buf.copy(this.buf, start - 1 + size, start, start + length);
-    let at = start - 1;
+    if (size !== reserved) {
+      this.ensure(size - reserved);
+      this.buf.copyWithin(start - reserved + size, start, start + length);
+    }
+    let at = start - reserved;
     let rest = length;
     while (rest > 0x7f) {
       this.buf[at++] = (rest & 0x7f) | 0x80;
       rest >>>= 7;
     }
     this.buf[at] = rest;
-    this.pos = start - 1 + size + length;
-    return this;
+    this.pos = start - reserved + size + length;
+    return size;
   }
 }
