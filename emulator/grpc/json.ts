@@ -55,17 +55,24 @@ export function messageCodec(registry: Registry, typeName: string): MessageCodec
       return { json: toJson(schema, message, { registry }), unknown: unknownFields(schema, message) };
     },
     encode: (json) => {
-      const writer = new BinaryWriter();
+      const writer = idleWriter ?? new BinaryWriter();
+      idleWriter = undefined;
       try {
         encoder(writer, json);
+        return writer.finish();
       } catch (error) {
         if (!(error instanceof EncodeError)) throw error;
         throw new Error(`cannot encode ${typeName}${error.path}: ${error.message}`);
+      } finally {
+        writer.reset();
+        idleWriter = writer;
       }
-      return writer.finish();
     },
   };
 }
+
+/** The writer encodings share, keeping its room (they run one at a time; one inside another gets its own). */
+let idleWriter: BinaryWriter | undefined;
 
 /** The paths of fields a message carries that its schema lacks ("group.#12"), at any depth. */
 function unknownFields(schema: DescMessage, message: Message, prefix = ""): string[] {

@@ -35,15 +35,33 @@ const utf8Write: (buf: Buffer, text: string, at: number) => number =
     ? (buf, text, at) => (buf as Buffer & Utf8Writing).utf8Write(text, at)
     : (buf, text, at) => buf.write(text, at, "utf8");
 
+/** The room a writer starts with. */
+const INITIAL = 1024;
+/** The most room a writer keeps for its next message: one larger than this is let go when it is finished. */
+const KEPT = 1 << 20;
+
+/**
+ * One writer serves message after message (`finish` empties it), keeping its room: a 30 kB answer does not grow
+ * a buffer from 1 kB again each time.
+ */
 export class WireWriter {
-  private buf: Buffer = Buffer.allocUnsafe(1024);
+  private buf: Buffer = Buffer.allocUnsafe(INITIAL);
   private pos = 0;
   /** Each open length-delimited field: the bytes reserved for its length, then where its content starts. */
   private readonly open: number[] = [];
 
-  /** The bytes written, a copy owned by the caller. */
+  /** Empties the writer, also when the last message was left half written (its encoding refused). */
+  reset(): void {
+    this.pos = 0;
+    this.open.length = 0;
+  }
+
+  /** The bytes written, a copy owned by the caller; the writer is then empty. */
   finish(): Uint8Array {
-    return Buffer.from(this.buf.subarray(0, this.pos));
+    const bytes = Buffer.from(this.buf.subarray(0, this.pos));
+    this.reset();
+    if (this.buf.length > KEPT) this.buf = Buffer.allocUnsafe(INITIAL);
+    return bytes;
   }
 
   private ensure(bytes: number): void {
