@@ -388,7 +388,7 @@ function fieldWriter(
         // The most common field, written without the general scalar path.
         const tag = (no << 3) | WireType.LengthDelimited;
         return (writer, value) => {
-          if (typeof value !== "string") scalarValue(ScalarType.STRING, value);
+          if (typeof value !== "string" || !wellFormed(value)) scalarValue(ScalarType.STRING, value);
           else if (value !== "" || always) writer.uint32(tag).string(value);
         };
       }
@@ -606,6 +606,19 @@ const UINT32 = { min: 0, max: 2 ** 32 - 1 };
 const INT64 = { min: -(BigInt(2) ** BigInt(63)), max: BigInt(2) ** BigInt(63) - BigInt(1) };
 const UINT64 = { min: BigInt(0), max: BigInt(2) ** BigInt(64) - BigInt(1) };
 
+/** A number's JSON text as `fromJson` reads it: NaN when empty or with white space around it. */
+function numberText(text: string): number {
+  return text !== "" && text.trim().length === text.length ? Number(text) : NaN;
+}
+
+/**
+ * Whether a string is well-formed UTF-16 (no lone surrogate), so it has UTF-8: `fromJson` refuses one that is not,
+ * where Buffer#write would write U+FFFD. String#isWellFormed is in node 20 and up, not in TypeScript's ES2022.
+ */
+function wellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
 /** A scalar's JSON value, checked as `fromJson` checks it, as the value the writer takes. */
 function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
   const refuse = (): never => {
@@ -613,7 +626,7 @@ function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
   };
   switch (type) {
     case ScalarType.STRING:
-      return typeof json === "string" ? json : refuse();
+      return typeof json === "string" && wellFormed(json) ? json : refuse();
     case ScalarType.BOOL:
       return typeof json === "boolean" ? json : refuse();
     case ScalarType.BYTES:
@@ -625,11 +638,14 @@ function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
       }
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT: {
-      if (typeof json === "number") return json;
+      if (typeof json === "number")
+        return type === ScalarType.FLOAT && !Number.isFinite(Math.fround(json)) ? refuse() : json;
       if (json === "NaN") return NaN;
       if (json === "Infinity") return Infinity;
       if (json === "-Infinity") return -Infinity;
-      const n = typeof json === "string" && json.trim() !== "" ? Number(json) : NaN;
+      const n = typeof json === "string" ? numberText(json) : NaN;
+      // A FLOAT beyond float32's range would be written as infinity: refused, as fromJson refuses it.
+      if (type === ScalarType.FLOAT && !Number.isFinite(Math.fround(n))) return refuse();
       return Number.isFinite(n) ? n : refuse();
     }
     case ScalarType.INT32:
@@ -638,16 +654,15 @@ function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
     case ScalarType.UINT32:
     case ScalarType.FIXED32: {
       const range = type === ScalarType.UINT32 || type === ScalarType.FIXED32 ? UINT32 : INT32;
-      const n =
-        typeof json === "number" ? json : typeof json === "string" && json.trim() !== "" ? Number(json) : NaN;
+      const n = typeof json === "number" ? json : typeof json === "string" ? numberText(json) : NaN;
       return Number.isInteger(n) && n >= range.min && n <= range.max ? n : refuse();
     }
     default: {
       const range = type === ScalarType.UINT64 || type === ScalarType.FIXED64 ? UINT64 : INT64;
       let n: bigint;
+      // What BigInt reads, as fromJson takes it: a whole number, or text ("12", " 12 ", "0x1f"; not "" or "1e3").
       try {
-        if (typeof json === "number" && Number.isInteger(json)) n = BigInt(json);
-        else if (typeof json === "string" && /^-?\d+$/.test(json)) n = BigInt(json);
+        if (typeof json === "number" || (typeof json === "string" && json !== "")) n = BigInt(json);
         else return refuse();
       } catch {
         return refuse();
