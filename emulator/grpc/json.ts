@@ -27,6 +27,7 @@ import {
 } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { REST_ONLY_MEMBERS } from "./rest-only";
+import { isoMillis } from "./timestamp";
 import { Wire as WireType, WireWriter as BinaryWriter } from "./wire-writer";
 
 export type { JsonValue } from "@bufbuild/protobuf";
@@ -54,17 +55,24 @@ export function messageCodec(registry: Registry, typeName: string): MessageCodec
       return { json: toJson(schema, message, { registry }), unknown: unknownFields(schema, message) };
     },
     encode: (json) => {
-      const writer = new BinaryWriter();
+      const writer = idleWriter ?? new BinaryWriter();
+      idleWriter = undefined;
       try {
         encoder(writer, json);
+        return writer.finish();
       } catch (error) {
         if (!(error instanceof EncodeError)) throw error;
         throw new Error(`cannot encode ${typeName}${error.path}: ${error.message}`);
+      } finally {
+        writer.reset();
+        idleWriter = writer;
       }
-      return writer.finish();
     },
   };
 }
+
+/** The writer encodings share, keeping its room (they run one at a time; one inside another gets its own). */
+let idleWriter: BinaryWriter | undefined;
 
 /** The paths of fields a message carries that its schema lacks ("group.#12"), at any depth. */
 function unknownFields(schema: DescMessage, message: Message, prefix = ""): string[] {
@@ -137,6 +145,28 @@ export function jsonEncoder(schema: DescMessage, registry: Registry): Encoder {
   return of(schema);
 }
 
+/** One field of a compiled message: its two member names and how its value is written. */
+interface FieldPlan {
+  readonly json: string;
+  readonly name: string;
+  readonly write: FieldWrite;
+}
+
+type FieldWrite = (writer: BinaryWriter, value: JsonValue) => void;
+
+/**
+ * The members of one shape of object (its own keys, in their order), as the fields they are written as, in
+ * field-number order. Only a shape the message accepts whatever its values has one: every member a field or
+ * REST-only, no field by both its names, no two members of a oneof.
+ */
+interface Shape {
+  readonly keys: readonly string[];
+  readonly steps: readonly { readonly member: string; readonly write: FieldWrite }[];
+}
+
+/** How many shapes a message remembers: a message's answers come in a few (with and without optional members). */
+const SHAPES = 8;
+
 function compileMessage(
   schema: DescMessage,
   registry: Registry,
@@ -145,14 +175,64 @@ function compileMessage(
   const special = wellKnown(schema, registry);
   if (special !== undefined) return special;
   // In field-number order, as @bufbuild/protobuf writes them; a member by its JSON name or its proto name.
-  const fields = [...schema.fields]
+  const fields: FieldPlan[] = [...schema.fields]
     .sort((a, b) => a.number - b.number)
-    .map((field) => ({
-      json: field.jsonName,
-      name: field.name,
-      write: fieldWriter(field, registry, of),
-    }));
-  const known = new Set(schema.fields.flatMap((field) => [field.jsonName, field.name]));
+    .map((field) => ({ json: field.jsonName, name: field.name, write: fieldWriter(field, registry, of) }));
+  const rules = memberRules(schema, fields);
+  const general = generalEncoder(fields, rules);
+  const shapes: Shape[] = [];
+  // Objects of one shape (the items of a list) are written by the shape's steps: no name looked up per member.
+  return (writer, json) => {
+    const object = members(json, schema.typeName);
+    const keys = Object.keys(object);
+    const shape = shapeOf(shapes, keys);
+    if (shape === undefined) {
+      general(writer, object, keys);
+      const learnt = learnShape(keys, fields, rules);
+      if (learnt === undefined) return;
+      if (shapes.length === SHAPES) shapes.pop();
+      shapes.unshift(learnt);
+      return;
+    }
+    const steps = shape.steps;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      const value = object[step.member]!;
+      // null is "not set" in proto3 JSON.
+      if (value === null) continue;
+      try {
+        step.write(writer, value);
+      } catch (error) {
+        throw within(error, `.${step.member}`);
+      }
+    }
+  };
+}
+
+/** The shape these keys are, if it is one of `shapes`. */
+function shapeOf(shapes: readonly Shape[], keys: readonly string[]): Shape | undefined {
+  search: for (const shape of shapes) {
+    if (shape.keys.length !== keys.length) continue;
+    for (let i = 0; i < keys.length; i++) if (shape.keys[i] !== keys[i]) continue search;
+    return shape;
+  }
+  return undefined;
+}
+
+/** Which members a message takes beyond its fields, and which of its fields are a oneof's. */
+interface MemberRules {
+  readonly typeName: string;
+  /** A field's index (in field-number order) by its JSON name and by its proto name. */
+  readonly fieldOf: ReadonlyMap<string, number>;
+  /** The REST-only members the message leaves out (./rest-only.ts). */
+  readonly restOnly: ReadonlySet<string>;
+  /** A oneof's name by its members' names (both spellings). */
+  readonly oneofOf: ReadonlyMap<string, string>;
+}
+
+function memberRules(schema: DescMessage, fields: readonly FieldPlan[]): MemberRules {
+  const fieldOf = new Map<string, number>();
+  fields.forEach((field, index) => fieldOf.set(field.json, index).set(field.name, index));
   const restOnly = new Set(
     Object.hasOwn(REST_ONLY_MEMBERS, schema.typeName) ? REST_ONLY_MEMBERS[schema.typeName]!.members : [],
   );
@@ -162,9 +242,51 @@ function compileMessage(
     oneofOf.set(field.jsonName, field.oneof.name);
     oneofOf.set(field.name, field.oneof.name);
   }
-  return (writer, json) => {
-    const object = members(json, schema.typeName);
-    const keys = Object.keys(object);
+  return { typeName: schema.typeName, fieldOf, restOnly, oneofOf };
+}
+
+/**
+ * The steps of these keys' shape, or undefined when the message refuses the shape or may, by its values (a member
+ * it lacks, a field by both its names, two members of a oneof): those objects are left to the general encoder.
+ */
+function learnShape(
+  keys: readonly string[],
+  fields: readonly FieldPlan[],
+  rules: MemberRules,
+): Shape | undefined {
+  const memberOf: (string | undefined)[] = fields.map(() => undefined);
+  const oneofs = new Set<string>();
+  for (const member of keys) {
+    const index = rules.fieldOf.get(member);
+    if (index === undefined) {
+      if (rules.restOnly.has(member)) continue;
+      return undefined;
+    }
+    if (memberOf[index] !== undefined) return undefined;
+    memberOf[index] = member;
+    const oneof = rules.oneofOf.get(member);
+    if (oneof !== undefined) {
+      if (oneofs.has(oneof)) return undefined;
+      oneofs.add(oneof);
+    }
+  }
+  const steps = fields.flatMap((field, index) => {
+    const member = memberOf[index];
+    return member === undefined ? [] : [{ member, write: field.write }];
+  });
+  return { keys: [...keys], steps };
+}
+
+/**
+ * Any object of the message, and the refusals with their reasons: each field in field-number order (by its JSON
+ * name, else its proto name), then every member checked to be a field or REST-only, then the oneofs.
+ */
+function generalEncoder(
+  fields: readonly FieldPlan[],
+  rules: MemberRules,
+): (writer: BinaryWriter, object: { [member: string]: JsonValue }, keys: readonly string[]) => void {
+  const { typeName, fieldOf, restOnly, oneofOf } = rules;
+  return (writer, object, keys) => {
     let found = 0;
     for (const field of fields) {
       let member = field.json;
@@ -185,20 +307,20 @@ function compileMessage(
     // Every member is a field, or one of the REST-only members this message leaves out.
     if (found !== keys.length) {
       for (const member of keys) {
-        if (known.has(member)) continue;
-        if (!restOnly.has(member)) throw new EncodeError(`${schema.typeName} has no field "${member}"`);
+        if (fieldOf.has(member)) continue;
+        if (!restOnly.has(member)) throw new EncodeError(`${typeName} has no field "${member}"`);
       }
-      if (keys.filter((member) => known.has(member)).length !== found)
-        throw new EncodeError(`a field of ${schema.typeName} is given twice, by both its names`);
+      if (keys.filter((member) => fieldOf.has(member)).length !== found)
+        throw new EncodeError(`a field of ${typeName} is given twice, by both its names`);
     }
-    if (oneofOf.size > 0) oneMemberPerOneof(object, oneofOf, schema.typeName);
+    if (oneofOf.size > 0) oneMemberPerOneof(object, oneofOf, typeName);
   };
 }
 
 /** A oneof takes one member at most, as `fromJson` says (a null member is not set). */
 function oneMemberPerOneof(
   object: { [member: string]: JsonValue },
-  oneofOf: Map<string, string>,
+  oneofOf: ReadonlyMap<string, string>,
   typeName: string,
 ): void {
   const set = new Set<string>();
@@ -222,63 +344,26 @@ function wellKnown(schema: DescMessage, registry: Registry): Encoder | undefined
   return (writer, json) => writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
 }
 
-/** The latest instant a Timestamp holds: 9999-12-31T23:59:59Z. */
-const MAX_SECONDS = 253402300799;
-
-/** "2026-11-28T23:55:50.123Z" (checked against ISO_MILLIS) as milliseconds since the epoch, digit by digit. */
-function isoMillis(text: string): number {
-  const digits = (from: number, to: number): number => {
-    let n = 0;
-    for (let i = from; i < to; i++) n = n * 10 + (text.charCodeAt(i) - 48);
-    return n;
-  };
-  const year = digits(0, 4);
-  // Before 1970 (and Date.UTC's reading of years 0..99 as 19xx) is left to the general path.
-  if (year < 1970) return NaN;
-  const month = digits(5, 7);
-  const day = digits(8, 10);
-  // A date that does not exist (February 30th) is left to the general path, which refuses it.
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return NaN;
-  const hours = digits(11, 13);
-  const minutes = digits(14, 16);
-  const seconds = digits(17, 19);
-  if (hours > 23 || minutes > 59 || seconds > 59) return NaN;
-  return Date.UTC(year, month - 1, day, hours, minutes, seconds, digits(20, 23));
-}
-
-function daysIn(year: number, month: number): number {
-  return month === 2
-    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-      ? 29
-      : 28
-    : [4, 6, 9, 11].includes(month)
-      ? 30
-      : 31;
-}
-
-/** What Date#toISOString writes (every time the emulator sends): read digit by digit. */
-const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 /**
- * A Timestamp: the emulator's own (toISOString's form, a real date from 1970) read digit by digit; any other form
- * through @bufbuild/protobuf, which decides what it accepts.
+ * A Timestamp: the emulator's own (isoMillis) written here; any other form through @bufbuild/protobuf, which
+ * decides what it accepts.
  */
 function timestampEncoder(schema: DescMessage, registry: Registry): Encoder {
   const general: Encoder = (writer, json) =>
     writer.raw(toBinary(schema, fromJson(schema, json, { registry })));
   return (writer, json) => {
-    if (typeof json === "string" && json.length === 24 && ISO_MILLIS.test(json)) {
-      const ms = isoMillis(json);
-      if (ms >= 0 && ms <= MAX_SECONDS * 1000 + 999) {
-        const seconds = Math.floor(ms / 1000);
-        const nanos = (ms - seconds * 1000) * 1_000_000;
-        if (seconds !== 0) writer.tag(1, WireType.Varint).safeUint(seconds);
-        if (nanos !== 0) writer.tag(2, WireType.Varint).uint32(nanos);
-        return;
-      }
-    }
-    general(writer, json);
+    const ms = typeof json === "string" ? isoMillis(json) : NaN;
+    if (Number.isNaN(ms)) general(writer, json);
+    else writeTimestamp(writer, ms);
   };
+}
+
+/** A Timestamp's fields for `ms` from isoMillis (seconds, nanos; a zero one is not written). */
+function writeTimestamp(writer: BinaryWriter, ms: number): void {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = (ms - seconds * 1000) * 1_000_000;
+  if (seconds !== 0) writer.tag(1, WireType.Varint).safeUint(seconds);
+  if (nanos !== 0) writer.tag(2, WireType.Varint).uint32(nanos);
 }
 
 /** How one field's JSON value is written, tag included; a zero scalar without presence is not written. */
@@ -303,7 +388,7 @@ function fieldWriter(
         // The most common field, written without the general scalar path.
         const tag = (no << 3) | WireType.LengthDelimited;
         return (writer, value) => {
-          if (typeof value !== "string") scalarValue(ScalarType.STRING, value);
+          if (typeof value !== "string" || !wellFormed(value)) scalarValue(ScalarType.STRING, value);
           else if (value !== "" || always) writer.uint32(tag).string(value);
         };
       }
@@ -340,16 +425,18 @@ function listWriter(
   };
   if (field.listKind === "message") {
     const encode = of(field.message);
+    // Items are alike: room for the length the last one's took, so the bytes seldom move.
+    let reserve = 1;
     return (writer, value) => {
       const list = items(value);
       for (let i = 0; i < list.length; i++) {
-        writer.tag(no, WireType.LengthDelimited).fork();
+        writer.tag(no, WireType.LengthDelimited).fork(reserve);
         try {
           encode(writer, list[i]!);
         } catch (error) {
           throw within(error, `[${i}]`);
         }
-        writer.join();
+        reserve = writer.join();
       }
     };
   }
@@ -519,6 +606,19 @@ const UINT32 = { min: 0, max: 2 ** 32 - 1 };
 const INT64 = { min: -(BigInt(2) ** BigInt(63)), max: BigInt(2) ** BigInt(63) - BigInt(1) };
 const UINT64 = { min: BigInt(0), max: BigInt(2) ** BigInt(64) - BigInt(1) };
 
+/** A number's JSON text as `fromJson` reads it: NaN when empty or with white space around it. */
+function numberText(text: string): number {
+  return text !== "" && text.trim().length === text.length ? Number(text) : NaN;
+}
+
+/**
+ * Whether a string is well-formed UTF-16 (no lone surrogate), so it has UTF-8: `fromJson` refuses one that is not,
+ * where Buffer#write would write U+FFFD. String#isWellFormed is in node 20 and up, not in TypeScript's ES2022.
+ */
+function wellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
 /** A scalar's JSON value, checked as `fromJson` checks it, as the value the writer takes. */
 function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
   const refuse = (): never => {
@@ -526,7 +626,7 @@ function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
   };
   switch (type) {
     case ScalarType.STRING:
-      return typeof json === "string" ? json : refuse();
+      return typeof json === "string" && wellFormed(json) ? json : refuse();
     case ScalarType.BOOL:
       return typeof json === "boolean" ? json : refuse();
     case ScalarType.BYTES:
@@ -538,11 +638,14 @@ function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
       }
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT: {
-      if (typeof json === "number") return json;
+      if (typeof json === "number")
+        return type === ScalarType.FLOAT && !Number.isFinite(Math.fround(json)) ? refuse() : json;
       if (json === "NaN") return NaN;
       if (json === "Infinity") return Infinity;
       if (json === "-Infinity") return -Infinity;
-      const n = typeof json === "string" && json.trim() !== "" ? Number(json) : NaN;
+      const n = typeof json === "string" ? numberText(json) : NaN;
+      // A FLOAT beyond float32's range would be written as infinity: refused, as fromJson refuses it.
+      if (type === ScalarType.FLOAT && !Number.isFinite(Math.fround(n))) return refuse();
       return Number.isFinite(n) ? n : refuse();
     }
     case ScalarType.INT32:
@@ -551,16 +654,15 @@ function scalarValue(type: ScalarType, json: JsonValue): ScalarValue {
     case ScalarType.UINT32:
     case ScalarType.FIXED32: {
       const range = type === ScalarType.UINT32 || type === ScalarType.FIXED32 ? UINT32 : INT32;
-      const n =
-        typeof json === "number" ? json : typeof json === "string" && json.trim() !== "" ? Number(json) : NaN;
+      const n = typeof json === "number" ? json : typeof json === "string" ? numberText(json) : NaN;
       return Number.isInteger(n) && n >= range.min && n <= range.max ? n : refuse();
     }
     default: {
       const range = type === ScalarType.UINT64 || type === ScalarType.FIXED64 ? UINT64 : INT64;
       let n: bigint;
+      // What BigInt reads, as fromJson takes it: a whole number, or text ("12", " 12 ", "0x1f"; not "" or "1e3").
       try {
-        if (typeof json === "number" && Number.isInteger(json)) n = BigInt(json);
-        else if (typeof json === "string" && /^-?\d+$/.test(json)) n = BigInt(json);
+        if (typeof json === "number" || (typeof json === "string" && json !== "")) n = BigInt(json);
         else return refuse();
       } catch {
         return refuse();

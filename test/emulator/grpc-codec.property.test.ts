@@ -3,7 +3,8 @@
  * binary writer, which pass the protobuf conformance suite: for random JSON of every served response message
  * (strings with any code points, 64-bit integers at their ends, any timestamp form, maps, oneofs, nesting), the
  * bytes are `toBinary(fromJson(json))`'s, byte for byte; JSON `fromJson` refuses (a member the message lacks, a
- * value of the wrong type, two members of a oneof) the encoder refuses too. Fixed seeds.
+ * value of the wrong type, two members of a oneof) the encoder refuses too, also when an object of the same keys
+ * was written before (the encoder's learnt shapes), with the same message. Fixed seeds.
  */
 import fc from "fast-check";
 import {
@@ -15,7 +16,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from "@bufbuild/protobuf";
-import { messageCodec } from "../../emulator/grpc/json";
+import { messageCodec, type MessageCodec } from "../../emulator/grpc/json";
 import { protoRegistry, servedMethods } from "../../emulator/grpc/protos";
 import { REST_ONLY_MEMBERS } from "../../emulator/grpc/rest-only";
 
@@ -52,7 +53,39 @@ const timestamp = fc.oneof(
 const INT64_MIN = -(BigInt(2) ** BigInt(63));
 const INT64_MAX = BigInt(2) ** BigInt(63) - BigInt(1);
 
+/**
+ * A scalar's JSON: mostly valid, sometimes text fromJson reads its own way (white space around a number, hex, an
+ * exponent, a lone surrogate, a FLOAT past float32), or any JSON at all.
+ */
 function scalar(type: ScalarType): fc.Arbitrary<JsonValue> {
+  return fc.oneof(
+    { arbitrary: validScalar(type), weight: 8 },
+    {
+      arbitrary: fc.constantFrom<JsonValue>(
+        " 1",
+        "1 ",
+        "\t",
+        "",
+        "0x1f",
+        "1e3",
+        "1.0",
+        "-0",
+        "+1",
+        "\ud800",
+        "a\udc00b",
+        1.5,
+        1e39,
+        -1,
+        2 ** 53,
+        true,
+        null,
+      ),
+      weight: 1,
+    },
+  );
+}
+
+function validScalar(type: ScalarType): fc.Arbitrary<JsonValue> {
   switch (type) {
     case ScalarType.STRING:
       return fc.string({ unit: "binary", maxLength: 40 });
@@ -160,12 +193,45 @@ function reference(schema: DescMessage, json: JsonValue): Uint8Array | "refused"
   }
 }
 
+const codecs = new Map<string, MessageCodec>();
+
+/** Our encoding through one codec per message, as the server keeps them: shapes it learnt before are reused. */
 function ours(schema: DescMessage, json: JsonValue): Uint8Array | "refused" {
+  let codec = codecs.get(schema.typeName);
+  if (codec === undefined) codecs.set(schema.typeName, (codec = messageCodec(registry, schema.typeName)));
   try {
-    return messageCodec(registry, schema.typeName).encode(json);
+    return codec.encode(json);
   } catch {
     return "refused";
   }
+}
+
+/** What a codec does with the JSON: its bytes, or its refusal's message. */
+function outcome(codec: MessageCodec, json: JsonValue): string {
+  try {
+    return Buffer.from(codec.encode(json)).toString("hex");
+  } catch (error) {
+    return `refused: ${(error as Error).message}`;
+  }
+}
+
+/** A copy of `json` with the value of one of its members or items (at any depth, by `pick`) replaced. */
+function replaceOne(json: JsonValue, pick: number, value: JsonValue): JsonValue {
+  const copy = JSON.parse(JSON.stringify(json)) as JsonValue;
+  const spots: [JsonObject | JsonValue[], string][] = [];
+  const walk = (node: JsonValue): void => {
+    if (node === null || typeof node !== "object") return;
+    for (const key of Object.keys(node)) {
+      spots.push([node, key]);
+      walk((node as JsonObject)[key]!);
+    }
+  };
+  walk(copy);
+  if (spots.length === 0) return copy;
+  const [holder, key] = spots[pick % spots.length]!;
+  // Defined, not assigned: a member named __proto__ stays a member.
+  Object.defineProperty(holder, key, { value, enumerable: true, writable: true, configurable: true });
+  return copy;
 }
 
 const bytes = (result: Uint8Array | "refused") =>
@@ -227,6 +293,41 @@ describe("the compiled encoder writes what @bufbuild/protobuf writes", () => {
       );
     }
   });
+
+  test.each(SEEDS)(
+    "an object of a shape met before is written and refused as the first of its shape (seed %d)",
+    (seed) => {
+      // A codec learns each valid shape (its keys, in order) and writes later objects of it by the shape; the
+      // same keys with a hostile value anywhere must give the bytes, or the refusal word for word, of a codec
+      // meeting the shape for the first time.
+      const hostileValue = fc.oneof(
+        fc.constantFrom<JsonValue>(null, 1, -1, 2 ** 40, 1.5, "x", "", true, false, [], {}, [1], { x: 1 }),
+        fc.constantFrom<JsonValue>("2021-02-29T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "1e3", "NaN"),
+        fc.string({ unit: "binary", maxLength: 30 }),
+      );
+      for (const schema of responseTypes) {
+        fc.assert(
+          fc.property(messageJson(schema, 4), fc.nat(), hostileValue, (valid, pick, value) => {
+            const warm = messageCodec(registry, schema.typeName);
+            const learnt = outcome(warm, valid);
+            expect(outcome(warm, valid)).toBe(learnt);
+            const changed = replaceOne(valid, pick, value);
+            const first = outcome(messageCodec(registry, schema.typeName), changed);
+            expect([schema.typeName, JSON.stringify(changed), outcome(warm, changed)]).toEqual([
+              schema.typeName,
+              JSON.stringify(changed),
+              first,
+            ]);
+            expect([JSON.stringify(changed), first.startsWith("refused")]).toEqual([
+              JSON.stringify(changed),
+              reference(schema, changed) === "refused",
+            ]);
+          }),
+          { seed, numRuns: 25 },
+        );
+      }
+    },
+  );
 
   test("two members of a oneof are refused; a REST-only member of a v1 answer is left out and no other", () => {
     const withOneof = [...registry].find(
