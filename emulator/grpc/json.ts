@@ -39,9 +39,10 @@ export interface MessageCodec {
   decode(bytes: Uint8Array): { json: JsonValue; unknown: string[] };
   /**
    * JSON → wire bytes; throws when the JSON does not fit the message (a member it lacks, a wrong type). A REST
-   * answer's members the spec keeps beyond a v1 message (./rest-only.ts) are left out, and no others.
+   * answer's members the spec keeps beyond a v1 message (./rest-only.ts) are left out, and no others. The bytes
+   * come after `headroom` bytes left for the caller (a gRPC frame's prefix).
    */
-  encode(json: JsonValue): Uint8Array;
+  encode(json: JsonValue, headroom?: number): Buffer;
 }
 
 export function messageCodec(registry: Registry, typeName: string): MessageCodec {
@@ -54,12 +55,12 @@ export function messageCodec(registry: Registry, typeName: string): MessageCodec
       const message = fromBinary(schema, bytes, { readUnknownFields: true });
       return { json: toJson(schema, message, { registry }), unknown: unknownFields(schema, message) };
     },
-    encode: (json) => {
+    encode: (json, headroom = 0) => {
       const writer = idleWriter ?? new BinaryWriter();
       idleWriter = undefined;
       try {
         encoder(writer, json);
-        return writer.finish();
+        return writer.finish(headroom);
       } catch (error) {
         if (!(error instanceof EncodeError)) throw error;
         throw new Error(`cannot encode ${typeName}${error.path}: ${error.message}`);

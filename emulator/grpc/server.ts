@@ -192,13 +192,21 @@ const RESPONSE_FIELDS: readonly HeaderField[] = [
 ];
 const RESPONSE_HEADERS = encodeHeaders(RESPONSE_FIELDS);
 
-/** A message as one frame: uncompressed flag, length, bytes. */
+/** A gRPC frame's prefix: uncompressed flag, big-endian length. */
+const FRAME_PREFIX = 5;
+
+/** A message as one frame. */
 function frame(message: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(5 + message.length);
-  out[0] = 0;
-  out.writeUInt32BE(message.length, 1);
-  out.set(message, 5);
-  return out;
+  const out = Buffer.allocUnsafe(FRAME_PREFIX + message.length);
+  out.set(message, FRAME_PREFIX);
+  return framePrefix(out);
+}
+
+/** Fills in the prefix of a frame whose message follows it in `framed`. */
+function framePrefix(framed: Buffer): Buffer {
+  framed[0] = 0;
+  framed.writeUInt32BE(framed.length - FRAME_PREFIX, 1);
+  return framed;
 }
 
 /** `grpc-message` as the protocol writes it: percent-encoded outside printable ASCII, and "%" itself. */
@@ -235,10 +243,10 @@ function respondStatus(stream: Stream, trailers: HeaderField[]): void {
 const OK_TRAILERS = encodeHeaders([["grpc-status", "0"]]);
 
 /** A call answered by one message and OK. */
-function respondMessage(stream: Stream, message: Uint8Array): void {
+function respondMessage(stream: Stream, framed: Buffer): void {
   if (stream.answered) return;
   stream.respond(RESPONSE_HEADERS);
-  stream.write(frame(message));
+  stream.write(framed);
   stream.end(OK_TRAILERS);
 }
 
@@ -436,13 +444,13 @@ function decodeRequest(codec: MessageCodec, bytes: Uint8Array): { [name: string]
 }
 
 /**
- * The REST answer as the response message. The spec's REST-only members of a v1 answer (./rest-only.ts) are left
- * out by the encoder; any other member the message lacks, or of the wrong type, is the emulator's bug (INTERNAL),
- * never dropped silently.
+ * The REST answer as the response message, framed (encoded after the frame's prefix, not copied again). The spec's
+ * REST-only members of a v1 answer (./rest-only.ts) are left out by the encoder; any other member the message
+ * lacks, or of the wrong type, is the emulator's bug (INTERNAL), never dropped silently.
  */
-function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: GrpcFaceOptions): Uint8Array {
+function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: GrpcFaceOptions): Buffer {
   try {
-    return face.response.encode(face.binding.fromRest(value));
+    return framePrefix(face.response.encode(face.binding.fromRest(value), FRAME_PREFIX));
   } catch (error) {
     throw options.dispatcher.unexpected(error, `gRPC ${rpc}`);
   }

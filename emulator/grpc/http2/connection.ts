@@ -61,6 +61,8 @@ const CONNECTION_WINDOW = 16 << 20;
 /** Credit owed to the client past which a WINDOW_UPDATE goes at once instead of with the next answer. */
 const STREAM_CREDIT_NOW = 32 << 10;
 const CONNECTION_CREDIT_NOW = 1 << 20;
+/** Output up to this size is joined into one buffer to write; larger goes in pieces, uncopied. */
+const COPIED = 8 << 10;
 
 /** A connection error: GOAWAY with this code, then the connection ends. */
 class ConnectionError extends Error {
@@ -536,7 +538,14 @@ export class Connection {
     const out = this.out;
     this.out = [];
     if (out.length === 0 || this.socket.destroyed) return;
-    this.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out));
+    let size = 0;
+    for (const bytes of out) size += bytes.length;
+    if (out.length === 1 || size < COPIED)
+      return void this.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out));
+    // A large answer goes as it is, its pieces in one writev, not copied into one buffer first.
+    this.socket.cork();
+    for (const bytes of out) this.socket.write(bytes);
+    this.socket.uncork();
   }
 
   /** A connection error: GOAWAY with the last stream read and the code, then the end of the connection. */
