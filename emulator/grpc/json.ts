@@ -185,9 +185,9 @@ function compileMessage(
   // Objects of one shape (the items of a list) are written by the shape's steps: no name looked up per member.
   return (writer, json) => {
     const object = members(json, schema.typeName);
-    const keys = Object.keys(object);
-    const shape = shapeOf(shapes, keys);
+    const shape = shapeOf(shapes, object);
     if (shape === undefined) {
+      const keys = Object.keys(object);
       general(writer, object, keys);
       const learnt = learnShape(keys, fields, rules);
       if (learnt === undefined) return;
@@ -210,12 +210,23 @@ function compileMessage(
   };
 }
 
-/** The shape these keys are, if it is one of `shapes`. */
-function shapeOf(shapes: readonly Shape[], keys: readonly string[]): Shape | undefined {
-  search: for (const shape of shapes) {
-    if (shape.keys.length !== keys.length) continue;
-    for (let i = 0; i < keys.length; i++) if (shape.keys[i] !== keys[i]) continue search;
-    return shape;
+/**
+ * The shape the object is, if it is one of `shapes`: its keys walked with for-in, which allocates nothing (where
+ * Object.keys made an array per item, 200 per list, for the collector). for-in also walks inherited enumerable
+ * keys, so only an object whose prototype has none (a plain object's, or none) is matched here; any other goes
+ * the general way, by its own keys.
+ */
+function shapeOf(shapes: readonly Shape[], object: { [member: string]: JsonValue }): Shape | undefined {
+  const prototype: unknown = Object.getPrototypeOf(object);
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  search: for (let s = 0; s < shapes.length; s++) {
+    const keys = shapes[s]!.keys;
+    let i = 0;
+    for (const key in object) {
+      if (i === keys.length || keys[i] !== key) continue search;
+      i++;
+    }
+    if (i === keys.length) return shapes[s];
   }
   return undefined;
 }
@@ -393,6 +404,14 @@ function fieldWriter(
           else if (value !== "" || always) writer.uint32(tag).string(value);
         };
       }
+      if (field.scalar === ScalarType.BOOL) {
+        // As common in answers (`verified`), and as simple: only true and false are a bool.
+        const tag = (no << 3) | WireType.Varint;
+        return (writer, value) => {
+          if (typeof value !== "boolean") scalarValue(ScalarType.BOOL, value);
+          else if (value || always) writer.uint32(tag).bool(value);
+        };
+      }
       const write = scalarWriter(field.scalar, field.name);
       return (writer, value) => write(writer, no, value, always);
     }
@@ -562,9 +581,11 @@ function scalarWriter(
   };
 }
 
+const ZERO_BIGINT = BigInt(0);
+
 function isZero(value: ScalarValue): boolean {
   if (value instanceof Uint8Array) return value.length === 0;
-  return value === "" || value === 0 || value === false || value === BigInt(0) || Object.is(value, -0);
+  return value === "" || value === 0 || value === false || value === ZERO_BIGINT || Object.is(value, -0);
 }
 
 function scalarValueWriter(type: ScalarType): (writer: BinaryWriter, value: ScalarValue) => void {

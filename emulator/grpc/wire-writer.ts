@@ -5,6 +5,8 @@
  * minimal varint, as protoc and @bufbuild/protobuf write it.
  */
 
+import { fromSlab } from "./slab";
+
 /** The wire types of the protobuf encoding. */
 export const enum Wire {
   Varint = 0,
@@ -35,28 +37,6 @@ const utf8Write: (buf: Buffer, text: string, at: number) => number =
     ? (buf, text, at) => (buf as Buffer & Utf8Writing).utf8Write(text, at)
     : (buf, text, at) => buf.write(text, at, "utf8");
 
-/**
- * The messages `finish` hands out are cut from one large buffer after another (as Buffer.allocUnsafe cuts small
- * ones from its 8 kB pool), not each its own: a 30 kB answer per call as its own ArrayBuffer costs an allocation
- * and counts as external memory, which made V8 collect garbage about as often as it answered (70 µs per list
- * call of 200). A slab lives while any message cut from it does.
- */
-const SLAB = 1 << 20;
-let slab = Buffer.allocUnsafeSlow(0);
-let slabUsed = 0;
-
-function fromSlab(size: number): Buffer {
-  if (size > SLAB / 4) return Buffer.allocUnsafeSlow(size);
-  if (slabUsed + size > slab.length) {
-    slab = Buffer.allocUnsafeSlow(SLAB);
-    slabUsed = 0;
-  }
-  const bytes = slab.subarray(slabUsed, slabUsed + size);
-  // The next message starts 8-aligned, as typed views of it may want.
-  slabUsed = (slabUsed + size + 7) & ~7;
-  return bytes;
-}
-
 /** The room a writer starts with. */
 const INITIAL = 1024;
 /** The most room a writer keeps for its next message: one larger than this is let go when it is finished. */
@@ -83,6 +63,7 @@ export class WireWriter {
    * prefix, so the message is not copied again); the writer is then empty.
    */
   finish(headroom = 0): Buffer {
+    // Cut from a slab (./slab.ts): a 30 kB answer per call as its own ArrayBuffer kept V8's collector busy.
     const bytes = fromSlab(headroom + this.pos);
     this.buf.copy(bytes, headroom, 0, this.pos);
     this.reset();
