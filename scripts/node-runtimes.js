@@ -6,6 +6,7 @@
  * Authenticode signature, because nothing here rewrites a byte of them).
  *
  *   node scripts/node-runtimes.js            fetches every runtime into the cache and prints one line per platform
+ *   node scripts/node-runtimes.js --members  and compresses each one's archive member (tarMember) ahead of a release
  *
  * Each package is pinned (version and the registry's sha512 integrity), so two builds of a commit carry the same
  * bytes: the newest Node.js 24 (the current LTS) that the registry serves for that platform. The registry does not
@@ -181,7 +182,9 @@ function tarMember(runtime) {
 module.exports = { NODE_RUNTIMES, hostPlatform, nodeRuntimes, tarMember };
 
 if (require.main === module) {
+  const members = process.argv.includes("--members");
   for (const runtime of nodeRuntimes(Object.keys(NODE_RUNTIMES))) {
+    if (members) tarMember(runtime);
     console.log(`${runtime.platform}  ${runtime.package}@${runtime.version}  ${runtime.binaryFile}`);
   }
 }
