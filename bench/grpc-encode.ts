@@ -16,23 +16,12 @@
 import { fromJson, toBinary, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { messageCodec } from "../emulator/grpc/json";
 import { protoRegistry } from "../emulator/grpc/protos";
+import { seededRandom } from "../emulator/faults";
 
 const ITERATIONS = Number(process.env.BENCH_ENCODE_ITERATIONS ?? 500);
 const ROUNDS = Number(process.env.BENCH_ENCODE_ROUNDS ?? 25);
 const GROUPS = Number(process.env.BENCH_ENCODE_GROUPS ?? 200);
 const TYPE = "chainguard.platform.iam.v2beta1.ListGroupsResponse";
-
-/** mulberry32: a small seeded generator, so every run encodes the same JSON. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** One page of a folder's groups, as the REST face answers `GET /iam/v2beta1/groups?uidp.children_of=`. */
 function listAnswer(random: () => number): JsonObject {
@@ -143,7 +132,7 @@ function main(): void {
   const registry = protoRegistry();
   const schema = registry.getMessage(TYPE)!;
   const codec = messageCodec(registry, TYPE);
-  const json = listAnswer(generator(20261129));
+  const json = listAnswer(seededRandom(20261129));
   const expected = Buffer.from(toBinary(schema, fromJson(schema, json)));
   if (!expected.equals(codec.encode(json)))
     throw new Error("the encoder's bytes differ from toBinary(fromJson)");
