@@ -210,6 +210,52 @@ describe("flow control", () => {
     }
   });
 
+  test("a window the client narrows mid-connection is kept to (nghttp2 refuses data past it)", async () => {
+    const body = Buffer.alloc(50_000, 7);
+    handle = (stream) => {
+      stream.onEnd = () => {
+        stream.respond(encodeHeaders([[":status", "200"]]));
+        stream.write(body);
+        stream.end(encodeHeaders([["x-done", "yes"]]));
+      };
+    };
+    const session = await connect();
+    try {
+      // SETTINGS_INITIAL_WINDOW_SIZE changed on an open connection moves the windows of the streams to come.
+      await new Promise<void>((resolve, reject) =>
+        session.settings({ initialWindowSize: 1_000 }, (error) => (error ? reject(error) : resolve())),
+      );
+      const answer = await request(session, { ":method": "POST", ":path": "/x" }, undefined, { slow: true });
+      expect(answer.body.equals(body)).toBe(true);
+      expect(answer.trailers["x-done"]).toBe("yes");
+    } finally {
+      session.destroy();
+    }
+  });
+
+  test("a header block past one frame comes in CONTINUATIONs and is read whole", async () => {
+    handle = (stream) => {
+      const echoed = Object.entries(stream.headers).filter(([name]) => name.startsWith("x-big"));
+      stream.onEnd = () => {
+        stream.respond(encodeHeaders([[":status", "200"]]));
+        stream.write(Buffer.from(JSON.stringify(echoed)));
+        // Trailers past the client's frame size too: this side splits them.
+        stream.end(encodeHeaders([["x-long", "t".repeat(40_000)]]));
+      };
+    };
+    const fields = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [`x-big-${i}`, `${i}`.repeat(6_000)]),
+    );
+    const session = await connect();
+    try {
+      const answer = await request(session, { ":method": "POST", ":path": "/x", ...fields });
+      expect(Object.fromEntries(JSON.parse(answer.body.toString()) as [string, string][])).toEqual(fields);
+      expect(answer.trailers["x-long"]).toBe("t".repeat(40_000));
+    } finally {
+      session.destroy();
+    }
+  });
+
   test("PING is answered", async () => {
     const session = await connect();
     try {
