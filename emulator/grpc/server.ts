@@ -16,17 +16,20 @@
  * error are the call path's (../dispatch.ts `record`, `unexpected`).
  */
 import type { Server as NetServer, Socket } from "node:net";
-import { gunzipSync, inflateSync } from "node:zlib";
-import { requestTooLarge, type Dispatch, type Dispatcher } from "../dispatch";
+import type { Dispatch, Dispatcher } from "../dispatch";
 import { ApiFailure, invalidArgument } from "../errors";
 import type { Route } from "../routes/types";
 import { messageCodec, type JsonValue, type MessageCodec } from "./json";
 import { protoRegistry, servedMethods } from "./protos";
 import { REFLECTION_PATHS, reflector, type Reflector } from "./reflection";
-import { grpcStatus, STATUS_DETAILS_KEY } from "./status";
+import { Code, GrpcError, grpcStatus, STATUS_DETAILS_KEY } from "./status";
+import { frame, FRAME_PREFIX, FrameReader, SUPPORTED_ENCODINGS, writePrefix } from "./framing";
 import { bindMethods, type Binding } from "./transcode";
 import { Connection, ErrorCode, type RequestHeaders, type Stream } from "./http2/connection";
 import { encodeHeaders, type HeaderField } from "./http2/hpack";
+
+/** What the face reads, as `grpc-accept-encoding` says it (as grpc-js and grpc-go servers do). */
+const ACCEPT_ENCODING = [...SUPPORTED_ENCODINGS].join(",");
 
 export interface GrpcFaceOptions {
   routes: Route[];
@@ -41,17 +44,6 @@ export interface GrpcFace {
   /** Ends every gRPC connection at once. */
   close(): void;
 }
-
-/** gRPC status codes this file answers with itself. */
-const Code = {
-  OK: 0,
-  CANCELLED: 1,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  RESOURCE_EXHAUSTED: 8,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-};
 
 /** One RPC ready to serve: its binding to its route and its messages' codecs. */
 interface MethodFace {
@@ -125,65 +117,6 @@ function respondHttp(stream: Stream, status: number): void {
   stream.respond(encodeHeaders([[":status", String(status)]]), true);
 }
 
-/** Reads a call's request frames (a 5-byte prefix: compressed flag, big-endian length; then the message). */
-class FrameReader {
-  private buffered: Buffer = Buffer.alloc(0);
-
-  constructor(
-    private readonly maxBytes: number,
-    private readonly encoding: string | undefined,
-  ) {}
-
-  /** The whole messages `chunk` completes; throws an ApiFailure-like status for one too large or compressed. */
-  push(chunk: Buffer): Uint8Array[] {
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-    const messages: Uint8Array[] = [];
-    while (this.buffered.length >= 5) {
-      const length = this.buffered.readUInt32BE(1);
-      if (length > this.maxBytes) throw requestTooLarge(this.maxBytes);
-      if (this.buffered.length < 5 + length) break;
-      const compressed = this.buffered[0] !== 0;
-      const message = this.buffered.subarray(5, 5 + length);
-      this.buffered = this.buffered.subarray(5 + length);
-      messages.push(compressed ? this.decompress(message) : message);
-    }
-    return messages;
-  }
-
-  /** Bytes left over that are not a whole message (a truncated frame at the end of the stream). */
-  get pending(): number {
-    return this.buffered.length;
-  }
-
-  private decompress(message: Buffer): Uint8Array {
-    const encoding = this.encoding ?? "identity";
-    let out: Buffer;
-    try {
-      if (encoding === "gzip") out = gunzipSync(message, { maxOutputLength: this.maxBytes + 1 });
-      else if (encoding === "deflate") out = inflateSync(message, { maxOutputLength: this.maxBytes + 1 });
-      else throw new GrpcError(Code.INTERNAL, `a compressed message with grpc-encoding ${encoding}`);
-    } catch (error) {
-      if (error instanceof GrpcError) throw error;
-      throw requestTooLarge(this.maxBytes);
-    }
-    if (out.length > this.maxBytes) throw requestTooLarge(this.maxBytes);
-    return out;
-  }
-}
-
-/** A failure of the protocol itself (before or beside any route): a status with no AIP-193 details. */
-class GrpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const SUPPORTED_ENCODINGS = new Set(["identity", "gzip", "deflate"]);
-const ACCEPT_ENCODING = "identity,deflate,gzip";
-
 /** The response headers of every call that answers (a message, or a status alone). */
 const RESPONSE_FIELDS: readonly HeaderField[] = [
   [":status", "200"],
@@ -191,23 +124,6 @@ const RESPONSE_FIELDS: readonly HeaderField[] = [
   ["grpc-accept-encoding", ACCEPT_ENCODING],
 ];
 const RESPONSE_HEADERS = encodeHeaders(RESPONSE_FIELDS);
-
-/** A gRPC frame's prefix: uncompressed flag, big-endian length. */
-const FRAME_PREFIX = 5;
-
-/** A message as one frame. */
-function frame(message: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(FRAME_PREFIX + message.length);
-  out.set(message, FRAME_PREFIX);
-  return framePrefix(out);
-}
-
-/** Fills in the prefix of a frame whose message follows it in `framed`. */
-function framePrefix(framed: Buffer): Buffer {
-  framed[0] = 0;
-  framed.writeUInt32BE(framed.length - FRAME_PREFIX, 1);
-  return framed;
-}
 
 /** `grpc-message` as the protocol writes it: percent-encoded outside printable ASCII, and "%" itself. */
 function encodeGrpcMessage(message: string): string {
@@ -450,7 +366,7 @@ function decodeRequest(codec: MessageCodec, bytes: Uint8Array): { [name: string]
  */
 function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: GrpcFaceOptions): Buffer {
   try {
-    return framePrefix(face.response.encode(face.binding.fromRest(value), FRAME_PREFIX));
+    return writePrefix(face.response.encode(face.binding.fromRest(value), FRAME_PREFIX));
   } catch (error) {
     throw options.dispatcher.unexpected(error, `gRPC ${rpc}`);
   }

@@ -20,3 +20,24 @@ export function grpcStatus(failure: ApiFailure, statusCodec: MessageCodec): Grpc
   const details = statusCodec.encode(failure.toBody() as unknown as JsonValue);
   return { code: failure.code, message: failure.message, details };
 }
+
+/** The gRPC status codes the face answers with itself (beside an ApiFailure's own). */
+export const Code = {
+  OK: 0,
+  CANCELLED: 1,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+} as const;
+
+/** A failure of the protocol itself (before or beside any route): a status with no AIP-193 details. */
+export class GrpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
