@@ -16,7 +16,7 @@
  */
 import type { Socket } from "node:net";
 import { fromSlab } from "../slab";
-import { HpackDecoder, HpackError } from "./hpack";
+import { HpackDecoder } from "./hpack";
 
 /** RFC 9113 §11.2 frame types. */
 const enum Frame {
@@ -352,7 +352,7 @@ export class Connection {
       // Decoded whatever follows, so the dynamic table stays the client's.
       fields = this.decoder.decode(block);
     } catch (error) {
-      if (error instanceof HpackError) throw new ConnectionError(ErrorCode.COMPRESSION_ERROR, error.message);
+      // Whatever the decoder refuses (an HpackError, a Huffman string past the rules) breaks the shared table.
       throw new ConnectionError(ErrorCode.COMPRESSION_ERROR, (error as Error).message);
     }
     const existing = this.streams.get(id);

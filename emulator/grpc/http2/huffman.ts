@@ -31,16 +31,25 @@ const SYMBOLS = CODE_LENGTHS.map((length, symbol) => ({ length, symbol }))
   .sort((a, b) => a.length - b.length || a.symbol - b.symbol)
   .map((entry) => entry.symbol);
 
-/** Each symbol's code, derived from the lengths as the canonical rule says (for tests that check the table). */
-export function huffmanCode(symbol: number): { code: number; length: number } {
+/** Each symbol's code, derived from the lengths as the canonical rule says, by symbol. */
+const CODES: readonly number[] = (() => {
+  const codes = new Array<number>(CODE_LENGTHS.length);
   let code = 0;
   let length = CODE_LENGTHS[SYMBOLS[0]!]!;
-  for (let i = 1; i <= SYMBOLS.indexOf(symbol); i++) {
-    const next = CODE_LENGTHS[SYMBOLS[i]!]!;
-    code = (code + 1) * 2 ** (next - length);
+  for (const symbol of SYMBOLS) {
+    const next = CODE_LENGTHS[symbol]!;
+    // The next code: one past the last, shifted left by how much longer it is.
+    code *= 2 ** (next - length);
     length = next;
+    codes[symbol] = code;
+    code += 1;
   }
-  return { code, length };
+  return codes;
+})();
+
+/** A symbol's code and its length in bits (for tests that check the table). */
+export function huffmanCode(symbol: number): { code: number; length: number } {
+  return { code: CODES[symbol]!, length: CODE_LENGTHS[symbol]! };
 }
 
 /** A Huffman-coded string that breaks the rules: an EOS inside it, or padding that is not a short run of ones. */
@@ -53,8 +62,7 @@ export class HuffmanError extends Error {}
 const SHORT = new Uint16Array(256);
 CODE_LENGTHS.forEach((length, symbol) => {
   if (length > 8) return;
-  const { code } = huffmanCode(symbol);
-  const first = code << (8 - length);
+  const first = CODES[symbol]! << (8 - length);
   for (let rest = 0; rest < 1 << (8 - length); rest++) SHORT[first | rest] = (length << 8) | symbol;
 });
 
