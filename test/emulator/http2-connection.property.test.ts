@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import * as http2 from "node:http2";
 import fc from "fast-check";
 import { Connection, type Stream } from "../../emulator/grpc/http2/connection";
-import { encodeHeaders, HpackDecoder } from "../../emulator/grpc/http2/hpack";
+import { encodeHeaders, HpackDecoder, type HeaderField } from "../../emulator/grpc/http2/hpack";
 import { EOS, huffmanCode, huffmanDecode, HuffmanError } from "../../emulator/grpc/http2/huffman";
 
 jest.setTimeout(120_000);
@@ -66,6 +66,13 @@ function request(
   });
 }
 
+/** A handler's answer once the request is read: 200, `body` (in the pieces given), then `trailers`. */
+function answer(stream: Stream, body: Buffer | Buffer[], trailers: HeaderField[]): void {
+  stream.respond(encodeHeaders([[":status", "200"]]));
+  for (const piece of Array.isArray(body) ? body : [body]) stream.write(piece);
+  stream.end(encodeHeaders(trailers));
+}
+
 function connect(settings: http2.Settings = {}): Promise<http2.ClientHttp2Session> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(url, { settings });
@@ -102,11 +109,7 @@ describe("header blocks, against nghttp2's encoder and decoder", () => {
   test("every field a client sends is read back exactly, request after request on one connection", async () => {
     handle = (stream) => {
       const echoed = Object.entries(stream.headers).filter(([name]) => !name.startsWith(":"));
-      stream.onEnd = () => {
-        stream.respond(encodeHeaders([[":status", "200"]]));
-        stream.write(Buffer.from(JSON.stringify(echoed), "latin1"));
-        stream.end(encodeHeaders([["x-done", "yes"]]));
-      };
+      stream.onEnd = () => answer(stream, Buffer.from(JSON.stringify(echoed), "latin1"), [["x-done", "yes"]]);
     };
     await fc.assert(
       fc.asyncProperty(
@@ -144,10 +147,7 @@ describe("header blocks, against nghttp2's encoder and decoder", () => {
     await fc.assert(
       fc.asyncProperty(fc.dictionary(headerName, headerValue, { maxKeys: 8 }), async (fields) => {
         handle = (stream) => {
-          stream.onEnd = () => {
-            stream.respond(encodeHeaders([[":status", "200"]]));
-            stream.end(encodeHeaders(Object.entries(fields)));
-          };
+          stream.onEnd = () => answer(stream, [], Object.entries(fields));
         };
         const session = await connect();
         try {
@@ -170,12 +170,10 @@ describe("flow control", () => {
     const body = Buffer.alloc(3 * 1024 * 1024 + 17);
     for (let i = 0; i < body.length; i++) body[i] = (i * 31 + (i >> 10)) & 0xff;
     handle = (stream) => {
-      stream.onEnd = () => {
-        stream.respond(encodeHeaders([[":status", "200"]]));
-        // In pieces of odd sizes, as answers are written.
-        for (let at = 0; at < body.length; at += 70_001) stream.write(body.subarray(at, at + 70_001));
-        stream.end(encodeHeaders([["x-done", "yes"]]));
-      };
+      const pieces: Buffer[] = [];
+      // In pieces of odd sizes, as answers are written.
+      for (let at = 0; at < body.length; at += 70_001) pieces.push(body.subarray(at, at + 70_001));
+      stream.onEnd = () => answer(stream, pieces, [["x-done", "yes"]]);
     };
     const session = await connect({ initialWindowSize: 16_384 });
     try {
@@ -194,9 +192,7 @@ describe("flow control", () => {
       stream.onData = (chunk) => chunks.push(Buffer.from(chunk));
       stream.onEnd = () => {
         const whole = Buffer.concat(chunks);
-        stream.respond(encodeHeaders([[":status", "200"]]));
-        stream.write(Buffer.from(`${whole.length} ${whole.reduce((sum, b) => (sum + b) % 65_521, 0)}`));
-        stream.end(encodeHeaders([]));
+        answer(stream, Buffer.from(`${whole.length} ${whole.reduce((sum, b) => (sum + b) % 65_521, 0)}`), []);
       };
     };
     const body = Buffer.alloc(5 * 1024 * 1024, 0);
@@ -213,11 +209,7 @@ describe("flow control", () => {
   test("a window the client narrows mid-connection is kept to (nghttp2 refuses data past it)", async () => {
     const body = Buffer.alloc(50_000, 7);
     handle = (stream) => {
-      stream.onEnd = () => {
-        stream.respond(encodeHeaders([[":status", "200"]]));
-        stream.write(body);
-        stream.end(encodeHeaders([["x-done", "yes"]]));
-      };
+      stream.onEnd = () => answer(stream, body, [["x-done", "yes"]]);
     };
     const session = await connect();
     try {
@@ -236,12 +228,9 @@ describe("flow control", () => {
   test("a header block past one frame comes in CONTINUATIONs and is read whole", async () => {
     handle = (stream) => {
       const echoed = Object.entries(stream.headers).filter(([name]) => name.startsWith("x-big"));
-      stream.onEnd = () => {
-        stream.respond(encodeHeaders([[":status", "200"]]));
-        stream.write(Buffer.from(JSON.stringify(echoed)));
-        // Trailers past the client's frame size too: this side splits them.
-        stream.end(encodeHeaders([["x-long", "t".repeat(40_000)]]));
-      };
+      // Trailers past the client's frame size too: this side splits them.
+      stream.onEnd = () =>
+        answer(stream, Buffer.from(JSON.stringify(echoed)), [["x-long", "t".repeat(40_000)]]);
     };
     const fields = Object.fromEntries(
       Array.from({ length: 8 }, (_, i) => [`x-big-${i}`, `${i}`.repeat(6_000)]),
