@@ -38,39 +38,58 @@ export interface MessageCodec {
   /** Wire bytes → JSON; throws on a malformed message. `unknown` lists field numbers the schema lacks. */
   decode(bytes: Uint8Array): { json: JsonValue; unknown: string[] };
   /**
-   * JSON → wire bytes; throws when the JSON does not fit the message (a member it lacks, a wrong type). A REST
-   * answer's members the spec keeps beyond a v1 message (./rest-only.ts) are left out, and no others. The bytes
-   * come after `headroom` bytes left for the caller (a gRPC frame's prefix).
+   * JSON → wire bytes, a copy the caller owns; throws when the JSON does not fit the message (a member it lacks, a
+   * wrong type). A REST answer's members the spec keeps beyond a v1 message (./rest-only.ts) are left out, and no
+   * others.
    */
-  encode(json: JsonValue, headroom?: number): Buffer;
+  encode(json: JsonValue): Buffer;
+  /**
+   * As `encode`, the bytes lent to `use` after `headroom` bytes left for it to fill (a gRPC frame's prefix): they are
+   * the encoder's own buffer, valid only while `use` runs, so an answer is copied once, where it is sent. A refused
+   * encoding throws before `use` is called.
+   */
+  lend(json: JsonValue, headroom: number, use: (bytes: Buffer) => void): void;
 }
 
 export function messageCodec(registry: Registry, typeName: string): MessageCodec {
   const schema = registry.getMessage(typeName);
   if (schema === undefined) throw new Error(`message ${typeName} is not in the proto files`);
   const encoder = jsonEncoder(schema, registry);
+  const lend = (json: JsonValue, headroom: number, use: (bytes: Buffer) => void): void => {
+    const writer = idleWriter ?? new BinaryWriter();
+    idleWriter = undefined;
+    try {
+      writer.begin(headroom);
+      try {
+        encoder(writer, json);
+      } catch (error) {
+        if (!(error instanceof EncodeError)) throw error;
+        throw new Error(`cannot encode ${typeName}${error.path}: ${error.message}`);
+      }
+      use(writer.view());
+    } finally {
+      writer.reset();
+      idleWriter = writer;
+    }
+  };
   return {
     typeName,
     decode: (bytes) => {
       const message = fromBinary(schema, bytes, { readUnknownFields: true });
       return { json: toJson(schema, message, { registry }), unknown: unknownFields(schema, message) };
     },
-    encode: (json, headroom = 0) => {
-      const writer = idleWriter ?? new BinaryWriter();
-      idleWriter = undefined;
-      try {
-        encoder(writer, json);
-        return writer.finish(headroom);
-      } catch (error) {
-        if (!(error instanceof EncodeError)) throw error;
-        throw new Error(`cannot encode ${typeName}${error.path}: ${error.message}`);
-      } finally {
-        writer.reset();
-        idleWriter = writer;
-      }
+    encode: (json) => {
+      let owned = NO_BYTES;
+      lend(json, 0, (bytes) => {
+        owned = Buffer.from(bytes);
+      });
+      return owned;
     },
+    lend,
   };
 }
+
+const NO_BYTES = Buffer.alloc(0);
 
 /** The writer encodings share, keeping its room (they run one at a time; one inside another gets its own). */
 let idleWriter: BinaryWriter | undefined;

@@ -158,7 +158,7 @@ function respondStatus(stream: Stream, trailers: HeaderField[]): void {
 /** The trailers of every call answered OK (no message to send). */
 const OK_TRAILERS = encodeHeaders([["grpc-status", "0"]]);
 
-/** A call answered by one message and OK. */
+/** A call answered by one message and OK; `framed` is read before this returns. */
 function respondMessage(stream: Stream, framed: Buffer): void {
   if (stream.answered) return;
   stream.respond(RESPONSE_HEADERS);
@@ -268,7 +268,7 @@ async function serveUnary(
     const outcome = await options.dispatcher.call(dispatch);
     // A dropped call is not logged, as a dropped REST request is not.
     if (outcome.kind === "drop") return resetStream(stream);
-    respondMessage(stream, encodeResponse(face, outcome.value, rpc, options));
+    respondEncoded(stream, face, outcome.value, rpc, options);
   } catch (error) {
     if (error instanceof GrpcError) {
       // The protocol's own failures (framing, cancellation): as HTTP statuses grpc-gateway maps them to.
@@ -360,13 +360,22 @@ function decodeRequest(codec: MessageCodec, bytes: Uint8Array): { [name: string]
 }
 
 /**
- * The REST answer as the response message, framed (encoded after the frame's prefix, not copied again). The spec's
- * REST-only members of a v1 answer (./rest-only.ts) are left out by the encoder; any other member the message
- * lacks, or of the wrong type, is the emulator's bug (INTERNAL), never dropped silently.
+ * The REST answer sent as the response message, framed: encoded after room for the frame's prefix and lent
+ * straight to the stream, which copies it once, into the connection's output. The spec's REST-only members of a
+ * v1 answer (./rest-only.ts) are left out by the encoder; any other member the message lacks, or of the wrong type,
+ * is the emulator's bug (INTERNAL), never dropped silently.
  */
-function encodeResponse(face: MethodFace, value: unknown, rpc: string, options: GrpcFaceOptions): Buffer {
+function respondEncoded(
+  stream: Stream,
+  face: MethodFace,
+  value: unknown,
+  rpc: string,
+  options: GrpcFaceOptions,
+): void {
   try {
-    return writePrefix(face.response.encode(face.binding.fromRest(value), FRAME_PREFIX));
+    face.response.lend(face.binding.fromRest(value), FRAME_PREFIX, (framed) =>
+      respondMessage(stream, writePrefix(framed)),
+    );
   } catch (error) {
     throw options.dispatcher.unexpected(error, `gRPC ${rpc}`);
   }

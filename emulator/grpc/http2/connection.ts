@@ -15,8 +15,8 @@
  * connection. Header blocks are HPACK (./hpack.ts).
  */
 import type { Socket } from "node:net";
-import { fromSlab } from "../slab";
 import { HpackDecoder } from "./hpack";
+import { Output } from "./output";
 
 /** RFC 9113 §11.2 frame types. */
 const enum Frame {
@@ -121,11 +121,17 @@ export class Stream {
     if (endStream) this.endLocal();
   }
 
-  /** Answer data, sent as the client's windows allow. */
+  /**
+   * Answer data, sent as the client's windows allow. `data` is read before this returns (what the windows take now
+   * is copied into the connection's output, the rest kept as a copy), so the caller may lend a buffer it reuses.
+   */
   write(data: Buffer): void {
     if (this.answered || data.length === 0) return;
     this.queued.push(data);
     this.connection.pump(this);
+    // What is still queued ends with what is left of `data` (the queue is sent in order): keep a copy of that.
+    const last = this.queued.length - 1;
+    if (last >= 0) this.queued[last] = Buffer.from(this.queued[last]!);
   }
 
   /** The trailers (an HPACK block), after all the data: the answer is complete. */
@@ -189,7 +195,7 @@ export class Connection {
   /** Bytes read on the connection not yet given back. */
   private credit = 0;
 
-  private out: Buffer[] = [];
+  private readonly output = new Output();
   private flushing = false;
   private goingAway = false;
   private ended = false;
@@ -200,18 +206,16 @@ export class Connection {
   ) {
     socket.setNoDelay(true);
     // The server's preface: its SETTINGS, and the connection window raised (§6.9.2: SETTINGS cannot raise it).
-    this.queue(
-      frame(
-        Frame.SETTINGS,
-        0,
-        0,
-        settingsPayload([
-          [0x2, 0], // SETTINGS_ENABLE_PUSH: this server never pushes
-          [0x4, STREAM_WINDOW], // SETTINGS_INITIAL_WINDOW_SIZE
-        ]),
-      ),
+    this.send(
+      Frame.SETTINGS,
+      0,
+      0,
+      settingsPayload([
+        [0x2, 0], // SETTINGS_ENABLE_PUSH: this server never pushes
+        [0x4, STREAM_WINDOW], // SETTINGS_INITIAL_WINDOW_SIZE
+      ]),
     );
-    this.queue(windowUpdate(0, CONNECTION_WINDOW - DEFAULT_WINDOW));
+    this.sendWord(Frame.WINDOW_UPDATE, 0, CONNECTION_WINDOW - DEFAULT_WINDOW);
     socket.on("data", (chunk: Buffer) => this.read(chunk));
     // The client's end of the connection (FIN): nothing more can be read, so nothing more is answered.
     socket.on("end", () => this.destroy());
@@ -282,7 +286,7 @@ export class Connection {
         if (id !== 0) throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "PING on a stream");
         if (payload.length !== 8)
           throw new ConnectionError(ErrorCode.FRAME_SIZE_ERROR, "a PING not of 8 bytes");
-        if ((flags & ACK) === 0) this.queue(frame(Frame.PING, ACK, 0, Buffer.from(payload)));
+        if ((flags & ACK) === 0) this.send(Frame.PING, ACK, 0, payload);
         return;
       case Frame.GOAWAY:
         if (id !== 0) throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "GOAWAY on a stream");
@@ -365,7 +369,7 @@ export class Connection {
     if (id <= this.lastStreamId)
       throw new ConnectionError(ErrorCode.STREAM_CLOSED, `HEADERS on closed stream ${id}`);
     this.lastStreamId = id;
-    if (this.goingAway) return void this.queue(rstStream(id, ErrorCode.REFUSED_STREAM));
+    if (this.goingAway) return this.sendWord(Frame.RST_STREAM, id, ErrorCode.REFUSED_STREAM);
     const headers = Object.create(null) as Record<string, string>;
     for (const [name, value] of fields) if (!(name in headers)) headers[name] = value;
     const stream = new Stream(id, headers, this, this.peerStreamWindow);
@@ -412,7 +416,7 @@ export class Connection {
       // Header table size (this side's encoder keeps no table), concurrent streams (it pushes none), header
       // list size (its headers are few and short) and settings it does not know change nothing here.
     }
-    this.queue(frame(Frame.SETTINGS, ACK, 0, EMPTY));
+    this.send(Frame.SETTINGS, ACK, 0, EMPTY);
     this.resume();
   }
 
@@ -457,7 +461,7 @@ export class Connection {
 
   resetStream(stream: Stream, code: number): void {
     if (stream.closed) return;
-    this.queue(rstStream(stream.id, code));
+    this.sendWord(Frame.RST_STREAM, stream.id, code);
     this.close(stream);
   }
 
@@ -479,11 +483,7 @@ export class Connection {
       at += piece.length;
       const last = at >= block.length;
       const flags = (last ? END_HEADERS : 0) | (first && endStream ? END_STREAM : 0);
-      const header = Buffer.allocUnsafe(9);
-      writeFrameHeader(header, piece.length, first ? Frame.HEADERS : Frame.CONTINUATION, flags, id);
-      // The block as it is (often a constant one): it is copied once, into the write.
-      this.queue(header);
-      this.queue(piece);
+      this.send(first ? Frame.HEADERS : Frame.CONTINUATION, flags, id, piece);
       first = false;
     } while (at < block.length);
   }
@@ -495,10 +495,7 @@ export class Connection {
       if (size <= 0) return 0;
       stream.window -= size;
       this.sendWindow -= size;
-      const header = Buffer.allocUnsafe(9);
-      writeFrameHeader(header, size, Frame.DATA, 0, stream.id);
-      this.queue(header);
-      this.queue(size === data.length ? data : data.subarray(0, size));
+      this.send(Frame.DATA, 0, stream.id, size === data.length ? data : data.subarray(0, size));
       return size;
     });
     if (done) this.blocked.delete(stream);
@@ -517,9 +514,19 @@ export class Connection {
     if (urgent) this.scheduleFlush();
   }
 
-  private queue(bytes: Buffer): void {
+  /** A frame queued for the next write (its payload copied in at once). */
+  private send(type: number, flags: number, id: number, payload: Uint8Array): void {
     if (this.ended) return;
-    this.out.push(bytes);
+    this.output.frameHeader(payload.length, type, flags, id);
+    this.output.bytes(payload);
+    this.scheduleFlush();
+  }
+
+  /** A frame whose payload is one 32-bit word: a WINDOW_UPDATE's increment, an RST_STREAM's code. */
+  private sendWord(type: number, id: number, word: number): void {
+    if (this.ended) return;
+    this.output.frameHeader(4, type, 0, id);
+    this.output.uint32(word);
     this.scheduleFlush();
   }
 
@@ -531,24 +538,23 @@ export class Connection {
 
   /** Everything queued in one write, with the credit owed. */
   private flush(): void {
+    // Still `flushing` while the credit owed is queued, so that queueing it schedules no other flush.
+    if (!this.ended) this.queueCredit();
     this.flushing = false;
-    if (this.ended) return;
-    if (this.credit > 0) this.out.push(windowUpdate(0, this.credit));
+    const out = this.output.take();
+    if (out === undefined || this.ended || this.socket.destroyed) return;
+    this.socket.write(out.bytes, out.written);
+  }
+
+  /** WINDOW_UPDATEs for what was read and not yet given back, on the connection and its streams. */
+  private queueCredit(): void {
+    if (this.credit > 0) this.sendWord(Frame.WINDOW_UPDATE, 0, this.credit);
     this.credit = 0;
     for (const stream of this.streams.values()) {
-      if (stream.credit > 0 && !stream.remoteEnded) this.out.push(windowUpdate(stream.id, stream.credit));
+      if (stream.credit > 0 && !stream.remoteEnded)
+        this.sendWord(Frame.WINDOW_UPDATE, stream.id, stream.credit);
       stream.credit = 0;
     }
-    const out = this.out;
-    this.out = [];
-    if (out.length === 0 || this.socket.destroyed) return;
-    // One write of one buffer: a write per piece costs more than copying the pieces (a 30 kB answer included).
-    let size = 0;
-    for (const bytes of out) size += bytes.length;
-    const joined = fromSlab(size);
-    let at = 0;
-    for (const bytes of out) at += bytes.copy(joined, at);
-    this.socket.write(joined);
   }
 
   /** A connection error: GOAWAY with the last stream read and the code, then the end of the connection. */
@@ -558,46 +564,17 @@ export class Connection {
     payload.writeUInt32BE(this.lastStreamId, 0);
     payload.writeUInt32BE(code, 4);
     payload.write(reason.slice(0, 200), 8);
-    this.out.push(frame(Frame.GOAWAY, 0, 0, payload));
-    const out = Buffer.concat(this.out);
-    this.out = [];
+    this.send(Frame.GOAWAY, 0, 0, payload);
+    const out = this.output.take();
     this.ended = true;
     this.closeAll();
-    if (!this.socket.destroyed) this.socket.end(out);
+    if (!this.socket.destroyed) this.socket.end(out?.bytes ?? EMPTY);
   }
 
   private closeAll(): void {
     this.ended = true;
     for (const stream of [...this.streams.values()]) this.close(stream);
   }
-}
-
-function writeFrameHeader(header: Buffer, length: number, type: number, flags: number, id: number): void {
-  header[0] = length >>> 16;
-  header[1] = (length >>> 8) & 0xff;
-  header[2] = length & 0xff;
-  header[3] = type;
-  header[4] = flags;
-  header.writeUInt32BE(id, 5);
-}
-
-function frame(type: number, flags: number, id: number, payload: Buffer): Buffer {
-  const bytes = Buffer.allocUnsafe(9 + payload.length);
-  writeFrameHeader(bytes, payload.length, type, flags, id);
-  payload.copy(bytes, 9);
-  return bytes;
-}
-
-function windowUpdate(id: number, increment: number): Buffer {
-  const payload = Buffer.allocUnsafe(4);
-  payload.writeUInt32BE(increment, 0);
-  return frame(Frame.WINDOW_UPDATE, 0, id, payload);
-}
-
-function rstStream(id: number, code: number): Buffer {
-  const payload = Buffer.allocUnsafe(4);
-  payload.writeUInt32BE(code, 0);
-  return frame(Frame.RST_STREAM, 0, id, payload);
 }
 
 function settingsPayload(entries: [number, number][]): Buffer {
