@@ -15,6 +15,7 @@ import type { Dispatch } from "../dispatch";
 import { invalidArgument } from "../errors";
 import type { Query } from "../listing";
 import type { Route } from "../routes/types";
+import { nameMap } from "./name-map";
 import { messageSchema, routeLines, type HttpBinding, type ServedMethod } from "./protos";
 
 /** The REST request a gRPC call is: a dispatch but for the caller's credentials and signal. */
@@ -159,8 +160,8 @@ function jsonPath(schema: DescMessage, names: string[], method: ServedMethod): s
  * well-known types (Timestamp, FieldMask) as their JSON text.
  */
 function queryOf(json: JsonObject): Query {
-  // No prototype: a map key from the request (`__proto__`) is a parameter name like any other.
-  const query = Object.create(null) as Record<string, string | string[]>;
+  // A map key from the request (`__proto__`) is a parameter name like any other.
+  const query = nameMap<string | string[]>();
   const add = (name: string, value: JsonValue): void => {
     if (Array.isArray(value)) {
       const items = value.map((item) => scalarText(name, item));

@@ -16,6 +16,7 @@
  */
 import type { Socket } from "node:net";
 import { HpackDecoder } from "./hpack";
+import { nameMap } from "../name-map";
 import { Output } from "./output";
 
 /** RFC 9113 §11.2 frame types. */
@@ -370,7 +371,7 @@ export class Connection {
       throw new ConnectionError(ErrorCode.STREAM_CLOSED, `HEADERS on closed stream ${id}`);
     this.lastStreamId = id;
     if (this.goingAway) return this.sendWord(Frame.RST_STREAM, id, ErrorCode.REFUSED_STREAM);
-    const headers = Object.create(null) as Record<string, string>;
+    const headers = nameMap<string>();
     for (const [name, value] of fields) if (!(name in headers)) headers[name] = value;
     const stream = new Stream(id, headers, this, this.peerStreamWindow);
     this.streams.set(id, stream);
