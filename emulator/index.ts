@@ -17,11 +17,15 @@ import { OidcIssuer, type MintOptions } from "./oidc";
 import type { Control } from "./routes/control";
 import { routeTable } from "./routes/table";
 import { createGrpcFace, shareListener } from "./grpc/server";
+import { RequestLog } from "./request-log";
 import { buildServer } from "./server";
 import { Service, type LoggedRequest, type SeedCounts } from "./service";
 import { KINDS, MemoryStore, type Kind, type StoredObject } from "./store";
 
 export type { LoggedRequest, SeedCounts } from "./service";
+
+/** The request log keeps this many of the latest API requests (docs/emulator.md). */
+const REQUEST_LOG_CAPACITY = 10_000;
 export type { FaultRule, FaultAction, ListedFault } from "./faults";
 export type { Kind, StoredObject } from "./store";
 export type { MintOptions } from "./oidc";
@@ -117,7 +121,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     msOption(options.tokenLifetimeMs, "tokenLifetimeMs", 1000) ?? svc.exchangedTokenLifetimeMs;
   const seedData = options.seed === undefined ? undefined : loadSeed(options.seed);
   const faults = new Faults(options.faultSeed ?? 1);
-  let log: LoggedRequest[] = [];
+  const log = new RequestLog<LoggedRequest>(REQUEST_LOG_CAPACITY);
 
   // Known once listening: the bootstrap token's `iss` and `aud` name this emulator's URL.
   let identity = { identityUid: "", orgUid: "", token: "" };
@@ -131,7 +135,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         if (seedData !== undefined) svc.seed(seedData);
       });
       faults.clear();
-      log = [];
+      log.clear();
     },
     seed: (data) => store.transaction(() => svc.seed(data)),
     mintIdToken: (mint) => issuer.mint(mint),
@@ -139,10 +143,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       clock.advance(ms);
       store.markChanged();
     },
-    requestLog: () => log.slice(),
-    clearRequestLog: () => {
-      log = [];
-    },
+    requestLog: () => log.entries(),
+    clearRequestLog: () => log.clear(),
     addFaults: (rules) => rules.forEach((r) => faults.add(r)),
     clearFaults: () => faults.clear(),
     listFaults: () => faults.list(),
@@ -155,10 +157,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
 
   let url = "";
-  const onRequestLogged = (entry: LoggedRequest): void => {
-    log.push(entry);
-    if (log.length > 10_000) log.splice(0, log.length - 10_000);
-  };
+  const onRequestLogged = (entry: LoggedRequest): void => log.add(entry);
   const dispatcher = createDispatcher({
     svc,
     faults,
