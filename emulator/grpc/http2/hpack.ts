@@ -88,6 +88,8 @@ export class HpackDecoder {
   private table: HeaderField[] = [];
   private size = 0;
   private capacity: number;
+  /** The last unindexed literal of each name (at most UNINDEXED_NAMES names): its octets as sent, and its value. */
+  private readonly unindexed = new Map<string, { huffman: boolean; octets: Buffer; value: string }>();
 
   /** `maxCapacity`: SETTINGS_HEADER_TABLE_SIZE as this side advertised it (4096 when not sent). */
   constructor(private readonly maxCapacity = 4096) {
@@ -116,7 +118,7 @@ export class HpackDecoder {
         this.evict(0);
       } else {
         // Without indexing (0000) or never indexed (0001): the table is left as it is.
-        fields.push(this.literal(block, reader, 4));
+        fields.push(this.unindexedLiteral(block, reader));
       }
     }
     return fields;
@@ -134,6 +136,24 @@ export class HpackDecoder {
     const index = integer(block, reader, prefix);
     const name = index === 0 ? string(block, reader) : this.field(index)[0];
     return [name, string(block, reader)];
+  }
+
+  /**
+   * A literal the table does not keep. Clients send some this way on every request, the same octets each time
+   * (nghttp2 never indexes `:path` or `authorization`), so the last value of each name is kept with its octets and
+   * not decoded again while they are the same.
+   */
+  private unindexedLiteral(block: Uint8Array, reader: { at: number }): HeaderField {
+    const index = integer(block, reader, 4);
+    const name = index === 0 ? string(block, reader) : this.field(index)[0];
+    const sent = stringOctets(block, reader);
+    const last = this.unindexed.get(name);
+    if (last !== undefined && last.huffman === sent.huffman && last.octets.equals(sent.octets))
+      return [name, last.value];
+    const value = octetsText(sent);
+    if (last !== undefined || this.unindexed.size < UNINDEXED_NAMES)
+      this.unindexed.set(name, { huffman: sent.huffman, octets: Buffer.from(sent.octets), value });
+    return [name, value];
   }
 
   private add(field: HeaderField): void {
@@ -170,17 +190,29 @@ function integer(block: Uint8Array, reader: { at: number }, prefix: number): num
   }
 }
 
-/** A string literal (§5.2): its length, then its octets, Huffman-coded or not. */
-function string(block: Uint8Array, reader: { at: number }): string {
+/** The names whose last unindexed literal a decoder keeps (a client's per-request fields are a few). */
+const UNINDEXED_NAMES = 16;
+
+/** A string literal as sent (§5.2): its length, then its octets, Huffman-coded or not; advances the reader. */
+function stringOctets(block: Uint8Array, reader: { at: number }): { huffman: boolean; octets: Buffer } {
   if (reader.at >= block.length) throw new HpackError("a string missing at the end of the block");
   const huffman = (block[reader.at]! & 0x80) !== 0;
   const length = integer(block, reader, 7);
   const end = reader.at + length;
   if (end > block.length) throw new HpackError("a string longer than the block");
-  const octets = block.subarray(reader.at, end);
+  const octets = Buffer.from(block.buffer, block.byteOffset + reader.at, length);
   reader.at = end;
-  if (huffman) return huffmanDecode(octets);
-  return Buffer.from(octets.buffer, octets.byteOffset, octets.byteLength).toString("latin1");
+  return { huffman, octets };
+}
+
+/** A string literal's text: its octets, decoded when Huffman-coded, as latin1. */
+function octetsText(sent: { huffman: boolean; octets: Buffer }): string {
+  return sent.huffman ? huffmanDecode(sent.octets) : sent.octets.toString("latin1");
+}
+
+/** A string literal (§5.2), read as text. */
+function string(block: Uint8Array, reader: { at: number }): string {
+  return octetsText(stringOctets(block, reader));
 }
 
 /** Where a name is in the static table (its first entry), for encoding. */
