@@ -5,7 +5,8 @@
  */
 import { gunzipSync, inflateSync } from "node:zlib";
 import { requestTooLarge } from "../dispatch";
-import { Code, GrpcError } from "./status";
+import { GrpcCode } from "../../sdk/schemas/common";
+import { GrpcError } from "./status";
 
 /** The prefix's size: a flag byte, then a 4-byte length. */
 export const FRAME_PREFIX = 5;
@@ -63,7 +64,7 @@ export class FrameReader {
     try {
       if (encoding === "gzip") out = gunzipSync(message, { maxOutputLength: this.maxBytes + 1 });
       else if (encoding === "deflate") out = inflateSync(message, { maxOutputLength: this.maxBytes + 1 });
-      else throw new GrpcError(Code.INTERNAL, `a compressed message with grpc-encoding ${encoding}`);
+      else throw new GrpcError(GrpcCode.INTERNAL, `a compressed message with grpc-encoding ${encoding}`);
     } catch (error) {
       if (error instanceof GrpcError) throw error;
       throw requestTooLarge(this.maxBytes);

@@ -22,7 +22,8 @@ import type { Route } from "../routes/types";
 import { messageCodec, type JsonValue, type MessageCodec } from "./json";
 import { protoRegistry, servedMethods } from "./protos";
 import { REFLECTION_PATHS, reflector, type Reflector } from "./reflection";
-import { Code, GrpcError, grpcStatus, STATUS_DETAILS_KEY } from "./status";
+import { GrpcCode } from "../../sdk/schemas/common";
+import { GrpcError, grpcStatus, STATUS_DETAILS_KEY } from "./status";
 import { frame, FRAME_PREFIX, FrameReader, SUPPORTED_ENCODINGS, writePrefix } from "./framing";
 import { bindMethods, type Binding } from "./transcode";
 import { Connection, ErrorCode, type RequestHeaders, type Stream } from "./http2/connection";
@@ -188,7 +189,7 @@ function cancellation(stream: Stream): CallState {
       ? undefined
       : setTimeout(() => {
           signal.aborted = true;
-          respondStatus(stream, statusTrailers(Code.DEADLINE_EXCEEDED, "Deadline exceeded"));
+          respondStatus(stream, statusTrailers(GrpcCode.DEADLINE_EXCEEDED, "Deadline exceeded"));
         }, ms);
   stream.onClose = () => {
     if (timer !== undefined) clearTimeout(timer);
@@ -209,7 +210,9 @@ function readUnary(stream: Stream, maxBytes: number, state: CallState): Promise<
   return new Promise((resolve, reject) => {
     const encoding = stream.headers["grpc-encoding"];
     if (encoding !== undefined && !SUPPORTED_ENCODINGS.has(encoding))
-      return reject(new GrpcError(Code.UNIMPLEMENTED, `the message encoding ${encoding} is not supported`));
+      return reject(
+        new GrpcError(GrpcCode.UNIMPLEMENTED, `the message encoding ${encoding} is not supported`),
+      );
     const reader = new FrameReader(maxBytes, encoding);
     let messages: Uint8Array[] = [];
     let settled = false;
@@ -229,11 +232,11 @@ function readUnary(stream: Stream, maxBytes: number, state: CallState): Promise<
       settled = true;
       if (messages.length === 1 && reader.pending === 0) resolve(messages[0]!);
       else if (messages.length === 0 && reader.pending === 0)
-        reject(new GrpcError(Code.UNIMPLEMENTED, "received no request message"));
+        reject(new GrpcError(GrpcCode.UNIMPLEMENTED, "received no request message"));
       else
         reject(
           new GrpcError(
-            Code.INTERNAL,
+            GrpcCode.INTERNAL,
             messages.length > 1
               ? "received more than one request message for a unary call"
               : "the request ended amid a message",
@@ -241,7 +244,7 @@ function readUnary(stream: Stream, maxBytes: number, state: CallState): Promise<
         );
     };
     state.onClose = () => {
-      if (!settled) reject(new GrpcError(Code.CANCELLED, "the client cancelled the call"));
+      if (!settled) reject(new GrpcError(GrpcCode.CANCELLED, "the client cancelled the call"));
     };
   });
 }
@@ -272,8 +275,8 @@ async function serveUnary(
   } catch (error) {
     if (error instanceof GrpcError) {
       // The protocol's own failures (framing, cancellation): as HTTP statuses grpc-gateway maps them to.
-      if (error.code === Code.CANCELLED) return;
-      status = error.code === Code.UNIMPLEMENTED ? 501 : 500;
+      if (error.code === GrpcCode.CANCELLED) return;
+      status = error.httpStatus;
       respondStatus(stream, statusTrailers(error.code, error.message));
     } else {
       const failure =
@@ -288,11 +291,9 @@ async function serveUnary(
 
 /** A method no served RPC has: UNIMPLEMENTED, and in the request log as what it is on the wire. */
 function unimplemented(stream: Stream, path: string, options: GrpcFaceOptions): void {
-  respondStatus(
-    stream,
-    statusTrailers(Code.UNIMPLEMENTED, `The server does not implement the method ${path}`),
-  );
-  logCall(options, path.slice(1), undefined, 501, 0);
+  const error = new GrpcError(GrpcCode.UNIMPLEMENTED, `The server does not implement the method ${path}`);
+  respondStatus(stream, statusTrailers(error.code, error.message));
+  logCall(options, path.slice(1), undefined, error.httpStatus, 0);
 }
 
 /** Reflection's stream: one answer per request message, then OK when the client ends its side. */
@@ -306,11 +307,11 @@ function serveReflection(reflection: Reflector, stream: Stream, options: GrpcFac
       }
     } catch (error) {
       stream.onData = () => undefined;
-      const code = error instanceof GrpcError ? error.code : Code.INVALID_ARGUMENT;
+      const code = error instanceof GrpcError ? error.code : GrpcCode.INVALID_ARGUMENT;
       respondStatus(stream, statusTrailers(code, (error as Error).message));
     }
   };
-  stream.onEnd = () => respondStatus(stream, statusTrailers(Code.OK, ""));
+  stream.onEnd = () => respondStatus(stream, statusTrailers(GrpcCode.OK, ""));
 }
 
 /**

@@ -4,6 +4,7 @@
  * `google.rpc.Status` of the very AIP-193 body the REST face writes (ErrorInfo, BadRequest, PreconditionFailure
  * as `Any`), so both faces carry the same details by construction.
  */
+import { HTTP_STATUS_BY_CODE } from "../../sdk/schemas/common";
 import type { ApiFailure } from "../errors";
 import type { JsonValue, MessageCodec } from "./json";
 
@@ -21,23 +22,19 @@ export function grpcStatus(failure: ApiFailure, statusCodec: MessageCodec): Grpc
   return { code: failure.code, message: failure.message, details };
 }
 
-/** The gRPC status codes the face answers with itself (beside an ApiFailure's own). */
-export const Code = {
-  OK: 0,
-  CANCELLED: 1,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  RESOURCE_EXHAUSTED: 8,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-} as const;
-
-/** A failure of the protocol itself (before or beside any route): a status with no AIP-193 details. */
+/**
+ * A failure of the protocol itself (before or beside any route): a status with no AIP-193 details. In the request
+ * log as the HTTP status grpc-gateway maps its code to.
+ */
 export class GrpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
   ) {
     super(message);
+  }
+
+  get httpStatus(): number {
+    return HTTP_STATUS_BY_CODE[this.code] ?? 500;
   }
 }
