@@ -322,6 +322,15 @@ describe("errors as the real service sends them", () => {
     );
     client.close();
     expect(code).toBe(grpc.status.UNIMPLEMENTED);
+    // In the request log as what it is on the wire, at the HTTP status grpc-gateway maps UNIMPLEMENTED to.
+    expect(api.emulator.requestLog().at(-1)).toEqual(
+      expect.objectContaining({
+        method: "POST",
+        path: `/${GROUPS}/NoSuchMethod`,
+        rpc: `${GROUPS}/NoSuchMethod`,
+        status: 501,
+      }),
+    );
   });
 
   test("a malformed message is INVALID_ARGUMENT, an oversized one RESOURCE_EXHAUSTED; the emulator answers on", async () => {
