@@ -26,7 +26,7 @@ import { GrpcCode } from "../../sdk/schemas/common";
 import { GrpcError, grpcStatus, STATUS_DETAILS_KEY } from "./status";
 import { frame, FRAME_PREFIX, FrameReader, SUPPORTED_ENCODINGS, writePrefix } from "./framing";
 import { bindMethods, type Binding } from "./transcode";
-import { Connection, ErrorCode, type RequestHeaders, type Stream } from "./http2/connection";
+import { Connection, ErrorCode, PREFACE, type RequestHeaders, type Stream } from "./http2/connection";
 import { encodeHeaders, type HeaderField } from "./http2/hpack";
 
 /** What the face reads, as `grpc-accept-encoding` says it (as grpc-js and grpc-go servers do). */
@@ -391,9 +391,6 @@ function resetStream(stream: Stream): void {
   stream.reset(ErrorCode.INTERNAL_ERROR);
 }
 
-/** The HTTP/2 client preface: what a gRPC client (h2c, prior knowledge) sends first. */
-export const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
-
 /**
  * The REST server's listener shared with the gRPC face: each connection's first bytes decide. As long as they
  * agree with the HTTP/2 preface the connection waits for more; all of it → gRPC, anything else (or the client
@@ -428,10 +425,10 @@ export function shareListener(server: NetServer, face: GrpcFace): { close(): voi
     };
     const onData = (chunk: Buffer): void => {
       seen = Buffer.concat([seen, chunk]);
-      const length = Math.min(seen.length, HTTP2_PREFACE.length);
-      const agrees = seen.subarray(0, length).equals(HTTP2_PREFACE.subarray(0, length));
+      const length = Math.min(seen.length, PREFACE.length);
+      const agrees = seen.subarray(0, length).equals(PREFACE.subarray(0, length));
       if (!agrees) decide(false);
-      else if (seen.length >= HTTP2_PREFACE.length) decide(true);
+      else if (seen.length >= PREFACE.length) decide(true);
     };
     const onEnd = (): void => decide(false);
     // Until a face takes the socket, its errors are ours: a client that resets the connection (ECONNRESET) before

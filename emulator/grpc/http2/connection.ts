@@ -52,7 +52,8 @@ export const ErrorCode = {
   COMPRESSION_ERROR: 0x9,
 } as const;
 
-const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+/** The client connection preface (§3.4): what a gRPC client (h2c, prior knowledge) sends first. */
+export const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 const EMPTY = Buffer.alloc(0);
 const DEFAULT_WINDOW = 65_535;
 const MAX_WINDOW = 2 ** 31 - 1;
