@@ -28,14 +28,20 @@ export function frame(message: Uint8Array): Buffer {
 /** The message encodings a request may use (`grpc-encoding`). */
 export const SUPPORTED_ENCODINGS: ReadonlySet<string> = new Set(["identity", "deflate", "gzip"]);
 
-/** Reads a call's request frames as they come, under a size limit, compressed ones inflated. */
+/**
+ * Reads a call's request frames as they come, under a size limit, compressed ones inflated. A `grpc-encoding` it
+ * cannot read is refused when it is made (UNIMPLEMENTED, as grpc-js and grpc-go servers answer it).
+ */
 export class FrameReader {
   private buffered: Buffer = Buffer.alloc(0);
 
   constructor(
     private readonly maxBytes: number,
     private readonly encoding: string | undefined,
-  ) {}
+  ) {
+    if (encoding !== undefined && !SUPPORTED_ENCODINGS.has(encoding))
+      throw new GrpcError(GrpcCode.UNIMPLEMENTED, `the message encoding ${encoding} is not supported`);
+  }
 
   /** The whole messages `chunk` completes; throws a status for one too large or compressed past reading. */
   push(chunk: Buffer): Uint8Array[] {
@@ -64,6 +70,7 @@ export class FrameReader {
     try {
       if (encoding === "gzip") out = gunzipSync(message, { maxOutputLength: this.maxBytes + 1 });
       else if (encoding === "deflate") out = inflateSync(message, { maxOutputLength: this.maxBytes + 1 });
+      // The flag set with no encoding to undo (identity): the protocol's INTERNAL.
       else throw new GrpcError(GrpcCode.INTERNAL, `a compressed message with grpc-encoding ${encoding}`);
     } catch (error) {
       if (error instanceof GrpcError) throw error;

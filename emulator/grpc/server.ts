@@ -208,12 +208,12 @@ interface CallState {
 /** The whole request of a unary call: its one message (or a protocol failure). */
 function readUnary(stream: Stream, maxBytes: number, state: CallState): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const encoding = stream.headers["grpc-encoding"];
-    if (encoding !== undefined && !SUPPORTED_ENCODINGS.has(encoding))
-      return reject(
-        new GrpcError(GrpcCode.UNIMPLEMENTED, `the message encoding ${encoding} is not supported`),
-      );
-    const reader = new FrameReader(maxBytes, encoding);
+    let reader: FrameReader;
+    try {
+      reader = new FrameReader(maxBytes, stream.headers["grpc-encoding"]);
+    } catch (error) {
+      return reject(error);
+    }
     let messages: Uint8Array[] = [];
     let settled = false;
     stream.onData = (chunk) => {
@@ -298,7 +298,12 @@ function unimplemented(stream: Stream, path: string, options: GrpcFaceOptions): 
 
 /** Reflection's stream: one answer per request message, then OK when the client ends its side. */
 function serveReflection(reflection: Reflector, stream: Stream, options: GrpcFaceOptions): void {
-  const reader = new FrameReader(options.maxMessageBytes, stream.headers["grpc-encoding"]);
+  let reader: FrameReader;
+  try {
+    reader = new FrameReader(options.maxMessageBytes, stream.headers["grpc-encoding"]);
+  } catch (error) {
+    return refuseReflection(stream, error);
+  }
   stream.onData = (chunk) => {
     try {
       for (const message of reader.push(chunk)) {
@@ -307,11 +312,16 @@ function serveReflection(reflection: Reflector, stream: Stream, options: GrpcFac
       }
     } catch (error) {
       stream.onData = () => undefined;
-      const code = error instanceof GrpcError ? error.code : GrpcCode.INVALID_ARGUMENT;
-      respondStatus(stream, statusTrailers(code, (error as Error).message));
+      refuseReflection(stream, error);
     }
   };
   stream.onEnd = () => respondStatus(stream, statusTrailers(GrpcCode.OK, ""));
+}
+
+/** Reflection's stream ended by a failure: the protocol's own status, or INVALID_ARGUMENT for a bad request. */
+function refuseReflection(stream: Stream, error: unknown): void {
+  const code = error instanceof GrpcError ? error.code : GrpcCode.INVALID_ARGUMENT;
+  respondStatus(stream, statusTrailers(code, (error as Error).message));
 }
 
 /**

@@ -324,6 +324,14 @@ describe("every HTTP/2 request gets a gRPC status", () => {
     expect([3, 12, 13]).toContain(grpcStatus(answer));
   });
 
+  test("a grpc-encoding the face cannot read is UNIMPLEMENTED, on a unary call and on reflection", async () => {
+    for (const path of [listGroups.path, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"]) {
+      const answer = await h2(path, [frame(Buffer.alloc(0))], { "grpc-encoding": "snappy" });
+      expect([path, grpcStatus(answer)]).toEqual([path, 12]);
+    }
+    await stillAnswers();
+  });
+
   test("random metadata and paths", async () => {
     await fc.assert(
       fc.asyncProperty(
