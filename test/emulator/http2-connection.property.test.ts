@@ -66,6 +66,19 @@ function request(
   });
 }
 
+/** A session of the client for `use`, destroyed after it whatever it throws. */
+async function onSession(
+  settings: http2.Settings,
+  use: (session: http2.ClientHttp2Session) => Promise<void>,
+): Promise<void> {
+  const session = await connect(settings);
+  try {
+    await use(session);
+  } finally {
+    session.destroy();
+  }
+}
+
 /** A handler's answer once the request is read: 200, `body` (in the pieces given), then `trailers`. */
 function answer(stream: Stream, body: Buffer | Buffer[], trailers: HeaderField[]): void {
   stream.respond(encodeHeaders([[":status", "200"]]));
@@ -121,8 +134,7 @@ describe("header blocks, against nghttp2's encoder and decoder", () => {
           { minLength: 1, maxLength: 12 },
         ),
         async (requests) => {
-          const session = await connect();
-          try {
+          await onSession({}, async (session) => {
             for (const { fields, sensitive } of requests) {
               const sent = { ":method": "POST", ":path": "/x", ...fields } as http2.OutgoingHttpHeaders &
                 Record<symbol, string[]>;
@@ -134,9 +146,7 @@ describe("header blocks, against nghttp2's encoder and decoder", () => {
               expect(echoed).toEqual(fields);
               expect(answer.trailers["x-done"]).toBe("yes");
             }
-          } finally {
-            session.destroy();
-          }
+          });
         },
       ),
       { seed: SEED, numRuns: 40 },
@@ -154,8 +164,7 @@ describe("header blocks, against nghttp2's encoder and decoder", () => {
       fc.asyncProperty(
         fc.array(fc.tuple(value, value, fc.constantFrom("/p/1", "/p/2")), { minLength: 1, maxLength: 16 }),
         async (requests) => {
-          const session = await connect();
-          try {
+          await onSession({}, async (session) => {
             for (const [secret, authorization, path] of requests) {
               const sent = {
                 ":method": "POST",
@@ -168,9 +177,7 @@ describe("header blocks, against nghttp2's encoder and decoder", () => {
               // Node's client sends each character as one octet, as the server reads it back (latin1).
               expect(JSON.parse(answered.body.toString("latin1"))).toEqual([path, secret, authorization]);
             }
-          } finally {
-            session.destroy();
-          }
+          });
         },
       ),
       { seed: SEED, numRuns: 30 },
@@ -183,16 +190,13 @@ describe("header blocks, against nghttp2's encoder and decoder", () => {
         handle = (stream) => {
           stream.onEnd = () => answer(stream, [], Object.entries(fields));
         };
-        const session = await connect();
-        try {
+        await onSession({}, async (session) => {
           const answer = await request(session, { ":method": "POST", ":path": "/x" });
           const trailers = Object.fromEntries(
             Object.entries(answer.trailers).filter(([n]) => !n.startsWith(":")),
           );
           expect(trailers).toEqual(fields);
-        } finally {
-          session.destroy();
-        }
+        });
       }),
       { seed: SEED, numRuns: 40 },
     );
@@ -209,15 +213,12 @@ describe("flow control", () => {
       for (let at = 0; at < body.length; at += 70_001) pieces.push(body.subarray(at, at + 70_001));
       stream.onEnd = () => answer(stream, pieces, [["x-done", "yes"]]);
     };
-    const session = await connect({ initialWindowSize: 16_384 });
-    try {
+    await onSession({ initialWindowSize: 16_384 }, async (session) => {
       const answer = await request(session, { ":method": "POST", ":path": "/x" }, undefined, { slow: true });
       expect(answer.body.length).toBe(body.length);
       expect(answer.body.equals(body)).toBe(true);
       expect(answer.trailers["x-done"]).toBe("yes");
-    } finally {
-      session.destroy();
-    }
+    });
   });
 
   test("data written from a buffer the handler reuses arrives as it was when written, whatever the windows", async () => {
@@ -240,16 +241,13 @@ describe("flow control", () => {
               stream.end(encodeHeaders([["x-done", "yes"]]));
             };
           };
-          const session = await connect({ initialWindowSize: window });
-          try {
+          await onSession({ initialWindowSize: window }, async (session) => {
             const answer = await request(session, { ":method": "POST", ":path": "/x" }, undefined, {
               slow: true,
             });
             expect(answer.body.equals(Buffer.concat(expected))).toBe(true);
             expect(answer.trailers["x-done"]).toBe("yes");
-          } finally {
-            session.destroy();
-          }
+          });
         },
       ),
       { seed: SEED, numRuns: 15 },
@@ -267,13 +265,10 @@ describe("flow control", () => {
     };
     const body = Buffer.alloc(5 * 1024 * 1024, 0);
     for (let i = 0; i < body.length; i++) body[i] = (i * 7) & 0xff;
-    const session = await connect();
-    try {
+    await onSession({}, async (session) => {
       const answer = await request(session, { ":method": "POST", ":path": "/x" }, body);
       expect(answer.body.toString()).toBe(`${body.length} ${body.reduce((sum, b) => (sum + b) % 65_521, 0)}`);
-    } finally {
-      session.destroy();
-    }
+    });
   });
 
   test("a window the client narrows mid-connection is kept to (nghttp2 refuses data past it)", async () => {
@@ -281,8 +276,7 @@ describe("flow control", () => {
     handle = (stream) => {
       stream.onEnd = () => answer(stream, body, [["x-done", "yes"]]);
     };
-    const session = await connect();
-    try {
+    await onSession({}, async (session) => {
       // SETTINGS_INITIAL_WINDOW_SIZE changed on an open connection moves the windows of the streams to come.
       await new Promise<void>((resolve, reject) =>
         session.settings({ initialWindowSize: 1_000 }, (error) => (error ? reject(error) : resolve())),
@@ -290,9 +284,7 @@ describe("flow control", () => {
       const answer = await request(session, { ":method": "POST", ":path": "/x" }, undefined, { slow: true });
       expect(answer.body.equals(body)).toBe(true);
       expect(answer.trailers["x-done"]).toBe("yes");
-    } finally {
-      session.destroy();
-    }
+    });
   });
 
   test("a header block past one frame comes in CONTINUATIONs and is read whole", async () => {
@@ -305,27 +297,21 @@ describe("flow control", () => {
     const fields = Object.fromEntries(
       Array.from({ length: 8 }, (_, i) => [`x-big-${i}`, `${i}`.repeat(6_000)]),
     );
-    const session = await connect();
-    try {
+    await onSession({}, async (session) => {
       const answer = await request(session, { ":method": "POST", ":path": "/x", ...fields });
       expect(Object.fromEntries(JSON.parse(answer.body.toString()) as [string, string][])).toEqual(fields);
       expect(answer.trailers["x-long"]).toBe("t".repeat(40_000));
-    } finally {
-      session.destroy();
-    }
+    });
   });
 
   test("PING is answered", async () => {
-    const session = await connect();
-    try {
+    await onSession({}, async (session) => {
       const payload = Buffer.from("12345678");
       const echoed = await new Promise<Buffer>((resolve, reject) =>
         session.ping(payload, (error, _ms, back) => (error ? reject(error) : resolve(back))),
       );
       expect(echoed.equals(payload)).toBe(true);
-    } finally {
-      session.destroy();
-    }
+    });
   });
 });
 
